@@ -1,0 +1,213 @@
+//! Errors as `application/problem+json` (RFC 9457), from one table of stable codes.
+//!
+//! A code, once published, keeps its meaning and status; new situations get new codes.
+//! The mapping from [`AppError`] names every variant, so a new variant forces a decision.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use app::AppError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// One row of the table: a stable code, its HTTP status and its title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    pub code: &'static str,
+    pub status: u16,
+    pub title: &'static str,
+}
+
+macro_rules! codes {
+    ($($name:ident = ($code:literal, $status:literal, $title:literal);)*) => {
+        /// Every error code the API answers with.
+        pub mod code {
+            use super::ErrorCode;
+            $(pub const $name: ErrorCode = ErrorCode { code: $code, status: $status, title: $title };)*
+        }
+        /// The whole table, for documentation and for the test that keeps codes unique.
+        pub const ALL_CODES: &[ErrorCode] = &[$(code::$name),*];
+    };
+}
+
+codes! {
+    MALFORMED_JSON = ("malformed_json", 400, "The body is not valid JSON");
+    INVALID_PARAMETER = ("invalid_parameter", 400, "A path or query parameter is malformed");
+    UNAUTHENTICATED = ("unauthenticated", 401, "Authentication is required");
+    INVALID_TOKEN = ("invalid_token", 401, "The credential is not valid");
+    INVALID_CREDENTIALS = ("invalid_credentials", 401, "Email or password is wrong");
+    FORBIDDEN = ("forbidden", 403, "Not allowed");
+    NOT_FOUND = ("not_found", 404, "Not found");
+    METHOD_NOT_ALLOWED = ("method_not_allowed", 405, "Method not allowed");
+    EMAIL_TAKEN = ("email_taken", 409, "The email is taken");
+    ALREADY_MEMBER = ("already_member", 409, "Already a member");
+    PAYLOAD_TOO_LARGE = ("payload_too_large", 413, "The body is too large");
+    UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, "The body must be JSON");
+    VALIDATION_FAILED = ("validation_failed", 422, "The request is not valid");
+    INTERNAL = ("internal", 500, "Internal server error");
+    NOT_READY = ("not_ready", 503, "A dependency is unavailable");
+}
+
+/// A field that failed validation and why.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FieldError {
+    /// The field's path in the request (`email`, `hardware.gpu_count`).
+    pub field: String,
+    pub message: String,
+}
+
+/// The body of every error response.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Problem {
+    /// A URI naming the problem type: `urn:gpumarket:problem:<code>`.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// The stable code; match on this, not on the text.
+    pub code: String,
+    /// Present on validation errors: each offending field.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+}
+
+/// An error on its way to becoming a problem+json response.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    code: ErrorCode,
+    detail: String,
+    errors: Vec<FieldError>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self {
+            code,
+            detail: detail.into(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// A 422 naming the field.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        let field = field.into();
+        let message = message.into();
+        Self {
+            code: code::VALIDATION_FAILED,
+            detail: format!("{field}: {message}"),
+            errors: vec![FieldError { field, message }],
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    pub fn problem(&self) -> Problem {
+        Problem {
+            type_uri: format!("urn:gpumarket:problem:{}", self.code.code),
+            title: self.code.title.to_owned(),
+            status: self.code.status,
+            detail: self.detail.clone(),
+            code: self.code.code.to_owned(),
+            errors: self.errors.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.code, self.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.code.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        ));
+        if self.code.status == 401 {
+            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+        }
+        response.body(serde_json::to_string(&self.problem()).unwrap_or_default())
+    }
+}
+
+impl From<AppError> for ApiError {
+    fn from(err: AppError) -> Self {
+        match err {
+            AppError::Validation(v) => Self::field(v.field, v.message),
+            AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
+            AppError::InvalidCredentials => Self::new(code::INVALID_CREDENTIALS, err.to_string()),
+            AppError::InvalidToken(why) => Self::new(code::INVALID_TOKEN, why),
+            AppError::Unauthenticated => Self::new(code::UNAUTHENTICATED, err.to_string()),
+            AppError::Forbidden(why) => Self::new(code::FORBIDDEN, why),
+            AppError::NotFound(_) => Self::new(code::NOT_FOUND, err.to_string()),
+            AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),
+            AppError::Unavailable(what) => Self::new(code::NOT_READY, what),
+            AppError::Config(_)
+            | AppError::Store(_)
+            | AppError::Queue(_)
+            | AppError::Internal(_) => internal(&err),
+        }
+    }
+}
+
+/// A 500 that tells the client nothing internal; the log gets the whole cause chain.
+pub fn internal(err: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut chain = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        chain.push_str(": ");
+        chain.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    tracing::error!(error = %chain, "request failed");
+    ApiError::new(
+        code::INTERNAL,
+        "something went wrong on our side; the request id in the x-request-id header helps us find it",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_statuses_are_errors() {
+        let mut seen = HashSet::new();
+        for code in ALL_CODES {
+            assert!(seen.insert(code.code), "duplicate code {}", code.code);
+            assert!((400..600).contains(&code.status), "{}", code.code);
+            assert!(StatusCode::from_u16(code.status).is_ok());
+        }
+    }
+
+    #[test]
+    fn validation_errors_name_the_field() {
+        let problem = ApiError::from(AppError::Validation(domain::ValidationError::new(
+            "email",
+            "must not be empty",
+        )))
+        .problem();
+        assert_eq!(problem.status, 422);
+        assert_eq!(problem.code, "validation_failed");
+        assert_eq!(problem.errors[0].field, "email");
+    }
+
+    #[test]
+    fn internal_errors_say_nothing_internal() {
+        let problem = ApiError::from(AppError::Internal("db password is hunter2".into())).problem();
+        assert_eq!(problem.status, 500);
+        assert!(!problem.detail.contains("hunter2"));
+    }
+}

@@ -1,0 +1,269 @@
+//! Extractors: the JSON body (strict, size-limited, errors that name the field), the
+//! authenticated caller, and proof of a role in the organisation named by the path.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, web};
+use app::{App, AppError, Caller};
+use domain::{OrgId, Role};
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, code};
+
+/// The largest body a route accepts, from the configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+/// A JSON request body. Refuses a non-JSON content type (415), a body over the limit (413),
+/// bytes that are not JSON (400), and JSON of the wrong shape (422 naming the field).
+#[derive(Debug)]
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let limit = req
+            .app_data::<BodyLimit>()
+            .map_or(256 * 1024, |limit| limit.0);
+        let content_type_ok = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|mime| {
+                let mime = mime.trim().to_ascii_lowercase();
+                mime == "application/json" || mime.ends_with("+json")
+            })
+            .unwrap_or(false);
+        let declared_too_large = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok())
+            .is_some_and(|len| len > limit);
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if !content_type_ok {
+                return Err(ApiError::new(
+                    code::UNSUPPORTED_MEDIA_TYPE,
+                    "send the body as JSON with Content-Type: application/json",
+                ));
+            }
+            let too_large = || {
+                ApiError::new(
+                    code::PAYLOAD_TOO_LARGE,
+                    format!("the body may be at most {limit} bytes"),
+                )
+            };
+            if declared_too_large {
+                return Err(too_large());
+            }
+            let mut body = web::BytesMut::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk.map_err(|e| {
+                    ApiError::new(code::MALFORMED_JSON, format!("reading the body: {e}"))
+                })?;
+                if body.len() + chunk.len() > limit {
+                    return Err(too_large());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            parse_json(&body).map(Json)
+        })
+    }
+}
+
+/// Parses `body` as `T`, naming the field on a shape error.
+pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let parsed: Result<T, _> = serde_path_to_error::deserialize(&mut deserializer);
+    let value = parsed.map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        match inner.classify() {
+            serde_json::error::Category::Data => {
+                let message = inner.to_string();
+                let message = message
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or(&message)
+                    .to_owned();
+                // serde reports a missing field at its parent; name the field itself.
+                let field = match missing_field(&message) {
+                    Some(name) if path == "." => name.to_owned(),
+                    Some(name) => format!("{path}.{name}"),
+                    None => path,
+                };
+                ApiError::field(field, message)
+            }
+            _ => ApiError::new(
+                code::MALFORMED_JSON,
+                format!("the body is not JSON: {inner}"),
+            ),
+        }
+    })?;
+    deserializer
+        .end()
+        .map_err(|e| ApiError::new(code::MALFORMED_JSON, format!("the body is not JSON: {e}")))?;
+    Ok(value)
+}
+
+fn missing_field(message: &str) -> Option<&str> {
+    message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+}
+
+/// The authenticated caller: `Authorization: Bearer <access token or API key>`.
+#[derive(Debug, Clone, Copy)]
+pub struct Auth(pub Caller);
+
+impl FromRequest for Auth {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let app = req.app_data::<web::Data<App>>().cloned();
+        let bearer = bearer_token(req);
+        Box::pin(async move {
+            let app =
+                app.ok_or_else(|| ApiError::from(AppError::Internal("no app data".into())))?;
+            let bearer = bearer?;
+            Ok(Auth(app.authenticate(&bearer).await?))
+        })
+    }
+}
+
+fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
+    let Some(value) = req.headers().get(header::AUTHORIZATION) else {
+        return Err(AppError::Unauthenticated.into());
+    };
+    let value = value.to_str().map_err(|_| {
+        ApiError::from(AppError::InvalidToken(
+            "the Authorization header is not text",
+        ))
+    })?;
+    match value.split_once(' ') {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
+            Ok(token.trim().to_owned())
+        }
+        _ => {
+            Err(AppError::InvalidToken("the Authorization header must be `Bearer <token>`").into())
+        }
+    }
+}
+
+/// A role an [`InOrg`] extractor requires.
+pub trait RequiredRole {
+    const ROLE: Role;
+}
+
+/// Requires membership.
+#[derive(Debug)]
+pub struct Member;
+impl RequiredRole for Member {
+    const ROLE: Role = Role::Member;
+}
+
+/// Requires the admin role (or owner).
+#[derive(Debug)]
+pub struct Admin;
+impl RequiredRole for Admin {
+    const ROLE: Role = Role::Admin;
+}
+
+/// Proof that the caller holds at least `R` in the organisation whose id is the `{id}` path
+/// segment. A handler that takes `InOrg<Admin>` cannot run for anyone else.
+#[derive(Debug)]
+pub struct InOrg<R> {
+    pub caller: Caller,
+    pub org_id: OrgId,
+    /// The caller's actual role (at least `R::ROLE`).
+    pub role: Role,
+    _required: PhantomData<R>,
+}
+
+impl<R: RequiredRole + 'static> FromRequest for InOrg<R> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let auth = Auth::from_request(req, payload);
+        let app = req.app_data::<web::Data<App>>().cloned();
+        let org_id = req.match_info().get("id").map(str::parse::<OrgId>);
+        Box::pin(async move {
+            let Auth(caller) = auth.await?;
+            let app =
+                app.ok_or_else(|| ApiError::from(AppError::Internal("no app data".into())))?;
+            let org_id = match org_id {
+                Some(Ok(id)) => id,
+                _ => {
+                    return Err(ApiError::new(
+                        code::INVALID_PARAMETER,
+                        "id: the organisation id must be a UUID",
+                    ));
+                }
+            };
+            let role = app.require_role(caller, org_id, R::ROLE).await?;
+            Ok(InOrg {
+                caller,
+                org_id,
+                role,
+                _required: PhantomData,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Body {
+        email: String,
+        inner: Inner,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Inner {
+        count: u32,
+    }
+
+    #[test]
+    fn shape_errors_name_the_field() {
+        let err = parse_json::<Body>(br#"{"inner": {"count": 1}}"#).unwrap_err();
+        assert_eq!(err.problem().errors[0].field, "email");
+        let err = parse_json::<Body>(br#"{"email": "a", "inner": {"count": -1}}"#).unwrap_err();
+        assert_eq!(err.problem().errors[0].field, "inner.count");
+        let err = parse_json::<Body>(br#"{"email": "a", "inner": {}}"#).unwrap_err();
+        assert_eq!(err.problem().errors[0].field, "inner.count");
+        let err = parse_json::<Body>(br#"{"email": 5, "inner": {"count": 1}}"#).unwrap_err();
+        assert_eq!(err.problem().errors[0].field, "email");
+    }
+
+    #[test]
+    fn broken_json_is_a_400() {
+        for body in [
+            &b"{"[..],
+            b"not json",
+            br#"{"email": "a", "inner": {"count": 1}} trailing"#,
+        ] {
+            let err = parse_json::<Body>(body).unwrap_err();
+            assert_eq!(err.code().code, "malformed_json", "{body:?}");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The HTTP API of gpumarket: actix-web routes over the `app` use cases, problem+json
+//! errors, request ids, Prometheus metrics, and the OpenAPI document generated from the
+//! handlers themselves.
+
+mod error;
+mod extract;
+mod middleware;
+mod routes;
+mod views;
+
+use std::net::{SocketAddr, TcpListener};
+
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::{HttpRequest, HttpResponse, web};
+use app::App;
+use utoipa::openapi::OpenApi as OpenApiDoc;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+pub use error::{ALL_CODES, ApiError, ErrorCode, Problem};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "gpumarket",
+        description = "A marketplace for GPU machines whose performance is measured by the standard benchmark matrix and published as signed reports.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0")
+    ),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "accounts", description = "Registration, sessions, API keys"),
+        (name = "organisations", description = "Providers and teams, their members and roles"),
+        (name = "operations", description = "Health, readiness and metrics"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut OpenApiDoc) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                Http::builder()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "A JWT access token from /v1/auth/login, or an API key (gpm_…)",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The OpenAPI document, collected from the registered handlers.
+pub fn openapi() -> OpenApiDoc {
+    let (_, doc) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes::configure)
+        .split_for_parts();
+    doc
+}
+
+/// The document as committed in `openapi/openapi.json`: pretty JSON with a final newline.
+pub fn openapi_json() -> Result<String, serde_json::Error> {
+    let mut json = openapi().to_pretty_json()?;
+    json.push('\n');
+    Ok(json)
+}
+
+/// A bound, not yet running, HTTP server. `build` binds (port 0 picks a free port, which
+/// tests use); `run` serves until the process is told to stop.
+pub struct Application {
+    server: Server,
+    addr: SocketAddr,
+}
+
+impl std::fmt::Debug for Application {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Application {
+    pub fn build(app: App, workers: usize) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(&app.config().listen)?;
+        let addr = listener.local_addr()?;
+        let body_limit = extract::BodyLimit(app.config().max_body_bytes);
+        // Install the recorder before the first request, so no measurement is lost.
+        middleware::prometheus();
+        let data = web::Data::new(app);
+        let server = actix_web::HttpServer::new(move || {
+            let (service, _) = actix_web::App::new()
+                .into_utoipa_app()
+                .openapi(ApiDoc::openapi())
+                .app_data(data.clone())
+                .app_data(body_limit)
+                .app_data(web::PathConfig::default().error_handler(|err, _| {
+                    ApiError::new(error::code::INVALID_PARAMETER, format!("path: {err}")).into()
+                }))
+                .app_data(web::QueryConfig::default().error_handler(|err, _| {
+                    ApiError::new(error::code::INVALID_PARAMETER, format!("query: {err}")).into()
+                }))
+                .configure(routes::configure)
+                .split_for_parts();
+            service
+                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi()))
+                .route("/docs", web::get().to(docs_redirect))
+                .default_service(web::to(no_route))
+                .wrap(actix_web::middleware::from_fn(middleware::observe))
+        })
+        .workers(workers.max(1))
+        .shutdown_timeout(10)
+        .listen(listener)?
+        .run();
+        Ok(Self { server, addr })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// A handle that stops the server gracefully.
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
+    /// Serves until stopped (SIGINT/SIGTERM, or the handle).
+    pub async fn run(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header(("location", "/docs/"))
+        .finish()
+}
+
+/// Unknown paths and methods answer in problem+json like everything else.
+async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::new(
+        error::code::NOT_FOUND,
+        format!("no route for {} {}", req.method(), req.path()),
+    ))
+}

@@ -1,0 +1,33 @@
+use actix_web::{HttpResponse, post, web};
+use app::App;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, Problem};
+use crate::extract::Json;
+use crate::views::TokenPairView;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshRequest {
+    pub refresh_token: String,
+}
+
+/// Trade a refresh token for a new pair. Each refresh token works once; presenting a used
+/// one revokes every token of its session.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = RefreshRequest,
+    responses(
+        (status = 200, description = "A new pair; the old refresh token no longer works", body = TokenPairView),
+        (status = 401, description = "Unknown, expired, revoked or reused refresh token (`invalid_token`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/refresh")]
+pub async fn refresh(
+    app: web::Data<App>,
+    Json(body): Json<RefreshRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let tokens = app.refresh(&body.refresh_token).await?;
+    Ok(HttpResponse::Ok().json(TokenPairView::from(tokens)))
+}

@@ -1,0 +1,32 @@
+//! The routes, one file per action. A handler parses, authorizes (through its extractors),
+//! calls one use case in `app`, and maps the result — nothing else.
+
+pub mod api_keys;
+pub mod auth;
+pub mod health;
+pub mod me;
+pub mod orgs;
+
+use utoipa_actix_web::scope;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+/// Registers every route; the OpenAPI document is collected from the same registrations.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(health::metrics)
+        .service(
+            scope::scope("/v1")
+                .service(auth::register::register)
+                .service(auth::login::login)
+                .service(auth::refresh::refresh)
+                .service(me::me)
+                .service(api_keys::create::create)
+                .service(api_keys::list::list)
+                .service(api_keys::delete::delete)
+                .service(orgs::create::create)
+                .service(orgs::list::list)
+                .service(orgs::get::get)
+                .service(orgs::add_member::add_member),
+        );
+}

@@ -1,0 +1,317 @@
+//! Accounts: registration, login, token rotation, API keys, and turning a bearer credential
+//! into a [`Caller`].
+
+use argon2::{Argon2, PasswordHasher, PasswordVerifier};
+use chrono::{DateTime, Duration, Utc};
+use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, Password, UserId};
+use store::{NewApiKey, NewRefreshToken, StoreError};
+
+use crate::secrets::{digest, random_secret};
+use crate::{App, AppError, Caller, Credential};
+
+/// Every API key starts with this, so a bearer credential tells what it is, and a leaked
+/// key is easy to find with secret scanners.
+pub const API_KEY_PREFIX: &str = "gpm_";
+const REFRESH_TOKEN_PREFIX: &str = "gpmr_";
+/// How much of a key is kept in clear to tell keys apart (prefix + 8 characters).
+const SHOWN_KEY_CHARS: usize = API_KEY_PREFIX.len() + 8;
+
+#[derive(Debug, Clone)]
+pub struct User {
+    pub id: UserId,
+    pub email: String,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<store::UserRecord> for User {
+    fn from(r: store::UserRecord) -> Self {
+        Self {
+            id: r.id,
+            email: r.email,
+            name: r.name,
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// An access token and the refresh token that renews it. The refresh token is shown once.
+#[derive(Debug, Clone)]
+pub struct TokenPair {
+    pub access_token: String,
+    pub refresh_token: String,
+    /// Seconds the access token lives.
+    pub expires_in: i64,
+}
+
+/// A key as listed: never the secret.
+#[derive(Debug, Clone)]
+pub struct ApiKey {
+    pub id: ApiKeyId,
+    pub name: String,
+    /// The key's first characters, enough to recognise it.
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+impl From<store::ApiKeyRecord> for ApiKey {
+    fn from(r: store::ApiKeyRecord) -> Self {
+        Self {
+            id: r.id,
+            name: r.name,
+            prefix: r.prefix,
+            created_at: r.created_at,
+            last_used_at: r.last_used_at,
+        }
+    }
+}
+
+/// A key just created: the only time its secret is seen.
+#[derive(Debug, Clone)]
+pub struct CreatedApiKey {
+    pub key: ApiKey,
+    pub secret: String,
+}
+
+/// Argon2id with the crate's defaults (19 MiB, 2 passes): the OWASP baseline. Hashing is
+/// CPU-bound, so it runs off the async workers.
+async fn hash_password(password: Password) -> Result<String, AppError> {
+    tokio::task::spawn_blocking(move || {
+        Argon2::default()
+            .hash_password(password.expose().as_bytes())
+            .map(|hash| hash.to_string())
+            .map_err(|e| AppError::Internal(format!("hashing a password: {e}")))
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("password hashing task: {e}")))?
+}
+
+async fn password_matches(password: Password, hash: String) -> Result<bool, AppError> {
+    tokio::task::spawn_blocking(move || {
+        Argon2::default()
+            .verify_password(password.expose().as_bytes(), hash.as_str())
+            .is_ok()
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("password verification task: {e}")))
+}
+
+/// A hash no password matches (its output is all zeros), checked when an email is unknown,
+/// so a wrong email costs the same time as a wrong password and accounts cannot be probed.
+const DECOY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+impl App {
+    /// Creates an account and signs it in.
+    pub async fn register(
+        &self,
+        email: &str,
+        password: &str,
+        name: &str,
+    ) -> Result<(User, TokenPair), AppError> {
+        let email = Email::parse(email)?;
+        let password = Password::parse(password)?;
+        let name = DisplayName::parse(name)?;
+        let hash = hash_password(password).await?;
+        let now = Utc::now();
+        let user = self
+            .db()
+            .insert_user(UserId::new(), &email, &name, hash, now)
+            .await
+            .map_err(|e| match e {
+                StoreError::Conflict(_) => AppError::EmailTaken,
+                other => other.into(),
+            })?;
+        let tokens = self.start_session(user.id, now).await?;
+        Ok((user.into(), tokens))
+    }
+
+    /// Signs in with email and password. Wrong email and wrong password are one error.
+    pub async fn login(&self, email: &str, password: &str) -> Result<TokenPair, AppError> {
+        let email = Email::parse(email).map_err(|_| AppError::InvalidCredentials)?;
+        let password = Password::parse(password).map_err(|_| AppError::InvalidCredentials)?;
+        let Some(user) = self.db().user_by_email(&email).await? else {
+            let _ = password_matches(password, DECOY_HASH.to_owned()).await;
+            return Err(AppError::InvalidCredentials);
+        };
+        if !password_matches(password, user.password_hash).await? {
+            return Err(AppError::InvalidCredentials);
+        }
+        self.start_session(user.id, Utc::now()).await
+    }
+
+    /// Trades a refresh token for a new pair. Each refresh token works once: presenting one
+    /// that was already used means it was stolen (or the client raced itself), so the whole
+    /// family — every token descended from that login — is revoked.
+    pub async fn refresh(&self, refresh_token: &str) -> Result<TokenPair, AppError> {
+        let invalid = AppError::InvalidToken("the refresh token is not valid");
+        let Some(record) = self
+            .db()
+            .refresh_token_by_hash(&digest(refresh_token))
+            .await?
+        else {
+            return Err(invalid);
+        };
+        let now = Utc::now();
+        if record.revoked_at.is_some() {
+            return Err(AppError::InvalidToken("the refresh token has been revoked"));
+        }
+        if record.used_at.is_some() || !self.db().consume_refresh_token(record.id, now).await? {
+            let revoked = self
+                .db()
+                .revoke_refresh_family(record.family_id, now)
+                .await?;
+            tracing::warn!(
+                user_id = %record.user_id,
+                family_id = %record.family_id,
+                revoked,
+                "refresh token reused; its session family is revoked"
+            );
+            return Err(AppError::InvalidToken(
+                "the refresh token was already used; the session has been revoked",
+            ));
+        }
+        if record.expires_at <= now {
+            return Err(AppError::InvalidToken("the refresh token has expired"));
+        }
+        self.issue_pair(record.user_id, record.family_id, now).await
+    }
+
+    async fn start_session(&self, user: UserId, now: DateTime<Utc>) -> Result<TokenPair, AppError> {
+        self.issue_pair(user, uuid::Uuid::now_v7(), now).await
+    }
+
+    async fn issue_pair(
+        &self,
+        user: UserId,
+        family_id: uuid::Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<TokenPair, AppError> {
+        let refresh_token = random_secret(REFRESH_TOKEN_PREFIX)?;
+        let ttl = i64::try_from(self.config().refresh_token_ttl_secs).unwrap_or(i64::MAX / 2);
+        self.db()
+            .insert_refresh_token(NewRefreshToken {
+                id: uuid::Uuid::now_v7(),
+                user_id: user,
+                family_id,
+                token_hash: digest(&refresh_token),
+                created_at: now,
+                expires_at: now + Duration::seconds(ttl),
+            })
+            .await?;
+        Ok(TokenPair {
+            access_token: self.tokens().issue(user, now)?,
+            refresh_token,
+            expires_in: self.tokens().ttl_secs(),
+        })
+    }
+
+    /// Who a bearer credential (an access token or an API key) proves the caller to be.
+    pub async fn authenticate(&self, bearer: &str) -> Result<Caller, AppError> {
+        if bearer.starts_with(API_KEY_PREFIX) {
+            let Some(key) = self.db().api_key_by_hash(&digest(bearer)).await? else {
+                return Err(AppError::InvalidToken("the API key is not valid"));
+            };
+            if key.revoked_at.is_some() {
+                return Err(AppError::InvalidToken("the API key has been revoked"));
+            }
+            self.db().touch_api_key(key.id, Utc::now()).await?;
+            return Ok(Caller {
+                user_id: key.user_id,
+                via: Credential::ApiKey(key.id),
+            });
+        }
+        let user_id = self.tokens().verify(bearer)?;
+        Ok(Caller {
+            user_id,
+            via: Credential::AccessToken,
+        })
+    }
+
+    /// The caller's own account.
+    pub async fn me(&self, caller: Caller) -> Result<User, AppError> {
+        self.db()
+            .user_by_id(caller.user_id)
+            .await?
+            .map(User::from)
+            // A valid token for a deleted account proves nothing.
+            .ok_or(AppError::InvalidToken("the account no longer exists"))
+    }
+
+    /// Creates an API key for the caller; its secret is in the result and nowhere else.
+    pub async fn create_api_key(
+        &self,
+        caller: Caller,
+        name: &str,
+    ) -> Result<CreatedApiKey, AppError> {
+        let name = ApiKeyName::parse(name)?;
+        let secret = random_secret(API_KEY_PREFIX)?;
+        let record = self
+            .db()
+            .insert_api_key(NewApiKey {
+                id: ApiKeyId::new(),
+                user_id: caller.user_id,
+                name,
+                prefix: secret.chars().take(SHOWN_KEY_CHARS).collect(),
+                key_hash: digest(&secret),
+                created_at: Utc::now(),
+            })
+            .await?;
+        Ok(CreatedApiKey {
+            key: record.into(),
+            secret,
+        })
+    }
+
+    pub async fn api_keys(&self, caller: Caller) -> Result<Vec<ApiKey>, AppError> {
+        Ok(self
+            .db()
+            .active_api_keys_of(caller.user_id)
+            .await?
+            .into_iter()
+            .map(ApiKey::from)
+            .collect())
+    }
+
+    /// Revokes one of the caller's keys; another user's key is "not found", not "forbidden",
+    /// so key ids cannot be probed.
+    pub async fn revoke_api_key(&self, caller: Caller, id: ApiKeyId) -> Result<(), AppError> {
+        if self
+            .db()
+            .revoke_api_key(caller.user_id, id, Utc::now())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(AppError::NotFound("api key"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn hashes_are_argon2id_salted_and_verifiable() {
+        let password = Password::parse("correct horse battery").unwrap();
+        let a = hash_password(password.clone()).await.unwrap();
+        let b = hash_password(password.clone()).await.unwrap();
+        assert!(a.starts_with("$argon2id$"), "{a}");
+        assert_ne!(a, b, "each hash has its own salt");
+        assert!(password_matches(password, a.clone()).await.unwrap());
+        let wrong = Password::parse("incorrect horse battery").unwrap();
+        assert!(!password_matches(wrong, a).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn the_decoy_hash_parses_and_matches_nothing() {
+        let password = Password::parse("correct horse battery").unwrap();
+        assert!(
+            !password_matches(password, DECOY_HASH.to_owned())
+                .await
+                .unwrap()
+        );
+        assert!(argon2::PasswordHash::new(DECOY_HASH).is_ok());
+    }
+}

@@ -1,0 +1,149 @@
+//! The server's settings. Loading (defaults, then a file, then `GPUMARKET_*` variables) is
+//! the binary's job; this is the shape and its rules. Unknown keys are refused by name, and
+//! secrets are [`SecretString`]s that never print.
+
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+/// The database used when none is configured: a SQLite file in the working directory,
+/// created on first start.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://gpumarket.db?mode=rwc";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Address the API listens on.
+    pub listen: String,
+    /// `postgres://…` or `sqlite://…`; may carry a password, hence secret.
+    pub database_url: Option<SecretString>,
+    /// Set: Redis delivers jobs and events between replicas. Unset: in-process.
+    pub redis_url: Option<SecretString>,
+    /// HS256 key for access tokens, at least 32 bytes. Unset: generated once and kept in the
+    /// database, so every replica and every restart shares it.
+    pub jwt_secret: Option<SecretString>,
+    pub log_format: LogFormat,
+    /// Lifetime of an access token. Short: a stolen one is useful briefly.
+    pub access_token_ttl_secs: u64,
+    /// Lifetime of a refresh token (each is single-use; rotation issues the next).
+    pub refresh_token_ttl_secs: u64,
+    /// Largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:8080".to_owned(),
+            database_url: None,
+            redis_url: None,
+            jwt_secret: None,
+            log_format: LogFormat::Text,
+            access_token_ttl_secs: 15 * 60,
+            refresh_token_ttl_secs: 30 * 24 * 3600,
+            max_body_bytes: 256 * 1024,
+        }
+    }
+}
+
+impl Config {
+    pub fn database_url(&self) -> &str {
+        self.database_url
+            .as_ref()
+            .map_or(DEFAULT_DATABASE_URL, |url| url.expose_secret())
+    }
+
+    pub fn redis_url(&self) -> Option<&str> {
+        self.redis_url.as_ref().map(|url| url.expose_secret())
+    }
+
+    /// Checks the rules serde cannot express; the message names the setting.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.listen.parse::<std::net::SocketAddr>().is_err() {
+            return Err(format!(
+                "listen: {:?} is not an address like 127.0.0.1:8080",
+                self.listen
+            ));
+        }
+        let url = self.database_url();
+        if !(url.starts_with("postgres://")
+            || url.starts_with("postgresql://")
+            || url.starts_with("sqlite:"))
+        {
+            return Err(
+                "database_url: must start with postgres://, postgresql:// or sqlite:".into(),
+            );
+        }
+        if let Some(url) = self.redis_url()
+            && !(url.starts_with("redis://") || url.starts_with("rediss://"))
+        {
+            return Err("redis_url: must start with redis:// or rediss://".into());
+        }
+        if let Some(secret) = &self.jwt_secret
+            && secret.expose_secret().len() < 32
+        {
+            return Err("jwt_secret: must be at least 32 bytes".into());
+        }
+        if self.access_token_ttl_secs == 0 || self.access_token_ttl_secs > 24 * 3600 {
+            return Err("access_token_ttl_secs: must be between 1 and 86400".into());
+        }
+        if self.refresh_token_ttl_secs < self.access_token_ttl_secs {
+            return Err(
+                "refresh_token_ttl_secs: must not be shorter than access_token_ttl_secs".into(),
+            );
+        }
+        if self.max_body_bytes < 1024 {
+            return Err("max_body_bytes: must be at least 1024".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_embedded_and_valid() {
+        let config = Config::default();
+        assert_eq!(config.database_url(), DEFAULT_DATABASE_URL);
+        assert!(config.redis_url().is_none());
+        config.validate().unwrap();
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_by_name() {
+        let err = serde_json::from_str::<Config>(r#"{"lisen": "0.0.0.0:1"}"#).unwrap_err();
+        assert!(err.to_string().contains("lisen"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_name_the_setting() {
+        let config: Config = serde_json::from_str(r#"{"jwt_secret": "short"}"#).unwrap();
+        assert!(config.validate().unwrap_err().starts_with("jwt_secret"));
+        let config: Config = serde_json::from_str(r#"{"database_url": "mysql://x"}"#).unwrap();
+        assert!(config.validate().unwrap_err().starts_with("database_url"));
+        let config: Config = serde_json::from_str(r#"{"listen": "everywhere"}"#).unwrap();
+        assert!(config.validate().unwrap_err().starts_with("listen"));
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let config: Config = serde_json::from_str(
+            r#"{"jwt_secret": "0123456789abcdef0123456789abcdef-secret", "database_url": "postgres://u:hunter2@h/db"}"#,
+        )
+        .unwrap();
+        let printed = format!("{config:?}");
+        assert!(!printed.contains("hunter2"), "{printed}");
+        assert!(!printed.contains("-secret"), "{printed}");
+    }
+}

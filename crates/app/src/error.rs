@@ -1,0 +1,42 @@
+//! What a use case can refuse or fail with. No HTTP here; the API maps each variant.
+
+use domain::ValidationError;
+use store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// Input broke a rule; names the field.
+    #[error(transparent)]
+    Validation(#[from] ValidationError),
+    #[error("an account with this email already exists")]
+    EmailTaken,
+    #[error("email or password is wrong")]
+    InvalidCredentials,
+    /// A bearer token, refresh token or API key that does not prove anything; says why.
+    #[error("{0}")]
+    InvalidToken(&'static str),
+    /// No credential where one is required.
+    #[error("this needs a bearer token or an API key")]
+    Unauthenticated,
+    /// Authenticated, but not allowed to do this; says what was needed.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The named thing does not exist (or the caller may not know it does).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error("already a member of this organisation")]
+    AlreadyMember,
+    /// A dependency the use case needs is down (readiness); names it.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The server's own configuration is unusable; says which setting.
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Queue(#[from] queue::QueueError),
+    /// A bug or an environment failure (e.g. the OS random source); the log gets the cause.
+    #[error("internal error: {0}")]
+    Internal(String),
+}

@@ -1,0 +1,90 @@
+//! The use cases of gpumarket, shared by the HTTP API and the worker.
+//!
+//! [`App`] holds what a use case needs (the store, the token keys, the optional Redis) and
+//! exposes one method per use case, grouped by module. Callers pass a [`Caller`] that the
+//! API has authenticated; authorization is decided here, so every door checks the same way.
+
+pub mod accounts;
+pub mod config;
+mod error;
+pub mod health;
+pub mod orgs;
+mod secrets;
+pub mod tokens;
+
+use std::sync::Arc;
+
+use domain::{ApiKeyId, UserId};
+
+pub use config::{Config, LogFormat};
+pub use error::AppError;
+pub use store::{Backend, Db};
+
+/// Everything the use cases share. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct App {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    db: Db,
+    tokens: tokens::TokenKeys,
+    redis: Option<queue::Redis>,
+    config: Config,
+}
+
+impl App {
+    /// Connects to the database (applying migrations when `migrate` is set), resolves the
+    /// token key (configured, or generated once and kept in the database), and connects to
+    /// Redis when configured.
+    pub async fn build(config: Config, migrate: bool) -> Result<Self, AppError> {
+        let db = Db::connect(config.database_url()).await?;
+        if migrate {
+            db.migrate().await?;
+        }
+        let tokens = tokens::TokenKeys::resolve(&db, &config).await?;
+        let redis = match config.redis_url() {
+            Some(url) => Some(queue::Redis::open(url)?),
+            None => None,
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                db,
+                tokens,
+                redis,
+                config,
+            }),
+        })
+    }
+
+    pub fn db(&self) -> &Db {
+        &self.inner.db
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    pub(crate) fn tokens(&self) -> &tokens::TokenKeys {
+        &self.inner.tokens
+    }
+
+    pub(crate) fn redis(&self) -> Option<&queue::Redis> {
+        self.inner.redis.as_ref()
+    }
+}
+
+/// Who is calling, as proven by a bearer credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller {
+    pub user_id: UserId,
+    pub via: Credential,
+}
+
+/// Which kind of credential proved the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential {
+    AccessToken,
+    ApiKey(ApiKeyId),
+}

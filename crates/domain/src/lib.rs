@@ -1,0 +1,65 @@
+//! The values and rules of gpumarket, with no I/O.
+//!
+//! Every type here validates on construction and keeps its fields private, so a value that
+//! exists is valid: an [`Email`] is a plausible address, a [`Role`] is one of three.
+
+pub mod account;
+pub mod ids;
+pub mod org;
+
+pub use account::{ApiKeyName, DisplayName, Email, Password};
+pub use ids::{ApiKeyId, OrgId, UserId};
+pub use org::{OrgName, Role};
+
+/// Input that breaks a rule, naming the field it came from so a client can point at it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ValidationError {
+    /// The field as the client sent it (`email`, `hardware.gpu_count`, ...).
+    pub field: &'static str,
+    /// Why it was refused, in words a person can act on.
+    pub message: String,
+}
+
+impl ValidationError {
+    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+/// Trims `raw` and checks its length in characters is within `min..=max`.
+pub(crate) fn bounded_text(
+    field: &'static str,
+    raw: &str,
+    min: usize,
+    max: usize,
+) -> Result<String, ValidationError> {
+    let trimmed = raw.trim();
+    let len = trimmed.chars().count();
+    if len < min {
+        return Err(ValidationError::new(
+            field,
+            if min == 1 {
+                "must not be empty".to_owned()
+            } else {
+                format!("must be at least {min} characters")
+            },
+        ));
+    }
+    if len > max {
+        return Err(ValidationError::new(
+            field,
+            format!("must be at most {max} characters"),
+        ));
+    }
+    if trimmed.chars().any(char::is_control) {
+        return Err(ValidationError::new(
+            field,
+            "must not contain control characters",
+        ));
+    }
+    Ok(trimmed.to_owned())
+}

@@ -1,0 +1,272 @@
+//! Users and their credentials: password hashes, refresh tokens, API keys.
+//! Only hashes of secrets are ever stored.
+
+use chrono::{DateTime, Utc};
+use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, UserId};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use uuid::Uuid;
+
+use crate::entities::{api_keys, refresh_tokens, users};
+use crate::{Db, StoreError, conflict_as};
+
+#[derive(Debug, Clone)]
+pub struct UserRecord {
+    pub id: UserId,
+    pub email: String,
+    pub name: String,
+    /// A PHC string (argon2id); never the password.
+    pub password_hash: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<users::Model> for UserRecord {
+    fn from(m: users::Model) -> Self {
+        Self {
+            id: m.id.into(),
+            email: m.email,
+            name: m.name,
+            password_hash: m.password_hash,
+            created_at: m.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct NewRefreshToken {
+    pub id: Uuid,
+    pub user_id: UserId,
+    /// Every token issued by rotation from one login shares the family.
+    pub family_id: Uuid,
+    pub token_hash: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RefreshTokenRecord {
+    pub id: Uuid,
+    pub user_id: UserId,
+    pub family_id: Uuid,
+    pub expires_at: DateTime<Utc>,
+    pub used_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewApiKey {
+    pub id: ApiKeyId,
+    pub user_id: UserId,
+    pub name: ApiKeyName,
+    /// The first characters of the key, shown in listings so a user can tell keys apart.
+    pub prefix: String,
+    pub key_hash: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiKeyRecord {
+    pub id: ApiKeyId,
+    pub user_id: UserId,
+    pub name: String,
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+impl From<api_keys::Model> for ApiKeyRecord {
+    fn from(m: api_keys::Model) -> Self {
+        Self {
+            id: m.id.into(),
+            user_id: m.user_id.into(),
+            name: m.name,
+            prefix: m.prefix,
+            created_at: m.created_at,
+            last_used_at: m.last_used_at,
+            revoked_at: m.revoked_at,
+        }
+    }
+}
+
+impl Db {
+    /// Stores a new user; [`StoreError::Conflict`]`("email")` when the address is taken.
+    pub async fn insert_user(
+        &self,
+        id: UserId,
+        email: &Email,
+        name: &DisplayName,
+        password_hash: String,
+        created_at: DateTime<Utc>,
+    ) -> Result<UserRecord, StoreError> {
+        let model = users::ActiveModel {
+            id: Set(id.as_uuid()),
+            email: Set(email.as_str().to_owned()),
+            name: Set(name.as_str().to_owned()),
+            password_hash: Set(password_hash),
+            created_at: Set(created_at),
+        };
+        users::Entity::insert(model)
+            .exec_without_returning(self.conn())
+            .await
+            .map_err(conflict_as("email"))?;
+        self.user_by_id(id)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("user {id} vanished after insert")))
+    }
+
+    pub async fn user_by_email(&self, email: &Email) -> Result<Option<UserRecord>, StoreError> {
+        Ok(users::Entity::find()
+            .filter(users::Column::Email.eq(email.as_str()))
+            .one(self.conn())
+            .await?
+            .map(UserRecord::from))
+    }
+
+    pub async fn user_by_id(&self, id: UserId) -> Result<Option<UserRecord>, StoreError> {
+        Ok(users::Entity::find_by_id(id.as_uuid())
+            .one(self.conn())
+            .await?
+            .map(UserRecord::from))
+    }
+
+    pub async fn insert_refresh_token(&self, token: NewRefreshToken) -> Result<(), StoreError> {
+        let model = refresh_tokens::ActiveModel {
+            id: Set(token.id),
+            user_id: Set(token.user_id.as_uuid()),
+            family_id: Set(token.family_id),
+            token_hash: Set(token.token_hash),
+            created_at: Set(token.created_at),
+            expires_at: Set(token.expires_at),
+            used_at: Set(None),
+            revoked_at: Set(None),
+        };
+        refresh_tokens::Entity::insert(model)
+            .exec_without_returning(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    pub async fn refresh_token_by_hash(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<RefreshTokenRecord>, StoreError> {
+        Ok(refresh_tokens::Entity::find()
+            .filter(refresh_tokens::Column::TokenHash.eq(token_hash))
+            .one(self.conn())
+            .await?
+            .map(|m| RefreshTokenRecord {
+                id: m.id,
+                user_id: m.user_id.into(),
+                family_id: m.family_id,
+                expires_at: m.expires_at,
+                used_at: m.used_at,
+                revoked_at: m.revoked_at,
+            }))
+    }
+
+    /// Marks a refresh token used, atomically: `false` when it was already used or revoked
+    /// (by a racing request or an earlier one), which the caller treats as reuse.
+    pub async fn consume_refresh_token(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = refresh_tokens::Entity::update_many()
+            .col_expr(refresh_tokens::Column::UsedAt, Expr::value(now))
+            .filter(refresh_tokens::Column::Id.eq(id))
+            .filter(refresh_tokens::Column::UsedAt.is_null())
+            .filter(refresh_tokens::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Revokes every token of a family (all sessions descended from one login).
+    pub async fn revoke_refresh_family(
+        &self,
+        family_id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let result = refresh_tokens::Entity::update_many()
+            .col_expr(refresh_tokens::Column::RevokedAt, Expr::value(now))
+            .filter(refresh_tokens::Column::FamilyId.eq(family_id))
+            .filter(refresh_tokens::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected)
+    }
+
+    pub async fn insert_api_key(&self, key: NewApiKey) -> Result<ApiKeyRecord, StoreError> {
+        let id = key.id;
+        let model = api_keys::ActiveModel {
+            id: Set(key.id.as_uuid()),
+            user_id: Set(key.user_id.as_uuid()),
+            name: Set(key.name.as_str().to_owned()),
+            prefix: Set(key.prefix),
+            key_hash: Set(key.key_hash),
+            created_at: Set(key.created_at),
+            last_used_at: Set(None),
+            revoked_at: Set(None),
+        };
+        api_keys::Entity::insert(model)
+            .exec_without_returning(self.conn())
+            .await
+            .map_err(conflict_as("api key"))?;
+        api_keys::Entity::find_by_id(id.as_uuid())
+            .one(self.conn())
+            .await?
+            .map(ApiKeyRecord::from)
+            .ok_or_else(|| StoreError::Corrupt(format!("api key {id} vanished after insert")))
+    }
+
+    /// The user's keys that are not revoked, newest first.
+    pub async fn active_api_keys_of(&self, user: UserId) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        Ok(api_keys::Entity::find()
+            .filter(api_keys::Column::UserId.eq(user.as_uuid()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .order_by_desc(api_keys::Column::CreatedAt)
+            .all(self.conn())
+            .await?
+            .into_iter()
+            .map(ApiKeyRecord::from)
+            .collect())
+    }
+
+    pub async fn api_key_by_hash(
+        &self,
+        key_hash: &str,
+    ) -> Result<Option<ApiKeyRecord>, StoreError> {
+        Ok(api_keys::Entity::find()
+            .filter(api_keys::Column::KeyHash.eq(key_hash))
+            .one(self.conn())
+            .await?
+            .map(ApiKeyRecord::from))
+    }
+
+    pub async fn touch_api_key(&self, id: ApiKeyId, now: DateTime<Utc>) -> Result<(), StoreError> {
+        api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::LastUsedAt, Expr::value(now))
+            .filter(api_keys::Column::Id.eq(id.as_uuid()))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    /// Revokes the user's key; `false` when the user has no such active key.
+    pub async fn revoke_api_key(
+        &self,
+        user: UserId,
+        id: ApiKeyId,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
+            .filter(api_keys::Column::Id.eq(id.as_uuid()))
+            .filter(api_keys::Column::UserId.eq(user.as_uuid()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+}

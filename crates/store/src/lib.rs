@@ -1,0 +1,120 @@
+//! Persistence of gpumarket on PostgreSQL or SQLite, through sea-orm.
+//!
+//! [`Db`] is the one handle; repositories are `impl Db` blocks grouped by what they store,
+//! and hand out plain records, never sea-orm models.
+
+mod accounts;
+mod entities;
+mod orgs;
+mod secrets;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::time::Duration;
+
+use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
+
+pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
+pub use orgs::{MemberRecord, OrgRecord};
+
+/// What went wrong in the store. No HTTP here: the API decides what a client sees.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A unique value is taken; names the value (`email`, `member`, ...).
+    #[error("{0} already exists")]
+    Conflict(&'static str),
+    /// A row holds something this version cannot read (e.g. an unknown role).
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    Database(#[from] DbErr),
+}
+
+/// Which database engine is behind a [`Db`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// The connection pool, and the repositories as methods on it.
+#[derive(Debug, Clone)]
+pub struct Db {
+    conn: DatabaseConnection,
+}
+
+impl Db {
+    /// Connects to `url` (`postgres://…` or `sqlite://…`). A SQLite file is created when it
+    /// does not exist yet, and runs in WAL mode so readers never wait for the writer.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let mut options = ConnectOptions::new(url.to_owned());
+        options
+            .max_connections(if url.starts_with("sqlite") { 8 } else { 16 })
+            .min_connections(1)
+            .connect_timeout(Duration::from_secs(5))
+            .acquire_timeout(Duration::from_secs(10))
+            .sqlx_logging(false)
+            .map_sqlx_sqlite_opts(|opts: SqliteConnectOptions| {
+                opts.create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true)
+            });
+        let conn = Database::connect(options).await?;
+        Ok(Self { conn })
+    }
+
+    /// Applies every pending migration. Safe to call on every start.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        Migrator::up(&self.conn, None).await?;
+        Ok(())
+    }
+
+    /// Names of the migrations applied so far, oldest first.
+    pub async fn applied_migrations(&self) -> Result<Vec<String>, StoreError> {
+        Ok(Migrator::get_applied_migrations(&self.conn)
+            .await?
+            .iter()
+            .map(|m| m.name().to_owned())
+            .collect())
+    }
+
+    /// Rolls back every migration (tests and disaster recovery only).
+    pub async fn migrate_down_all(&self) -> Result<(), StoreError> {
+        Migrator::down(&self.conn, None).await?;
+        Ok(())
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.conn.ping().await?;
+        Ok(())
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self.conn.get_database_backend() {
+            DbBackend::Sqlite => Backend::Sqlite,
+            _ => Backend::Postgres,
+        }
+    }
+
+    pub async fn close(self) -> Result<(), StoreError> {
+        self.conn.close().await?;
+        Ok(())
+    }
+
+    pub(crate) fn conn(&self) -> &DatabaseConnection {
+        &self.conn
+    }
+}
+
+/// Maps a unique-constraint violation to [`StoreError::Conflict`] naming `what`.
+pub(crate) fn conflict_as(what: &'static str) -> impl FnOnce(DbErr) -> StoreError {
+    move |err| match err.sql_err() {
+        Some(SqlErr::UniqueConstraintViolation(_)) => StoreError::Conflict(what),
+        _ => StoreError::Database(err),
+    }
+}

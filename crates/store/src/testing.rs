@@ -1,0 +1,249 @@
+//! A fresh database per test, on either backend, so tests run in parallel.
+//!
+//! PostgreSQL: a template database is migrated once (under an advisory lock, rebuilt when the
+//! set of migrations changes) and each test gets `CREATE DATABASE … TEMPLATE` of it, dropped
+//! when the test ends. SQLite: a file in a temporary directory, migrated.
+//!
+//! The server is found at `TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/test`); when it is not there the test fails with a
+//! message that says how to start it — never a silent skip.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
+
+use crate::{Backend, Db, StoreError};
+
+const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+const TEMPLATE: &str = "gpumarket_test_template";
+/// Serialises template (re)builds and clones across every test process.
+const LOCK_KEY: i64 = 0x6770_756d_6b74;
+
+/// The URL of the PostgreSQL server tests use.
+pub fn postgres_admin_url() -> String {
+    std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_owned())
+}
+
+/// A database that exists for one test. Dropping it removes the database.
+#[derive(Debug)]
+pub struct TestDatabase {
+    url: String,
+    cleanup: Cleanup,
+}
+
+#[derive(Debug)]
+enum Cleanup {
+    Sqlite(#[allow(dead_code)] Arc<tempfile::TempDir>),
+    Postgres { admin_url: String, name: String },
+}
+
+impl TestDatabase {
+    /// A fresh, fully migrated database on `backend`.
+    pub async fn new(backend: Backend) -> Result<Self, StoreError> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir()
+                    .map_err(|e| StoreError::Corrupt(format!("temporary directory: {e}")))?;
+                let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+                let db = Db::connect(&url).await?;
+                db.migrate().await?;
+                db.close().await?;
+                Ok(Self {
+                    url,
+                    cleanup: Cleanup::Sqlite(Arc::new(dir)),
+                })
+            }
+            Backend::Postgres => {
+                let admin_url = postgres_admin_url();
+                let name = format!("gpumarket_test_{}", uuid::Uuid::new_v4().simple());
+                clone_template(&admin_url, &name).await?;
+                Ok(Self {
+                    url: replace_database(&admin_url, &name),
+                    cleanup: Cleanup::Postgres { admin_url, name },
+                })
+            }
+        }
+    }
+
+    /// An empty database with no migrations applied (for migration tests).
+    pub async fn empty(backend: Backend) -> Result<Self, StoreError> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir()
+                    .map_err(|e| StoreError::Corrupt(format!("temporary directory: {e}")))?;
+                let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+                Ok(Self {
+                    url,
+                    cleanup: Cleanup::Sqlite(Arc::new(dir)),
+                })
+            }
+            Backend::Postgres => {
+                let admin_url = postgres_admin_url();
+                let name = format!("gpumarket_test_{}", uuid::Uuid::new_v4().simple());
+                let mut admin = admin_connection(&admin_url).await?;
+                execute(&mut admin, format!("CREATE DATABASE {name}")).await?;
+                Ok(Self {
+                    url: replace_database(&admin_url, &name),
+                    cleanup: Cleanup::Postgres { admin_url, name },
+                })
+            }
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let Cleanup::Postgres { admin_url, name } = &self.cleanup else {
+            return;
+        };
+        let (admin_url, name) = (admin_url.clone(), name.clone());
+        // Drop runs inside the test's runtime, which cannot be blocked on; a thread with its
+        // own small runtime does the DROP and is joined so the database is gone afterwards.
+        let dropped = std::thread::spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(async {
+                if let Ok(mut admin) = admin_connection(&admin_url).await {
+                    let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                    let _ = execute(&mut admin, sql).await;
+                }
+            });
+        });
+        let _ = dropped.join();
+    }
+}
+
+fn sqlx_err(err: sea_orm::sqlx::Error) -> StoreError {
+    StoreError::Database(sea_orm::DbErr::Custom(err.to_string()))
+}
+
+/// Runs one statement whose identifiers this module made itself (database names from UUIDs
+/// and constants), which is why building it with `format!` is safe here.
+async fn execute(admin: &mut PgConnection, sql: String) -> Result<(), StoreError> {
+    sea_orm::sqlx::query(AssertSqlSafe(sql))
+        .execute(admin)
+        .await
+        .map_err(sqlx_err)?;
+    Ok(())
+}
+
+async fn admin_connection(admin_url: &str) -> Result<PgConnection, StoreError> {
+    let connect = PgConnection::connect(admin_url);
+    match tokio::time::timeout(Duration::from_secs(10), connect).await {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(err)) => Err(StoreError::Database(sea_orm::DbErr::Custom(format!(
+            "PostgreSQL is not reachable at {admin_url} ({err}). Tests need it: start it with \
+             `docker compose up -d postgres redis` (or your local PostgreSQL), or point \
+             TEST_POSTGRES_URL at one"
+        )))),
+        Err(_) => Err(StoreError::Database(sea_orm::DbErr::Custom(format!(
+            "PostgreSQL at {admin_url} did not answer within 10 s. Start it with \
+             `docker compose up -d postgres redis`, or point TEST_POSTGRES_URL at one"
+        )))),
+    }
+}
+
+fn replace_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let base = match base.rfind('/') {
+        Some(slash) if slash > "postgres://".len() => &base[..slash],
+        _ => base,
+    };
+    match query {
+        Some(query) => format!("{base}/{name}?{query}"),
+        None => format!("{base}/{name}"),
+    }
+}
+
+/// The migrations a template must hold to be current.
+fn fingerprint() -> String {
+    Migrator::migrations()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+async fn clone_template(admin_url: &str, name: &str) -> Result<(), StoreError> {
+    let mut admin = admin_connection(admin_url).await?;
+    sea_orm::sqlx::query("SELECT pg_advisory_lock($1)")
+        .bind(LOCK_KEY)
+        .execute(&mut admin)
+        .await
+        .map_err(sqlx_err)?;
+    let result = clone_template_locked(&mut admin, admin_url, name).await;
+    let _ = sea_orm::sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(LOCK_KEY)
+        .execute(&mut admin)
+        .await;
+    result
+}
+
+async fn clone_template_locked(
+    admin: &mut PgConnection,
+    admin_url: &str,
+    name: &str,
+) -> Result<(), StoreError> {
+    let current: Option<String> = sea_orm::sqlx::query(
+        "SELECT shobj_description(oid, 'pg_database') AS fingerprint \
+         FROM pg_database WHERE datname = $1",
+    )
+    .bind(TEMPLATE)
+    .fetch_optional(&mut *admin)
+    .await
+    .map_err(sqlx_err)?
+    .and_then(|row| row.try_get("fingerprint").ok());
+    let wanted = fingerprint();
+    if current.as_deref() != Some(wanted.as_str()) {
+        for sql in [
+            format!("DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)"),
+            format!("CREATE DATABASE {TEMPLATE}"),
+        ] {
+            execute(admin, sql).await?;
+        }
+        let db = Db::connect(&replace_database(admin_url, TEMPLATE)).await?;
+        db.migrate().await?;
+        db.close().await?;
+        // Only a fully migrated template gets its fingerprint, so a crash above is rebuilt.
+        let comment = format!(
+            "COMMENT ON DATABASE {TEMPLATE} IS '{}'",
+            wanted.replace('\'', "''")
+        );
+        execute(admin, comment).await?;
+    }
+    execute(admin, format!("CREATE DATABASE {name} TEMPLATE {TEMPLATE}")).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_database;
+
+    #[test]
+    fn database_name_is_replaced_keeping_the_query() {
+        assert_eq!(
+            replace_database("postgres://postgres@127.0.0.1:5432/test", "x"),
+            "postgres://postgres@127.0.0.1:5432/x"
+        );
+        assert_eq!(
+            replace_database("postgres://u:p@h/test?sslmode=disable", "x"),
+            "postgres://u:p@h/x?sslmode=disable"
+        );
+        assert_eq!(
+            replace_database("postgres://h:5432", "x"),
+            "postgres://h:5432/x"
+        );
+    }
+}

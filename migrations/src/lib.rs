@@ -1,0 +1,19 @@
+//! The database schema of gpumarket, as migrations that run on PostgreSQL and SQLite alike.
+//!
+//! One file per change, named `mYYYYMMDD_HHMMSS_what.rs` (the name is the migration's id);
+//! a migration that has landed is never edited — a change is a new file.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261129_000001_accounts;
+
+/// Every migration, oldest first.
+#[derive(Debug)]
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261129_000001_accounts::Migration)]
+    }
+}

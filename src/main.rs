@@ -1,0 +1,24 @@
+//! `gpumarket`: the one binary. Parses the command line and hands off.
+
+mod cli;
+mod settings;
+mod telemetry;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match cli::run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            // `{:#}` prints the whole cause chain on one line.
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("error: {err:#}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
