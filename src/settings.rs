@@ -22,7 +22,7 @@ pub fn load(file: Option<&Path>) -> anyhow::Result<app::Config> {
         .extract()
         .map_err(|err| {
             // figment names the key and where it came from (file or variable).
-            anyhow::anyhow!("{}", err.to_string())
+            anyhow::anyhow!("{err}")
         })
         .context("invalid configuration")?;
     config

@@ -108,6 +108,16 @@ impl From<Role> for RoleView {
     }
 }
 
+impl From<RoleView> for Role {
+    fn from(r: RoleView) -> Self {
+        match r {
+            RoleView::Owner => Self::Owner,
+            RoleView::Admin => Self::Admin,
+            RoleView::Member => Self::Member,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OrgView {
     pub id: Uuid,

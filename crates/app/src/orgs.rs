@@ -122,10 +122,9 @@ impl App {
         caller: Caller,
         org: OrgId,
         email: &str,
-        role: &str,
+        role: Role,
     ) -> Result<Member, AppError> {
         let email = Email::parse(email)?;
-        let role: Role = role.parse()?;
         let caller_role = self.require_role(caller, org, Role::Admin).await?;
         if !caller_role.may_grant(role) {
             return Err(AppError::Forbidden(format!(

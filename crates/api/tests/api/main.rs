@@ -1,1 +1,12 @@
+//! The HTTP API, end to end: the real application on port 0 against a fresh database per
+//! test, on SQLite and on PostgreSQL (every test runs on both), with Redis where it matters.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[macro_use]
+mod helpers;
+mod accounts;
+mod api_keys;
+mod http;
+mod orgs;
+mod tokens;

@@ -36,13 +36,8 @@ pub async fn add_member(
     access: InOrg<Admin>,
     Json(body): Json<AddMemberRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let role = match body.role {
-        RoleView::Owner => "owner",
-        RoleView::Admin => "admin",
-        RoleView::Member => "member",
-    };
     let member = app
-        .add_member(access.caller, access.org_id, &body.email, role)
+        .add_member(access.caller, access.org_id, &body.email, body.role.into())
         .await?;
     Ok(HttpResponse::Created().json(MemberView::from(member)))
 }

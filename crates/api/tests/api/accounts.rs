@@ -1,0 +1,228 @@
+//! Registration, login, refresh rotation, `/v1/me`, and secrets at rest.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{PASSWORD, TestApp, assert_problem};
+
+on_both_backends!(
+    register_signs_in_and_me_answers,
+    duplicate_email_is_409,
+    malformed_input_names_the_field,
+    login_checks_the_password,
+    refresh_rotates_and_reuse_revokes_the_family,
+    secrets_are_never_stored_in_the_clear,
+);
+
+async fn register_signs_in_and_me_answers(app: TestApp) {
+    let res = app
+        .post(
+            "/v1/auth/register",
+            None,
+            json!({"email": " Ada@Example.com ", "password": PASSWORD, "name": "Ada"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["user"]["email"], "ada@example.com");
+    assert_eq!(body["token_type"], "Bearer");
+    assert_eq!(body["expires_in"], 900);
+    assert!(body["refresh_token"].as_str().unwrap().starts_with("gpmr_"));
+    assert!(body.get("password").is_none() && body["user"].get("password_hash").is_none());
+
+    let token = body["access_token"].as_str().unwrap();
+    let me: Value = app.get("/v1/me", Some(token)).await.json().await.unwrap();
+    assert_eq!(me["id"], body["user"]["id"]);
+    assert_eq!(me["email"], "ada@example.com");
+    assert_eq!(me["name"], "Ada");
+
+    assert_problem(app.get("/v1/me", None).await, 401, "unauthenticated").await;
+}
+
+async fn duplicate_email_is_409(app: TestApp) {
+    app.register("ada@example.com").await;
+    let res = app
+        .post(
+            "/v1/auth/register",
+            None,
+            json!({"email": "ADA@example.com", "password": PASSWORD, "name": "Other"}),
+        )
+        .await;
+    assert_problem(res, 409, "email_taken").await;
+}
+
+async fn malformed_input_names_the_field(app: TestApp) {
+    let cases = [
+        (
+            json!({"email": "nope", "password": PASSWORD, "name": "A"}),
+            "email",
+        ),
+        (
+            json!({"email": "a@example.com", "password": "short", "name": "A"}),
+            "password",
+        ),
+        (
+            json!({"email": "a@example.com", "password": PASSWORD, "name": "  "}),
+            "name",
+        ),
+        (
+            json!({"email": "a@example.com", "password": PASSWORD}),
+            "name",
+        ),
+        (
+            json!({"email": 7, "password": PASSWORD, "name": "A"}),
+            "email",
+        ),
+        (
+            json!({"email": "a@example.com", "password": PASSWORD, "name": "A", "admin": true}),
+            "admin",
+        ),
+    ];
+    for (body, field) in cases {
+        let res = app.post("/v1/auth/register", None, body.clone()).await;
+        let problem = assert_problem(res, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], field, "{body}");
+    }
+    let res = app
+        .client
+        .post(app.url("/v1/auth/register"))
+        .header("content-type", "application/json")
+        .body("{\"email\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 400, "malformed_json").await;
+    // Nothing was stored by any of these.
+    assert!(app.column("users", "email").await.is_empty());
+}
+
+async fn login_checks_the_password(app: TestApp) {
+    app.register("ada@example.com").await;
+    let res = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "ada@example.com", "password": PASSWORD}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let body: Value = res.json().await.unwrap();
+    let me = app
+        .get("/v1/me", Some(body["access_token"].as_str().unwrap()))
+        .await;
+    assert_eq!(me.status(), 200);
+
+    for (email, password) in [
+        ("ada@example.com", "wrong password entirely"),
+        ("nobody@example.com", PASSWORD),
+    ] {
+        let res = app
+            .post(
+                "/v1/auth/login",
+                None,
+                json!({"email": email, "password": password}),
+            )
+            .await;
+        let problem = assert_problem(res, 401, "invalid_credentials").await;
+        // The same answer for both, so accounts cannot be probed.
+        assert_eq!(problem["detail"], "email or password is wrong");
+    }
+}
+
+async fn refresh_rotates_and_reuse_revokes_the_family(app: TestApp) {
+    let session = app.register("ada@example.com").await;
+    let res = app
+        .post(
+            "/v1/auth/refresh",
+            None,
+            json!({"refresh_token": session.refresh_token}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let second: Value = res.json().await.unwrap();
+    let second_refresh = second["refresh_token"].as_str().unwrap().to_owned();
+    assert_ne!(second_refresh, session.refresh_token);
+    assert_eq!(
+        app.get("/v1/me", Some(second["access_token"].as_str().unwrap()))
+            .await
+            .status(),
+        200
+    );
+
+    // The first token again: reuse. Refused, and its whole family is revoked ...
+    let res = app
+        .post(
+            "/v1/auth/refresh",
+            None,
+            json!({"refresh_token": session.refresh_token}),
+        )
+        .await;
+    assert_problem(res, 401, "invalid_token").await;
+    // ... so the token rotation had issued stops working too.
+    let res = app
+        .post(
+            "/v1/auth/refresh",
+            None,
+            json!({"refresh_token": second_refresh}),
+        )
+        .await;
+    assert_problem(res, 401, "invalid_token").await;
+
+    // A separate login is a separate family and is unaffected.
+    let res = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "ada@example.com", "password": PASSWORD}),
+        )
+        .await;
+    let other: Value = res.json().await.unwrap();
+    let res = app
+        .post(
+            "/v1/auth/refresh",
+            None,
+            json!({"refresh_token": other["refresh_token"]}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+
+    let res = app
+        .post(
+            "/v1/auth/refresh",
+            None,
+            json!({"refresh_token": "gpmr_made-up"}),
+        )
+        .await;
+    assert_problem(res, 401, "invalid_token").await;
+}
+
+async fn secrets_are_never_stored_in_the_clear(app: TestApp) {
+    let session = app.register("ada@example.com").await;
+    let key: Value = app
+        .post(
+            "/v1/api-keys",
+            Some(&session.access_token),
+            json!({"name": "ci"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let api_key = key["key"].as_str().unwrap();
+
+    let hashes = app.column("users", "password_hash").await;
+    assert_eq!(hashes.len(), 1);
+    assert!(hashes[0].starts_with("$argon2id$"), "{}", hashes[0]);
+    assert!(!hashes[0].contains(PASSWORD));
+
+    let refresh = app.column("refresh_tokens", "token_hash").await;
+    assert!(!refresh.iter().any(|h| h == &session.refresh_token));
+    assert!(refresh.iter().all(|h| h.len() == 64), "SHA-256 hex");
+
+    let keys = app.column("api_keys", "key_hash").await;
+    assert_eq!(keys.len(), 1);
+    assert_ne!(keys[0], api_key);
+    assert_eq!(keys[0].len(), 64);
+    // The shown prefix is a few characters, not the key.
+    let prefixes = app.column("api_keys", "prefix").await;
+    assert!(api_key.starts_with(&prefixes[0]) && prefixes[0].len() < 16);
+}

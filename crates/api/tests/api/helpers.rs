@@ -1,0 +1,176 @@
+//! `TestApp`: a running server, an HTTP client, and direct access to its database.
+
+use std::time::Duration;
+
+use app::{App, Config};
+use reqwest::{Method, Response, StatusCode};
+use sea_orm::{ConnectionTrait, Database, Statement};
+use secrecy::SecretString;
+use serde_json::{Value, json};
+use store::Backend;
+use store::testing::TestDatabase;
+
+/// The JWT key of test servers, so tests can mint tokens the server must refuse.
+pub const JWT_SECRET: &str = "test-secret-test-secret-test-secret-0123";
+pub const PASSWORD: &str = "correct horse battery staple";
+
+/// Generates, for each named `async fn(TestApp)`, a module with one test per backend.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::helpers::TestApp::spawn(store::Backend::Sqlite).await).await;
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::helpers::TestApp::spawn(store::Backend::Postgres).await).await;
+                }
+            }
+        )*
+    };
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub app: App,
+    database: TestDatabase,
+}
+
+pub fn test_config(database_url: &str) -> Config {
+    Config {
+        listen: "127.0.0.1:0".to_owned(),
+        database_url: Some(SecretString::from(database_url.to_owned())),
+        jwt_secret: Some(SecretString::from(JWT_SECRET.to_owned())),
+        ..Config::default()
+    }
+}
+
+/// The Redis tests use: `TEST_REDIS_URL`, default the standard local port.
+pub fn redis_url() -> String {
+    std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned())
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> Self {
+        Self::spawn_with(backend, |_| {}).await
+    }
+
+    /// A server whose configuration `adjust` changes first.
+    pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Self {
+        let database = TestDatabase::new(backend)
+            .await
+            .unwrap_or_else(|e| panic!("a test database on {backend:?}: {e}"));
+        let mut config = test_config(database.url());
+        adjust(&mut config);
+        let app = App::build(config, false).await.expect("the application");
+        let server = api::Application::build(app.clone(), 1).expect("binding port 0");
+        let base = format!("http://{}", server.local_addr());
+        tokio::spawn(server.run());
+        Self {
+            base,
+            client: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            app,
+            database,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Sends a request with an optional bearer credential and JSON body.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<Value>,
+    ) -> Response {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(bearer) = bearer {
+            request = request.bearer_auth(bearer);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        request.send().await.expect("the server answers")
+    }
+
+    pub async fn get(&self, path: &str, bearer: Option<&str>) -> Response {
+        self.call(Method::GET, path, bearer, None).await
+    }
+
+    pub async fn post(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
+        self.call(Method::POST, path, bearer, Some(body)).await
+    }
+
+    /// Registers `email` and returns its access token.
+    pub async fn register(&self, email: &str) -> Session {
+        let res = self
+            .post(
+                "/v1/auth/register",
+                None,
+                json!({"email": email, "password": PASSWORD, "name": email.split('@').next().unwrap()}),
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::CREATED, "registering {email}");
+        let body: Value = res.json().await.unwrap();
+        Session {
+            user_id: body["user"]["id"].as_str().unwrap().to_owned(),
+            access_token: body["access_token"].as_str().unwrap().to_owned(),
+            refresh_token: body["refresh_token"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// Every value of one column, read straight from the database.
+    pub async fn column(&self, table: &str, column: &str) -> Vec<String> {
+        let db = Database::connect(self.database.url()).await.unwrap();
+        let backend = db.get_database_backend();
+        let rows = db
+            .query_all_raw(Statement::from_string(
+                backend,
+                format!("SELECT {column} AS v FROM {table}"),
+            ))
+            .await
+            .unwrap();
+        let values = rows
+            .iter()
+            .map(|row| row.try_get::<String>("", "v").unwrap())
+            .collect();
+        db.close().await.unwrap();
+        values
+    }
+}
+
+/// A signed-in user.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub user_id: String,
+    pub access_token: String,
+    pub refresh_token: String,
+}
+
+/// Asserts a problem+json answer with `status` and `code`; returns the body.
+pub async fn assert_problem(res: Response, status: u16, code: &str) -> Value {
+    assert_eq!(res.status().as_u16(), status, "status");
+    let content_type = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(content_type, "application/problem+json");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["code"], code, "{body}");
+    assert_eq!(body["status"], status);
+    assert_eq!(body["type"], format!("urn:gpumarket:problem:{code}"));
+    body
+}
