@@ -29,6 +29,17 @@ enum Command {
     Serve,
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
     Migrate,
+    /// Run a simulated vLLM-compatible engine (no GPU needed).
+    Sim {
+        /// A built-in profile (`rtx3060-nemotron-nano-12b-awq`, `tiny`) or a TOML file.
+        #[arg(long, default_value = "tiny")]
+        profile: String,
+        #[arg(long, default_value = "127.0.0.1:8000")]
+        listen: String,
+        /// Run every duration this many times faster (figures scale exactly).
+        #[arg(long, default_value_t = 1.0)]
+        time_scale: f64,
+    },
     /// Print the OpenAPI document, or check it against the committed one.
     Openapi {
         /// Fail when the committed document differs from the one the code generates.
@@ -47,6 +58,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.log_format);
             runtime()?.block_on(serve(config))
+        }
+        Command::Sim {
+            profile,
+            listen,
+            time_scale,
+        } => {
+            telemetry::init(app::LogFormat::Text);
+            runtime()?.block_on(simulate(&profile, &listen, time_scale))
         }
         Command::Migrate => {
             let config = settings::load(cli.config.as_deref())?;
@@ -82,6 +101,22 @@ async fn serve(config: app::Config) -> anyhow::Result<ExitCode> {
     );
     server.run().await.context("serving HTTP")?;
     tracing::info!("stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn simulate(profile: &str, listen: &str, time_scale: f64) -> anyhow::Result<ExitCode> {
+    let profile = sim::Profile::load(profile)?;
+    let server = sim::serve(profile.clone(), listen, time_scale)
+        .with_context(|| format!("starting the simulated engine on {listen}"))?;
+    tracing::info!(
+        address = %server.local_addr(),
+        model = %profile.model,
+        kv_cache_tokens = profile.kv_cache_tokens(),
+        max_model_len = profile.max_model_len,
+        time_scale,
+        "simulated vLLM engine is serving"
+    );
+    server.run().await.context("serving the simulated engine")?;
     Ok(ExitCode::SUCCESS)
 }
 
