@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use crate::{settings, telemetry};
+use crate::{bench_cmd, settings, telemetry};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,6 +40,8 @@ enum Command {
         #[arg(long, default_value_t = 1.0)]
         time_scale: f64,
     },
+    /// Run the standard benchmark matrix against a vLLM-compatible server.
+    Bench(bench_cmd::BenchArgs),
     /// Print the OpenAPI document, or check it against the committed one.
     Openapi {
         /// Fail when the committed document differs from the one the code generates.
@@ -66,6 +68,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             telemetry::init(app::LogFormat::Text);
             runtime()?.block_on(simulate(&profile, &listen, time_scale))
+        }
+        Command::Bench(args) => {
+            telemetry::init(app::LogFormat::Text);
+            runtime()?.block_on(bench_cmd::bench(args))
         }
         Command::Migrate => {
             let config = settings::load(cli.config.as_deref())?;

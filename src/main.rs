@@ -1,5 +1,6 @@
 //! `gpumarket`: the one binary. Parses the command line and hands off.
 
+mod bench_cmd;
 mod cli;
 mod settings;
 mod telemetry;

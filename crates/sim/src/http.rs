@@ -114,6 +114,13 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
             .service(metrics_endpoint)
             .service(reset_prefix_cache)
     })
+    // Like uvicorn under vLLM: no Nagle delay, so each token chunk leaves when written
+    // (otherwise a chunk after an idle moment can wait for a delayed ACK).
+    .on_connect(|connection, _| {
+        if let Some(tcp) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
+            let _ = tcp.set_nodelay(true);
+        }
+    })
     .workers(2)
     .listen(listener)?
     .run();
