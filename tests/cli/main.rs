@@ -254,3 +254,197 @@ fn openapi_check_fails_when_the_committed_document_drifts() {
     assert!(!output.status.success());
     assert!(stderr(&output).contains("differs"), "{}", stderr(&output));
 }
+
+/// A `gpumarket sim` child process on a free port, stopped when dropped.
+struct Sim {
+    child: Child,
+    base: String,
+}
+
+impl Sim {
+    async fn start(profile: &str, time_scale: f64) -> Self {
+        let port = free_port();
+        let dir = std::env::temp_dir();
+        let child = gpumarket(&dir)
+            .args([
+                "sim",
+                "--profile",
+                profile,
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--time-scale",
+                &time_scale.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while reqwest::get(format!("{base}/health")).await.is_err() {
+            assert!(Instant::now() < deadline, "gpumarket sim did not start");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Self { child, base }
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `gpumarket bench` against `base` and returns its report.
+fn bench_report(base: &str, extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let output = run(gpumarket(dir.path())
+        .args(["bench", "--base-url", base, "--out", out.to_str().unwrap()])
+        .args(extra));
+    assert!(output.status.success(), "bench failed: {}", stderr(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(table.contains("Sustained decode"), "{table}");
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+fn close(measured: f64, expected: f64, tolerance: f64) -> bool {
+    (measured / expected - 1.0).abs() <= tolerance
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bench_quick_measures_the_simulator_as_configured() {
+    let sim = Sim::start("tiny", 1.0).await;
+    let report = tokio::task::spawn_blocking({
+        let base = sim.base.clone();
+        move || bench_report(&base, &["--profile", "quick"])
+    })
+    .await
+    .unwrap();
+    assert_eq!(report["standard"], "standard/1");
+    assert_eq!(
+        report["compliance"]["compliant"], true,
+        "{}",
+        report["compliance"]
+    );
+    // The tiny profile: a decode step takes 8 ms + 1 ms per sequence, whatever the context,
+    // so each of B streams makes 1000 / (8 + B) tok/s; prefilling 1024 tokens takes one
+    // step of 8 ms + 0.02 ms per token.
+    let cells = report["decode"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    for cell in cells {
+        let b = cell["concurrency"].as_f64().unwrap();
+        let step_ms = 8.0 + b;
+        let label = format!("{} x {b}", cell["context_tokens"]);
+        assert_eq!(cell["status"], "valid", "{label}: {cell}");
+        let per_request = cell["per_request_tok_s"].as_f64().unwrap();
+        let total = cell["total_tok_s"].as_f64().unwrap();
+        let tbt = cell["tbt_ms_median"].as_f64().unwrap();
+        assert!(
+            close(per_request, 1000.0 / step_ms, 0.05),
+            "{label}: per request {per_request}"
+        );
+        assert!(
+            close(total, b * 1000.0 / step_ms, 0.05),
+            "{label}: total {total}"
+        );
+        assert!(close(tbt, step_ms, 0.05), "{label}: tbt {tbt}");
+        assert!(
+            close(cell["avg_active_requests"].as_f64().unwrap(), b, 0.05),
+            "{label}"
+        );
+        let server = cell["server_generation_tokens"].as_f64().unwrap();
+        let client = cell["output_tokens"].as_f64().unwrap();
+        assert!(
+            close(server, client, 0.02),
+            "{label}: server {server} vs client {client}"
+        );
+    }
+    let prefill = &report["prefill"][0];
+    let expected = 1024.0 / ((8.0 + 0.02 * 1024.0) / 1000.0);
+    let measured = prefill["prompt_tok_s"].as_f64().unwrap();
+    assert!(
+        close(measured, expected, 0.05),
+        "prefill {measured} vs {expected}"
+    );
+}
+
+/// The reference page, reproduced: the full standard matrix against the simulated RTX 3060
+/// at 10x speed (3 s windows stand for the page's 30 s). Slow: CI runs it
+/// (`scripts/check` includes ignored tests); `cargo nextest run --run-ignored all` locally.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "slow (~5 min): reproduces the reference page"]
+async fn bench_standard_reproduces_the_reference_page() {
+    let sim = Sim::start("rtx3060-nemotron-nano-12b-awq", 10.0).await;
+    let report = tokio::task::spawn_blocking({
+        let base = sim.base.clone();
+        move || bench_report(&base, &["--profile", "standard", "--measure-secs", "3"])
+    })
+    .await
+    .unwrap();
+    let page: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/reference/rtx3060-nemotron-nano-12b-awq.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let scale = 10.0;
+    for published in page["decode"].as_array().unwrap() {
+        let (p, c) = (&published["context_tokens"], &published["concurrency"]);
+        let ours = report["decode"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|cell| &cell["context_tokens"] == p && &cell["concurrency"] == c)
+            .unwrap_or_else(|| panic!("no cell {p} x {c}"));
+        let label = format!("{p} x {c}");
+        // The same over-capacity cells, exactly.
+        assert_eq!(
+            published["status"] == "over_capacity",
+            ours["status"] == "over_capacity",
+            "{label}: {} vs {}",
+            published["status"],
+            ours["status"]
+        );
+        if published["status"] != "valid" {
+            continue;
+        }
+        let figure = |cell: &Value, key: &str| cell[key].as_f64().unwrap();
+        for (key, ours_scaled) in [
+            ("total_tok_s", figure(ours, "total_tok_s") / scale),
+            (
+                "per_request_tok_s",
+                figure(ours, "per_request_tok_s") / scale,
+            ),
+            ("tbt_ms_median", figure(ours, "tbt_ms_median") * scale),
+        ] {
+            let page_value = figure(published, key);
+            assert!(
+                close(ours_scaled, page_value, 0.10),
+                "{label} {key}: {ours_scaled:.2} (scaled) vs the page's {page_value}"
+            );
+        }
+    }
+    for published in page["prefill"].as_array().unwrap() {
+        let p = &published["context_tokens"];
+        let ours = report["prefill"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| &e["context_tokens"] == p)
+            .unwrap();
+        let rate = ours["prompt_tok_s"].as_f64().unwrap() / scale;
+        let ttft = ours["ttft_ms"].as_f64().unwrap() * scale;
+        assert!(
+            close(rate, published["prompt_tok_s"].as_f64().unwrap(), 0.10),
+            "prefill {p}: {rate}"
+        );
+        assert!(
+            close(ttft, published["ttft_ms"].as_f64().unwrap(), 0.10),
+            "prefill {p} TTFT: {ttft}"
+        );
+    }
+}

@@ -648,8 +648,13 @@ impl Runner {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
 
-        // The window.
-        let window = Duration::from_secs_f64(self.params.measure_secs);
+        // The window; none when a stream already failed (the cell is invalid either way).
+        let failed_early = slots.iter().any(|s| s.is_finished());
+        let window = if failed_early {
+            Duration::ZERO
+        } else {
+            Duration::from_secs_f64(self.params.measure_secs)
+        };
         let start = Instant::now();
         let cpu_start = process_cpu_secs();
         let sampler = tokio::spawn(sample_metrics(
