@@ -62,6 +62,7 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../profiles/rtx3060-nemotron-nano-12b-awq.toml"),
     ),
     ("tiny", include_str!("../profiles/tiny.toml")),
+    ("stress", include_str!("../profiles/stress.toml")),
 ];
 
 impl Profile {
