@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, settings, telemetry};
+use crate::{bench_cmd, demo, settings, telemetry, verify_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -25,8 +25,26 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the HTTP API (embedded by default: a SQLite file in the working directory).
-    Serve,
+    /// Serve the HTTP API (embedded by default: a SQLite file in the working directory, and
+    /// the verification worker in-process).
+    Serve {
+        /// Also start a simulated engine, list it as a demo provider's machine and verify it.
+        #[arg(long)]
+        demo: bool,
+    },
+    /// Run a verification worker (the distributed shape: with PostgreSQL and Redis).
+    Worker {
+        /// Runs verified at once by this process.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+    },
+    /// Verify a signed report offline: a DSSE envelope or the JSON of GET /v1/reports/{id}.
+    Verify {
+        file: PathBuf,
+        /// The published keys: a file or URL with the JSON of GET /v1/signing-keys.
+        #[arg(long, default_value = verify_cmd::DEFAULT_KEYS)]
+        keys: String,
+    },
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
     Migrate,
     /// Run a simulated vLLM-compatible engine (no GPU needed).
@@ -56,11 +74,17 @@ enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Openapi { check, file } => openapi(check, &file),
-        Command::Serve => {
+        Command::Serve { demo } => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.log_format);
-            runtime()?.block_on(serve(config))
+            runtime()?.block_on(serve(config, demo))
         }
+        Command::Worker { concurrency } => {
+            let config = settings::load(cli.config.as_deref())?;
+            telemetry::init(config.log_format);
+            runtime()?.block_on(work(config, concurrency))
+        }
+        Command::Verify { file, keys } => runtime()?.block_on(verify_cmd::verify(&file, &keys)),
         Command::Sim {
             profile,
             listen,
@@ -88,7 +112,72 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-async fn serve(config: app::Config) -> anyhow::Result<ExitCode> {
+/// Starts `count` workers and the reconciler; returns the stop switch and their tasks.
+fn start_workers(
+    app: &app::App,
+    count: usize,
+) -> (
+    tokio::sync::watch::Sender<bool>,
+    Vec<tokio::task::JoinHandle<()>>,
+) {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut tasks: Vec<_> = (0..count.max(1))
+        .map(|i| {
+            tokio::spawn(worker::run(
+                app.clone(),
+                worker::worker_name(i),
+                stopped.clone(),
+            ))
+        })
+        .collect();
+    tasks.push(tokio::spawn(worker::reconcile(app.clone(), stopped)));
+    (stop, tasks)
+}
+
+/// Stops workers gracefully: a run in progress is released back to the queue.
+async fn stop_workers(
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+) {
+    let _ = stop.send(true);
+    for task in tasks {
+        if tokio::time::timeout(std::time::Duration::from_secs(30), task)
+            .await
+            .is_err()
+        {
+            tracing::warn!("a worker did not stop within 30 s");
+        }
+    }
+}
+
+async fn work(config: app::Config, concurrency: usize) -> anyhow::Result<ExitCode> {
+    let app = app::App::build(config, false)
+        .await
+        .context("starting the worker")?;
+    let (stop, tasks) = start_workers(&app, concurrency);
+    shutdown_signal().await;
+    tracing::info!("stopping: releasing runs in progress");
+    stop_workers(stop, tasks).await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
+
+async fn serve(config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
     let app = app::App::build(config, true)
         .await
         .context("starting the application")?;
@@ -99,13 +188,28 @@ async fn serve(config: app::Config) -> anyhow::Result<ExitCode> {
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let server = api::Application::build(app.clone(), workers)
         .with_context(|| format!("listening on {}", app.config().listen))?;
+    let in_process = app.config().runs_worker_in_process();
     tracing::info!(
         address = %server.local_addr(),
         database = backend,
         redis = app.config().redis_url().is_some(),
+        worker_in_process = in_process,
         "gpumarket is serving; try GET /healthz, /readyz and /docs/"
     );
+    let workers = in_process.then(|| start_workers(&app, 1));
+    if demo {
+        let address = server.local_addr();
+        let app = app.clone();
+        tokio::spawn(async move {
+            if let Err(e) = demo::start(app, address).await {
+                tracing::error!(error = %format!("{e:#}"), "the demo could not start");
+            }
+        });
+    }
     server.run().await.context("serving HTTP")?;
+    if let Some((stop, tasks)) = workers {
+        stop_workers(stop, tasks).await;
+    }
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,10 @@
 
 mod bench_cmd;
 mod cli;
+mod demo;
 mod settings;
 mod telemetry;
+mod verify_cmd;
 
 use std::process::ExitCode;
 

@@ -6,6 +6,7 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261129_000001_accounts;
+mod m20261129_000002_verification;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -14,6 +15,9 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261129_000001_accounts::Migration)]
+        vec![
+            Box::new(m20261129_000001_accounts::Migration),
+            Box::new(m20261129_000002_verification::Migration),
+        ]
     }
 }

@@ -155,3 +155,168 @@ impl From<Member> for MemberView {
         }
     }
 }
+
+/// A listing's hardware as the provider claims it.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct HardwareView {
+    pub gpu_model: String,
+    pub gpu_count: i32,
+    pub vram_gb: i32,
+    pub cpu_model: String,
+    pub ram_gb: i32,
+}
+
+/// A price per GPU-hour in integer minor units (cents) of an ISO 4217 currency.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct PriceView {
+    pub amount_per_gpu_hour: i64,
+    pub currency: String,
+}
+
+/// The engine verification measures. `base_url` is shown to the provider's members only.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EngineView {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    pub model: String,
+}
+
+/// The latest compliant verification and its headline figures.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VerificationSummaryView {
+    pub report_id: Uuid,
+    pub verified_at: DateTime<Utc>,
+    /// Seconds since the report was made.
+    pub age_s: i64,
+    /// Best valid total tok/s of any decode cell.
+    pub best_total_tok_s: Option<f64>,
+    /// Per-request tok/s of one stream at the smallest context.
+    pub single_stream_tok_s: Option<f64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ListingView {
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub title: String,
+    pub hardware: HardwareView,
+    pub region: String,
+    pub price: PriceView,
+    pub engine: EngineView,
+    pub status: String,
+    pub verified: bool,
+    pub verification: Option<VerificationSummaryView>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl ListingView {
+    /// `with_endpoint`: the viewer may see the engine's address.
+    pub fn new(listing: app::listings::Listing, with_endpoint: bool) -> Self {
+        let now = Utc::now();
+        let age = listing.verification_age_s(now);
+        let r = listing.record;
+        let verification = match (r.latest_report_id, r.verified_at) {
+            (Some(report_id), Some(verified_at)) => Some(VerificationSummaryView {
+                report_id,
+                verified_at,
+                age_s: age.unwrap_or_default(),
+                best_total_tok_s: r.headline_total_tok_s,
+                single_stream_tok_s: r.headline_per_request_tok_s,
+            }),
+            _ => None,
+        };
+        Self {
+            id: r.id,
+            org_id: r.org_id,
+            title: r.title,
+            hardware: HardwareView {
+                gpu_model: r.gpu_model,
+                gpu_count: r.gpu_count,
+                vram_gb: r.vram_gb,
+                cpu_model: r.cpu_model,
+                ram_gb: r.ram_gb,
+            },
+            region: r.region,
+            price: PriceView {
+                amount_per_gpu_hour: r.price_amount,
+                currency: r.currency,
+            },
+            engine: EngineView {
+                base_url: with_endpoint.then_some(r.engine_base_url),
+                model: r.engine_model,
+            },
+            status: r.status,
+            verified: verification.is_some(),
+            verification,
+            created_at: r.created_at,
+        }
+    }
+}
+
+/// A verification run.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunView {
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub org_id: Uuid,
+    /// `quick` or `standard`.
+    pub profile: String,
+    /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
+    pub status: String,
+    pub attempts: i32,
+    pub failure_reason: Option<String>,
+    pub report_id: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl From<app::RunRecord> for RunView {
+    fn from(r: app::RunRecord) -> Self {
+        Self {
+            id: r.id,
+            listing_id: r.listing_id,
+            org_id: r.org_id,
+            profile: r.profile,
+            status: r.status,
+            attempts: r.attempts,
+            failure_reason: r.failure_reason,
+            report_id: r.report_id,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+        }
+    }
+}
+
+/// A signed report. `envelope` is the DSSE envelope; verify it against `/v1/signing-keys`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportView {
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub run_id: Uuid,
+    pub org_id: Uuid,
+    pub compliant: bool,
+    pub key_id: String,
+    #[schema(value_type = Object)]
+    pub envelope: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub summary: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<app::reports::StoredReport> for ReportView {
+    fn from(r: app::reports::StoredReport) -> Self {
+        Self {
+            id: r.record.id,
+            listing_id: r.record.listing_id,
+            run_id: r.record.run_id,
+            org_id: r.record.org_id,
+            compliant: r.record.compliant,
+            key_id: r.record.key_id,
+            envelope: r.envelope,
+            summary: r.summary,
+            created_at: r.record.created_at,
+        }
+    }
+}

@@ -2,6 +2,8 @@
 //! the binary's job; this is the shape and its rules. Unknown keys are refused by name, and
 //! secrets are [`SecretString`]s that never print.
 
+use std::path::PathBuf;
+
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
@@ -21,6 +23,15 @@ pub struct Config {
     /// HS256 key for access tokens, at least 32 bytes. Unset: generated once and kept in the
     /// database, so every replica and every restart shares it.
     pub jwt_secret: Option<SecretString>,
+    /// Ed25519 PKCS#8 PEM file that signs reports. Unset: a key generated on first start
+    /// and kept in the database.
+    pub signing_key_file: Option<PathBuf>,
+    /// Run the verification worker inside `serve`. Unset: yes when embedded (no Redis).
+    pub worker_in_process: Option<bool>,
+    /// How long a worker's claim on a run lasts without renewal.
+    pub worker_lease_secs: u64,
+    /// How often the reconciler looks for runs the queue lost.
+    pub reconcile_interval_secs: u64,
     pub log_format: LogFormat,
     /// Lifetime of an access token. Short: a stolen one is useful briefly.
     pub access_token_ttl_secs: u64,
@@ -47,6 +58,10 @@ impl Default for Config {
             database_url: None,
             redis_url: None,
             jwt_secret: None,
+            signing_key_file: None,
+            worker_in_process: None,
+            worker_lease_secs: 30,
+            reconcile_interval_secs: 10,
             log_format: LogFormat::Text,
             access_token_ttl_secs: 15 * 60,
             refresh_token_ttl_secs: 30 * 24 * 3600,
@@ -64,6 +79,11 @@ impl Config {
 
     pub fn redis_url(&self) -> Option<&str> {
         self.redis_url.as_ref().map(|url| url.expose_secret())
+    }
+
+    /// Whether `serve` runs a worker itself.
+    pub fn runs_worker_in_process(&self) -> bool {
+        self.worker_in_process.unwrap_or(self.redis_url.is_none())
     }
 
     /// Checks the rules serde cannot express; the message names the setting.
@@ -100,6 +120,12 @@ impl Config {
             return Err(
                 "refresh_token_ttl_secs: must not be shorter than access_token_ttl_secs".into(),
             );
+        }
+        if self.worker_lease_secs < 3 {
+            return Err("worker_lease_secs: must be at least 3".into());
+        }
+        if self.reconcile_interval_secs == 0 {
+            return Err("reconcile_interval_secs: must be at least 1".into());
         }
         if self.max_body_bytes < 1024 {
             return Err("max_body_bytes: must be at least 1024".into());

@@ -8,9 +8,13 @@ pub mod accounts;
 pub mod config;
 mod error;
 pub mod health;
+pub mod listings;
 pub mod orgs;
+pub mod reports;
 mod secrets;
+mod signing;
 pub mod tokens;
+pub mod verification;
 
 use std::sync::Arc;
 
@@ -18,7 +22,8 @@ use domain::{ApiKeyId, UserId};
 
 pub use config::{Config, LogFormat};
 pub use error::AppError;
-pub use store::{Backend, Db};
+pub use queue;
+pub use store::{Backend, Db, RunRecord};
 
 /// Everything the use cases share. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -30,7 +35,10 @@ pub struct App {
 struct Inner {
     db: Db,
     tokens: tokens::TokenKeys,
+    signer: attest::KeyPair,
     redis: Option<queue::Redis>,
+    dispatcher: queue::Dispatcher,
+    notifier: queue::Notifier,
     config: Config,
 }
 
@@ -44,15 +52,29 @@ impl App {
             db.migrate().await?;
         }
         let tokens = tokens::TokenKeys::resolve(&db, &config).await?;
+        let signer = signing::resolve(&db, &config).await?;
         let redis = match config.redis_url() {
             Some(url) => Some(queue::Redis::open(url)?),
             None => None,
+        };
+        let (dispatcher, notifier) = match &redis {
+            Some(redis) => (
+                queue::Dispatcher::redis(redis.clone()),
+                queue::Notifier::redis(redis.clone()),
+            ),
+            None => (
+                queue::Dispatcher::in_process(),
+                queue::Notifier::in_process(),
+            ),
         };
         Ok(Self {
             inner: Arc::new(Inner {
                 db,
                 tokens,
+                signer,
                 redis,
+                dispatcher,
+                notifier,
                 config,
             }),
         })
@@ -72,6 +94,18 @@ impl App {
 
     pub(crate) fn redis(&self) -> Option<&queue::Redis> {
         self.inner.redis.as_ref()
+    }
+
+    pub(crate) fn signer(&self) -> &attest::KeyPair {
+        &self.inner.signer
+    }
+
+    pub fn dispatcher(&self) -> &queue::Dispatcher {
+        &self.inner.dispatcher
+    }
+
+    pub fn notifier(&self) -> &queue::Notifier {
+        &self.inner.notifier
     }
 }
 

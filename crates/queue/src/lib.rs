@@ -1,11 +1,19 @@
-//! Job dispatch between API and workers: Redis when configured, in-process otherwise.
+//! Job dispatch between API and workers, and the wake-ups of live event streams.
 //!
-//! So far this holds the Redis connection and its health check; the verification pipeline
-//! adds the streams and the in-process queue.
+//! The database is the source of truth for every run; this only delivers run ids. With
+//! Redis: a stream with a consumer group (each run id goes to one worker) and pub/sub for
+//! wake-ups, so any API replica can serve any run's events. Without: in-process channels.
+//! A delivery can be lost (Redis restarted, a worker died); the reconciler re-dispatches
+//! from the database, and claiming a run is atomic there, so a duplicate is harmless.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use redis::AsyncConnectionConfig;
+use redis::streams::{StreamReadOptions, StreamReadReply};
+use tokio::sync::{Mutex, broadcast, mpsc};
+use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueueError {
@@ -15,7 +23,13 @@ pub enum QueueError {
     BadUrl(String),
     #[error("Redis: {0}")]
     Redis(#[from] redis::RedisError),
+    #[error("the in-process queue is closed")]
+    Closed,
 }
+
+const STREAM: &str = "gpumarket:runs";
+const GROUP: &str = "workers";
+const CHANNEL_PREFIX: &str = "gpumarket:run:";
 
 /// A Redis server. Connections are made on use, so a Redis that is down at start makes the
 /// server "not ready" instead of stopping it.
@@ -30,16 +44,228 @@ impl Redis {
         Ok(Self { client })
     }
 
-    /// Connects and sends PING, within two seconds.
-    pub async fn ping(&self) -> Result<(), QueueError> {
+    async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, QueueError> {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)));
-        let mut conn = self
+            .set_response_timeout(Some(Duration::from_secs(10)));
+        Ok(self
             .client
             .get_multiplexed_async_connection_with_config(&config)
-            .await?;
+            .await?)
+    }
+
+    /// Connects and sends PING, within two seconds.
+    pub async fn ping(&self) -> Result<(), QueueError> {
+        let mut conn = self.connection().await?;
         let _: String = redis::cmd("PING").query_async(&mut conn).await?;
         Ok(())
+    }
+}
+
+/// Delivers run ids to workers.
+#[derive(Debug, Clone)]
+pub enum Dispatcher {
+    InProcess {
+        tx: mpsc::UnboundedSender<Uuid>,
+        rx: Arc<Mutex<mpsc::UnboundedReceiver<Uuid>>>,
+    },
+    Redis(Redis),
+}
+
+impl Dispatcher {
+    pub fn in_process() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self::InProcess {
+            tx,
+            rx: Arc::new(Mutex::new(rx)),
+        }
+    }
+
+    /// Redis Streams with a consumer group; the group is created on first use.
+    pub fn redis(redis: Redis) -> Self {
+        Self::Redis(redis)
+    }
+
+    pub fn is_redis(&self) -> bool {
+        matches!(self, Self::Redis(_))
+    }
+
+    pub async fn dispatch(&self, run: Uuid) -> Result<(), QueueError> {
+        match self {
+            Self::InProcess { tx, .. } => tx.send(run).map_err(|_| QueueError::Closed),
+            Self::Redis(redis) => {
+                let mut conn = redis.connection().await?;
+                let _: String = redis::cmd("XADD")
+                    .arg(STREAM)
+                    .arg("*")
+                    .arg("run")
+                    .arg(run.to_string())
+                    .query_async(&mut conn)
+                    .await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The next run id for `consumer`, waiting at most `wait`. Redis entries are
+    /// acknowledged on delivery: from here on the database lease decides who runs it.
+    pub async fn next(&self, consumer: &str, wait: Duration) -> Result<Option<Uuid>, QueueError> {
+        match self {
+            Self::InProcess { rx, .. } => {
+                let mut rx = rx.lock().await;
+                match tokio::time::timeout(wait, rx.recv()).await {
+                    Ok(Some(run)) => Ok(Some(run)),
+                    Ok(None) => Err(QueueError::Closed),
+                    Err(_) => Ok(None),
+                }
+            }
+            Self::Redis(redis) => {
+                let mut conn = redis.connection().await?;
+                let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
+                    .arg("CREATE")
+                    .arg(STREAM)
+                    .arg(GROUP)
+                    .arg("0")
+                    .arg("MKSTREAM")
+                    .query_async(&mut conn)
+                    .await;
+                if let Err(e) = created
+                    && e.code() != Some("BUSYGROUP")
+                {
+                    return Err(e.into());
+                }
+                let options = StreamReadOptions::default()
+                    .group(GROUP, consumer)
+                    .count(1)
+                    .block(wait.as_millis().try_into().unwrap_or(usize::MAX));
+                let reply: Option<StreamReadReply> =
+                    redis::AsyncCommands::xread_options(&mut conn, &[STREAM], &[">"], &options)
+                        .await?;
+                let Some(entry) = reply
+                    .into_iter()
+                    .flat_map(|r| r.keys)
+                    .flat_map(|k| k.ids)
+                    .next()
+                else {
+                    return Ok(None);
+                };
+                let _: i64 = redis::cmd("XACK")
+                    .arg(STREAM)
+                    .arg(GROUP)
+                    .arg(&entry.id)
+                    .query_async(&mut conn)
+                    .await?;
+                let run = entry
+                    .get::<String>("run")
+                    .and_then(|raw| raw.parse::<Uuid>().ok());
+                if run.is_none() {
+                    tracing::warn!(entry = %entry.id, "a queue entry without a run id was dropped");
+                }
+                Ok(run)
+            }
+        }
+    }
+}
+
+/// Wakes whoever streams a run's events when the run has news.
+#[derive(Debug, Clone)]
+pub enum Notifier {
+    InProcess(broadcast::Sender<Uuid>),
+    Redis(Redis),
+}
+
+impl Notifier {
+    pub fn in_process() -> Self {
+        Self::InProcess(broadcast::channel(1024).0)
+    }
+
+    pub fn redis(redis: Redis) -> Self {
+        Self::Redis(redis)
+    }
+
+    /// Best effort: a lost wake-up only delays a stream until its next poll.
+    pub async fn notify(&self, run: Uuid) {
+        match self {
+            Self::InProcess(tx) => {
+                let _ = tx.send(run);
+            }
+            Self::Redis(redis) => {
+                let published = async {
+                    let mut conn = redis.connection().await?;
+                    let _: i64 = redis::cmd("PUBLISH")
+                        .arg(format!("{CHANNEL_PREFIX}{run}"))
+                        .arg("1")
+                        .query_async(&mut conn)
+                        .await?;
+                    Ok::<_, QueueError>(())
+                };
+                if let Err(e) = published.await {
+                    tracing::warn!(%run, error = %e, "could not publish a run wake-up");
+                }
+            }
+        }
+    }
+
+    /// Subscribes to one run's wake-ups.
+    pub async fn subscribe(&self, run: Uuid) -> Subscription {
+        match self {
+            Self::InProcess(tx) => Subscription::InProcess(tx.subscribe(), run),
+            Self::Redis(redis) => {
+                let subscribed = async {
+                    let mut pubsub = redis.client.get_async_pubsub().await?;
+                    pubsub.subscribe(format!("{CHANNEL_PREFIX}{run}")).await?;
+                    Ok::<_, QueueError>(pubsub)
+                };
+                match subscribed.await {
+                    Ok(pubsub) => Subscription::Redis(Box::new(pubsub)),
+                    Err(e) => {
+                        tracing::warn!(%run, error = %e, "no Redis subscription; polling only");
+                        Subscription::None
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One run's wake-ups.
+pub enum Subscription {
+    InProcess(broadcast::Receiver<Uuid>, Uuid),
+    Redis(Box<redis::aio::PubSub>),
+    None,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::InProcess(..) => "Subscription::InProcess",
+            Self::Redis(_) => "Subscription::Redis",
+            Self::None => "Subscription::None",
+        })
+    }
+}
+
+impl Subscription {
+    /// Waits for a wake-up or `timeout`, whichever comes first.
+    pub async fn wait(&mut self, timeout: Duration) {
+        let woken = async {
+            match self {
+                Self::InProcess(rx, run) => loop {
+                    match rx.recv().await {
+                        Ok(id) if id == *run => return,
+                        Ok(_) => {}
+                        Err(broadcast::error::RecvError::Lagged(_)) => return,
+                        Err(broadcast::error::RecvError::Closed) => {
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                },
+                Self::Redis(pubsub) => {
+                    let _ = pubsub.on_message().next().await;
+                }
+                Self::None => std::future::pending::<()>().await,
+            }
+        };
+        let _ = tokio::time::timeout(timeout, woken).await;
     }
 }

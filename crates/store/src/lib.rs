@@ -5,10 +5,12 @@
 
 mod accounts;
 mod entities;
+mod listings;
 mod orgs;
 mod secrets;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod verification;
 
 use std::time::Duration;
 
@@ -17,7 +19,11 @@ use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynch
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
+pub use listings::{ListingRecord, NewListing};
 pub use orgs::{MemberRecord, OrgRecord};
+pub use verification::{
+    CellRecord, EventRecord, NewReport, ReportRecord, RunRecord, SigningKeyRecord, run_status,
+};
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.
 #[derive(Debug, thiserror::Error)]

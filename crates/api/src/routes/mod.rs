@@ -4,8 +4,11 @@
 pub mod api_keys;
 pub mod auth;
 pub mod health;
+pub mod listings;
 pub mod me;
 pub mod orgs;
+pub mod reports;
+pub mod verifications;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -27,6 +30,18 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(orgs::create::create)
                 .service(orgs::list::list)
                 .service(orgs::get::get)
-                .service(orgs::add_member::add_member),
+                .service(orgs::add_member::add_member)
+                .service(reports::org_report::org_report)
+                .service(listings::create::create)
+                .service(listings::get::get)
+                .service(listings::reports::reports)
+                .service(listings::verify::verify)
+                .service(verifications::get::get)
+                .service(verifications::events::events)
+                .service(reports::get::get)
+                .service(reports::matrix::csv)
+                .service(reports::matrix::svg)
+                .service(reports::signing_keys::signing_keys)
+                .service(reports::leaderboard::leaderboard),
         );
 }

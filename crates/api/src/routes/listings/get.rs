@@ -1,0 +1,21 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+use crate::views::ListingView;
+
+/// A listing, with its verification badge and headline figures. Public.
+#[utoipa::path(
+    tag = "listings",
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    responses(
+        (status = 200, description = "The listing", body = ListingView),
+        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/listings/{id}")]
+pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let listing = app.listing(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(ListingView::new(listing, false)))
+}

@@ -1,0 +1,23 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+use crate::views::{Page, ReportView};
+
+/// A listing's signed reports, newest first. Public.
+#[utoipa::path(
+    tag = "reports",
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    responses(
+        (status = 200, description = "Its reports", body = Page<ReportView>),
+        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/listings/{id}/reports")]
+pub async fn reports(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let reports = app.listing_reports(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(Page::all(
+        reports.into_iter().map(ReportView::from).collect(),
+    )))
+}

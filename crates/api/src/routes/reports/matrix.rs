@@ -1,0 +1,39 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+
+/// A report's cells as CSV.
+#[utoipa::path(
+    tag = "reports",
+    params(("id" = Uuid, Path, description = "The report's id")),
+    responses(
+        (status = 200, description = "One row per cell", content_type = "text/csv", body = String),
+        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/reports/{id}/matrix.csv")]
+pub async fn csv(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let cells = app.report_cells(id.into_inner()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("content-type", "text/csv; charset=utf-8"))
+        .body(app::reports::matrix_csv(&cells)))
+}
+
+/// A report's decode matrix as an SVG heatmap (contexts × concurrency, colour = total tok/s).
+#[utoipa::path(
+    tag = "reports",
+    params(("id" = Uuid, Path, description = "The report's id")),
+    responses(
+        (status = 200, description = "The heatmap", content_type = "image/svg+xml", body = String),
+        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/reports/{id}/matrix.svg")]
+pub async fn svg(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let cells = app.report_cells(id.into_inner()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("content-type", "image/svg+xml"))
+        .body(app::reports::matrix_svg(&cells)))
+}

@@ -1,0 +1,7 @@
+//! Signed reports and their exports, the leaderboard, organisation reports, signing keys.
+
+pub mod get;
+pub mod leaderboard;
+pub mod matrix;
+pub mod org_report;
+pub mod signing_keys;

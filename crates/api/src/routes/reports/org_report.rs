@@ -1,0 +1,25 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use domain::OrgId;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+
+/// An organisation's verified fleet: each listing's latest report and headline figures,
+/// counts, best figures by GPU model — signed like a listing's report. Public.
+#[utoipa::path(
+    tag = "reports",
+    params(("id" = Uuid, Path, description = "The organisation's id")),
+    responses(
+        (status = 200, description = "`{org_id, report, envelope}`", content_type = "application/json", body = Object),
+        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/orgs/{id}/report")]
+pub async fn org_report(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let report = app.org_report(OrgId::from_uuid(id.into_inner())).await?;
+    Ok(HttpResponse::Ok().json(report))
+}

@@ -1,0 +1,99 @@
+use std::time::{Duration, Instant};
+
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use app::App;
+use app::verification::event;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+
+/// How long the stream waits for news before looking in the log anyway.
+const POLL: Duration = Duration::from_secs(1);
+/// A comment line keeps idle connections (and proxies) open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// A run's progress as Server-Sent Events: `run_queued`, `run_started`, `prefill_finished`,
+/// `cell_started`, `cell_finished` (with the cell's figures) and `run_finished`, each with
+/// its sequence number as the event id. The log is replayed from the start (or after
+/// `Last-Event-ID`), then followed live; the stream ends after `run_finished`.
+#[utoipa::path(
+    tag = "verification",
+    params(("id" = Uuid, Path, description = "The run's id")),
+    responses(
+        (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
+        (status = 404, description = "No such run", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/verifications/{id}/events")]
+pub async fn events(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let run = app.run(id.into_inner()).await?;
+    let after = req
+        .headers()
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<i32>().ok())
+        .unwrap_or(0);
+    let subscription = app.notifier().subscribe(run.id).await;
+    let state = Follow {
+        app: app.into_inner(),
+        run: run.id,
+        after,
+        subscription,
+        finished: false,
+        quiet_since: Instant::now(),
+    };
+    Ok(HttpResponse::Ok()
+        .insert_header(("content-type", "text/event-stream"))
+        .insert_header(("cache-control", "no-cache"))
+        .streaming(futures_util::stream::unfold(state, Follow::next)))
+}
+
+struct Follow {
+    app: std::sync::Arc<App>,
+    run: Uuid,
+    after: i32,
+    subscription: app::queue::Subscription,
+    finished: bool,
+    quiet_since: Instant,
+}
+
+impl Follow {
+    async fn next(mut self) -> Option<(Result<Bytes, actix_web::Error>, Self)> {
+        if self.finished {
+            return None;
+        }
+        loop {
+            match self.app.db().events_after(self.run, self.after).await {
+                Ok(log) if !log.is_empty() => {
+                    let mut out = String::new();
+                    for e in log {
+                        self.after = e.seq;
+                        if e.kind == event::FINISHED {
+                            self.finished = true;
+                        }
+                        out.push_str(&format!(
+                            "id: {}\nevent: {}\ndata: {}\n\n",
+                            e.seq, e.kind, e.data
+                        ));
+                    }
+                    self.quiet_since = Instant::now();
+                    return Some((Ok(Bytes::from(out)), self));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(run = %self.run, error = %e, "reading run events failed");
+                }
+            }
+            if self.quiet_since.elapsed() >= KEEP_ALIVE {
+                self.quiet_since = Instant::now();
+                return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self));
+            }
+            self.subscription.wait(POLL).await;
+        }
+    }
+}

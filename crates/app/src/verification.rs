@@ -1,0 +1,328 @@
+//! Verification: a member requests a run, the database records it (the source of truth) and
+//! the dispatcher delivers it; a worker claims it with a lease, runs the standard matrix
+//! against the listing's engine, and attaches a signed report exactly once.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use domain::Role;
+use serde_json::{Value, json};
+use store::{RunRecord, StoreError, run_status};
+use tokio::sync::{mpsc, watch};
+use uuid::Uuid;
+
+use crate::{App, AppError, Caller, reports};
+
+/// The profiles a run may use.
+pub const PROFILES: &[&str] = &["quick", "standard"];
+
+/// Event kinds in a run's log (and on its SSE stream).
+pub mod event {
+    pub const QUEUED: &str = "run_queued";
+    pub const STARTED: &str = "run_started";
+    pub const CELL_STARTED: &str = "cell_started";
+    pub const CELL_FINISHED: &str = "cell_finished";
+    pub const PREFILL_FINISHED: &str = "prefill_finished";
+    pub const FINISHED: &str = "run_finished";
+}
+
+/// How a worker's run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A report was attached (or had been already, by an earlier attempt).
+    Reported(Uuid),
+    /// The run failed; the reason is kept on it.
+    Failed(String),
+    /// Given back to the queue (the worker is shutting down).
+    Released,
+    /// Another worker owns the run now (the lease ran out); nothing was written.
+    LostLease,
+}
+
+impl App {
+    /// Records a run for the listing and dispatches it. Members of the listing's
+    /// organisation may ask.
+    pub async fn request_verification(
+        &self,
+        caller: Caller,
+        listing_id: Uuid,
+        profile: &str,
+    ) -> Result<RunRecord, AppError> {
+        if !PROFILES.contains(&profile) {
+            return Err(
+                domain::ValidationError::new("profile", "must be `quick` or `standard`").into(),
+            );
+        }
+        let listing = self.listing(listing_id).await?;
+        self.require_role(caller, listing.org_id(), Role::Member)
+            .await?;
+        let now = Utc::now();
+        let run = self
+            .db()
+            .insert_run(RunRecord {
+                id: Uuid::now_v7(),
+                listing_id,
+                org_id: listing.record.org_id,
+                requested_by: caller.user_id.as_uuid(),
+                profile: profile.to_owned(),
+                status: run_status::QUEUED.to_owned(),
+                attempts: 0,
+                lease_owner: None,
+                lease_expires_at: None,
+                failure_reason: None,
+                report_id: None,
+                created_at: now,
+                started_at: None,
+                finished_at: None,
+            })
+            .await?;
+        self.record_event(
+            run.id,
+            event::QUEUED,
+            json!({"run_id": run.id, "profile": profile}),
+        )
+        .await?;
+        // The run is stored; a lost dispatch is repaired by the reconciler.
+        if let Err(e) = self.dispatcher().dispatch(run.id).await {
+            tracing::warn!(run = %run.id, error = %e, "dispatch failed; the reconciler will retry");
+        }
+        Ok(run)
+    }
+
+    pub async fn run(&self, id: Uuid) -> Result<RunRecord, AppError> {
+        self.db()
+            .run_by_id(id)
+            .await?
+            .ok_or(AppError::NotFound("verification run"))
+    }
+
+    pub async fn record_event(&self, run: Uuid, kind: &str, data: Value) -> Result<i32, AppError> {
+        let seq = self.db().append_event(run, kind, data.to_string()).await?;
+        self.notifier().notify(run).await;
+        Ok(seq)
+    }
+
+    /// Re-dispatches runs the queue may have lost: queued for more than `stale`, or running
+    /// on an expired lease. Returns how many.
+    pub async fn reconcile(&self, stale: Duration) -> Result<usize, AppError> {
+        let now = Utc::now();
+        let stale_before = now - chrono::Duration::from_std(stale).unwrap_or_default();
+        let runs = self.db().runs_needing_dispatch(stale_before, now).await?;
+        for run in &runs {
+            self.dispatcher().dispatch(*run).await?;
+        }
+        if !runs.is_empty() {
+            tracing::info!(count = runs.len(), "reconciler re-dispatched runs");
+        }
+        Ok(runs.len())
+    }
+
+    /// Claims and executes one run as `worker`. `shutdown` turning true gives the run back.
+    pub async fn execute_run(
+        &self,
+        run_id: Uuid,
+        worker: &str,
+        lease: Duration,
+        shutdown: watch::Receiver<bool>,
+    ) -> Result<Option<Outcome>, AppError> {
+        let now = Utc::now();
+        let Some(run) = self
+            .db()
+            .claim_run(run_id, worker, lease_until(now, lease), now)
+            .await?
+        else {
+            return Ok(None); // someone else has it, or it is done
+        };
+        if let Some(existing) = self.db().report_by_run(run.id).await? {
+            // An earlier attempt attached its report but died before finishing the run.
+            self.db()
+                .finish_run(
+                    run.id,
+                    worker,
+                    run_status::SUCCEEDED,
+                    Some(existing.id),
+                    None,
+                    Utc::now(),
+                )
+                .await?;
+            return Ok(Some(Outcome::Reported(existing.id)));
+        }
+        let listing = self.listing(run.listing_id).await?;
+        self.record_event(
+            run.id,
+            event::STARTED,
+            json!({"run_id": run.id, "attempt": run.attempts, "worker": worker}),
+        )
+        .await?;
+
+        // The bench stops on shutdown, or when the lease is lost.
+        let (cancel_tx, cancel_rx) = watch::channel(false);
+        let (lost_tx, mut lost_rx) = watch::channel(false);
+        let renewer = {
+            let app = self.clone();
+            let worker = worker.to_owned();
+            let cancel_tx = cancel_tx.clone();
+            let mut shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        () = tokio::time::sleep(lease / 3) => {}
+                        _ = shutdown.wait_for(|s| *s) => { let _ = cancel_tx.send(true); return; }
+                    }
+                    let renewed = app
+                        .db()
+                        .renew_lease(run_id, &worker, lease_until(Utc::now(), lease))
+                        .await;
+                    if !matches!(renewed, Ok(true)) {
+                        let _ = lost_tx.send(true);
+                        let _ = cancel_tx.send(true);
+                        return;
+                    }
+                }
+            })
+        };
+        let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
+        let forwarder = {
+            let app = self.clone();
+            tokio::spawn(async move {
+                while let Some(progress) = progress_rx.recv().await {
+                    if let Some((kind, data)) = progress_event(&progress)
+                        && let Err(e) = app.record_event(run_id, kind, data).await
+                    {
+                        tracing::warn!(run = %run_id, error = %e, "could not record a progress event");
+                    }
+                }
+            })
+        };
+        let params = match run.profile.as_str() {
+            "standard" => bench::params::standard(),
+            _ => bench::params::quick(),
+        };
+        let options = bench::Options {
+            base_url: listing.record.engine_base_url.clone(),
+            model: Some(listing.record.engine_model.clone()),
+            params,
+        };
+        let result = bench::run(options, Some(progress_tx), cancel_rx).await;
+        renewer.abort();
+        let _ = forwarder.await;
+        if *lost_rx.borrow_and_update() {
+            return Ok(Some(Outcome::LostLease));
+        }
+        if *shutdown.borrow() {
+            self.db().release_run(run.id, worker).await?;
+            self.record_event(
+                run.id,
+                event::QUEUED,
+                json!({"run_id": run.id, "reason": "worker shut down; run released"}),
+            )
+            .await?;
+            return Ok(Some(Outcome::Released));
+        }
+        let outcome = match result {
+            Err(e) => {
+                let reason = e.to_string();
+                self.db()
+                    .finish_run(
+                        run.id,
+                        worker,
+                        run_status::FAILED,
+                        None,
+                        Some(reason.clone()),
+                        Utc::now(),
+                    )
+                    .await?;
+                Outcome::Failed(reason)
+            }
+            Ok(report) => {
+                let report_id = self.attach_report(&run, &listing.record, &report).await?;
+                self.db()
+                    .finish_run(
+                        run.id,
+                        worker,
+                        run_status::SUCCEEDED,
+                        Some(report_id),
+                        None,
+                        Utc::now(),
+                    )
+                    .await?;
+                Outcome::Reported(report_id)
+            }
+        };
+        let data = match &outcome {
+            Outcome::Reported(id) => {
+                json!({"run_id": run.id, "status": "succeeded", "report_id": id})
+            }
+            Outcome::Failed(reason) => {
+                json!({"run_id": run.id, "status": "failed", "reason": reason})
+            }
+            _ => json!({"run_id": run.id}),
+        };
+        self.record_event(run.id, event::FINISHED, data).await?;
+        Ok(Some(outcome))
+    }
+
+    /// Signs and stores the report; attaching twice for one run yields the first report.
+    async fn attach_report(
+        &self,
+        run: &RunRecord,
+        listing: &store::ListingRecord,
+        report: &bench::Report,
+    ) -> Result<Uuid, AppError> {
+        let signed = reports::sign_run_report(self.signer(), run, listing, report)?;
+        let id = signed.id;
+        let compliant = signed.compliant;
+        let headline = signed.headline.clone();
+        match self.db().insert_report(signed.into_record()).await {
+            Ok(_) => {}
+            Err(StoreError::Conflict(_)) => {
+                let existing = self.db().report_by_run(run.id).await?.ok_or_else(|| {
+                    AppError::Internal(format!(
+                        "run {} has a report conflict but no report",
+                        run.id
+                    ))
+                })?;
+                return Ok(existing.id);
+            }
+            Err(e) => return Err(e.into()),
+        }
+        if compliant {
+            self.db()
+                .set_listing_verification(
+                    listing.id,
+                    id,
+                    Utc::now(),
+                    headline.best_total_tok_s,
+                    headline.single_stream_tok_s,
+                )
+                .await?;
+        }
+        Ok(id)
+    }
+}
+
+fn lease_until(now: DateTime<Utc>, lease: Duration) -> DateTime<Utc> {
+    now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::seconds(30))
+}
+
+/// The log entry for a progress event; live throughput is not logged.
+fn progress_event(progress: &bench::Progress) -> Option<(&'static str, Value)> {
+    match progress {
+        bench::Progress::CellStarted {
+            context_tokens,
+            concurrency,
+        } => Some((
+            event::CELL_STARTED,
+            json!({"context_tokens": context_tokens, "concurrency": concurrency}),
+        )),
+        bench::Progress::CellFinished(cell) => {
+            Some((event::CELL_FINISHED, serde_json::to_value(cell).ok()?))
+        }
+        bench::Progress::PrefillFinished(entry) => {
+            Some((event::PREFILL_FINISHED, serde_json::to_value(entry).ok()?))
+        }
+        bench::Progress::Plan { .. } | bench::Progress::Phase(_) | bench::Progress::Live { .. } => {
+            None
+        }
+    }
+}

@@ -1,0 +1,32 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "listings")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub title: String,
+    pub gpu_model: String,
+    pub gpu_count: i32,
+    pub vram_gb: i32,
+    pub cpu_model: String,
+    pub ram_gb: i32,
+    pub region: String,
+    pub price_amount: i64,
+    pub currency: String,
+    pub engine_base_url: String,
+    pub engine_model: String,
+    pub status: String,
+    pub latest_report_id: Option<Uuid>,
+    pub verified_at: Option<DateTimeUtc>,
+    pub headline_total_tok_s: Option<f64>,
+    pub headline_per_request_tok_s: Option<f64>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

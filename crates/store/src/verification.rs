@@ -1,0 +1,405 @@
+//! Verification runs (the database is their source of truth; queues only deliver ids), the
+//! lease a worker holds while it runs one, the events of a run, and signed reports.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, Func};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
+};
+use uuid::Uuid;
+
+use crate::entities::{report_cells, reports, run_events, runs, signing_keys};
+use crate::{Db, StoreError, conflict_as};
+
+pub type RunRecord = runs::Model;
+pub type ReportRecord = reports::Model;
+pub type EventRecord = run_events::Model;
+pub type SigningKeyRecord = signing_keys::Model;
+pub type CellRecord = report_cells::Model;
+
+pub mod run_status {
+    pub const QUEUED: &str = "queued";
+    pub const RUNNING: &str = "running";
+    pub const SUCCEEDED: &str = "succeeded";
+    pub const FAILED: &str = "failed";
+    pub const CANCELLED: &str = "cancelled";
+}
+
+#[derive(Debug, Clone)]
+pub struct NewReport {
+    pub id: Uuid,
+    pub run_id: Uuid,
+    pub listing_id: Uuid,
+    pub org_id: Uuid,
+    pub compliant: bool,
+    pub key_id: String,
+    pub envelope: String,
+    pub summary: String,
+    pub created_at: DateTime<Utc>,
+    pub cells: Vec<CellRecord>,
+}
+
+impl Db {
+    pub async fn insert_run(&self, run: RunRecord) -> Result<RunRecord, StoreError> {
+        let id = run.id;
+        let model = runs::ActiveModel {
+            id: Set(run.id),
+            listing_id: Set(run.listing_id),
+            org_id: Set(run.org_id),
+            requested_by: Set(run.requested_by),
+            profile: Set(run.profile),
+            status: Set(run.status),
+            attempts: Set(run.attempts),
+            lease_owner: Set(run.lease_owner),
+            lease_expires_at: Set(run.lease_expires_at),
+            failure_reason: Set(run.failure_reason),
+            report_id: Set(run.report_id),
+            created_at: Set(run.created_at),
+            started_at: Set(run.started_at),
+            finished_at: Set(run.finished_at),
+        };
+        runs::Entity::insert(model)
+            .exec_without_returning(self.conn())
+            .await?;
+        self.run_by_id(id)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("run {id} vanished after insert")))
+    }
+
+    pub async fn run_by_id(&self, id: Uuid) -> Result<Option<RunRecord>, StoreError> {
+        Ok(runs::Entity::find_by_id(id).one(self.conn()).await?)
+    }
+
+    /// Takes the run for `owner` until `lease_until`, when it is queued or its previous
+    /// holder's lease has run out. Atomic: of racing workers exactly one gets it.
+    pub async fn claim_run(
+        &self,
+        id: Uuid,
+        owner: &str,
+        lease_until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        let claimable = Condition::any()
+            .add(runs::Column::Status.eq(run_status::QUEUED))
+            .add(
+                Condition::all()
+                    .add(runs::Column::Status.eq(run_status::RUNNING))
+                    .add(runs::Column::LeaseExpiresAt.lt(now)),
+            );
+        let result = runs::Entity::update_many()
+            .col_expr(runs::Column::Status, Expr::value(run_status::RUNNING))
+            .col_expr(runs::Column::LeaseOwner, Expr::value(owner))
+            .col_expr(runs::Column::LeaseExpiresAt, Expr::value(lease_until))
+            .col_expr(
+                runs::Column::Attempts,
+                Expr::col(runs::Column::Attempts).add(1),
+            )
+            .col_expr(
+                runs::Column::StartedAt,
+                Func::coalesce([Expr::col(runs::Column::StartedAt), Expr::value(now)]).into(),
+            )
+            .filter(runs::Column::Id.eq(id))
+            .filter(claimable)
+            .exec(self.conn())
+            .await?;
+        if result.rows_affected == 1 {
+            self.run_by_id(id).await
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Extends the lease; `false` when the run is no longer this owner's (it expired and
+    /// another worker took it, or it finished).
+    pub async fn renew_lease(
+        &self,
+        id: Uuid,
+        owner: &str,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = runs::Entity::update_many()
+            .col_expr(runs::Column::LeaseExpiresAt, Expr::value(until))
+            .filter(runs::Column::Id.eq(id))
+            .filter(runs::Column::LeaseOwner.eq(owner))
+            .filter(runs::Column::Status.eq(run_status::RUNNING))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Gives a run back to the queue (a worker shutting down mid-run).
+    pub async fn release_run(&self, id: Uuid, owner: &str) -> Result<bool, StoreError> {
+        let result = runs::Entity::update_many()
+            .col_expr(runs::Column::Status, Expr::value(run_status::QUEUED))
+            .col_expr(
+                runs::Column::LeaseOwner,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(
+                runs::Column::LeaseExpiresAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(runs::Column::Id.eq(id))
+            .filter(runs::Column::LeaseOwner.eq(owner))
+            .filter(runs::Column::Status.eq(run_status::RUNNING))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Ends a run the owner holds: `succeeded` with its report, or `failed` with the reason.
+    pub async fn finish_run(
+        &self,
+        id: Uuid,
+        owner: &str,
+        status: &str,
+        report: Option<Uuid>,
+        reason: Option<String>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = runs::Entity::update_many()
+            .col_expr(runs::Column::Status, Expr::value(status))
+            .col_expr(runs::Column::ReportId, Expr::value(report))
+            .col_expr(runs::Column::FailureReason, Expr::value(reason))
+            .col_expr(runs::Column::FinishedAt, Expr::value(now))
+            .col_expr(
+                runs::Column::LeaseOwner,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(
+                runs::Column::LeaseExpiresAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(runs::Column::Id.eq(id))
+            .filter(runs::Column::LeaseOwner.eq(owner))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Runs a queue may have lost: queued for longer than `stale_before`, or running on a
+    /// lease that has run out.
+    pub async fn runs_needing_dispatch(
+        &self,
+        stale_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let lost = Condition::any()
+            .add(
+                Condition::all()
+                    .add(runs::Column::Status.eq(run_status::QUEUED))
+                    .add(runs::Column::CreatedAt.lt(stale_before)),
+            )
+            .add(
+                Condition::all()
+                    .add(runs::Column::Status.eq(run_status::RUNNING))
+                    .add(runs::Column::LeaseExpiresAt.lt(now)),
+            );
+        Ok(runs::Entity::find()
+            .select_only()
+            .column(runs::Column::Id)
+            .filter(lost)
+            .order_by_asc(runs::Column::CreatedAt)
+            .limit(100)
+            .into_tuple()
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Stores a signed report and its cells in one transaction. A second report for the same
+    /// run is [`StoreError::Conflict`]`("report")`: a report is attached exactly once.
+    pub async fn insert_report(&self, report: NewReport) -> Result<ReportRecord, StoreError> {
+        let id = report.id;
+        let txn = self.conn().begin().await?;
+        let model = reports::ActiveModel {
+            id: Set(report.id),
+            run_id: Set(report.run_id),
+            listing_id: Set(report.listing_id),
+            org_id: Set(report.org_id),
+            compliant: Set(report.compliant),
+            key_id: Set(report.key_id),
+            envelope: Set(report.envelope),
+            summary: Set(report.summary),
+            created_at: Set(report.created_at),
+        };
+        reports::Entity::insert(model)
+            .exec_without_returning(&txn)
+            .await
+            .map_err(conflict_as("report"))?;
+        if !report.cells.is_empty() {
+            let cells = report.cells.into_iter().map(|c| report_cells::ActiveModel {
+                report_id: Set(id),
+                phase: Set(c.phase),
+                context_tokens: Set(c.context_tokens),
+                concurrency: Set(c.concurrency),
+                status: Set(c.status),
+                total_tok_s: Set(c.total_tok_s),
+                per_request_tok_s: Set(c.per_request_tok_s),
+                ttft_ms: Set(c.ttft_ms),
+                tbt_ms: Set(c.tbt_ms),
+                prompt_tok_s: Set(c.prompt_tok_s),
+            });
+            report_cells::Entity::insert_many(cells)
+                .exec_without_returning(&txn)
+                .await?;
+        }
+        txn.commit().await?;
+        self.report_by_id(id)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("report {id} vanished after insert")))
+    }
+
+    pub async fn report_by_id(&self, id: Uuid) -> Result<Option<ReportRecord>, StoreError> {
+        Ok(reports::Entity::find_by_id(id).one(self.conn()).await?)
+    }
+
+    pub async fn report_by_run(&self, run: Uuid) -> Result<Option<ReportRecord>, StoreError> {
+        Ok(reports::Entity::find()
+            .filter(reports::Column::RunId.eq(run))
+            .one(self.conn())
+            .await?)
+    }
+
+    /// A listing's reports, newest first.
+    pub async fn reports_of_listing(&self, listing: Uuid) -> Result<Vec<ReportRecord>, StoreError> {
+        Ok(reports::Entity::find()
+            .filter(reports::Column::ListingId.eq(listing))
+            .order_by_desc(reports::Column::CreatedAt)
+            .all(self.conn())
+            .await?)
+    }
+
+    pub async fn cells_of_report(&self, report: Uuid) -> Result<Vec<CellRecord>, StoreError> {
+        Ok(report_cells::Entity::find()
+            .filter(report_cells::Column::ReportId.eq(report))
+            .order_by_asc(report_cells::Column::Phase)
+            .order_by_asc(report_cells::Column::ContextTokens)
+            .order_by_asc(report_cells::Column::Concurrency)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Valid decode cells of compliant reports, best total first, optionally at one context
+    /// and concurrency: the raw material of the leaderboard.
+    pub async fn best_cells(
+        &self,
+        context: Option<i64>,
+        concurrency: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<(CellRecord, ReportRecord)>, StoreError> {
+        let mut query = report_cells::Entity::find()
+            .filter(report_cells::Column::Phase.eq("decode"))
+            .filter(report_cells::Column::Status.eq("valid"))
+            .filter(report_cells::Column::TotalTokS.is_not_null());
+        if let Some(context) = context {
+            query = query.filter(report_cells::Column::ContextTokens.eq(context));
+        }
+        if let Some(concurrency) = concurrency {
+            query = query.filter(report_cells::Column::Concurrency.eq(concurrency));
+        }
+        let cells = query
+            .order_by_desc(report_cells::Column::TotalTokS)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let mut out = Vec::with_capacity(cells.len());
+        for cell in cells {
+            if let Some(report) = self.report_by_id(cell.report_id).await?
+                && report.compliant
+            {
+                out.push((cell, report));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends an event to a run's log and returns its sequence number (from 1).
+    pub async fn append_event(
+        &self,
+        run: Uuid,
+        kind: &str,
+        data: String,
+    ) -> Result<i32, StoreError> {
+        let txn = self.conn().begin().await?;
+        let last: Option<i32> = run_events::Entity::find()
+            .select_only()
+            .column_as(run_events::Column::Seq.max(), "max")
+            .filter(run_events::Column::RunId.eq(run))
+            .into_tuple::<Option<i32>>()
+            .one(&txn)
+            .await?
+            .flatten();
+        let seq = last.unwrap_or(0) + 1;
+        run_events::Entity::insert(run_events::ActiveModel {
+            run_id: Set(run),
+            seq: Set(seq),
+            kind: Set(kind.to_owned()),
+            data: Set(data),
+            created_at: Set(Utc::now()),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+        txn.commit().await?;
+        Ok(seq)
+    }
+
+    pub async fn events_after(
+        &self,
+        run: Uuid,
+        after: i32,
+    ) -> Result<Vec<EventRecord>, StoreError> {
+        Ok(run_events::Entity::find()
+            .filter(run_events::Column::RunId.eq(run))
+            .filter(run_events::Column::Seq.gt(after))
+            .order_by_asc(run_events::Column::Seq)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Publishes a public key (idempotent).
+    pub async fn publish_signing_key(
+        &self,
+        key_id: &str,
+        public_key: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        signing_keys::Entity::insert(signing_keys::ActiveModel {
+            key_id: Set(key_id.to_owned()),
+            public_key: Set(public_key.to_owned()),
+            created_at: Set(now),
+            retired_at: Set(None),
+        })
+        .on_conflict_do_nothing_on([signing_keys::Column::KeyId])
+        .exec_without_returning(self.conn())
+        .await?;
+        Ok(())
+    }
+
+    /// Marks every other published key retired (it stays published to verify old reports).
+    pub async fn retire_signing_keys_except(
+        &self,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let result = signing_keys::Entity::update_many()
+            .col_expr(signing_keys::Column::RetiredAt, Expr::value(now))
+            .filter(signing_keys::Column::KeyId.ne(key_id))
+            .filter(signing_keys::Column::RetiredAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected)
+    }
+
+    pub async fn signing_keys(&self) -> Result<Vec<SigningKeyRecord>, StoreError> {
+        Ok(signing_keys::Entity::find()
+            .order_by_asc(signing_keys::Column::CreatedAt)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// A secret by name, if stored (e.g. a generated signing key).
+    pub async fn secret(&self, name: &str) -> Result<Option<String>, StoreError> {
+        crate::secrets::secret(self, name).await
+    }
+}

@@ -1,0 +1,74 @@
+//! The verification worker: takes run ids from the dispatcher, claims each in the database
+//! with a lease, runs it, and attaches its signed report. Beside it the reconciler
+//! re-dispatches runs the queue lost. Both stop when `shutdown` turns true; a run in
+//! progress is then given back to the queue.
+
+use std::time::Duration;
+
+use app::App;
+use app::verification::Outcome;
+use tokio::sync::watch;
+
+/// How long one wait for a delivery lasts before the loop checks for shutdown.
+const POLL: Duration = Duration::from_secs(2);
+
+/// A name unique to this process and worker, for leases and consumer groups.
+pub fn worker_name(index: usize) -> String {
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".to_owned());
+    format!(
+        "{host}-{}-{index}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// Runs the worker loop until `shutdown`.
+pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
+    let lease = Duration::from_secs(app.config().worker_lease_secs);
+    tracing::info!(worker = %name, lease_s = lease.as_secs(), "verification worker started");
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        let next = tokio::select! {
+            next = app.dispatcher().next(&name, POLL) => next,
+            _ = shutdown.wait_for(|s| *s) => break,
+        };
+        let run = match next {
+            Ok(Some(run)) => run,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(worker = %name, error = %e, "the queue failed; retrying");
+                tokio::time::sleep(POLL).await;
+                continue;
+            }
+        };
+        match app.execute_run(run, &name, lease, shutdown.clone()).await {
+            Ok(None) => tracing::debug!(%run, "run already taken or done"),
+            Ok(Some(Outcome::Reported(report))) => tracing::info!(%run, %report, "run verified"),
+            Ok(Some(Outcome::Failed(reason))) => tracing::warn!(%run, %reason, "run failed"),
+            Ok(Some(Outcome::Released)) => tracing::info!(%run, "run released at shutdown"),
+            Ok(Some(Outcome::LostLease)) => {
+                tracing::warn!(%run, "lease lost; another worker owns the run")
+            }
+            Err(e) => tracing::error!(%run, error = %e, "executing a run failed"),
+        }
+    }
+    tracing::info!(worker = %name, "verification worker stopped");
+}
+
+/// Re-dispatches lost runs every `reconcile_interval_secs` until `shutdown`.
+pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
+    let interval = Duration::from_secs(app.config().reconcile_interval_secs);
+    // A queued run is "lost" when it has waited this long without being claimed.
+    let stale = interval * 3;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(interval) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+        if let Err(e) = app.reconcile(stale).await {
+            tracing::warn!(error = %e, "reconciling runs failed");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! `serve --demo`: a simulated RTX 3060 engine, a demo provider with a listing for it, and a
+//! quick verification run — the whole loop on one machine within a minute.
+
+use std::net::SocketAddr;
+
+use anyhow::Context;
+use app::{App, Caller, Credential};
+use domain::ListingInput;
+
+const DEMO_EMAIL: &str = "demo@gpumarket.local";
+const DEMO_PASSWORD: &str = "demo-password-not-secret";
+const DEMO_ORG: &str = "Demo GPU Provider";
+
+/// Starts the simulated engine and sets up and verifies the demo listing.
+pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
+    let profile = sim::Profile::load("rtx3060-nemotron-nano-12b-awq")?;
+    let engine =
+        sim::serve(profile, "127.0.0.1:0", 1.0).context("starting the simulated engine")?;
+    let engine_url = format!("http://{}", engine.local_addr());
+    tokio::spawn(engine.run());
+
+    let user = match app
+        .register(DEMO_EMAIL, DEMO_PASSWORD, "Demo Provider")
+        .await
+    {
+        Ok((user, _)) => user.id,
+        Err(app::AppError::EmailTaken) => {
+            let email = domain::Email::parse(DEMO_EMAIL)?;
+            app.db()
+                .user_by_email(&email)
+                .await?
+                .context("the demo user vanished")?
+                .id
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let caller = Caller {
+        user_id: user,
+        via: Credential::AccessToken,
+    };
+    let org = match app
+        .my_orgs(caller)
+        .await?
+        .into_iter()
+        .find(|(o, _)| o.name == DEMO_ORG)
+    {
+        Some((org, _)) => org.id,
+        None => app.create_org(caller, DEMO_ORG).await?.id,
+    };
+    let listing = app
+        .create_listing(
+            caller,
+            org,
+            &ListingInput {
+                title: "RTX 3060 12GB · Nemotron Nano 12B AWQ (simulated)",
+                gpu_model: "NVIDIA GeForce RTX 3060",
+                gpu_count: 1,
+                vram_gb: 12,
+                cpu_model: "Intel Xeon E5-2680 v4 (14C)",
+                ram_gb: 32,
+                region: "local",
+                price_per_gpu_hour: 35,
+                currency: "USD",
+                engine_base_url: &engine_url,
+                engine_model: "bench",
+            },
+        )
+        .await?;
+    let run = app
+        .request_verification(caller, listing.record.id, "quick")
+        .await?;
+    let base = format!("http://{api}");
+    let listing_id = listing.record.id;
+    println!(
+        "\ngpumarket demo\n\
+         \x20 simulated engine:  {engine_url}  (RTX 3060 profile, real time)\n\
+         \x20 demo provider:     {DEMO_EMAIL} / {DEMO_PASSWORD}\n\
+         \x20 listing:           {base}/v1/listings/{listing_id}\n\
+         \x20 live progress:     curl -N {base}/v1/verifications/{run_id}/events\n\
+         \x20 run status:        {base}/v1/verifications/{run_id}\n\
+         \x20 reports:           {base}/v1/listings/{listing_id}/reports   (in about 40 s)\n\
+         \x20 organisation:      {base}/v1/orgs/{org}/report\n\
+         \x20 leaderboard:       {base}/v1/leaderboard\n\
+         \x20 signing keys:      {base}/v1/signing-keys\n\
+         \x20 API docs:          {base}/docs/\n",
+        run_id = run.id,
+    );
+    Ok(())
+}
