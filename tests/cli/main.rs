@@ -448,3 +448,280 @@ async fn bench_standard_reproduces_the_reference_page() {
         );
     }
 }
+
+fn signed_files(dir: &Path) -> (attest::KeyPair, std::path::PathBuf, std::path::PathBuf) {
+    let key = attest::KeyPair::generate().unwrap();
+    let statement = attest::statement(
+        "gpumarket:listing:test",
+        &"ab".repeat(32),
+        "https://gpumarket.dev/attestations/standard-benchmark/v1",
+        serde_json::json!({"standard": "standard/1", "compliance": {"compliant": true, "reasons": []}}),
+    );
+    let envelope = attest::sign_statement(&key, &statement);
+    let envelope_file = dir.join("envelope.json");
+    std::fs::write(&envelope_file, serde_json::to_vec(&envelope).unwrap()).unwrap();
+    let keys_file = dir.join("keys.json");
+    let keys = vec![key.published("2026-11-29T00:00:00Z", None)];
+    std::fs::write(&keys_file, serde_json::to_vec(&keys).unwrap()).unwrap();
+    (key, envelope_file, keys_file)
+}
+
+#[test]
+fn verify_accepts_a_signed_report_and_refuses_any_change_or_unknown_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, envelope_file, keys_file) = signed_files(dir.path());
+    let verify = |file: &Path, keys: &Path| {
+        run(gpumarket(dir.path()).args([
+            "verify",
+            file.to_str().unwrap(),
+            "--keys",
+            keys.to_str().unwrap(),
+        ]))
+    };
+    let output = verify(&envelope_file, &keys_file);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("verified: signed by ed25519:"));
+
+    // The JSON of GET /v1/reports/{id} works as well as the bare envelope.
+    let envelope: Value =
+        serde_json::from_str(&std::fs::read_to_string(&envelope_file).unwrap()).unwrap();
+    let report_file = dir.path().join("report.json");
+    std::fs::write(
+        &report_file,
+        serde_json::to_vec(&serde_json::json!({"id": "x", "envelope": envelope})).unwrap(),
+    )
+    .unwrap();
+    assert!(verify(&report_file, &keys_file).status.success());
+
+    // One changed byte of the payload: refused.
+    let mut payload = base64_decode(envelope["payload"].as_str().unwrap());
+    let middle = payload.len() / 2;
+    payload[middle] ^= 0x20;
+    let mut forged = envelope.clone();
+    forged["payload"] = Value::String(base64_encode(&payload));
+    let forged_file = dir.path().join("forged.json");
+    std::fs::write(&forged_file, serde_json::to_vec(&forged).unwrap()).unwrap();
+    let output = verify(&forged_file, &keys_file);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("NOT verified"),
+        "{}",
+        stderr(&output)
+    );
+
+    // Keys that do not include the signer: refused.
+    let other = tempfile::tempdir().unwrap();
+    let (_, _, other_keys) = signed_files(other.path());
+    let output = verify(&envelope_file, &other_keys);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("not published"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The envelope's bytes are standard DSSE/Ed25519: PyNaCl (libsodium), an implementation
+/// that shares no code with ours, verifies them, and refuses them after any change.
+#[test]
+fn envelopes_verify_with_an_independent_ed25519_implementation() {
+    let has_nacl = Command::new("python3")
+        .args(["-c", "import nacl"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        has_nacl,
+        "PyNaCl is needed: `python3 -m pip install pynacl` (.ci/run installs it)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (key, envelope_file, _) = signed_files(dir.path());
+    let script = r#"
+import base64, json, sys
+from nacl.signing import VerifyKey
+from nacl.exceptions import BadSignatureError
+env = json.load(open(sys.argv[1]))
+payload = base64.b64decode(env["payload"])
+kind = env["payloadType"].encode()
+pae = b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
+try:
+    VerifyKey(base64.b64decode(sys.argv[2])).verify(pae, base64.b64decode(env["signatures"][0]["sig"]))
+except BadSignatureError:
+    print("bad signature"); sys.exit(1)
+print("ok")
+"#;
+    let public = base64_encode(&key.public_key());
+    let check = |file: &Path| {
+        Command::new("python3")
+            .args(["-c", script, file.to_str().unwrap(), &public])
+            .output()
+            .unwrap()
+    };
+    let output = check(&envelope_file);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        stderr(&output)
+    );
+
+    let envelope: Value =
+        serde_json::from_str(&std::fs::read_to_string(&envelope_file).unwrap()).unwrap();
+    let payload = base64_decode(envelope["payload"].as_str().unwrap());
+    for index in [0, payload.len() / 3, payload.len() - 1] {
+        let mut changed = payload.clone();
+        changed[index] ^= 0x01;
+        let mut forged = envelope.clone();
+        forged["payload"] = Value::String(base64_encode(&changed));
+        let file = dir.path().join(format!("forged-{index}.json"));
+        std::fs::write(&file, serde_json::to_vec(&forged).unwrap()).unwrap();
+        let output = check(&file);
+        assert!(
+            !output.status.success(),
+            "byte {index} changed and PyNaCl still accepted it"
+        );
+    }
+}
+
+/// The distributed shape, end to end: an API process and worker processes on PostgreSQL and
+/// Redis. A worker killed in the middle of a run loses its lease; another worker takes the
+/// run over, and the listing ends up with exactly one report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
+    let database = TestDatabase::new(Backend::Postgres).await.unwrap();
+    let redis =
+        std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned());
+    let namespace = format!("test-{}", std::process::id());
+    let engine = Sim::start("tiny", 1.0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let distributed = || {
+        let mut command = gpumarket(dir.path());
+        command
+            .env("GPUMARKET_DATABASE_URL", database.url())
+            .env("GPUMARKET_REDIS_URL", &redis)
+            .env("GPUMARKET_REDIS_NAMESPACE", &namespace)
+            .env("GPUMARKET_WORKER_IN_PROCESS", "false")
+            .env("GPUMARKET_WORKER_LEASE_SECS", "3")
+            .env("GPUMARKET_RECONCILE_INTERVAL_SECS", "1")
+            .env(
+                "GPUMARKET_JWT_SECRET",
+                "cli-test-secret-cli-test-secret-0123456",
+            );
+        command
+    };
+    let mut api = Server::start(distributed());
+    api.wait_until_up().await;
+    let spawn_worker = || {
+        let mut command = distributed();
+        command
+            .arg("worker")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap()
+    };
+    let mut first = spawn_worker();
+
+    let client = reqwest::Client::new();
+    let post = |path: &str, token: Option<&str>, body: Value| {
+        let mut request = client.post(format!("{}{path}", api.base)).json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    let registered: Value = post("/v1/auth/register", None, serde_json::json!({"email": "p@example.com", "password": "correct horse battery", "name": "P"}))
+        .await.unwrap().json().await.unwrap();
+    let token = registered["access_token"].as_str().unwrap().to_owned();
+    let org: Value = post("/v1/orgs", Some(&token), serde_json::json!({"name": "P"}))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let listing: Value = post("/v1/listings", Some(&token), serde_json::json!({
+        "org_id": org["id"], "title": "tiny", "region": "local",
+        "hardware": {"gpu_model": "Sim", "gpu_count": 1, "vram_gb": 1, "cpu_model": "x", "ram_gb": 1},
+        "price": {"amount_per_gpu_hour": 10, "currency": "USD"},
+        "engine": {"base_url": engine.base, "model": "tiny"},
+    })).await.unwrap().json().await.unwrap();
+    let listing_id = listing["id"].as_str().unwrap().to_owned();
+    let run: Value = post(
+        &format!("/v1/listings/{listing_id}/verifications"),
+        Some(&token),
+        serde_json::json!({"profile": "quick"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let run_id = run["id"].as_str().unwrap().to_owned();
+
+    let status = |run_id: String| {
+        let url = format!("{}/v1/verifications/{run_id}", api.base);
+        async move {
+            reqwest::get(url)
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    // Kill the first worker once it is measuring.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let run = status(run_id.clone()).await;
+        if run["status"] == "running" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run never started: {run}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let mut second = spawn_worker();
+
+    let deadline = Instant::now() + Duration::from_secs(150);
+    let finished = loop {
+        let run = status(run_id.clone()).await;
+        if run["status"] == "succeeded" || run["status"] == "failed" {
+            break run;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run was not taken over: {run}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let _ = second.kill();
+    let _ = second.wait();
+    assert_eq!(finished["status"], "succeeded", "{finished}");
+    assert_eq!(
+        finished["attempts"], 2,
+        "the second worker took it over: {finished}"
+    );
+    let reports: Value = reqwest::get(format!("{}/v1/listings/{listing_id}/reports", api.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let items = reports["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "exactly one report");
+    assert_eq!(items[0]["id"], finished["report_id"]);
+    assert_eq!(items[0]["compliant"], true, "{}", items[0]["summary"]);
+}

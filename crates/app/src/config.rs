@@ -20,6 +20,8 @@ pub struct Config {
     pub database_url: Option<SecretString>,
     /// Set: Redis delivers jobs and events between replicas. Unset: in-process.
     pub redis_url: Option<SecretString>,
+    /// Prefix of every Redis key, so deployments can share a Redis.
+    pub redis_namespace: String,
     /// HS256 key for access tokens, at least 32 bytes. Unset: generated once and kept in the
     /// database, so every replica and every restart shares it.
     pub jwt_secret: Option<SecretString>,
@@ -57,6 +59,7 @@ impl Default for Config {
             listen: "127.0.0.1:8080".to_owned(),
             database_url: None,
             redis_url: None,
+            redis_namespace: "gpumarket".to_owned(),
             jwt_secret: None,
             signing_key_file: None,
             worker_in_process: None,
@@ -120,6 +123,14 @@ impl Config {
             return Err(
                 "refresh_token_ttl_secs: must not be shorter than access_token_ttl_secs".into(),
             );
+        }
+        if self.redis_namespace.is_empty()
+            || !self
+                .redis_namespace
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err("redis_namespace: letters, digits, - _ . only".into());
         }
         if self.worker_lease_secs < 3 {
             return Err("worker_lease_secs: must be at least 3".into());

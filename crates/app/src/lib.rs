@@ -54,7 +54,7 @@ impl App {
         let tokens = tokens::TokenKeys::resolve(&db, &config).await?;
         let signer = signing::resolve(&db, &config).await?;
         let redis = match config.redis_url() {
-            Some(url) => Some(queue::Redis::open(url)?),
+            Some(url) => Some(queue::Redis::open(url, &config.redis_namespace)?),
             None => None,
         };
         let (dispatcher, notifier) = match &redis {
@@ -92,7 +92,7 @@ impl App {
         &self.inner.tokens
     }
 
-    pub(crate) fn redis(&self) -> Option<&queue::Redis> {
+    pub fn redis(&self) -> Option<&queue::Redis> {
         self.inner.redis.as_ref()
     }
 

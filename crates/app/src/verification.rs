@@ -194,10 +194,14 @@ impl App {
                 }
             })
         };
-        let params = match run.profile.as_str() {
+        let mut params = match run.profile.as_str() {
             "standard" => bench::params::standard(),
             _ => bench::params::quick(),
         };
+        // Fresh prompts for every attempt: a rerun on the same engine must not find the last
+        // run's prompts in its prefix cache (prefill is measured cold). The seed is recorded.
+        let (high, low) = run.id.as_u64_pair();
+        params.prompt_seed = high ^ low ^ (run.attempts as u64).rotate_left(32);
         let options = bench::Options {
             base_url: listing.record.engine_base_url.clone(),
             model: Some(listing.record.engine_model.clone()),

@@ -27,21 +27,44 @@ pub enum QueueError {
     Closed,
 }
 
-const STREAM: &str = "gpumarket:runs";
 const GROUP: &str = "workers";
-const CHANNEL_PREFIX: &str = "gpumarket:run:";
 
 /// A Redis server. Connections are made on use, so a Redis that is down at start makes the
-/// server "not ready" instead of stopping it.
+/// server "not ready" instead of stopping it. Every key starts with the namespace, so
+/// several deployments (or test runs) can share one Redis.
 #[derive(Debug, Clone)]
 pub struct Redis {
     client: redis::Client,
+    namespace: String,
 }
 
 impl Redis {
-    pub fn open(url: &str) -> Result<Self, QueueError> {
+    pub fn open(url: &str, namespace: &str) -> Result<Self, QueueError> {
         let client = redis::Client::open(url).map_err(|e| QueueError::BadUrl(e.to_string()))?;
-        Ok(Self { client })
+        Ok(Self {
+            client,
+            namespace: namespace.to_owned(),
+        })
+    }
+
+    /// The stream that carries run ids.
+    pub fn stream_key(&self) -> String {
+        format!("{}:runs", self.namespace)
+    }
+
+    fn channel(&self, run: Uuid) -> String {
+        format!("{}:run:{run}", self.namespace)
+    }
+
+    /// Deletes the run stream: what a Redis restart without persistence does. For tests of
+    /// the reconciler.
+    pub async fn drop_stream(&self) -> Result<(), QueueError> {
+        let mut conn = self.connection().await?;
+        let _: i64 = redis::cmd("DEL")
+            .arg(self.stream_key())
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
     }
 
     async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, QueueError> {
@@ -96,7 +119,7 @@ impl Dispatcher {
             Self::Redis(redis) => {
                 let mut conn = redis.connection().await?;
                 let _: String = redis::cmd("XADD")
-                    .arg(STREAM)
+                    .arg(redis.stream_key())
                     .arg("*")
                     .arg("run")
                     .arg(run.to_string())
@@ -121,9 +144,10 @@ impl Dispatcher {
             }
             Self::Redis(redis) => {
                 let mut conn = redis.connection().await?;
+                let stream = redis.stream_key();
                 let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
                     .arg("CREATE")
-                    .arg(STREAM)
+                    .arg(&stream)
                     .arg(GROUP)
                     .arg("0")
                     .arg("MKSTREAM")
@@ -139,7 +163,7 @@ impl Dispatcher {
                     .count(1)
                     .block(wait.as_millis().try_into().unwrap_or(usize::MAX));
                 let reply: Option<StreamReadReply> =
-                    redis::AsyncCommands::xread_options(&mut conn, &[STREAM], &[">"], &options)
+                    redis::AsyncCommands::xread_options(&mut conn, &[&stream], &[">"], &options)
                         .await?;
                 let Some(entry) = reply
                     .into_iter()
@@ -150,7 +174,7 @@ impl Dispatcher {
                     return Ok(None);
                 };
                 let _: i64 = redis::cmd("XACK")
-                    .arg(STREAM)
+                    .arg(&stream)
                     .arg(GROUP)
                     .arg(&entry.id)
                     .query_async(&mut conn)
@@ -193,7 +217,7 @@ impl Notifier {
                 let published = async {
                     let mut conn = redis.connection().await?;
                     let _: i64 = redis::cmd("PUBLISH")
-                        .arg(format!("{CHANNEL_PREFIX}{run}"))
+                        .arg(redis.channel(run))
                         .arg("1")
                         .query_async(&mut conn)
                         .await?;
@@ -213,7 +237,7 @@ impl Notifier {
             Self::Redis(redis) => {
                 let subscribed = async {
                     let mut pubsub = redis.client.get_async_pubsub().await?;
-                    pubsub.subscribe(format!("{CHANNEL_PREFIX}{run}")).await?;
+                    pubsub.subscribe(redis.channel(run)).await?;
                     Ok::<_, QueueError>(pubsub)
                 };
                 match subscribed.await {

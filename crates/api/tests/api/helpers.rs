@@ -150,6 +150,39 @@ impl TestApp {
     }
 }
 
+/// An in-process worker and reconciler; stopped (gracefully) when dropped.
+pub struct Workers {
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+impl TestApp {
+    /// Starts one verification worker and the reconciler against this app.
+    pub fn start_workers(&self) -> Workers {
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn(worker::run(
+            self.app.clone(),
+            worker::worker_name(0),
+            stopped.clone(),
+        ));
+        tokio::spawn(worker::reconcile(self.app.clone(), stopped));
+        Workers { stop }
+    }
+}
+
+/// A simulated engine in this process; returns its base URL.
+pub fn start_engine(profile: &str) -> String {
+    let server = sim::serve(sim::Profile::load(profile).unwrap(), "127.0.0.1:0", 1.0).unwrap();
+    let url = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run());
+    url
+}
+
 /// A signed-in user.
 #[derive(Debug, Clone)]
 pub struct Session {

@@ -10,3 +10,4 @@ mod api_keys;
 mod http;
 mod orgs;
 mod tokens;
+mod verification;

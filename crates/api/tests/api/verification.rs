@@ -1,0 +1,453 @@
+//! Listings, verification runs from request to signed report, and everything that reads
+//! reports: SSE progress, exports, organisation reports, the leaderboard, signing keys.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use secrecy::SecretString;
+use serde_json::{Value, json};
+
+use crate::helpers::{Session, TestApp, assert_problem, redis_url, start_engine};
+
+on_both_backends!(
+    listing_routes_per_role,
+    verification_requests_per_role,
+    verified_end_to_end_in_process,
+    verified_end_to_end_through_redis_after_a_lost_delivery,
+);
+
+fn listing_body(org: &str, engine: &str) -> Value {
+    json!({
+        "org_id": org,
+        "title": "RTX 3060 (simulated)",
+        "hardware": {"gpu_model": "NVIDIA GeForce RTX 3060", "gpu_count": 1, "vram_gb": 12, "cpu_model": "Xeon", "ram_gb": 32},
+        "region": "eu-central",
+        "price": {"amount_per_gpu_hour": 150, "currency": "EUR"},
+        "engine": {"base_url": engine, "model": "tiny"},
+    })
+}
+
+struct Provider {
+    org: String,
+    owner: Session,
+    member: Session,
+    outsider: Session,
+}
+
+async fn provider(app: &TestApp) -> Provider {
+    let owner = app.register("owner@example.com").await;
+    let member = app.register("member@example.com").await;
+    let outsider = app.register("outsider@example.com").await;
+    let org: Value = app
+        .post(
+            "/v1/orgs",
+            Some(&owner.access_token),
+            json!({"name": "Provider"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let org = org["id"].as_str().unwrap().to_owned();
+    let res = app
+        .post(
+            &format!("/v1/orgs/{org}/members"),
+            Some(&owner.access_token),
+            json!({"email": "member@example.com", "role": "member"}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    Provider {
+        org,
+        owner,
+        member,
+        outsider,
+    }
+}
+
+async fn listing_routes_per_role(app: TestApp) {
+    let p = provider(&app).await;
+    let body = listing_body(&p.org, "http://127.0.0.1:9/");
+    let res = app
+        .post("/v1/listings", Some(&p.member.access_token), body.clone())
+        .await;
+    assert_eq!(res.status(), 201);
+    let listing: Value = res.json().await.unwrap();
+    assert_eq!(listing["org_id"], p.org.as_str());
+    assert_eq!(
+        listing["engine"]["base_url"], "http://127.0.0.1:9",
+        "members see the endpoint"
+    );
+    assert_eq!(
+        listing["price"],
+        json!({"amount_per_gpu_hour": 150, "currency": "EUR"})
+    );
+    assert_eq!(listing["verified"], false);
+
+    assert_problem(
+        app.post("/v1/listings", Some(&p.outsider.access_token), body.clone())
+            .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        app.post("/v1/listings", None, body.clone()).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    for (field, value, named) in [
+        (
+            "hardware",
+            json!({"gpu_model": "X", "gpu_count": 0, "vram_gb": 12, "cpu_model": "Y", "ram_gb": 1}),
+            "hardware.gpu_count",
+        ),
+        (
+            "price",
+            json!({"amount_per_gpu_hour": -5, "currency": "EUR"}),
+            "price.amount_per_gpu_hour",
+        ),
+        (
+            "price",
+            json!({"amount_per_gpu_hour": 5, "currency": "EURO"}),
+            "price.currency",
+        ),
+        (
+            "engine",
+            json!({"base_url": "not a url", "model": "m"}),
+            "engine.base_url",
+        ),
+        ("org_id", json!(uuid::Uuid::now_v7()), "org_id"),
+    ] {
+        let mut bad = body.clone();
+        bad[field] = value;
+        let problem = assert_problem(
+            app.post("/v1/listings", Some(&p.owner.access_token), bad)
+                .await,
+            422,
+            "validation_failed",
+        )
+        .await;
+        assert_eq!(problem["errors"][0]["field"], named);
+    }
+
+    // Anyone reads a listing; the engine's address stays with its provider.
+    let id = listing["id"].as_str().unwrap();
+    let public: Value = app
+        .get(&format!("/v1/listings/{id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(public["title"], "RTX 3060 (simulated)");
+    assert!(public["engine"].get("base_url").is_none());
+    assert_problem(
+        app.get(&format!("/v1/listings/{}", uuid::Uuid::now_v7()), None)
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+}
+
+async fn verification_requests_per_role(app: TestApp) {
+    let p = provider(&app).await;
+    let listing: Value = app
+        .post(
+            "/v1/listings",
+            Some(&p.owner.access_token),
+            listing_body(&p.org, "http://127.0.0.1:9"),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let path = format!(
+        "/v1/listings/{}/verifications",
+        listing["id"].as_str().unwrap()
+    );
+    for who in [&p.owner, &p.member] {
+        let res = app
+            .post(&path, Some(&who.access_token), json!({"profile": "quick"}))
+            .await;
+        assert_eq!(res.status(), 202);
+        let run: Value = res.json().await.unwrap();
+        assert_eq!(run["status"], "queued");
+        let fetched: Value = app
+            .get(
+                &format!("/v1/verifications/{}", run["id"].as_str().unwrap()),
+                None,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(fetched["id"], run["id"]);
+    }
+    assert_problem(
+        app.post(
+            &path,
+            Some(&p.outsider.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        app.post(&path, None, json!({"profile": "quick"})).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    let problem = assert_problem(
+        app.post(
+            &path,
+            Some(&p.owner.access_token),
+            json!({"profile": "turbo"}),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "profile");
+    let unknown = format!("/v1/listings/{}/verifications", uuid::Uuid::now_v7());
+    assert_problem(
+        app.post(
+            &unknown,
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await,
+        404,
+        "not_found",
+    )
+    .await;
+}
+
+/// Follows a run's SSE stream to its end; returns every event as (kind, data).
+async fn follow(app: &TestApp, run: &str) -> Vec<(String, Value)> {
+    let res = app
+        .client
+        .get(app.url(&format!("/v1/verifications/{run}/events")))
+        .timeout(Duration::from_secs(180))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["content-type"], "text/event-stream");
+    let mut body = res.bytes_stream();
+    let mut text = String::new();
+    while let Some(chunk) = body.next().await {
+        text.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+    }
+    text.split("\n\n")
+        .filter(|block| block.starts_with("id: "))
+        .map(|block| {
+            let field = |name: &str| {
+                block
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            (
+                field("event"),
+                serde_json::from_str(&field("data")).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Requests a quick run of a listing on a simulated engine and checks everything a run
+/// produces.
+async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp)) {
+    let engine = start_engine("tiny");
+    let p = provider(app).await;
+    let listing: Value = app
+        .post(
+            "/v1/listings",
+            Some(&p.member.access_token),
+            listing_body(&p.org, &engine),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let listing_id = listing["id"].as_str().unwrap().to_owned();
+    let run: Value = app
+        .post(
+            &format!("/v1/listings/{listing_id}/verifications"),
+            Some(&p.member.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let run_id = run["id"].as_str().unwrap().to_owned();
+    before_workers(app).await;
+    let _workers = app.start_workers();
+
+    // The live stream delivers the whole run: every cell, then the end.
+    let events = follow(app, &run_id).await;
+    let kinds: Vec<&str> = events.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"run_queued"));
+    assert_eq!(kinds.last(), Some(&"run_finished"), "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "cell_finished").count(),
+        6,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "prefill_finished").count(),
+        1
+    );
+    let (_, finished) = events.last().unwrap();
+    assert_eq!(finished["status"], "succeeded", "{finished}");
+    let report_id = finished["report_id"].as_str().unwrap().to_owned();
+
+    let run: Value = app
+        .get(&format!("/v1/verifications/{run_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["status"], "succeeded");
+    assert_eq!(run["report_id"], report_id.as_str());
+
+    // The report verifies against the published keys, and names the listing.
+    let report: Value = app
+        .get(&format!("/v1/reports/{report_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["compliant"], true, "{}", report["summary"]);
+    let keys: Vec<attest::PublishedKey> = app
+        .get("/v1/signing-keys", None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let envelope: attest::Envelope = serde_json::from_value(report["envelope"].clone()).unwrap();
+    let (statement, key_id) = attest::verify_statement(&envelope, &keys).unwrap();
+    assert_eq!(key_id, report["key_id"].as_str().unwrap());
+    assert_eq!(
+        statement["subject"][0]["name"],
+        format!("gpumarket:listing:{listing_id}")
+    );
+    let predicate = &statement["predicate"];
+    assert_eq!(predicate["standard"], "standard/1");
+    assert_eq!(predicate["verification"]["run_id"], run_id.as_str());
+    assert_eq!(
+        predicate["hardware"]["claimed"]["gpu_model"],
+        "NVIDIA GeForce RTX 3060"
+    );
+    assert_eq!(predicate["decode"].as_array().unwrap().len(), 6);
+
+    // The listing carries the badge and headline figures.
+    let listing: Value = app
+        .get(&format!("/v1/listings/{listing_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listing["verified"], true);
+    assert_eq!(listing["verification"]["report_id"], report_id.as_str());
+    let best = listing["verification"]["best_total_tok_s"]
+        .as_f64()
+        .unwrap();
+    // tiny: 4 streams at 1000 / (8 + 4) tok/s each.
+    assert!((best / 333.3 - 1.0).abs() < 0.05, "{best}");
+    let reports: Value = app
+        .get(&format!("/v1/listings/{listing_id}/reports"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reports["items"].as_array().unwrap().len(), 1);
+
+    // Exports.
+    let csv = app
+        .get(&format!("/v1/reports/{report_id}/matrix.csv"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(csv.starts_with("phase,context_tokens,concurrency,status,total_tok_s"));
+    assert_eq!(csv.lines().count(), 1 + 6 + 1);
+    let svg = app
+        .get(&format!("/v1/reports/{report_id}/matrix.svg"), None)
+        .await;
+    assert_eq!(svg.headers()["content-type"], "image/svg+xml");
+    let svg = svg.text().await.unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.matches("<rect").count() == 6,
+        "{svg}"
+    );
+
+    // The organisation report, signed the same way.
+    let org: Value = app
+        .get(&format!("/v1/orgs/{}/report", p.org), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        org["report"]["counts"],
+        json!({"listings": 1, "verified": 1})
+    );
+    let envelope: attest::Envelope = serde_json::from_value(org["envelope"].clone()).unwrap();
+    attest::verify_statement(&envelope, &keys).unwrap();
+
+    // The leaderboard, filtered and not.
+    let board: Value = app.get("/v1/leaderboard", None).await.json().await.unwrap();
+    assert_eq!(board["items"][0]["gpu_model"], "NVIDIA GeForce RTX 3060");
+    assert_eq!(board["items"][0]["report_id"], report_id.as_str());
+    let board: Value = app
+        .get("/v1/leaderboard?context=1024&concurrency=2", None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(board["items"][0]["concurrency"], 2);
+    assert_eq!(board["items"][0]["context_tokens"], 1024);
+    let board: Value = app
+        .get("/v1/leaderboard?context=99", None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(board["items"].as_array().unwrap().is_empty());
+    assert_problem(
+        app.get("/v1/leaderboard?context=many", None).await,
+        400,
+        "invalid_parameter",
+    )
+    .await;
+}
+
+async fn verified_end_to_end_in_process(app: TestApp) {
+    verify_listing(&app, async |_| {}).await;
+}
+
+async fn verified_end_to_end_through_redis_after_a_lost_delivery(app: TestApp) {
+    let backend = app.app.db().backend();
+    drop(app);
+    let namespace = format!("test-{}", uuid::Uuid::new_v4().simple());
+    let app = TestApp::spawn_with(backend, |config| {
+        config.redis_url = Some(SecretString::from(redis_url()));
+        config.redis_namespace = namespace.clone();
+        config.reconcile_interval_secs = 1;
+    })
+    .await;
+    assert!(app.app.dispatcher().is_redis());
+    // Redis loses the delivery before any worker reads it; the reconciler puts it back.
+    verify_listing(&app, async |app| {
+        app.app.redis().unwrap().drop_stream().await.unwrap();
+    })
+    .await;
+}
