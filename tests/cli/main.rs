@@ -724,4 +724,15 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
     assert_eq!(items.len(), 1, "exactly one report");
     assert_eq!(items[0]["id"], finished["report_id"]);
     assert_eq!(items[0]["compliant"], true, "{}", items[0]["summary"]);
+
+    // Downloaded and checked against the keys the API publishes.
+    let file = dir.path().join("report.json");
+    std::fs::write(&file, serde_json::to_vec(&items[0]).unwrap()).unwrap();
+    let keys_url = format!("{}/v1/signing-keys", api.base);
+    let output = tokio::task::spawn_blocking(move || {
+        crate::run(gpumarket(file.parent().unwrap()).args(["verify", file.to_str().unwrap(), "--keys", &keys_url]))
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
 }

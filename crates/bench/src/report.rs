@@ -163,7 +163,8 @@ impl DecodeCell {
 /// How hard the measuring client itself worked during a window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClientLoad {
-    /// 99th percentile of how late a 1 ms timer fired.
+    /// 99th percentile of the client's scheduling lag: how long a ready task waited for the
+    /// runtime, sampled every millisecond.
     pub timer_lag_p99_ms: f64,
     /// The harness process's CPU time over the window, in percent of one core.
     pub cpu_percent: Option<f64>,

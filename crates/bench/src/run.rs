@@ -840,18 +840,18 @@ async fn sample_metrics(
     }
 }
 
-/// How late a 1 ms timer fires on the harness's runtime, until stopped: the measure of
-/// whether the client keeps up.
+/// The client's own lag, every millisecond until stopped: how long a task that is ready to
+/// run waits before the runtime resumes it (a yield's round trip). This is the delay every
+/// token-arrival handler suffers on top of the network; tokio's timers round to whole
+/// milliseconds, so timing a sleep would mostly measure that rounding.
 async fn probe_timer_lag(mut stop: watch::Receiver<bool>) -> Vec<f64> {
     let mut lags = Vec::new();
     loop {
-        let target = Instant::now() + Duration::from_millis(1);
+        let ready = Instant::now();
+        tokio::task::yield_now().await;
+        lags.push(secs(ready, Instant::now()) * 1000.0);
         tokio::select! {
-            () = tokio::time::sleep_until(target.into()) => {
-                // Raw lateness, including tokio's rounding of timers to whole milliseconds,
-                // so the figure can only overstate the lag.
-                lags.push(secs(target, Instant::now()) * 1000.0);
-            }
+            () = tokio::time::sleep(Duration::from_millis(1)) => {}
             _ = stop.wait_for(|s| *s) => return lags,
         }
     }

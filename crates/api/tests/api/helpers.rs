@@ -82,6 +82,10 @@ impl TestApp {
         }
     }
 
+    pub fn database_url(&self) -> &str {
+        self.database.url()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
