@@ -730,9 +730,74 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
     std::fs::write(&file, serde_json::to_vec(&items[0]).unwrap()).unwrap();
     let keys_url = format!("{}/v1/signing-keys", api.base);
     let output = tokio::task::spawn_blocking(move || {
-        crate::run(gpumarket(file.parent().unwrap()).args(["verify", file.to_str().unwrap(), "--keys", &keys_url]))
+        crate::run(gpumarket(file.parent().unwrap()).args([
+            "verify",
+            file.to_str().unwrap(),
+            "--keys",
+            &keys_url,
+        ]))
     })
     .await
     .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// The README's first command: `serve --demo` lists a simulated machine and verifies it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_demo_verifies_its_listing_within_a_minute() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut child = gpumarket(dir.path())
+        .args(["serve", "--demo"])
+        .env("GPUMARKET_LISTEN", format!("127.0.0.1:{port}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let printed = tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        let mut text = String::new();
+        let mut buffer = [0u8; 4096];
+        while !text.contains("API docs") {
+            match stdout.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => text.push_str(&String::from_utf8_lossy(&buffer[..n])),
+            }
+        }
+        text
+    });
+    let printed = tokio::time::timeout(Duration::from_secs(60), printed)
+        .await
+        .unwrap()
+        .unwrap();
+    let listing_url = printed
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("listing:"))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|| panic!("no listing in the demo's output: {printed}"));
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let listing = loop {
+        let listing: Value = reqwest::get(&listing_url)
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if listing["verified"] == true {
+            break listing;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the demo listing was not verified: {listing}"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    // The simulated RTX 3060 decodes one stream at the page's ~40 tok/s.
+    let single = listing["verification"]["single_stream_tok_s"]
+        .as_f64()
+        .unwrap();
+    assert!(close(single, 40.3, 0.10), "{single}");
 }

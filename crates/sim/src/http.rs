@@ -463,7 +463,8 @@ fn accept(
         prompt,
         max_tokens,
         include_usage: options.is_some_and(|o| o.include_usage),
-        continuous_usage: options.is_some_and(|o| o.include_usage && o.continuous_usage_stats),
+        continuous_usage: state.profile.continuous_usage
+            && options.is_some_and(|o| o.include_usage && o.continuous_usage_stats),
     })
 }
 

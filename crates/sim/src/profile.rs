@@ -22,6 +22,10 @@ pub struct Profile {
     pub num_gpu_blocks: usize,
     /// Tokens per streamed chunk (vLLM's `--stream-interval`).
     pub stream_interval: usize,
+    /// Whether streamed chunks carry running usage when asked (`continuous_usage_stats`);
+    /// older vLLM and other engines do not, which makes a run non-compliant.
+    #[serde(default = "yes")]
+    pub continuous_usage: bool,
     pub performance: Performance,
 }
 
@@ -36,6 +40,10 @@ pub struct Performance {
     pub decode_batch_context_ms: f64,
     pub prefill_linear_ms: f64,
     pub prefill_quadratic_ms: f64,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -181,7 +181,11 @@ impl TestApp {
 
 /// A simulated engine in this process; returns its base URL.
 pub fn start_engine(profile: &str) -> String {
-    let server = sim::serve(sim::Profile::load(profile).unwrap(), "127.0.0.1:0", 1.0).unwrap();
+    start_engine_with(sim::Profile::load(profile).unwrap())
+}
+
+pub fn start_engine_with(profile: sim::Profile) -> String {
+    let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
     let url = format!("http://{}", server.local_addr());
     tokio::spawn(server.run());
     url

@@ -7,7 +7,9 @@ use futures_util::StreamExt;
 use secrecy::SecretString;
 use serde_json::{Value, json};
 
-use crate::helpers::{Session, TestApp, assert_problem, redis_url, start_engine};
+use crate::helpers::{
+    Session, TestApp, assert_problem, redis_url, start_engine, start_engine_with,
+};
 
 on_both_backends!(
     listing_routes_per_role,
@@ -17,6 +19,7 @@ on_both_backends!(
     an_unreachable_engine_fails_the_run_with_the_reason,
     a_stopping_worker_gives_its_run_back,
     a_new_signing_key_retires_the_old_one_which_stays_published,
+    a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify,
 );
 
 fn listing_body(org: &str, engine: &str) -> Value {
@@ -458,14 +461,22 @@ async fn verified_end_to_end_through_redis_after_a_lost_delivery(app: TestApp) {
 async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
     let p = provider(&app).await;
     let listing: Value = app
-        .post("/v1/listings", Some(&p.owner.access_token), listing_body(&p.org, "http://127.0.0.1:9"))
+        .post(
+            "/v1/listings",
+            Some(&p.owner.access_token),
+            listing_body(&p.org, "http://127.0.0.1:9"),
+        )
         .await
         .json()
         .await
         .unwrap();
     let listing_id = listing["id"].as_str().unwrap();
     let run: Value = app
-        .post(&format!("/v1/listings/{listing_id}/verifications"), Some(&p.owner.access_token), json!({"profile": "quick"}))
+        .post(
+            &format!("/v1/listings/{listing_id}/verifications"),
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
         .await
         .json()
         .await
@@ -475,12 +486,33 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
     let (kind, finished) = events.last().unwrap();
     assert_eq!(kind, "run_finished");
     assert_eq!(finished["status"], "failed");
-    assert!(finished["reason"].as_str().unwrap().contains("unreachable"), "{finished}");
-    let run: Value = app.get(&format!("/v1/verifications/{}", run["id"].as_str().unwrap()), None).await.json().await.unwrap();
+    assert!(
+        finished["reason"].as_str().unwrap().contains("unreachable"),
+        "{finished}"
+    );
+    let run: Value = app
+        .get(
+            &format!("/v1/verifications/{}", run["id"].as_str().unwrap()),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(run["status"], "failed");
-    assert!(run["failure_reason"].as_str().unwrap().contains("unreachable"));
+    assert!(
+        run["failure_reason"]
+            .as_str()
+            .unwrap()
+            .contains("unreachable")
+    );
     assert!(run["report_id"].is_null());
-    let listing: Value = app.get(&format!("/v1/listings/{listing_id}"), None).await.json().await.unwrap();
+    let listing: Value = app
+        .get(&format!("/v1/listings/{listing_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(listing["verified"], false);
 }
 
@@ -488,13 +520,24 @@ async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
     let engine = start_engine("tiny");
     let p = provider(&app).await;
     let listing: Value = app
-        .post("/v1/listings", Some(&p.owner.access_token), listing_body(&p.org, &engine))
+        .post(
+            "/v1/listings",
+            Some(&p.owner.access_token),
+            listing_body(&p.org, &engine),
+        )
         .await
         .json()
         .await
         .unwrap();
     let run: Value = app
-        .post(&format!("/v1/listings/{}/verifications", listing["id"].as_str().unwrap()), Some(&p.owner.access_token), json!({"profile": "quick"}))
+        .post(
+            &format!(
+                "/v1/listings/{}/verifications",
+                listing["id"].as_str().unwrap()
+            ),
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
         .await
         .json()
         .await
@@ -503,23 +546,50 @@ async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let worker = {
         let app = app.app.clone();
-        tokio::spawn(async move { app.execute_run(run_id, "test-worker", Duration::from_secs(30), stopped).await })
+        tokio::spawn(async move {
+            app.execute_run(run_id, "test-worker", Duration::from_secs(30), stopped)
+                .await
+        })
     };
     tokio::time::sleep(Duration::from_secs(3)).await;
     stop.send(true).unwrap();
-    let outcome = tokio::time::timeout(Duration::from_secs(30), worker).await.unwrap().unwrap().unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(30), worker)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
     assert_eq!(outcome, Some(app::verification::Outcome::Released));
-    let run: Value = app.get(&format!("/v1/verifications/{run_id}"), None).await.json().await.unwrap();
+    let run: Value = app
+        .get(&format!("/v1/verifications/{run_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(run["status"], "queued", "{run}");
     assert_eq!(run["attempts"], 1);
     assert!(run["report_id"].is_null());
     // Released, so the next claim succeeds at once (no lease to wait out).
-    let claimed = app.app.db().claim_run(run_id, "next", chrono::Utc::now() + chrono::Duration::seconds(30), chrono::Utc::now()).await.unwrap();
+    let claimed = app
+        .app
+        .db()
+        .claim_run(
+            run_id,
+            "next",
+            chrono::Utc::now() + chrono::Duration::seconds(30),
+            chrono::Utc::now(),
+        )
+        .await
+        .unwrap();
     assert!(claimed.is_some());
 }
 
 async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestApp) {
-    let first: Vec<Value> = app.get("/v1/signing-keys", None).await.json().await.unwrap();
+    let first: Vec<Value> = app
+        .get("/v1/signing-keys", None)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(first.len(), 1);
     assert!(first[0]["retired_at"].is_null());
     assert_eq!(first[0]["algorithm"], "ed25519");
@@ -532,10 +602,79 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     let mut config = crate::helpers::test_config(app.database_url());
     config.signing_key_file = Some(file);
     app::App::build(config, false).await.unwrap();
-    let keys: Vec<Value> = app.get("/v1/signing-keys", None).await.json().await.unwrap();
+    let keys: Vec<Value> = app
+        .get("/v1/signing-keys", None)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(keys.len(), 2);
-    let old = keys.iter().find(|k| k["key_id"] == first[0]["key_id"]).unwrap();
+    let old = keys
+        .iter()
+        .find(|k| k["key_id"] == first[0]["key_id"])
+        .unwrap();
     let new = keys.iter().find(|k| k["key_id"] == key.key_id()).unwrap();
     assert!(old["retired_at"].is_string());
     assert!(new["retired_at"].is_null());
+}
+
+async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(app: TestApp) {
+    // An engine that does not stream running usage: tokens can only be counted per chunk.
+    let mut profile = sim::Profile::load("tiny").unwrap();
+    profile.continuous_usage = false;
+    let engine = start_engine_with(profile);
+    let p = provider(&app).await;
+    let listing: Value = app
+        .post(
+            "/v1/listings",
+            Some(&p.owner.access_token),
+            listing_body(&p.org, &engine),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let listing_id = listing["id"].as_str().unwrap();
+    let run: Value = app
+        .post(
+            &format!("/v1/listings/{listing_id}/verifications"),
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let _workers = app.start_workers();
+    let events = follow(&app, run["id"].as_str().unwrap()).await;
+    let (_, finished) = events.last().unwrap();
+    assert_eq!(
+        finished["status"], "succeeded",
+        "a report is made: {finished}"
+    );
+    let report: Value = app
+        .get(
+            &format!("/v1/reports/{}", finished["report_id"].as_str().unwrap()),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(report["compliant"], false);
+    let reasons = report["summary"]["reasons"].to_string();
+    assert!(reasons.contains("continuous usage"), "{reasons}");
+    let listing: Value = app
+        .get(&format!("/v1/listings/{listing_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        listing["verified"], false,
+        "a non-compliant report does not verify"
+    );
+    // It is not on the leaderboard either.
+    let board: Value = app.get("/v1/leaderboard", None).await.json().await.unwrap();
+    assert!(board["items"].as_array().unwrap().is_empty());
 }

@@ -277,3 +277,38 @@ async fn cancelling_stops_cleanly_and_keeps_what_was_measured() {
     );
     assert!(live > 0, "live throughput was reported while the cell ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_prefix_mode_sends_one_prompt_and_is_not_compliant() {
+    let url = start_sim("tiny");
+    let params = Parameters {
+        concurrency: vec![2],
+        shared_prefix: true,
+        ..tiny_run()
+    };
+    let report = run(&url, None, params).await.unwrap();
+    assert!(report.parameters.shared_prefix);
+    assert_eq!(
+        report.decode[0].status,
+        Status::Valid,
+        "{:?}",
+        report.decode[0].reasons
+    );
+    let decode_prompts: Vec<_> = report
+        .evidence
+        .prompts
+        .iter()
+        .filter(|p| p.phase == "decode")
+        .collect();
+    assert_eq!(decode_prompts.len(), 1, "both streams used prompt 0");
+    assert!(!report.compliance.compliant);
+    assert!(
+        report
+            .compliance
+            .reasons
+            .iter()
+            .any(|r| r.contains("shared-prefix")),
+        "{:?}",
+        report.compliance.reasons
+    );
+}
