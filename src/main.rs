@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    bench::client::install_crypto_provider();
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         Ok(code) => code,

@@ -27,6 +27,16 @@ fn gpumarket(dir: &Path) -> Command {
     command
 }
 
+/// An HTTP client (with the TLS provider installed, as the binary does at start).
+fn http() -> reqwest::Client {
+    bench::client::install_crypto_provider();
+    reqwest::Client::new()
+}
+
+async fn http_get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {
+    http().get(url).send().await
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -59,7 +69,7 @@ impl Server {
 
     /// Waits until `/healthz` answers, or fails after 30 s.
     async fn wait_until_up(&mut self) {
-        let client = reqwest::Client::new();
+        let client = http();
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -76,7 +86,7 @@ impl Server {
     }
 
     async fn get(&self, path: &str) -> (u16, Value) {
-        let res = reqwest::get(format!("{}{path}", self.base)).await.unwrap();
+        let res = http_get(format!("{}{path}", self.base)).await.unwrap();
         (res.status().as_u16(), res.json().await.unwrap())
     }
 
@@ -126,7 +136,7 @@ async fn serve_runs_embedded_with_no_configuration_and_keeps_its_key() {
         "the SQLite file is in the working directory"
     );
 
-    let client = reqwest::Client::new();
+    let client = http();
     let registered: Value = client
         .post(format!("{}/v1/auth/register", server.base))
         .json(&serde_json::json!({"email": "ada@example.com", "password": "correct horse battery", "name": "Ada"}))
@@ -281,7 +291,7 @@ impl Sim {
             .unwrap();
         let base = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(20);
-        while reqwest::get(format!("{base}/health")).await.is_err() {
+        while http_get(format!("{base}/health")).await.is_err() {
             assert!(Instant::now() < deadline, "gpumarket sim did not start");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -633,7 +643,7 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
     };
     let mut first = spawn_worker();
 
-    let client = reqwest::Client::new();
+    let client = http();
     let post = |path: &str, token: Option<&str>, body: Value| {
         let mut request = client.post(format!("{}{path}", api.base)).json(&body);
         if let Some(token) = token {
@@ -671,14 +681,7 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
 
     let status = |run_id: String| {
         let url = format!("{}/v1/verifications/{run_id}", api.base);
-        async move {
-            reqwest::get(url)
-                .await
-                .unwrap()
-                .json::<Value>()
-                .await
-                .unwrap()
-        }
+        async move { http_get(url).await.unwrap().json::<Value>().await.unwrap() }
     };
     // Kill the first worker once it is measuring.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -714,7 +717,7 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
         finished["attempts"], 2,
         "the second worker took it over: {finished}"
     );
-    let reports: Value = reqwest::get(format!("{}/v1/listings/{listing_id}/reports", api.base))
+    let reports: Value = http_get(format!("{}/v1/listings/{listing_id}/reports", api.base))
         .await
         .unwrap()
         .json()
@@ -778,12 +781,7 @@ async fn serve_demo_verifies_its_listing_within_a_minute() {
         .unwrap_or_else(|| panic!("no listing in the demo's output: {printed}"));
     let deadline = Instant::now() + Duration::from_secs(90);
     let listing = loop {
-        let listing: Value = reqwest::get(&listing_url)
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let listing: Value = http_get(&listing_url).await.unwrap().json().await.unwrap();
         if listing["verified"] == true {
             break listing;
         }

@@ -29,7 +29,14 @@ pub struct Engine {
     http: reqwest::Client,
 }
 
+/// Installs rustls' ring crypto provider for the process (once; later calls do nothing).
+/// Every HTTP client needs it for `https://` engines.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 fn client(timeout: Option<Duration>) -> Result<reqwest::Client, BenchError> {
+    install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(1)
@@ -40,6 +47,19 @@ fn client(timeout: Option<Duration>) -> Result<reqwest::Client, BenchError> {
     builder
         .build()
         .map_err(|e| BenchError::Setup(format!("HTTP client: {e}")))
+}
+
+/// An HTTP error with its causes ("error sending request" alone says little: the cause is
+/// "connection refused" or "invalid peer certificate").
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// The message of an OpenAI-style error body, or the body itself.
@@ -80,20 +100,16 @@ impl Engine {
     }
 
     async fn get(&self, path: &str) -> Result<Option<String>, BenchError> {
-        let response = self
-            .http
-            .get(self.url(path))
-            .send()
-            .await
-            .map_err(|e| BenchError::Unreachable(format!("GET {}: {e}", self.url(path))))?;
+        let response = self.http.get(self.url(path)).send().await.map_err(|e| {
+            BenchError::Unreachable(format!("GET {}: {}", self.url(path), describe(&e)))
+        })?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Ok(None);
         }
-        let body = response
-            .text()
-            .await
-            .map_err(|e| BenchError::Unreachable(format!("GET {}: {e}", self.url(path))))?;
+        let body = response.text().await.map_err(|e| {
+            BenchError::Unreachable(format!("GET {}: {}", self.url(path), describe(&e)))
+        })?;
         if !status.is_success() {
             return Err(BenchError::Engine(format!(
                 "GET {path}: {}",
@@ -160,7 +176,7 @@ impl Engine {
             .json(&serde_json::json!({"model": model, "prompt": prompt}))
             .send()
             .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /tokenize: {e}")))?;
+            .map_err(|e| BenchError::Unreachable(format!("POST /tokenize: {}", describe(&e))))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND
             || status == reqwest::StatusCode::METHOD_NOT_ALLOWED
@@ -170,7 +186,7 @@ impl Engine {
         let body = response
             .text()
             .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /tokenize: {e}")))?;
+            .map_err(|e| BenchError::Unreachable(format!("POST /tokenize: {}", describe(&e))))?;
         if !status.is_success() {
             return Err(BenchError::Engine(format!(
                 "POST /tokenize: {}",
@@ -197,12 +213,11 @@ impl Engine {
             .json(&serde_json::json!({"model": model, "prompt": prompt, "max_tokens": 1, "temperature": 0}))
             .send()
             .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /v1/completions: {e}")))?;
+            .map_err(|e| BenchError::Unreachable(format!("POST /v1/completions: {}", describe(&e))))?;
         let status = response.status();
-        let body = response
-            .text()
-            .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /v1/completions: {e}")))?;
+        let body = response.text().await.map_err(|e| {
+            BenchError::Unreachable(format!("POST /v1/completions: {}", describe(&e)))
+        })?;
         if !status.is_success() {
             return Err(BenchError::Engine(format!(
                 "POST /v1/completions: {}",
@@ -339,7 +354,7 @@ impl StreamClient {
         let mut response = match response {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => {
-                timeline.error = Some(format!("request failed: {e}"));
+                timeline.error = Some(format!("request failed: {}", describe(&e)));
                 return timeline;
             }
             Err(_) => {
@@ -372,7 +387,7 @@ impl StreamClient {
                     return timeline;
                 }
                 Ok(Err(e)) => {
-                    timeline.error = Some(format!("reading the stream: {e}"));
+                    timeline.error = Some(format!("reading the stream: {}", describe(&e)));
                     return timeline;
                 }
                 Err(_) => {
