@@ -41,6 +41,7 @@ codes! {
     METHOD_NOT_ALLOWED = ("method_not_allowed", 405, "Method not allowed");
     EMAIL_TAKEN = ("email_taken", 409, "The email is taken");
     ALREADY_MEMBER = ("already_member", 409, "Already a member");
+    RUN_FINISHED = ("run_finished", 409, "The run has already finished");
     PAYLOAD_TOO_LARGE = ("payload_too_large", 413, "The body is too large");
     UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, "The body must be JSON");
     VALIDATION_FAILED = ("validation_failed", 422, "The request is not valid");
@@ -151,6 +152,7 @@ impl From<AppError> for ApiError {
             AppError::Forbidden(why) => Self::new(code::FORBIDDEN, why),
             AppError::NotFound(_) => Self::new(code::NOT_FOUND, err.to_string()),
             AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),
+            AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
             AppError::Unavailable(what) => Self::new(code::NOT_READY, what),
             AppError::Config(_)
             | AppError::Store(_)

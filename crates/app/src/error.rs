@@ -26,6 +26,9 @@ pub enum AppError {
     NotFound(&'static str),
     #[error("already a member of this organisation")]
     AlreadyMember,
+    /// The run has already finished; says how.
+    #[error("the run has already finished ({0})")]
+    RunFinished(String),
     /// A dependency the use case needs is down (readiness); names it.
     #[error("{0}")]
     Unavailable(String),

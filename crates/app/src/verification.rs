@@ -89,6 +89,32 @@ impl App {
         Ok(run)
     }
 
+    /// Cancels a queued or running run; members of its organisation may.
+    pub async fn cancel_verification(
+        &self,
+        caller: Caller,
+        id: Uuid,
+    ) -> Result<RunRecord, AppError> {
+        let run = self.run(id).await?;
+        self.require_role(caller, domain::OrgId::from_uuid(run.org_id), Role::Member)
+            .await?;
+        if !self
+            .db()
+            .cancel_run(id, "cancelled by a member of the organisation", Utc::now())
+            .await?
+        {
+            let now = self.run(id).await?;
+            return Err(AppError::RunFinished(now.status));
+        }
+        self.record_event(
+            id,
+            event::FINISHED,
+            json!({"run_id": id, "status": run_status::CANCELLED}),
+        )
+        .await?;
+        self.run(id).await
+    }
+
     pub async fn run(&self, id: Uuid) -> Result<RunRecord, AppError> {
         self.db()
             .run_by_id(id)
@@ -222,6 +248,14 @@ impl App {
             )
             .await?;
             return Ok(Some(Outcome::Released));
+        }
+        // Still ours? A run cancelled (or taken over) while measuring gets nothing written.
+        if !self
+            .db()
+            .renew_lease(run.id, worker, lease_until(Utc::now(), lease))
+            .await?
+        {
+            return Ok(Some(Outcome::LostLease));
         }
         let outcome = match result {
             Err(e) => {

@@ -178,6 +178,33 @@ impl Db {
         Ok(result.rows_affected == 1)
     }
 
+    /// Cancels a run that has not finished; `false` when it had. A worker still measuring it
+    /// finds out at its next lease renewal and stops without writing anything.
+    pub async fn cancel_run(
+        &self,
+        id: Uuid,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = runs::Entity::update_many()
+            .col_expr(runs::Column::Status, Expr::value(run_status::CANCELLED))
+            .col_expr(runs::Column::FailureReason, Expr::value(reason))
+            .col_expr(runs::Column::FinishedAt, Expr::value(now))
+            .col_expr(
+                runs::Column::LeaseOwner,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(
+                runs::Column::LeaseExpiresAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(runs::Column::Id.eq(id))
+            .filter(runs::Column::Status.is_in([run_status::QUEUED, run_status::RUNNING]))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
     /// Runs a queue may have lost: queued for longer than `stale_before`, or running on a
     /// lease that has run out.
     pub async fn runs_needing_dispatch(

@@ -38,6 +38,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::verify::verify)
                 .service(verifications::get::get)
                 .service(verifications::events::events)
+                .service(verifications::cancel::cancel)
                 .service(reports::get::get)
                 .service(reports::matrix::csv)
                 .service(reports::matrix::svg)

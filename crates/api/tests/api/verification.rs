@@ -20,6 +20,7 @@ on_both_backends!(
     a_stopping_worker_gives_its_run_back,
     a_new_signing_key_retires_the_old_one_which_stays_published,
     a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify,
+    cancelling_a_run_per_role_stops_it_without_a_report,
 );
 
 fn listing_body(org: &str, engine: &str) -> Value {
@@ -677,4 +678,108 @@ async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(ap
     // It is not on the leaderboard either.
     let board: Value = app.get("/v1/leaderboard", None).await.json().await.unwrap();
     assert!(board["items"].as_array().unwrap().is_empty());
+}
+
+async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
+    let engine = start_engine("tiny");
+    let p = provider(&app).await;
+    let listing: Value = app
+        .post(
+            "/v1/listings",
+            Some(&p.owner.access_token),
+            listing_body(&p.org, &engine),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let listing_id = listing["id"].as_str().unwrap();
+    let run: Value = app
+        .post(
+            &format!("/v1/listings/{listing_id}/verifications"),
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let run_id = run["id"].as_str().unwrap().to_owned();
+    let _workers = app.start_workers();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let run: Value = app
+            .get(&format!("/v1/verifications/{run_id}"), None)
+            .await
+            .json()
+            .await
+            .unwrap();
+        if run["status"] == "running" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{run}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let path = format!("/v1/verifications/{run_id}/cancel");
+    assert_problem(
+        app.call(
+            reqwest::Method::POST,
+            &path,
+            Some(&p.outsider.access_token),
+            None,
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        app.call(reqwest::Method::POST, &path, None, None).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    let res = app
+        .call(
+            reqwest::Method::POST,
+            &path,
+            Some(&p.member.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let cancelled: Value = res.json().await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_problem(
+        app.call(
+            reqwest::Method::POST,
+            &path,
+            Some(&p.owner.access_token),
+            None,
+        )
+        .await,
+        409,
+        "run_finished",
+    )
+    .await;
+
+    let events = follow(&app, &run_id).await;
+    assert_eq!(events.last().unwrap().1["status"], "cancelled");
+    // The worker notices at its next renewal (a third of the 30 s lease) and writes nothing.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let run: Value = app
+        .get(&format!("/v1/verifications/{run_id}"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["status"], "cancelled");
+    assert!(run["report_id"].is_null());
+    let reports: Value = app
+        .get(&format!("/v1/listings/{listing_id}/reports"), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(reports["items"].as_array().unwrap().is_empty());
 }
