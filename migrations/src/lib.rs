@@ -7,6 +7,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261129_000001_accounts;
 mod m20261129_000002_verification;
+mod m20261129_000003_bookings;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261129_000001_accounts::Migration),
             Box::new(m20261129_000002_verification::Migration),
+            Box::new(m20261129_000003_bookings::Migration),
         ]
     }
 }

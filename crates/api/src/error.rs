@@ -42,6 +42,9 @@ codes! {
     EMAIL_TAKEN = ("email_taken", 409, "The email is taken");
     ALREADY_MEMBER = ("already_member", 409, "Already a member");
     RUN_FINISHED = ("run_finished", 409, "The run has already finished");
+    BOOKING_CONFLICT = ("booking_conflict", 409, "The capacity is taken");
+    BOOKING_NOT_CANCELLABLE = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
+    IDEMPOTENCY_KEY_REUSED = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
     PAYLOAD_TOO_LARGE = ("payload_too_large", 413, "The body is too large");
     UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, "The body must be JSON");
     VALIDATION_FAILED = ("validation_failed", 422, "The request is not valid");
@@ -153,6 +156,13 @@ impl From<AppError> for ApiError {
             AppError::NotFound(_) => Self::new(code::NOT_FOUND, err.to_string()),
             AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),
             AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
+            AppError::BookingConflict => Self::new(code::BOOKING_CONFLICT, err.to_string()),
+            AppError::BookingNotCancellable(_) => {
+                Self::new(code::BOOKING_NOT_CANCELLABLE, err.to_string())
+            }
+            AppError::IdempotencyKeyReused => {
+                Self::new(code::IDEMPOTENCY_KEY_REUSED, err.to_string())
+            }
             AppError::Unavailable(what) => Self::new(code::NOT_READY, what),
             AppError::Config(_)
             | AppError::Store(_)

@@ -320,3 +320,71 @@ impl From<app::reports::StoredReport> for ReportView {
         }
     }
 }
+
+/// How a booking is paid. With no payment provider configured, `provider` is `none` and the
+/// booking is confirmed at once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PaymentView {
+    pub provider: &'static str,
+    pub payment_intent_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub amount: i64,
+    pub currency: String,
+}
+
+/// A money amount in integer minor units.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MoneyView {
+    pub amount: i64,
+    pub currency: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BookingView {
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub renter_id: Uuid,
+    /// `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
+    pub status: String,
+    pub gpu_count: i32,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    /// Fixed at booking time from the listing's price.
+    pub price: MoneyView,
+    pub payment: PaymentView,
+    /// The refund due after a cancellation (all before the start, the unused share after).
+    pub refund: Option<MoneyView>,
+    pub cancelled_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<app::BookingRecord> for BookingView {
+    fn from(b: app::BookingRecord) -> Self {
+        Self {
+            id: b.id,
+            listing_id: b.listing_id,
+            renter_id: b.renter_id,
+            status: b.status,
+            gpu_count: b.gpu_count,
+            starts_at: b.starts_at,
+            ends_at: b.ends_at,
+            price: MoneyView {
+                amount: b.price_amount,
+                currency: b.currency.clone(),
+            },
+            payment: PaymentView {
+                provider: "none",
+                payment_intent_id: None,
+                client_secret: None,
+                amount: b.price_amount,
+                currency: b.currency.clone(),
+            },
+            refund: b.refund_amount.map(|amount| MoneyView {
+                amount,
+                currency: b.currency,
+            }),
+            cancelled_at: b.cancelled_at,
+            created_at: b.created_at,
+        }
+    }
+}

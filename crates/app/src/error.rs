@@ -26,6 +26,15 @@ pub enum AppError {
     NotFound(&'static str),
     #[error("already a member of this organisation")]
     AlreadyMember,
+    /// The machine does not have the GPUs free over the interval.
+    #[error("the machine does not have that many GPUs free over the whole interval")]
+    BookingConflict,
+    /// An idempotency key came back with a different request.
+    #[error("this Idempotency-Key was already used for a different request")]
+    IdempotencyKeyReused,
+    /// The booking has ended or was cancelled; names its status.
+    #[error("the booking can no longer be cancelled (it is {0})")]
+    BookingNotCancellable(String),
     /// The run has already finished; says how.
     #[error("the run has already finished ({0})")]
     RunFinished(String),

@@ -5,6 +5,7 @@
 //! API has authenticated; authorization is decided here, so every door checks the same way.
 
 pub mod accounts;
+pub mod bookings;
 pub mod config;
 mod error;
 pub mod health;
@@ -23,7 +24,7 @@ use domain::{ApiKeyId, UserId};
 pub use config::{Config, LogFormat};
 pub use error::AppError;
 pub use queue;
-pub use store::{Backend, Db, RunRecord};
+pub use store::{Backend, BookingRecord, Db, RunRecord};
 
 /// Everything the use cases share. Cheap to clone.
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 //! and hand out plain records, never sea-orm models.
 
 mod accounts;
+mod bookings;
 mod entities;
 mod listings;
 mod orgs;
@@ -19,6 +20,7 @@ use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynch
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
+pub use bookings::{BookingError, BookingRecord, booking_status};
 pub use listings::{ListingRecord, NewListing};
 pub use orgs::{MemberRecord, OrgRecord};
 pub use verification::{

@@ -3,6 +3,7 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod bookings;
 pub mod health;
 pub mod listings;
 pub mod me;
@@ -43,6 +44,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(reports::matrix::csv)
                 .service(reports::matrix::svg)
                 .service(reports::signing_keys::signing_keys)
-                .service(reports::leaderboard::leaderboard),
+                .service(reports::leaderboard::leaderboard)
+                .service(bookings::create::create)
+                .service(bookings::get::get)
+                .service(bookings::cancel::cancel),
         );
 }

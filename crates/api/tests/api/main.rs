@@ -7,6 +7,7 @@
 mod helpers;
 mod accounts;
 mod api_keys;
+mod bookings;
 mod http;
 mod orgs;
 mod tokens;

@@ -1,6 +1,7 @@
 //! sea-orm entities, one per table. Only this crate sees them: repositories hand out records.
 
 pub mod api_keys;
+pub mod bookings;
 pub mod listings;
 pub mod memberships;
 pub mod orgs;

@@ -1,0 +1,67 @@
+use actix_web::{HttpRequest, HttpResponse, post, web};
+use app::App;
+use app::bookings::BookingRequest;
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+use crate::extract::{Auth, Json};
+use crate::views::BookingView;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBookingRequest {
+    pub listing_id: Uuid,
+    pub gpu_count: i64,
+    /// Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+}
+
+/// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
+/// same key and body again returns the same booking; the same key with another body is 422.
+#[utoipa::path(
+    tag = "bookings",
+    security(("bearer" = [])),
+    params(("Idempotency-Key" = String, Header, description = "A key unique to this booking attempt; retries reuse it")),
+    request_body = CreateBookingRequest,
+    responses(
+        (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookingView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The GPUs are not free over the interval (`booking_conflict`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An invalid field, a missing Idempotency-Key, or a key reused for another request", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/bookings")]
+pub async fn create(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    req: HttpRequest,
+    Json(body): Json<CreateBookingRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let key = req
+        .headers()
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let booked = app
+        .create_booking(
+            caller,
+            &BookingRequest {
+                listing_id: body.listing_id,
+                gpu_count: body.gpu_count,
+                starts_at: body.starts_at,
+                ends_at: body.ends_at,
+                idempotency_key: key,
+            },
+        )
+        .await?;
+    let mut response = HttpResponse::Created();
+    if booked.replayed {
+        response.insert_header(("idempotent-replayed", "true"));
+    }
+    Ok(response.json(BookingView::from(booked.booking)))
+}

@@ -1,0 +1,5 @@
+//! Bookings: capacity that is never over-committed, idempotent requests, cancellation.
+
+pub mod cancel;
+pub mod create;
+pub mod get;

@@ -1,0 +1,296 @@
+//! Bookings: capacity is never over-committed however many requests race; idempotent
+//! replays; cancellation frees capacity; bookings are private; bad input is refused.
+
+use chrono::{Duration, Utc};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::{Session, TestApp, assert_problem};
+
+on_both_backends!(
+    racing_requests_never_overbook,
+    idempotent_replays_and_key_reuse,
+    cancellation_frees_capacity_and_records_the_refund,
+    bookings_are_private_and_bad_input_is_refused,
+);
+
+/// A provider with a 2-GPU machine at 150 cents per GPU-hour, and a renter.
+async fn machine(app: &TestApp) -> (String, Session, Session) {
+    let provider = app.register("provider@example.com").await;
+    let renter = app.register("renter@example.com").await;
+    let org: Value = app
+        .post(
+            "/v1/orgs",
+            Some(&provider.access_token),
+            json!({"name": "P"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let listing: Value = app
+        .post(
+            "/v1/listings",
+            Some(&provider.access_token),
+            json!({
+                "org_id": org["id"], "title": "2x GPU", "region": "eu",
+                "hardware": {"gpu_model": "L4", "gpu_count": 2, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": 150, "currency": "USD"},
+                "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
+            }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    (listing["id"].as_str().unwrap().to_owned(), provider, renter)
+}
+
+fn interval(hours_from_now: i64, hours: i64) -> (String, String) {
+    let start = (Utc::now() + Duration::hours(hours_from_now)).with_timezone(&Utc);
+    let start = start - Duration::nanoseconds(i64::from(start.timestamp_subsec_nanos()));
+    (
+        (start).to_rfc3339(),
+        (start + Duration::hours(hours)).to_rfc3339(),
+    )
+}
+
+async fn book(app: &TestApp, who: &Session, key: Option<&str>, body: &Value) -> reqwest::Response {
+    let mut request = app
+        .client
+        .post(app.url("/v1/bookings"))
+        .bearer_auth(&who.access_token)
+        .json(body);
+    if let Some(key) = key {
+        request = request.header("Idempotency-Key", key);
+    }
+    request.send().await.unwrap()
+}
+
+async fn racing_requests_never_overbook(app: TestApp) {
+    let (listing, _, renter) = machine(&app).await;
+    let (starts_at, ends_at) = interval(24, 4);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    let requests = (0..40).map(|i| {
+        let key = format!("race-{i}");
+        let (app, renter, body) = (&app, &renter, &body);
+        async move { book(app, renter, Some(&key), body).await }
+    });
+    let responses = futures_util::future::join_all(requests).await;
+    let mut created = 0;
+    let mut conflicts = 0;
+    for res in responses {
+        match res.status().as_u16() {
+            201 => created += 1,
+            409 => {
+                let problem: Value = res.json().await.unwrap();
+                assert_eq!(problem["code"], "booking_conflict");
+                conflicts += 1;
+            }
+            other => panic!("unexpected {other}: {}", res.text().await.unwrap()),
+        }
+    }
+    assert_eq!((created, conflicts), (2, 38));
+    // An interval that only touches the booked one is free.
+    let (_, after) = interval(24, 4);
+    let (later_end, _) = interval(30, 1);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 2, "starts_at": after, "ends_at": later_end});
+    assert_eq!(
+        book(&app, &renter, Some("after"), &body).await.status(),
+        201
+    );
+}
+
+async fn idempotent_replays_and_key_reuse(app: TestApp) {
+    let (listing, _, renter) = machine(&app).await;
+    let (starts_at, ends_at) = interval(24, 4);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    let first = book(&app, &renter, Some("k-1"), &body).await;
+    assert_eq!(first.status(), 201);
+    assert!(first.headers().get("idempotent-replayed").is_none());
+    let first: Value = first.json().await.unwrap();
+    assert_eq!(
+        first["status"], "confirmed",
+        "no payment provider: confirmed at once"
+    );
+    assert_eq!(
+        first["price"],
+        json!({"amount": 600, "currency": "USD"}),
+        "4 h x 1 GPU x 150"
+    );
+    assert_eq!(first["payment"]["provider"], "none");
+
+    let again = book(&app, &renter, Some("k-1"), &body).await;
+    assert_eq!(again.status(), 201);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["id"], first["id"]);
+
+    let other =
+        json!({"listing_id": listing, "gpu_count": 2, "starts_at": starts_at, "ends_at": ends_at});
+    assert_problem(
+        book(&app, &renter, Some("k-1"), &other).await,
+        422,
+        "idempotency_key_reused",
+    )
+    .await;
+    let problem = assert_problem(
+        book(&app, &renter, None, &body).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "Idempotency-Key");
+    // Only one GPU was taken by all of that.
+    let one_more =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    assert_eq!(
+        book(&app, &renter, Some("k-2"), &one_more).await.status(),
+        201
+    );
+}
+
+async fn cancellation_frees_capacity_and_records_the_refund(app: TestApp) {
+    let (listing, _, renter) = machine(&app).await;
+    let (starts_at, ends_at) = interval(24, 4);
+    let full =
+        json!({"listing_id": listing, "gpu_count": 2, "starts_at": starts_at, "ends_at": ends_at});
+    let booking: Value = book(&app, &renter, Some("a"), &full)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_problem(
+        book(&app, &renter, Some("b"), &full).await,
+        409,
+        "booking_conflict",
+    )
+    .await;
+
+    let path = format!("/v1/bookings/{}/cancel", booking["id"].as_str().unwrap());
+    let res = app
+        .call(Method::POST, &path, Some(&renter.access_token), None)
+        .await;
+    assert_eq!(res.status(), 200);
+    let cancelled: Value = res.json().await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(
+        cancelled["refund"],
+        json!({"amount": 1200, "currency": "USD"}),
+        "full refund before the start"
+    );
+    assert_problem(
+        app.call(Method::POST, &path, Some(&renter.access_token), None)
+            .await,
+        409,
+        "booking_not_cancellable",
+    )
+    .await;
+
+    assert_eq!(
+        book(&app, &renter, Some("c"), &full).await.status(),
+        201,
+        "the capacity is free again"
+    );
+}
+
+async fn bookings_are_private_and_bad_input_is_refused(app: TestApp) {
+    let (listing, provider, renter) = machine(&app).await;
+    let stranger = app.register("stranger@example.com").await;
+    let (starts_at, ends_at) = interval(24, 4);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    let booking: Value = book(&app, &renter, Some("p"), &body)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let path = format!("/v1/bookings/{}", booking["id"].as_str().unwrap());
+    assert_eq!(
+        app.get(&path, Some(&renter.access_token)).await.status(),
+        200
+    );
+    assert_eq!(
+        app.get(&path, Some(&provider.access_token)).await.status(),
+        200,
+        "the provider reads it"
+    );
+    assert_problem(
+        app.get(&path, Some(&stranger.access_token)).await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_problem(app.get(&path, None).await, 401, "unauthenticated").await;
+    let cancel = format!("{path}/cancel");
+    assert_problem(
+        app.call(Method::POST, &cancel, Some(&stranger.access_token), None)
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_problem(
+        app.call(Method::POST, &cancel, Some(&provider.access_token), None)
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+    let res = app
+        .client
+        .post(app.url("/v1/bookings"))
+        .header("Idempotency-Key", "x")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(res, 401, "unauthenticated").await;
+
+    let (past_start, past_end) = interval(-5, 1);
+    for (bad, field) in [
+        (
+            json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": starts_at}),
+            "ends_at",
+        ),
+        (
+            json!({"listing_id": listing, "gpu_count": 1, "starts_at": ends_at, "ends_at": starts_at}),
+            "ends_at",
+        ),
+        (
+            json!({"listing_id": listing, "gpu_count": 1, "starts_at": past_start, "ends_at": past_end}),
+            "starts_at",
+        ),
+        (
+            json!({"listing_id": listing, "gpu_count": 0, "starts_at": starts_at, "ends_at": ends_at}),
+            "gpu_count",
+        ),
+        (
+            json!({"listing_id": listing, "gpu_count": 3, "starts_at": starts_at, "ends_at": ends_at}),
+            "gpu_count",
+        ),
+        (
+            json!({"listing_id": listing, "gpu_count": 1, "starts_at": "tomorrow", "ends_at": ends_at}),
+            "starts_at",
+        ),
+    ] {
+        let key = format!("bad-{field}-{}", bad);
+        let problem = assert_problem(
+            book(&app, &renter, Some(&key), &bad).await,
+            422,
+            "validation_failed",
+        )
+        .await;
+        assert_eq!(problem["errors"][0]["field"], field, "{bad}");
+    }
+    let unknown = json!({"listing_id": uuid::Uuid::now_v7(), "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    assert_problem(
+        book(&app, &renter, Some("u"), &unknown).await,
+        404,
+        "not_found",
+    )
+    .await;
+}

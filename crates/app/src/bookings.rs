@@ -1,0 +1,188 @@
+//! Bookings: a renter books GPUs of a listing over an interval. Capacity is decided inside
+//! the store's locked transaction, so racing requests can never over-commit a machine. Every
+//! request carries an idempotency key: the same key and request return the same booking, the
+//! same key with another request is refused.
+
+use chrono::{DateTime, Utc};
+use domain::ValidationError;
+use domain::booking::{self, Interval};
+use sha2::{Digest, Sha256};
+use store::{BookingError, BookingRecord, booking_status};
+use uuid::Uuid;
+
+use crate::{App, AppError, Caller};
+
+#[derive(Debug, Clone)]
+pub struct BookingRequest<'a> {
+    pub listing_id: Uuid,
+    pub gpu_count: i64,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    pub idempotency_key: &'a str,
+}
+
+impl BookingRequest<'_> {
+    /// What identifies "the same request" under one idempotency key.
+    fn fingerprint(&self) -> String {
+        let canonical = format!(
+            "{}|{}|{}|{}",
+            self.listing_id,
+            self.gpu_count,
+            self.starts_at.timestamp_micros(),
+            self.ends_at.timestamp_micros()
+        );
+        Sha256::digest(canonical.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
+/// A booking made, or found again by its idempotency key.
+#[derive(Debug, Clone)]
+pub struct Booked {
+    pub booking: BookingRecord,
+    /// The key had been used for this same request: nothing new was booked.
+    pub replayed: bool,
+}
+
+impl App {
+    pub async fn create_booking(
+        &self,
+        caller: Caller,
+        request: &BookingRequest<'_>,
+    ) -> Result<Booked, AppError> {
+        let key = request.idempotency_key.trim();
+        if key.is_empty() || key.len() > 255 || key.chars().any(char::is_control) {
+            return Err(ValidationError::new(
+                "Idempotency-Key",
+                "must be 1 to 255 printable characters",
+            )
+            .into());
+        }
+        let fingerprint = request.fingerprint();
+        let renter = caller.user_id.as_uuid();
+        if let Some(existing) = self.replay(renter, key, &fingerprint).await? {
+            return Ok(existing);
+        }
+        let now = Utc::now();
+        let interval = Interval::new(request.starts_at, request.ends_at, now)?;
+        let listing = self.listing(request.listing_id).await?.record;
+        if request.gpu_count < 1 || request.gpu_count > i64::from(listing.gpu_count) {
+            return Err(ValidationError::new(
+                "gpu_count",
+                format!(
+                    "must be between 1 and the machine's {} GPUs",
+                    listing.gpu_count
+                ),
+            )
+            .into());
+        }
+        let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        let record = BookingRecord {
+            id: Uuid::now_v7(),
+            listing_id: listing.id,
+            renter_id: renter,
+            gpu_count: gpus,
+            starts_at: interval.starts_at(),
+            ends_at: interval.ends_at(),
+            // No payment provider is configured: nothing to wait for.
+            status: booking_status::CONFIRMED.to_owned(),
+            price_amount: booking::price(listing.price_amount, gpus, &interval),
+            currency: listing.currency.clone(),
+            idempotency_key: key.to_owned(),
+            request_hash: fingerprint.clone(),
+            hold_expires_at: None,
+            cancelled_at: None,
+            refund_amount: None,
+            created_at: now,
+        };
+        let fits = |overlapping: &[(DateTime<Utc>, DateTime<Utc>, i32)], capacity: i32| {
+            booking::peak_usage(overlapping, interval.starts_at(), interval.ends_at()) + gpus
+                <= capacity
+        };
+        match self.db().book(record, now, fits).await {
+            Ok(booking) => Ok(Booked {
+                booking,
+                replayed: false,
+            }),
+            Err(BookingError::Capacity) => Err(AppError::BookingConflict),
+            Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
+            // A racing request with the same key won; answer as a replay would.
+            Err(BookingError::KeyUsed) => {
+                self.replay(renter, key, &fingerprint)
+                    .await?
+                    .ok_or_else(|| {
+                        AppError::Internal("idempotency key conflict without a booking".into())
+                    })
+            }
+            Err(BookingError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    async fn replay(
+        &self,
+        renter: Uuid,
+        key: &str,
+        fingerprint: &str,
+    ) -> Result<Option<Booked>, AppError> {
+        match self.db().booking_by_key(renter, key).await? {
+            Some(existing) if existing.request_hash == fingerprint => Ok(Some(Booked {
+                booking: existing,
+                replayed: true,
+            })),
+            Some(_) => Err(AppError::IdempotencyKeyReused),
+            None => Ok(None),
+        }
+    }
+
+    /// A booking, for its renter and for members of the provider organisation. Anyone else
+    /// is told it does not exist.
+    pub async fn booking(&self, caller: Caller, id: Uuid) -> Result<BookingRecord, AppError> {
+        let booking = self
+            .db()
+            .booking_by_id(id)
+            .await?
+            .ok_or(AppError::NotFound("booking"))?;
+        if booking.renter_id == caller.user_id.as_uuid() {
+            return Ok(booking);
+        }
+        let listing = self.listing(booking.listing_id).await?;
+        match self
+            .db()
+            .role_in_org(listing.org_id(), caller.user_id)
+            .await?
+        {
+            Some(_) => Ok(booking),
+            None => Err(AppError::NotFound("booking")),
+        }
+    }
+
+    /// Cancels the caller's booking, freeing its capacity; the refund due follows the rule
+    /// (all of it before the start, the unused share after).
+    pub async fn cancel_booking(
+        &self,
+        caller: Caller,
+        id: Uuid,
+    ) -> Result<BookingRecord, AppError> {
+        let booking = self
+            .db()
+            .booking_by_id(id)
+            .await?
+            .ok_or(AppError::NotFound("booking"))?;
+        if booking.renter_id != caller.user_id.as_uuid() {
+            return Err(AppError::NotFound("booking"));
+        }
+        let now = Utc::now();
+        let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
+            .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
+        let refund = booking::refund(booking.price_amount, &interval, now);
+        if !self.db().cancel_booking(id, refund, now).await? {
+            return Err(AppError::BookingNotCancellable(booking.status));
+        }
+        self.db()
+            .booking_by_id(id)
+            .await?
+            .ok_or(AppError::NotFound("booking"))
+    }
+}

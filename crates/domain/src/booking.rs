@@ -1,0 +1,156 @@
+//! Bookings: intervals, the capacity rule, prices and refunds. Pure arithmetic on values.
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::ValidationError;
+
+/// The longest booking accepted.
+pub const MAX_BOOKING_DAYS: i64 = 366;
+
+/// A half-open interval `[starts_at, ends_at)` that is not empty, not reversed, does not
+/// start in the past and is at most [`MAX_BOOKING_DAYS`] long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interval {
+    starts_at: DateTime<Utc>,
+    ends_at: DateTime<Utc>,
+}
+
+impl Interval {
+    pub fn new(
+        starts_at: DateTime<Utc>,
+        ends_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Self, ValidationError> {
+        if ends_at <= starts_at {
+            return Err(ValidationError::new("ends_at", "must be after starts_at"));
+        }
+        // A minute of grace for clocks and latency.
+        if starts_at < now - Duration::minutes(1) {
+            return Err(ValidationError::new("starts_at", "must not be in the past"));
+        }
+        if ends_at - starts_at > Duration::days(MAX_BOOKING_DAYS) {
+            return Err(ValidationError::new(
+                "ends_at",
+                format!("a booking may last at most {MAX_BOOKING_DAYS} days"),
+            ));
+        }
+        Ok(Self { starts_at, ends_at })
+    }
+
+    pub fn starts_at(&self) -> DateTime<Utc> {
+        self.starts_at
+    }
+
+    pub fn ends_at(&self) -> DateTime<Utc> {
+        self.ends_at
+    }
+
+    pub fn seconds(&self) -> i64 {
+        (self.ends_at - self.starts_at).num_seconds()
+    }
+}
+
+/// The most GPUs in use at any instant of `[start, end)` by `bookings`
+/// (`(starts_at, ends_at, gpus)`, half-open).
+pub fn peak_usage(
+    bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> i32 {
+    let mut edges: Vec<(DateTime<Utc>, i32)> = Vec::with_capacity(bookings.len() * 2);
+    for &(s, e, gpus) in bookings {
+        let (s, e) = (s.max(start), e.min(end));
+        if s < e {
+            edges.push((s, gpus));
+            edges.push((e, -gpus));
+        }
+    }
+    // At the same instant ends come before starts: half-open intervals that touch do not overlap.
+    edges.sort_by_key(|&(at, delta)| (at, delta));
+    let (mut current, mut peak) = (0, 0);
+    for (_, delta) in edges {
+        current += delta;
+        peak = peak.max(current);
+    }
+    peak
+}
+
+/// The price of `gpus` GPUs over `interval` at `per_gpu_hour` minor units, rounded up to a
+/// whole minor unit.
+pub fn price(per_gpu_hour: i64, gpus: i32, interval: &Interval) -> i64 {
+    let numerator = i128::from(per_gpu_hour) * i128::from(gpus) * i128::from(interval.seconds());
+    let amount = (numerator + 3599) / 3600;
+    i64::try_from(amount).unwrap_or(i64::MAX)
+}
+
+/// What a cancellation at `at` gives back of `paid`: everything before the start, the unused
+/// share (rounded down) after it, nothing once the booking has ended.
+pub fn refund(paid: i64, interval: &Interval, at: DateTime<Utc>) -> i64 {
+    if at <= interval.starts_at {
+        return paid;
+    }
+    if at >= interval.ends_at {
+        return 0;
+    }
+    let remaining = (interval.ends_at - at).num_seconds();
+    let share = i128::from(paid) * i128::from(remaining) / i128::from(interval.seconds());
+    i64::try_from(share).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(hours: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_900_000_000, 0).unwrap() + Duration::hours(hours)
+    }
+
+    #[test]
+    fn intervals_are_checked() {
+        let now = t(0);
+        assert!(Interval::new(t(1), t(2), now).is_ok());
+        assert_eq!(Interval::new(t(2), t(2), now).unwrap_err().field, "ends_at");
+        assert_eq!(Interval::new(t(3), t(2), now).unwrap_err().field, "ends_at");
+        assert_eq!(
+            Interval::new(t(-2), t(2), now).unwrap_err().field,
+            "starts_at"
+        );
+        assert_eq!(
+            Interval::new(t(1), t(1 + 24 * 400), now).unwrap_err().field,
+            "ends_at"
+        );
+    }
+
+    #[test]
+    fn peak_usage_counts_overlap_at_any_instant() {
+        let bookings = [(t(0), t(4), 1), (t(2), t(6), 1), (t(4), t(8), 1)];
+        assert_eq!(
+            peak_usage(&bookings, t(0), t(8)),
+            2,
+            "touching bookings do not overlap"
+        );
+        assert_eq!(peak_usage(&bookings, t(0), t(1)), 1);
+        assert_eq!(peak_usage(&bookings, t(8), t(9)), 0);
+        assert_eq!(
+            peak_usage(&[(t(0), t(4), 2), (t(1), t(2), 3)], t(0), t(4)),
+            5
+        );
+    }
+
+    #[test]
+    fn prices_and_refunds() {
+        let interval = Interval::new(t(1), t(5), t(0)).unwrap();
+        // 4 hours, 1 GPU, 150 cents per GPU-hour.
+        assert_eq!(price(150, 1, &interval), 600);
+        assert_eq!(price(150, 2, &interval), 1200);
+        let odd = Interval::new(t(1), t(1) + Duration::seconds(1), t(0)).unwrap();
+        assert_eq!(price(150, 1, &odd), 1, "rounded up");
+        assert_eq!(refund(600, &interval, t(0)), 600, "full before the start");
+        assert_eq!(
+            refund(600, &interval, t(2)),
+            450,
+            "three of four hours left"
+        );
+        assert_eq!(refund(600, &interval, t(5)), 0);
+    }
+}

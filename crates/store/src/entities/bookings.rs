@@ -1,0 +1,27 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "bookings")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub renter_id: Uuid,
+    pub gpu_count: i32,
+    pub starts_at: DateTimeUtc,
+    pub ends_at: DateTimeUtc,
+    pub status: String,
+    pub price_amount: i64,
+    pub currency: String,
+    pub idempotency_key: String,
+    pub request_hash: String,
+    pub hold_expires_at: Option<DateTimeUtc>,
+    pub cancelled_at: Option<DateTimeUtc>,
+    pub refund_amount: Option<i64>,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
