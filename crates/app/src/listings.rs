@@ -56,7 +56,6 @@ impl App {
                 currency: spec.currency,
                 engine_base_url: spec.engine_base_url,
                 engine_model: spec.engine_model,
-                created_by: caller.user_id,
                 now: Utc::now(),
             })
             .await?;

@@ -2,7 +2,7 @@
 //! of its latest verification.
 
 use chrono::{DateTime, Utc};
-use domain::{OrgId, UserId};
+use domain::OrgId;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
@@ -25,7 +25,6 @@ pub struct NewListing {
     pub currency: String,
     pub engine_base_url: String,
     pub engine_model: String,
-    pub created_by: UserId,
     pub now: DateTime<Utc>,
 }
 

@@ -348,11 +348,13 @@ impl Scheduler {
     }
 
     /// Applies a finished step: KV computed, full blocks published, tokens sampled and sent.
+    /// The counters are updated before anything is sent, so `/metrics` never lags behind
+    /// what a client has received.
     fn apply(&mut self, work: &[Work], now: Instant) {
         let bs = self.profile.block_size;
         let interval = self.profile.stream_interval;
         let max_model_len = self.profile.max_model_len;
-        let mut done = Vec::new();
+        let mut outbox: Vec<(u64, UnboundedSender<Event>, Vec<u32>, bool)> = Vec::new();
         let mut generated = 0u64;
         let mut prefills_done = Vec::new();
         for item in work {
@@ -379,18 +381,13 @@ impl Scheduler {
                 prefills_done.push((now.duration_since(started), seq.prompt_len));
             }
             let finished = seq.output_len() >= seq.max_tokens || seq.tokens.len() >= max_model_len;
-            let mut alive = true;
             if seq.pending.len() >= interval || finished {
-                alive = seq
-                    .events
-                    .send(Event::Tokens(std::mem::take(&mut seq.pending)))
-                    .is_ok();
-            }
-            if finished {
-                let _ = seq.events.send(Event::Finished);
-            }
-            if finished || !alive {
-                done.push((seq.id, finished));
+                outbox.push((
+                    seq.id,
+                    seq.events.clone(),
+                    std::mem::take(&mut seq.pending),
+                    finished,
+                ));
             }
         }
         {
@@ -400,9 +397,26 @@ impl Scheduler {
                 stats.prefill_time.observe(elapsed.as_secs_f64());
                 stats.prompt_tokens += prompt_len as u64;
             }
-            stats.requests_success += done.iter().filter(|(_, finished)| *finished).count() as u64;
+            stats.requests_success +=
+                outbox.iter().filter(|(.., finished)| *finished).count() as u64;
         }
-        for (id, _) in done {
+        // Finished sequences leave the batch, and the gauges say so, before their clients hear.
+        for (id, .., finished) in &outbox {
+            if *finished {
+                self.finish(*id);
+            }
+        }
+        self.publish();
+        let mut gone = Vec::new();
+        for (id, events, tokens, finished) in outbox {
+            let alive = events.send(Event::Tokens(tokens)).is_ok();
+            if finished {
+                let _ = events.send(Event::Finished);
+            } else if !alive {
+                gone.push(id);
+            }
+        }
+        for id in gone {
             self.finish(id);
         }
     }

@@ -42,7 +42,6 @@ async fn racing_bookings_never_exceed_capacity(backend: Backend) {
             currency: "USD".into(),
             engine_base_url: "http://x".into(),
             engine_model: "m".into(),
-            created_by: user,
             now,
         })
         .await
