@@ -459,22 +459,26 @@ async fn verified_end_to_end_through_redis_after_a_lost_delivery(app: TestApp) {
     .await;
 }
 
-async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
-    let p = provider(&app).await;
+/// Lists a machine on `engine` for the provider; returns the listing's id.
+async fn list(app: &TestApp, p: &Provider, engine: &str) -> String {
     let listing: Value = app
         .post(
             "/v1/listings",
             Some(&p.owner.access_token),
-            listing_body(&p.org, "http://127.0.0.1:9"),
+            listing_body(&p.org, engine),
         )
         .await
         .json()
         .await
         .unwrap();
-    let listing_id = listing["id"].as_str().unwrap();
+    listing["id"].as_str().unwrap().to_owned()
+}
+
+/// Requests a quick verification of the listing as the provider's owner; returns the run's id.
+async fn request_run(app: &TestApp, p: &Provider, listing: &str) -> String {
     let run: Value = app
         .post(
-            &format!("/v1/listings/{listing_id}/verifications"),
+            &format!("/v1/listings/{listing}/verifications"),
             Some(&p.owner.access_token),
             json!({"profile": "quick"}),
         )
@@ -482,8 +486,15 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
         .json()
         .await
         .unwrap();
+    run["id"].as_str().unwrap().to_owned()
+}
+
+async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
+    let p = provider(&app).await;
+    let listing_id = list(&app, &p, "http://127.0.0.1:9").await;
+    let run_id = request_run(&app, &p, &listing_id).await;
     let _workers = app.start_workers();
-    let events = follow(&app, run["id"].as_str().unwrap()).await;
+    let events = follow(&app, &run_id).await;
     let (kind, finished) = events.last().unwrap();
     assert_eq!(kind, "run_finished");
     assert_eq!(finished["status"], "failed");
@@ -492,10 +503,7 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
         "{finished}"
     );
     let run: Value = app
-        .get(
-            &format!("/v1/verifications/{}", run["id"].as_str().unwrap()),
-            None,
-        )
+        .get(&format!("/v1/verifications/{run_id}"), None)
         .await
         .json()
         .await
@@ -520,30 +528,8 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
 async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
     let engine = start_engine("tiny");
     let p = provider(&app).await;
-    let listing: Value = app
-        .post(
-            "/v1/listings",
-            Some(&p.owner.access_token),
-            listing_body(&p.org, &engine),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let run: Value = app
-        .post(
-            &format!(
-                "/v1/listings/{}/verifications",
-                listing["id"].as_str().unwrap()
-            ),
-            Some(&p.owner.access_token),
-            json!({"profile": "quick"}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let run_id: uuid::Uuid = run["id"].as_str().unwrap().parse().unwrap();
+    let listing_id = list(&app, &p, &engine).await;
+    let run_id: uuid::Uuid = request_run(&app, &p, &listing_id).await.parse().unwrap();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let worker = {
         let app = app.app.clone();
@@ -625,29 +611,10 @@ async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(ap
     profile.continuous_usage = false;
     let engine = start_engine_with(profile);
     let p = provider(&app).await;
-    let listing: Value = app
-        .post(
-            "/v1/listings",
-            Some(&p.owner.access_token),
-            listing_body(&p.org, &engine),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let listing_id = listing["id"].as_str().unwrap();
-    let run: Value = app
-        .post(
-            &format!("/v1/listings/{listing_id}/verifications"),
-            Some(&p.owner.access_token),
-            json!({"profile": "quick"}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+    let listing_id = list(&app, &p, &engine).await;
+    let run_id = request_run(&app, &p, &listing_id).await;
     let _workers = app.start_workers();
-    let events = follow(&app, run["id"].as_str().unwrap()).await;
+    let events = follow(&app, &run_id).await;
     let (_, finished) = events.last().unwrap();
     assert_eq!(
         finished["status"], "succeeded",
@@ -683,28 +650,8 @@ async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(ap
 async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
     let engine = start_engine("tiny");
     let p = provider(&app).await;
-    let listing: Value = app
-        .post(
-            "/v1/listings",
-            Some(&p.owner.access_token),
-            listing_body(&p.org, &engine),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let listing_id = listing["id"].as_str().unwrap();
-    let run: Value = app
-        .post(
-            &format!("/v1/listings/{listing_id}/verifications"),
-            Some(&p.owner.access_token),
-            json!({"profile": "quick"}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let run_id = run["id"].as_str().unwrap().to_owned();
+    let listing_id = list(&app, &p, &engine).await;
+    let run_id = request_run(&app, &p, &listing_id).await;
     let _workers = app.start_workers();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
