@@ -10,7 +10,7 @@ mod views;
 
 use std::net::{SocketAddr, TcpListener};
 
-use actix_web::dev::{Server, ServerHandle};
+use actix_web::dev::Server;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::App;
 use utoipa::openapi::OpenApi as OpenApiDoc;
@@ -129,11 +129,6 @@ impl Application {
 
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
-    }
-
-    /// A handle that stops the server gracefully.
-    pub fn handle(&self) -> ServerHandle {
-        self.server.handle()
     }
 
     /// Serves until stopped (SIGINT/SIGTERM, or the handle).

@@ -18,10 +18,6 @@ impl Listing {
         OrgId::from_uuid(self.record.org_id)
     }
 
-    pub fn verified(&self) -> bool {
-        self.record.latest_report_id.is_some()
-    }
-
     /// Seconds since the latest compliant report.
     pub fn verification_age_s(&self, now: DateTime<Utc>) -> Option<i64> {
         self.record.verified_at.map(|at| (now - at).num_seconds())

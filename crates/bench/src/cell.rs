@@ -294,6 +294,20 @@ mod tests {
         }
     }
 
+    /// Two streams at 20 ms per token (50 tok/s each) through the whole window.
+    fn two_streams(base: Instant) -> Vec<Request> {
+        vec![
+            Request {
+                slot: 0,
+                timeline: steady(base, 0, 100, 20, 200),
+            },
+            Request {
+                slot: 1,
+                timeline: steady(base, 0, 110, 20, 200),
+            },
+        ]
+    }
+
     fn snapshot(running: f64, waiting: f64, generated: f64) -> Snapshot {
         Snapshot {
             running: Some(running),
@@ -329,16 +343,7 @@ mod tests {
     fn figures_of_two_steady_streams() {
         let base = Instant::now();
         // Two streams at 20 ms per token (50 tok/s each) through the whole window.
-        let requests = vec![
-            Request {
-                slot: 0,
-                timeline: steady(base, 0, 100, 20, 200),
-            },
-            Request {
-                slot: 1,
-                timeline: steady(base, 0, 110, 20, 200),
-            },
-        ];
+        let requests = two_streams(base);
         let samples = vec![
             (at(base, 1000), snapshot(2.0, 0.0, 1000.0)),
             (at(base, 2000), snapshot(2.0, 0.0, 1100.0)),
@@ -359,16 +364,7 @@ mod tests {
     #[test]
     fn a_server_count_that_disagrees_makes_the_cell_invalid() {
         let base = Instant::now();
-        let requests = vec![
-            Request {
-                slot: 0,
-                timeline: steady(base, 0, 100, 20, 200),
-            },
-            Request {
-                slot: 1,
-                timeline: steady(base, 0, 110, 20, 200),
-            },
-        ];
+        let requests = two_streams(base);
         let samples = vec![
             (at(base, 1000), snapshot(2.0, 0.0, 1000.0)),
             (at(base, 3000), snapshot(2.0, 0.0, 1300.0)),
@@ -381,16 +377,7 @@ mod tests {
     #[test]
     fn waiting_requests_or_few_active_mean_requests_queued() {
         let base = Instant::now();
-        let requests = vec![
-            Request {
-                slot: 0,
-                timeline: steady(base, 0, 100, 20, 200),
-            },
-            Request {
-                slot: 1,
-                timeline: steady(base, 0, 110, 20, 200),
-            },
-        ];
+        let requests = two_streams(base);
         let samples = vec![
             (at(base, 1000), snapshot(1.0, 1.0, 1000.0)),
             (at(base, 3000), snapshot(1.0, 1.0, 1201.0)),
@@ -403,16 +390,7 @@ mod tests {
     #[test]
     fn a_lagging_client_is_client_bound_and_a_failed_stream_invalid() {
         let base = Instant::now();
-        let requests = vec![
-            Request {
-                slot: 0,
-                timeline: steady(base, 0, 100, 20, 200),
-            },
-            Request {
-                slot: 1,
-                timeline: steady(base, 0, 110, 20, 200),
-            },
-        ];
+        let requests = two_streams(base);
         let samples = vec![
             (at(base, 1000), snapshot(2.0, 0.0, 1000.0)),
             (at(base, 3000), snapshot(2.0, 0.0, 1201.0)),

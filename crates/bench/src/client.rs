@@ -271,10 +271,6 @@ impl Timeline {
     pub fn first_token(&self) -> Option<Instant> {
         self.chunks.first().map(|(at, _)| *at)
     }
-
-    pub fn tokens(&self) -> u64 {
-        self.chunks.iter().map(|(_, n)| n).sum()
-    }
 }
 
 /// What a streaming call tells its caller as it goes.

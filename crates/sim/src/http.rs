@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use actix_web::dev::{Server, ServerHandle};
+use actix_web::dev::Server;
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpResponse, get, post};
@@ -58,10 +58,6 @@ impl std::fmt::Debug for SimServer {
 impl SimServer {
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
-    }
-
-    pub fn handle(&self) -> ServerHandle {
-        self.server.handle()
     }
 
     pub async fn run(self) -> std::io::Result<()> {

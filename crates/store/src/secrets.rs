@@ -31,10 +31,3 @@ impl Db {
             .ok_or_else(|| StoreError::Corrupt(format!("secret {name} vanished after insert")))
     }
 }
-
-pub(crate) async fn secret(db: &Db, name: &str) -> Result<Option<String>, StoreError> {
-    Ok(server_secrets::Entity::find_by_id(name.to_owned())
-        .one(db.conn())
-        .await?
-        .map(|m| m.value))
-}

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
+    TransactionTrait, UpdateMany,
 };
 use uuid::Uuid;
 
@@ -38,6 +38,19 @@ pub struct NewReport {
     pub summary: String,
     pub created_at: DateTime<Utc>,
     pub cells: Vec<CellRecord>,
+}
+
+/// An update of runs that also drops whatever lease they hold.
+fn without_lease(update: UpdateMany<runs::Entity>) -> UpdateMany<runs::Entity> {
+    update
+        .col_expr(
+            runs::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            runs::Column::LeaseExpiresAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
 }
 
 impl Db {
@@ -130,16 +143,8 @@ impl Db {
 
     /// Gives a run back to the queue (a worker shutting down mid-run).
     pub async fn release_run(&self, id: Uuid, owner: &str) -> Result<bool, StoreError> {
-        let result = runs::Entity::update_many()
+        let result = without_lease(runs::Entity::update_many())
             .col_expr(runs::Column::Status, Expr::value(run_status::QUEUED))
-            .col_expr(
-                runs::Column::LeaseOwner,
-                Expr::value(Option::<String>::None),
-            )
-            .col_expr(
-                runs::Column::LeaseExpiresAt,
-                Expr::value(Option::<DateTime<Utc>>::None),
-            )
             .filter(runs::Column::Id.eq(id))
             .filter(runs::Column::LeaseOwner.eq(owner))
             .filter(runs::Column::Status.eq(run_status::RUNNING))
@@ -158,19 +163,11 @@ impl Db {
         reason: Option<String>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = runs::Entity::update_many()
+        let result = without_lease(runs::Entity::update_many())
             .col_expr(runs::Column::Status, Expr::value(status))
             .col_expr(runs::Column::ReportId, Expr::value(report))
             .col_expr(runs::Column::FailureReason, Expr::value(reason))
             .col_expr(runs::Column::FinishedAt, Expr::value(now))
-            .col_expr(
-                runs::Column::LeaseOwner,
-                Expr::value(Option::<String>::None),
-            )
-            .col_expr(
-                runs::Column::LeaseExpiresAt,
-                Expr::value(Option::<DateTime<Utc>>::None),
-            )
             .filter(runs::Column::Id.eq(id))
             .filter(runs::Column::LeaseOwner.eq(owner))
             .exec(self.conn())
@@ -186,18 +183,10 @@ impl Db {
         reason: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = runs::Entity::update_many()
+        let result = without_lease(runs::Entity::update_many())
             .col_expr(runs::Column::Status, Expr::value(run_status::CANCELLED))
             .col_expr(runs::Column::FailureReason, Expr::value(reason))
             .col_expr(runs::Column::FinishedAt, Expr::value(now))
-            .col_expr(
-                runs::Column::LeaseOwner,
-                Expr::value(Option::<String>::None),
-            )
-            .col_expr(
-                runs::Column::LeaseExpiresAt,
-                Expr::value(Option::<DateTime<Utc>>::None),
-            )
             .filter(runs::Column::Id.eq(id))
             .filter(runs::Column::Status.is_in([run_status::QUEUED, run_status::RUNNING]))
             .exec(self.conn())
@@ -423,10 +412,5 @@ impl Db {
             .order_by_asc(signing_keys::Column::CreatedAt)
             .all(self.conn())
             .await?)
-    }
-
-    /// A secret by name, if stored (e.g. a generated signing key).
-    pub async fn secret(&self, name: &str) -> Result<Option<String>, StoreError> {
-        crate::secrets::secret(self, name).await
     }
 }

@@ -30,7 +30,7 @@ async fn register_signs_in_and_me_answers(app: TestApp) {
     assert!(body.get("password").is_none() && body["user"].get("password_hash").is_none());
 
     let token = body["access_token"].as_str().unwrap();
-    let me: Value = app.get("/v1/me", Some(token)).await.json().await.unwrap();
+    let me: Value = app.get_json("/v1/me", Some(token)).await;
     assert_eq!(me["id"], body["user"]["id"]);
     assert_eq!(me["email"], "ada@example.com");
     assert_eq!(me["name"], "Ada");

@@ -27,26 +27,16 @@ async fn an_api_key_works_like_a_token_until_revoked(app: TestApp) {
     assert_eq!(created["name"], "ci runner");
 
     // Listed without the secret, never used yet.
-    let list: Value = app
-        .get("/v1/api-keys", Some(&ada.access_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let list: Value = app.get_json("/v1/api-keys", Some(&ada.access_token)).await;
     assert_eq!(list["items"].as_array().unwrap().len(), 1);
     assert!(list["items"][0].get("key").is_none());
     assert!(list["items"][0]["last_used_at"].is_null());
     assert!(!list.to_string().contains(&key));
 
     // The key is a credential; using it is recorded.
-    let me: Value = app.get("/v1/me", Some(&key)).await.json().await.unwrap();
+    let me: Value = app.get_json("/v1/me", Some(&key)).await;
     assert_eq!(me["id"], ada.user_id.as_str());
-    let list: Value = app
-        .get("/v1/api-keys", Some(&key))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let list: Value = app.get_json("/v1/api-keys", Some(&key)).await;
     assert!(list["items"][0]["last_used_at"].is_string());
 
     let id = created["id"].as_str().unwrap();
@@ -61,12 +51,7 @@ async fn an_api_key_works_like_a_token_until_revoked(app: TestApp) {
     assert_eq!(res.status(), 204);
     let problem = assert_problem(app.get("/v1/me", Some(&key)).await, 401, "invalid_token").await;
     assert_eq!(problem["detail"], "the API key has been revoked");
-    let list: Value = app
-        .get("/v1/api-keys", Some(&ada.access_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let list: Value = app.get_json("/v1/api-keys", Some(&ada.access_token)).await;
     assert!(list["items"].as_array().unwrap().is_empty());
 
     // Revoking twice: nothing to revoke.
@@ -104,12 +89,7 @@ async fn keys_belong_to_their_owner(app: TestApp) {
         .unwrap();
     let id = created["id"].as_str().unwrap();
 
-    let bobs: Value = app
-        .get("/v1/api-keys", Some(&bob.access_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let bobs: Value = app.get_json("/v1/api-keys", Some(&bob.access_token)).await;
     assert!(bobs["items"].as_array().unwrap().is_empty());
     let res = app
         .call(

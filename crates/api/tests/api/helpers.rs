@@ -113,6 +113,19 @@ impl TestApp {
         self.call(Method::GET, path, bearer, None).await
     }
 
+    /// GET and parse the JSON answer.
+    pub async fn get_json<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+    ) -> T {
+        self.get(path, bearer)
+            .await
+            .json()
+            .await
+            .expect("a JSON answer")
+    }
+
     pub async fn post(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
         self.call(Method::POST, path, bearer, Some(body)).await
     }

@@ -18,9 +18,9 @@ on_both_backends!(
 );
 
 async fn probes_answer(app: TestApp) {
-    let health: Value = app.get("/healthz", None).await.json().await.unwrap();
+    let health: Value = app.get_json("/healthz", None).await;
     assert_eq!(health["status"], "ok");
-    let ready: Value = app.get("/readyz", None).await.json().await.unwrap();
+    let ready: Value = app.get_json("/readyz", None).await;
     assert_eq!(ready["status"], "ready");
     assert_eq!(ready["checks"], json!([{"name": "database", "ok": true}]));
 }
@@ -178,7 +178,7 @@ async fn the_served_openapi_document_is_the_committed_one(app: TestApp) {
         committed,
         "openapi/openapi.json is stale: run `cargo run -- openapi > openapi/openapi.json`"
     );
-    let served: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let served: Value = app.get_json("/openapi.json", None).await;
     let committed: Value = serde_json::from_str(&committed).unwrap();
     assert_eq!(served, committed);
     assert!(served["openapi"].as_str().unwrap().starts_with("3.1"));

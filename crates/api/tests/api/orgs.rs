@@ -67,22 +67,14 @@ async fn the_creator_is_the_owner(app: TestApp) {
     let org: Value = res.json().await.unwrap();
     assert_eq!(org["name"], "Acme");
 
-    let mine: Value = app
-        .get("/v1/orgs", Some(&ada.access_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let mine: Value = app.get_json("/v1/orgs", Some(&ada.access_token)).await;
     assert_eq!(mine["items"][0]["id"], org["id"]);
     assert_eq!(mine["items"][0]["role"], "owner");
 
     let id = org["id"].as_str().unwrap();
     let details: Value = app
-        .get(&format!("/v1/orgs/{id}"), Some(&ada.access_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/orgs/{id}"), Some(&ada.access_token))
+        .await;
     assert_eq!(details["role"], "owner");
     assert_eq!(details["members"][0]["user_id"], ada.user_id.as_str());
     assert_eq!(details["members"][0]["role"], "owner");
@@ -126,11 +118,8 @@ async fn reading_an_org_per_role(app: TestApp) {
     .await;
     // The outsider's own list does not show it.
     let theirs: Value = app
-        .get("/v1/orgs", Some(&cast.outsider.access_token))
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json("/v1/orgs", Some(&cast.outsider.access_token))
+        .await;
     assert!(theirs["items"].as_array().unwrap().is_empty());
 }
 
@@ -205,14 +194,11 @@ async fn adding_members_per_role(app: TestApp) {
     )
     .await;
     let details: Value = app
-        .get(
+        .get_json(
             &format!("/v1/orgs/{}", cast.org),
             Some(&cast.member.access_token),
         )
-        .await
-        .json()
-        .await
-        .unwrap();
+        .await;
     let members = details["members"].as_array().unwrap();
     assert_eq!(members.len(), 6);
     let member = members

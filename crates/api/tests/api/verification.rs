@@ -141,12 +141,7 @@ async fn listing_routes_per_role(app: TestApp) {
 
     // Anyone reads a listing; the engine's address stays with its provider.
     let id = listing["id"].as_str().unwrap();
-    let public: Value = app
-        .get(&format!("/v1/listings/{id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let public: Value = app.get_json(&format!("/v1/listings/{id}"), None).await;
     assert_eq!(public["title"], "RTX 3060 (simulated)");
     assert!(public["engine"].get("base_url").is_none());
     assert_problem(
@@ -182,14 +177,11 @@ async fn verification_requests_per_role(app: TestApp) {
         let run: Value = res.json().await.unwrap();
         assert_eq!(run["status"], "queued");
         let fetched: Value = app
-            .get(
+            .get_json(
                 &format!("/v1/verifications/{}", run["id"].as_str().unwrap()),
                 None,
             )
-            .await
-            .json()
-            .await
-            .unwrap();
+            .await;
         assert_eq!(fetched["id"], run["id"]);
     }
     assert_problem(
@@ -317,28 +309,17 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
     let report_id = finished["report_id"].as_str().unwrap().to_owned();
 
     let run: Value = app
-        .get(&format!("/v1/verifications/{run_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
     assert_eq!(run["status"], "succeeded");
     assert_eq!(run["report_id"], report_id.as_str());
 
     // The report verifies against the published keys, and names the listing.
     let report: Value = app
-        .get(&format!("/v1/reports/{report_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/reports/{report_id}"), None)
+        .await;
     assert_eq!(report["compliant"], true, "{}", report["summary"]);
-    let keys: Vec<attest::PublishedKey> = app
-        .get("/v1/signing-keys", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let keys: Vec<attest::PublishedKey> = app.get_json("/v1/signing-keys", None).await;
     let envelope: attest::Envelope = serde_json::from_value(report["envelope"].clone()).unwrap();
     let (statement, key_id) = attest::verify_statement(&envelope, &keys).unwrap();
     assert_eq!(key_id, report["key_id"].as_str().unwrap());
@@ -357,11 +338,8 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
 
     // The listing carries the badge and headline figures.
     let listing: Value = app
-        .get(&format!("/v1/listings/{listing_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/listings/{listing_id}"), None)
+        .await;
     assert_eq!(listing["verified"], true);
     assert_eq!(listing["verification"]["report_id"], report_id.as_str());
     let best = listing["verification"]["best_total_tok_s"]
@@ -370,11 +348,8 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
     // tiny: 4 streams at 1000 / (8 + 4) tok/s each.
     assert!((best / 333.3 - 1.0).abs() < 0.05, "{best}");
     let reports: Value = app
-        .get(&format!("/v1/listings/{listing_id}/reports"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/listings/{listing_id}/reports"), None)
+        .await;
     assert_eq!(reports["items"].as_array().unwrap().len(), 1);
 
     // Exports.
@@ -398,11 +373,8 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
 
     // The organisation report, signed the same way.
     let org: Value = app
-        .get(&format!("/v1/orgs/{}/report", p.org), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/orgs/{}/report", p.org), None)
+        .await;
     assert_eq!(
         org["report"]["counts"],
         json!({"listings": 1, "verified": 1})
@@ -411,23 +383,15 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
     attest::verify_statement(&envelope, &keys).unwrap();
 
     // The leaderboard, filtered and not.
-    let board: Value = app.get("/v1/leaderboard", None).await.json().await.unwrap();
+    let board: Value = app.get_json("/v1/leaderboard", None).await;
     assert_eq!(board["items"][0]["gpu_model"], "NVIDIA GeForce RTX 3060");
     assert_eq!(board["items"][0]["report_id"], report_id.as_str());
     let board: Value = app
-        .get("/v1/leaderboard?context=1024&concurrency=2", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json("/v1/leaderboard?context=1024&concurrency=2", None)
+        .await;
     assert_eq!(board["items"][0]["concurrency"], 2);
     assert_eq!(board["items"][0]["context_tokens"], 1024);
-    let board: Value = app
-        .get("/v1/leaderboard?context=99", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let board: Value = app.get_json("/v1/leaderboard?context=99", None).await;
     assert!(board["items"].as_array().unwrap().is_empty());
     assert_problem(
         app.get("/v1/leaderboard?context=many", None).await,
@@ -503,11 +467,8 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
         "{finished}"
     );
     let run: Value = app
-        .get(&format!("/v1/verifications/{run_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
     assert_eq!(run["status"], "failed");
     assert!(
         run["failure_reason"]
@@ -517,11 +478,8 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
     );
     assert!(run["report_id"].is_null());
     let listing: Value = app
-        .get(&format!("/v1/listings/{listing_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/listings/{listing_id}"), None)
+        .await;
     assert_eq!(listing["verified"], false);
 }
 
@@ -547,11 +505,8 @@ async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
         .unwrap();
     assert_eq!(outcome, Some(app::verification::Outcome::Released));
     let run: Value = app
-        .get(&format!("/v1/verifications/{run_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
     assert_eq!(run["status"], "queued", "{run}");
     assert_eq!(run["attempts"], 1);
     assert!(run["report_id"].is_null());
@@ -571,12 +526,7 @@ async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
 }
 
 async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestApp) {
-    let first: Vec<Value> = app
-        .get("/v1/signing-keys", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let first: Vec<Value> = app.get_json("/v1/signing-keys", None).await;
     assert_eq!(first.len(), 1);
     assert!(first[0]["retired_at"].is_null());
     assert_eq!(first[0]["algorithm"], "ed25519");
@@ -589,12 +539,7 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     let mut config = crate::helpers::test_config(app.database_url());
     config.signing_key_file = Some(file);
     app::App::build(config, false).await.unwrap();
-    let keys: Vec<Value> = app
-        .get("/v1/signing-keys", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let keys: Vec<Value> = app.get_json("/v1/signing-keys", None).await;
     assert_eq!(keys.len(), 2);
     let old = keys
         .iter()
@@ -621,29 +566,23 @@ async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(ap
         "a report is made: {finished}"
     );
     let report: Value = app
-        .get(
+        .get_json(
             &format!("/v1/reports/{}", finished["report_id"].as_str().unwrap()),
             None,
         )
-        .await
-        .json()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(report["compliant"], false);
     let reasons = report["summary"]["reasons"].to_string();
     assert!(reasons.contains("continuous usage"), "{reasons}");
     let listing: Value = app
-        .get(&format!("/v1/listings/{listing_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/listings/{listing_id}"), None)
+        .await;
     assert_eq!(
         listing["verified"], false,
         "a non-compliant report does not verify"
     );
     // It is not on the leaderboard either.
-    let board: Value = app.get("/v1/leaderboard", None).await.json().await.unwrap();
+    let board: Value = app.get_json("/v1/leaderboard", None).await;
     assert!(board["items"].as_array().unwrap().is_empty());
 }
 
@@ -656,11 +595,8 @@ async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let run: Value = app
-            .get(&format!("/v1/verifications/{run_id}"), None)
-            .await
-            .json()
-            .await
-            .unwrap();
+            .get_json(&format!("/v1/verifications/{run_id}"), None)
+            .await;
         if run["status"] == "running" {
             break;
         }
@@ -715,18 +651,12 @@ async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
     // The worker notices at its next renewal (a third of the 30 s lease) and writes nothing.
     tokio::time::sleep(Duration::from_secs(11)).await;
     let run: Value = app
-        .get(&format!("/v1/verifications/{run_id}"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
     assert_eq!(run["status"], "cancelled");
     assert!(run["report_id"].is_null());
     let reports: Value = app
-        .get(&format!("/v1/listings/{listing_id}/reports"), None)
-        .await
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/v1/listings/{listing_id}/reports"), None)
+        .await;
     assert!(reports["items"].as_array().unwrap().is_empty());
 }
