@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, demo, settings, telemetry, verify_cmd};
+use crate::{bench_cmd, demo, search_bench, settings, telemetry, verify_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -60,6 +60,9 @@ enum Command {
     },
     /// Run the standard benchmark matrix against a vLLM-compatible server.
     Bench(bench_cmd::BenchArgs),
+    /// Load a synthetic marketplace (100,000 listings by default) and measure search latency
+    /// over HTTP under concurrent load.
+    SearchBench(search_bench::SearchBenchArgs),
     /// Print the OpenAPI document, or check it against the committed one.
     Openapi {
         /// Fail when the committed document differs from the one the code generates.
@@ -97,6 +100,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             telemetry::init(app::LogFormat::Text);
             runtime()?.block_on(bench_cmd::bench(args))
         }
+        Command::SearchBench(args) => runtime()?.block_on(search_bench::search_bench(args)),
         Command::Migrate => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.log_format);

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 use app::{App, Caller, Credential};
-use domain::ListingInput;
+use domain::{ListingInput, SshInput};
 
 const DEMO_EMAIL: &str = "demo@gpumarket.local";
 const DEMO_PASSWORD: &str = "demo-password-not-secret";
@@ -63,6 +63,15 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
                 currency: "USD",
                 engine_base_url: &engine_url,
                 engine_model: "bench",
+                engine_api_key: None,
+                available_from: None,
+                available_until: None,
+                ssh: Some(SshInput {
+                    host: "127.0.0.1",
+                    port: 22,
+                    user: "renter",
+                }),
+                https_url: None,
             },
         )
         .await?;

@@ -3,6 +3,7 @@
 mod bench_cmd;
 mod cli;
 mod demo;
+mod search_bench;
 mod settings;
 mod telemetry;
 mod verify_cmd;

@@ -8,6 +8,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261129_000001_accounts;
 mod m20261129_000002_verification;
 mod m20261129_000003_bookings;
+mod m20261129_000004_marketplace;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000001_accounts::Migration),
             Box::new(m20261129_000002_verification::Migration),
             Box::new(m20261129_000003_bookings::Migration),
+            Box::new(m20261129_000004_marketplace::Migration),
         ]
     }
 }

@@ -44,6 +44,9 @@ codes! {
     RUN_FINISHED = ("run_finished", 409, "The run has already finished");
     BOOKING_CONFLICT = ("booking_conflict", 409, "The capacity is taken");
     BOOKING_NOT_CANCELLABLE = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
+    LISTING_DELISTED = ("listing_delisted", 409, "The listing has been delisted");
+    OUTSIDE_AVAILABILITY = ("outside_availability", 409, "The machine is not available then");
+    BOOKING_NOT_ACTIVE = ("booking_not_active", 409, "The booking gives no access now");
     IDEMPOTENCY_KEY_REUSED = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
     PAYLOAD_TOO_LARGE = ("payload_too_large", 413, "The body is too large");
     UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, "The body must be JSON");
@@ -160,6 +163,11 @@ impl From<AppError> for ApiError {
             AppError::BookingNotCancellable(_) => {
                 Self::new(code::BOOKING_NOT_CANCELLABLE, err.to_string())
             }
+            AppError::ListingDelisted => Self::new(code::LISTING_DELISTED, err.to_string()),
+            AppError::OutsideAvailability(_) => {
+                Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())
+            }
+            AppError::BookingNotActive(_) => Self::new(code::BOOKING_NOT_ACTIVE, err.to_string()),
             AppError::IdempotencyKeyReused => {
                 Self::new(code::IDEMPOTENCY_KEY_REUSED, err.to_string())
             }

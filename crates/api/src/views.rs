@@ -173,12 +173,66 @@ pub struct PriceView {
     pub currency: String,
 }
 
-/// The engine verification measures. `base_url` is shown to the provider's members only.
+/// The engine verification measures. `base_url` is shown to the provider's members only;
+/// the API key never is, only whether one is set.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EngineView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     pub model: String,
+    pub has_api_key: bool,
+}
+
+/// When the machine may be booked: `[from, until)`; an absent end is open.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AvailabilityWindowView {
+    pub from: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// SSH access to a machine.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SshView {
+    pub host: String,
+    pub port: i64,
+    pub user: String,
+}
+
+/// How renters reach the machine. The details are shown to the provider's members and,
+/// through `GET /v1/bookings/{id}/access`, to renters; everyone sees `methods`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AccessView {
+    /// `ssh` and/or `https`.
+    pub methods: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<SshView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub https_url: Option<String>,
+}
+
+impl AccessView {
+    pub fn of(r: &app::ListingRecord, with_details: bool) -> Self {
+        let ssh = match (&r.access_ssh_host, r.access_ssh_port, &r.access_ssh_user) {
+            (Some(host), Some(port), Some(user)) => Some(SshView {
+                host: host.clone(),
+                port: i64::from(port),
+                user: user.clone(),
+            }),
+            _ => None,
+        };
+        let mut methods = Vec::new();
+        if ssh.is_some() {
+            methods.push("ssh");
+        }
+        if r.access_https_url.is_some() {
+            methods.push("https");
+        }
+        Self {
+            methods,
+            ssh: ssh.filter(|_| with_details),
+            https_url: r.access_https_url.clone().filter(|_| with_details),
+        }
+    }
 }
 
 /// The latest compliant verification and its headline figures.
@@ -203,6 +257,9 @@ pub struct ListingView {
     pub region: String,
     pub price: PriceView,
     pub engine: EngineView,
+    pub availability: AvailabilityWindowView,
+    pub access: AccessView,
+    /// `active`, or `delisted` (no longer found or bookable).
     pub status: String,
     pub verified: bool,
     pub verification: Option<VerificationSummaryView>,
@@ -210,9 +267,11 @@ pub struct ListingView {
 }
 
 impl ListingView {
-    /// `with_endpoint`: the viewer may see the engine's address.
+    /// `with_endpoint`: the viewer (a member of the provider) may see the engine's address
+    /// and the access details.
     pub fn new(listing: app::listings::Listing, with_endpoint: bool) -> Self {
         let now = Utc::now();
+        let access = AccessView::of(&listing.record, with_endpoint);
         let age = listing.verification_age_s(now);
         let r = listing.record;
         let verification = match (r.latest_report_id, r.verified_at) {
@@ -244,7 +303,13 @@ impl ListingView {
             engine: EngineView {
                 base_url: with_endpoint.then_some(r.engine_base_url),
                 model: r.engine_model,
+                has_api_key: r.engine_api_key.is_some(),
             },
+            availability: AvailabilityWindowView {
+                from: r.available_from,
+                until: r.available_until,
+            },
+            access,
             status: r.status,
             verified: verification.is_some(),
             verification,

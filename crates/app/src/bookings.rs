@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use domain::ValidationError;
 use domain::booking::{self, Interval};
 use sha2::{Digest, Sha256};
-use store::{BookingError, BookingRecord, booking_status};
+use store::{BookingError, BookingRecord, Sweep, booking_status};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
@@ -108,6 +108,17 @@ impl App {
             }),
             Err(BookingError::Capacity) => Err(AppError::BookingConflict),
             Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
+            Err(BookingError::Delisted) => Err(AppError::ListingDelisted),
+            Err(BookingError::OutsideWindow { from, until }) => {
+                let show = |t: Option<DateTime<Utc>>, open: &str| {
+                    t.map_or_else(|| open.to_owned(), |t| t.to_rfc3339())
+                };
+                Err(AppError::OutsideAvailability(format!(
+                    "from {} until {}",
+                    show(from, "any time"),
+                    show(until, "open end")
+                )))
+            }
             // A racing request with the same key won; answer as a replay would.
             Err(BookingError::KeyUsed) => {
                 self.replay(renter, key, &fingerprint)
@@ -184,5 +195,40 @@ impl App {
             .booking_by_id(id)
             .await?
             .ok_or(AppError::NotFound("booking"))
+    }
+
+    /// The caller's bookings as a renter, newest first; `before` continues a listing.
+    pub async fn my_bookings(
+        &self,
+        caller: Caller,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<BookingRecord>, AppError> {
+        Ok(self
+            .db()
+            .bookings_of_renter(caller.user_id.as_uuid(), before, limit)
+            .await?)
+    }
+
+    /// Bookings of a listing, for members of its organisation.
+    pub async fn listing_bookings(
+        &self,
+        caller: Caller,
+        listing: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<BookingRecord>, AppError> {
+        let found = self.listing(listing).await?;
+        self.require_role(caller, found.org_id(), domain::Role::Member)
+            .await?;
+        Ok(self
+            .db()
+            .bookings_of_listing(listing, before, limit)
+            .await?)
+    }
+
+    /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).
+    pub async fn sweep_bookings(&self) -> Result<Sweep, AppError> {
+        Ok(self.db().sweep_bookings(Utc::now()).await?)
     }
 }

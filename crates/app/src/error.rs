@@ -29,6 +29,16 @@ pub enum AppError {
     /// The machine does not have the GPUs free over the interval.
     #[error("the machine does not have that many GPUs free over the whole interval")]
     BookingConflict,
+    /// The listing has been delisted: it cannot be booked or edited.
+    #[error("the listing has been delisted")]
+    ListingDelisted,
+    /// The interval is outside the listing's availability window; describes the window.
+    #[error("the machine is only available {0}")]
+    OutsideAvailability(String),
+    /// The booking is not confirmed or running (pending payment, cancelled, ended); names
+    /// its status.
+    #[error("the booking is {0}, so it gives no access")]
+    BookingNotActive(String),
     /// An idempotency key came back with a different request.
     #[error("this Idempotency-Key was already used for a different request")]
     IdempotencyKeyReused,

@@ -4,6 +4,7 @@
 //! exposes one method per use case, grouped by module. Callers pass a [`Caller`] that the
 //! API has authenticated; authorization is decided here, so every door checks the same way.
 
+pub mod access;
 pub mod accounts;
 pub mod bookings;
 pub mod config;
@@ -24,7 +25,7 @@ use domain::{ApiKeyId, UserId};
 pub use config::{Config, LogFormat};
 pub use error::AppError;
 pub use queue;
-pub use store::{Backend, BookingRecord, Db, RunRecord};
+pub use store::{Backend, BookingRecord, Db, ListingHit, ListingRecord, RunRecord, Sweep};
 
 /// Everything the use cases share. Cheap to clone.
 #[derive(Debug, Clone)]

@@ -1,8 +1,13 @@
-//! Listings: created by members of the provider organisation, readable by anyone.
+//! Listings: created, edited and delisted by members of the provider organisation, readable
+//! and searchable by anyone.
 
-use chrono::{DateTime, Utc};
-use domain::{ListingInput, ListingSpec, OrgId, Role};
-use store::{ListingRecord, NewListing};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Duration, Utc};
+use domain::booking::{MAX_BOOKING_DAYS, free_segments, peak_usage};
+use domain::{ListingInput, ListingSpec, OrgId, Role, SshInput, ValidationError};
+use serde::{Deserialize, Serialize};
+use store::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
@@ -24,6 +29,289 @@ impl Listing {
     }
 }
 
+/// A change to a listing: absent fields stay; for the optional ones, `Some(None)` clears.
+#[derive(Debug, Clone, Default)]
+pub struct ListingPatch {
+    pub title: Option<String>,
+    pub gpu_model: Option<String>,
+    pub gpu_count: Option<i64>,
+    pub vram_gb: Option<i64>,
+    pub cpu_model: Option<String>,
+    pub ram_gb: Option<i64>,
+    pub region: Option<String>,
+    pub price_per_gpu_hour: Option<i64>,
+    pub currency: Option<String>,
+    pub engine_base_url: Option<String>,
+    pub engine_model: Option<String>,
+    pub engine_api_key: Option<Option<String>>,
+    pub available_from: Option<Option<DateTime<Utc>>>,
+    pub available_until: Option<Option<DateTime<Utc>>>,
+    pub ssh: Option<Option<(String, i64, String)>>,
+    pub https_url: Option<Option<String>>,
+}
+
+/// A search as a client asks it, before checking.
+#[derive(Debug, Clone, Default)]
+pub struct SearchParams {
+    pub gpu_model: Option<String>,
+    pub min_vram_gb: Option<i64>,
+    pub max_price: Option<i64>,
+    pub currency: Option<String>,
+    pub region: Option<String>,
+    pub verified: Option<bool>,
+    pub min_total_tok_s: Option<f64>,
+    pub context: Option<i64>,
+    pub concurrency: Option<i64>,
+    pub available_from: Option<DateTime<Utc>>,
+    pub available_until: Option<DateTime<Utc>>,
+    pub gpu_count: Option<i64>,
+    /// `price` (default), `tok_s` or `price_per_mtok`.
+    pub sort: Option<String>,
+    pub cursor: Option<String>,
+    pub limit: Option<u64>,
+}
+
+/// One page of search results.
+#[derive(Debug, Clone)]
+pub struct SearchPage {
+    pub items: Vec<ListingHit>,
+    pub next_cursor: Option<String>,
+}
+
+/// Free GPUs of a listing over time.
+#[derive(Debug, Clone)]
+pub struct Availability {
+    pub listing: ListingRecord,
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    /// `(start, end, free_gpus)`, consecutive, covering `[from, to)`.
+    pub segments: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+}
+
+pub const DEFAULT_PAGE: u64 = 20;
+pub const MAX_PAGE: u64 = 100;
+
+/// The opaque cursor: where the previous page ended, and in which order.
+#[derive(Debug, Serialize, Deserialize)]
+struct Cursor {
+    sort: String,
+    value: f64,
+    id: Uuid,
+}
+
+fn sort_key(raw: Option<&str>) -> Result<SortKey, ValidationError> {
+    match raw.unwrap_or("price") {
+        "price" => Ok(SortKey::Price),
+        "tok_s" => Ok(SortKey::TokS),
+        "price_per_mtok" => Ok(SortKey::PricePerMtok),
+        _ => Err(ValidationError::new(
+            "sort",
+            "must be one of price, tok_s, price_per_mtok",
+        )),
+    }
+}
+
+fn encode_cursor(sort: &str, value: f64, id: Uuid) -> String {
+    let json = serde_json::json!({"sort": sort, "value": value, "id": id}).to_string();
+    URL_SAFE_NO_PAD.encode(json)
+}
+
+fn decode_cursor(raw: &str, sort: &str) -> Result<After, ValidationError> {
+    let bad = || ValidationError::new("cursor", "is not a cursor this search returned");
+    let bytes = URL_SAFE_NO_PAD.decode(raw).map_err(|_| bad())?;
+    let cursor: Cursor = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+    if cursor.sort != sort {
+        return Err(ValidationError::new(
+            "cursor",
+            format!("belongs to a search sorted by {}", cursor.sort),
+        ));
+    }
+    Ok(After {
+        value: cursor.value,
+        id: cursor.id,
+    })
+}
+
+fn positive(
+    field: &'static str,
+    value: Option<i64>,
+    max: i64,
+) -> Result<Option<i64>, ValidationError> {
+    match value {
+        Some(v) if v < 1 || v > max => Err(ValidationError::new(
+            field,
+            format!("must be between 1 and {max}"),
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Empty strings are absent filters.
+fn text(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+impl SearchParams {
+    /// The checked query, and whether free capacity over an interval must be checked.
+    fn into_query(self) -> Result<(ListingQuery, Option<i32>), ValidationError> {
+        let sort_name = self.sort.clone().unwrap_or_else(|| "price".to_owned());
+        let sort = sort_key(Some(&sort_name))?;
+        let cell = match (self.context, self.concurrency) {
+            (None, None) => None,
+            (Some(context), Some(concurrency)) => {
+                positive("context", Some(context), 10_000_000)?;
+                positive("concurrency", Some(concurrency), 100_000)?;
+                Some((context, concurrency))
+            }
+            (None, Some(_)) => {
+                return Err(ValidationError::new(
+                    "context",
+                    "is required with concurrency",
+                ));
+            }
+            (Some(_), None) => {
+                return Err(ValidationError::new(
+                    "concurrency",
+                    "is required with context",
+                ));
+            }
+        };
+        if let Some(min) = self.min_total_tok_s
+            && !(min.is_finite() && min >= 0.0)
+        {
+            return Err(ValidationError::new(
+                "min_total_tok_s",
+                "must be a non-negative number",
+            ));
+        }
+        let window = match (self.available_from, self.available_until) {
+            (None, None) => None,
+            (Some(from), Some(until)) if until > from => {
+                if until - from > Duration::days(MAX_BOOKING_DAYS) {
+                    return Err(ValidationError::new(
+                        "available_until",
+                        format!("the interval may last at most {MAX_BOOKING_DAYS} days"),
+                    ));
+                }
+                Some((from, until))
+            }
+            (Some(_), Some(_)) => {
+                return Err(ValidationError::new(
+                    "available_until",
+                    "must be after available_from",
+                ));
+            }
+            (Some(_), None) => {
+                return Err(ValidationError::new(
+                    "available_until",
+                    "is required with available_from",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(ValidationError::new(
+                    "available_from",
+                    "is required with available_until",
+                ));
+            }
+        };
+        let gpu_count = positive("gpu_count", self.gpu_count, 64)?;
+        let limit = match self.limit {
+            None => DEFAULT_PAGE,
+            Some(n) if (1..=MAX_PAGE).contains(&n) => n,
+            Some(_) => {
+                return Err(ValidationError::new(
+                    "limit",
+                    format!("must be between 1 and {MAX_PAGE}"),
+                ));
+            }
+        };
+        let after = self
+            .cursor
+            .as_deref()
+            .map(|c| decode_cursor(c, &sort_name))
+            .transpose()?;
+        let gpus = gpu_count.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+        let query = ListingQuery {
+            gpu_model: text(self.gpu_model),
+            min_vram_gb: positive("min_vram_gb", self.min_vram_gb, 1_000_000)?
+                .map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
+            max_price: positive("max_price", self.max_price, i64::MAX)?,
+            currency: text(self.currency).map(|c| c.to_ascii_uppercase()),
+            region: text(self.region),
+            verified_only: self.verified.unwrap_or(false),
+            min_gpu_count: gpus,
+            cell,
+            min_total_tok_s: self.min_total_tok_s,
+            window,
+            sort,
+            after,
+            limit,
+        };
+        Ok((query, window.map(|_| gpus.unwrap_or(1))))
+    }
+}
+
+impl ListingPatch {
+    /// The listing with this change applied, as input to check.
+    fn apply<'a>(&'a self, r: &'a ListingRecord) -> ListingInput<'a> {
+        let current_ssh = match (&r.access_ssh_host, r.access_ssh_port, &r.access_ssh_user) {
+            (Some(host), Some(port), Some(user)) => Some(SshInput {
+                host,
+                port: i64::from(port),
+                user,
+            }),
+            _ => None,
+        };
+        ListingInput {
+            title: self.title.as_deref().unwrap_or(&r.title),
+            gpu_model: self.gpu_model.as_deref().unwrap_or(&r.gpu_model),
+            gpu_count: self.gpu_count.unwrap_or(i64::from(r.gpu_count)),
+            vram_gb: self.vram_gb.unwrap_or(i64::from(r.vram_gb)),
+            cpu_model: self.cpu_model.as_deref().unwrap_or(&r.cpu_model),
+            ram_gb: self.ram_gb.unwrap_or(i64::from(r.ram_gb)),
+            region: self.region.as_deref().unwrap_or(&r.region),
+            price_per_gpu_hour: self.price_per_gpu_hour.unwrap_or(r.price_amount),
+            currency: self.currency.as_deref().unwrap_or(&r.currency),
+            engine_base_url: self
+                .engine_base_url
+                .as_deref()
+                .unwrap_or(&r.engine_base_url),
+            engine_model: self.engine_model.as_deref().unwrap_or(&r.engine_model),
+            engine_api_key: match &self.engine_api_key {
+                Some(key) => key.as_deref(),
+                None => r.engine_api_key.as_deref(),
+            },
+            available_from: self.available_from.unwrap_or(r.available_from),
+            available_until: self.available_until.unwrap_or(r.available_until),
+            ssh: match &self.ssh {
+                Some(Some((host, port, user))) => Some(SshInput {
+                    host,
+                    port: *port,
+                    user,
+                }),
+                Some(None) => None,
+                None => current_ssh,
+            },
+            https_url: match &self.https_url {
+                Some(url) => url.as_deref(),
+                None => r.access_https_url.as_deref(),
+            },
+        }
+    }
+}
+
+/// Whether `spec` describes a different machine or engine than `record` (so the record's
+/// verification no longer applies).
+fn changes_what_was_measured(record: &ListingRecord, spec: &ListingSpec) -> bool {
+    record.gpu_model != spec.gpu_model
+        || record.gpu_count != spec.gpu_count
+        || record.vram_gb != spec.vram_gb
+        || record.cpu_model != spec.cpu_model
+        || record.ram_gb != spec.ram_gb
+        || record.engine_base_url != spec.engine_base_url
+        || record.engine_model != spec.engine_model
+}
+
 impl App {
     pub async fn create_listing(
         &self,
@@ -33,27 +321,12 @@ impl App {
     ) -> Result<Listing, AppError> {
         let spec = ListingSpec::parse(input)?;
         if self.db().org_by_id(org).await?.is_none() {
-            return Err(domain::ValidationError::new("org_id", "no such organisation").into());
+            return Err(ValidationError::new("org_id", "no such organisation").into());
         }
         self.require_role(caller, org, Role::Member).await?;
         let record = self
             .db()
-            .insert_listing(NewListing {
-                id: Uuid::now_v7(),
-                org_id: org,
-                title: spec.title,
-                gpu_model: spec.gpu_model,
-                gpu_count: spec.gpu_count,
-                vram_gb: spec.vram_gb,
-                cpu_model: spec.cpu_model,
-                ram_gb: spec.ram_gb,
-                region: spec.region,
-                price_amount: spec.price_per_gpu_hour,
-                currency: spec.currency,
-                engine_base_url: spec.engine_base_url,
-                engine_model: spec.engine_model,
-                now: Utc::now(),
-            })
+            .insert_listing(Uuid::now_v7(), org, &spec, Utc::now())
             .await?;
         Ok(Listing { record })
     }
@@ -65,4 +338,159 @@ impl App {
             .map(|record| Listing { record })
             .ok_or(AppError::NotFound("listing"))
     }
+
+    /// The listing, when the caller is a member of its organisation.
+    async fn own_listing(&self, caller: Caller, id: Uuid) -> Result<Listing, AppError> {
+        let listing = self.listing(id).await?;
+        self.require_role(caller, listing.org_id(), Role::Member)
+            .await?;
+        Ok(listing)
+    }
+
+    /// Edits a listing (members of its organisation). Changing the hardware or the engine
+    /// withdraws its verification: the latest report no longer describes the machine.
+    pub async fn update_listing(
+        &self,
+        caller: Caller,
+        id: Uuid,
+        patch: &ListingPatch,
+    ) -> Result<Listing, AppError> {
+        let listing = self.own_listing(caller, id).await?;
+        if listing.record.status != listing_status::ACTIVE {
+            return Err(AppError::ListingDelisted);
+        }
+        let spec = ListingSpec::parse(&patch.apply(&listing.record))?;
+        let unverify = changes_what_was_measured(&listing.record, &spec);
+        let record = self
+            .db()
+            .update_listing(id, &spec, unverify, Utc::now())
+            .await?
+            .ok_or(AppError::ListingDelisted)?;
+        Ok(Listing { record })
+    }
+
+    /// Delists a listing (members of its organisation): it can no longer be found or booked.
+    /// Bookings already made stand. Delisting twice is not an error.
+    pub async fn delist_listing(&self, caller: Caller, id: Uuid) -> Result<(), AppError> {
+        self.own_listing(caller, id).await?;
+        self.db().delist_listing(id, Utc::now()).await?;
+        Ok(())
+    }
+
+    /// Searches active listings. With an interval, only machines whose window covers it and
+    /// that have `gpu_count` GPUs (default 1) free over all of it are returned.
+    pub async fn search_listings(&self, params: SearchParams) -> Result<SearchPage, AppError> {
+        let sort_name = params.sort.clone().unwrap_or_else(|| "price".to_owned());
+        let (mut query, capacity_check) = params.into_query()?;
+        let limit = query.limit;
+        let Some(needed) = capacity_check else {
+            let items = self.db().search_listings(&query).await?;
+            let next_cursor = next_cursor(&items, limit, query.sort, &sort_name);
+            return Ok(SearchPage { items, next_cursor });
+        };
+        // Capacity over an interval is decided exactly, per machine, from its bookings: fetch
+        // candidates a batch at a time and keep those with the GPUs free.
+        let (from, until) = query.window.unwrap_or_default();
+        let now = Utc::now();
+        let mut items = Vec::new();
+        let batch = (limit * 2).max(20);
+        query.limit = batch;
+        for _ in 0..10 {
+            let candidates = self.db().search_listings(&query).await?;
+            let exhausted = (candidates.len() as u64) < batch;
+            let ids: Vec<Uuid> = candidates.iter().map(|h| h.listing.id).collect();
+            let holdings = self.db().holding_bookings(&ids, from, until, now).await?;
+            for hit in candidates {
+                let booked: Vec<_> = holdings
+                    .iter()
+                    .filter(|h| h.0 == hit.listing.id)
+                    .map(|&(_, s, e, g)| (s, e, g))
+                    .collect();
+                let after = After {
+                    value: hit.sort_value(query.sort).unwrap_or_default(),
+                    id: hit.listing.id,
+                };
+                query.after = Some(after);
+                if peak_usage(&booked, from, until) + needed <= hit.listing.gpu_count {
+                    items.push(hit);
+                    if items.len() as u64 == limit {
+                        let next = Some(encode_cursor(&sort_name, after.value, after.id));
+                        return Ok(SearchPage {
+                            items,
+                            next_cursor: next,
+                        });
+                    }
+                }
+            }
+            if exhausted {
+                return Ok(SearchPage {
+                    items,
+                    next_cursor: None,
+                });
+            }
+        }
+        // Many machines in a row were full: hand back what was found and where to go on.
+        let next_cursor = query
+            .after
+            .map(|after| encode_cursor(&sort_name, after.value, after.id));
+        Ok(SearchPage { items, next_cursor })
+    }
+
+    /// Free GPUs of a listing over `[from, to)`, as segments. Public.
+    pub async fn availability(
+        &self,
+        id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<Availability, AppError> {
+        if to <= from {
+            return Err(ValidationError::new("to", "must be after from").into());
+        }
+        if to - from > Duration::days(MAX_BOOKING_DAYS) {
+            return Err(ValidationError::new(
+                "to",
+                format!("the range may span at most {MAX_BOOKING_DAYS} days"),
+            )
+            .into());
+        }
+        let listing = self.listing(id).await?.record;
+        let booked: Vec<_> = self
+            .db()
+            .holding_bookings(&[id], from, to, Utc::now())
+            .await?
+            .into_iter()
+            .map(|(_, s, e, g)| (s, e, g))
+            .collect();
+        let capacity = if listing.status == listing_status::ACTIVE {
+            listing.gpu_count
+        } else {
+            0
+        };
+        let segments = free_segments(
+            capacity,
+            (listing.available_from, listing.available_until),
+            &booked,
+            from,
+            to,
+        );
+        Ok(Availability {
+            listing,
+            from,
+            to,
+            segments,
+        })
+    }
+}
+
+/// The cursor after a full page, none after the last.
+fn next_cursor(items: &[ListingHit], limit: u64, sort: SortKey, sort_name: &str) -> Option<String> {
+    if (items.len() as u64) < limit {
+        return None;
+    }
+    let last = items.last()?;
+    Some(encode_cursor(
+        sort_name,
+        last.sort_value(sort).unwrap_or_default(),
+        last.listing.id,
+    ))
 }

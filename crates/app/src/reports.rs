@@ -85,6 +85,10 @@ impl SignedReport {
             summary: self.summary.to_string(),
             created_at: Utc::now(),
             cells: self.cells,
+            headline: (
+                self.headline.best_total_tok_s,
+                self.headline.single_stream_tok_s,
+            ),
         }
     }
 }

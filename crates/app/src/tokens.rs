@@ -37,6 +37,8 @@ pub struct TokenKeys {
     decoding: DecodingKey,
     validation: Validation,
     ttl_secs: i64,
+    /// Booking access tokens, under a key derived from the same secret.
+    pub(crate) access: crate::access::AccessKeys,
 }
 
 impl fmt::Debug for TokenKeys {
@@ -78,6 +80,7 @@ impl TokenKeys {
             decoding,
             validation,
             ttl_secs,
+            access: crate::access::AccessKeys::derive(secret)?,
         })
     }
 

@@ -309,8 +309,6 @@ impl App {
     ) -> Result<Uuid, AppError> {
         let signed = reports::sign_run_report(self.signer(), run, listing, report)?;
         let id = signed.id;
-        let compliant = signed.compliant;
-        let headline = signed.headline.clone();
         match self.db().insert_report(signed.into_record()).await {
             Ok(_) => {}
             Err(StoreError::Conflict(_)) => {
@@ -323,17 +321,6 @@ impl App {
                 return Ok(existing.id);
             }
             Err(e) => return Err(e.into()),
-        }
-        if compliant {
-            self.db()
-                .set_listing_verification(
-                    listing.id,
-                    id,
-                    Utc::now(),
-                    headline.best_total_tok_s,
-                    headline.single_stream_tok_s,
-                )
-                .await?;
         }
         Ok(id)
     }

@@ -75,6 +75,43 @@ pub fn peak_usage(
     peak
 }
 
+/// Free GPUs over `[from, to)` as consecutive segments `(start, end, free)`: `capacity`
+/// minus what `bookings` use, and none outside the availability window `[window_from,
+/// window_until)`. Neighbouring segments always differ in `free`.
+pub fn free_segments(
+    capacity: i32,
+    window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)],
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Vec<(DateTime<Utc>, DateTime<Utc>, i32)> {
+    let mut edges = vec![from, to];
+    for &(s, e, _) in bookings {
+        edges.extend([s, e]);
+    }
+    edges.extend(window.0);
+    edges.extend(window.1);
+    edges.retain(|&at| at >= from && at <= to);
+    edges.sort();
+    edges.dedup();
+    let mut segments: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = Vec::new();
+    for pair in edges.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let open = window.0.is_none_or(|w| a >= w) && window.1.is_none_or(|w| b <= w);
+        let used: i32 = bookings
+            .iter()
+            .filter(|&&(s, e, _)| s < b && e > a)
+            .map(|&(_, _, gpus)| gpus)
+            .sum();
+        let free = if open { (capacity - used).max(0) } else { 0 };
+        match segments.last_mut() {
+            Some(last) if last.2 == free => last.1 = b,
+            _ => segments.push((a, b, free)),
+        }
+    }
+    segments
+}
+
 /// The price of `gpus` GPUs over `interval` at `per_gpu_hour` minor units, rounded up to a
 /// whole minor unit.
 pub fn price(per_gpu_hour: i64, gpus: i32, interval: &Interval) -> i64 {
@@ -134,6 +171,26 @@ mod tests {
         assert_eq!(
             peak_usage(&[(t(0), t(4), 2), (t(1), t(2), 3)], t(0), t(4)),
             5
+        );
+    }
+
+    #[test]
+    fn free_segments_follow_bookings_and_the_window() {
+        let bookings = [(t(1), t(3), 1), (t(2), t(4), 1)];
+        assert_eq!(
+            free_segments(2, (None, None), &bookings, t(0), t(5)),
+            vec![
+                (t(0), t(1), 2),
+                (t(1), t(2), 1),
+                (t(2), t(3), 0),
+                (t(3), t(4), 1),
+                (t(4), t(5), 2)
+            ]
+        );
+        assert_eq!(
+            free_segments(2, (Some(t(1)), Some(t(2))), &[], t(0), t(3)),
+            vec![(t(0), t(1), 0), (t(1), t(2), 2), (t(2), t(3), 0)],
+            "nothing is free outside the window"
         );
     }
 

@@ -11,7 +11,7 @@ pub mod org;
 
 pub use account::{ApiKeyName, DisplayName, Email, Password};
 pub use ids::{ApiKeyId, OrgId, UserId};
-pub use listing::{ListingInput, ListingSpec};
+pub use listing::{ListingInput, ListingSpec, Ssh, SshInput};
 pub use org::{OrgName, Role};
 
 /// Input that breaks a rule, naming the field it came from so a client can point at it.

@@ -1,5 +1,7 @@
 //! A listing's specification as a provider states it, validated field by field.
 
+use chrono::{DateTime, Utc};
+
 use crate::{ValidationError, bounded_text};
 
 /// Currencies a price may be in (ISO 4217 codes with two minor-unit digits).
@@ -22,6 +24,30 @@ pub struct ListingSpec {
     pub currency: String,
     pub engine_base_url: String,
     pub engine_model: String,
+    /// The bearer token the engine wants, if any. Stored; never shown again.
+    pub engine_api_key: Option<String>,
+    /// When the machine may be booked: `[from, until)`, either end open when absent.
+    pub available_from: Option<DateTime<Utc>>,
+    pub available_until: Option<DateTime<Utc>>,
+    /// How a renter reaches the machine.
+    pub ssh: Option<Ssh>,
+    pub https_url: Option<String>,
+}
+
+/// SSH access to a machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ssh {
+    pub host: String,
+    pub port: i32,
+    pub user: String,
+}
+
+/// SSH access as received.
+#[derive(Debug, Clone, Copy)]
+pub struct SshInput<'a> {
+    pub host: &'a str,
+    pub port: i64,
+    pub user: &'a str,
 }
 
 /// The fields as received, before checking.
@@ -38,6 +64,11 @@ pub struct ListingInput<'a> {
     pub currency: &'a str,
     pub engine_base_url: &'a str,
     pub engine_model: &'a str,
+    pub engine_api_key: Option<&'a str>,
+    pub available_from: Option<DateTime<Utc>>,
+    pub available_until: Option<DateTime<Utc>>,
+    pub ssh: Option<SshInput<'a>>,
+    pub https_url: Option<&'a str>,
 }
 
 fn within(field: &'static str, value: i64, min: i64, max: i64) -> Result<i32, ValidationError> {
@@ -75,6 +106,14 @@ impl ListingSpec {
                 "must be an http:// or https:// URL",
             ));
         }
+        if let (Some(from), Some(until)) = (input.available_from, input.available_until)
+            && until <= from
+        {
+            return Err(ValidationError::new(
+                "availability.until",
+                "must be after availability.from",
+            ));
+        }
         Ok(Self {
             title: bounded_text("title", input.title, 1, 200)?,
             gpu_model: bounded_text("hardware.gpu_model", input.gpu_model, 1, 100)?,
@@ -87,8 +126,104 @@ impl ListingSpec {
             currency,
             engine_base_url: base_url.to_owned(),
             engine_model: bounded_text("engine.model", input.engine_model, 1, 200)?,
+            engine_api_key: input.engine_api_key.map(engine_api_key).transpose()?,
+            available_from: input.available_from,
+            available_until: input.available_until,
+            ssh: input.ssh.as_ref().map(ssh).transpose()?,
+            https_url: input.https_url.map(https_url).transpose()?,
         })
     }
+
+    /// Whether `[starts_at, ends_at)` lies inside the availability window.
+    pub fn available_over(&self, starts_at: DateTime<Utc>, ends_at: DateTime<Utc>) -> bool {
+        within_window(
+            self.available_from,
+            self.available_until,
+            starts_at,
+            ends_at,
+        )
+    }
+}
+
+/// Whether `[starts_at, ends_at)` lies inside the window `[from, until)` (open ends when
+/// absent).
+pub fn within_window(
+    from: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    starts_at: DateTime<Utc>,
+    ends_at: DateTime<Utc>,
+) -> bool {
+    from.is_none_or(|from| starts_at >= from) && until.is_none_or(|until| ends_at <= until)
+}
+
+/// What a million output tokens cost on a machine that generates `total_tok_s` tokens per
+/// second at `price_per_gpu_hour` for each of its `gpu_count` GPUs, in minor units.
+pub fn price_per_mtok(price_per_gpu_hour: i64, gpu_count: i32, total_tok_s: f64) -> Option<f64> {
+    if !(total_tok_s.is_finite() && total_tok_s > 0.0) {
+        return None;
+    }
+    let per_hour = price_per_gpu_hour as f64 * f64::from(gpu_count);
+    Some(per_hour / (total_tok_s * 3600.0) * 1_000_000.0)
+}
+
+fn engine_api_key(raw: &str) -> Result<String, ValidationError> {
+    let key = raw.trim();
+    if key.is_empty() || key.len() > 512 || key.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(ValidationError::new(
+            "engine.api_key",
+            "must be 1 to 512 characters without spaces",
+        ));
+    }
+    Ok(key.to_owned())
+}
+
+fn ssh(input: &SshInput<'_>) -> Result<Ssh, ValidationError> {
+    let host = input.host.trim();
+    let host_ok = !host.is_empty()
+        && host.len() <= 253
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    if !host_ok {
+        return Err(ValidationError::new(
+            "access.ssh.host",
+            "must be a host name or an IP address",
+        ));
+    }
+    let port = within("access.ssh.port", input.port, 1, 65_535)?;
+    let user = input.user.trim();
+    let user_ok = !user.is_empty()
+        && user.len() <= 32
+        && user.chars().enumerate().all(|(i, c)| {
+            c.is_ascii_lowercase() || c == '_' || (i > 0 && (c.is_ascii_digit() || c == '-'))
+        });
+    if !user_ok {
+        return Err(ValidationError::new(
+            "access.ssh.user",
+            "must be a POSIX user name (lowercase letters, digits, _ and -, at most 32)",
+        ));
+    }
+    Ok(Ssh {
+        host: host.to_owned(),
+        port,
+        user: user.to_owned(),
+    })
+}
+
+fn https_url(raw: &str) -> Result<String, ValidationError> {
+    let url = raw.trim();
+    if !url.starts_with("https://")
+        || url.len() <= "https://".len()
+        || url.len() > 2000
+        || url.contains(char::is_whitespace)
+    {
+        return Err(ValidationError::new(
+            "access.https_url",
+            "must be an https:// URL",
+        ));
+    }
+    Ok(url.to_owned())
 }
 
 #[cfg(test)]
@@ -108,6 +243,15 @@ mod tests {
             currency: "eur",
             engine_base_url: "http://10.0.0.5:8000/",
             engine_model: "bench",
+            engine_api_key: None,
+            available_from: None,
+            available_until: None,
+            ssh: Some(SshInput {
+                host: "gpu1.example.com",
+                port: 22,
+                user: "renter",
+            }),
+            https_url: None,
         }
     }
 
@@ -116,6 +260,24 @@ mod tests {
         let spec = ListingSpec::parse(&input()).unwrap();
         assert_eq!(spec.currency, "EUR");
         assert_eq!(spec.engine_base_url, "http://10.0.0.5:8000");
+        assert_eq!(spec.ssh.unwrap().port, 22);
+    }
+
+    #[test]
+    fn price_per_million_tokens_is_the_machine_hour_over_its_hourly_output() {
+        // 2 GPUs at 150 cents each = 300 cents an hour; 100 tok/s = 360,000 tokens an hour.
+        let ppm = price_per_mtok(150, 2, 100.0).unwrap();
+        assert!((ppm - 300.0 / 360_000.0 * 1e6).abs() < 1e-9);
+        assert_eq!(price_per_mtok(150, 1, 0.0), None);
+    }
+
+    #[test]
+    fn windows_are_half_open_with_open_ends() {
+        let t = |h: i64| DateTime::from_timestamp(1_900_000_000 + h * 3600, 0).unwrap();
+        assert!(within_window(None, None, t(0), t(1)));
+        assert!(within_window(Some(t(0)), Some(t(2)), t(0), t(2)));
+        assert!(!within_window(Some(t(1)), None, t(0), t(2)));
+        assert!(!within_window(None, Some(t(1)), t(0), t(2)));
     }
 
     #[test]
@@ -171,7 +333,65 @@ mod tests {
                 "engine.model",
             ),
         ];
-        for (bad, field) in cases {
+        let now = chrono::Utc::now();
+        let more: Vec<(ListingInput<'static>, &str)> = vec![
+            (
+                ListingInput {
+                    available_from: Some(now),
+                    available_until: Some(now),
+                    ..input()
+                },
+                "availability.until",
+            ),
+            (
+                ListingInput {
+                    ssh: Some(SshInput {
+                        host: "a b",
+                        port: 22,
+                        user: "x",
+                    }),
+                    ..input()
+                },
+                "access.ssh.host",
+            ),
+            (
+                ListingInput {
+                    ssh: Some(SshInput {
+                        host: "h",
+                        port: 70_000,
+                        user: "x",
+                    }),
+                    ..input()
+                },
+                "access.ssh.port",
+            ),
+            (
+                ListingInput {
+                    ssh: Some(SshInput {
+                        host: "h",
+                        port: 22,
+                        user: "Root;rm",
+                    }),
+                    ..input()
+                },
+                "access.ssh.user",
+            ),
+            (
+                ListingInput {
+                    https_url: Some("http://plain"),
+                    ..input()
+                },
+                "access.https_url",
+            ),
+            (
+                ListingInput {
+                    engine_api_key: Some("two words"),
+                    ..input()
+                },
+                "engine.api_key",
+            ),
+        ];
+        for (bad, field) in cases.into_iter().chain(more) {
             assert_eq!(ListingSpec::parse(&bad).unwrap_err().field, field);
         }
     }

@@ -3,14 +3,43 @@
 //! write lock on SQLite), so racing bookings of one machine are decided one after another.
 
 use chrono::{DateTime, Utc};
+use domain::listing::within_window;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
 use crate::entities::{bookings, listings};
+use crate::listings::listing_status;
 use crate::{Db, StoreError, conflict_as};
+
+/// `(listing_id, starts_at, ends_at, gpu_count)` of a booking that holds capacity.
+pub type Holding = (Uuid, DateTime<Utc>, DateTime<Utc>, i32);
+
+/// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
+async fn holding(
+    conn: &impl ConnectionTrait,
+    listings: &[Uuid],
+    from: DateTime<Utc>,
+    until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<Vec<Holding>, StoreError> {
+    Ok(bookings::Entity::find()
+        .select_only()
+        .column(bookings::Column::ListingId)
+        .column(bookings::Column::StartsAt)
+        .column(bookings::Column::EndsAt)
+        .column(bookings::Column::GpuCount)
+        .filter(bookings::Column::ListingId.is_in(listings.iter().copied()))
+        .filter(bookings::Column::StartsAt.lt(until))
+        .filter(bookings::Column::EndsAt.gt(from))
+        .filter(holds_capacity(now))
+        .into_tuple()
+        .all(conn)
+        .await?)
+}
 
 pub type BookingRecord = bookings::Model;
 
@@ -28,6 +57,15 @@ pub mod booking_status {
 pub enum BookingError {
     #[error("no such listing")]
     NoListing,
+    /// The listing has been delisted.
+    #[error("listing delisted")]
+    Delisted,
+    /// The interval is not inside the listing's availability window.
+    #[error("outside the availability window")]
+    OutsideWindow {
+        from: Option<DateTime<Utc>>,
+        until: Option<DateTime<Utc>>,
+    },
     /// The machine does not have the GPUs free over the interval.
     #[error("capacity taken")]
     Capacity,
@@ -81,16 +119,31 @@ impl Db {
             .one(&txn)
             .await?
             .ok_or(BookingError::NoListing)?;
-        let overlapping: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = bookings::Entity::find()
-            .filter(bookings::Column::ListingId.eq(booking.listing_id))
-            .filter(bookings::Column::StartsAt.lt(booking.ends_at))
-            .filter(bookings::Column::EndsAt.gt(booking.starts_at))
-            .filter(holds_capacity(now))
-            .all(&txn)
-            .await?
-            .into_iter()
-            .map(|b| (b.starts_at, b.ends_at, b.gpu_count))
-            .collect();
+        if listing.status != listing_status::ACTIVE {
+            return Err(BookingError::Delisted);
+        }
+        if !within_window(
+            listing.available_from,
+            listing.available_until,
+            booking.starts_at,
+            booking.ends_at,
+        ) {
+            return Err(BookingError::OutsideWindow {
+                from: listing.available_from,
+                until: listing.available_until,
+            });
+        }
+        let overlapping: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = holding(
+            &txn,
+            &[booking.listing_id],
+            booking.starts_at,
+            booking.ends_at,
+            now,
+        )
+        .await?
+        .into_iter()
+        .map(|(_, s, e, g)| (s, e, g))
+        .collect();
         if !fits(&overlapping, listing.gpu_count) {
             return Err(BookingError::Capacity);
         }
@@ -166,4 +219,115 @@ impl Db {
             .await?;
         Ok(result.rows_affected == 1)
     }
+
+    /// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
+    pub async fn holding_bookings(
+        &self,
+        listings: &[Uuid],
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Holding>, StoreError> {
+        holding(self.conn(), listings, from, until, now).await
+    }
+
+    /// A renter's bookings, newest first, after the booking `before` (exclusive).
+    pub async fn bookings_of_renter(
+        &self,
+        renter: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<BookingRecord>, StoreError> {
+        let mut select = bookings::Entity::find().filter(bookings::Column::RenterId.eq(renter));
+        if let Some(before) = before {
+            select = select.filter(bookings::Column::Id.lt(before));
+        }
+        Ok(select
+            .order_by_desc(bookings::Column::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// A listing's bookings, newest first, after the booking `before` (exclusive).
+    pub async fn bookings_of_listing(
+        &self,
+        listing: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<BookingRecord>, StoreError> {
+        let mut select = bookings::Entity::find().filter(bookings::Column::ListingId.eq(listing));
+        if let Some(before) = before {
+            select = select.filter(bookings::Column::Id.lt(before));
+        }
+        Ok(select
+            .order_by_desc(bookings::Column::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Moves bookings along with the clock: holds past their expiry become `expired`,
+    /// confirmed bookings that have started become `active`, and bookings that have ended
+    /// become `completed`. Returns the bookings whose hold expired (their payments are to be
+    /// released).
+    pub async fn sweep_bookings(&self, now: DateTime<Utc>) -> Result<Sweep, StoreError> {
+        let expired: Vec<Uuid> = bookings::Entity::find()
+            .select_only()
+            .column(bookings::Column::Id)
+            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
+            .filter(bookings::Column::HoldExpiresAt.lte(now))
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        let mut sweep = Sweep::default();
+        if !expired.is_empty() {
+            // One by one, each only if still pending: a payment may have confirmed it.
+            for id in expired {
+                let done = bookings::Entity::update_many()
+                    .col_expr(
+                        bookings::Column::Status,
+                        Expr::value(booking_status::EXPIRED),
+                    )
+                    .filter(bookings::Column::Id.eq(id))
+                    .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
+                    .exec(self.conn())
+                    .await?;
+                if done.rows_affected == 1 {
+                    sweep.expired.push(id);
+                }
+            }
+        }
+        sweep.completed = bookings::Entity::update_many()
+            .col_expr(
+                bookings::Column::Status,
+                Expr::value(booking_status::COMPLETED),
+            )
+            .filter(
+                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
+            )
+            .filter(bookings::Column::EndsAt.lte(now))
+            .exec(self.conn())
+            .await?
+            .rows_affected;
+        sweep.activated = bookings::Entity::update_many()
+            .col_expr(
+                bookings::Column::Status,
+                Expr::value(booking_status::ACTIVE),
+            )
+            .filter(bookings::Column::Status.eq(booking_status::CONFIRMED))
+            .filter(bookings::Column::StartsAt.lte(now))
+            .exec(self.conn())
+            .await?
+            .rows_affected;
+        Ok(sweep)
+    }
+}
+
+/// What one sweep changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sweep {
+    pub expired: Vec<Uuid>,
+    pub activated: u64,
+    pub completed: u64,
 }

@@ -9,6 +9,7 @@ mod entities;
 mod listings;
 mod orgs;
 mod secrets;
+pub mod synthetic;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod verification;
@@ -17,11 +18,13 @@ use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr, SqlErr};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr, SqlErr,
+};
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
-pub use bookings::{BookingError, BookingRecord, booking_status};
-pub use listings::{ListingRecord, NewListing};
+pub use bookings::{BookingError, BookingRecord, Holding, Sweep, booking_status};
+pub use listings::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};
 pub use verification::{
     CellRecord, EventRecord, NewReport, ReportRecord, RunRecord, SigningKeyRecord, run_status,
@@ -99,6 +102,12 @@ impl Db {
     /// Whether the database answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         self.conn.ping().await?;
+        Ok(())
+    }
+
+    /// Refreshes the query planner's statistics (after a bulk load).
+    pub async fn analyze(&self) -> Result<(), StoreError> {
+        self.conn.execute_unprepared("ANALYZE").await?;
         Ok(())
     }
 

@@ -38,6 +38,8 @@ pub struct NewReport {
     pub summary: String,
     pub created_at: DateTime<Utc>,
     pub cells: Vec<CellRecord>,
+    /// A compliant report's headline: best total tok/s, single-stream tok/s.
+    pub headline: (Option<f64>, Option<f64>),
 }
 
 /// An update of runs that also drops whatever lease they hold.
@@ -223,7 +225,8 @@ impl Db {
             .await?)
     }
 
-    /// Stores a signed report and its cells in one transaction. A second report for the same
+    /// Stores a signed report and its cells in one transaction; a compliant one also becomes
+    /// its listing's latest verification there. A second report for the same
     /// run is [`StoreError::Conflict`]`("report")`: a report is attached exactly once.
     pub async fn insert_report(&self, report: NewReport) -> Result<ReportRecord, StoreError> {
         let id = report.id;
@@ -259,6 +262,17 @@ impl Db {
             report_cells::Entity::insert_many(cells)
                 .exec_without_returning(&txn)
                 .await?;
+        }
+        if report.compliant {
+            crate::listings::set_verification(
+                &txn,
+                report.listing_id,
+                id,
+                report.created_at,
+                report.headline.0,
+                report.headline.1,
+            )
+            .await?;
         }
         txn.commit().await?;
         self.report_by_id(id)

@@ -57,7 +57,9 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
     tracing::info!(worker = %name, "verification worker stopped");
 }
 
-/// Re-dispatches lost runs every `reconcile_interval_secs` until `shutdown`.
+/// Every `reconcile_interval_secs` until `shutdown`: re-dispatches lost runs, and sweeps
+/// bookings along with the clock (expired holds released, started bookings active, ended
+/// ones completed). Both are idempotent, so any number of replicas may run this.
 pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
     let interval = Duration::from_secs(app.config().reconcile_interval_secs);
     // A queued run is "lost" when it has waited this long without being claimed.
@@ -69,6 +71,16 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
         }
         if let Err(e) = app.reconcile(stale).await {
             tracing::warn!(error = %e, "reconciling runs failed");
+        }
+        match app.sweep_bookings().await {
+            Ok(sweep) if sweep != app::Sweep::default() => tracing::info!(
+                expired = sweep.expired.len(),
+                activated = sweep.activated,
+                completed = sweep.completed,
+                "bookings swept"
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "sweeping bookings failed"),
         }
     }
 }

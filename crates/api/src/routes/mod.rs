@@ -33,8 +33,13 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(orgs::get::get)
                 .service(orgs::add_member::add_member)
                 .service(reports::org_report::org_report)
+                .service(listings::search::search)
                 .service(listings::create::create)
                 .service(listings::get::get)
+                .service(listings::update::update)
+                .service(listings::delete::delete)
+                .service(listings::availability::availability)
+                .service(bookings::list::of_listing)
                 .service(listings::reports::reports)
                 .service(listings::verify::verify)
                 .service(verifications::get::get)
@@ -45,8 +50,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(reports::matrix::svg)
                 .service(reports::signing_keys::signing_keys)
                 .service(reports::leaderboard::leaderboard)
+                .service(bookings::list::list)
                 .service(bookings::create::create)
                 .service(bookings::get::get)
-                .service(bookings::cancel::cancel),
+                .service(bookings::cancel::cancel)
+                .service(bookings::access::access)
+                .service(bookings::access::introspect),
         );
 }

@@ -9,6 +9,7 @@ mod accounts;
 mod api_keys;
 mod bookings;
 mod http;
+mod marketplace;
 mod orgs;
 mod tokens;
 mod verification;

@@ -399,6 +399,59 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
         "invalid_parameter",
     )
     .await;
+
+    // Search by the measured figure of one cell, as the report states it.
+    let cell = predicate["decode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["context_tokens"] == 1024 && c["concurrency"] == 2)
+        .unwrap();
+    let measured = cell["total_tok_s"].as_f64().unwrap();
+    let search =
+        |min: f64| format!("/v1/listings?context=1024&concurrency=2&min_total_tok_s={min}");
+    let found: Value = app.get_json(&search(measured - 1.0), None).await;
+    assert_eq!(found["items"][0]["id"], listing_id.as_str(), "{found}");
+    let figures = &found["items"][0]["match"];
+    assert!((figures["total_tok_s"].as_f64().unwrap() - measured).abs() < 1e-6);
+    // 150 cents per GPU-hour, 1 GPU: 150 / (tok/s × 3600) per token, × 10⁶.
+    let per_mtok = 150.0 / (measured * 3600.0) * 1e6;
+    assert!((figures["price_per_mtok"].as_f64().unwrap() - per_mtok).abs() < 1e-6);
+    let found: Value = app.get_json(&search(measured + 1.0), None).await;
+    assert!(found["items"].as_array().unwrap().is_empty(), "{found}");
+
+    // A new price moves the price per token; new hardware withdraws the verification.
+    let path = format!("/v1/listings/{listing_id}");
+    let patched = app
+        .call(
+            reqwest::Method::PATCH,
+            &path,
+            Some(&p.member.access_token),
+            Some(json!({"price": {"amount_per_gpu_hour": 300}})),
+        )
+        .await;
+    assert_eq!(patched.status(), 200);
+    let found: Value = app.get_json(&search(0.0), None).await;
+    let doubled = found["items"][0]["match"]["price_per_mtok"]
+        .as_f64()
+        .unwrap();
+    assert!((doubled - 2.0 * per_mtok).abs() < 1e-6, "{found}");
+    let patched: Value = app
+        .call(
+            reqwest::Method::PATCH,
+            &path,
+            Some(&p.member.access_token),
+            Some(json!({"hardware": {"gpu_count": 2}})),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(patched["verified"], false, "{patched}");
+    let found: Value = app.get_json(&search(0.0), None).await;
+    assert!(found["items"].as_array().unwrap().is_empty(), "{found}");
+    let found: Value = app.get_json("/v1/listings?verified=true", None).await;
+    assert!(found["items"].as_array().unwrap().is_empty(), "{found}");
 }
 
 async fn verified_end_to_end_in_process(app: TestApp) {

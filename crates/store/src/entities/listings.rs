@@ -24,6 +24,15 @@ pub struct Model {
     pub headline_per_request_tok_s: Option<f64>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    pub available_from: Option<DateTimeUtc>,
+    pub available_until: Option<DateTimeUtc>,
+    pub access_ssh_host: Option<String>,
+    pub access_ssh_port: Option<i32>,
+    pub access_ssh_user: Option<String>,
+    pub access_https_url: Option<String>,
+    pub engine_api_key: Option<String>,
+    pub headline_price_per_mtok: Option<f64>,
+    pub delisted_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

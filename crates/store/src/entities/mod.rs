@@ -2,6 +2,7 @@
 
 pub mod api_keys;
 pub mod bookings;
+pub mod listing_cells;
 pub mod listings;
 pub mod memberships;
 pub mod orgs;

@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use chrono::{Duration, Utc};
-use domain::{DisplayName, Email, OrgId, OrgName, UserId};
+use domain::{DisplayName, Email, ListingInput, ListingSpec, OrgId, OrgName, UserId};
 use store::testing::TestDatabase;
-use store::{Backend, BookingError, BookingRecord, Db, NewListing, booking_status};
+use store::{Backend, BookingError, BookingRecord, Db, booking_status};
 use uuid::Uuid;
 
-async fn racing_bookings_never_exceed_capacity(backend: Backend) {
+/// A database with one renter and one 2-GPU listing of the renter's own organisation.
+async fn marketplace(backend: Backend) -> (TestDatabase, Arc<Db>, UserId, Uuid) {
     let database = TestDatabase::new(backend).await.unwrap();
     let db = Arc::new(Db::connect(database.url()).await.unwrap());
     let now = Utc::now();
@@ -27,31 +28,67 @@ async fn racing_bookings_never_exceed_capacity(backend: Backend) {
         .create_org(OrgId::new(), &OrgName::parse("P").unwrap(), user, now)
         .await
         .unwrap();
+    let spec = ListingSpec::parse(&ListingInput {
+        title: "t",
+        gpu_model: "g",
+        gpu_count: 2,
+        vram_gb: 1,
+        cpu_model: "c",
+        ram_gb: 1,
+        region: "r",
+        price_per_gpu_hour: 1,
+        currency: "USD",
+        engine_base_url: "http://engine.example",
+        engine_model: "m",
+        engine_api_key: None,
+        available_from: None,
+        available_until: None,
+        ssh: None,
+        https_url: None,
+    })
+    .unwrap();
     let listing = db
-        .insert_listing(NewListing {
-            id: Uuid::now_v7(),
-            org_id: org.id,
-            title: "t".into(),
-            gpu_model: "g".into(),
-            gpu_count: 2,
-            vram_gb: 1,
-            cpu_model: "c".into(),
-            ram_gb: 1,
-            region: "r".into(),
-            price_amount: 1,
-            currency: "USD".into(),
-            engine_base_url: "http://x".into(),
-            engine_model: "m".into(),
-            now,
-        })
+        .insert_listing(Uuid::now_v7(), org.id, &spec, now)
         .await
         .unwrap();
+    (database, db, user, listing.id)
+}
+
+fn booking(
+    listing: Uuid,
+    renter: UserId,
+    key: &str,
+    status: &str,
+    (start, end): (chrono::DateTime<Utc>, chrono::DateTime<Utc>),
+) -> BookingRecord {
+    BookingRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing,
+        renter_id: renter.as_uuid(),
+        gpu_count: 1,
+        starts_at: start,
+        ends_at: end,
+        status: status.into(),
+        price_amount: 1,
+        currency: "USD".into(),
+        idempotency_key: key.into(),
+        request_hash: "h".into(),
+        hold_expires_at: None,
+        cancelled_at: None,
+        refund_amount: None,
+        created_at: Utc::now(),
+    }
+}
+
+async fn racing_bookings_never_exceed_capacity(backend: Backend) {
+    let (_database, db, user, listing_id) = marketplace(backend).await;
+    let now = Utc::now();
     // Open the pool's connections first: with one connection the transactions would queue
     // for it and never meet.
     for _ in 0..3 {
         let warm = (0..32).map(|_| {
             let db = Arc::clone(&db);
-            tokio::spawn(async move { db.listing_by_id(listing.id).await })
+            tokio::spawn(async move { db.listing_by_id(listing_id).await })
         });
         futures_util::future::join_all(warm).await;
     }
@@ -59,23 +96,13 @@ async fn racing_bookings_never_exceed_capacity(backend: Backend) {
     let attempts = (0..40).map(|i| {
         let db = Arc::clone(&db);
         tokio::spawn(async move {
-            let booking = BookingRecord {
-                id: Uuid::now_v7(),
-                listing_id: listing.id,
-                renter_id: user.as_uuid(),
-                gpu_count: 1,
-                starts_at: start,
-                ends_at: end,
-                status: booking_status::CONFIRMED.into(),
-                price_amount: 1,
-                currency: "USD".into(),
-                idempotency_key: format!("k{i}"),
-                request_hash: "h".into(),
-                hold_expires_at: None,
-                cancelled_at: None,
-                refund_amount: None,
-                created_at: now,
-            };
+            let booking = booking(
+                listing_id,
+                user,
+                &format!("k{i}"),
+                booking_status::CONFIRMED,
+                (start, end),
+            );
             db.book(booking, now, |overlapping, capacity| {
                 domain::booking::peak_usage(overlapping, start, end) < capacity
             })
@@ -102,4 +129,91 @@ async fn racing_bookings_never_exceed_capacity_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_bookings_never_exceed_capacity_on_postgres() {
     racing_bookings_never_exceed_capacity(Backend::Postgres).await;
+}
+
+/// The sweeper moves bookings with the clock, and only those due.
+async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
+    let (_database, db, user, listing) = marketplace(backend).await;
+    let now = Utc::now();
+    let h = Duration::hours;
+    let fits = |_: &[_], _: i32| true;
+    let mut held = booking(
+        listing,
+        user,
+        "held",
+        booking_status::PENDING_PAYMENT,
+        (now + h(1), now + h(2)),
+    );
+    held.hold_expires_at = Some(now - Duration::seconds(1));
+    let mut holding = booking(
+        listing,
+        user,
+        "holding",
+        booking_status::PENDING_PAYMENT,
+        (now + h(1), now + h(2)),
+    );
+    holding.hold_expires_at = Some(now + Duration::minutes(10));
+    let started = booking(
+        listing,
+        user,
+        "started",
+        booking_status::CONFIRMED,
+        (now - h(1), now + h(1)),
+    );
+    let ended = booking(
+        listing,
+        user,
+        "ended",
+        booking_status::ACTIVE,
+        (now - h(2), now - h(1)),
+    );
+    let future = booking(
+        listing,
+        user,
+        "future",
+        booking_status::CONFIRMED,
+        (now + h(3), now + h(4)),
+    );
+    let mut ids = Vec::new();
+    for b in [held, holding, started, ended, future] {
+        ids.push(db.book(b, now - h(3), fits).await.unwrap().id);
+    }
+    let sweep = db.sweep_bookings(now).await.unwrap();
+    assert_eq!(sweep.expired, vec![ids[0]]);
+    assert_eq!((sweep.activated, sweep.completed), (1, 1));
+    let mut statuses = Vec::new();
+    for id in &ids {
+        statuses.push(db.booking_by_id(*id).await.unwrap().unwrap().status);
+    }
+    assert_eq!(
+        statuses,
+        [
+            "expired",
+            "pending_payment",
+            "active",
+            "completed",
+            "confirmed"
+        ]
+    );
+    // An expired hold no longer holds capacity; a live hold still does.
+    let holding = db
+        .holding_bookings(&[listing], now + h(1), now + h(2), now)
+        .await
+        .unwrap();
+    assert_eq!(holding.len(), 1, "only the live hold: {holding:?}");
+    assert_eq!(
+        db.sweep_bookings(now).await.unwrap(),
+        store::Sweep::default(),
+        "a second sweep finds nothing to do"
+    );
+}
+
+#[tokio::test]
+async fn the_sweeper_moves_bookings_on_time_on_sqlite() {
+    the_sweeper_moves_bookings_on_time(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn the_sweeper_moves_bookings_on_time_on_postgres() {
+    the_sweeper_moves_bookings_on_time(Backend::Postgres).await;
 }

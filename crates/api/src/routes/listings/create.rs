@@ -1,13 +1,13 @@
 use actix_web::{HttpResponse, post, web};
 use app::App;
-use domain::{ListingInput, OrgId};
+use domain::{ListingInput, OrgId, SshInput};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
 use crate::extract::{Auth, Json};
-use crate::views::{HardwareView, ListingView, PriceView};
+use crate::views::{AvailabilityWindowView, HardwareView, ListingView, PriceView, SshView};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -16,6 +16,20 @@ pub struct EngineInput {
     pub base_url: String,
     /// The served model id to measure.
     pub model: String,
+    /// The bearer token the engine requires (vLLM's `--api-key`), if any. Stored for the
+    /// verification worker; never shown again.
+    #[serde(default)]
+    pub api_key: Option<String>,
+}
+
+/// How renters reach the machine: SSH and/or an HTTPS endpoint.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccessInput {
+    #[serde(default)]
+    pub ssh: Option<SshView>,
+    #[serde(default)]
+    pub https_url: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -27,6 +41,11 @@ pub struct CreateListingRequest {
     pub region: String,
     pub price: PriceView,
     pub engine: EngineInput,
+    /// When the machine may be booked; open-ended when absent.
+    #[serde(default)]
+    pub availability: Option<AvailabilityWindowView>,
+    #[serde(default)]
+    pub access: Option<AccessInput>,
 }
 
 /// List a machine for an organisation the caller belongs to.
@@ -47,6 +66,7 @@ pub async fn create(
     Auth(caller): Auth,
     Json(body): Json<CreateListingRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let access = body.access.unwrap_or_default();
     let input = ListingInput {
         title: &body.title,
         gpu_model: &body.hardware.gpu_model,
@@ -59,6 +79,15 @@ pub async fn create(
         currency: &body.price.currency,
         engine_base_url: &body.engine.base_url,
         engine_model: &body.engine.model,
+        engine_api_key: body.engine.api_key.as_deref(),
+        available_from: body.availability.as_ref().and_then(|w| w.from),
+        available_until: body.availability.as_ref().and_then(|w| w.until),
+        ssh: access.ssh.as_ref().map(|s| SshInput {
+            host: &s.host,
+            port: s.port,
+            user: &s.user,
+        }),
+        https_url: access.https_url.as_deref(),
     };
     let listing = app
         .create_listing(caller, OrgId::from_uuid(body.org_id), &input)

@@ -1,6 +1,10 @@
 //! Listings and what verification attaches to them.
 
+pub mod availability;
 pub mod create;
+pub mod delete;
 pub mod get;
 pub mod reports;
+pub mod search;
+pub mod update;
 pub mod verify;

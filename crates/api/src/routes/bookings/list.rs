@@ -1,0 +1,86 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+use crate::extract::Auth;
+use crate::views::{BookingView, Page};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct BookingPageQuery {
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<Uuid>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<u64>,
+}
+
+impl BookingPageQuery {
+    pub fn limit(&self) -> Result<u64, ApiError> {
+        match self.limit {
+            None => Ok(app::listings::DEFAULT_PAGE),
+            Some(n) if (1..=app::listings::MAX_PAGE).contains(&n) => Ok(n),
+            Some(_) => Err(ApiError::field("limit", "must be between 1 and 100")),
+        }
+    }
+
+    /// A page of bookings, with the cursor to the next when this one is full.
+    pub fn page(&self, bookings: Vec<app::BookingRecord>, limit: u64) -> Page<BookingView> {
+        let next_cursor = (bookings.len() as u64 == limit)
+            .then(|| bookings.last().map(|b| b.id.to_string()))
+            .flatten();
+        Page {
+            items: bookings.into_iter().map(BookingView::from).collect(),
+            next_cursor,
+        }
+    }
+}
+
+/// Your bookings as a renter, newest first.
+#[utoipa::path(
+    tag = "bookings",
+    security(("bearer" = [])),
+    params(BookingPageQuery),
+    responses(
+        (status = 200, description = "One page of your bookings", body = Page<BookingView>),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/bookings")]
+pub async fn list(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    query: web::Query<BookingPageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.limit()?;
+    let bookings = app.my_bookings(caller, query.cursor, limit).await?;
+    Ok(HttpResponse::Ok().json(query.page(bookings, limit)))
+}
+
+/// Bookings of a listing, newest first: for members of the provider organisation.
+#[utoipa::path(
+    tag = "bookings",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The listing's id"), BookingPageQuery),
+    responses(
+        (status = 200, description = "One page of the listing's bookings", body = Page<BookingView>),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the listing's organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/listings/{id}/bookings")]
+pub async fn of_listing(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+    query: web::Query<BookingPageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.limit()?;
+    let bookings = app
+        .listing_bookings(caller, id.into_inner(), query.cursor, limit)
+        .await?;
+    Ok(HttpResponse::Ok().json(query.page(bookings, limit)))
+}

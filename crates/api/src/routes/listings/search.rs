@@ -1,0 +1,124 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use app::listings::{Listing, SearchParams};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::{ApiError, Problem};
+use crate::views::{ListingView, Page};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SearchQuery {
+    /// Exactly this GPU model (e.g. `NVIDIA GeForce RTX 3060`).
+    pub gpu_model: Option<String>,
+    /// At least this much VRAM per GPU, GB.
+    pub min_vram_gb: Option<i64>,
+    /// At most this price per GPU-hour, minor units.
+    pub max_price: Option<i64>,
+    /// Only prices in this ISO 4217 currency.
+    pub currency: Option<String>,
+    /// Exactly this region.
+    pub region: Option<String>,
+    /// `true`: only listings with a compliant verification report.
+    pub verified: Option<bool>,
+    /// At least this verified total tok/s — at `context`×`concurrency` when given, else the
+    /// listing's best cell.
+    pub min_total_tok_s: Option<f64>,
+    /// The decode cell's context (tokens) that measured figures refer to; needs `concurrency`.
+    pub context: Option<i64>,
+    /// The decode cell's concurrency; needs `context`.
+    pub concurrency: Option<i64>,
+    /// With `available_until`: only machines available over `[available_from, available_until)`
+    /// with `gpu_count` GPUs free all along.
+    pub available_from: Option<DateTime<Utc>>,
+    pub available_until: Option<DateTime<Utc>>,
+    /// GPUs needed (default 1 with an interval): machines with at least this many, free
+    /// over the interval when one is given.
+    pub gpu_count: Option<i64>,
+    /// `price` (cheapest first, default), `tok_s` (fastest first) or `price_per_mtok`
+    /// (cheapest per million output tokens first). The measured sorts list only listings
+    /// with that figure.
+    pub sort: Option<String>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<u64>,
+}
+
+/// The measured figures a hit was found and ordered by.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MatchView {
+    /// Verified total tok/s at the requested cell, or the listing's best.
+    pub total_tok_s: Option<f64>,
+    /// Price per million output tokens in minor units: the machine's price per hour
+    /// (price per GPU-hour × GPUs) ÷ (total tok/s × 3600) × 10⁶.
+    pub price_per_mtok: Option<f64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SearchHitView {
+    #[serde(flatten)]
+    pub listing: ListingView,
+    #[serde(rename = "match")]
+    pub figures: MatchView,
+}
+
+/// Search listings by hardware, price, region, free capacity and measured performance.
+/// Public. Results are pages `{items, next_cursor}`; pass `cursor` for the next one.
+#[utoipa::path(
+    tag = "listings",
+    params(SearchQuery),
+    responses(
+        (status = 200, description = "One page of matching listings", body = Page<SearchHitView>),
+        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A parameter breaks a rule; `errors[0].field` names it", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/listings")]
+pub async fn search(
+    app: web::Data<App>,
+    query: web::Query<SearchQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let page = app
+        .search_listings(SearchParams {
+            gpu_model: q.gpu_model,
+            min_vram_gb: q.min_vram_gb,
+            max_price: q.max_price,
+            currency: q.currency,
+            region: q.region,
+            verified: q.verified,
+            min_total_tok_s: q.min_total_tok_s,
+            context: q.context,
+            concurrency: q.concurrency,
+            available_from: q.available_from,
+            available_until: q.available_until,
+            gpu_count: q.gpu_count,
+            sort: q.sort,
+            cursor: q.cursor,
+            limit: q.limit,
+        })
+        .await?;
+    let items = page
+        .items
+        .into_iter()
+        .map(|hit| SearchHitView {
+            figures: MatchView {
+                total_tok_s: hit.total_tok_s,
+                price_per_mtok: hit.price_per_mtok,
+            },
+            listing: ListingView::new(
+                Listing {
+                    record: hit.listing,
+                },
+                false,
+            ),
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(Page {
+        items,
+        next_cursor: page.next_cursor,
+    }))
+}

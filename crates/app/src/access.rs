@@ -1,0 +1,203 @@
+//! Access to what was rented. A confirmed booking's renter gets the machine's connection
+//! details and a bearer token for it; the provider's machine asks whether a token is good
+//! (RFC 7662 introspection) with its organisation's API key.
+//!
+//! Tokens are HS256 JWTs under a key derived from the server secret for this use alone,
+//! with their own audience, so they can never pass as API access tokens (nor the reverse).
+//! They are stateless: nothing secret is stored, and whether one is *active* is decided at
+//! introspection from the booking itself — its status (a cancelled booking's tokens stop
+//! working at once) and its interval `[starts_at, ends_at)`.
+
+use chrono::{DateTime, Utc};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use store::{BookingRecord, ListingRecord, booking_status};
+use uuid::Uuid;
+
+use crate::tokens::ISSUER;
+use crate::{App, AppError, Caller, Credential};
+
+/// The `aud` of booking access tokens.
+pub const AUDIENCE: &str = "gpumarket-booking-access";
+/// What every access token starts with, so scanners and people can tell it apart.
+pub const PREFIX: &str = "gmb_";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct AccessClaims {
+    /// The booking.
+    sub: String,
+    iss: String,
+    aud: String,
+    iat: i64,
+    nbf: i64,
+    exp: i64,
+    jti: String,
+}
+
+/// The key for booking access tokens.
+pub(crate) struct AccessKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl std::fmt::Debug for AccessKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccessKeys").finish_non_exhaustive()
+    }
+}
+
+impl AccessKeys {
+    pub(crate) fn derive(secret: &[u8]) -> Result<Self, AppError> {
+        let mut hasher = Sha256::new();
+        hasher.update(b"gpumarket booking access tokens v1\0");
+        hasher.update(secret);
+        let key = hasher.finalize();
+        let encoding = EncodingKey::from_secret(&key)
+            .map_err(|e| AppError::Config(format!("jwt_secret: {e}")))?;
+        let decoding = DecodingKey::from_secret(&key)
+            .map_err(|e| AppError::Config(format!("jwt_secret: {e}")))?;
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[ISSUER]);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "nbf", "iss", "aud", "sub"]);
+        // Time is judged against the booking at introspection, not here.
+        validation.validate_exp = false;
+        validation.validate_nbf = false;
+        Ok(Self {
+            encoding,
+            decoding,
+            validation,
+        })
+    }
+
+    fn issue(&self, booking: &BookingRecord, now: DateTime<Utc>) -> Result<String, AppError> {
+        let claims = AccessClaims {
+            sub: booking.id.to_string(),
+            iss: ISSUER.to_owned(),
+            aud: AUDIENCE.to_owned(),
+            iat: now.timestamp(),
+            nbf: booking.starts_at.timestamp(),
+            exp: booking.ends_at.timestamp(),
+            jti: Uuid::new_v4().to_string(),
+        };
+        let jwt = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(|e| AppError::Internal(format!("signing an access token: {e}")))?;
+        Ok(format!("{PREFIX}{jwt}"))
+    }
+
+    /// The booking a token names, when it is one of ours.
+    fn booking_of(&self, token: &str) -> Option<Uuid> {
+        let jwt = token.trim().strip_prefix(PREFIX)?;
+        let data =
+            jsonwebtoken::decode::<AccessClaims>(jwt, &self.decoding, &self.validation).ok()?;
+        data.claims.sub.parse().ok()
+    }
+}
+
+/// What the renter needs to use the machine.
+#[derive(Debug, Clone)]
+pub struct BookingAccess {
+    pub booking: BookingRecord,
+    pub listing: ListingRecord,
+    /// A bearer token the machine accepts from `starts_at` to `ends_at`.
+    pub token: String,
+}
+
+/// The answer to an introspection: `None` is `{"active": false}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Introspection {
+    pub active: Option<ActiveToken>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveToken {
+    pub booking_id: Uuid,
+    pub listing_id: Uuid,
+    pub renter_id: Uuid,
+    pub gpu_count: i32,
+    pub nbf: i64,
+    pub exp: i64,
+}
+
+/// Whether a booking gives access at `now`.
+fn grants_access(booking: &BookingRecord, now: DateTime<Utc>) -> bool {
+    matches!(
+        booking.status.as_str(),
+        booking_status::CONFIRMED | booking_status::ACTIVE
+    ) && booking.starts_at <= now
+        && now < booking.ends_at
+}
+
+impl App {
+    /// The machine's connection details and a fresh access token, for the booking's renter
+    /// once it is confirmed. The provider may read the booking but not act as its renter.
+    pub async fn booking_access(
+        &self,
+        caller: Caller,
+        id: Uuid,
+    ) -> Result<BookingAccess, AppError> {
+        let booking = self.booking(caller, id).await?;
+        if booking.renter_id != caller.user_id.as_uuid() {
+            return Err(AppError::Forbidden(
+                "only the booking's renter gets access to the machine".into(),
+            ));
+        }
+        if !matches!(
+            booking.status.as_str(),
+            booking_status::CONFIRMED | booking_status::ACTIVE
+        ) {
+            return Err(AppError::BookingNotActive(booking.status));
+        }
+        let listing = self.listing(booking.listing_id).await?.record;
+        let token = self.tokens().access.issue(&booking, Utc::now())?;
+        Ok(BookingAccess {
+            booking,
+            listing,
+            token,
+        })
+    }
+
+    /// Introspects a booking access token for a provider's machine. The caller must use an
+    /// API key of a member of the organisation that owns the booked listing; a token for
+    /// another organisation's machine is refused.
+    pub async fn introspect(&self, caller: Caller, token: &str) -> Result<Introspection, AppError> {
+        if !matches!(caller.via, Credential::ApiKey(_)) {
+            return Err(AppError::Forbidden(
+                "introspection takes the provider organisation's API key".into(),
+            ));
+        }
+        let inactive = Introspection { active: None };
+        let Some(booking_id) = self.tokens().access.booking_of(token) else {
+            return Ok(inactive);
+        };
+        let Some(booking) = self.db().booking_by_id(booking_id).await? else {
+            return Ok(inactive);
+        };
+        let listing = self.listing(booking.listing_id).await?;
+        if self
+            .db()
+            .role_in_org(listing.org_id(), caller.user_id)
+            .await?
+            .is_none()
+        {
+            return Err(AppError::Forbidden(
+                "this token is for a machine of another organisation".into(),
+            ));
+        }
+        if !grants_access(&booking, Utc::now()) {
+            return Ok(inactive);
+        }
+        Ok(Introspection {
+            active: Some(ActiveToken {
+                booking_id: booking.id,
+                listing_id: booking.listing_id,
+                renter_id: booking.renter_id,
+                gpu_count: booking.gpu_count,
+                nbf: booking.starts_at.timestamp(),
+                exp: booking.ends_at.timestamp(),
+            }),
+        })
+    }
+}

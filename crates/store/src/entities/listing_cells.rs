@@ -1,0 +1,20 @@
+use sea_orm::entity::prelude::*;
+
+/// The search projection: the valid decode cells of a listing's latest compliant report.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "listing_cells")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub listing_id: Uuid,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub context_tokens: i64,
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub concurrency: i64,
+    pub total_tok_s: f64,
+    pub price_per_mtok: f64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

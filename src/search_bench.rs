@@ -1,0 +1,264 @@
+//! `gpumarket search-bench`: loads a synthetic marketplace (100,000 listings by default,
+//! 70 % with reports and their decode cells, bookings on a fifth) and measures search
+//! latency over real HTTP under concurrent load, per kind of query.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use chrono::Utc;
+use secrecy::SecretString;
+use store::synthetic::{CELLS, GPU_MODELS, REGIONS, Rng};
+
+#[derive(Debug, clap::Args)]
+pub struct SearchBenchArgs {
+    /// The database to load and search (`postgres://…` or `sqlite://…`). Default: a new
+    /// SQLite file in a temporary directory.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Listings the database should hold; only the missing ones are loaded.
+    #[arg(long, default_value_t = 100_000)]
+    listings: u64,
+    /// Clients searching at once.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// How long to measure, after a 3-second warm-up.
+    #[arg(long, default_value_t = 20)]
+    seconds: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// The kinds of search the load mixes, in equal shares.
+const KINDS: &[&str] = &[
+    "browse by price",
+    "model + max price",
+    "region, verified",
+    "fastest, min VRAM",
+    "cell tok/s floor by $/Mtok",
+    "cell fastest of a model",
+    "free GPUs over an interval",
+    "second page (cursor)",
+];
+
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A query of `kind` with parameters drawn like a user's.
+fn query(kind: usize, rng: &mut Rng) -> String {
+    let model = GPU_MODELS[rng.below(GPU_MODELS.len() as u64) as usize];
+    let (context, concurrency) = CELLS[rng.below(CELLS.len() as u64) as usize];
+    match kind {
+        0 | 7 => String::new(),
+        1 => format!(
+            "gpu_model={}&max_price={}",
+            encode(model.0),
+            100 + rng.below(600)
+        ),
+        2 => format!(
+            "region={}&verified=true",
+            REGIONS[rng.below(REGIONS.len() as u64) as usize]
+        ),
+        3 => format!(
+            "sort=tok_s&min_vram_gb={}",
+            [12, 24, 48, 80][rng.below(4) as usize]
+        ),
+        4 => format!(
+            "context={context}&concurrency={concurrency}&min_total_tok_s={}&sort=price_per_mtok",
+            10 + rng.below(500)
+        ),
+        5 => format!(
+            "context={context}&concurrency={concurrency}&sort=tok_s&gpu_model={}",
+            encode(model.0)
+        ),
+        _ => {
+            let from = Utc::now() + chrono::Duration::hours(1 + rng.below(24 * 14) as i64);
+            let until = from + chrono::Duration::hours(1 + rng.below(48) as i64);
+            format!(
+                "available_from={}&available_until={}&gpu_count={}&sort=price",
+                encode(&from.to_rfc3339()),
+                encode(&until.to_rfc3339()),
+                [1, 2, 4][rng.below(3) as usize]
+            )
+        }
+    }
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1] as f64 / 1000.0
+}
+
+struct Sample {
+    kind: usize,
+    micros: u64,
+    items: usize,
+    ok: bool,
+}
+
+async fn client(base: String, seed: u64, deadline: Instant, warm_until: Instant) -> Vec<Sample> {
+    let http = reqwest::Client::new();
+    let mut rng = Rng::new(seed);
+    let mut samples = Vec::new();
+    let mut kind = rng.below(KINDS.len() as u64) as usize;
+    while Instant::now() < deadline {
+        kind = (kind + 1) % KINDS.len();
+        let mut url = format!("{base}/v1/listings?{}", query(kind, &mut rng));
+        if kind == 7 {
+            // The second page: first ask for the first, unmeasured.
+            let first: serde_json::Value = match http.get(&url).send().await {
+                Ok(res) => res.json().await.unwrap_or_default(),
+                Err(_) => serde_json::Value::Null,
+            };
+            if let Some(cursor) = first["next_cursor"].as_str() {
+                url = format!("{url}&cursor={cursor}");
+            }
+        }
+        let started = Instant::now();
+        let result = http.get(&url).send().await;
+        let (ok, items) = match result {
+            Ok(res) if res.status().is_success() => {
+                let body: serde_json::Value = res.json().await.unwrap_or_default();
+                (true, body["items"].as_array().map_or(0, Vec::len))
+            }
+            _ => (false, 0),
+        };
+        let micros = started.elapsed().as_micros() as u64;
+        if started >= warm_until {
+            samples.push(Sample {
+                kind,
+                micros,
+                items,
+                ok,
+            });
+        }
+    }
+    samples
+}
+
+pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
+    bench::client::install_crypto_provider();
+    let dir = tempfile::tempdir().context("a temporary directory")?;
+    let url = match &args.database_url {
+        Some(url) => url.clone(),
+        None => format!("sqlite://{}/search-bench.db", dir.path().display()),
+    };
+    let db = store::Db::connect(&url).await.context("connecting")?;
+    db.migrate().await.context("migrating")?;
+    let present = db.count_listings().await?;
+    if present < args.listings {
+        let missing = args.listings - present;
+        println!("loading {missing} synthetic listings …");
+        let started = Instant::now();
+        let loaded = db
+            .load_synthetic(missing, args.seed, 5000)
+            .await
+            .context("loading")?;
+        println!(
+            "loaded {} listings ({} verified, {} cells, {} bookings) in {:.1} s",
+            loaded.listings,
+            loaded.verified,
+            loaded.cells,
+            loaded.bookings,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    db.analyze().await.context("updating planner statistics")?;
+    let backend = db.backend();
+    db.close().await?;
+
+    let config = app::Config {
+        listen: "127.0.0.1:0".to_owned(),
+        database_url: Some(SecretString::from(url.clone())),
+        worker_in_process: Some(false),
+        ..app::Config::default()
+    };
+    let app = app::App::build(config, false).await?;
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let server = api::Application::build(app, workers)?;
+    let base = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run());
+
+    println!(
+        "searching with {} clients for {} s on {:?} ({} listings) …",
+        args.concurrency, args.seconds, backend, args.listings
+    );
+    let warm_until = Instant::now() + Duration::from_secs(3);
+    let deadline = warm_until + Duration::from_secs(args.seconds);
+    let clients: Vec<_> = (0..args.concurrency)
+        .map(|i| {
+            tokio::spawn(client(
+                base.clone(),
+                args.seed.wrapping_mul(1000).wrapping_add(i as u64),
+                deadline,
+                warm_until,
+            ))
+        })
+        .collect();
+    let mut by_kind: BTreeMap<usize, (Vec<u64>, usize, usize)> = BTreeMap::new();
+    let mut all = Vec::new();
+    let mut failed = 0;
+    for c in clients {
+        for s in c.await? {
+            if !s.ok {
+                failed += 1;
+                continue;
+            }
+            let entry = by_kind.entry(s.kind).or_default();
+            entry.0.push(s.micros);
+            entry.1 += s.items;
+            entry.2 += 1;
+            all.push(s.micros);
+        }
+    }
+
+    println!(
+        "\n{:<30} {:>8} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "query", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms", "items"
+    );
+    for (kind, (mut micros, items, n)) in by_kind {
+        micros.sort_unstable();
+        println!(
+            "{:<30} {:>8} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>7.1}",
+            KINDS[kind],
+            n,
+            percentile(&micros, 50.0),
+            percentile(&micros, 95.0),
+            percentile(&micros, 99.0),
+            percentile(&micros, 100.0),
+            items as f64 / n.max(1) as f64
+        );
+    }
+    all.sort_unstable();
+    println!(
+        "{:<30} {:>8} {:>9.2} {:>9.2} {:>9.2} {:>9.2}",
+        "all",
+        all.len(),
+        percentile(&all, 50.0),
+        percentile(&all, 95.0),
+        percentile(&all, 99.0),
+        percentile(&all, 100.0),
+    );
+    println!(
+        "\n{:.0} searches/s, {failed} failed",
+        all.len() as f64 / args.seconds as f64
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
