@@ -20,6 +20,9 @@ pub struct BenchArgs {
     /// The served model; defaults to the server's first.
     #[arg(long)]
     model: Option<String>,
+    /// The engine's API key (vLLM's `--api-key`), sent as a bearer token.
+    #[arg(long, env = "GPUMARKET_ENGINE_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
     /// `standard` (the reference page's parameters) or `quick`.
     #[arg(long, default_value = "standard")]
     profile: String,
@@ -82,6 +85,7 @@ impl BenchArgs {
         Ok(Options {
             base_url: self.base_url.clone(),
             model: self.model.clone(),
+            api_key: self.api_key.clone(),
             params: p,
         })
     }

@@ -57,6 +57,9 @@ enum Command {
         /// Run every duration this many times faster (figures scale exactly).
         #[arg(long, default_value_t = 1.0)]
         time_scale: f64,
+        /// Require this bearer token on `/v1/*`, like vLLM's `--api-key`.
+        #[arg(long, env = "GPUMARKET_SIM_API_KEY", hide_env_values = true)]
+        api_key: Option<String>,
     },
     /// Run the standard benchmark matrix against a vLLM-compatible server.
     Bench(bench_cmd::BenchArgs),
@@ -92,9 +95,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             profile,
             listen,
             time_scale,
+            api_key,
         } => {
             telemetry::init(app::LogFormat::Text);
-            runtime()?.block_on(simulate(&profile, &listen, time_scale))
+            runtime()?.block_on(simulate(&profile, &listen, time_scale, api_key))
         }
         Command::Bench(args) => {
             telemetry::init(app::LogFormat::Text);
@@ -218,8 +222,16 @@ async fn serve(config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn simulate(profile: &str, listen: &str, time_scale: f64) -> anyhow::Result<ExitCode> {
-    let profile = sim::Profile::load(profile)?;
+async fn simulate(
+    profile: &str,
+    listen: &str,
+    time_scale: f64,
+    api_key: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let mut profile = sim::Profile::load(profile)?;
+    if api_key.is_some() {
+        profile.api_key = api_key;
+    }
     let server = sim::serve(profile.clone(), listen, time_scale)
         .with_context(|| format!("starting the simulated engine on {listen}"))?;
     tracing::info!(

@@ -17,6 +17,16 @@ pub fn load(file: Option<&Path>) -> anyhow::Result<app::Config> {
         );
         figment = figment.merge(Toml::file_exact(file));
     }
+    // Stripe's own variable names work too; GPUMARKET_* ones win.
+    figment = figment.merge(Env::raw().filter(|key| {
+        [
+            "stripe_secret_key",
+            "stripe_api_base",
+            "stripe_webhook_secret",
+        ]
+        .iter()
+        .any(|k| key.as_str().eq_ignore_ascii_case(k))
+    }));
     figment = figment.merge(Env::prefixed("GPUMARKET_").ignore(&["config"]));
     let config: app::Config = figment
         .extract()

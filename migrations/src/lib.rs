@@ -8,7 +8,8 @@ pub use sea_orm_migration::prelude::*;
 mod m20261129_000001_accounts;
 mod m20261129_000002_verification;
 mod m20261129_000003_bookings;
-mod m20261129_000004_marketplace;
+mod m20261129_000004_listing_search;
+mod m20261129_000005_payments;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -21,7 +22,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000001_accounts::Migration),
             Box::new(m20261129_000002_verification::Migration),
             Box::new(m20261129_000003_bookings::Migration),
-            Box::new(m20261129_000004_marketplace::Migration),
+            Box::new(m20261129_000004_listing_search::Migration),
+            Box::new(m20261129_000005_payments::Migration),
         ]
     }
 }

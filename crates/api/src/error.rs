@@ -44,6 +44,10 @@ codes! {
     RUN_FINISHED = ("run_finished", 409, "The run has already finished");
     BOOKING_CONFLICT = ("booking_conflict", 409, "The capacity is taken");
     BOOKING_NOT_CANCELLABLE = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
+    INVALID_SIGNATURE = ("invalid_signature", 400, "The webhook signature does not verify");
+    PAYMENTS_NOT_CONFIGURED = ("payments_not_configured", 409, "Payments are not configured");
+    PAYOUTS_NOT_ENABLED = ("payouts_not_enabled", 409, "The provider cannot take payments yet");
+    PAYMENT_PROVIDER_ERROR = ("payment_provider_error", 502, "The payment provider failed");
     LISTING_DELISTED = ("listing_delisted", 409, "The listing has been delisted");
     OUTSIDE_AVAILABILITY = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE = ("booking_not_active", 409, "The booking gives no access now");
@@ -163,6 +167,14 @@ impl From<AppError> for ApiError {
             AppError::BookingNotCancellable(_) => {
                 Self::new(code::BOOKING_NOT_CANCELLABLE, err.to_string())
             }
+            AppError::PaymentsNotConfigured => {
+                Self::new(code::PAYMENTS_NOT_CONFIGURED, err.to_string())
+            }
+            AppError::PayoutsNotEnabled => Self::new(code::PAYOUTS_NOT_ENABLED, err.to_string()),
+            AppError::PaymentProvider(_) => {
+                Self::new(code::PAYMENT_PROVIDER_ERROR, err.to_string())
+            }
+            AppError::InvalidSignature(_) => Self::new(code::INVALID_SIGNATURE, err.to_string()),
             AppError::ListingDelisted => Self::new(code::LISTING_DELISTED, err.to_string()),
             AppError::OutsideAvailability(_) => {
                 Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())

@@ -34,6 +34,7 @@ pub use error::{ALL_CODES, ApiError, ErrorCode, Problem};
         (name = "organisations", description = "Providers and teams, their members and roles"),
         (name = "listings", description = "Machines for rent"),
         (name = "bookings", description = "Renting GPUs of a listing over an interval"),
+        (name = "payments", description = "Stripe Connect onboarding, webhooks, earnings and spend"),
         (name = "verification", description = "Runs of the standard benchmark matrix against a listing's engine"),
         (name = "reports", description = "Signed reports, exports, organisation reports, the leaderboard, signing keys"),
         (name = "operations", description = "Health, readiness and metrics"),

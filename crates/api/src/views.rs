@@ -387,14 +387,21 @@ impl From<app::reports::StoredReport> for ReportView {
 }
 
 /// How a booking is paid. With no payment provider configured, `provider` is `none` and the
-/// booking is confirmed at once.
+/// booking is confirmed at once. With `stripe`, the renter completes the PaymentIntent with
+/// `client_secret` (shown while the booking waits for its payment) and the booking is
+/// confirmed when Stripe reports the payment.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PaymentView {
-    pub provider: &'static str,
+    /// `stripe` or `none`.
+    pub provider: String,
     pub payment_intent_id: Option<String>,
     pub client_secret: Option<String>,
     pub amount: i64,
     pub currency: String,
+    /// The platform's fee out of `amount`.
+    pub platform_fee: Option<i64>,
+    /// The last payment failure (Stripe's answer, or that it did not answer).
+    pub error: Option<String>,
 }
 
 /// A money amount in integer minor units.
@@ -425,6 +432,7 @@ pub struct BookingView {
 
 impl From<app::BookingRecord> for BookingView {
     fn from(b: app::BookingRecord) -> Self {
+        let awaiting_payment = b.status == app::store_status::PENDING_PAYMENT;
         Self {
             id: b.id,
             listing_id: b.listing_id,
@@ -438,11 +446,13 @@ impl From<app::BookingRecord> for BookingView {
                 currency: b.currency.clone(),
             },
             payment: PaymentView {
-                provider: "none",
-                payment_intent_id: None,
-                client_secret: None,
+                provider: b.payment_provider.unwrap_or_else(|| "none".to_owned()),
+                payment_intent_id: b.payment_intent_id,
+                client_secret: b.client_secret.filter(|_| awaiting_payment),
                 amount: b.price_amount,
                 currency: b.currency.clone(),
+                platform_fee: b.platform_fee_amount,
+                error: b.payment_error,
             },
             refund: b.refund_amount.map(|amount| MoneyView {
                 amount,

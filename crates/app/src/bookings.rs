@@ -79,6 +79,19 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        // With Stripe, the provider must be able to take the money; the booking then holds
+        // its GPUs while the renter pays. Without, it is confirmed at once.
+        let destination = self.payment_destination(&listing).await?;
+        let price = booking::price(listing.price_amount, gpus, &interval);
+        let (status, hold_expires_at, provider, fee) = match &destination {
+            Some(_) => (
+                booking_status::PENDING_PAYMENT,
+                Some(now + chrono::Duration::seconds(self.config().booking_hold_secs as i64)),
+                Some("stripe".to_owned()),
+                Some(self.platform_fee(price)),
+            ),
+            None => (booking_status::CONFIRMED, None, None, None),
+        };
         let record = BookingRecord {
             id: Uuid::now_v7(),
             listing_id: listing.id,
@@ -86,26 +99,39 @@ impl App {
             gpu_count: gpus,
             starts_at: interval.starts_at(),
             ends_at: interval.ends_at(),
-            // No payment provider is configured: nothing to wait for.
-            status: booking_status::CONFIRMED.to_owned(),
-            price_amount: booking::price(listing.price_amount, gpus, &interval),
+            status: status.to_owned(),
+            price_amount: price,
             currency: listing.currency.clone(),
             idempotency_key: key.to_owned(),
             request_hash: fingerprint.clone(),
-            hold_expires_at: None,
+            hold_expires_at,
             cancelled_at: None,
             refund_amount: None,
             created_at: now,
+            payment_provider: provider,
+            payment_intent_id: None,
+            client_secret: None,
+            platform_fee_amount: fee,
+            payment_error: None,
         };
         let fits = |overlapping: &[(DateTime<Utc>, DateTime<Utc>, i32)], capacity: i32| {
             booking::peak_usage(overlapping, interval.starts_at(), interval.ends_at()) + gpus
                 <= capacity
         };
         match self.db().book(record, now, fits).await {
-            Ok(booking) => Ok(Booked {
-                booking,
-                replayed: false,
-            }),
+            Ok(booking) => {
+                let booking = match destination {
+                    Some(destination) => self.start_payment(&booking, destination).await?,
+                    None => {
+                        self.record_not_collected(&booking, &listing).await?;
+                        booking
+                    }
+                };
+                Ok(Booked {
+                    booking,
+                    replayed: false,
+                })
+            }
             Err(BookingError::Capacity) => Err(AppError::BookingConflict),
             Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
             Err(BookingError::Delisted) => Err(AppError::ListingDelisted),
@@ -188,7 +214,27 @@ impl App {
         let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
             .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
         let refund = booking::refund(booking.price_amount, &interval, now);
-        if !self.db().cancel_booking(id, refund, now).await? {
+        let holding = [
+            booking_status::PENDING_PAYMENT,
+            booking_status::CONFIRMED,
+            booking_status::ACTIVE,
+        ];
+        if !holding.contains(&booking.status.as_str()) {
+            // Before any money moves: a finished booking has nothing to refund.
+            return Err(AppError::BookingNotCancellable(booking.status));
+        }
+        let cancelled = if booking.payment_provider.is_some() {
+            // Money moves first; only when Stripe has done its part is the booking cancelled.
+            let refund = if booking.status == booking_status::PENDING_PAYMENT {
+                0
+            } else {
+                refund
+            };
+            self.cancel_paid(&booking, refund).await?
+        } else {
+            self.db().cancel_booking(id, refund, now).await?
+        };
+        if !cancelled {
             return Err(AppError::BookingNotCancellable(booking.status));
         }
         self.db()
@@ -228,7 +274,10 @@ impl App {
     }
 
     /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).
+    /// Expired holds' PaymentIntents are cancelled so they can no longer be paid.
     pub async fn sweep_bookings(&self) -> Result<Sweep, AppError> {
-        Ok(self.db().sweep_bookings(Utc::now()).await?)
+        let sweep = self.db().sweep_bookings(Utc::now()).await?;
+        self.release_expired(&sweep.expired).await;
+        Ok(sweep)
     }
 }

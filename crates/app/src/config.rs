@@ -41,6 +41,21 @@ pub struct Config {
     pub refresh_token_ttl_secs: u64,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Stripe's secret key (`sk_…`; also `STRIPE_SECRET_KEY`). Unset: payments `none` —
+    /// bookings confirm at once and nothing is collected.
+    pub stripe_secret_key: Option<SecretString>,
+    /// Where Stripe's API is (also `STRIPE_API_BASE`); unset: Stripe's own.
+    pub stripe_api_base: Option<String>,
+    /// How long one call to Stripe may take before it counts as failed.
+    pub stripe_timeout_ms: u64,
+    /// The webhook endpoint's signing secret (`whsec_…`; also `STRIPE_WEBHOOK_SECRET`).
+    pub stripe_webhook_secret: Option<SecretString>,
+    /// The platform's fee on every booking, in basis points (1000 = 10 %).
+    pub platform_fee_bps: u32,
+    /// How long a booking waiting for its payment holds its GPUs.
+    pub booking_hold_secs: u64,
+    /// The address users reach this API at, for links handed to Stripe (onboarding return).
+    pub public_url: String,
 }
 
 /// How logs are written.
@@ -69,6 +84,13 @@ impl Default for Config {
             access_token_ttl_secs: 15 * 60,
             refresh_token_ttl_secs: 30 * 24 * 3600,
             max_body_bytes: 256 * 1024,
+            stripe_secret_key: None,
+            stripe_api_base: None,
+            stripe_timeout_ms: 10_000,
+            stripe_webhook_secret: None,
+            platform_fee_bps: 1000,
+            booking_hold_secs: 15 * 60,
+            public_url: "http://127.0.0.1:8080".to_owned(),
         }
     }
 }
@@ -140,6 +162,26 @@ impl Config {
         }
         if self.max_body_bytes < 1024 {
             return Err("max_body_bytes: must be at least 1024".into());
+        }
+        if let Some(key) = &self.stripe_secret_key
+            && !key.expose_secret().starts_with("sk_")
+        {
+            return Err("stripe_secret_key: must be a secret key (sk_…)".into());
+        }
+        if self.stripe_secret_key.is_some() && self.stripe_webhook_secret.is_none() {
+            return Err(
+                "stripe_webhook_secret: required with stripe_secret_key (webhooks confirm payments)"
+                    .into(),
+            );
+        }
+        if self.platform_fee_bps > 10_000 {
+            return Err("platform_fee_bps: must be between 0 and 10000".into());
+        }
+        if self.booking_hold_secs < 60 {
+            return Err("booking_hold_secs: must be at least 60".into());
+        }
+        if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
+            return Err("public_url: must be an http:// or https:// URL".into());
         }
         Ok(())
     }

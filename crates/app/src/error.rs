@@ -39,6 +39,20 @@ pub enum AppError {
     /// its status.
     #[error("the booking is {0}, so it gives no access")]
     BookingNotActive(String),
+    /// Payments are not configured (no Stripe key).
+    #[error("payments are not configured on this server")]
+    PaymentsNotConfigured,
+    /// The provider organisation cannot take payments yet.
+    #[error(
+        "the provider has not finished setting up payouts, so its machines cannot be booked yet"
+    )]
+    PayoutsNotEnabled,
+    /// Stripe refused or did not answer; says what and what became of the booking.
+    #[error("{0}")]
+    PaymentProvider(String),
+    /// A webhook delivery that is not signed right, is stale, or is not an event.
+    #[error("{0}")]
+    InvalidSignature(String),
     /// An idempotency key came back with a different request.
     #[error("this Idempotency-Key was already used for a different request")]
     IdempotencyKeyReused,

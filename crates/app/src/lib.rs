@@ -12,6 +12,7 @@ mod error;
 pub mod health;
 pub mod listings;
 pub mod orgs;
+pub mod payments;
 pub mod reports;
 mod secrets;
 mod signing;
@@ -25,7 +26,10 @@ use domain::{ApiKeyId, UserId};
 pub use config::{Config, LogFormat};
 pub use error::AppError;
 pub use queue;
-pub use store::{Backend, BookingRecord, Db, ListingHit, ListingRecord, RunRecord, Sweep};
+pub use store::{
+    Backend, BookingRecord, Db, LedgerRecord, ListingHit, ListingRecord, RunRecord, Sweep,
+    booking_status as store_status,
+};
 
 /// Everything the use cases share. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -41,6 +45,7 @@ struct Inner {
     redis: Option<queue::Redis>,
     dispatcher: queue::Dispatcher,
     notifier: queue::Notifier,
+    payments: Option<Arc<dyn ::payments::PaymentGateway>>,
     config: Config,
 }
 
@@ -69,8 +74,10 @@ impl App {
                 queue::Notifier::in_process(),
             ),
         };
+        let payments = payments::gateway_from(&config)?;
         Ok(Self {
             inner: Arc::new(Inner {
+                payments,
                 db,
                 tokens,
                 signer,

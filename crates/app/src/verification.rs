@@ -231,6 +231,7 @@ impl App {
         let options = bench::Options {
             base_url: listing.record.engine_base_url.clone(),
             model: Some(listing.record.engine_model.clone()),
+            api_key: listing.record.engine_api_key.clone(),
             params,
         };
         let result = bench::run(options, Some(progress_tx), cancel_rx).await;

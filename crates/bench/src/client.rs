@@ -27,6 +27,8 @@ pub struct Model {
 pub struct Engine {
     base: String,
     http: reqwest::Client,
+    /// The bearer token the engine wants (vLLM's `--api-key`).
+    api_key: Option<String>,
 }
 
 /// Installs rustls' ring crypto provider for the process (once; later calls do nothing).
@@ -35,12 +37,22 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-fn client(timeout: Option<Duration>) -> Result<reqwest::Client, BenchError> {
+fn client(timeout: Option<Duration>, api_key: Option<&str>) -> Result<reqwest::Client, BenchError> {
     install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(1)
         .tcp_nodelay(true);
+    if let Some(key) = api_key {
+        let mut value =
+            reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                BenchError::Setup("the engine API key is not a valid header value".into())
+            })?;
+        value.set_sensitive(true);
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+        builder = builder.default_headers(headers);
+    }
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);
     }
@@ -78,7 +90,8 @@ fn error_message(status: reqwest::StatusCode, body: &str) -> String {
 }
 
 impl Engine {
-    pub fn new(base_url: &str) -> Result<Self, BenchError> {
+    /// The engine at `base_url`; `api_key` is sent as a bearer token on every request.
+    pub fn new(base_url: &str, api_key: Option<&str>) -> Result<Self, BenchError> {
         let base = base_url.trim_end_matches('/').to_owned();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(BenchError::Setup(format!(
@@ -87,7 +100,8 @@ impl Engine {
         }
         Ok(Self {
             base,
-            http: client(Some(CONTROL_TIMEOUT))?,
+            http: client(Some(CONTROL_TIMEOUT), api_key)?,
+            api_key: api_key.map(str::to_owned),
         })
     }
 
@@ -237,7 +251,7 @@ impl Engine {
     pub fn stream_client(&self) -> Result<StreamClient, BenchError> {
         Ok(StreamClient {
             url: self.url("/v1/completions"),
-            http: client(None)?,
+            http: client(None, self.api_key.as_deref())?,
         })
     }
 }

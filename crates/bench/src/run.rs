@@ -27,6 +27,8 @@ pub struct Options {
     pub base_url: String,
     /// The served model to use; `None` takes the server's first.
     pub model: Option<String>,
+    /// The bearer token the engine requires, if any.
+    pub api_key: Option<String>,
     pub params: Parameters,
 }
 
@@ -61,7 +63,7 @@ pub async fn run(
 ) -> Result<Report, BenchError> {
     options.params.validate().map_err(BenchError::Setup)?;
     let started_at = chrono::Utc::now();
-    let engine = Engine::new(&options.base_url)?;
+    let engine = Engine::new(&options.base_url, options.api_key.as_deref())?;
     let mut runner = Runner::preflight(engine, options, progress, cancel).await?;
     runner.prefill_phase().await;
     runner.decode_phase().await;

@@ -66,6 +66,32 @@ impl SimServer {
 }
 
 /// Binds `listen` and starts the engine; `time_scale` K runs every duration K times faster.
+/// vLLM's API-key check: with a key configured, every `/v1/*` request must carry it as a
+/// bearer token; other paths (`/metrics`, `/tokenize`, `/health`) stay open.
+async fn require_api_key(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    let expected = req
+        .app_data::<web::Data<State>>()
+        .and_then(|state| state.profile.api_key.clone());
+    if let Some(key) = expected
+        && req.path().starts_with("/v1")
+    {
+        let presented = req
+            .headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if presented != Some(key.as_str()) {
+            let response =
+                HttpResponse::Unauthorized().json(serde_json::json!({"error": "Unauthorized"}));
+            return Ok(req.into_response(response));
+        }
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
 pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result<SimServer> {
     if !(time_scale.is_finite() && time_scale > 0.0) {
         return Err(std::io::Error::new(
@@ -101,6 +127,7 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
                         .into()
                     }),
             )
+            .wrap(actix_web::middleware::from_fn(require_api_key))
             .service(models)
             .service(version)
             .service(health)

@@ -26,6 +26,10 @@ pub struct Profile {
     /// older vLLM and other engines do not, which makes a run non-compliant.
     #[serde(default = "yes")]
     pub continuous_usage: bool,
+    /// Like vLLM's `--api-key`: when set, `/v1/*` answers 401 without
+    /// `Authorization: Bearer <key>`.
+    #[serde(default)]
+    pub api_key: Option<String>,
     pub performance: Performance,
 }
 

@@ -15,6 +15,32 @@ use crate::entities::{bookings, listings};
 use crate::listings::listing_status;
 use crate::{Db, StoreError, conflict_as};
 
+/// Cancels a booking that still holds capacity, recording the refund due; `false` when it
+/// no longer could be cancelled.
+pub(crate) async fn cancel(
+    conn: &impl ConnectionTrait,
+    id: Uuid,
+    refund: i64,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let result = bookings::Entity::update_many()
+        .col_expr(
+            bookings::Column::Status,
+            Expr::value(booking_status::CANCELLED),
+        )
+        .col_expr(bookings::Column::CancelledAt, Expr::value(now))
+        .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
+        .filter(bookings::Column::Id.eq(id))
+        .filter(bookings::Column::Status.is_in([
+            booking_status::PENDING_PAYMENT,
+            booking_status::CONFIRMED,
+            booking_status::ACTIVE,
+        ]))
+        .exec(conn)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
 /// `(listing_id, starts_at, ends_at, gpu_count)` of a booking that holds capacity.
 pub type Holding = (Uuid, DateTime<Utc>, DateTime<Utc>, i32);
 
@@ -164,6 +190,11 @@ impl Db {
             cancelled_at: Set(None),
             refund_amount: Set(None),
             created_at: Set(booking.created_at),
+            payment_provider: Set(booking.payment_provider),
+            payment_intent_id: Set(booking.payment_intent_id),
+            client_secret: Set(booking.client_secret),
+            platform_fee_amount: Set(booking.platform_fee_amount),
+            payment_error: Set(booking.payment_error),
         };
         bookings::Entity::insert(model)
             .exec_without_returning(&txn)
@@ -202,22 +233,7 @@ impl Db {
         refund: i64,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = bookings::Entity::update_many()
-            .col_expr(
-                bookings::Column::Status,
-                Expr::value(booking_status::CANCELLED),
-            )
-            .col_expr(bookings::Column::CancelledAt, Expr::value(now))
-            .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
-            .filter(bookings::Column::Id.eq(id))
-            .filter(bookings::Column::Status.is_in([
-                booking_status::PENDING_PAYMENT,
-                booking_status::CONFIRMED,
-                booking_status::ACTIVE,
-            ]))
-            .exec(self.conn())
-            .await?;
-        Ok(result.rows_affected == 1)
+        cancel(self.conn(), id, refund, now).await
     }
 
     /// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
@@ -238,15 +254,8 @@ impl Db {
         before: Option<Uuid>,
         limit: u64,
     ) -> Result<Vec<BookingRecord>, StoreError> {
-        let mut select = bookings::Entity::find().filter(bookings::Column::RenterId.eq(renter));
-        if let Some(before) = before {
-            select = select.filter(bookings::Column::Id.lt(before));
-        }
-        Ok(select
-            .order_by_desc(bookings::Column::Id)
-            .limit(limit)
-            .all(self.conn())
-            .await?)
+        self.bookings_where(bookings::Column::RenterId.eq(renter), before, limit)
+            .await
     }
 
     /// A listing's bookings, newest first, after the booking `before` (exclusive).
@@ -256,7 +265,17 @@ impl Db {
         before: Option<Uuid>,
         limit: u64,
     ) -> Result<Vec<BookingRecord>, StoreError> {
-        let mut select = bookings::Entity::find().filter(bookings::Column::ListingId.eq(listing));
+        self.bookings_where(bookings::Column::ListingId.eq(listing), before, limit)
+            .await
+    }
+
+    async fn bookings_where(
+        &self,
+        condition: sea_orm::sea_query::SimpleExpr,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<BookingRecord>, StoreError> {
+        let mut select = bookings::Entity::find().filter(condition);
         if let Some(before) = before {
             select = select.filter(bookings::Column::Id.lt(before));
         }

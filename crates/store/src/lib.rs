@@ -8,6 +8,7 @@ mod bookings;
 mod entities;
 mod listings;
 mod orgs;
+mod payments;
 mod secrets;
 pub mod synthetic;
 #[cfg(feature = "testing")]
@@ -26,6 +27,7 @@ pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord,
 pub use bookings::{BookingError, BookingRecord, Holding, Sweep, booking_status};
 pub use listings::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};
+pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord, ledger_kind};
 pub use verification::{
     CellRecord, EventRecord, NewReport, ReportRecord, RunRecord, SigningKeyRecord, run_status,
 };
@@ -73,6 +75,9 @@ impl Db {
                     .synchronous(SqliteSynchronous::Normal)
                     .busy_timeout(Duration::from_secs(10))
                     .foreign_keys(true)
+                    // Read pages through a shared memory map rather than a read() per page
+                    // into each connection's private cache.
+                    .pragma("mmap_size", "1073741824")
             });
         let conn = Database::connect(options).await?;
         Ok(Self { conn })

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use domain::listing::price_per_mtok;
 use domain::{ListingSpec, OrgId};
-use sea_orm::sea_query::{Expr, ExprTrait, IntoCondition};
+use sea_orm::sea_query::{Expr, ExprTrait, Func, IntoCondition};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, JoinType, QueryFilter,
     QueryOrder, QuerySelect, RelationDef, TransactionTrait,
@@ -197,6 +197,11 @@ impl Db {
     /// Takes a listing off the market: it can no longer be found or booked; its bookings
     /// and reports stay. `false` when it was not active.
     pub async fn delist_listing(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let txn = self.conn().begin().await?;
+        listing_cells::Entity::delete_many()
+            .filter(listing_cells::Column::ListingId.eq(id))
+            .exec(&txn)
+            .await?;
         let result = listings::Entity::update_many()
             .col_expr(
                 listings::Column::Status,
@@ -206,99 +211,127 @@ impl Db {
             .col_expr(listings::Column::UpdatedAt, Expr::value(now))
             .filter(listings::Column::Id.eq(id))
             .filter(listings::Column::Status.eq(listing_status::ACTIVE))
-            .exec(self.conn())
+            .exec(&txn)
             .await?;
+        txn.commit().await?;
         Ok(result.rows_affected == 1)
     }
 
     /// One page of active listings matching `query`, in its order.
+    ///
+    /// Each shape of search walks one index in the order asked for and stops at the page's
+    /// end; filters on other columns are written so the planner cannot pick their indexes
+    /// instead (a range on another column, then a sort of every match, is what makes search
+    /// slow at 100,000 listings). Measured figures of one cell come from `listing_cells`,
+    /// which holds rows for active listings only and carries the columns its orders need.
     pub async fn search_listings(
         &self,
         query: &ListingQuery,
     ) -> Result<Vec<ListingHit>, StoreError> {
+        match query.cell {
+            None => self.search_headline(query).await,
+            Some(cell) => self.search_cell(query, cell).await,
+        }
+    }
+
+    async fn search_headline(&self, query: &ListingQuery) -> Result<Vec<ListingHit>, StoreError> {
+        use listings::Column as L;
+        let sort = query.sort;
         let mut select = listings::Entity::find()
-            .filter(listings::Column::Status.eq(listing_status::ACTIVE))
-            .filter(filters(query));
-        let limit = query.limit;
-        let Some((context, concurrency)) = query.cell else {
-            // Figures of the listing's best cell, kept on the listing itself.
-            let (value, id_order) = match query.sort {
-                SortKey::Price => (Expr::col(listings::Column::PriceAmount), Direction::Asc),
-                SortKey::TokS => (
-                    Expr::col(listings::Column::HeadlineTotalTokS),
-                    Direction::Desc,
-                ),
-                SortKey::PricePerMtok => (
-                    Expr::col(listings::Column::HeadlinePricePerMtok),
-                    Direction::Asc,
-                ),
-            };
-            if let Some(min) = query.min_total_tok_s {
-                select = select.filter(listings::Column::HeadlineTotalTokS.gte(min));
-            }
-            select = match query.sort {
-                SortKey::Price => select.order_by_asc(listings::Column::PriceAmount),
-                SortKey::TokS => select
-                    .filter(listings::Column::HeadlineTotalTokS.is_not_null())
-                    .order_by_desc(listings::Column::HeadlineTotalTokS),
-                SortKey::PricePerMtok => select
-                    .filter(listings::Column::HeadlinePricePerMtok.is_not_null())
-                    .order_by_asc(listings::Column::HeadlinePricePerMtok),
-            };
-            if let Some(after) = query.after {
-                select = select.filter(keyset(value, id_order, after));
-            }
-            select = match id_order {
-                Direction::Asc => select.order_by_asc(listings::Column::Id),
-                Direction::Desc => select.order_by_desc(listings::Column::Id),
-            };
-            let rows = select.limit(limit).all(self.conn()).await?;
-            return Ok(rows
-                .into_iter()
-                .map(|listing| ListingHit {
-                    total_tok_s: listing.headline_total_tok_s,
-                    price_per_mtok: listing.headline_price_per_mtok,
-                    listing,
-                })
-                .collect());
-        };
-        // Figures of one cell: walk that cell's rows of the search projection.
-        select = select
-            .join(JoinType::InnerJoin, cells_of_listing())
-            .filter(listing_cells::Column::ContextTokens.eq(context))
-            .filter(listing_cells::Column::Concurrency.eq(concurrency));
+            .filter(L::Status.eq(listing_status::ACTIVE))
+            .filter(listing_filters(query, sort == SortKey::Price));
+        if let Some(model) = &query.gpu_model {
+            select = select.filter(L::GpuModel.eq(model.as_str()));
+        }
+        if let Some(price) = query.max_price {
+            select = select.filter(indexable(L::PriceAmount, sort == SortKey::Price).lte(price));
+        }
         if let Some(min) = query.min_total_tok_s {
-            select = select.filter(listing_cells::Column::TotalTokS.gte(min));
+            select = select.filter(indexable(L::HeadlineTotalTokS, sort == SortKey::TokS).gte(min));
         }
-        let (value, id_order) = match query.sort {
-            SortKey::Price => (
-                Expr::col((listings::Entity, listings::Column::PriceAmount)),
-                Direction::Asc,
-            ),
-            SortKey::TokS => (
-                Expr::col((listing_cells::Entity, listing_cells::Column::TotalTokS)),
-                Direction::Desc,
-            ),
-            SortKey::PricePerMtok => (
-                Expr::col((listing_cells::Entity, listing_cells::Column::PricePerMtok)),
-                Direction::Asc,
-            ),
+        let (key, direction) = match sort {
+            SortKey::Price => (L::PriceAmount, Direction::Asc),
+            SortKey::TokS => (L::HeadlineTotalTokS, Direction::Desc),
+            SortKey::PricePerMtok => (L::HeadlinePricePerMtok, Direction::Asc),
         };
+        if sort != SortKey::Price {
+            select = select.filter(key.is_not_null());
+        }
         if let Some(after) = query.after {
-            select = select.filter(keyset(value.clone(), id_order, after));
+            select = select.filter(keyset(Expr::col(key), Expr::col(L::Id), direction, after));
         }
-        let id = Expr::col((listings::Entity, listings::Column::Id));
-        select = match id_order {
-            Direction::Asc => select
-                .order_by(value, sea_orm::Order::Asc)
-                .order_by(id, sea_orm::Order::Asc),
-            Direction::Desc => select
-                .order_by(value, sea_orm::Order::Desc)
-                .order_by(id, sea_orm::Order::Desc),
-        };
+        let order = direction.order();
         let rows = select
+            .order_by(key, order.clone())
+            .order_by(L::Id, order)
+            .limit(query.limit)
+            .all(self.conn())
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|listing| ListingHit {
+                total_tok_s: listing.headline_total_tok_s,
+                price_per_mtok: listing.headline_price_per_mtok,
+                listing,
+            })
+            .collect())
+    }
+
+    async fn search_cell(
+        &self,
+        query: &ListingQuery,
+        (context, concurrency): (i64, i64),
+    ) -> Result<Vec<ListingHit>, StoreError> {
+        use listing_cells::Column as C;
+        let sort = query.sort;
+        // No status filter: cells exist for active listings only, and without it no index
+        // of `listings` applies, so the walk follows the cell index in the order asked for.
+        let mut select = listings::Entity::find()
+            .join(JoinType::InnerJoin, cells_of_listing())
+            .filter(C::ContextTokens.eq(context))
+            .filter(C::Concurrency.eq(concurrency))
+            .filter(listing_filters(query, false));
+        if let Some(model) = &query.gpu_model {
+            select = select.filter(C::GpuModel.eq(model.as_str()));
+        }
+        if let Some(price) = query.max_price {
+            select = select.filter(indexable(C::PriceAmount, sort == SortKey::Price).lte(price));
+        }
+        let (key, direction) = match sort {
+            SortKey::Price => (C::PriceAmount, Direction::Asc),
+            SortKey::TokS => (C::TotalTokS, Direction::Desc),
+            SortKey::PricePerMtok => (C::PricePerMtok, Direction::Asc),
+        };
+        let key_expr = Expr::col((listing_cells::Entity, key));
+        let id_expr = Expr::col((listing_cells::Entity, C::ListingId));
+        if let Some(min) = query.min_total_tok_s {
+            let mut cells = listing_cells::Entity::find()
+                .filter(C::ContextTokens.eq(context))
+                .filter(C::Concurrency.eq(concurrency));
+            if let Some(model) = &query.gpu_model {
+                cells = cells.filter(C::GpuModel.eq(model.as_str()));
+            }
+            let by_floor = sort == SortKey::TokS
+                || self
+                    .floor_is_sparse(
+                        query,
+                        min,
+                        (key_expr.clone(), id_expr.clone(), direction),
+                        cells,
+                        Expr::col((listing_cells::Entity, C::TotalTokS)),
+                    )
+                    .await?;
+            select = select.filter(indexable(C::TotalTokS, by_floor).gte(min));
+        }
+        if let Some(after) = query.after {
+            select = select.filter(keyset(key_expr.clone(), id_expr.clone(), direction, after));
+        }
+        let order = direction.order();
+        let rows = select
+            .order_by(key_expr, order.clone())
+            .order_by(id_expr, order)
             .select_also(listing_cells::Entity)
-            .limit(limit)
+            .limit(query.limit)
             .all(self.conn())
             .await?;
         Ok(rows
@@ -312,64 +345,112 @@ impl Db {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+/// How far along the order asked for a tok/s floor is looked for before deciding how to
+/// serve it (see [`Db::floor_is_sparse`]).
+const FLOOR_PROBE: u64 = 500;
+
+impl Db {
+    /// Whether a tok/s floor is better served by its own index (then its matches sorted)
+    /// than by walking the order asked for and skipping rows below it. Walking wins when the
+    /// page fills early in the order; so the first [`FLOOR_PROBE`] rows of the order are
+    /// checked (on the index alone), and when fewer than a page of them pass, the floor is
+    /// sparse along the order — or correlated against it — and its own index is used.
+    async fn floor_is_sparse(
+        &self,
+        query: &ListingQuery,
+        min: f64,
+        order: (Expr, Expr, Direction),
+        select: sea_orm::Select<listing_cells::Entity>,
+        tok_s: Expr,
+    ) -> Result<bool, StoreError> {
+        let (key, id, direction) = order;
+        let mut probe = select.select_only().expr(tok_s);
+        if let Some(after) = query.after {
+            probe = probe.filter(keyset(key.clone(), id.clone(), direction, after));
+        }
+        let seen: Vec<f64> = probe
+            .order_by(key, direction.order())
+            .order_by(id, direction.order())
+            .limit(FLOOR_PROBE)
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        let passing = seen.iter().filter(|&&t| t >= min).count() as u64;
+        Ok((seen.len() as u64) == FLOOR_PROBE && passing < query.limit)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Direction {
     Asc,
     Desc,
 }
 
-/// Rows strictly after `after` in the order `(value, id)` both ascending or both descending.
-fn keyset(value: Expr, order: Direction, after: After) -> Condition {
-    let id = Expr::col((listings::Entity, listings::Column::Id));
-    match order {
-        Direction::Asc => Condition::any().add(value.clone().gt(after.value)).add(
-            Condition::all()
-                .add(value.eq(after.value))
-                .add(id.gt(after.id)),
-        ),
-        Direction::Desc => Condition::any().add(value.clone().lt(after.value)).add(
-            Condition::all()
-                .add(value.eq(after.value))
-                .add(id.lt(after.id)),
-        ),
+impl Direction {
+    fn order(self) -> sea_orm::Order {
+        match self {
+            Self::Asc => sea_orm::Order::Asc,
+            Self::Desc => sea_orm::Order::Desc,
+        }
     }
 }
 
-/// The filters on the listing's own columns.
-fn filters(query: &ListingQuery) -> Condition {
+/// A numeric column as a filter term: itself when the planner should use its index, else
+/// `column + 0`, the same values that no index serves.
+fn indexable<C: sea_orm::ColumnTrait>(column: C, use_index: bool) -> Expr {
+    let expr = Expr::col((column.entity_name(), column));
+    if use_index { expr } else { expr.add(0) }
+}
+
+/// Rows strictly after `after` in the order `(key, id)`, both in `direction`.
+fn keyset(key: Expr, id: Expr, direction: Direction, after: After) -> Condition {
+    let beyond = match direction {
+        Direction::Asc => (key.clone().gt(after.value), id.gt(after.id)),
+        Direction::Desc => (key.clone().lt(after.value), id.lt(after.id)),
+    };
+    Condition::any()
+        .add(beyond.0)
+        .add(Condition::all().add(key.eq(after.value)).add(beyond.1))
+}
+
+/// The filters on the listing's own columns other than model and price (which each path
+/// places itself). `region_index`: the region may be looked up by its index (only the
+/// price order has one that keeps the order).
+fn listing_filters(query: &ListingQuery, region_index: bool) -> Condition {
+    use listings::Column as L;
     let mut c = Condition::all();
-    if let Some(model) = &query.gpu_model {
-        c = c.add(listings::Column::GpuModel.eq(model.as_str()));
-    }
     if let Some(vram) = query.min_vram_gb {
-        c = c.add(listings::Column::VramGb.gte(vram));
-    }
-    if let Some(price) = query.max_price {
-        c = c.add(listings::Column::PriceAmount.lte(price));
+        c = c.add(L::VramGb.gte(vram));
     }
     if let Some(currency) = &query.currency {
-        c = c.add(listings::Column::Currency.eq(currency.as_str()));
+        c = c.add(L::Currency.eq(currency.as_str()));
     }
     if let Some(region) = &query.region {
-        c = c.add(listings::Column::Region.eq(region.as_str()));
+        c = c.add(if region_index {
+            Expr::col((listings::Entity, L::Region)).eq(region.as_str())
+        } else {
+            // COALESCE of a NOT NULL column: the same test, no index.
+            Func::coalesce([Expr::col((listings::Entity, L::Region)), Expr::val("")])
+                .eq(region.as_str())
+        });
     }
     if query.verified_only {
-        c = c.add(listings::Column::LatestReportId.is_not_null());
+        c = c.add(L::LatestReportId.is_not_null());
     }
     if let Some(gpus) = query.min_gpu_count {
-        c = c.add(listings::Column::GpuCount.gte(gpus));
+        c = c.add(L::GpuCount.gte(gpus));
     }
     if let Some((from, until)) = query.window {
         c = c
             .add(
                 Condition::any()
-                    .add(listings::Column::AvailableFrom.is_null())
-                    .add(listings::Column::AvailableFrom.lte(from)),
+                    .add(L::AvailableFrom.is_null())
+                    .add(L::AvailableFrom.lte(from)),
             )
             .add(
                 Condition::any()
-                    .add(listings::Column::AvailableUntil.is_null())
-                    .add(listings::Column::AvailableUntil.gte(until)),
+                    .add(L::AvailableUntil.is_null())
+                    .add(L::AvailableUntil.gte(until)),
             );
     }
     c.into_condition()
@@ -408,6 +489,12 @@ async fn write_cells(
         return Ok(());
     };
     let ppm = |tok_s: f64| price_per_mtok(listing.price_amount, listing.gpu_count, tok_s);
+    // Only active listings are searched, so only they have rows.
+    let cells = if listing.status == listing_status::ACTIVE {
+        cells
+    } else {
+        Vec::new()
+    };
     listings::Entity::update_many()
         .col_expr(
             listings::Column::HeadlinePricePerMtok,
@@ -427,6 +514,8 @@ async fn write_cells(
                 listing_id: Set(id),
                 context_tokens: Set(context_tokens),
                 concurrency: Set(concurrency),
+                gpu_model: Set(listing.gpu_model.clone()),
+                price_amount: Set(listing.price_amount),
                 total_tok_s: Set(tok_s),
                 price_per_mtok: Set(ppm(tok_s)?),
             })

@@ -145,6 +145,8 @@ impl Db {
                                 listing_id: Set(s.id),
                                 context_tokens: Set(c.0),
                                 concurrency: Set(c.1),
+                                gpu_model: Set(s.gpu_model.to_owned()),
+                                price_amount: Set(s.price),
                                 total_tok_s: Set(c.2),
                                 price_per_mtok: Set(ppm),
                             });
@@ -172,28 +174,28 @@ impl Db {
                 }
                 listing_rows.push(s.listing);
             }
-            // Parameter limits: PostgreSQL takes at most 65535 binds per statement.
+            // Parameter limits: SQLite takes at most 32766 binds per statement, PostgreSQL 65535.
             for chunk in listing_rows.chunks(1000) {
                 listings::Entity::insert_many(chunk.to_vec())
                     .exec_without_returning(&txn)
                     .await?;
             }
-            for chunk in report_rows.chunks(5000) {
+            for chunk in report_rows.chunks(3000) {
                 reports::Entity::insert_many(chunk.to_vec())
                     .exec_without_returning(&txn)
                     .await?;
             }
-            for chunk in cell_rows.chunks(5000) {
+            for chunk in cell_rows.chunks(3000) {
                 report_cells::Entity::insert_many(chunk.to_vec())
                     .exec_without_returning(&txn)
                     .await?;
             }
-            for chunk in projection_rows.chunks(10000) {
+            for chunk in projection_rows.chunks(4000) {
                 listing_cells::Entity::insert_many(chunk.to_vec())
                     .exec_without_returning(&txn)
                     .await?;
             }
-            for chunk in booking_rows.chunks(3000) {
+            for chunk in booking_rows.chunks(2000) {
                 bookings::Entity::insert_many(chunk.to_vec())
                     .exec_without_returning(&txn)
                     .await?;
@@ -209,6 +211,7 @@ type Cell = (i64, i64, f64);
 
 struct SyntheticListing {
     id: Uuid,
+    gpu_model: &'static str,
     report_id: Uuid,
     listing: listings::ActiveModel,
     price: i64,
@@ -315,10 +318,16 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             cancelled_at: Set(None),
             refund_amount: Set(None),
             created_at: Set(now),
+            payment_provider: Set(None),
+            payment_intent_id: Set(None),
+            client_secret: Set(None),
+            platform_fee_amount: Set(None),
+            payment_error: Set(None),
         }
     });
     SyntheticListing {
         id,
+        gpu_model: model,
         report_id,
         listing,
         price,

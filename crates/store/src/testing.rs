@@ -227,6 +227,26 @@ async fn clone_template_locked(
     execute(admin, format!("CREATE DATABASE {name} TEMPLATE {TEMPLATE}")).await
 }
 
+impl Db {
+    /// Moves a booking's hold expiry (tests of the sweeper cannot wait for the clock).
+    pub async fn set_hold_expiry(
+        &self,
+        booking: uuid::Uuid,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(), StoreError> {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+        crate::entities::bookings::Entity::update_many()
+            .col_expr(
+                crate::entities::bookings::Column::HoldExpiresAt,
+                Expr::value(at),
+            )
+            .filter(crate::entities::bookings::Column::Id.eq(booking))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::replace_database;

@@ -8,6 +8,7 @@ pub mod health;
 pub mod listings;
 pub mod me;
 pub mod orgs;
+pub mod payments;
 pub mod reports;
 pub mod verifications;
 
@@ -55,6 +56,11 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(bookings::get::get)
                 .service(bookings::cancel::cancel)
                 .service(bookings::access::access)
-                .service(bookings::access::introspect),
+                .service(bookings::access::introspect)
+                .service(payments::onboarding)
+                .service(payments::payouts)
+                .service(payments::webhook)
+                .service(payments::earnings)
+                .service(payments::spend),
         );
 }

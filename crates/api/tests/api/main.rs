@@ -11,5 +11,6 @@ mod bookings;
 mod http;
 mod marketplace;
 mod orgs;
+mod payments;
 mod tokens;
 mod verification;

@@ -474,6 +474,9 @@ async fn search_filters_and_sorts_with_cursor_pages(app: TestApp) {
 }
 
 async fn search_by_free_capacity_and_availability_over_time(app: TestApp) {
+    // One clock reading for the whole test: hours from it never drift across a second.
+    let base = at(0);
+    let at = |hours: i64| base + Duration::hours(hours);
     let p = provider(&app, "provider@example.com").await;
     let renter = app.register("renter@example.com").await;
     let busy = list(&app, &p, json!({})).await;

@@ -263,14 +263,16 @@ async fn follow(app: &TestApp, run: &str) -> Vec<(String, Value)> {
 /// Requests a quick run of a listing on a simulated engine and checks everything a run
 /// produces.
 async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp)) {
-    let engine = start_engine("tiny");
+    // The engine wants an API key, as vLLM started with `--api-key` does: the worker must
+    // present the one the listing stores.
+    let mut profile = sim::Profile::load("tiny").unwrap();
+    profile.api_key = Some("sk-engine-key".into());
+    let engine = start_engine_with(profile);
     let p = provider(app).await;
+    let mut body = listing_body(&p.org, &engine);
+    body["engine"]["api_key"] = json!("sk-engine-key");
     let listing: Value = app
-        .post(
-            "/v1/listings",
-            Some(&p.member.access_token),
-            listing_body(&p.org, &engine),
-        )
+        .post("/v1/listings", Some(&p.member.access_token), body)
         .await
         .json()
         .await
@@ -342,6 +344,8 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
         .await;
     assert_eq!(listing["verified"], true);
     assert_eq!(listing["verification"]["report_id"], report_id.as_str());
+    assert_eq!(listing["engine"]["has_api_key"], true);
+    assert!(!listing.to_string().contains("sk-engine-key"), "{listing}");
     let best = listing["verification"]["best_total_tok_s"]
         .as_f64()
         .unwrap();

@@ -44,11 +44,46 @@ async fn run(
     let options = Options {
         base_url: base_url.to_owned(),
         model: model.map(str::to_owned),
+        api_key: None,
         params,
     };
     tokio::time::timeout(Duration::from_secs(120), bench::run(options, None, cancel))
         .await
         .expect("the run ends on its own")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_api_key_is_required_and_sent() {
+    let mut profile = sim::Profile::load("tiny").unwrap();
+    profile.api_key = Some("sk-engine".into());
+    let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
+    let url = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run());
+    let attempt = |api_key: Option<&str>| {
+        let (_cancel_tx, cancel) = watch::channel(false);
+        let options = Options {
+            base_url: url.clone(),
+            model: None,
+            api_key: api_key.map(str::to_owned),
+            params: tiny_run(),
+        };
+        async move {
+            let _keep = _cancel_tx;
+            bench::run(options, None, cancel).await
+        }
+    };
+    let refused = attempt(None).await.unwrap_err();
+    assert!(refused.to_string().contains("401"), "{refused}");
+    let wrong = attempt(Some("sk-other")).await.unwrap_err();
+    assert!(wrong.to_string().contains("401"), "{wrong}");
+    let report = attempt(Some("sk-engine")).await.unwrap();
+    assert_eq!(report.decode.len(), 1);
+    assert_eq!(
+        report.decode[0].status,
+        Status::Valid,
+        "{:?}",
+        report.decode[0]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -250,6 +285,7 @@ async fn cancelling_stops_cleanly_and_keeps_what_was_measured() {
     let options = Options {
         base_url: url,
         model: None,
+        api_key: None,
         params,
     };
     let running = tokio::spawn(bench::run(options, Some(progress_tx), cancel));

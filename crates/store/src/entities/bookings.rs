@@ -19,6 +19,13 @@ pub struct Model {
     pub cancelled_at: Option<DateTimeUtc>,
     pub refund_amount: Option<i64>,
     pub created_at: DateTimeUtc,
+    /// `stripe`, or `None` when no payment provider was configured.
+    pub payment_provider: Option<String>,
+    pub payment_intent_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub platform_fee_amount: Option<i64>,
+    /// The last payment failure, as Stripe or the connection told it.
+    pub payment_error: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,6 +1,7 @@
 use sea_orm::entity::prelude::*;
 
-/// The search projection: the valid decode cells of a listing's latest compliant report.
+/// The search projection: the valid decode cells of an active listing's latest compliant
+/// report, with the listing's GPU model and price.
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "listing_cells")]
 pub struct Model {
@@ -10,6 +11,8 @@ pub struct Model {
     pub context_tokens: i64,
     #[sea_orm(primary_key, auto_increment = false)]
     pub concurrency: i64,
+    pub gpu_model: String,
+    pub price_amount: i64,
     pub total_tok_s: f64,
     pub price_per_mtok: f64,
 }

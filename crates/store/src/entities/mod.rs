@@ -2,10 +2,12 @@
 
 pub mod api_keys;
 pub mod bookings;
+pub mod ledger_entries;
 pub mod listing_cells;
 pub mod listings;
 pub mod memberships;
 pub mod orgs;
+pub mod payout_accounts;
 pub mod refresh_tokens;
 pub mod report_cells;
 pub mod reports;
@@ -13,4 +15,5 @@ pub mod run_events;
 pub mod runs;
 pub mod server_secrets;
 pub mod signing_keys;
+pub mod stripe_events;
 pub mod users;

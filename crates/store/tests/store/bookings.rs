@@ -77,6 +77,11 @@ fn booking(
         cancelled_at: None,
         refund_amount: None,
         created_at: Utc::now(),
+        payment_provider: None,
+        payment_intent_id: None,
+        client_secret: None,
+        platform_fee_amount: None,
+        payment_error: None,
     }
 }
 

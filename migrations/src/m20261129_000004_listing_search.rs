@@ -2,9 +2,10 @@
 //! engine's API key, delisting), the search projection of verified figures, and the indexes
 //! search and the booking sweeper walk.
 //!
-//! `listing_cells` holds, per listing, the valid decode cells of its *latest compliant* report
-//! with the price per million output tokens at that cell, so a search filtered or sorted by a
-//! measured figure walks one index instead of joining every report.
+//! `listing_cells` holds, per *active* listing, the valid decode cells of its latest compliant
+//! report with the price per million output tokens at that cell, and the listing's GPU model
+//! and price (so every order a cell search asks for is one of its indexes): a search filtered
+//! or sorted by a measured figure walks one index instead of joining every report.
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -26,73 +27,66 @@ fn listing_columns() -> Vec<ColumnDef> {
     ]
 }
 
-/// `(name, table, columns)` of every index this migration adds.
+/// `(name, table, columns)` of every index this migration adds: one per order search walks,
+/// with and without an exact GPU model (the commonest filter) in front.
 fn indexes() -> Vec<(&'static str, DynIden, Vec<DynIden>)> {
-    let listings =
-        |cols: Vec<Listings>| -> Vec<DynIden> { cols.into_iter().map(|c| c.into_iden()).collect() };
+    use ListingCells as C;
+    use Listings as L;
+    let listing = |name, cols: Vec<Listings>| {
+        let cols = cols.into_iter().map(IntoIden::into_iden).collect();
+        (name, L::Table.into_iden(), cols)
+    };
+    // Cell indexes end with the tok/s, so a tok/s floor is checked on the index alone.
+    let cell = |name, cols: Vec<ListingCells>| {
+        let covers = !cols.iter().any(|c| matches!(c, C::TotalTokS));
+        let mut all = vec![C::ContextTokens.into_iden(), C::Concurrency.into_iden()];
+        all.extend(cols.into_iter().map(IntoIden::into_iden));
+        all.push(C::ListingId.into_iden());
+        if covers {
+            all.push(C::TotalTokS.into_iden());
+        }
+        (name, C::Table.into_iden(), all)
+    };
     vec![
-        (
-            "idx_listings_price",
-            Listings::Table.into_iden(),
-            listings(vec![Listings::Status, Listings::PriceAmount, Listings::Id]),
-        ),
-        (
+        listing("idx_listings_price", vec![L::Status, L::PriceAmount, L::Id]),
+        listing(
             "idx_listings_model_price",
-            Listings::Table.into_iden(),
-            listings(vec![
-                Listings::Status,
-                Listings::GpuModel,
-                Listings::PriceAmount,
-                Listings::Id,
-            ]),
+            vec![L::Status, L::GpuModel, L::PriceAmount, L::Id],
         ),
-        (
+        listing(
             "idx_listings_region_price",
-            Listings::Table.into_iden(),
-            listings(vec![
-                Listings::Status,
-                Listings::Region,
-                Listings::PriceAmount,
-                Listings::Id,
-            ]),
+            vec![L::Status, L::Region, L::PriceAmount, L::Id],
         ),
-        (
+        listing(
             "idx_listings_tok_s",
-            Listings::Table.into_iden(),
-            listings(vec![
-                Listings::Status,
-                Listings::HeadlineTotalTokS,
-                Listings::Id,
-            ]),
+            vec![L::Status, L::HeadlineTotalTokS, L::Id],
         ),
-        (
+        listing(
+            "idx_listings_model_tok_s",
+            vec![L::Status, L::GpuModel, L::HeadlineTotalTokS, L::Id],
+        ),
+        listing(
             "idx_listings_price_per_mtok",
-            Listings::Table.into_iden(),
-            listings(vec![
-                Listings::Status,
-                Listings::HeadlinePricePerMtok,
-                Listings::Id,
-            ]),
+            vec![L::Status, L::HeadlinePricePerMtok, L::Id],
         ),
-        (
-            "idx_listing_cells_tok_s",
-            ListingCells::Table.into_iden(),
-            vec![
-                ListingCells::ContextTokens.into_iden(),
-                ListingCells::Concurrency.into_iden(),
-                ListingCells::TotalTokS.into_iden(),
-                ListingCells::ListingId.into_iden(),
-            ],
+        listing(
+            "idx_listings_model_price_per_mtok",
+            vec![L::Status, L::GpuModel, L::HeadlinePricePerMtok, L::Id],
         ),
-        (
-            "idx_listing_cells_price_per_mtok",
-            ListingCells::Table.into_iden(),
-            vec![
-                ListingCells::ContextTokens.into_iden(),
-                ListingCells::Concurrency.into_iden(),
-                ListingCells::PricePerMtok.into_iden(),
-                ListingCells::ListingId.into_iden(),
-            ],
+        cell("idx_listing_cells_price", vec![C::PriceAmount]),
+        cell("idx_listing_cells_tok_s", vec![C::TotalTokS]),
+        cell("idx_listing_cells_price_per_mtok", vec![C::PricePerMtok]),
+        cell(
+            "idx_listing_cells_model_price",
+            vec![C::GpuModel, C::PriceAmount],
+        ),
+        cell(
+            "idx_listing_cells_model_tok_s",
+            vec![C::GpuModel, C::TotalTokS],
+        ),
+        cell(
+            "idx_listing_cells_model_price_per_mtok",
+            vec![C::GpuModel, C::PricePerMtok],
         ),
         (
             "idx_bookings_status_ends",
@@ -127,6 +121,8 @@ impl MigrationTrait for Migration {
                     .col(uuid(ListingCells::ListingId))
                     .col(big_integer(ListingCells::ContextTokens))
                     .col(big_integer(ListingCells::Concurrency))
+                    .col(string(ListingCells::GpuModel))
+                    .col(big_integer(ListingCells::PriceAmount))
                     .col(double(ListingCells::TotalTokS))
                     .col(double(ListingCells::PricePerMtok))
                     .primary_key(
@@ -205,6 +201,8 @@ enum Listings {
 enum ListingCells {
     Table,
     ListingId,
+    GpuModel,
+    PriceAmount,
     ContextTokens,
     Concurrency,
     TotalTokS,

@@ -1,0 +1,222 @@
+//! Payments: provider onboarding to Stripe Connect, Stripe's webhooks, and the ledger's sums
+//! (a provider's earnings, a renter's spend).
+
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use app::App;
+use app::payments::{Payouts, Statement, WebhookOutcome};
+use chrono::{DateTime, Utc};
+use domain::OrgId;
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+use crate::extract::Auth;
+
+/// An organisation's Stripe Connect account.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PayoutsView {
+    pub account_id: String,
+    pub charges_enabled: bool,
+    pub payouts_enabled: bool,
+    /// Stripe's onboarding page for this account (a fresh link on every onboarding call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl From<Payouts> for PayoutsView {
+    fn from(p: Payouts) -> Self {
+        Self {
+            account_id: p.account_id,
+            charges_enabled: p.charges_enabled,
+            payouts_enabled: p.payouts_enabled,
+            url: p.onboarding_url,
+        }
+    }
+}
+
+/// Start or continue payout onboarding: creates the organisation's Connect Express account
+/// the first time (only ever one, however often or concurrently this is called) and returns
+/// a link to Stripe's onboarding. `account.updated` webhooks keep the flags current.
+#[utoipa::path(
+    tag = "payments",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The organisation's id")),
+    responses(
+        (status = 200, description = "The account and the onboarding link", body = PayoutsView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin of the organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Payments are not configured (`payments_not_configured`)", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "Stripe refused or did not answer (`payment_provider_error`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/orgs/{id}/payouts/onboarding")]
+pub async fn onboarding(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let account = app
+        .onboard_payouts(caller, OrgId::from_uuid(id.into_inner()))
+        .await?;
+    Ok(HttpResponse::Ok().json(PayoutsView::from(account)))
+}
+
+/// The organisation's payout account, if onboarding has started.
+#[utoipa::path(
+    tag = "payments",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The organisation's id")),
+    responses(
+        (status = 200, description = "The account", body = PayoutsView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such organisation, or no account yet", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/orgs/{id}/payouts")]
+pub async fn payouts(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let account = app
+        .payouts(caller, OrgId::from_uuid(id.into_inner()))
+        .await?
+        .ok_or(app::AppError::NotFound("payout account"))?;
+    Ok(HttpResponse::Ok().json(PayoutsView::from(account)))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookAnswer {
+    pub received: bool,
+    /// `processed`, `duplicate` (this event id was handled before) or `ignored`.
+    pub outcome: &'static str,
+}
+
+/// Stripe's webhook endpoint. The `Stripe-Signature` header is checked over the raw body
+/// with the endpoint secret and a 300 s tolerance; a forged or stale delivery gets 400 and
+/// changes nothing. Each event id is acted on once.
+#[utoipa::path(
+    tag = "payments",
+    request_body(content = String, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it"),
+    params(("Stripe-Signature" = String, Header, description = "`t=…,v1=…`")),
+    responses(
+        (status = 200, description = "Accepted", body = WebhookAnswer),
+        (status = 400, description = "Bad or stale signature, or not an event (`invalid_signature`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Payments are not configured", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/webhooks/stripe")]
+pub async fn webhook(
+    app: web::Data<App>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let signature = req
+        .headers()
+        .get("stripe-signature")
+        .and_then(|v| v.to_str().ok());
+    let outcome = app.stripe_webhook(&body, signature).await?;
+    Ok(HttpResponse::Ok().json(WebhookAnswer {
+        received: true,
+        outcome: match outcome {
+            WebhookOutcome::Processed => "processed",
+            WebhookOutcome::Duplicate => "duplicate",
+            WebhookOutcome::Ignored => "ignored",
+        },
+    }))
+}
+
+/// One money movement.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LedgerEntryView {
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    /// `charge`, `fee`, `transfer`, `refund`, `fee_refund`, `transfer_reversal` or
+    /// `not_collected`.
+    pub kind: String,
+    /// Signed minor units: money back is negative.
+    pub amount: i64,
+    pub currency: String,
+    /// The PaymentIntent or refund it came from.
+    pub stripe_object_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TotalView {
+    pub currency: String,
+    pub amount: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StatementView {
+    /// Sums of the entries that count, per currency.
+    pub totals: Vec<TotalView>,
+    pub entries: Vec<LedgerEntryView>,
+}
+
+impl From<Statement> for StatementView {
+    fn from(s: Statement) -> Self {
+        Self {
+            totals: s
+                .totals
+                .into_iter()
+                .map(|(currency, amount)| TotalView { currency, amount })
+                .collect(),
+            entries: s
+                .entries
+                .into_iter()
+                .map(|e| LedgerEntryView {
+                    id: e.id,
+                    booking_id: e.booking_id,
+                    kind: e.kind,
+                    amount: e.amount,
+                    currency: e.currency,
+                    stripe_object_id: e.stripe_object_id,
+                    created_at: e.created_at,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A provider's earnings: transfers to it less reversals, with the ledger rows behind them.
+#[utoipa::path(
+    tag = "payments",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The organisation's id")),
+    responses(
+        (status = 200, description = "Totals and entries", body = StatementView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/orgs/{id}/earnings")]
+pub async fn earnings(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let statement = app
+        .earnings(caller, OrgId::from_uuid(id.into_inner()))
+        .await?;
+    Ok(HttpResponse::Ok().json(StatementView::from(statement)))
+}
+
+/// The caller's spend as a renter: charges less refunds, with the ledger rows behind them.
+#[utoipa::path(
+    tag = "payments",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Totals and entries", body = StatementView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/spend")]
+pub async fn spend(app: web::Data<App>, Auth(caller): Auth) -> Result<HttpResponse, ApiError> {
+    let statement = app.spend(caller).await?;
+    Ok(HttpResponse::Ok().json(StatementView::from(statement)))
+}

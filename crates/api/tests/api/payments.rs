@@ -1,0 +1,827 @@
+//! Payments through the real Stripe client crate, pointed at a local server that speaks
+//! Stripe's wire format and records what it received: onboarding, destination charges,
+//! signed webhooks (signed here in Rust and by Stripe's own Python library), refunds with
+//! reversals, the ledger, and what Stripe failing leaves behind.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use chrono::{DateTime, SubsecRound, Utc};
+use payments::testing::FakeStripe;
+use reqwest::Method;
+use serde_json::{Value, json};
+use store::Backend;
+use uuid::Uuid;
+
+use crate::helpers::{Session, TestApp, assert_problem};
+
+const WEBHOOK_SECRET: &str = "whsec_test_gpumarket";
+
+/// For each named `async fn(Backend)`, a module with one test per backend.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name(store::Backend::Sqlite).await;
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name(store::Backend::Postgres).await;
+                }
+            }
+        )*
+    };
+}
+
+on_both!(
+    onboarding_creates_one_account_and_payouts_gate_bookings,
+    a_booking_is_charged_and_only_a_fresh_signed_webhook_confirms_it,
+    cancellation_sends_one_refund_with_the_reversals,
+    stripe_failing_leaves_clear_states,
+    failed_payments_and_expired_holds_release_the_gpus,
+);
+
+struct Market {
+    app: TestApp,
+    stripe: FakeStripe,
+    admin: Session,
+    renter: Session,
+    org: String,
+    listing: String,
+}
+
+async fn market(backend: Backend) -> Market {
+    let stripe = FakeStripe::start().unwrap();
+    let base = stripe.base_url().to_owned();
+    let app = TestApp::spawn_with(backend, |c| {
+        c.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
+        c.stripe_api_base = Some(base);
+        c.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
+        c.stripe_timeout_ms = 1000;
+        c.platform_fee_bps = 1000;
+    })
+    .await;
+    let admin = app.register("admin@example.com").await;
+    let renter = app.register("renter@example.com").await;
+    let org: Value = app
+        .post("/v1/orgs", Some(&admin.access_token), json!({"name": "P"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let org = org["id"].as_str().unwrap().to_owned();
+    let listing: Value = app
+        .post(
+            "/v1/listings",
+            Some(&admin.access_token),
+            json!({
+                "org_id": org, "title": "L4", "region": "eu",
+                "hardware": {"gpu_model": "L4", "gpu_count": 1, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": 150, "currency": "USD"},
+                "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
+            }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    Market {
+        app,
+        stripe,
+        admin,
+        renter,
+        listing: listing["id"].as_str().unwrap().to_owned(),
+        org,
+    }
+}
+
+/// Signs `payload` as Stripe does, with Stripe's official Python library.
+fn python_signature(payload: &str, timestamp: i64) -> String {
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, stripe; print(stripe.WebhookSignature.generate_signature_header(sys.stdin.read(), sys.argv[1], int(sys.argv[2])), end='')",
+            WEBHOOK_SECRET,
+            &timestamp.to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "Stripe's Python library is needed: `python3 -m pip install stripe` (.ci/run installs it): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn event(id: &str, kind: &str, object: Value) -> String {
+    json!({
+        "id": id, "object": "event", "type": kind, "created": Utc::now().timestamp(),
+        "livemode": false, "pending_webhooks": 1, "api_version": "2026-09-30.endive",
+        "data": {"object": object},
+    })
+    .to_string()
+}
+
+async fn deliver(app: &TestApp, payload: &str, signature: Option<&str>) -> reqwest::Response {
+    let mut request = app
+        .client
+        .post(app.url("/v1/webhooks/stripe"))
+        .header("content-type", "application/json")
+        .body(payload.to_owned());
+    if let Some(signature) = signature {
+        request = request.header("Stripe-Signature", signature);
+    }
+    request.send().await.unwrap()
+}
+
+/// Delivers a correctly signed event (signed in Rust).
+async fn deliver_signed(app: &TestApp, payload: &str) -> Value {
+    let signature =
+        payments::webhook::sign(payload.as_bytes(), WEBHOOK_SECRET, Utc::now().timestamp());
+    let res = deliver(app, payload, Some(&signature)).await;
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}
+
+async fn enable_payouts(m: &Market) -> String {
+    let res = m
+        .app
+        .post(
+            &format!("/v1/orgs/{}/payouts/onboarding", m.org),
+            Some(&m.admin.access_token),
+            json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let payouts: Value = res.json().await.unwrap();
+    let account = payouts["account_id"].as_str().unwrap().to_owned();
+    let updated = event(
+        &format!("evt_account_{}", Uuid::new_v4().simple()),
+        "account.updated",
+        json!({"id": account, "object": "account", "charges_enabled": true, "payouts_enabled": true}),
+    );
+    deliver_signed(&m.app, &updated).await;
+    account
+}
+
+fn hours_from_now(h: i64) -> DateTime<Utc> {
+    (Utc::now() + chrono::Duration::hours(h)).trunc_subsecs(0)
+}
+
+async fn book(m: &Market, hours: (i64, i64)) -> reqwest::Response {
+    m.app
+        .client
+        .post(m.app.url("/v1/bookings"))
+        .bearer_auth(&m.renter.access_token)
+        .header("Idempotency-Key", Uuid::new_v4().to_string())
+        .json(&json!({
+            "listing_id": m.listing, "gpu_count": 1,
+            "starts_at": hours_from_now(hours.0), "ends_at": hours_from_now(hours.1),
+        }))
+        .send()
+        .await
+        .unwrap()
+}
+
+fn intent_object(booking: &Value, status: &str) -> Value {
+    json!({
+        "id": booking["payment"]["payment_intent_id"], "object": "payment_intent",
+        "amount": booking["price"]["amount"], "currency": "usd", "status": status,
+        "application_fee_amount": booking["payment"]["platform_fee"],
+        "metadata": {"booking_id": booking["id"]},
+        "last_payment_error": if status == "requires_payment_method" { json!({"message": "Your card was declined."}) } else { Value::Null },
+    })
+}
+
+async fn booking(m: &Market, id: &Value) -> Value {
+    m.app
+        .get_json(
+            &format!("/v1/bookings/{}", id.as_str().unwrap()),
+            Some(&m.renter.access_token),
+        )
+        .await
+}
+
+fn kinds_and_amounts(statement: &Value) -> Vec<(String, i64)> {
+    statement["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_owned(),
+                e["amount"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn onboarding_creates_one_account_and_payouts_gate_bookings(backend: Backend) {
+    let m = market(backend).await;
+    let path = format!("/v1/orgs/{}/payouts/onboarding", m.org);
+    // Before onboarding, its machines cannot be booked.
+    assert_problem(book(&m, (24, 28)).await, 409, "payouts_not_enabled").await;
+
+    let member = m.app.register("member@example.com").await;
+    m.app
+        .post(
+            &format!("/v1/orgs/{}/members", m.org),
+            Some(&m.admin.access_token),
+            json!({"email": "member@example.com", "role": "member"}),
+        )
+        .await;
+    assert_problem(
+        m.app
+            .post(&path, Some(&member.access_token), json!({}))
+            .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        m.app
+            .post(&path, Some(&m.renter.access_token), json!({}))
+            .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        m.app.post(&path, None, json!({})).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+
+    // Called again and again, and at once: one account.
+    let sequential = [
+        m.app
+            .post(&path, Some(&m.admin.access_token), json!({}))
+            .await,
+        m.app
+            .post(&path, Some(&m.admin.access_token), json!({}))
+            .await,
+    ];
+    let concurrent = futures_util::future::join_all(
+        (0..4).map(|_| m.app.post(&path, Some(&m.admin.access_token), json!({}))),
+    )
+    .await;
+    let mut accounts = Vec::new();
+    for res in sequential.into_iter().chain(concurrent) {
+        assert_eq!(res.status(), 200);
+        let body: Value = res.json().await.unwrap();
+        assert!(
+            body["url"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://connect.stripe.com/")
+        );
+        assert_eq!(body["charges_enabled"], false);
+        accounts.push(body["account_id"].as_str().unwrap().to_owned());
+    }
+    accounts.dedup();
+    assert_eq!(accounts.len(), 1, "{accounts:?}");
+    let creations = m.stripe.requests_to("POST", "/v1/accounts");
+    assert!(!creations.is_empty());
+    let keys: std::collections::HashSet<_> = creations
+        .iter()
+        .map(|r| r.idempotency_key.clone())
+        .collect();
+    assert_eq!(
+        keys.len(),
+        1,
+        "every creation carries the organisation's one key"
+    );
+    assert_eq!(creations[0].field("type"), Some("express"));
+    assert_eq!(creations[0].field("metadata[org_id]"), Some(m.org.as_str()));
+    assert_eq!(
+        m.app.column("payout_accounts", "stripe_account_id").await,
+        [accounts[0].clone()]
+    );
+    let links = m.stripe.requests_to("POST", "/v1/account_links");
+    assert!(
+        links
+            .iter()
+            .all(|r| r.field("account") == Some(accounts[0].as_str()))
+    );
+    assert!(
+        links
+            .iter()
+            .all(|r| r.field("type") == Some("account_onboarding"))
+    );
+
+    // account.updated keeps the flags current; then the machine can be booked.
+    let status: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/payouts", m.org),
+            Some(&member.access_token),
+        )
+        .await;
+    assert_eq!(status["payouts_enabled"], false);
+    let payouts_path = format!("/v1/orgs/{}/payouts", m.org);
+    assert_problem(
+        m.app.get(&payouts_path, Some(&m.renter.access_token)).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(m.app.get(&payouts_path, None).await, 401, "unauthenticated").await;
+    let earnings_path = format!("/v1/orgs/{}/earnings", m.org);
+    assert_problem(
+        m.app
+            .get(&earnings_path, Some(&m.renter.access_token))
+            .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        m.app.get(&earnings_path, None).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    enable_payouts(&m).await;
+    let status: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/payouts", m.org),
+            Some(&member.access_token),
+        )
+        .await;
+    assert_eq!(
+        (
+            status["charges_enabled"].clone(),
+            status["payouts_enabled"].clone()
+        ),
+        (json!(true), json!(true))
+    );
+    assert_eq!(book(&m, (24, 28)).await.status(), 201);
+
+    // Without Stripe configured, onboarding says so.
+    let plain = TestApp::spawn(backend).await;
+    let owner = plain.register("o@example.com").await;
+    let org: Value = plain
+        .post("/v1/orgs", Some(&owner.access_token), json!({"name": "Q"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_problem(
+        plain
+            .post(
+                &format!(
+                    "/v1/orgs/{}/payouts/onboarding",
+                    org["id"].as_str().unwrap()
+                ),
+                Some(&owner.access_token),
+                json!({}),
+            )
+            .await,
+        409,
+        "payments_not_configured",
+    )
+    .await;
+}
+
+async fn a_booking_is_charged_and_only_a_fresh_signed_webhook_confirms_it(backend: Backend) {
+    let m = market(backend).await;
+    let account = enable_payouts(&m).await;
+    // 4 hours, 1 GPU, 150 cents per GPU-hour, 10 % fee.
+    let res = book(&m, (24, 28)).await;
+    assert_eq!(res.status(), 201);
+    let booked: Value = res.json().await.unwrap();
+    assert_eq!(booked["status"], "pending_payment");
+    assert_eq!(booked["payment"]["provider"], "stripe");
+    assert_eq!(booked["payment"]["amount"], 600);
+    assert_eq!(booked["payment"]["platform_fee"], 60);
+    assert!(
+        booked["payment"]["client_secret"]
+            .as_str()
+            .unwrap()
+            .contains("_secret_")
+    );
+
+    let intents = m.stripe.requests_to("POST", "/v1/payment_intents");
+    assert_eq!(intents.len(), 1);
+    let sent = &intents[0];
+    assert_eq!(sent.field("amount"), Some("600"));
+    assert_eq!(sent.field("currency"), Some("usd"));
+    assert_eq!(sent.field("application_fee_amount"), Some("60"));
+    assert_eq!(
+        sent.field("transfer_data[destination]"),
+        Some(account.as_str())
+    );
+    assert_eq!(sent.field("metadata[booking_id]"), booked["id"].as_str());
+    assert_eq!(
+        sent.idempotency_key.as_deref(),
+        Some(format!("booking-{}-payment-intent", booked["id"].as_str().unwrap()).as_str())
+    );
+    assert_eq!(
+        sent.authorization.as_deref(),
+        Some("Bearer sk_test_gpumarket")
+    );
+    assert!(sent.stripe_version.is_some());
+
+    let succeeded = event(
+        "evt_paid_1",
+        "payment_intent.succeeded",
+        intent_object(&booked, "succeeded"),
+    );
+    let now = Utc::now().timestamp();
+    // Forged, stale, unsigned, or for another payload: 400, and nothing changes.
+    let forged = payments::webhook::sign(succeeded.as_bytes(), "whsec_someone_else", now);
+    let stale = python_signature(&succeeded, now - 301);
+    let other = python_signature(
+        &event("evt_other", "payment_intent.succeeded", json!({})),
+        now,
+    );
+    for signature in [
+        Some(forged.as_str()),
+        Some(stale.as_str()),
+        Some(other.as_str()),
+        None,
+        Some("t=x,v1=zz"),
+    ] {
+        assert_problem(
+            deliver(&m.app, &succeeded, signature).await,
+            400,
+            "invalid_signature",
+        )
+        .await;
+    }
+    assert_eq!(
+        booking(&m, &booked["id"]).await["status"],
+        "pending_payment"
+    );
+
+    // Signed by Stripe's own library, fresh: confirmed, and the money recorded.
+    let signature = python_signature(&succeeded, now);
+    let res = deliver(&m.app, &succeeded, Some(&signature)).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap()["outcome"], "processed");
+    let confirmed = booking(&m, &booked["id"]).await;
+    assert_eq!(confirmed["status"], "confirmed");
+    assert!(
+        confirmed["payment"]["client_secret"].is_null(),
+        "no longer needed, no longer shown"
+    );
+
+    // A replay (same event id) changes nothing.
+    let res = deliver(&m.app, &succeeded, Some(&signature)).await;
+    assert_eq!(res.json::<Value>().await.unwrap()["outcome"], "duplicate");
+    let earnings: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/earnings", m.org),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    assert_eq!(
+        kinds_and_amounts(&earnings),
+        [
+            ("charge".to_owned(), 600),
+            ("fee".to_owned(), 60),
+            ("transfer".to_owned(), 540)
+        ]
+    );
+    assert_eq!(
+        earnings["totals"],
+        json!([{"currency": "USD", "amount": 540}])
+    );
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    assert_eq!(spend["totals"], json!([{"currency": "USD", "amount": 600}]));
+    assert_problem(
+        m.app
+            .get(
+                &format!("/v1/orgs/{}/earnings", m.org),
+                Some(&m.renter.access_token),
+            )
+            .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        m.app.get("/v1/me/spend", None).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    // A payment_failed arriving late does not undo a payment that succeeded.
+    let late = event(
+        "evt_failed_late",
+        "payment_intent.payment_failed",
+        intent_object(&booked, "requires_payment_method"),
+    );
+    deliver_signed(&m.app, &late).await;
+    assert_eq!(booking(&m, &booked["id"]).await["status"], "confirmed");
+}
+
+async fn cancellation_sends_one_refund_with_the_reversals(backend: Backend) {
+    let m = market(backend).await;
+    enable_payouts(&m).await;
+    let booked: Value = book(&m, (24, 28)).await.json().await.unwrap();
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_2",
+            "payment_intent.succeeded",
+            intent_object(&booked, "succeeded"),
+        ),
+    )
+    .await;
+    let cancel = format!("/v1/bookings/{}/cancel", booked["id"].as_str().unwrap());
+    let res = m
+        .app
+        .call(Method::POST, &cancel, Some(&m.renter.access_token), None)
+        .await;
+    assert_eq!(res.status(), 200);
+    let cancelled: Value = res.json().await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(
+        cancelled["refund"]["amount"], 600,
+        "before the start: all of it"
+    );
+
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(refunds.len(), 1, "one refund");
+    let r = &refunds[0];
+    assert_eq!(
+        r.field("payment_intent"),
+        booked["payment"]["payment_intent_id"].as_str()
+    );
+    assert_eq!(r.field("amount"), Some("600"));
+    assert_eq!(r.field("reverse_transfer"), Some("true"));
+    assert_eq!(r.field("refund_application_fee"), Some("true"));
+    assert!(r.idempotency_key.is_some());
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    assert_eq!(spend["totals"], json!([{"currency": "USD", "amount": 0}]));
+    let earnings: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/earnings", m.org),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    assert_eq!(
+        earnings["totals"],
+        json!([{"currency": "USD", "amount": 0}])
+    );
+    assert!(kinds_and_amounts(&earnings).contains(&("transfer_reversal".to_owned(), -540)));
+    assert!(kinds_and_amounts(&earnings).contains(&("fee_refund".to_owned(), -60)));
+
+    // Stripe's charge.refunded for the same refund records nothing twice.
+    let rows_before = kinds_and_amounts(&earnings).len();
+    let refund_id = earnings["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "refund")
+        .unwrap()["stripe_object_id"]
+        .clone();
+    let charge = json!({
+        "id": "ch_1", "object": "charge", "amount": 600, "amount_refunded": 600,
+        "payment_intent": booked["payment"]["payment_intent_id"], "refunded": true,
+        "refunds": {"object": "list", "data": [{"id": refund_id, "object": "refund", "amount": 600}]},
+    });
+    deliver_signed(&m.app, &event("evt_refunded", "charge.refunded", charge)).await;
+    let earnings: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/earnings", m.org),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    assert_eq!(kinds_and_amounts(&earnings).len(), rows_before);
+    // A refund made elsewhere (the dashboard) is recorded from charge.refunded.
+    let other: Value = book(&m, (30, 34)).await.json().await.unwrap();
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_other",
+            "payment_intent.succeeded",
+            intent_object(&other, "succeeded"),
+        ),
+    )
+    .await;
+    let charge = json!({
+        "id": "ch_2", "object": "charge", "amount": 600, "amount_refunded": 150,
+        "payment_intent": other["payment"]["payment_intent_id"], "refunded": false,
+        "refunds": {"object": "list", "data": [{"id": "re_dashboard", "object": "refund", "amount": 150}]},
+    });
+    deliver_signed(&m.app, &event("evt_refunded_2", "charge.refunded", charge)).await;
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    assert_eq!(
+        spend["totals"],
+        json!([{"currency": "USD", "amount": 450}]),
+        "600 paid, 150 back"
+    );
+    let earnings: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/earnings", m.org),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    // The provider's share of 150 is 90 % of it.
+    assert!(kinds_and_amounts(&earnings).contains(&("transfer_reversal".to_owned(), -135)));
+    assert_problem(
+        m.app
+            .call(Method::POST, &cancel, Some(&m.renter.access_token), None)
+            .await,
+        409,
+        "booking_not_cancellable",
+    )
+    .await;
+    assert_eq!(
+        m.stripe.requests_to("POST", "/v1/refunds").len(),
+        1,
+        "still one refund"
+    );
+}
+
+async fn stripe_failing_leaves_clear_states(backend: Backend) {
+    let m = market(backend).await;
+    enable_payouts(&m).await;
+    // Stripe answers 5xx, then 4xx, then not in time: each booking is released with the
+    // error recorded, and the GPU stays bookable.
+    m.stripe.fail_next(
+        "/v1/payment_intents",
+        500,
+        "Something went wrong on Stripe's end.",
+    );
+    m.stripe
+        .fail_next("/v1/payment_intents", 400, "Invalid destination account.");
+    m.stripe
+        .delay_next("/v1/payment_intents", Duration::from_secs(3));
+    for expected in ["HTTP 500", "HTTP 400", "no answer within"] {
+        let problem = assert_problem(book(&m, (24, 28)).await, 502, "payment_provider_error").await;
+        assert!(
+            problem["detail"].as_str().unwrap().contains(expected),
+            "{problem}"
+        );
+    }
+    let mine: Value = m
+        .app
+        .get_json("/v1/bookings", Some(&m.renter.access_token))
+        .await;
+    let items = mine["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    for b in items {
+        assert_eq!(b["status"], "expired", "{b}");
+        assert!(
+            b["payment"]["error"]
+                .as_str()
+                .unwrap()
+                .contains("payment provider"),
+            "{b}"
+        );
+    }
+    let booked: Value = book(&m, (24, 28)).await.json().await.unwrap();
+    assert_eq!(
+        booked["status"], "pending_payment",
+        "the GPU was free again"
+    );
+
+    // A refund Stripe refuses leaves the booking confirmed, with the error; a retry works.
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_3",
+            "payment_intent.succeeded",
+            intent_object(&booked, "succeeded"),
+        ),
+    )
+    .await;
+    m.stripe.fail_next("/v1/refunds", 503, "Stripe is down.");
+    let cancel = format!("/v1/bookings/{}/cancel", booked["id"].as_str().unwrap());
+    assert_problem(
+        m.app
+            .call(Method::POST, &cancel, Some(&m.renter.access_token), None)
+            .await,
+        502,
+        "payment_provider_error",
+    )
+    .await;
+    let after = booking(&m, &booked["id"]).await;
+    assert_eq!(after["status"], "confirmed");
+    assert!(
+        after["payment"]["error"].as_str().unwrap().contains("503"),
+        "{after}"
+    );
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    assert_eq!(
+        spend["totals"],
+        json!([{"currency": "USD", "amount": 600}]),
+        "no refund recorded"
+    );
+    let res = m
+        .app
+        .call(Method::POST, &cancel, Some(&m.renter.access_token), None)
+        .await;
+    assert_eq!(res.status(), 200);
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    assert_eq!(spend["totals"], json!([{"currency": "USD", "amount": 0}]));
+}
+
+async fn failed_payments_and_expired_holds_release_the_gpus(backend: Backend) {
+    let m = market(backend).await;
+    enable_payouts(&m).await;
+    // payment_failed releases the booking and cancels its PaymentIntent.
+    let first: Value = book(&m, (24, 28)).await.json().await.unwrap();
+    assert_problem(book(&m, (24, 28)).await, 409, "booking_conflict").await;
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_failed_1",
+            "payment_intent.payment_failed",
+            intent_object(&first, "requires_payment_method"),
+        ),
+    )
+    .await;
+    let failed = booking(&m, &first["id"]).await;
+    assert_eq!(failed["status"], "expired");
+    assert!(
+        failed["payment"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("declined"),
+        "{failed}"
+    );
+    let intent = first["payment"]["payment_intent_id"].as_str().unwrap();
+    assert_eq!(
+        m.stripe
+            .requests_to("POST", &format!("/v1/payment_intents/{intent}/cancel"))
+            .len(),
+        1
+    );
+    // ... and a success arriving after that is refunded in full.
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_late",
+            "payment_intent.succeeded",
+            intent_object(&first, "succeeded"),
+        ),
+    )
+    .await;
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(refunds.len(), 1);
+    assert_eq!(refunds[0].field("amount"), Some("600"));
+
+    // A hold that runs out is released by the sweeper, its PaymentIntent cancelled.
+    let second: Value = book(&m, (24, 28)).await.json().await.unwrap();
+    assert_eq!(second["status"], "pending_payment");
+    m.app
+        .app
+        .db()
+        .set_hold_expiry(
+            second["id"].as_str().unwrap().parse().unwrap(),
+            Utc::now() - chrono::Duration::seconds(1),
+        )
+        .await
+        .unwrap();
+    let sweep = m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(sweep.expired.len(), 1);
+    assert_eq!(booking(&m, &second["id"]).await["status"], "expired");
+    let intent = second["payment"]["payment_intent_id"].as_str().unwrap();
+    assert_eq!(
+        m.stripe
+            .requests_to("POST", &format!("/v1/payment_intents/{intent}/cancel"))
+            .len(),
+        1
+    );
+    assert_eq!(book(&m, (24, 28)).await.status(), 201, "free again");
+}

@@ -1,0 +1,584 @@
+//! Money: providers onboard to Stripe Connect; a booking is charged as a destination
+//! PaymentIntent (the platform keeps its fee, the rest goes to the provider), confirmed by the
+//! `payment_intent.succeeded` webhook; cancellations refund by the marketplace's rule with the
+//! transfer and the fee reversed in proportion. Every movement is a ledger row.
+//!
+//! Without a Stripe key payments are `none`: bookings confirm at once and the ledger records
+//! that nothing was collected.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use payments::{Charge, GatewayError, PaymentGateway, RefundRequest};
+use secrecy::ExposeSecret;
+use serde_json::Value;
+use store::{BookingRecord, LedgerRecord, ListingRecord, NewLedgerEntry, ledger_kind};
+use uuid::Uuid;
+
+use domain::{OrgId, Role};
+
+use crate::{App, AppError, Caller};
+
+/// The payment provider, when one is configured.
+pub(crate) fn gateway_from(
+    config: &crate::Config,
+) -> Result<Option<Arc<dyn PaymentGateway>>, AppError> {
+    let Some(key) = &config.stripe_secret_key else {
+        return Ok(None);
+    };
+    let gateway = payments::StripeGateway::new(
+        key.expose_secret(),
+        config.stripe_api_base.as_deref(),
+        std::time::Duration::from_millis(config.stripe_timeout_ms),
+    )
+    .map_err(|e| AppError::Config(format!("stripe: {e}")))?;
+    Ok(Some(Arc::new(gateway)))
+}
+
+/// An organisation's payout account as the API shows it.
+#[derive(Debug, Clone)]
+pub struct Payouts {
+    pub account_id: String,
+    pub charges_enabled: bool,
+    pub payouts_enabled: bool,
+    /// Where to send the provider to finish onboarding (fresh on every call).
+    pub onboarding_url: Option<String>,
+}
+
+/// What a webhook delivery did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WebhookOutcome {
+    Processed,
+    /// This event id was processed before; nothing changed.
+    Duplicate,
+    /// An event type this server does not act on.
+    Ignored,
+}
+
+/// Money totals by currency.
+#[derive(Debug, Clone)]
+pub struct Statement {
+    pub entries: Vec<LedgerRecord>,
+    /// `(currency, amount)`, sorted by currency.
+    pub totals: Vec<(String, i64)>,
+}
+
+fn statement(entries: Vec<LedgerRecord>, counts: &[&str]) -> Statement {
+    let mut totals: std::collections::BTreeMap<String, i64> = Default::default();
+    for e in entries.iter().filter(|e| counts.contains(&e.kind.as_str())) {
+        *totals.entry(e.currency.clone()).or_default() += e.amount;
+    }
+    Statement {
+        entries,
+        totals: totals.into_iter().collect(),
+    }
+}
+
+/// `part` of `whole`'s `share`, rounded down: the fee or transfer that goes with a refund.
+fn proportion(share: i64, part: i64, whole: i64) -> i64 {
+    if whole <= 0 {
+        return 0;
+    }
+    i64::try_from(i128::from(share) * i128::from(part) / i128::from(whole)).unwrap_or(0)
+}
+
+/// A ledger row of `booking` (provider `org`) moving `amount` by Stripe object `object`.
+fn ledger_row(
+    booking: &BookingRecord,
+    org: Uuid,
+    object: &str,
+    kind: &'static str,
+    amount: i64,
+) -> NewLedgerEntry {
+    NewLedgerEntry {
+        booking_id: booking.id,
+        org_id: org,
+        renter_id: booking.renter_id,
+        kind,
+        amount,
+        currency: booking.currency.clone(),
+        stripe_object_id: Some(object.to_owned()),
+    }
+}
+
+fn gateway_failed(booking: Uuid, e: &GatewayError) -> String {
+    format!("payment provider: {e} (booking {booking})")
+}
+
+impl App {
+    pub(crate) fn payments(&self) -> Option<&Arc<dyn PaymentGateway>> {
+        self.inner.payments.as_ref()
+    }
+
+    fn gateway(&self) -> Result<&Arc<dyn PaymentGateway>, AppError> {
+        self.payments().ok_or(AppError::PaymentsNotConfigured)
+    }
+
+    /// Creates the organisation's Connect Express account once (idempotently, also under
+    /// races: Stripe sees one idempotency key per organisation) and a fresh onboarding link.
+    pub async fn onboard_payouts(&self, caller: Caller, org: OrgId) -> Result<Payouts, AppError> {
+        self.require_role(caller, org, Role::Admin).await?;
+        let gateway = self.gateway()?;
+        let account = match self.db().payout_account(org.as_uuid()).await? {
+            Some(account) => account,
+            None => {
+                let created = gateway
+                    .create_account(&org.to_string(), &format!("org-{org}-connect-account"))
+                    .await
+                    .map_err(|e| AppError::PaymentProvider(e.to_string()))?;
+                self.db()
+                    .keep_payout_account(
+                        org.as_uuid(),
+                        &created.id,
+                        (created.charges_enabled, created.payouts_enabled),
+                        Utc::now(),
+                    )
+                    .await?
+            }
+        };
+        let base = self.config().public_url.trim_end_matches('/');
+        let back = format!("{base}/v1/orgs/{org}/payouts");
+        let url = gateway
+            .onboarding_link(&account.stripe_account_id, &back, &back)
+            .await
+            .map_err(|e| AppError::PaymentProvider(e.to_string()))?;
+        Ok(Payouts {
+            account_id: account.stripe_account_id,
+            charges_enabled: account.charges_enabled,
+            payouts_enabled: account.payouts_enabled,
+            onboarding_url: Some(url),
+        })
+    }
+
+    /// The organisation's payout account, for its members.
+    pub async fn payouts(&self, caller: Caller, org: OrgId) -> Result<Option<Payouts>, AppError> {
+        self.require_role(caller, org, Role::Member).await?;
+        Ok(self
+            .db()
+            .payout_account(org.as_uuid())
+            .await?
+            .map(|a| Payouts {
+                account_id: a.stripe_account_id,
+                charges_enabled: a.charges_enabled,
+                payouts_enabled: a.payouts_enabled,
+                onboarding_url: None,
+            }))
+    }
+
+    /// With Stripe, the provider's connected account that will receive the money; refuses
+    /// when the organisation cannot take payments yet.
+    pub(crate) async fn payment_destination(
+        &self,
+        listing: &ListingRecord,
+    ) -> Result<Option<String>, AppError> {
+        if self.payments().is_none() {
+            return Ok(None);
+        }
+        match self.db().payout_account(listing.org_id).await? {
+            Some(a) if a.charges_enabled && a.payouts_enabled => Ok(Some(a.stripe_account_id)),
+            _ => Err(AppError::PayoutsNotEnabled),
+        }
+    }
+
+    /// Charges a booking just made: a destination PaymentIntent keyed by the booking. When
+    /// Stripe refuses or cannot be reached, the booking is released (its GPUs freed) with
+    /// the error recorded, and the caller is told.
+    pub(crate) async fn start_payment(
+        &self,
+        booking: &BookingRecord,
+        destination: String,
+    ) -> Result<BookingRecord, AppError> {
+        let gateway = self.gateway()?;
+        let charge = Charge {
+            amount: booking.price_amount,
+            currency: booking.currency.clone(),
+            fee: booking.platform_fee_amount.unwrap_or_default(),
+            destination,
+            booking_id: booking.id.to_string(),
+            idempotency_key: format!("booking-{}-payment-intent", booking.id),
+        };
+        match gateway.create_intent(&charge).await {
+            Ok(intent) => {
+                self.db()
+                    .attach_payment_intent(booking.id, &intent.id, intent.client_secret.as_deref())
+                    .await?;
+            }
+            Err(e) => {
+                let why = gateway_failed(booking.id, &e);
+                tracing::warn!(booking = %booking.id, error = %e, "creating the PaymentIntent failed; booking released");
+                self.db().payment_failed(booking.id, &why, true).await?;
+                return Err(AppError::PaymentProvider(format!(
+                    "{why}; the booking was released"
+                )));
+            }
+        }
+        self.db()
+            .booking_by_id(booking.id)
+            .await?
+            .ok_or(AppError::NotFound("booking"))
+    }
+
+    /// Records that a booking confirmed without payment collected nothing.
+    pub(crate) async fn record_not_collected(
+        &self,
+        booking: &BookingRecord,
+        listing: &ListingRecord,
+    ) -> Result<(), AppError> {
+        let entry = NewLedgerEntry {
+            booking_id: booking.id,
+            org_id: listing.org_id,
+            renter_id: booking.renter_id,
+            kind: ledger_kind::NOT_COLLECTED,
+            amount: 0,
+            currency: booking.currency.clone(),
+            stripe_object_id: None,
+        };
+        self.db().record_ledger(&[entry], Utc::now()).await?;
+        Ok(())
+    }
+
+    /// The rows of a charge of `amount` (fee `fee`) by PaymentIntent `intent`.
+    fn charge_rows(
+        booking: &BookingRecord,
+        org: Uuid,
+        intent: &str,
+        amount: i64,
+        fee: i64,
+    ) -> Vec<NewLedgerEntry> {
+        vec![
+            ledger_row(booking, org, intent, ledger_kind::CHARGE, amount),
+            ledger_row(booking, org, intent, ledger_kind::FEE, fee),
+            ledger_row(booking, org, intent, ledger_kind::TRANSFER, amount - fee),
+        ]
+    }
+
+    /// The rows of a refund `refund_id` of `refunded`: the fee and the transfer come back
+    /// in proportion to the charge.
+    fn refund_rows(
+        booking: &BookingRecord,
+        org: Uuid,
+        refund_id: &str,
+        refunded: i64,
+    ) -> Vec<NewLedgerEntry> {
+        let fee = booking.platform_fee_amount.unwrap_or_default();
+        let fee_back = proportion(fee, refunded, booking.price_amount);
+        let transfer_back = proportion(booking.price_amount - fee, refunded, booking.price_amount);
+        vec![
+            ledger_row(booking, org, refund_id, ledger_kind::REFUND, -refunded),
+            ledger_row(booking, org, refund_id, ledger_kind::FEE_REFUND, -fee_back),
+            ledger_row(
+                booking,
+                org,
+                refund_id,
+                ledger_kind::TRANSFER_REVERSAL,
+                -transfer_back,
+            ),
+        ]
+    }
+
+    /// Cancels a paid (or pending) booking with Stripe first: a pending one's PaymentIntent
+    /// is cancelled, a paid one is refunded `refund`. Only when Stripe has done its part is
+    /// the booking cancelled and the movement recorded; when Stripe fails, the booking stays
+    /// as it was with the error recorded.
+    pub(crate) async fn cancel_paid(
+        &self,
+        booking: &BookingRecord,
+        refund: i64,
+    ) -> Result<bool, AppError> {
+        let gateway = self.gateway()?;
+        let listing = self.listing(booking.listing_id).await?.record;
+        let now = Utc::now();
+        let Some(intent) = booking.payment_intent_id.clone() else {
+            // The PaymentIntent was never created: nothing was or can be paid.
+            return Ok(self.db().cancel_booking(booking.id, 0, now).await?);
+        };
+        if booking.status == store::booking_status::PENDING_PAYMENT {
+            if let Err(e) = gateway
+                .cancel_intent(&intent, &format!("booking-{}-cancel", booking.id))
+                .await
+            {
+                let why = gateway_failed(booking.id, &e);
+                self.db().payment_failed(booking.id, &why, false).await?;
+                return Err(AppError::PaymentProvider(why));
+            }
+            return Ok(self.db().cancel_booking(booking.id, 0, now).await?);
+        }
+        let mut rows = Vec::new();
+        if refund > 0 {
+            let request = RefundRequest {
+                payment_intent: intent,
+                amount: refund,
+                booking_id: booking.id.to_string(),
+                idempotency_key: format!("booking-{}-refund-{refund}", booking.id),
+            };
+            match gateway.refund(&request).await {
+                Ok(done) => {
+                    rows = Self::refund_rows(booking, listing.org_id, &done.id, done.amount)
+                }
+                Err(e) => {
+                    let why = gateway_failed(booking.id, &e);
+                    self.db().payment_failed(booking.id, &why, false).await?;
+                    return Err(AppError::PaymentProvider(why));
+                }
+            }
+        }
+        Ok(self
+            .db()
+            .cancel_booking_with_ledger(booking.id, refund, &rows, now)
+            .await?)
+    }
+
+    /// Releases the PaymentIntents of holds that expired (the sweeper's follow-up).
+    pub(crate) async fn release_expired(&self, expired: &[Uuid]) {
+        let Some(gateway) = self.payments() else {
+            return;
+        };
+        for id in expired {
+            let Ok(Some(booking)) = self.db().booking_by_id(*id).await else {
+                continue;
+            };
+            if let Some(intent) = &booking.payment_intent_id
+                && let Err(e) = gateway
+                    .cancel_intent(intent, &format!("booking-{id}-cancel"))
+                    .await
+            {
+                tracing::warn!(booking = %id, error = %e, "cancelling an expired hold's PaymentIntent failed");
+                let _ = self
+                    .db()
+                    .payment_failed(*id, &gateway_failed(*id, &e), false)
+                    .await;
+            }
+        }
+    }
+
+    /// A Stripe webhook delivery: the signature over the raw body is checked first (a forged
+    /// or stale delivery changes nothing), then each event id is acted on once.
+    pub async fn stripe_webhook(
+        &self,
+        payload: &[u8],
+        signature: Option<&str>,
+    ) -> Result<WebhookOutcome, AppError> {
+        let secret = self
+            .config()
+            .stripe_webhook_secret
+            .as_ref()
+            .ok_or(AppError::PaymentsNotConfigured)?;
+        payments::webhook::verify(
+            payload,
+            signature,
+            secret.expose_secret(),
+            Utc::now().timestamp(),
+        )
+        .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
+        let event: Value = serde_json::from_slice(payload)
+            .map_err(|e| AppError::InvalidSignature(format!("the event is not JSON: {e}")))?;
+        let (Some(id), Some(kind)) = (event["id"].as_str(), event["type"].as_str()) else {
+            return Err(AppError::InvalidSignature(
+                "the event has no id or type".into(),
+            ));
+        };
+        if self.db().event_processed(id).await? {
+            return Ok(WebhookOutcome::Duplicate);
+        }
+        let object = &event["data"]["object"];
+        let outcome = match kind {
+            "payment_intent.succeeded" => self.intent_succeeded(object).await?,
+            "payment_intent.payment_failed" | "payment_intent.canceled" => {
+                self.intent_failed(object).await?
+            }
+            "charge.refunded" => self.charge_refunded(object).await?,
+            "account.updated" => {
+                if let Some(account) = object["id"].as_str() {
+                    let flags = (
+                        object["charges_enabled"].as_bool().unwrap_or(false),
+                        object["payouts_enabled"].as_bool().unwrap_or(false),
+                    );
+                    self.db()
+                        .update_payout_account(account, flags, Utc::now())
+                        .await?;
+                }
+                WebhookOutcome::Processed
+            }
+            _ => WebhookOutcome::Ignored,
+        };
+        // Processing is idempotent (conditional updates, one ledger row per object), so a
+        // delivery racing this one does no harm; marking afterwards means a failure above
+        // leaves the event to Stripe's retry.
+        if !self.db().mark_event_processed(id, kind, Utc::now()).await? {
+            return Ok(WebhookOutcome::Duplicate);
+        }
+        Ok(outcome)
+    }
+
+    async fn booking_of_intent(&self, object: &Value) -> Result<Option<BookingRecord>, AppError> {
+        let Some(intent) = object["id"].as_str() else {
+            return Ok(None);
+        };
+        if let Some(found) = self.db().booking_by_intent(intent).await? {
+            return Ok(Some(found));
+        }
+        // The webhook may outrun the answer to the create call: find it by its metadata.
+        let by_metadata = object["metadata"]["booking_id"]
+            .as_str()
+            .and_then(|id| id.parse::<Uuid>().ok());
+        match by_metadata {
+            Some(id) => Ok(self.db().booking_by_id(id).await?),
+            None => Ok(None),
+        }
+    }
+
+    async fn intent_succeeded(&self, object: &Value) -> Result<WebhookOutcome, AppError> {
+        let Some(booking) = self.booking_of_intent(object).await? else {
+            tracing::warn!(intent = ?object["id"], "payment for no known booking");
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let intent = object["id"].as_str().unwrap_or_default().to_owned();
+        let amount = object["amount"].as_i64().unwrap_or(booking.price_amount);
+        let fee = object["application_fee_amount"]
+            .as_i64()
+            .or(booking.platform_fee_amount)
+            .unwrap_or_default();
+        let listing = self.listing(booking.listing_id).await?.record;
+        let rows = Self::charge_rows(&booking, listing.org_id, &intent, amount, fee);
+        if self
+            .db()
+            .confirm_paid(booking.id, &rows, Utc::now())
+            .await?
+        {
+            tracing::info!(booking = %booking.id, "payment received; booking confirmed");
+            return Ok(WebhookOutcome::Processed);
+        }
+        // Paid after the booking was released (the hold expired, it was cancelled, or the
+        // payment had been reported failed): the money is not ours to keep.
+        let released = matches!(
+            booking.status.as_str(),
+            store::booking_status::EXPIRED | store::booking_status::CANCELLED
+        ) && booking.refund_amount.unwrap_or(0) == 0;
+        if released {
+            let gateway = self.gateway()?;
+            let request = RefundRequest {
+                payment_intent: intent,
+                amount,
+                booking_id: booking.id.to_string(),
+                idempotency_key: format!("booking-{}-late-payment-refund", booking.id),
+            };
+            let refund = gateway
+                .refund(&request)
+                .await
+                .map_err(|e| AppError::PaymentProvider(gateway_failed(booking.id, &e)))?;
+            let mut rows = rows;
+            rows.extend(Self::refund_rows(
+                &booking,
+                listing.org_id,
+                &refund.id,
+                refund.amount,
+            ));
+            self.db().record_ledger(&rows, Utc::now()).await?;
+            tracing::warn!(booking = %booking.id, "payment for a released booking refunded in full");
+        }
+        Ok(WebhookOutcome::Processed)
+    }
+
+    async fn intent_failed(&self, object: &Value) -> Result<WebhookOutcome, AppError> {
+        let Some(booking) = self.booking_of_intent(object).await? else {
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let reason = object["last_payment_error"]["message"]
+            .as_str()
+            .unwrap_or("the payment failed");
+        let why = format!("payment failed: {reason}");
+        if self.db().payment_failed(booking.id, &why, true).await? {
+            // Released: make sure it cannot be paid any more.
+            if let (Some(gateway), Some(intent)) = (self.payments(), object["id"].as_str())
+                && object["status"].as_str() != Some("canceled")
+                && let Err(e) = gateway
+                    .cancel_intent(intent, &format!("booking-{}-cancel", booking.id))
+                    .await
+            {
+                tracing::warn!(booking = %booking.id, error = %e, "cancelling a failed PaymentIntent failed");
+            }
+        }
+        Ok(WebhookOutcome::Processed)
+    }
+
+    async fn charge_refunded(&self, object: &Value) -> Result<WebhookOutcome, AppError> {
+        let Some(intent) = object["payment_intent"].as_str() else {
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let Some(booking) = self.db().booking_by_intent(intent).await? else {
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let listing = self.listing(booking.listing_id).await?.record;
+        let mut rows = Vec::new();
+        match object["refunds"]["data"].as_array() {
+            Some(refunds) if !refunds.is_empty() => {
+                for r in refunds {
+                    if let (Some(id), Some(amount)) = (r["id"].as_str(), r["amount"].as_i64()) {
+                        rows.extend(Self::refund_rows(&booking, listing.org_id, id, amount));
+                    }
+                }
+            }
+            _ => {
+                // Without the list, what is new is the refunded total minus what is recorded.
+                let total = object["amount_refunded"].as_i64().unwrap_or(0);
+                let recorded: i64 = self
+                    .db()
+                    .ledger_of_booking(booking.id)
+                    .await?
+                    .iter()
+                    .filter(|e| e.kind == ledger_kind::REFUND)
+                    .map(|e| -e.amount)
+                    .sum();
+                if total > recorded {
+                    let key = format!("{}:{total}", object["id"].as_str().unwrap_or(intent));
+                    rows.extend(Self::refund_rows(
+                        &booking,
+                        listing.org_id,
+                        &key,
+                        total - recorded,
+                    ));
+                }
+            }
+        }
+        self.db().record_ledger(&rows, Utc::now()).await?;
+        Ok(WebhookOutcome::Processed)
+    }
+
+    /// A provider's earnings: what was transferred to it, less what was reversed.
+    pub async fn earnings(&self, caller: Caller, org: OrgId) -> Result<Statement, AppError> {
+        self.require_role(caller, org, Role::Member).await?;
+        let entries = self.db().ledger_of_org(org.as_uuid()).await?;
+        Ok(statement(
+            entries,
+            &[ledger_kind::TRANSFER, ledger_kind::TRANSFER_REVERSAL],
+        ))
+    }
+
+    /// A renter's spend: what was charged, less what was refunded.
+    pub async fn spend(&self, caller: Caller) -> Result<Statement, AppError> {
+        let entries = self.db().ledger_of_renter(caller.user_id.as_uuid()).await?;
+        Ok(statement(
+            entries,
+            &[ledger_kind::CHARGE, ledger_kind::REFUND],
+        ))
+    }
+
+    /// The platform fee for `amount`.
+    pub(crate) fn platform_fee(&self, amount: i64) -> i64 {
+        proportion(amount, i64::from(self.config().platform_fee_bps), 10_000)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fees_and_refund_shares_round_down() {
+        assert_eq!(proportion(600, 1000, 10_000), 60, "10 % of 600");
+        assert_eq!(proportion(60, 450, 600), 45, "the fee of a 3/4 refund");
+        assert_eq!(proportion(540, 450, 600), 405);
+        assert_eq!(proportion(7, 1, 3), 2);
+        assert_eq!(proportion(7, 1, 0), 0);
+    }
+}

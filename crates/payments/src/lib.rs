@@ -1,0 +1,281 @@
+//! Money through Stripe Connect, behind [`PaymentGateway`]: Express accounts for providers and
+//! their onboarding links, destination-charge PaymentIntents for bookings, their cancellation,
+//! and refunds that reverse the transfer and the fee in proportion. Every request that creates
+//! or changes something carries an idempotency key derived from what it is for, so a retry can
+//! never charge or refund twice.
+//!
+//! [`webhook`] checks `Stripe-Signature`; [`testing`] (feature `testing`) is a local server
+//! that speaks Stripe's wire format and records what it received.
+
+pub mod webhook;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::time::Duration;
+
+use stripe::{Client, ClientBuilder, IdempotencyKey, RequestStrategy, StripeError, StripeRequest};
+
+/// A connected account as far as payouts are concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectedAccount {
+    pub id: String,
+    pub charges_enabled: bool,
+    pub payouts_enabled: bool,
+}
+
+/// A charge to make: a destination charge of `amount` minor units, `fee` of which the
+/// platform keeps, the rest transferred to `destination`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charge {
+    pub amount: i64,
+    /// ISO 4217, any case.
+    pub currency: String,
+    pub fee: i64,
+    pub destination: String,
+    pub booking_id: String,
+    pub idempotency_key: String,
+}
+
+/// A PaymentIntent as created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Intent {
+    pub id: String,
+    pub client_secret: Option<String>,
+    pub status: String,
+}
+
+/// A refund to make of part or all of a PaymentIntent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundRequest {
+    pub payment_intent: String,
+    pub amount: i64,
+    pub booking_id: String,
+    pub idempotency_key: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refund {
+    pub id: String,
+    pub amount: i64,
+    pub status: Option<String>,
+}
+
+/// Why a payment operation did not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GatewayError {
+    /// Stripe answered with an error (4xx or 5xx): its status and message.
+    #[error("Stripe refused the request (HTTP {status}): {message}")]
+    Refused { status: u16, message: String },
+    /// Stripe could not be reached or did not answer in time: the outcome is unknown, and
+    /// retrying with the same idempotency key is safe.
+    #[error("Stripe did not answer: {0}")]
+    Unreachable(String),
+    /// The request could not be made (a bad key, a bad amount): nothing was sent.
+    #[error("payment request not sent: {0}")]
+    Invalid(String),
+}
+
+/// What the marketplace needs from a payment provider.
+#[async_trait::async_trait]
+pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
+    /// Creates a Connect Express account for an organisation (once per key).
+    async fn create_account(
+        &self,
+        org_id: &str,
+        idempotency_key: &str,
+    ) -> Result<ConnectedAccount, GatewayError>;
+    /// A link that takes the provider through Stripe's onboarding.
+    async fn onboarding_link(
+        &self,
+        account: &str,
+        refresh_url: &str,
+        return_url: &str,
+    ) -> Result<String, GatewayError>;
+    async fn create_intent(&self, charge: &Charge) -> Result<Intent, GatewayError>;
+    async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), GatewayError>;
+    /// Refunds, reversing the transfer and the application fee in proportion.
+    async fn refund(&self, request: &RefundRequest) -> Result<Refund, GatewayError>;
+}
+
+/// The real Stripe, through `async-stripe`.
+#[derive(Clone)]
+pub struct StripeGateway {
+    client: Client,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for StripeGateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The client holds the secret key.
+        f.debug_struct("StripeGateway").finish_non_exhaustive()
+    }
+}
+
+impl StripeGateway {
+    /// A client for `secret_key`, talking to `api_base` (Stripe's own when `None`).
+    pub fn new(
+        secret_key: &str,
+        api_base: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Self, GatewayError> {
+        let mut builder = ClientBuilder::new(secret_key)
+            .timeout(timeout)
+            .request_strategy(RequestStrategy::Once);
+        if let Some(base) = api_base {
+            builder = builder.url(base);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| GatewayError::Invalid(e.to_string()))?;
+        Ok(Self { client, timeout })
+    }
+}
+
+fn strategy(key: &str) -> Result<RequestStrategy, GatewayError> {
+    IdempotencyKey::new(key)
+        .map(RequestStrategy::Idempotent)
+        .map_err(|e| GatewayError::Invalid(format!("idempotency key: {e:?}")))
+}
+
+fn failed(error: StripeError, timeout: Duration) -> GatewayError {
+    match error {
+        StripeError::Stripe(api, status) => GatewayError::Refused {
+            status,
+            message: api
+                .message
+                .clone()
+                .unwrap_or_else(|| format!("{:?}", api.type_)),
+        },
+        StripeError::Timeout => {
+            GatewayError::Unreachable(format!("no answer within {} ms", timeout.as_millis()))
+        }
+        StripeError::ClientError(why) => GatewayError::Unreachable(why),
+        StripeError::JSONDeserialize(why) => {
+            GatewayError::Unreachable(format!("an answer that is not Stripe's: {why}"))
+        }
+        StripeError::ConfigError(why) => GatewayError::Invalid(why),
+    }
+}
+
+fn currency(code: &str) -> stripe_types::Currency {
+    // Stripe's currency codes are lower case; parsing cannot fail (unknown codes pass as is).
+    match stripe_types::Currency::from_str(&code.to_ascii_lowercase()) {
+        Ok(c) => c,
+        Err(never) => match never {},
+    }
+}
+
+#[async_trait::async_trait]
+impl PaymentGateway for StripeGateway {
+    async fn create_account(
+        &self,
+        org_id: &str,
+        idempotency_key: &str,
+    ) -> Result<ConnectedAccount, GatewayError> {
+        use stripe_connect::account::{
+            CreateAccount, CreateAccountCapabilities, CreateAccountCapabilitiesCardPayments,
+            CreateAccountCapabilitiesTransfers, CreateAccountType,
+        };
+        let mut capabilities = CreateAccountCapabilities::new();
+        capabilities.card_payments = Some(CreateAccountCapabilitiesCardPayments {
+            requested: Some(true),
+        });
+        capabilities.transfers = Some(CreateAccountCapabilitiesTransfers {
+            requested: Some(true),
+        });
+        let account = CreateAccount::new()
+            .type_(CreateAccountType::Express)
+            .capabilities(capabilities)
+            .metadata(HashMap::from([("org_id".to_owned(), org_id.to_owned())]))
+            .customize()
+            .request_strategy(strategy(idempotency_key)?)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(ConnectedAccount {
+            id: account.id.to_string(),
+            charges_enabled: account.charges_enabled.unwrap_or(false),
+            payouts_enabled: account.payouts_enabled.unwrap_or(false),
+        })
+    }
+
+    async fn onboarding_link(
+        &self,
+        account: &str,
+        refresh_url: &str,
+        return_url: &str,
+    ) -> Result<String, GatewayError> {
+        use stripe_connect::account_link::{CreateAccountLink, CreateAccountLinkType};
+        let link = CreateAccountLink::new(account, CreateAccountLinkType::AccountOnboarding)
+            .refresh_url(refresh_url)
+            .return_url(return_url)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(link.url)
+    }
+
+    async fn create_intent(&self, charge: &Charge) -> Result<Intent, GatewayError> {
+        use stripe_core::payment_intent::{
+            CreatePaymentIntent, CreatePaymentIntentAutomaticPaymentMethods,
+            CreatePaymentIntentTransferData,
+        };
+        let intent = CreatePaymentIntent::new(charge.amount, currency(&charge.currency))
+            .application_fee_amount(charge.fee)
+            .transfer_data(CreatePaymentIntentTransferData::new(
+                charge.destination.as_str(),
+            ))
+            .automatic_payment_methods(CreatePaymentIntentAutomaticPaymentMethods::new(true))
+            .metadata(HashMap::from([(
+                "booking_id".to_owned(),
+                charge.booking_id.clone(),
+            )]))
+            .customize()
+            .request_strategy(strategy(&charge.idempotency_key)?)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(Intent {
+            id: intent.id.to_string(),
+            client_secret: intent.client_secret,
+            status: intent.status.as_str().to_owned(),
+        })
+    }
+
+    async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), GatewayError> {
+        use stripe_core::payment_intent::CancelPaymentIntent;
+        CancelPaymentIntent::new(intent)
+            .customize()
+            .request_strategy(strategy(idempotency_key)?)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(())
+    }
+
+    async fn refund(&self, request: &RefundRequest) -> Result<Refund, GatewayError> {
+        use stripe_core::refund::CreateRefund;
+        let refund = CreateRefund::new()
+            .payment_intent(request.payment_intent.as_str())
+            .amount(request.amount)
+            .reverse_transfer(true)
+            .refund_application_fee(true)
+            .metadata(HashMap::from([(
+                "booking_id".to_owned(),
+                request.booking_id.clone(),
+            )]))
+            .customize()
+            .request_strategy(strategy(&request.idempotency_key)?)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(Refund {
+            id: refund.id.to_string(),
+            amount: refund.amount,
+            status: refund.status,
+        })
+    }
+}

@@ -1,0 +1,313 @@
+//! Payments: providers' Connect accounts, the payment state of bookings, the ledger (rows
+//! only ever inserted; recording a movement twice is a no-op) and processed webhook events.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
+};
+use uuid::Uuid;
+
+use crate::bookings::booking_status;
+use crate::entities::{bookings, ledger_entries, payout_accounts, stripe_events};
+use crate::{Db, StoreError};
+
+pub type PayoutAccountRecord = payout_accounts::Model;
+pub type LedgerRecord = ledger_entries::Model;
+
+/// The kinds of ledger rows. Amounts are signed: money in is positive.
+pub mod ledger_kind {
+    /// The renter paid (the whole charge).
+    pub const CHARGE: &str = "charge";
+    /// The platform's application fee out of a charge.
+    pub const FEE: &str = "fee";
+    /// The provider's share, transferred to its connected account.
+    pub const TRANSFER: &str = "transfer";
+    /// Money back to the renter (negative).
+    pub const REFUND: &str = "refund";
+    /// The fee given back with a refund (negative).
+    pub const FEE_REFUND: &str = "fee_refund";
+    /// The transfer reversed with a refund (negative).
+    pub const TRANSFER_REVERSAL: &str = "transfer_reversal";
+    /// Payments `none`: the booking was confirmed and nothing was collected (amount 0).
+    pub const NOT_COLLECTED: &str = "not_collected";
+}
+
+/// A ledger row to record.
+#[derive(Debug, Clone)]
+pub struct NewLedgerEntry {
+    pub booking_id: Uuid,
+    pub org_id: Uuid,
+    pub renter_id: Uuid,
+    pub kind: &'static str,
+    pub amount: i64,
+    pub currency: String,
+    pub stripe_object_id: Option<String>,
+}
+
+async fn insert_ledger(
+    conn: &impl ConnectionTrait,
+    entries: &[NewLedgerEntry],
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    for e in entries {
+        let row = ledger_entries::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            booking_id: Set(e.booking_id),
+            org_id: Set(e.org_id),
+            renter_id: Set(e.renter_id),
+            kind: Set(e.kind.to_owned()),
+            amount: Set(e.amount),
+            currency: Set(e.currency.clone()),
+            stripe_object_id: Set(e.stripe_object_id.clone()),
+            created_at: Set(now),
+        };
+        ledger_entries::Entity::insert(row)
+            .on_conflict(
+                OnConflict::columns([
+                    ledger_entries::Column::Kind,
+                    ledger_entries::Column::StripeObjectId,
+                ])
+                .do_nothing()
+                .to_owned(),
+            )
+            .exec_without_returning(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+impl Db {
+    pub async fn payout_account(
+        &self,
+        org: Uuid,
+    ) -> Result<Option<PayoutAccountRecord>, StoreError> {
+        Ok(payout_accounts::Entity::find_by_id(org)
+            .one(self.conn())
+            .await?)
+    }
+
+    /// Records an organisation's connected account unless it has one; returns the one kept.
+    pub async fn keep_payout_account(
+        &self,
+        org: Uuid,
+        stripe_account_id: &str,
+        (charges_enabled, payouts_enabled): (bool, bool),
+        now: DateTime<Utc>,
+    ) -> Result<PayoutAccountRecord, StoreError> {
+        let row = payout_accounts::ActiveModel {
+            org_id: Set(org),
+            stripe_account_id: Set(stripe_account_id.to_owned()),
+            charges_enabled: Set(charges_enabled),
+            payouts_enabled: Set(payouts_enabled),
+            created_at: Set(now),
+            updated_at: Set(now),
+        };
+        payout_accounts::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(payout_accounts::Column::OrgId)
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_without_returning(self.conn())
+            .await?;
+        self.payout_account(org)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("payout account of {org} vanished")))
+    }
+
+    /// Updates what Stripe says an account may do; `false` when no organisation has it.
+    pub async fn update_payout_account(
+        &self,
+        stripe_account_id: &str,
+        (charges_enabled, payouts_enabled): (bool, bool),
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = payout_accounts::Entity::update_many()
+            .col_expr(
+                payout_accounts::Column::ChargesEnabled,
+                Expr::value(charges_enabled),
+            )
+            .col_expr(
+                payout_accounts::Column::PayoutsEnabled,
+                Expr::value(payouts_enabled),
+            )
+            .col_expr(payout_accounts::Column::UpdatedAt, Expr::value(now))
+            .filter(payout_accounts::Column::StripeAccountId.eq(stripe_account_id))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected > 0)
+    }
+
+    /// Attaches the PaymentIntent created for a pending booking.
+    pub async fn attach_payment_intent(
+        &self,
+        booking: Uuid,
+        intent: &str,
+        client_secret: Option<&str>,
+    ) -> Result<(), StoreError> {
+        bookings::Entity::update_many()
+            .col_expr(bookings::Column::PaymentIntentId, Expr::value(intent))
+            .col_expr(bookings::Column::ClientSecret, Expr::value(client_secret))
+            .filter(bookings::Column::Id.eq(booking))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    /// Records why a payment step failed; with `release`, a booking still waiting for its
+    /// payment is let go (`expired`), freeing its GPUs. Returns whether it was released.
+    pub async fn payment_failed(
+        &self,
+        booking: Uuid,
+        error: &str,
+        release: bool,
+    ) -> Result<bool, StoreError> {
+        bookings::Entity::update_many()
+            .col_expr(bookings::Column::PaymentError, Expr::value(error))
+            .filter(bookings::Column::Id.eq(booking))
+            .exec(self.conn())
+            .await?;
+        if !release {
+            return Ok(false);
+        }
+        let result = bookings::Entity::update_many()
+            .col_expr(
+                bookings::Column::Status,
+                Expr::value(booking_status::EXPIRED),
+            )
+            .filter(bookings::Column::Id.eq(booking))
+            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    pub async fn booking_by_intent(
+        &self,
+        intent: &str,
+    ) -> Result<Option<crate::BookingRecord>, StoreError> {
+        Ok(bookings::Entity::find()
+            .filter(bookings::Column::PaymentIntentId.eq(intent))
+            .one(self.conn())
+            .await?)
+    }
+
+    /// Confirms a booking waiting for its payment and records the money, in one
+    /// transaction. `false` (and nothing recorded) when it was not waiting any more.
+    pub async fn confirm_paid(
+        &self,
+        booking: Uuid,
+        ledger: &[NewLedgerEntry],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.conn().begin().await?;
+        let result = bookings::Entity::update_many()
+            .col_expr(
+                bookings::Column::Status,
+                Expr::value(booking_status::CONFIRMED),
+            )
+            .col_expr(
+                bookings::Column::HoldExpiresAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(bookings::Column::Id.eq(booking))
+            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
+            .exec(&txn)
+            .await?;
+        if result.rows_affected == 0 {
+            return Ok(false);
+        }
+        insert_ledger(&txn, ledger, now).await?;
+        txn.commit().await?;
+        Ok(true)
+    }
+
+    /// Records money movements (each kind once per Stripe object).
+    pub async fn record_ledger(
+        &self,
+        entries: &[NewLedgerEntry],
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let txn = self.conn().begin().await?;
+        insert_ledger(&txn, entries, now).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    pub async fn ledger_of_org(&self, org: Uuid) -> Result<Vec<LedgerRecord>, StoreError> {
+        Ok(ledger_entries::Entity::find()
+            .filter(ledger_entries::Column::OrgId.eq(org))
+            .order_by_asc(ledger_entries::Column::CreatedAt)
+            .order_by_asc(ledger_entries::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    pub async fn ledger_of_renter(&self, renter: Uuid) -> Result<Vec<LedgerRecord>, StoreError> {
+        Ok(ledger_entries::Entity::find()
+            .filter(ledger_entries::Column::RenterId.eq(renter))
+            .order_by_asc(ledger_entries::Column::CreatedAt)
+            .order_by_asc(ledger_entries::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    pub async fn ledger_of_booking(&self, booking: Uuid) -> Result<Vec<LedgerRecord>, StoreError> {
+        Ok(ledger_entries::Entity::find()
+            .filter(ledger_entries::Column::BookingId.eq(booking))
+            .order_by_asc(ledger_entries::Column::CreatedAt)
+            .order_by_asc(ledger_entries::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    pub async fn event_processed(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(stripe_events::Entity::find_by_id(id.to_owned())
+            .one(self.conn())
+            .await?
+            .is_some())
+    }
+
+    /// Marks an event processed; `false` when it already was.
+    pub async fn mark_event_processed(
+        &self,
+        id: &str,
+        kind: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let row = stripe_events::ActiveModel {
+            id: Set(id.to_owned()),
+            kind: Set(kind.to_owned()),
+            processed_at: Set(now),
+        };
+        let inserted = stripe_events::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(stripe_events::Column::Id)
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_without_returning(self.conn())
+            .await?;
+        Ok(inserted > 0)
+    }
+
+    /// Cancels a booking that still holds capacity, records the refund due and the money
+    /// moved back, in one transaction; `false` when it could no longer be cancelled.
+    pub async fn cancel_booking_with_ledger(
+        &self,
+        id: Uuid,
+        refund: i64,
+        ledger: &[NewLedgerEntry],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.conn().begin().await?;
+        if !crate::bookings::cancel(&txn, id, refund, now).await? {
+            return Ok(false);
+        }
+        insert_ledger(&txn, ledger, now).await?;
+        txn.commit().await?;
+        Ok(true)
+    }
+}
