@@ -14,12 +14,12 @@ use store::{Backend, Db};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gpumarket");
 
-/// The binary with none of this machine's GPUMARKET_* settings, run in `dir`.
+/// The binary with none of this machine's GPUMARKET_* (or STRIPE_*) settings, run in `dir`.
 fn gpumarket(dir: &Path) -> Command {
     let mut command = Command::new(BIN);
     command.current_dir(dir);
     for (key, _) in std::env::vars() {
-        if key.starts_with("GPUMARKET_") {
+        if key.starts_with("GPUMARKET_") || key.starts_with("STRIPE_") {
             command.env_remove(key);
         }
     }
@@ -236,6 +236,23 @@ fn unknown_settings_are_refused_by_name() {
     assert!(
         !message.contains("short\""),
         "the secret itself is not printed: {message}"
+    );
+    // Stripe's own variable names are read, checked, and never printed.
+    let output = run(gpumarket(dir.path())
+        .arg("serve")
+        .env("STRIPE_SECRET_KEY", "pk_live_published_key"));
+    let message = stderr(&output);
+    assert!(!output.status.success());
+    assert!(message.contains("stripe_secret_key"), "{message}");
+    assert!(!message.contains("published_key"), "{message}");
+    let output = run(gpumarket(dir.path())
+        .arg("serve")
+        .env("STRIPE_SECRET_KEY", "sk_test_123"));
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("stripe_webhook_secret"),
+        "{}",
+        stderr(&output)
     );
     // Nothing was created by a refused start.
     assert!(!dir.path().join("gpumarket.db").exists());
