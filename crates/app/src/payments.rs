@@ -119,23 +119,7 @@ impl App {
     pub async fn onboard_payouts(&self, caller: Caller, org: OrgId) -> Result<Payouts, AppError> {
         self.require_role(caller, org, Role::Admin).await?;
         let gateway = self.gateway()?;
-        let account = match self.db().payout_account(org.as_uuid()).await? {
-            Some(account) => account,
-            None => {
-                let created = gateway
-                    .create_account(&org.to_string(), &format!("org-{org}-connect-account"))
-                    .await
-                    .map_err(|e| AppError::PaymentProvider(e.to_string()))?;
-                self.db()
-                    .keep_payout_account(
-                        org.as_uuid(),
-                        &created.id,
-                        (created.charges_enabled, created.payouts_enabled),
-                        Utc::now(),
-                    )
-                    .await?
-            }
-        };
+        let account = self.payout_account_of(gateway, org).await?;
         let base = self.config().public_url.trim_end_matches('/');
         let back = format!("{base}/v1/orgs/{org}/payouts");
         let url = gateway
@@ -148,6 +132,43 @@ impl App {
             payouts_enabled: account.payouts_enabled,
             onboarding_url: Some(url),
         })
+    }
+
+    /// The organisation's account, created at Stripe the first time. Concurrent callers send
+    /// the same idempotency key; Stripe answers 409 to one whose twin is still in flight,
+    /// so that one waits a moment and looks again.
+    async fn payout_account_of(
+        &self,
+        gateway: &Arc<dyn PaymentGateway>,
+        org: OrgId,
+    ) -> Result<store::PayoutAccountRecord, AppError> {
+        let mut attempt = 0;
+        loop {
+            if let Some(account) = self.db().payout_account(org.as_uuid()).await? {
+                return Ok(account);
+            }
+            match gateway
+                .create_account(&org.to_string(), &format!("org-{org}-connect-account"))
+                .await
+            {
+                Ok(created) => {
+                    return Ok(self
+                        .db()
+                        .keep_payout_account(
+                            org.as_uuid(),
+                            &created.id,
+                            (created.charges_enabled, created.payouts_enabled),
+                            Utc::now(),
+                        )
+                        .await?);
+                }
+                Err(GatewayError::Refused { status: 409, .. }) if attempt < 3 => {
+                    attempt += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(250 * attempt)).await;
+                }
+                Err(e) => return Err(AppError::PaymentProvider(e.to_string())),
+            }
+        }
     }
 
     /// The organisation's payout account, for its members.

@@ -268,7 +268,13 @@ async fn onboarding_creates_one_account_and_payouts_gate_bookings(backend: Backe
     )
     .await;
 
-    // Called again and again, and at once: one account.
+    // Called again and again, and at once: one account. Stripe's 409 for a twin request
+    // still in flight is waited out.
+    m.stripe.fail_next(
+        "/v1/accounts",
+        409,
+        "There is currently another in-progress request using this Idempotent Key.",
+    );
     let sequential = [
         m.app
             .post(&path, Some(&m.admin.access_token), json!({}))
