@@ -212,14 +212,11 @@ pub struct AccessView {
 
 impl AccessView {
     pub fn of(r: &app::ListingRecord, with_details: bool) -> Self {
-        let ssh = match (&r.access_ssh_host, r.access_ssh_port, &r.access_ssh_user) {
-            (Some(host), Some(port), Some(user)) => Some(SshView {
-                host: host.clone(),
-                port: i64::from(port),
-                user: user.clone(),
-            }),
-            _ => None,
-        };
+        let ssh = r.ssh().map(|(host, port, user)| SshView {
+            host: host.to_owned(),
+            port: i64::from(port),
+            user: user.to_owned(),
+        });
         let mut methods = Vec::new();
         if ssh.is_some() {
             methods.push("ssh");

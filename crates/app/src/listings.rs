@@ -99,28 +99,52 @@ struct Cursor {
     id: Uuid,
 }
 
+const SORTS: [(&str, SortKey); 3] = [
+    ("price", SortKey::Price),
+    ("tok_s", SortKey::TokS),
+    ("price_per_mtok", SortKey::PricePerMtok),
+];
+
 fn sort_key(raw: Option<&str>) -> Result<SortKey, ValidationError> {
-    match raw.unwrap_or("price") {
-        "price" => Ok(SortKey::Price),
-        "tok_s" => Ok(SortKey::TokS),
-        "price_per_mtok" => Ok(SortKey::PricePerMtok),
-        _ => Err(ValidationError::new(
-            "sort",
-            "must be one of price, tok_s, price_per_mtok",
+    let raw = raw.unwrap_or("price");
+    SORTS
+        .iter()
+        .find(|(name, _)| *name == raw)
+        .map(|&(_, key)| key)
+        .ok_or_else(|| ValidationError::new("sort", "must be one of price, tok_s, price_per_mtok"))
+}
+
+/// The name a client uses for `sort`.
+fn sort_name(sort: SortKey) -> &'static str {
+    SORTS
+        .iter()
+        .find(|&&(_, key)| key == sort)
+        .map_or("price", |&(name, _)| name)
+}
+
+/// A client's page size: default [`DEFAULT_PAGE`], at most [`MAX_PAGE`].
+pub fn page_limit(requested: Option<u64>) -> Result<u64, ValidationError> {
+    match requested {
+        None => Ok(DEFAULT_PAGE),
+        Some(n) if (1..=MAX_PAGE).contains(&n) => Ok(n),
+        Some(_) => Err(ValidationError::new(
+            "limit",
+            format!("must be between 1 and {MAX_PAGE}"),
         )),
     }
 }
 
-fn encode_cursor(sort: &str, value: f64, id: Uuid) -> String {
-    let json = serde_json::json!({"sort": sort, "value": value, "id": id}).to_string();
+fn encode_cursor(sort: SortKey, after: After) -> String {
+    let json = serde_json::json!({"sort": sort_name(sort), "value": after.value, "id": after.id})
+        .to_string();
     URL_SAFE_NO_PAD.encode(json)
 }
 
-fn decode_cursor(raw: &str, sort: &str) -> Result<After, ValidationError> {
+fn decode_cursor(raw: &str, sort: SortKey) -> Result<After, ValidationError> {
     let bad = || ValidationError::new("cursor", "is not a cursor this search returned");
     let bytes = URL_SAFE_NO_PAD.decode(raw).map_err(|_| bad())?;
     let cursor: Cursor = serde_json::from_slice(&bytes).map_err(|_| bad())?;
-    if cursor.sort != sort {
+    if cursor.sort != sort_name(sort) {
         return Err(ValidationError::new(
             "cursor",
             format!("belongs to a search sorted by {}", cursor.sort),
@@ -154,8 +178,7 @@ fn text(value: Option<String>) -> Option<String> {
 impl SearchParams {
     /// The checked query, and whether free capacity over an interval must be checked.
     fn into_query(self) -> Result<(ListingQuery, Option<i32>), ValidationError> {
-        let sort_name = self.sort.clone().unwrap_or_else(|| "price".to_owned());
-        let sort = sort_key(Some(&sort_name))?;
+        let sort = sort_key(self.sort.as_deref())?;
         let cell = match (self.context, self.concurrency) {
             (None, None) => None,
             (Some(context), Some(concurrency)) => {
@@ -215,20 +238,11 @@ impl SearchParams {
             }
         };
         let gpu_count = positive("gpu_count", self.gpu_count, 64)?;
-        let limit = match self.limit {
-            None => DEFAULT_PAGE,
-            Some(n) if (1..=MAX_PAGE).contains(&n) => n,
-            Some(_) => {
-                return Err(ValidationError::new(
-                    "limit",
-                    format!("must be between 1 and {MAX_PAGE}"),
-                ));
-            }
-        };
+        let limit = page_limit(self.limit)?;
         let after = self
             .cursor
             .as_deref()
-            .map(|c| decode_cursor(c, &sort_name))
+            .map(|c| decode_cursor(c, sort))
             .transpose()?;
         let gpus = gpu_count.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
         let query = ListingQuery {
@@ -254,14 +268,11 @@ impl SearchParams {
 impl ListingPatch {
     /// The listing with this change applied, as input to check.
     fn apply<'a>(&'a self, r: &'a ListingRecord) -> ListingInput<'a> {
-        let current_ssh = match (&r.access_ssh_host, r.access_ssh_port, &r.access_ssh_user) {
-            (Some(host), Some(port), Some(user)) => Some(SshInput {
-                host,
-                port: i64::from(port),
-                user,
-            }),
-            _ => None,
-        };
+        let current_ssh = r.ssh().map(|(host, port, user)| SshInput {
+            host,
+            port: i64::from(port),
+            user,
+        });
         ListingInput {
             title: self.title.as_deref().unwrap_or(&r.title),
             gpu_model: self.gpu_model.as_deref().unwrap_or(&r.gpu_model),
@@ -380,12 +391,11 @@ impl App {
     /// Searches active listings. With an interval, only machines whose window covers it and
     /// that have `gpu_count` GPUs (default 1) free over all of it are returned.
     pub async fn search_listings(&self, params: SearchParams) -> Result<SearchPage, AppError> {
-        let sort_name = params.sort.clone().unwrap_or_else(|| "price".to_owned());
         let (mut query, capacity_check) = params.into_query()?;
         let limit = query.limit;
         let Some(needed) = capacity_check else {
             let items = self.db().search_listings(&query).await?;
-            let next_cursor = next_cursor(&items, limit, query.sort, &sort_name);
+            let next_cursor = next_cursor(&items, limit, query.sort);
             return Ok(SearchPage { items, next_cursor });
         };
         // Capacity over an interval is decided exactly, per machine, from its bookings: fetch
@@ -414,7 +424,7 @@ impl App {
                 if peak_usage(&booked, from, until) + needed <= hit.listing.gpu_count {
                     items.push(hit);
                     if items.len() as u64 == limit {
-                        let next = Some(encode_cursor(&sort_name, after.value, after.id));
+                        let next = Some(encode_cursor(query.sort, after));
                         return Ok(SearchPage {
                             items,
                             next_cursor: next,
@@ -430,9 +440,8 @@ impl App {
             }
         }
         // Many machines in a row were full: hand back what was found and where to go on.
-        let next_cursor = query
-            .after
-            .map(|after| encode_cursor(&sort_name, after.value, after.id));
+        let sort = query.sort;
+        let next_cursor = query.after.map(|after| encode_cursor(sort, after));
         Ok(SearchPage { items, next_cursor })
     }
 
@@ -483,14 +492,16 @@ impl App {
 }
 
 /// The cursor after a full page, none after the last.
-fn next_cursor(items: &[ListingHit], limit: u64, sort: SortKey, sort_name: &str) -> Option<String> {
+fn next_cursor(items: &[ListingHit], limit: u64, sort: SortKey) -> Option<String> {
     if (items.len() as u64) < limit {
         return None;
     }
     let last = items.last()?;
     Some(encode_cursor(
-        sort_name,
-        last.sort_value(sort).unwrap_or_default(),
-        last.listing.id,
+        sort,
+        After {
+            value: last.sort_value(sort).unwrap_or_default(),
+            id: last.listing.id,
+        },
     ))
 }

@@ -133,16 +133,6 @@ impl ListingSpec {
             https_url: input.https_url.map(https_url).transpose()?,
         })
     }
-
-    /// Whether `[starts_at, ends_at)` lies inside the availability window.
-    pub fn available_over(&self, starts_at: DateTime<Utc>, ends_at: DateTime<Utc>) -> bool {
-        within_window(
-            self.available_from,
-            self.available_until,
-            starts_at,
-            ends_at,
-        )
-    }
 }
 
 /// Whether `[starts_at, ends_at)` lies inside the window `[from, until)` (open ends when

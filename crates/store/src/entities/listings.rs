@@ -39,3 +39,17 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Model {
+    /// SSH access `(host, port, user)`, when the listing has it (all three are set together).
+    pub fn ssh(&self) -> Option<(&str, i32, &str)> {
+        match (
+            &self.access_ssh_host,
+            self.access_ssh_port,
+            &self.access_ssh_user,
+        ) {
+            (Some(host), Some(port), Some(user)) => Some((host, port, user)),
+            _ => None,
+        }
+    }
+}

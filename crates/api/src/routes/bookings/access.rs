@@ -71,7 +71,7 @@ pub struct IntrospectRequest {
 }
 
 /// RFC 7662's answer. An inactive token gets `{"active": false}` and nothing else.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Default, Serialize, ToSchema)]
 pub struct IntrospectionView {
     pub active: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,16 +114,7 @@ pub async fn introspect(
 ) -> Result<HttpResponse, ApiError> {
     let answer = app.introspect(caller, &body.token).await?;
     let view = match answer.active {
-        None => IntrospectionView {
-            active: false,
-            booking_id: None,
-            listing_id: None,
-            gpu_count: None,
-            sub: None,
-            nbf: None,
-            exp: None,
-            token_type: None,
-        },
+        None => IntrospectionView::default(),
         Some(t) => IntrospectionView {
             active: true,
             booking_id: Some(t.booking_id),

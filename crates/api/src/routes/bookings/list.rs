@@ -19,11 +19,7 @@ pub struct BookingPageQuery {
 
 impl BookingPageQuery {
     pub fn limit(&self) -> Result<u64, ApiError> {
-        match self.limit {
-            None => Ok(app::listings::DEFAULT_PAGE),
-            Some(n) if (1..=app::listings::MAX_PAGE).contains(&n) => Ok(n),
-            Some(_) => Err(ApiError::field("limit", "must be between 1 and 100")),
-        }
+        app::listings::page_limit(self.limit).map_err(|e| app::AppError::from(e).into())
     }
 
     /// A page of bookings, with the cursor to the next when this one is full.
