@@ -12,6 +12,8 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod real_vllm;
+
 const BIN: &str = env!("CARGO_BIN_EXE_gpumarket");
 
 /// The binary with none of this machine's GPUMARKET_* (or STRIPE_*) settings, run in `dir`.
@@ -349,7 +351,7 @@ async fn bench_quick_measures_the_simulator_as_configured() {
     })
     .await
     .unwrap();
-    assert_eq!(report["standard"], "standard/1");
+    assert_eq!(report["standard"], "standard/2");
     assert_eq!(
         report["compliance"]["compliant"], true,
         "{}",
@@ -376,16 +378,30 @@ async fn bench_quick_measures_the_simulator_as_configured() {
             close(total, b * 1000.0 / step_ms, 0.05),
             "{label}: total {total}"
         );
+        // TBT as the reference page defines it, and the client-side gaps beside it.
+        assert!(
+            (tbt - 1000.0 / per_request).abs() < 1e-9,
+            "{label}: tbt {tbt}"
+        );
         assert!(close(tbt, step_ms, 0.05), "{label}: tbt {tbt}");
+        assert!(
+            close(cell["itl_ms_p50"].as_f64().unwrap(), step_ms, 0.1),
+            "{label}"
+        );
         assert!(
             close(cell["avg_active_requests"].as_f64().unwrap(), b, 0.05),
             "{label}"
         );
+        // Over the same two /metrics samples' interval, within 2 % and one 250 ms interval.
         let server = cell["server_generation_tokens"].as_f64().unwrap();
-        let client = cell["output_tokens"].as_f64().unwrap();
+        let client = cell["client_generation_tokens"].as_f64().unwrap();
         assert!(
-            close(server, client, 0.02),
+            (server - client).abs() <= 0.02 * client + total * 0.25,
             "{label}: server {server} vs client {client}"
+        );
+        assert!(
+            cell["ttft_samples"].as_u64().unwrap() >= b as u64,
+            "{label}"
         );
     }
     let prefill = &report["prefill"][0];
@@ -413,7 +429,7 @@ async fn bench_standard_reproduces_the_reference_page() {
     let page: Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/reference/rtx3060-nemotron-nano-12b-awq.json"
+            "/crates/bench/testdata/rtx3060-nemotron-nano-12b-awq.json"
         ))
         .unwrap(),
     )

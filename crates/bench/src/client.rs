@@ -37,11 +37,16 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// Idle pooled connections are dropped before common servers' keep-alive timeouts end
+/// (uvicorn, under vLLM, closes them after 5 s), so a reused connection is rarely stale.
+const POOL_IDLE: Duration = Duration::from_secs(2);
+
 fn client(timeout: Option<Duration>, api_key: Option<&str>) -> Result<reqwest::Client, BenchError> {
     install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(1)
+        .pool_idle_timeout(POOL_IDLE)
         .tcp_nodelay(true);
     if let Some(key) = api_key {
         let mut value =
@@ -252,6 +257,7 @@ impl Engine {
         Ok(StreamClient {
             url: self.url("/v1/completions"),
             http: client(None, self.api_key.as_deref())?,
+            api_key: self.api_key.clone(),
         })
     }
 }
@@ -261,13 +267,41 @@ impl Engine {
 pub struct StreamClient {
     url: String,
     http: reqwest::Client,
+    api_key: Option<String>,
+}
+
+/// Whether a request failed the way a stale keep-alive connection fails: the server had
+/// closed the pooled connection, so the connection ended before any response byte (hyper's
+/// "connection closed before message completed", or a reset on writing). The request never
+/// reached the server's application; it is safe to send again on a fresh connection.
+fn stale_connection(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>()
+            && (hyper.is_incomplete_message() || hyper.is_canceled())
+        {
+            return true;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+            )
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// A streamed request's timeline.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
-    /// When the request was handed to the connection.
+    /// When the request was handed to the connection (the retry's, when it was retried).
     pub sent: Option<Instant>,
+    /// The first attempt met a stale keep-alive connection and was sent again on a fresh one.
+    pub retried: bool,
     /// Each token-bearing chunk: when its bytes arrived and how many tokens it carried.
     pub chunks: Vec<(Instant, u64)>,
     /// `usage.prompt_tokens` as the server reported it.
@@ -349,27 +383,42 @@ impl StreamClient {
     ) -> Timeline {
         let mut timeline = Timeline::default();
         tokio::pin!(stop);
-        let sent = Instant::now();
-        timeline.sent = Some(sent);
-        let request = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .body(body.to_vec())
-            .send();
-        let response = tokio::select! {
-            response = tokio::time::timeout(idle_timeout, request) => response,
-            () = &mut stop => return timeline,
-        };
-        let mut response = match response {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => {
-                timeline.error = Some(format!("request failed: {}", describe(&e)));
-                return timeline;
-            }
-            Err(_) => {
-                timeline.error = Some(format!("no response within {idle_timeout:?}"));
-                return timeline;
+        let mut fresh = None;
+        let mut response = loop {
+            let http = fresh.as_ref().unwrap_or(&self.http);
+            timeline.sent = Some(Instant::now());
+            let request = http
+                .post(&self.url)
+                .header("content-type", "application/json")
+                .body(body.to_vec())
+                .send();
+            let response = tokio::select! {
+                response = tokio::time::timeout(idle_timeout, request) => response,
+                () = &mut stop => return timeline,
+            };
+            match response {
+                Ok(Ok(response)) => break response,
+                // Once, on a connection of its own.
+                Ok(Err(e)) if fresh.is_none() && stale_connection(&e) => {
+                    match client(None, self.api_key.as_deref()) {
+                        Ok(http) => {
+                            timeline.retried = true;
+                            fresh = Some(http);
+                        }
+                        Err(_) => {
+                            timeline.error = Some(format!("request failed: {}", describe(&e)));
+                            return timeline;
+                        }
+                    }
+                }
+                Ok(Err(e)) => {
+                    timeline.error = Some(format!("request failed: {}", describe(&e)));
+                    return timeline;
+                }
+                Err(_) => {
+                    timeline.error = Some(format!("no response within {idle_timeout:?}"));
+                    return timeline;
+                }
             }
         };
         let status = response.status();
@@ -439,7 +488,7 @@ mod tests {
 
     fn reference(name: &str) -> String {
         std::fs::read_to_string(format!(
-            "{}/../../../shared/reference/vllm/{name}",
+            "{}/testdata/vllm/{name}",
             env!("CARGO_MANIFEST_DIR")
         ))
         .unwrap()

@@ -132,7 +132,7 @@ mod tests {
     fn reference() -> String {
         std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference/vllm/metrics.txt"
+            "/testdata/vllm/metrics.txt"
         ))
         .unwrap()
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::params::Parameters;
 
 /// The standard this report follows.
-pub const STANDARD: &str = "standard/1";
+pub const STANDARD: &str = "standard/2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,10 +107,18 @@ pub struct DecodeCell {
     pub ttft_ms_median: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub ttft_ms_p99: Option<f64>,
+    /// How many requests `ttft_ms_*` are over: those started on an idle slot.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ttft_samples: Option<u64>,
+    /// 1000 ÷ `per_request_tok_s`, as the reference page defines time between tokens
+    /// (`standard/1` reports carried the median of per-chunk gaps here).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tbt_ms_median: Option<f64>,
+    /// The client-side inter-token gaps, per token (delivery jitter, not the server's pace).
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tbt_ms_p99: Option<f64>,
+    pub itl_ms_p50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub itl_ms_p99: Option<f64>,
     /// Time-weighted mean of the server's `num_requests_running` over the window.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub avg_active_requests: Option<f64>,
@@ -123,8 +131,16 @@ pub struct DecodeCell {
     pub output_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub measured_s: Option<f64>,
+    /// Seconds from starting the streams to the window's start (readiness or saturation).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub readiness_s: Option<f64>,
+    /// `generation_tokens_total` delta between the first and last `/metrics` samples inside
+    /// the window ...
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub server_generation_tokens: Option<f64>,
+    /// ... and the client's tokens received between the same two samples.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub client_generation_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub preemptions: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -145,14 +161,18 @@ impl DecodeCell {
             per_request_tok_s: None,
             ttft_ms_median: None,
             ttft_ms_p99: None,
+            ttft_samples: None,
             tbt_ms_median: None,
-            tbt_ms_p99: None,
+            itl_ms_p50: None,
+            itl_ms_p99: None,
             avg_active_requests: None,
             client_in_flight: None,
             completed_requests: None,
             output_tokens: None,
             measured_s: None,
+            readiness_s: None,
             server_generation_tokens: None,
+            client_generation_tokens: None,
             preemptions: None,
             max_waiting: None,
             client: None,

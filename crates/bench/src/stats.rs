@@ -72,10 +72,11 @@ pub fn mean_overlap(intervals: &[(Instant, Option<Instant>)], start: Instant, en
     total / window
 }
 
-/// Time between tokens of one request's chunks, per token: a chunk carrying k tokens after a
-/// gap g contributes k samples of g/k. Only chunks arriving inside the window count, and the
-/// first chunk of a request has no gap.
-pub fn tbt_samples(chunks: &[(Instant, u64)], start: Instant, end: Instant, out: &mut Vec<f64>) {
+/// Client-side inter-token latency of one request's chunks, per token: a chunk carrying k
+/// tokens after a gap g contributes k samples of g/k. Only chunks arriving inside the window
+/// count, and the first chunk of a request has no gap. Chunks that arrive in one socket read
+/// share a timestamp, so this shows delivery jitter, not the server's pace.
+pub fn itl_samples(chunks: &[(Instant, u64)], start: Instant, end: Instant, out: &mut Vec<f64>) {
     for pair in chunks.windows(2) {
         let (previous, _) = pair[0];
         let (at, tokens) = pair[1];
@@ -136,7 +137,7 @@ mod tests {
             (at(t, 90), 1),
         ];
         let mut samples = Vec::new();
-        tbt_samples(&chunks, t, at(t, 1000), &mut samples);
+        itl_samples(&chunks, t, at(t, 1000), &mut samples);
         assert_eq!(
             samples.len(),
             6,
@@ -158,7 +159,7 @@ mod tests {
             (at(t, 300), 1),
         ];
         let mut samples = Vec::new();
-        tbt_samples(&chunks, at(t, 150), at(t, 250), &mut samples);
+        itl_samples(&chunks, at(t, 150), at(t, 250), &mut samples);
         assert_eq!(samples, vec![100.0]);
         // Decode span: tokens after the first one inside, over first→last inside.
         let (tokens, span) = decode_span(&chunks, at(t, 50), at(t, 250));

@@ -4,8 +4,9 @@
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use actix_web::dev::Server;
 use actix_web::http::StatusCode;
@@ -27,6 +28,8 @@ struct State {
     time_scale: f64,
     created: u64,
     next_request: AtomicU64,
+    /// The `/metrics` text last published and when (see `Profile::metrics_refresh_ms`).
+    published: Mutex<Option<(Instant, String)>>,
 }
 
 impl State {
@@ -110,6 +113,7 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
         time_scale,
         created,
         next_request: AtomicU64::new(1),
+        published: Mutex::new(None),
     });
     let listener = TcpListener::bind(listen)?;
     let addr = listener.local_addr()?;
@@ -303,9 +307,25 @@ async fn health() -> HttpResponse {
 
 #[get("/metrics")]
 async fn metrics_endpoint(state: web::Data<State>) -> HttpResponse {
+    let refresh =
+        Duration::from_secs_f64(state.profile.metrics_refresh_ms / 1000.0 / state.time_scale);
+    let text = {
+        let mut published = state
+            .published
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*published {
+            Some((at, text)) if at.elapsed() < refresh => text.clone(),
+            _ => {
+                let text = metrics::render(&state.profile, &state.engine.stats());
+                *published = Some((Instant::now(), text.clone()));
+                text
+            }
+        }
+    };
     HttpResponse::Ok()
         .insert_header(("content-type", "text/plain; version=0.0.4; charset=utf-8"))
-        .body(metrics::render(&state.profile, &state.engine.stats()))
+        .body(text)
 }
 
 #[post("/reset_prefix_cache")]

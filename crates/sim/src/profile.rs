@@ -30,6 +30,10 @@ pub struct Profile {
     /// `Authorization: Bearer <key>`.
     #[serde(default)]
     pub api_key: Option<String>,
+    /// Like vLLM's stats logging: `/metrics` shows the engine as it was when last published,
+    /// at most this many (simulated) milliseconds ago. 0 publishes live.
+    #[serde(default)]
+    pub metrics_refresh_ms: f64,
     pub performance: Performance,
 }
 
@@ -75,6 +79,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ),
     ("tiny", include_str!("../profiles/tiny.toml")),
     ("stress", include_str!("../profiles/stress.toml")),
+    ("queued", include_str!("../profiles/queued.toml")),
 ];
 
 impl Profile {
@@ -123,6 +128,9 @@ impl Profile {
             if value == 0 {
                 return Err(format!("{name} must be positive"));
             }
+        }
+        if !(self.metrics_refresh_ms.is_finite() && self.metrics_refresh_ms >= 0.0) {
+            return Err("metrics_refresh_ms must be a non-negative number".to_owned());
         }
         let p = &self.performance;
         let times = [

@@ -330,7 +330,7 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
         format!("gpumarket:listing:{listing_id}")
     );
     let predicate = &statement["predicate"];
-    assert_eq!(predicate["standard"], "standard/1");
+    assert_eq!(predicate["standard"], "standard/2");
     assert_eq!(predicate["verification"]["run_id"], run_id.as_str());
     assert_eq!(
         predicate["hardware"]["claimed"]["gpu_model"],

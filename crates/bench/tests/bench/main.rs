@@ -206,7 +206,7 @@ async fn a_short_run_against_the_simulator_is_compliant_and_confirmed() {
     ] {
         assert!(json.get(key).is_some(), "{key}");
     }
-    assert_eq!(json["standard"], "standard/1");
+    assert_eq!(json["standard"], "standard/2");
 }
 
 /// A server that behaves until a long stream starts, then fails in the middle of it.
@@ -347,4 +347,141 @@ async fn shared_prefix_mode_sends_one_prompt_and_is_not_compliant() {
         "{:?}",
         report.compliance.reasons
     );
+}
+
+/// Reads one HTTP/1.1 request (head and a `content-length` body); `false` at EOF.
+async fn read_request(stream: &mut tokio::net::TcpStream) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(head_end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&data[..head_end]).to_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap());
+            if data.len() >= head_end + 4 + length {
+                return true;
+            }
+        }
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_keep_alive_connection_is_retried_once_on_a_fresh_one() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::AsyncWriteExt;
+    // A server that, like one whose keep-alive timer fired just as the next request came,
+    // closes its first connection after one response without answering the second request.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&requests);
+    tokio::spawn(async move {
+        let mut connection = 0;
+        loop {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            connection += 1;
+            let seen = Arc::clone(&seen);
+            let first = connection == 1;
+            tokio::spawn(async move {
+                let body = "data: {\"choices\":[{\"index\":0,\"text\":\" x\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n";
+                let mut served = 0;
+                while read_request(&mut stream).await {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    if first && served == 1 {
+                        return; // drop the connection: the request gets no answer
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+                        body.len()
+                    );
+                    stream.write_all(head.as_bytes()).await.unwrap();
+                    stream.write_all(body.as_bytes()).await.unwrap();
+                    served += 1;
+                }
+            });
+        }
+    });
+    let engine = bench::client::Engine::new(&url, None).unwrap();
+    let client = engine.stream_client().unwrap();
+    let body = br#"{"model":"m","prompt":"p","max_tokens":1,"stream":true}"#;
+    let idle = Duration::from_secs(5);
+    let first = client
+        .stream(body, idle, &mut (), std::future::pending())
+        .await;
+    assert!(first.completed && first.error.is_none(), "{first:?}");
+    assert!(!first.retried);
+    let second = client
+        .stream(body, idle, &mut (), std::future::pending())
+        .await;
+    assert!(second.completed, "{second:?}");
+    assert!(second.error.is_none(), "{second:?}");
+    assert!(second.retried, "the reused connection was stale");
+    assert_eq!(second.chunks.len(), 1);
+    // The lost request, then its retry on a second connection: sent twice, answered once.
+    assert_eq!(requests.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_cell_is_measured_at_saturation_not_after_a_timeout() {
+    // The `queued` engine runs 4 sequences at once, 12 ms per step at 4 (83.3 tok/s each),
+    // and publishes /metrics 100 ms late. At 8 streams, 4 wait whatever the harness does.
+    let url = start_sim("queued");
+    let params = Parameters {
+        concurrency: vec![4, 8],
+        measure_secs: 2.0,
+        max_output: 256,
+        // The safety net must not be what ends the wait.
+        readiness_timeout_secs: 300.0,
+        ..tiny_run()
+    };
+    let started = std::time::Instant::now();
+    let report = run(&url, None, params).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    let full = &report.decode[0];
+    assert_eq!(full.status, Status::Valid, "{:?}", full.reasons);
+    let queued = &report.decode[1];
+    assert_eq!(
+        queued.status,
+        Status::RequestsQueued,
+        "{:?}",
+        queued.reasons
+    );
+    assert!(
+        queued.reasons[0].contains("at most 4 of 8"),
+        "{:?}",
+        queued.reasons
+    );
+    // Saturation is seen within seconds (2 s of a flat running count), not at a timeout.
+    let readiness = queued.readiness_s.unwrap();
+    assert!(readiness < 10.0, "ready after {readiness} s");
+    assert!((queued.measured_s.unwrap() - 2.0).abs() < 0.2);
+    // Measured as the server runs it: 4 at a time, 83.3 tok/s each.
+    let per_request = queued.per_request_tok_s.unwrap();
+    assert!(
+        (per_request / (1000.0 / 12.0) - 1.0).abs() < 0.1,
+        "{per_request}"
+    );
+    let total = queued.total_tok_s.unwrap();
+    assert!((total / (4000.0 / 12.0) - 1.0).abs() < 0.1, "{total}");
+    assert!((queued.avg_active_requests.unwrap() - 4.0).abs() < 0.3);
+    assert!(queued.client_in_flight.unwrap() > 7.5);
+    // TTFT only of requests that started on an idle slot: not the queued ones' waits.
+    assert!(queued.ttft_samples.unwrap() >= 4);
+    assert!(queued.ttft_ms_median.unwrap() < 1000.0, "{queued:?}");
+    // The lagging counter still agrees with the client over the samples' interval.
+    let server = queued.server_generation_tokens.unwrap();
+    let client = queued.client_generation_tokens.unwrap() as f64;
+    assert!((server / client - 1.0).abs() < 0.15, "{server} vs {client}");
 }

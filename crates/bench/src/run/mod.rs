@@ -1,0 +1,298 @@
+//! The procedure of the standard: preflight (`preflight.rs`), prefill (`prefill.rs`), the
+//! decode cells (`decode.rs`), and the compliance verdict (here).
+
+mod decode;
+mod prefill;
+mod preflight;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::watch;
+
+use crate::BenchError;
+use crate::client::{Engine, Timeline};
+use crate::params::Parameters;
+use crate::prom::Snapshot;
+use crate::prompt::{self, Counter};
+use crate::report::{
+    Compliance, DecodeCell, EngineFacts, Evidence, Harness, PrefillEntry, PromptRecord, Report,
+    STANDARD, Status,
+};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub base_url: String,
+    /// The served model to use; `None` takes the server's first.
+    pub model: Option<String>,
+    /// The bearer token the engine requires, if any.
+    pub api_key: Option<String>,
+    pub params: Parameters,
+}
+
+/// What a run reports as it goes, for progress bars and live event streams.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// The run's shape: how many prefill contexts and decode cells it has, and how many of
+    /// the cells will run.
+    Plan {
+        prefill: usize,
+        decode: usize,
+        decode_to_run: usize,
+    },
+    Phase(String),
+    PrefillFinished(PrefillEntry),
+    CellStarted {
+        context_tokens: u64,
+        concurrency: u64,
+    },
+    /// Output tokens per second across the running cell's streams, about twice a second.
+    Live {
+        tokens_per_s: f64,
+    },
+    CellFinished(Box<DecodeCell>),
+}
+
+/// Runs the matrix. Stops early, with `partial` set, when `cancel` turns true.
+pub async fn run(
+    options: Options,
+    progress: Option<UnboundedSender<Progress>>,
+    cancel: watch::Receiver<bool>,
+) -> Result<Report, BenchError> {
+    options.params.validate().map_err(BenchError::Setup)?;
+    let started_at = chrono::Utc::now();
+    let engine = Engine::new(&options.base_url, options.api_key.as_deref())?;
+    let mut runner = Runner::preflight(engine, options, progress, cancel).await?;
+    runner.prefill_phase().await;
+    runner.decode_phase().await;
+    Ok(runner.finish(started_at))
+}
+
+struct PromptState {
+    sized: prompt::Sized,
+    /// The body of the decode request (`max_tokens` = max output) and of the warm-up.
+    decode_body: Arc<Vec<u8>>,
+    warm_body: Vec<u8>,
+    warmed: bool,
+    record: usize,
+}
+
+struct Runner {
+    engine: Engine,
+    params: Parameters,
+    model: String,
+    facts: EngineFacts,
+    evidence: Evidence,
+    counter: Counter,
+    prompts: HashMap<(&'static str, u64, u64), PromptState>,
+    prefill: Vec<PrefillEntry>,
+    decode: Vec<DecodeCell>,
+    /// The slowest warm-up TTFT seen per decode context, in seconds: it bounds how long a
+    /// cell of that context may take to become ready.
+    warmup_ttft_s: HashMap<u64, f64>,
+    progress: Option<UnboundedSender<Progress>>,
+    cancel: watch::Receiver<bool>,
+    partial: bool,
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn request_body(model: &str, prompt: &str, max_tokens: u64) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": 0,
+        "ignore_eos": true,
+        "stream": true,
+        "stream_options": {"include_usage": true, "continuous_usage_stats": true},
+    }))
+    .unwrap_or_default()
+}
+
+impl Runner {
+    fn emit(&self, event: Progress) {
+        if let Some(progress) = &self.progress {
+            let _ = progress.send(event);
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        *self.cancel.borrow()
+    }
+
+    /// One streamed request on a fresh connection, to its end.
+    async fn stream_once(&self, body: &[u8]) -> Result<Timeline, BenchError> {
+        let client = self.engine.stream_client()?;
+        let idle = Duration::from_secs_f64(self.params.stream_idle_timeout_secs);
+        Ok(client
+            .stream(body, idle, &mut (), std::future::pending())
+            .await)
+    }
+
+    /// Waits until the server shows no running or waiting request for `idle_secs`; `false`
+    /// after `idle_timeout_secs`. Without `/metrics` it can only wait out `idle_secs`.
+    async fn wait_idle(&self) -> bool {
+        let hold = Duration::from_secs_f64(self.params.idle_secs);
+        if !self.evidence.metrics_endpoint {
+            tokio::time::sleep(hold).await;
+            return true;
+        }
+        let deadline = Instant::now() + Duration::from_secs_f64(self.params.idle_timeout_secs);
+        let mut idle_since: Option<Instant> = None;
+        while Instant::now() < deadline {
+            let idle = matches!(self.engine.metrics().await, Ok(Some(s)) if s.is_idle());
+            let now = Instant::now();
+            match (idle, idle_since) {
+                (true, Some(since)) if now - since >= hold => return true,
+                (true, None) => idle_since = Some(now),
+                (false, _) => idle_since = None,
+                _ => {}
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
+    async fn metrics(&self) -> Option<Snapshot> {
+        self.engine.metrics().await.ok().flatten()
+    }
+
+    /// The prompt (phase, context, index), sized on first use.
+    async fn prompt(
+        &mut self,
+        phase: &'static str,
+        context: u64,
+        index: u64,
+    ) -> Result<&mut PromptState, BenchError> {
+        let key = (phase, context, index);
+        if !self.prompts.contains_key(&key) {
+            let sized = prompt::size(
+                &self.engine,
+                &self.model,
+                self.counter,
+                self.params.prompt_seed,
+                phase,
+                context,
+                index,
+            )
+            .await?;
+            let decode_body = request_body(&self.model, &sized.text, self.params.max_output);
+            let warm_body = request_body(&self.model, &sized.text, 1);
+            let mut hashes = vec![sha256(&warm_body)];
+            if phase == "decode" {
+                hashes.push(sha256(&decode_body));
+            }
+            self.evidence.prompts.push(PromptRecord {
+                phase: phase.to_owned(),
+                context_tokens: context,
+                index,
+                prompt_tokens: sized.tokens,
+                confirmed_tokens: None,
+                body_sha256: hashes,
+            });
+            let record = self.evidence.prompts.len() - 1;
+            self.prompts.insert(
+                key,
+                PromptState {
+                    sized,
+                    decode_body: Arc::new(decode_body),
+                    warm_body,
+                    warmed: false,
+                    record,
+                },
+            );
+        }
+        self.prompts
+            .get_mut(&key)
+            .ok_or_else(|| BenchError::Setup("prompt vanished".to_owned()))
+    }
+
+    /// Notes the server's count of a prompt; `false` when it differs from the sizing count.
+    fn confirm(&mut self, record: usize, reported: Option<u64>) -> bool {
+        let Some(entry) = self.evidence.prompts.get_mut(record) else {
+            return false;
+        };
+        entry.confirmed_tokens = reported;
+        reported == Some(entry.prompt_tokens)
+    }
+
+    fn finish(mut self, started_at: chrono::DateTime<chrono::Utc>) -> Report {
+        if self.cancelled() {
+            self.partial = true;
+        }
+        let mut reasons = Vec::new();
+        if !self.evidence.continuous_usage {
+            reasons.push("the server does not send continuous usage stats; tokens were counted one per chunk".to_owned());
+        }
+        if !self.evidence.tokenize_endpoint {
+            reasons.push("the server has no /tokenize; prompts were sized from usage".to_owned());
+        }
+        if !self.evidence.metrics_endpoint {
+            reasons.push("the server has no /metrics: idleness, queueing, KV size and token counts could not be checked".to_owned());
+        }
+        let unconfirmed = self
+            .evidence
+            .prompts
+            .iter()
+            .filter(|p| p.confirmed_tokens.is_some_and(|c| c != p.prompt_tokens))
+            .count();
+        if unconfirmed > 0 {
+            reasons.push(format!(
+                "{unconfirmed} prompt lengths were not confirmed by the server"
+            ));
+        }
+        for cell in &self.decode {
+            if matches!(cell.status, Status::Invalid | Status::ClientBound) {
+                reasons.push(format!(
+                    "decode {} x {} is {}: {}",
+                    cell.context_tokens,
+                    cell.concurrency,
+                    cell.status.words(),
+                    cell.reasons.join("; ")
+                ));
+            }
+        }
+        for entry in &self.prefill {
+            if entry.status == Status::Invalid {
+                reasons.push(format!(
+                    "prefill {} is invalid: {}",
+                    entry.context_tokens,
+                    entry.reasons.join("; ")
+                ));
+            }
+        }
+        if self.params.shared_prefix {
+            reasons.push("shared-prefix mode: every stream of a cell used one prompt".to_owned());
+        }
+        if self.partial {
+            reasons.push("the run was stopped before its end".to_owned());
+        }
+        Report {
+            standard: STANDARD.to_owned(),
+            parameters: self.params,
+            engine: self.facts,
+            hardware: serde_json::json!({}),
+            prefill: self.prefill,
+            decode: self.decode,
+            compliance: Compliance {
+                compliant: reasons.is_empty(),
+                reasons,
+            },
+            harness: Harness::this(),
+            evidence: self.evidence,
+            partial: self.partial,
+            started_at: started_at.to_rfc3339(),
+            finished_at: chrono::Utc::now().to_rfc3339(),
+        }
+    }
+}
