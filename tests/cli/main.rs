@@ -580,13 +580,14 @@ fn base64_encode(bytes: &[u8]) -> String {
 /// that shares no code with ours, verifies them, and refuses them after any change.
 #[test]
 fn envelopes_verify_with_an_independent_ed25519_implementation() {
-    let has_nacl = Command::new("python3")
+    let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_nacl = Command::new(&python)
         .args(["-c", "import nacl"])
         .status()
         .is_ok_and(|s| s.success());
     assert!(
         has_nacl,
-        "PyNaCl is needed: `python3 -m pip install pynacl` (.ci/run installs it)"
+        "PyNaCl is needed in {python} (scripts/check sets GPUMARKET_TEST_PYTHON to an environment with it)"
     );
     let dir = tempfile::tempdir().unwrap();
     let (key, envelope_file, _) = signed_files(dir.path());
@@ -606,7 +607,7 @@ print("ok")
 "#;
     let public = base64_encode(&key.public_key());
     let check = |file: &Path| {
-        Command::new("python3")
+        Command::new(&python)
             .args(["-c", script, file.to_str().unwrap(), &public])
             .output()
             .unwrap()

@@ -31,10 +31,7 @@ impl BookingRequest<'_> {
             self.starts_at.timestamp_micros(),
             self.ends_at.timestamp_micros()
         );
-        Sha256::digest(canonical.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }
 
@@ -82,7 +79,8 @@ impl App {
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
-        let price = booking::price(listing.price_amount, gpus, &interval);
+        let per_gpu_hour = stored_money(listing.price_amount, &listing.currency)?;
+        let price = booking::price(per_gpu_hour, gpus, &interval).minor();
         let (status, hold_expires_at, provider, fee) = match &destination {
             Some(_) => (
                 booking_status::PENDING_PAYMENT,
@@ -213,7 +211,8 @@ impl App {
         let now = Utc::now();
         let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
             .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
-        let refund = booking::refund(booking.price_amount, &interval, now);
+        let paid = stored_money(booking.price_amount, &booking.currency)?;
+        let refund = booking::refund(paid, &interval, now).minor();
         let holding = [
             booking_status::PENDING_PAYMENT,
             booking_status::CONFIRMED,
@@ -280,4 +279,12 @@ impl App {
         self.release_expired(&sweep.expired).await;
         Ok(sweep)
     }
+}
+/// An amount as stored, with its currency; a stored code we do not know is a fault of ours.
+fn stored_money(minor: i64, code: &str) -> Result<domain::Money, AppError> {
+    code.parse::<domain::Currency>()
+        .map(|currency| domain::Money::new(minor, currency))
+        .map_err(|_| {
+            AppError::Internal(format!("a stored amount has an unknown currency {code:?}"))
+        })
 }

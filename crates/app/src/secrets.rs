@@ -18,8 +18,7 @@ pub(crate) fn random_secret(prefix: &str) -> Result<String, AppError> {
 
 /// Hex SHA-256 of a secret, as stored and looked up.
 pub(crate) fn digest(secret: &str) -> String {
-    let hash = Sha256::digest(secret.as_bytes());
-    hash.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 #[cfg(test)]

@@ -15,8 +15,7 @@ use crate::dsse::{Envelope, Signature, encode, pae};
 /// The key id of a raw 32-byte public key.
 pub fn key_id(public: &[u8; 32]) -> String {
     let digest = Sha256::digest(public);
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("ed25519:{hex}")
+    format!("ed25519:{}", hex::encode(&digest[..16]))
 }
 
 /// A private signing key. Its `Debug` never shows the secret.

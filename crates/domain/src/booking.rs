@@ -3,6 +3,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::ValidationError;
+use crate::money::Money;
 
 /// The longest booking accepted.
 pub const MAX_BOOKING_DAYS: i64 = 366;
@@ -112,26 +113,27 @@ pub fn free_segments(
     segments
 }
 
-/// The price of `gpus` GPUs over `interval` at `per_gpu_hour` minor units, rounded up to a
-/// whole minor unit.
-pub fn price(per_gpu_hour: i64, gpus: i32, interval: &Interval) -> i64 {
-    let numerator = i128::from(per_gpu_hour) * i128::from(gpus) * i128::from(interval.seconds());
+/// The price of `gpus` GPUs over `interval` at `per_gpu_hour`, rounded up to a whole minor
+/// unit of its currency (a cent; for the yen, a yen).
+pub fn price(per_gpu_hour: Money, gpus: i32, interval: &Interval) -> Money {
+    let numerator =
+        i128::from(per_gpu_hour.minor()) * i128::from(gpus) * i128::from(interval.seconds());
     let amount = (numerator + 3599) / 3600;
-    i64::try_from(amount).unwrap_or(i64::MAX)
+    per_gpu_hour.with_minor(i64::try_from(amount).unwrap_or(i64::MAX))
 }
 
 /// What a cancellation at `at` gives back of `paid`: everything before the start, the unused
 /// share (rounded down) after it, nothing once the booking has ended.
-pub fn refund(paid: i64, interval: &Interval, at: DateTime<Utc>) -> i64 {
+pub fn refund(paid: Money, interval: &Interval, at: DateTime<Utc>) -> Money {
     if at <= interval.starts_at {
         return paid;
     }
     if at >= interval.ends_at {
-        return 0;
+        return paid.with_minor(0);
     }
     let remaining = (interval.ends_at - at).num_seconds();
-    let share = i128::from(paid) * i128::from(remaining) / i128::from(interval.seconds());
-    i64::try_from(share).unwrap_or(0)
+    let share = i128::from(paid.minor()) * i128::from(remaining) / i128::from(interval.seconds());
+    paid.with_minor(i64::try_from(share).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -196,18 +198,28 @@ mod tests {
 
     #[test]
     fn prices_and_refunds() {
+        use crate::money::Currency;
+        let usd = |minor| Money::new(minor, Currency::Usd);
         let interval = Interval::new(t(1), t(5), t(0)).unwrap();
         // 4 hours, 1 GPU, 150 cents per GPU-hour.
-        assert_eq!(price(150, 1, &interval), 600);
-        assert_eq!(price(150, 2, &interval), 1200);
+        assert_eq!(price(usd(150), 1, &interval), usd(600));
+        assert_eq!(price(usd(150), 2, &interval), usd(1200));
         let odd = Interval::new(t(1), t(1) + Duration::seconds(1), t(0)).unwrap();
-        assert_eq!(price(150, 1, &odd), 1, "rounded up");
-        assert_eq!(refund(600, &interval, t(0)), 600, "full before the start");
+        assert_eq!(price(usd(150), 1, &odd), usd(1), "rounded up");
         assert_eq!(
-            refund(600, &interval, t(2)),
-            450,
+            refund(usd(600), &interval, t(0)),
+            usd(600),
+            "full before the start"
+        );
+        assert_eq!(
+            refund(usd(600), &interval, t(2)),
+            usd(450),
             "three of four hours left"
         );
-        assert_eq!(refund(600, &interval, t(5)), 0);
+        assert_eq!(refund(usd(600), &interval, t(5)), usd(0));
+        // The yen has no minor unit: ¥1,500 per GPU-hour for 4 hours is ¥6,000.
+        let yen = Money::new(1500, Currency::Jpy);
+        assert_eq!(price(yen, 1, &interval), Money::new(6000, Currency::Jpy));
+        assert_eq!(price(yen, 1, &interval).to_string(), "6000 JPY");
     }
 }

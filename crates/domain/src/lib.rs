@@ -7,11 +7,13 @@ pub mod account;
 pub mod booking;
 pub mod ids;
 pub mod listing;
+pub mod money;
 pub mod org;
 
 pub use account::{ApiKeyName, DisplayName, Email, Password};
 pub use ids::{ApiKeyId, OrgId, UserId};
 pub use listing::{ListingInput, ListingSpec, Ssh, SshInput};
+pub use money::{Currency, Money};
 pub use org::{OrgName, Role};
 
 /// Input that breaks a rule, naming the field it came from so a client can point at it.

@@ -2,12 +2,8 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::money::{Currency, Money};
 use crate::{ValidationError, bounded_text};
-
-/// Currencies a price may be in (ISO 4217 codes with two minor-unit digits).
-pub const CURRENCIES: &[&str] = &[
-    "USD", "EUR", "GBP", "CHF", "CAD", "AUD", "JPY", "SEK", "NOK", "DKK",
-];
 
 /// What a provider claims about a machine. Every field has been checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,9 +15,8 @@ pub struct ListingSpec {
     pub cpu_model: String,
     pub ram_gb: i32,
     pub region: String,
-    /// Price per GPU-hour in minor units of `currency`.
-    pub price_per_gpu_hour: i64,
-    pub currency: String,
+    /// Price per GPU-hour.
+    pub price: Money,
     pub engine_base_url: String,
     pub engine_model: String,
     /// The bearer token the engine wants, if any. Stored; never shown again.
@@ -83,17 +78,18 @@ fn within(field: &'static str, value: i64, min: i64, max: i64) -> Result<i32, Va
 
 impl ListingSpec {
     pub fn parse(input: &ListingInput<'_>) -> Result<Self, ValidationError> {
-        let currency = input.currency.trim().to_ascii_uppercase();
-        if !CURRENCIES.contains(&currency.as_str()) {
-            return Err(ValidationError::new(
-                "price.currency",
-                format!("must be one of {}", CURRENCIES.join(", ")),
-            ));
-        }
+        let currency = Currency::parse("price.currency", input.currency)?;
         if input.price_per_gpu_hour <= 0 || input.price_per_gpu_hour > 100_000_000 {
             return Err(ValidationError::new(
                 "price.amount_per_gpu_hour",
-                "must be a positive whole number of minor units (cents) up to 100000000",
+                format!(
+                    "must be a positive whole number of {currency}'s minor units ({}) up to 100000000",
+                    if currency.exponent() == 0 {
+                        "whole units: it has no smaller one"
+                    } else {
+                        "cents"
+                    }
+                ),
             ));
         }
         let base_url = input.engine_base_url.trim().trim_end_matches('/');
@@ -122,8 +118,7 @@ impl ListingSpec {
             cpu_model: bounded_text("hardware.cpu_model", input.cpu_model, 1, 100)?,
             ram_gb: within("hardware.ram_gb", input.ram_gb, 1, 1_048_576)?,
             region: bounded_text("region", input.region, 1, 64)?,
-            price_per_gpu_hour: input.price_per_gpu_hour,
-            currency,
+            price: Money::new(input.price_per_gpu_hour, currency),
             engine_base_url: base_url.to_owned(),
             engine_model: bounded_text("engine.model", input.engine_model, 1, 200)?,
             engine_api_key: input.engine_api_key.map(engine_api_key).transpose()?,
@@ -248,7 +243,7 @@ mod tests {
     #[test]
     fn a_good_listing_is_normalised() {
         let spec = ListingSpec::parse(&input()).unwrap();
-        assert_eq!(spec.currency, "EUR");
+        assert_eq!(spec.price, Money::new(150, Currency::Eur));
         assert_eq!(spec.engine_base_url, "http://10.0.0.5:8000");
         assert_eq!(spec.ssh.unwrap().port, 22);
     }

@@ -12,10 +12,15 @@ on_both_backends!(
     idempotent_replays_and_key_reuse,
     cancellation_frees_capacity_and_records_the_refund,
     bookings_are_private_and_bad_input_is_refused,
+    a_yen_price_has_no_minor_unit,
 );
 
 /// A provider with a 2-GPU machine at 150 cents per GPU-hour, and a renter.
 async fn machine(app: &TestApp) -> (String, Session, Session) {
+    priced_machine(app, json!({"amount_per_gpu_hour": 150, "currency": "USD"})).await
+}
+
+async fn priced_machine(app: &TestApp, price: Value) -> (String, Session, Session) {
     let provider = app.register("provider@example.com").await;
     let renter = app.register("renter@example.com").await;
     let org: Value = app
@@ -35,7 +40,7 @@ async fn machine(app: &TestApp) -> (String, Session, Session) {
             json!({
                 "org_id": org["id"], "title": "2x GPU", "region": "eu",
                 "hardware": {"gpu_model": "L4", "gpu_count": 2, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
-                "price": {"amount_per_gpu_hour": 150, "currency": "USD"},
+                "price": price,
                 "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
             }),
         )
@@ -293,4 +298,39 @@ async fn bookings_are_private_and_bad_input_is_refused(app: TestApp) {
         "not_found",
     )
     .await;
+}
+
+/// ISO 4217 gives the yen no minor unit: ¥1,500 per GPU-hour for 4 hours is ¥6,000 (stored
+/// and answered as 6000, never scaled as if it had cents). An unknown currency is a 422
+/// naming the field.
+async fn a_yen_price_has_no_minor_unit(app: TestApp) {
+    let (listing, provider, renter) = priced_machine(
+        &app,
+        json!({"amount_per_gpu_hour": 1500, "currency": "jpy"}),
+    )
+    .await;
+    let (starts_at, ends_at) = interval(24, 4);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    let booked = book(&app, &renter, Some("yen"), &body).await;
+    assert_eq!(booked.status(), 201);
+    let booked: Value = booked.json().await.unwrap();
+    assert_eq!(booked["price"], json!({"amount": 6000, "currency": "JPY"}));
+    let problem = assert_problem(
+        app.post(
+            "/v1/listings",
+            Some(&provider.access_token),
+            json!({
+                "org_id": "00000000-0000-0000-0000-000000000000", "title": "x", "region": "eu",
+                "hardware": {"gpu_model": "L4", "gpu_count": 1, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": 100, "currency": "XYZ"},
+                "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
+            }),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "price.currency");
 }

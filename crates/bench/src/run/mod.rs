@@ -100,10 +100,7 @@ struct Runner {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 fn request_body(model: &str, prompt: &str, max_tokens: u64) -> Vec<u8> {

@@ -1,0 +1,180 @@
+//! Money: a whole number of a currency's minor units, with the currency. Amounts never travel
+//! without their currency, and a currency knows its ISO 4217 exponent — a yen has no minor
+//! unit, so ¥1,500 is `Money { minor: 1500, currency: JPY }`, not 15.00.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::ValidationError;
+
+/// The currencies prices may be in, with their ISO 4217 minor-unit exponents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Currency {
+    Usd,
+    Eur,
+    Gbp,
+    Chf,
+    Cad,
+    Aud,
+    Jpy,
+    Sek,
+    Nok,
+    Dkk,
+}
+
+impl Currency {
+    pub const ALL: [Currency; 10] = [
+        Self::Usd,
+        Self::Eur,
+        Self::Gbp,
+        Self::Chf,
+        Self::Cad,
+        Self::Aud,
+        Self::Jpy,
+        Self::Sek,
+        Self::Nok,
+        Self::Dkk,
+    ];
+
+    /// The ISO 4217 code, upper case.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Usd => "USD",
+            Self::Eur => "EUR",
+            Self::Gbp => "GBP",
+            Self::Chf => "CHF",
+            Self::Cad => "CAD",
+            Self::Aud => "AUD",
+            Self::Jpy => "JPY",
+            Self::Sek => "SEK",
+            Self::Nok => "NOK",
+            Self::Dkk => "DKK",
+        }
+    }
+
+    /// Digits after the decimal point (ISO 4217): 0 for the yen, 2 for the others here.
+    pub fn exponent(self) -> u32 {
+        match self {
+            Self::Jpy => 0,
+            Self::Usd
+            | Self::Eur
+            | Self::Gbp
+            | Self::Chf
+            | Self::Cad
+            | Self::Aud
+            | Self::Sek
+            | Self::Nok
+            | Self::Dkk => 2,
+        }
+    }
+
+    /// A code as a client sent it (any case, surrounding space ignored); an unknown one is
+    /// refused naming `field` and listing what is accepted.
+    pub fn parse(field: &'static str, raw: &str) -> Result<Self, ValidationError> {
+        raw.parse().map_err(|UnknownCurrency| {
+            let known: Vec<&str> = Self::ALL.iter().map(|c| c.code()).collect();
+            ValidationError::new(field, format!("must be one of {}", known.join(", ")))
+        })
+    }
+}
+
+/// A currency code we do not take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("unknown currency")]
+pub struct UnknownCurrency;
+
+impl FromStr for Currency {
+    type Err = UnknownCurrency;
+
+    fn from_str(raw: &str) -> Result<Self, Self::Err> {
+        let code = raw.trim().to_ascii_uppercase();
+        Self::ALL
+            .into_iter()
+            .find(|c| c.code() == code)
+            .ok_or(UnknownCurrency)
+    }
+}
+
+impl fmt::Display for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// An amount in minor units of its currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Money {
+    minor: i64,
+    currency: Currency,
+}
+
+impl Money {
+    pub fn new(minor: i64, currency: Currency) -> Self {
+        Self { minor, currency }
+    }
+
+    /// The amount in minor units (cents; for the yen, yen).
+    pub fn minor(self) -> i64 {
+        self.minor
+    }
+
+    pub fn currency(self) -> Currency {
+        self.currency
+    }
+
+    /// The same currency, another amount.
+    pub fn with_minor(self, minor: i64) -> Self {
+        Self { minor, ..self }
+    }
+}
+
+/// `60.00 USD`, `6000 JPY`: the amount with as many decimals as the currency has.
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let exponent = self.currency.exponent();
+        if exponent == 0 {
+            return write!(f, "{} {}", self.minor, self.currency);
+        }
+        let scale = 10i64.pow(exponent);
+        let sign = if self.minor < 0 { "-" } else { "" };
+        let abs = self.minor.unsigned_abs();
+        let scale = scale.unsigned_abs();
+        write!(
+            f,
+            "{sign}{}.{:0width$} {}",
+            abs / scale,
+            abs % scale,
+            self.currency,
+            width = exponent as usize
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_parse_in_any_case_and_unknown_ones_name_the_field() {
+        assert_eq!(
+            Currency::parse("price.currency", " jpy ").unwrap(),
+            Currency::Jpy
+        );
+        assert_eq!("EUR".parse::<Currency>().unwrap(), Currency::Eur);
+        let err = Currency::parse("price.currency", "XYZ").unwrap_err();
+        assert_eq!(err.field, "price.currency");
+        assert!(err.message.contains("USD") && err.message.contains("JPY"));
+        for currency in Currency::ALL {
+            assert_eq!(currency.code().parse::<Currency>().unwrap(), currency);
+        }
+    }
+
+    #[test]
+    fn the_yen_has_no_minor_unit() {
+        assert_eq!(Currency::Jpy.exponent(), 0);
+        assert_eq!(Currency::Usd.exponent(), 2);
+        assert_eq!(Money::new(6000, Currency::Jpy).to_string(), "6000 JPY");
+        assert_eq!(Money::new(6000, Currency::Usd).to_string(), "60.00 USD");
+        assert_eq!(Money::new(-5, Currency::Eur).to_string(), "-0.05 EUR");
+    }
+}
