@@ -9,13 +9,12 @@
 //! working at once) and its interval `[starts_at, ends_at)`.
 
 use chrono::{DateTime, Utc};
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use store::{BookingRecord, ListingRecord, booking_status};
 use uuid::Uuid;
 
-use crate::tokens::ISSUER;
+use crate::jwt::{Hs256, ISSUER};
 use crate::{App, AppError, Caller, Credential};
 
 /// The `aud` of booking access tokens.
@@ -36,16 +35,9 @@ struct AccessClaims {
 }
 
 /// The key for booking access tokens.
+#[derive(Debug)]
 pub(crate) struct AccessKeys {
-    encoding: EncodingKey,
-    decoding: DecodingKey,
-    validation: Validation,
-}
-
-impl std::fmt::Debug for AccessKeys {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AccessKeys").finish_non_exhaustive()
-    }
+    key: Hs256,
 }
 
 impl AccessKeys {
@@ -54,21 +46,9 @@ impl AccessKeys {
         hasher.update(b"gpumarket booking access tokens v1\0");
         hasher.update(secret);
         let key = hasher.finalize();
-        let encoding = EncodingKey::from_secret(&key)
-            .map_err(|e| AppError::Config(format!("jwt_secret: {e}")))?;
-        let decoding = DecodingKey::from_secret(&key)
-            .map_err(|e| AppError::Config(format!("jwt_secret: {e}")))?;
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.set_issuer(&[ISSUER]);
-        validation.set_audience(&[AUDIENCE]);
-        validation.set_required_spec_claims(&["exp", "nbf", "iss", "aud", "sub"]);
         // Time is judged against the booking at introspection, not here.
-        validation.validate_exp = false;
-        validation.validate_nbf = false;
         Ok(Self {
-            encoding,
-            decoding,
-            validation,
+            key: Hs256::new(&key, AUDIENCE, &["exp", "nbf", "iss", "aud", "sub"], None)?,
         })
     }
 
@@ -82,17 +62,15 @@ impl AccessKeys {
             exp: booking.ends_at.timestamp(),
             jti: Uuid::new_v4().to_string(),
         };
-        let jwt = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| AppError::Internal(format!("signing an access token: {e}")))?;
+        let jwt = self.key.sign(&claims)?;
         Ok(format!("{PREFIX}{jwt}"))
     }
 
     /// The booking a token names, when it is one of ours.
     fn booking_of(&self, token: &str) -> Option<Uuid> {
         let jwt = token.trim().strip_prefix(PREFIX)?;
-        let data =
-            jsonwebtoken::decode::<AccessClaims>(jwt, &self.decoding, &self.validation).ok()?;
-        data.claims.sub.parse().ok()
+        let claims: AccessClaims = self.key.check(jwt).ok()?;
+        claims.sub.parse().ok()
     }
 }
 

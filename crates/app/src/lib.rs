@@ -10,12 +10,13 @@ pub mod bookings;
 pub mod config;
 mod error;
 pub mod health;
+mod jwt;
 pub mod listings;
 pub mod orgs;
 pub mod payments;
 pub mod reports;
 mod secrets;
-mod signing;
+mod signing_key;
 pub mod tokens;
 pub mod verification;
 
@@ -59,7 +60,7 @@ impl App {
             db.migrate().await?;
         }
         let tokens = tokens::TokenKeys::resolve(&db, &config).await?;
-        let signer = signing::resolve(&db, &config).await?;
+        let signer = signing_key::resolve(&db, &config).await?;
         let redis = match config.redis_url() {
             Some(url) => Some(queue::Redis::open(url, &config.redis_namespace)?),
             None => None,

@@ -5,15 +5,12 @@ use std::fmt;
 
 use chrono::{DateTime, Utc};
 use domain::UserId;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use secrecy::ExposeSecret;
 use serde::{Deserialize, Serialize};
 
+use crate::jwt::{Hs256, ISSUER};
 use crate::secrets::random_secret;
 use crate::{AppError, Config, Db};
-
-/// The `iss` of every token this server issues.
-pub const ISSUER: &str = "gpumarket";
 /// The `aud` of access tokens for this API.
 pub const AUDIENCE: &str = "gpumarket-api";
 /// Where the generated key is kept when none is configured.
@@ -33,9 +30,7 @@ pub struct Claims {
 
 /// The HS256 key, in both directions.
 pub struct TokenKeys {
-    encoding: EncodingKey,
-    decoding: DecodingKey,
-    validation: Validation,
+    key: Hs256,
     ttl_secs: i64,
     /// Booking access tokens, under a key derived from the same secret.
     pub(crate) access: crate::access::AccessKeys,
@@ -66,19 +61,8 @@ impl TokenKeys {
     }
 
     pub fn from_secret(secret: &[u8], ttl_secs: i64) -> Result<Self, AppError> {
-        let encoding = EncodingKey::from_secret(secret)
-            .map_err(|e| AppError::Config(format!("jwt_secret: {e}")))?;
-        let decoding = DecodingKey::from_secret(secret)
-            .map_err(|e| AppError::Config(format!("jwt_secret: {e}")))?;
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.set_issuer(&[ISSUER]);
-        validation.set_audience(&[AUDIENCE]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-        validation.leeway = 5;
         Ok(Self {
-            encoding,
-            decoding,
-            validation,
+            key: Hs256::new(secret, AUDIENCE, &["exp", "iss", "aud", "sub"], Some(5))?,
             ttl_secs,
             access: crate::access::AccessKeys::derive(secret)?,
         })
@@ -98,25 +82,23 @@ impl TokenKeys {
             exp: now.timestamp() + self.ttl_secs,
             jti: uuid::Uuid::new_v4().to_string(),
         };
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| AppError::Internal(format!("signing an access token: {e}")))
+        self.key.sign(&claims)
     }
 
     /// The user a token proves, or why it proves nothing.
     pub fn verify(&self, token: &str) -> Result<UserId, AppError> {
         use jsonwebtoken::errors::ErrorKind;
-        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|e| {
-                AppError::InvalidToken(match e.kind() {
-                    ErrorKind::ExpiredSignature => "the access token has expired",
-                    ErrorKind::InvalidAlgorithm => "the access token's algorithm is not accepted",
-                    ErrorKind::InvalidSignature => "the access token's signature does not match",
-                    ErrorKind::InvalidAudience => "the access token is not for this API",
-                    ErrorKind::InvalidIssuer => "the access token was not issued here",
-                    _ => "the access token is malformed",
-                })
-            })?;
-        data.claims
+        let claims: Claims = self.key.check(token).map_err(|e| {
+            AppError::InvalidToken(match e.kind() {
+                ErrorKind::ExpiredSignature => "the access token has expired",
+                ErrorKind::InvalidAlgorithm => "the access token's algorithm is not accepted",
+                ErrorKind::InvalidSignature => "the access token's signature does not match",
+                ErrorKind::InvalidAudience => "the access token is not for this API",
+                ErrorKind::InvalidIssuer => "the access token was not issued here",
+                _ => "the access token is malformed",
+            })
+        })?;
+        claims
             .sub
             .parse()
             .map_err(|_| AppError::InvalidToken("the access token's subject is malformed"))

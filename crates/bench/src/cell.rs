@@ -719,6 +719,32 @@ mod tests {
     }
 
     #[test]
+    fn no_sample_inside_the_window_gives_no_active_count_rather_than_zero() {
+        let base = Instant::now();
+        // The sampler got nothing in while the streams ran: one reading from before the
+        // streams started (nothing running) and one after the end.
+        let samples = vec![
+            sample(base, 500, snapshot(0.0, 0.0, 1000.0)),
+            sample(base, 3500, snapshot(0.0, 0.0, 1300.0)),
+        ];
+        let mut rec = recording(base, two_streams(base), samples);
+        let cell = evaluate(&rec);
+        assert_eq!(
+            cell.avg_active_requests, None,
+            "not a 0 read off a stale sample"
+        );
+        assert_eq!(cell.status, Status::Invalid, "{:?}", cell.reasons);
+        assert!(
+            cell.reasons[0].contains("no /metrics sample"),
+            "{:?}",
+            cell.reasons
+        );
+        // Which a starved client explains.
+        rec.timer_lags_ms = vec![40.0; 100];
+        assert_eq!(evaluate(&rec).status, Status::ClientBound);
+    }
+
+    #[test]
     fn no_progress_is_invalid_not_queued() {
         let base = Instant::now();
         let mut rec = recording(base, two_streams(base), Vec::new());

@@ -9,6 +9,8 @@ mod entities;
 mod listings;
 mod orgs;
 mod payments;
+mod projection;
+mod search;
 mod secrets;
 pub mod synthetic;
 #[cfg(feature = "testing")]
@@ -25,9 +27,10 @@ use sea_orm::{
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
 pub use bookings::{BookingError, BookingRecord, Holding, Sweep, booking_status};
-pub use listings::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
+pub use listings::{ListingRecord, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};
 pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord, ledger_kind};
+pub use search::{After, ListingHit, ListingQuery, SortKey};
 pub use verification::{
     CellRecord, EventRecord, NewReport, ReportRecord, RunRecord, SigningKeyRecord, run_status,
 };

@@ -264,7 +264,7 @@ impl Db {
                 .await?;
         }
         if report.compliant {
-            crate::listings::set_verification(
+            crate::projection::set_verification(
                 &txn,
                 report.listing_id,
                 id,

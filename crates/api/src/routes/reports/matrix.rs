@@ -18,7 +18,7 @@ pub async fn csv(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpRespons
     let cells = app.report_cells(id.into_inner()).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("content-type", "text/csv; charset=utf-8"))
-        .body(app::reports::matrix_csv(&cells)))
+        .body(super::render::matrix_csv(&cells)))
 }
 
 /// A report's decode matrix as an SVG heatmap (contexts × concurrency, colour = total tok/s).
@@ -35,5 +35,5 @@ pub async fn svg(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpRespons
     let cells = app.report_cells(id.into_inner()).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("content-type", "image/svg+xml"))
-        .body(app::reports::matrix_svg(&cells)))
+        .body(super::render::matrix_svg(&cells)))
 }

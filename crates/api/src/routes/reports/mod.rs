@@ -4,4 +4,5 @@ pub mod get;
 pub mod leaderboard;
 pub mod matrix;
 pub mod org_report;
+mod render;
 pub mod signing_keys;

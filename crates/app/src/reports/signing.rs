@@ -1,0 +1,196 @@
+//! Report signing: a run's report, the listing's claim and the run's facts become the
+//! predicate of an in-toto statement, signed as a DSSE envelope, with its per-cell rows.
+
+use attest::{Envelope, KeyPair};
+use chrono::Utc;
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use store::{CellRecord, ListingRecord, NewReport, RunRecord};
+use uuid::Uuid;
+
+use super::REPORT_PREDICATE;
+use crate::AppError;
+
+/// The figures a listing shows from its latest report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Headline {
+    /// The best valid total tok/s of any decode cell.
+    pub best_total_tok_s: Option<f64>,
+    /// Per-request tok/s of the single stream at the smallest context.
+    pub single_stream_tok_s: Option<f64>,
+    /// Prompt tok/s at the smallest prefill context.
+    pub prefill_tok_s: Option<f64>,
+}
+
+impl Headline {
+    pub fn of(report: &bench::Report) -> Self {
+        let valid = |s: bench::Status| s == bench::Status::Valid;
+        Self {
+            best_total_tok_s: report
+                .decode
+                .iter()
+                .filter(|c| valid(c.status))
+                .filter_map(|c| c.total_tok_s)
+                .reduce(f64::max),
+            single_stream_tok_s: report
+                .decode
+                .iter()
+                .filter(|c| valid(c.status) && c.concurrency == 1)
+                .min_by_key(|c| c.context_tokens)
+                .and_then(|c| c.per_request_tok_s),
+            prefill_tok_s: report
+                .prefill
+                .iter()
+                .filter(|e| valid(e.status))
+                .min_by_key(|e| e.context_tokens)
+                .and_then(|e| e.prompt_tok_s),
+        }
+    }
+}
+
+/// A report signed and ready to store.
+#[derive(Debug, Clone)]
+pub struct SignedReport {
+    pub id: Uuid,
+    pub run_id: Uuid,
+    pub listing_id: Uuid,
+    pub org_id: Uuid,
+    pub compliant: bool,
+    pub key_id: String,
+    pub envelope: Envelope,
+    pub summary: Value,
+    pub headline: Headline,
+    pub cells: Vec<CellRecord>,
+}
+
+impl SignedReport {
+    pub fn into_record(self) -> NewReport {
+        NewReport {
+            id: self.id,
+            run_id: self.run_id,
+            listing_id: self.listing_id,
+            org_id: self.org_id,
+            compliant: self.compliant,
+            key_id: self.key_id,
+            envelope: serde_json::to_string(&self.envelope).unwrap_or_default(),
+            summary: self.summary.to_string(),
+            created_at: Utc::now(),
+            cells: self.cells,
+            headline: (
+                self.headline.best_total_tok_s,
+                self.headline.single_stream_tok_s,
+            ),
+        }
+    }
+}
+
+pub(super) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// The listing's claim: what verification checks the machine against.
+fn claim(listing: &ListingRecord) -> Value {
+    json!({
+        "listing_id": listing.id,
+        "org_id": listing.org_id,
+        "gpu_model": listing.gpu_model,
+        "gpu_count": listing.gpu_count,
+        "vram_gb": listing.vram_gb,
+        "cpu_model": listing.cpu_model,
+        "ram_gb": listing.ram_gb,
+        "region": listing.region,
+        "engine": {"base_url": listing.engine_base_url, "model": listing.engine_model},
+    })
+}
+
+pub(crate) fn sign_run_report(
+    key: &KeyPair,
+    run: &RunRecord,
+    listing: &ListingRecord,
+    report: &bench::Report,
+) -> Result<SignedReport, AppError> {
+    let id = Uuid::now_v7();
+    let claim = claim(listing);
+    let mut predicate =
+        serde_json::to_value(report).map_err(|e| AppError::Internal(e.to_string()))?;
+    predicate["hardware"] = json!({"claimed": claim.clone(), "observed": report.hardware.clone()});
+    predicate["verification"] = json!({
+        "report_id": id,
+        "run_id": run.id,
+        "listing_id": listing.id,
+        "org_id": listing.org_id,
+        "profile": run.profile,
+        "attempt": run.attempts,
+        "signed_at": Utc::now().to_rfc3339(),
+    });
+    let subject_digest = sha256_hex(&attest::canonical_json(&claim));
+    let statement = attest::statement(
+        &format!("gpumarket:listing:{}", listing.id),
+        &subject_digest,
+        REPORT_PREDICATE,
+        predicate,
+    );
+    let envelope = attest::sign_statement(key, &statement);
+    let headline = Headline::of(report);
+    let summary = json!({
+        "compliant": report.compliance.compliant,
+        "reasons": report.compliance.reasons,
+        "headline": headline,
+        "model": report.engine.model,
+        "engine_version": report.engine.version,
+        "gpu_model": listing.gpu_model,
+        "profile": run.profile,
+        "partial": report.partial,
+        "decode_cells": report.decode.len(),
+        "prefill_contexts": report.prefill.len(),
+        "finished_at": report.finished_at,
+    });
+    let mut cells: Vec<CellRecord> = report
+        .decode
+        .iter()
+        .map(|c| CellRecord {
+            report_id: id,
+            phase: "decode".to_owned(),
+            context_tokens: c.context_tokens as i64,
+            concurrency: c.concurrency as i64,
+            status: status_name(c.status),
+            total_tok_s: c.total_tok_s,
+            per_request_tok_s: c.per_request_tok_s,
+            ttft_ms: c.ttft_ms_median,
+            tbt_ms: c.tbt_ms_median,
+            prompt_tok_s: None,
+        })
+        .collect();
+    cells.extend(report.prefill.iter().map(|e| CellRecord {
+        report_id: id,
+        phase: "prefill".to_owned(),
+        context_tokens: e.context_tokens as i64,
+        concurrency: 1,
+        status: status_name(e.status),
+        total_tok_s: None,
+        per_request_tok_s: None,
+        ttft_ms: e.ttft_ms,
+        tbt_ms: None,
+        prompt_tok_s: e.prompt_tok_s,
+    }));
+    Ok(SignedReport {
+        id,
+        run_id: run.id,
+        listing_id: listing.id,
+        org_id: listing.org_id,
+        compliant: report.compliance.compliant,
+        key_id: key.key_id().to_owned(),
+        envelope,
+        summary,
+        headline,
+        cells,
+    })
+}
+
+fn status_name(status: bench::Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}

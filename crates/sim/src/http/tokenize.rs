@@ -1,0 +1,47 @@
+//! `/tokenize`: a prompt's (or chat's) tokens as the engine counts them.
+
+use actix_web::{HttpResponse, post, web};
+use serde::{Deserialize, Serialize};
+
+use super::{Message, Refusal, State, chat_text, check_model};
+use crate::tokenizer;
+
+#[derive(Debug, Deserialize)]
+struct TokenizeRequest {
+    model: Option<String>,
+    prompt: Option<String>,
+    messages: Option<Vec<Message>>,
+}
+
+#[derive(Serialize)]
+struct TokenizeResponse {
+    count: usize,
+    max_model_len: usize,
+    tokens: Vec<u32>,
+    token_strs: Option<()>,
+}
+
+#[post("/tokenize")]
+pub(super) async fn tokenize(
+    state: web::Data<State>,
+    body: web::Json<TokenizeRequest>,
+) -> Result<HttpResponse, Refusal> {
+    check_model(&state, body.model.as_deref())?;
+    let text = match (&body.prompt, &body.messages) {
+        (Some(prompt), _) => prompt.clone(),
+        (None, Some(messages)) => chat_text(messages),
+        (None, None) => {
+            return Err(Refusal::bad(
+                "Either prompt or messages must be provided.".to_owned(),
+                "prompt",
+            ));
+        }
+    };
+    let tokens = tokenizer::encode(&text);
+    Ok(HttpResponse::Ok().json(TokenizeResponse {
+        count: tokens.len(),
+        max_model_len: state.profile.max_model_len,
+        tokens,
+        token_strs: None,
+    }))
+}
