@@ -213,12 +213,11 @@ impl App {
             .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
         let paid = stored_money(booking.price_amount, &booking.currency)?;
         let refund = booking::refund(paid, &interval, now).minor();
-        let holding = [
-            booking_status::PENDING_PAYMENT,
-            booking_status::CONFIRMED,
-            booking_status::ACTIVE,
-        ];
-        if !holding.contains(&booking.status.as_str()) {
+        let status: domain::BookingStatus = booking
+            .status
+            .parse()
+            .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
+        if !status.can_become(domain::BookingStatus::Cancelled) {
             // Before any money moves: a finished booking has nothing to refund.
             return Err(AppError::BookingNotCancellable(booking.status));
         }

@@ -9,12 +9,14 @@ pub mod ids;
 pub mod listing;
 pub mod money;
 pub mod org;
+pub mod status;
 
 pub use account::{ApiKeyName, DisplayName, Email, Password};
 pub use ids::{ApiKeyId, OrgId, UserId};
 pub use listing::{ListingInput, ListingSpec, Ssh, SshInput};
 pub use money::{Currency, Money};
 pub use org::{OrgName, Role};
+pub use status::{BookingStatus, ListingStatus, RunStatus, StatusError};
 
 /// Input that breaks a rule, naming the field it came from so a client can point at it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -69,13 +69,15 @@ async fn holding(
 
 pub type BookingRecord = bookings::Model;
 
+/// The stored names of `domain::BookingStatus` (which owns them), for queries.
 pub mod booking_status {
-    pub const PENDING_PAYMENT: &str = "pending_payment";
-    pub const CONFIRMED: &str = "confirmed";
-    pub const ACTIVE: &str = "active";
-    pub const COMPLETED: &str = "completed";
-    pub const CANCELLED: &str = "cancelled";
-    pub const EXPIRED: &str = "expired";
+    use domain::BookingStatus;
+    pub const PENDING_PAYMENT: &str = BookingStatus::PendingPayment.as_str();
+    pub const CONFIRMED: &str = BookingStatus::Confirmed.as_str();
+    pub const ACTIVE: &str = BookingStatus::Active.as_str();
+    pub const COMPLETED: &str = BookingStatus::Completed.as_str();
+    pub const CANCELLED: &str = BookingStatus::Cancelled.as_str();
+    pub const EXPIRED: &str = BookingStatus::Expired.as_str();
 }
 
 /// Why a booking was not made.

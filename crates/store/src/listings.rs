@@ -16,9 +16,11 @@ use crate::{Db, StoreError};
 
 pub type ListingRecord = listings::Model;
 
+/// The stored names of `domain::ListingStatus` (which owns them), for queries.
 pub mod listing_status {
-    pub const ACTIVE: &str = "active";
-    pub const DELISTED: &str = "delisted";
+    use domain::ListingStatus;
+    pub const ACTIVE: &str = ListingStatus::Active.as_str();
+    pub const DELISTED: &str = ListingStatus::Delisted.as_str();
 }
 
 fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {

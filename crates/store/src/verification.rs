@@ -18,12 +18,14 @@ pub type EventRecord = run_events::Model;
 pub type SigningKeyRecord = signing_keys::Model;
 pub type CellRecord = report_cells::Model;
 
+/// The stored names of `domain::RunStatus` (which owns them), for queries.
 pub mod run_status {
-    pub const QUEUED: &str = "queued";
-    pub const RUNNING: &str = "running";
-    pub const SUCCEEDED: &str = "succeeded";
-    pub const FAILED: &str = "failed";
-    pub const CANCELLED: &str = "cancelled";
+    use domain::RunStatus;
+    pub const QUEUED: &str = RunStatus::Queued.as_str();
+    pub const RUNNING: &str = RunStatus::Running.as_str();
+    pub const SUCCEEDED: &str = RunStatus::Succeeded.as_str();
+    pub const FAILED: &str = RunStatus::Failed.as_str();
+    pub const CANCELLED: &str = RunStatus::Cancelled.as_str();
 }
 
 #[derive(Debug, Clone)]

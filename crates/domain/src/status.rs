@@ -1,0 +1,204 @@
+//! The life cycles of bookings, verification runs and listings: each status, its name as
+//! stored and shown (the one place a status becomes text), and the moves allowed between them.
+//! An illegal move is an error, never a silent overwrite.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A move a life cycle does not allow, or a stored name that is no status.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StatusError {
+    #[error("a {kind} cannot go from {from} to {to}")]
+    Illegal {
+        kind: &'static str,
+        from: &'static str,
+        to: &'static str,
+    },
+    #[error("{0:?} is not a status")]
+    Unknown(String),
+}
+
+macro_rules! life_cycle {
+    (
+        $(#[$doc:meta])*
+        $name:ident, $kind:literal {
+            $($variant:ident => $text:literal),+ $(,)?
+        }
+        moves { $($from:ident => [$($to:ident),*]),* $(,)? }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The name as stored and shown.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            /// Whether the life cycle allows moving from `self` to `next`.
+            pub fn can_become(self, next: $name) -> bool {
+                match self {
+                    $($name::$from => matches!(next, $($name::$to)|*),)*
+                    #[allow(unreachable_patterns)]
+                    _ => false,
+                }
+            }
+
+            /// `next`, when the life cycle allows the move; otherwise why not.
+            pub fn transition(self, next: $name) -> Result<$name, StatusError> {
+                if self.can_become(next) {
+                    Ok(next)
+                } else {
+                    Err(StatusError::Illegal {
+                        kind: $kind,
+                        from: self.as_str(),
+                        to: next.as_str(),
+                    })
+                }
+            }
+
+            /// No move leads out of it.
+            pub fn is_final(self) -> bool {
+                !$name::ALL.iter().any(|next| self.can_become(*next))
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = StatusError;
+
+            fn from_str(raw: &str) -> Result<Self, Self::Err> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|s| s.as_str() == raw)
+                    .ok_or_else(|| StatusError::Unknown(raw.to_owned()))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+life_cycle! {
+    /// A booking: held while the renter pays, confirmed, in use, then over one way or another.
+    BookingStatus, "booking" {
+        PendingPayment => "pending_payment",
+        Confirmed => "confirmed",
+        Active => "active",
+        Completed => "completed",
+        Cancelled => "cancelled",
+        Expired => "expired",
+    }
+    moves {
+        // Paid; or the hold ran out or the payment failed; or the renter cancelled.
+        PendingPayment => [Confirmed, Expired, Cancelled],
+        // Its start came (or its whole interval passed between two sweeps); or cancelled.
+        Confirmed => [Active, Completed, Cancelled],
+        Active => [Completed, Cancelled],
+    }
+}
+
+impl BookingStatus {
+    /// Whether a booking in this status holds its GPUs.
+    pub fn holds_capacity(self) -> bool {
+        matches!(self, Self::PendingPayment | Self::Confirmed | Self::Active)
+    }
+}
+
+life_cycle! {
+    /// A verification run: waiting for a worker, measured, then over.
+    RunStatus, "verification run" {
+        Queued => "queued",
+        Running => "running",
+        Succeeded => "succeeded",
+        Failed => "failed",
+        Cancelled => "cancelled",
+    }
+    moves {
+        Queued => [Running, Cancelled],
+        // A worker that stops (or loses its lease) gives the run back to the queue.
+        Running => [Succeeded, Failed, Cancelled, Queued],
+    }
+}
+
+life_cycle! {
+    /// A listing: searchable and bookable until its provider delists it.
+    ListingStatus, "listing" {
+        Active => "active",
+        Delisted => "delisted",
+    }
+    moves {
+        Active => [Delisted],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for status in BookingStatus::ALL {
+            assert_eq!(status.as_str().parse::<BookingStatus>().unwrap(), *status);
+        }
+        for status in RunStatus::ALL {
+            assert_eq!(status.to_string().parse::<RunStatus>().unwrap(), *status);
+        }
+        assert_eq!(
+            "paid".parse::<BookingStatus>().unwrap_err(),
+            StatusError::Unknown("paid".into())
+        );
+    }
+
+    #[test]
+    fn bookings_move_only_forward() {
+        use BookingStatus::*;
+        assert_eq!(PendingPayment.transition(Confirmed), Ok(Confirmed));
+        assert!(Confirmed.can_become(Cancelled));
+        let err = Cancelled.transition(Confirmed).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a booking cannot go from cancelled to confirmed"
+        );
+        assert!(
+            !Expired.can_become(Confirmed),
+            "a released hold stays released"
+        );
+        assert!(
+            !Completed.can_become(Cancelled),
+            "nothing to cancel once over"
+        );
+        assert!(!Active.can_become(PendingPayment));
+        for status in [Completed, Cancelled, Expired] {
+            assert!(status.is_final() && !status.holds_capacity());
+        }
+        for status in [PendingPayment, Confirmed, Active] {
+            assert!(!status.is_final() && status.holds_capacity());
+        }
+    }
+
+    #[test]
+    fn runs_and_listings_follow_their_life_cycles() {
+        use RunStatus::*;
+        assert!(Queued.can_become(Running) && Running.can_become(Queued));
+        assert!(!Succeeded.can_become(Running));
+        assert!(
+            !Queued.can_become(Succeeded),
+            "a run is measured before it succeeds"
+        );
+        assert!(Failed.is_final() && Cancelled.is_final());
+        assert!(ListingStatus::Active.can_become(ListingStatus::Delisted));
+        assert!(!ListingStatus::Delisted.can_become(ListingStatus::Active));
+    }
+}
