@@ -9,9 +9,9 @@
 use std::sync::Arc;
 
 use chrono::Utc;
+use payments::events::{ChargeFacts, IntentFacts, PaymentEvent};
 use payments::{Charge, GatewayError, PaymentGateway, RefundRequest};
 use secrecy::ExposeSecret;
-use serde_json::Value;
 use store::{BookingRecord, LedgerRecord, ListingRecord, NewLedgerEntry, ledger_kind};
 use uuid::Uuid;
 
@@ -391,72 +391,71 @@ impl App {
             Utc::now().timestamp(),
         )
         .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
-        let event: Value = serde_json::from_slice(payload)
-            .map_err(|e| AppError::InvalidSignature(format!("the event is not JSON: {e}")))?;
-        let (Some(id), Some(kind)) = (event["id"].as_str(), event["type"].as_str()) else {
-            return Err(AppError::InvalidSignature(
-                "the event has no id or type".into(),
-            ));
-        };
-        if self.db().event_processed(id).await? {
+        let event = payments::events::parse(payload)
+            .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
+        if self.db().event_processed(&event.id).await? {
             return Ok(WebhookOutcome::Duplicate);
         }
-        let object = &event["data"]["object"];
-        let outcome = match kind {
-            "payment_intent.succeeded" => self.intent_succeeded(object).await?,
-            "payment_intent.payment_failed" | "payment_intent.canceled" => {
-                self.intent_failed(object).await?
-            }
-            "charge.refunded" => self.charge_refunded(object).await?,
-            "account.updated" => {
-                if let Some(account) = object["id"].as_str() {
-                    let flags = (
-                        object["charges_enabled"].as_bool().unwrap_or(false),
-                        object["payouts_enabled"].as_bool().unwrap_or(false),
-                    );
-                    self.db()
-                        .update_payout_account(account, flags, Utc::now())
-                        .await?;
-                }
+        let outcome = match &event.payment {
+            PaymentEvent::IntentSucceeded(intent) => self.intent_succeeded(intent).await?,
+            PaymentEvent::IntentFailed(intent) => self.intent_failed(intent).await?,
+            PaymentEvent::ChargeRefunded(charge) => self.charge_refunded(charge).await?,
+            PaymentEvent::AccountUpdated {
+                account,
+                charges_enabled,
+                payouts_enabled,
+            } => {
+                self.db()
+                    .update_payout_account(
+                        account,
+                        (*charges_enabled, *payouts_enabled),
+                        Utc::now(),
+                    )
+                    .await?;
                 WebhookOutcome::Processed
             }
-            _ => WebhookOutcome::Ignored,
+            PaymentEvent::Other => WebhookOutcome::Ignored,
         };
         // Processing is idempotent (conditional updates, one ledger row per object), so a
         // delivery racing this one does no harm; marking afterwards means a failure above
         // leaves the event to Stripe's retry.
-        if !self.db().mark_event_processed(id, kind, Utc::now()).await? {
+        if !self
+            .db()
+            .mark_event_processed(&event.id, &event.kind, Utc::now())
+            .await?
+        {
             return Ok(WebhookOutcome::Duplicate);
         }
         Ok(outcome)
     }
 
-    async fn booking_of_intent(&self, object: &Value) -> Result<Option<BookingRecord>, AppError> {
-        let Some(intent) = object["id"].as_str() else {
-            return Ok(None);
-        };
-        if let Some(found) = self.db().booking_by_intent(intent).await? {
+    async fn booking_of_intent(
+        &self,
+        intent: &IntentFacts,
+    ) -> Result<Option<BookingRecord>, AppError> {
+        if let Some(found) = self.db().booking_by_intent(&intent.intent).await? {
             return Ok(Some(found));
         }
         // The webhook may outrun the answer to the create call: find it by its metadata.
-        let by_metadata = object["metadata"]["booking_id"]
-            .as_str()
-            .and_then(|id| id.parse::<Uuid>().ok());
-        match by_metadata {
+        match intent
+            .booking_id
+            .as_deref()
+            .and_then(|id| id.parse::<Uuid>().ok())
+        {
             Some(id) => Ok(self.db().booking_by_id(id).await?),
             None => Ok(None),
         }
     }
 
-    async fn intent_succeeded(&self, object: &Value) -> Result<WebhookOutcome, AppError> {
-        let Some(booking) = self.booking_of_intent(object).await? else {
-            tracing::warn!(intent = ?object["id"], "payment for no known booking");
+    async fn intent_succeeded(&self, facts: &IntentFacts) -> Result<WebhookOutcome, AppError> {
+        let Some(booking) = self.booking_of_intent(facts).await? else {
+            tracing::warn!(intent = %facts.intent, "payment for no known booking");
             return Ok(WebhookOutcome::Ignored);
         };
-        let intent = object["id"].as_str().unwrap_or_default().to_owned();
-        let amount = object["amount"].as_i64().unwrap_or(booking.price_amount);
-        let fee = object["application_fee_amount"]
-            .as_i64()
+        let intent = facts.intent.clone();
+        let amount = facts.amount.unwrap_or(booking.price_amount);
+        let fee = facts
+            .application_fee_amount
             .or(booking.platform_fee_amount)
             .unwrap_or_default();
         let listing = self.listing(booking.listing_id).await?.record;
@@ -500,20 +499,18 @@ impl App {
         Ok(WebhookOutcome::Processed)
     }
 
-    async fn intent_failed(&self, object: &Value) -> Result<WebhookOutcome, AppError> {
-        let Some(booking) = self.booking_of_intent(object).await? else {
+    async fn intent_failed(&self, facts: &IntentFacts) -> Result<WebhookOutcome, AppError> {
+        let Some(booking) = self.booking_of_intent(facts).await? else {
             return Ok(WebhookOutcome::Ignored);
         };
-        let reason = object["last_payment_error"]["message"]
-            .as_str()
-            .unwrap_or("the payment failed");
+        let reason = facts.failure.as_deref().unwrap_or("the payment failed");
         let why = format!("payment failed: {reason}");
         if self.db().payment_failed(booking.id, &why, true).await? {
             // Released: make sure it cannot be paid any more.
-            if let (Some(gateway), Some(intent)) = (self.payments(), object["id"].as_str())
-                && object["status"].as_str() != Some("canceled")
+            if let Some(gateway) = self.payments()
+                && facts.status.as_deref() != Some("canceled")
                 && let Err(e) = gateway
-                    .cancel_intent(intent, &format!("booking-{}-cancel", booking.id))
+                    .cancel_intent(&facts.intent, &format!("booking-{}-cancel", booking.id))
                     .await
             {
                 tracing::warn!(booking = %booking.id, error = %e, "cancelling a failed PaymentIntent failed");
@@ -522,8 +519,8 @@ impl App {
         Ok(WebhookOutcome::Processed)
     }
 
-    async fn charge_refunded(&self, object: &Value) -> Result<WebhookOutcome, AppError> {
-        let Some(intent) = object["payment_intent"].as_str() else {
+    async fn charge_refunded(&self, facts: &ChargeFacts) -> Result<WebhookOutcome, AppError> {
+        let Some(intent) = facts.intent.as_deref() else {
             return Ok(WebhookOutcome::Ignored);
         };
         let Some(booking) = self.db().booking_by_intent(intent).await? else {
@@ -531,34 +528,29 @@ impl App {
         };
         let listing = self.listing(booking.listing_id).await?.record;
         let mut rows = Vec::new();
-        match object["refunds"]["data"].as_array() {
-            Some(refunds) if !refunds.is_empty() => {
-                for r in refunds {
-                    if let (Some(id), Some(amount)) = (r["id"].as_str(), r["amount"].as_i64()) {
-                        rows.extend(Self::refund_rows(&booking, listing.org_id, id, amount));
-                    }
-                }
+        if facts.refunds.is_empty() {
+            // Without the list, what is new is the refunded total minus what is recorded.
+            let total = facts.amount_refunded;
+            let recorded: i64 = self
+                .db()
+                .ledger_of_booking(booking.id)
+                .await?
+                .iter()
+                .filter(|e| e.kind == ledger_kind::REFUND)
+                .map(|e| -e.amount)
+                .sum();
+            if total > recorded {
+                let key = format!("{}:{total}", facts.charge);
+                rows.extend(Self::refund_rows(
+                    &booking,
+                    listing.org_id,
+                    &key,
+                    total - recorded,
+                ));
             }
-            _ => {
-                // Without the list, what is new is the refunded total minus what is recorded.
-                let total = object["amount_refunded"].as_i64().unwrap_or(0);
-                let recorded: i64 = self
-                    .db()
-                    .ledger_of_booking(booking.id)
-                    .await?
-                    .iter()
-                    .filter(|e| e.kind == ledger_kind::REFUND)
-                    .map(|e| -e.amount)
-                    .sum();
-                if total > recorded {
-                    let key = format!("{}:{total}", object["id"].as_str().unwrap_or(intent));
-                    rows.extend(Self::refund_rows(
-                        &booking,
-                        listing.org_id,
-                        &key,
-                        total - recorded,
-                    ));
-                }
+        } else {
+            for (id, amount) in &facts.refunds {
+                rows.extend(Self::refund_rows(&booking, listing.org_id, id, *amount));
             }
         }
         self.db().record_ledger(&rows, Utc::now()).await?;

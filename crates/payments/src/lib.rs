@@ -7,6 +7,7 @@
 //! [`webhook`] checks `Stripe-Signature`; [`testing`] (feature `testing`) is a local server
 //! that speaks Stripe's wire format and records what it received.
 
+pub mod events;
 pub mod webhook;
 
 #[cfg(feature = "testing")]

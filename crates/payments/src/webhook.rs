@@ -34,13 +34,7 @@ fn mac(secret: &str, timestamp: i64, payload: &[u8]) -> Hmac<Sha256> {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    hex::decode(text).ok()
 }
 
 /// Checks `header` over the raw `payload` at `now` (Unix seconds).
