@@ -189,10 +189,7 @@ async fn serve(config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
     let app = app::App::build(config, true)
         .await
         .context("starting the application")?;
-    let backend = match app.db().backend() {
-        app::Backend::Postgres => "postgres",
-        app::Backend::Sqlite => "sqlite",
-    };
+    let backend = app.backend_name();
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let server = api::Application::build(app.clone(), workers)
         .with_context(|| format!("listening on {}", app.config().listen))?;
@@ -247,17 +244,14 @@ async fn simulate(
 }
 
 async fn migrate(config: app::Config) -> anyhow::Result<ExitCode> {
-    let db = store::Db::connect(config.database_url())
+    let applied = app::maintenance::migrate(config.database_url())
         .await
-        .context("connecting to the database")?;
-    db.migrate().await.context("applying migrations")?;
-    let applied = db.applied_migrations().await?;
+        .context("applying migrations")?;
     tracing::info!(
         count = applied.len(),
         latest = applied.last().map(String::as_str).unwrap_or("none"),
         "migrations applied"
     );
-    db.close().await?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -19,24 +19,20 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
     let engine_url = format!("http://{}", engine.local_addr());
     tokio::spawn(engine.run());
 
-    let user = match app
+    let caller = match app
         .register(DEMO_EMAIL, DEMO_PASSWORD, "Demo Provider")
         .await
     {
-        Ok((user, _)) => user.id,
+        Ok((user, _)) => Caller {
+            user_id: user.id,
+            via: Credential::AccessToken,
+        },
+        // A demo database from an earlier start: the demo provider signs in again.
         Err(app::AppError::EmailTaken) => {
-            let email = domain::Email::parse(DEMO_EMAIL)?;
-            app.db()
-                .user_by_email(&email)
-                .await?
-                .context("the demo user vanished")?
-                .id
+            let tokens = app.login(DEMO_EMAIL, DEMO_PASSWORD).await?;
+            app.authenticate(&tokens.access_token).await?
         }
         Err(e) => return Err(e.into()),
-    };
-    let caller = Caller {
-        user_id: user,
-        via: Credential::AccessToken,
     };
     let org = match app
         .my_orgs(caller)
@@ -76,10 +72,10 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
         )
         .await?;
     let run = app
-        .request_verification(caller, listing.record.id, "quick")
+        .request_verification(caller, listing.id, "quick")
         .await?;
     let base = format!("http://{api}");
-    let listing_id = listing.record.id;
+    let listing_id = listing.id;
     println!(
         "\ngpumarket demo\n\
          \x20 simulated engine:  {engine_url}  (RTX 3060 profile, real time)\n\

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use app::maintenance::{CELLS, GPU_MODELS, REGIONS, Rng};
 use chrono::Utc;
 use secrecy::SecretString;
-use store::synthetic::{CELLS, GPU_MODELS, REGIONS, Rng};
 
 #[derive(Debug, clap::Args)]
 pub struct SearchBenchArgs {
@@ -156,29 +156,22 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
         Some(url) => url.clone(),
         None => format!("sqlite://{}/search-bench.db", dir.path().display()),
     };
-    let db = store::Db::connect(&url).await.context("connecting")?;
-    db.migrate().await.context("migrating")?;
-    let present = db.count_listings().await?;
-    if present < args.listings {
-        let missing = args.listings - present;
-        println!("loading {missing} synthetic listings …");
-        let started = Instant::now();
-        let loaded = db
-            .load_synthetic(missing, args.seed, 5000)
-            .await
-            .context("loading")?;
+    println!("preparing {} synthetic listings …", args.listings);
+    let started = Instant::now();
+    let market = app::maintenance::synthetic_marketplace(&url, args.listings, args.seed)
+        .await
+        .context("loading the synthetic marketplace")?;
+    if market.loaded_listings > 0 {
         println!(
             "loaded {} listings ({} verified, {} cells, {} bookings) in {:.1} s",
-            loaded.listings,
-            loaded.verified,
-            loaded.cells,
-            loaded.bookings,
+            market.loaded_listings,
+            market.loaded_verified,
+            market.loaded_cells,
+            market.loaded_bookings,
             started.elapsed().as_secs_f64()
         );
     }
-    db.analyze().await.context("updating planner statistics")?;
-    let backend = db.backend();
-    db.close().await?;
+    let backend = market.backend;
 
     let config = app::Config {
         listen: "127.0.0.1:0".to_owned(),

@@ -833,3 +833,62 @@ async fn serve_demo_verifies_its_listing_within_a_minute() {
         .unwrap();
     assert!(close(single, 40.3, 0.10), "{single}");
 }
+
+/// Boundaries that hold: the HTTP layer, the worker and the binary work through `app` (its
+/// read models and use cases) and `domain`, never the store, sea-orm, or app's database,
+/// dispatcher and Redis handles (which only app's own integration tests reach, through its
+/// `testing` feature). A renamed column cannot break them.
+#[test]
+fn api_worker_and_binary_name_no_store_item() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for dir in ["crates/api/src", "crates/worker/src", "src"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 20, "{files:?}");
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for forbidden in [
+            "store::",
+            "sea_orm::",
+            ".db()",
+            ".dispatcher()",
+            ".notifier()",
+            ".redis()",
+        ] {
+            assert!(
+                !text.contains(forbidden),
+                "{} names `{forbidden}`: go through app",
+                file.display()
+            );
+        }
+    }
+    for manifest in [
+        "crates/api/Cargo.toml",
+        "crates/worker/Cargo.toml",
+        "Cargo.toml",
+    ] {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        let package = text.find("[package]").unwrap_or(0);
+        let deps = text[package..]
+            .split("\n[")
+            .find(|section| section.starts_with("dependencies]"))
+            .unwrap_or_default();
+        for line in deps.lines().skip(1) {
+            assert!(
+                !(line.starts_with("store") || line.starts_with("sea-orm")),
+                "{manifest} depends on the store: {line}"
+            );
+        }
+    }
+}

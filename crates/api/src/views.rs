@@ -211,23 +211,23 @@ pub struct AccessView {
 }
 
 impl AccessView {
-    pub fn of(r: &app::ListingRecord, with_details: bool) -> Self {
-        let ssh = r.ssh().map(|(host, port, user)| SshView {
-            host: host.to_owned(),
-            port: i64::from(port),
-            user: user.to_owned(),
+    pub fn of(r: &app::listings::Listing, with_details: bool) -> Self {
+        let ssh = r.ssh.as_ref().map(|ssh| SshView {
+            host: ssh.host.clone(),
+            port: i64::from(ssh.port),
+            user: ssh.user.clone(),
         });
         let mut methods = Vec::new();
         if ssh.is_some() {
             methods.push("ssh");
         }
-        if r.access_https_url.is_some() {
+        if r.https_url.is_some() {
             methods.push("https");
         }
         Self {
             methods,
             ssh: ssh.filter(|_| with_details),
-            https_url: r.access_https_url.clone().filter(|_| with_details),
+            https_url: r.https_url.clone().filter(|_| with_details),
         }
     }
 }
@@ -268,9 +268,9 @@ impl ListingView {
     /// and the access details.
     pub fn new(listing: app::listings::Listing, with_endpoint: bool) -> Self {
         let now = Utc::now();
-        let access = AccessView::of(&listing.record, with_endpoint);
+        let access = AccessView::of(&listing, with_endpoint);
         let age = listing.verification_age_s(now);
-        let r = listing.record;
+        let r = listing;
         let verification = match (r.latest_report_id, r.verified_at) {
             (Some(report_id), Some(verified_at)) => Some(VerificationSummaryView {
                 report_id,
@@ -294,20 +294,20 @@ impl ListingView {
             },
             region: r.region,
             price: PriceView {
-                amount_per_gpu_hour: r.price_amount,
-                currency: r.currency,
+                amount_per_gpu_hour: r.price.minor(),
+                currency: r.price.currency().code().to_owned(),
             },
             engine: EngineView {
                 base_url: with_endpoint.then_some(r.engine_base_url),
                 model: r.engine_model,
-                has_api_key: r.engine_api_key.is_some(),
+                has_api_key: r.has_engine_api_key,
             },
             availability: AvailabilityWindowView {
                 from: r.available_from,
                 until: r.available_until,
             },
             access,
-            status: r.status,
+            status: r.status.as_str().to_owned(),
             verified: verification.is_some(),
             verification,
             created_at: r.created_at,
@@ -333,14 +333,14 @@ pub struct RunView {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
-impl From<app::RunRecord> for RunView {
-    fn from(r: app::RunRecord) -> Self {
+impl From<app::verification::Run> for RunView {
+    fn from(r: app::verification::Run) -> Self {
         Self {
             id: r.id,
             listing_id: r.listing_id,
             org_id: r.org_id,
             profile: r.profile,
-            status: r.status,
+            status: r.status.as_str().to_owned(),
             attempts: r.attempts,
             failure_reason: r.failure_reason,
             report_id: r.report_id,
@@ -370,15 +370,15 @@ pub struct ReportView {
 impl From<app::reports::StoredReport> for ReportView {
     fn from(r: app::reports::StoredReport) -> Self {
         Self {
-            id: r.record.id,
-            listing_id: r.record.listing_id,
-            run_id: r.record.run_id,
-            org_id: r.record.org_id,
-            compliant: r.record.compliant,
-            key_id: r.record.key_id,
+            id: r.id,
+            listing_id: r.listing_id,
+            run_id: r.run_id,
+            org_id: r.org_id,
+            compliant: r.compliant,
+            key_id: r.key_id,
             envelope: r.envelope,
             summary: r.summary,
-            created_at: r.record.created_at,
+            created_at: r.created_at,
         }
     }
 }
@@ -427,34 +427,32 @@ pub struct BookingView {
     pub created_at: DateTime<Utc>,
 }
 
-impl From<app::BookingRecord> for BookingView {
-    fn from(b: app::BookingRecord) -> Self {
-        let awaiting_payment = b.status == app::store_status::PENDING_PAYMENT;
+impl From<app::bookings::Booking> for BookingView {
+    fn from(b: app::bookings::Booking) -> Self {
+        let awaiting_payment = b.status == app::BookingStatus::PendingPayment;
+        let money = |m: app::Money| MoneyView {
+            amount: m.minor(),
+            currency: m.currency().code().to_owned(),
+        };
         Self {
             id: b.id,
             listing_id: b.listing_id,
             renter_id: b.renter_id,
-            status: b.status,
+            status: b.status.as_str().to_owned(),
             gpu_count: b.gpu_count,
             starts_at: b.starts_at,
             ends_at: b.ends_at,
-            price: MoneyView {
-                amount: b.price_amount,
-                currency: b.currency.clone(),
-            },
+            price: money(b.price),
             payment: PaymentView {
                 provider: b.payment_provider.unwrap_or_else(|| "none".to_owned()),
                 payment_intent_id: b.payment_intent_id,
                 client_secret: b.client_secret.filter(|_| awaiting_payment),
-                amount: b.price_amount,
-                currency: b.currency.clone(),
-                platform_fee: b.platform_fee_amount,
+                amount: b.price.minor(),
+                currency: b.price.currency().code().to_owned(),
+                platform_fee: b.platform_fee.map(|fee| fee.minor()),
                 error: b.payment_error,
             },
-            refund: b.refund_amount.map(|amount| MoneyView {
-                amount,
-                currency: b.currency,
-            }),
+            refund: b.refund.map(money),
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
         }

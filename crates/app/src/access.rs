@@ -11,7 +11,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use store::{BookingRecord, ListingRecord, booking_status};
+use store::{BookingRecord, booking_status};
 use uuid::Uuid;
 
 use crate::jwt::{Hs256, ISSUER};
@@ -77,8 +77,8 @@ impl AccessKeys {
 /// What the renter needs to use the machine.
 #[derive(Debug, Clone)]
 pub struct BookingAccess {
-    pub booking: BookingRecord,
-    pub listing: ListingRecord,
+    pub booking: crate::bookings::Booking,
+    pub listing: crate::listings::Listing,
     /// A bearer token the machine accepts from `starts_at` to `ends_at`.
     pub token: String,
 }
@@ -116,7 +116,7 @@ impl App {
         caller: Caller,
         id: Uuid,
     ) -> Result<BookingAccess, AppError> {
-        let booking = self.booking(caller, id).await?;
+        let booking = self.booking_record(caller, id).await?;
         if booking.renter_id != caller.user_id.as_uuid() {
             return Err(AppError::Forbidden(
                 "only the booking's renter gets access to the machine".into(),
@@ -128,11 +128,11 @@ impl App {
         ) {
             return Err(AppError::BookingNotActive(booking.status));
         }
-        let listing = self.listing(booking.listing_id).await?.record;
+        let listing = self.listing_record(booking.listing_id).await?;
         let token = self.tokens().access.issue(&booking, Utc::now())?;
         Ok(BookingAccess {
-            booking,
-            listing,
+            booking: booking.try_into()?,
+            listing: listing.try_into()?,
             token,
         })
     }
@@ -156,7 +156,7 @@ impl App {
         let listing = self.listing(booking.listing_id).await?;
         if self
             .db()
-            .role_in_org(listing.org_id(), caller.user_id)
+            .role_in_org(listing.org(), caller.user_id)
             .await?
             .is_none()
         {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use domain::ValidationError;
 use domain::booking::{self, Interval};
 use sha2::{Digest, Sha256};
-use store::{BookingError, BookingRecord, Sweep, booking_status};
+use store::{BookingError, BookingRecord, booking_status};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
@@ -35,10 +35,82 @@ impl BookingRequest<'_> {
     }
 }
 
+/// A booking as `app` hands it out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Booking {
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub renter_id: Uuid,
+    pub status: domain::BookingStatus,
+    pub gpu_count: i32,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    /// Fixed at booking time from the listing's price.
+    pub price: domain::Money,
+    /// `stripe`, or `None` when payments are not taken.
+    pub payment_provider: Option<String>,
+    pub payment_intent_id: Option<String>,
+    /// For the renter to pay with; shown only while the booking waits for its payment.
+    pub client_secret: Option<String>,
+    pub platform_fee: Option<domain::Money>,
+    pub payment_error: Option<String>,
+    pub refund: Option<domain::Money>,
+    pub cancelled_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl TryFrom<BookingRecord> for Booking {
+    type Error = AppError;
+
+    fn try_from(b: BookingRecord) -> Result<Self, AppError> {
+        let price = stored_money(b.price_amount, &b.currency)?;
+        let status = b
+            .status
+            .parse()
+            .map_err(|e| AppError::Internal(format!("stored booking {}: {e}", b.id)))?;
+        Ok(Self {
+            id: b.id,
+            listing_id: b.listing_id,
+            renter_id: b.renter_id,
+            status,
+            gpu_count: b.gpu_count,
+            starts_at: b.starts_at,
+            ends_at: b.ends_at,
+            price,
+            payment_provider: b.payment_provider,
+            payment_intent_id: b.payment_intent_id,
+            client_secret: b.client_secret,
+            platform_fee: b.platform_fee_amount.map(|fee| price.with_minor(fee)),
+            payment_error: b.payment_error,
+            refund: b.refund_amount.map(|refund| price.with_minor(refund)),
+            cancelled_at: b.cancelled_at,
+            created_at: b.created_at,
+        })
+    }
+}
+
+fn bookings(records: Vec<BookingRecord>) -> Result<Vec<Booking>, AppError> {
+    records.into_iter().map(Booking::try_from).collect()
+}
+
+/// What one sweep of bookings did: holds expired, bookings started, bookings ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SweepSummary {
+    pub expired: usize,
+    pub activated: u64,
+    pub completed: u64,
+}
+
+impl SweepSummary {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
 /// A booking made, or found again by its idempotency key.
 #[derive(Debug, Clone)]
 pub struct Booked {
-    pub booking: BookingRecord,
+    pub booking: Booking,
     /// The key had been used for this same request: nothing new was booked.
     pub replayed: bool,
 }
@@ -64,7 +136,7 @@ impl App {
         }
         let now = Utc::now();
         let interval = Interval::new(request.starts_at, request.ends_at, now)?;
-        let listing = self.listing(request.listing_id).await?.record;
+        let listing = self.listing_record(request.listing_id).await?;
         if request.gpu_count < 1 || request.gpu_count > i64::from(listing.gpu_count) {
             return Err(ValidationError::new(
                 "gpu_count",
@@ -126,7 +198,7 @@ impl App {
                     }
                 };
                 Ok(Booked {
-                    booking,
+                    booking: Booking::try_from(booking)?,
                     replayed: false,
                 })
             }
@@ -163,7 +235,7 @@ impl App {
     ) -> Result<Option<Booked>, AppError> {
         match self.db().booking_by_key(renter, key).await? {
             Some(existing) if existing.request_hash == fingerprint => Ok(Some(Booked {
-                booking: existing,
+                booking: Booking::try_from(existing)?,
                 replayed: true,
             })),
             Some(_) => Err(AppError::IdempotencyKeyReused),
@@ -173,7 +245,15 @@ impl App {
 
     /// A booking, for its renter and for members of the provider organisation. Anyone else
     /// is told it does not exist.
-    pub async fn booking(&self, caller: Caller, id: Uuid) -> Result<BookingRecord, AppError> {
+    pub async fn booking(&self, caller: Caller, id: Uuid) -> Result<Booking, AppError> {
+        Booking::try_from(self.booking_record(caller, id).await?)
+    }
+
+    pub(crate) async fn booking_record(
+        &self,
+        caller: Caller,
+        id: Uuid,
+    ) -> Result<BookingRecord, AppError> {
         let booking = self
             .db()
             .booking_by_id(id)
@@ -183,11 +263,7 @@ impl App {
             return Ok(booking);
         }
         let listing = self.listing(booking.listing_id).await?;
-        match self
-            .db()
-            .role_in_org(listing.org_id(), caller.user_id)
-            .await?
-        {
+        match self.db().role_in_org(listing.org(), caller.user_id).await? {
             Some(_) => Ok(booking),
             None => Err(AppError::NotFound("booking")),
         }
@@ -195,11 +271,7 @@ impl App {
 
     /// Cancels the caller's booking, freeing its capacity; the refund due follows the rule
     /// (all of it before the start, the unused share after).
-    pub async fn cancel_booking(
-        &self,
-        caller: Caller,
-        id: Uuid,
-    ) -> Result<BookingRecord, AppError> {
+    pub async fn cancel_booking(&self, caller: Caller, id: Uuid) -> Result<Booking, AppError> {
         let booking = self
             .db()
             .booking_by_id(id)
@@ -235,10 +307,12 @@ impl App {
         if !cancelled {
             return Err(AppError::BookingNotCancellable(booking.status));
         }
-        self.db()
-            .booking_by_id(id)
-            .await?
-            .ok_or(AppError::NotFound("booking"))
+        Booking::try_from(
+            self.db()
+                .booking_by_id(id)
+                .await?
+                .ok_or(AppError::NotFound("booking"))?,
+        )
     }
 
     /// The caller's bookings as a renter, newest first; `before` continues a listing.
@@ -247,11 +321,12 @@ impl App {
         caller: Caller,
         before: Option<Uuid>,
         limit: u64,
-    ) -> Result<Vec<BookingRecord>, AppError> {
-        Ok(self
-            .db()
-            .bookings_of_renter(caller.user_id.as_uuid(), before, limit)
-            .await?)
+    ) -> Result<Vec<Booking>, AppError> {
+        bookings(
+            self.db()
+                .bookings_of_renter(caller.user_id.as_uuid(), before, limit)
+                .await?,
+        )
     }
 
     /// Bookings of a listing, for members of its organisation.
@@ -261,22 +336,27 @@ impl App {
         listing: Uuid,
         before: Option<Uuid>,
         limit: u64,
-    ) -> Result<Vec<BookingRecord>, AppError> {
+    ) -> Result<Vec<Booking>, AppError> {
         let found = self.listing(listing).await?;
-        self.require_role(caller, found.org_id(), domain::Role::Member)
+        self.require_role(caller, found.org(), domain::Role::Member)
             .await?;
-        Ok(self
-            .db()
-            .bookings_of_listing(listing, before, limit)
-            .await?)
+        bookings(
+            self.db()
+                .bookings_of_listing(listing, before, limit)
+                .await?,
+        )
     }
 
     /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).
     /// Expired holds' PaymentIntents are cancelled so they can no longer be paid.
-    pub async fn sweep_bookings(&self) -> Result<Sweep, AppError> {
+    pub async fn sweep_bookings(&self) -> Result<SweepSummary, AppError> {
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
-        Ok(sweep)
+        Ok(SweepSummary {
+            expired: sweep.expired.len(),
+            activated: sweep.activated,
+            completed: sweep.completed,
+        })
     }
 }
 /// An amount as stored, with its currency; a stored code we do not know is a fault of ours.

@@ -12,6 +12,7 @@ mod error;
 pub mod health;
 mod jwt;
 pub mod listings;
+pub mod maintenance;
 pub mod orgs;
 pub mod payments;
 pub mod reports;
@@ -25,12 +26,9 @@ use std::sync::Arc;
 use domain::{ApiKeyId, UserId};
 
 pub use config::{Config, LogFormat};
+pub use domain::{BookingStatus, Money, RunStatus};
 pub use error::AppError;
-pub use queue;
-pub use store::{
-    Backend, BookingRecord, Db, LedgerRecord, ListingHit, ListingRecord, RunRecord, Sweep,
-    booking_status as store_status,
-};
+use store::Db;
 
 /// Everything the use cases share. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -90,6 +88,14 @@ impl App {
         })
     }
 
+    /// The database. Private to the use cases; integration tests reach it with the
+    /// `testing` feature to arrange states no route makes.
+    #[cfg(not(feature = "testing"))]
+    pub(crate) fn db(&self) -> &Db {
+        &self.inner.db
+    }
+
+    #[cfg(feature = "testing")]
     pub fn db(&self) -> &Db {
         &self.inner.db
     }
@@ -102,6 +108,12 @@ impl App {
         &self.inner.tokens
     }
 
+    #[cfg(not(feature = "testing"))]
+    pub(crate) fn redis(&self) -> Option<&queue::Redis> {
+        self.inner.redis.as_ref()
+    }
+
+    #[cfg(feature = "testing")]
     pub fn redis(&self) -> Option<&queue::Redis> {
         self.inner.redis.as_ref()
     }
@@ -110,11 +122,17 @@ impl App {
         &self.inner.signer
     }
 
+    #[cfg(not(feature = "testing"))]
+    pub(crate) fn dispatcher(&self) -> &queue::Dispatcher {
+        &self.inner.dispatcher
+    }
+
+    #[cfg(feature = "testing")]
     pub fn dispatcher(&self) -> &queue::Dispatcher {
         &self.inner.dispatcher
     }
 
-    pub fn notifier(&self) -> &queue::Notifier {
+    pub(crate) fn notifier(&self) -> &queue::Notifier {
         &self.inner.notifier
     }
 }

@@ -5,28 +5,119 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
 use domain::booking::{MAX_BOOKING_DAYS, free_segments, peak_usage};
-use domain::{ListingInput, ListingSpec, OrgId, Role, SshInput, ValidationError};
+use domain::{
+    Currency, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh, SshInput,
+    ValidationError,
+};
 use serde::{Deserialize, Serialize};
 use store::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
 
-/// A listing as the API shows it.
-#[derive(Debug, Clone)]
+/// A listing as `app` hands it out: what it is, what it costs, how to reach it, and its
+/// latest verification. The engine's API key stays inside (only whether there is one).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Listing {
-    pub record: ListingRecord,
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub title: String,
+    pub gpu_model: String,
+    pub gpu_count: i32,
+    pub vram_gb: i32,
+    pub cpu_model: String,
+    pub ram_gb: i32,
+    pub region: String,
+    /// Per GPU-hour.
+    pub price: Money,
+    pub engine_base_url: String,
+    pub engine_model: String,
+    pub has_engine_api_key: bool,
+    pub status: ListingStatus,
+    pub latest_report_id: Option<Uuid>,
+    pub verified_at: Option<DateTime<Utc>>,
+    pub headline_total_tok_s: Option<f64>,
+    pub headline_per_request_tok_s: Option<f64>,
+    pub available_from: Option<DateTime<Utc>>,
+    pub available_until: Option<DateTime<Utc>>,
+    pub ssh: Option<Ssh>,
+    pub https_url: Option<String>,
+    pub created_at: DateTime<Utc>,
 }
 
 impl Listing {
-    pub fn org_id(&self) -> OrgId {
-        OrgId::from_uuid(self.record.org_id)
+    pub fn org(&self) -> OrgId {
+        OrgId::from_uuid(self.org_id)
     }
 
     /// Seconds since the latest compliant report.
     pub fn verification_age_s(&self, now: DateTime<Utc>) -> Option<i64> {
-        self.record.verified_at.map(|at| (now - at).num_seconds())
+        self.verified_at.map(|at| (now - at).num_seconds())
     }
+}
+
+impl TryFrom<ListingRecord> for Listing {
+    type Error = AppError;
+
+    fn try_from(r: ListingRecord) -> Result<Self, AppError> {
+        let stored = |what: &str, e: &dyn std::fmt::Display| {
+            AppError::Internal(format!("stored listing {}: {what}: {e}", r.id))
+        };
+        let currency: Currency = r.currency.parse().map_err(|e| stored("currency", &e))?;
+        let status: ListingStatus = r.status.parse().map_err(|e| stored("status", &e))?;
+        let ssh = r.ssh().map(|(host, port, user)| Ssh {
+            host: host.to_owned(),
+            port,
+            user: user.to_owned(),
+        });
+        Ok(Self {
+            id: r.id,
+            org_id: r.org_id,
+            title: r.title,
+            gpu_model: r.gpu_model,
+            gpu_count: r.gpu_count,
+            vram_gb: r.vram_gb,
+            cpu_model: r.cpu_model,
+            ram_gb: r.ram_gb,
+            region: r.region,
+            price: Money::new(r.price_amount, currency),
+            engine_base_url: r.engine_base_url,
+            engine_model: r.engine_model,
+            has_engine_api_key: r.engine_api_key.is_some(),
+            status,
+            latest_report_id: r.latest_report_id,
+            verified_at: r.verified_at,
+            headline_total_tok_s: r.headline_total_tok_s,
+            headline_per_request_tok_s: r.headline_per_request_tok_s,
+            available_from: r.available_from,
+            available_until: r.available_until,
+            ssh,
+            https_url: r.access_https_url,
+            created_at: r.created_at,
+        })
+    }
+}
+
+/// A listing found by a search, with the figures it was found and ordered by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub listing: Listing,
+    /// Total tok/s at the query's cell (or the best cell).
+    pub total_tok_s: Option<f64>,
+    pub price_per_mtok: Option<f64>,
+}
+
+fn hits(items: Vec<ListingHit>) -> Result<Vec<SearchHit>, AppError> {
+    items
+        .into_iter()
+        .map(|h| {
+            Ok(SearchHit {
+                listing: Listing::try_from(h.listing)?,
+                total_tok_s: h.total_tok_s,
+                price_per_mtok: h.price_per_mtok,
+            })
+        })
+        .collect()
 }
 
 /// A change to a listing: absent fields stay; for the optional ones, `Some(None)` clears.
@@ -74,14 +165,14 @@ pub struct SearchParams {
 /// One page of search results.
 #[derive(Debug, Clone)]
 pub struct SearchPage {
-    pub items: Vec<ListingHit>,
+    pub items: Vec<SearchHit>,
     pub next_cursor: Option<String>,
 }
 
 /// Free GPUs of a listing over time.
 #[derive(Debug, Clone)]
 pub struct Availability {
-    pub listing: ListingRecord,
+    pub listing: Listing,
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
     /// `(start, end, free_gpus)`, consecutive, covering `[from, to)`.
@@ -339,21 +430,25 @@ impl App {
             .db()
             .insert_listing(Uuid::now_v7(), org, &spec, Utc::now())
             .await?;
-        Ok(Listing { record })
+        Listing::try_from(record)
     }
 
     pub async fn listing(&self, id: Uuid) -> Result<Listing, AppError> {
+        Listing::try_from(self.listing_record(id).await?)
+    }
+
+    /// The listing as stored, for the use cases.
+    pub(crate) async fn listing_record(&self, id: Uuid) -> Result<ListingRecord, AppError> {
         self.db()
             .listing_by_id(id)
             .await?
-            .map(|record| Listing { record })
             .ok_or(AppError::NotFound("listing"))
     }
 
     /// The listing, when the caller is a member of its organisation.
-    async fn own_listing(&self, caller: Caller, id: Uuid) -> Result<Listing, AppError> {
-        let listing = self.listing(id).await?;
-        self.require_role(caller, listing.org_id(), Role::Member)
+    async fn own_listing(&self, caller: Caller, id: Uuid) -> Result<ListingRecord, AppError> {
+        let listing = self.listing_record(id).await?;
+        self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
         Ok(listing)
     }
@@ -367,17 +462,17 @@ impl App {
         patch: &ListingPatch,
     ) -> Result<Listing, AppError> {
         let listing = self.own_listing(caller, id).await?;
-        if listing.record.status != listing_status::ACTIVE {
+        if listing.status != listing_status::ACTIVE {
             return Err(AppError::ListingDelisted);
         }
-        let spec = ListingSpec::parse(&patch.apply(&listing.record))?;
-        let unverify = changes_what_was_measured(&listing.record, &spec);
+        let spec = ListingSpec::parse(&patch.apply(&listing))?;
+        let unverify = changes_what_was_measured(&listing, &spec);
         let record = self
             .db()
             .update_listing(id, &spec, unverify, Utc::now())
             .await?
             .ok_or(AppError::ListingDelisted)?;
-        Ok(Listing { record })
+        Listing::try_from(record)
     }
 
     /// Delists a listing (members of its organisation): it can no longer be found or booked.
@@ -396,7 +491,10 @@ impl App {
         let Some(needed) = capacity_check else {
             let items = self.db().search_listings(&query).await?;
             let next_cursor = next_cursor(&items, limit, query.sort);
-            return Ok(SearchPage { items, next_cursor });
+            return Ok(SearchPage {
+                items: hits(items)?,
+                next_cursor,
+            });
         };
         // Capacity over an interval is decided exactly, per machine, from its bookings: fetch
         // candidates a batch at a time and keep those with the GPUs free.
@@ -426,7 +524,7 @@ impl App {
                     if items.len() as u64 == limit {
                         let next = Some(encode_cursor(query.sort, after));
                         return Ok(SearchPage {
-                            items,
+                            items: hits(items)?,
                             next_cursor: next,
                         });
                     }
@@ -434,7 +532,7 @@ impl App {
             }
             if exhausted {
                 return Ok(SearchPage {
-                    items,
+                    items: hits(items)?,
                     next_cursor: None,
                 });
             }
@@ -442,7 +540,10 @@ impl App {
         // Many machines in a row were full: hand back what was found and where to go on.
         let sort = query.sort;
         let next_cursor = query.after.map(|after| encode_cursor(sort, after));
-        Ok(SearchPage { items, next_cursor })
+        Ok(SearchPage {
+            items: hits(items)?,
+            next_cursor,
+        })
     }
 
     /// Free GPUs of a listing over `[from, to)`, as segments. Public.
@@ -462,7 +563,7 @@ impl App {
             )
             .into());
         }
-        let listing = self.listing(id).await?.record;
+        let listing = self.listing_record(id).await?;
         let booked: Vec<_> = self
             .db()
             .holding_bookings(&[id], from, to, Utc::now())
@@ -483,7 +584,7 @@ impl App {
             to,
         );
         Ok(Availability {
-            listing,
+            listing: Listing::try_from(listing)?,
             from,
             to,
             segments,

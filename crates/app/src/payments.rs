@@ -58,9 +58,37 @@ pub enum WebhookOutcome {
 /// Money totals by currency.
 #[derive(Debug, Clone)]
 pub struct Statement {
-    pub entries: Vec<LedgerRecord>,
+    pub entries: Vec<LedgerEntry>,
     /// `(currency, amount)`, sorted by currency.
     pub totals: Vec<(String, i64)>,
+}
+
+/// One movement of money, as the ledger holds it (negative for money going back).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LedgerEntry {
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    /// `charge`, `fee`, `transfer`, `refund`, `fee_refund`, `transfer_reversal` or
+    /// `not_collected`.
+    pub kind: String,
+    pub amount: i64,
+    pub currency: String,
+    pub stripe_object_id: Option<String>,
+    pub created_at: chrono::DateTime<Utc>,
+}
+
+impl From<LedgerRecord> for LedgerEntry {
+    fn from(e: LedgerRecord) -> Self {
+        Self {
+            id: e.id,
+            booking_id: e.booking_id,
+            kind: e.kind,
+            amount: e.amount,
+            currency: e.currency,
+            stripe_object_id: e.stripe_object_id,
+            created_at: e.created_at,
+        }
+    }
 }
 
 fn statement(entries: Vec<LedgerRecord>, counts: &[&str]) -> Statement {
@@ -69,7 +97,7 @@ fn statement(entries: Vec<LedgerRecord>, counts: &[&str]) -> Statement {
         *totals.entry(e.currency.clone()).or_default() += e.amount;
     }
     Statement {
-        entries,
+        entries: entries.into_iter().map(LedgerEntry::from).collect(),
         totals: totals.into_iter().collect(),
     }
 }
@@ -307,7 +335,7 @@ impl App {
         refund: i64,
     ) -> Result<bool, AppError> {
         let gateway = self.gateway()?;
-        let listing = self.listing(booking.listing_id).await?.record;
+        let listing = self.listing_record(booking.listing_id).await?;
         let now = Utc::now();
         let Some(intent) = booking.payment_intent_id.clone() else {
             // The PaymentIntent was never created: nothing was or can be paid.
@@ -458,7 +486,7 @@ impl App {
             .application_fee_amount
             .or(booking.platform_fee_amount)
             .unwrap_or_default();
-        let listing = self.listing(booking.listing_id).await?.record;
+        let listing = self.listing_record(booking.listing_id).await?;
         let rows = Self::charge_rows(&booking, listing.org_id, &intent, amount, fee);
         if self
             .db()
@@ -526,7 +554,7 @@ impl App {
         let Some(booking) = self.db().booking_by_intent(intent).await? else {
             return Ok(WebhookOutcome::Ignored);
         };
-        let listing = self.listing(booking.listing_id).await?.record;
+        let listing = self.listing_record(booking.listing_id).await?;
         let mut rows = Vec::new();
         if facts.refunds.is_empty() {
             // Without the list, what is new is the refunded total minus what is recorded.

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use domain::Role;
+use domain::{OrgId, Role};
 use serde_json::{Value, json};
 use store::{RunRecord, StoreError, run_status};
 use tokio::sync::{mpsc, watch};
@@ -39,6 +39,97 @@ pub enum Outcome {
     LostLease,
 }
 
+/// One event of a run's log, in order (`seq`), for its live stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEvent {
+    pub seq: i32,
+    pub kind: String,
+    /// JSON text.
+    pub data: String,
+}
+
+/// Follows a run's event log from a position: what is new, and a wake-up when more comes
+/// (pub/sub where there is Redis, else in process), so a follower never polls blindly.
+#[derive(Debug)]
+pub struct RunFollower {
+    app: App,
+    run: Uuid,
+    after: i32,
+    subscription: queue::Subscription,
+    finished: bool,
+}
+
+impl RunFollower {
+    /// The events after the last one handed out (none when nothing is new).
+    pub async fn new_events(&mut self) -> Result<Vec<RunEvent>, AppError> {
+        let log = self.app.db().events_after(self.run, self.after).await?;
+        Ok(log
+            .into_iter()
+            .map(|e| {
+                self.after = e.seq;
+                if e.kind == event::FINISHED {
+                    self.finished = true;
+                }
+                RunEvent {
+                    seq: e.seq,
+                    kind: e.kind,
+                    data: e.data,
+                }
+            })
+            .collect())
+    }
+
+    /// Whether the run's final event was handed out.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Waits until more may have come, at most `wait`.
+    pub async fn wait(&mut self, wait: Duration) {
+        self.subscription.wait(wait).await;
+    }
+}
+
+/// A verification run as `app` hands it out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub org_id: Uuid,
+    /// `quick` or `standard`.
+    pub profile: String,
+    pub status: domain::RunStatus,
+    pub attempts: i32,
+    pub failure_reason: Option<String>,
+    pub report_id: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl TryFrom<RunRecord> for Run {
+    type Error = AppError;
+
+    fn try_from(r: RunRecord) -> Result<Self, AppError> {
+        Ok(Self {
+            status: r
+                .status
+                .parse()
+                .map_err(|e| AppError::Internal(format!("stored run {}: {e}", r.id)))?,
+            id: r.id,
+            listing_id: r.listing_id,
+            org_id: r.org_id,
+            profile: r.profile,
+            attempts: r.attempts,
+            failure_reason: r.failure_reason,
+            report_id: r.report_id,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+        })
+    }
+}
+
 impl App {
     /// Records a run for the listing and dispatches it. Members of the listing's
     /// organisation may ask.
@@ -47,14 +138,14 @@ impl App {
         caller: Caller,
         listing_id: Uuid,
         profile: &str,
-    ) -> Result<RunRecord, AppError> {
+    ) -> Result<Run, AppError> {
         if !PROFILES.contains(&profile) {
             return Err(
                 domain::ValidationError::new("profile", "must be `quick` or `standard`").into(),
             );
         }
-        let listing = self.listing(listing_id).await?;
-        self.require_role(caller, listing.org_id(), Role::Member)
+        let listing = self.listing_record(listing_id).await?;
+        self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
         let now = Utc::now();
         let run = self
@@ -62,7 +153,7 @@ impl App {
             .insert_run(RunRecord {
                 id: Uuid::now_v7(),
                 listing_id,
-                org_id: listing.record.org_id,
+                org_id: listing.org_id,
                 requested_by: caller.user_id.as_uuid(),
                 profile: profile.to_owned(),
                 status: run_status::QUEUED.to_owned(),
@@ -86,16 +177,12 @@ impl App {
         if let Err(e) = self.dispatcher().dispatch(run.id).await {
             tracing::warn!(run = %run.id, error = %e, "dispatch failed; the reconciler will retry");
         }
-        Ok(run)
+        Run::try_from(run)
     }
 
     /// Cancels a queued or running run; members of its organisation may.
-    pub async fn cancel_verification(
-        &self,
-        caller: Caller,
-        id: Uuid,
-    ) -> Result<RunRecord, AppError> {
-        let run = self.run(id).await?;
+    pub async fn cancel_verification(&self, caller: Caller, id: Uuid) -> Result<Run, AppError> {
+        let run = self.run_record(id).await?;
         self.require_role(caller, domain::OrgId::from_uuid(run.org_id), Role::Member)
             .await?;
         if !self
@@ -103,7 +190,7 @@ impl App {
             .cancel_run(id, "cancelled by a member of the organisation", Utc::now())
             .await?
         {
-            let now = self.run(id).await?;
+            let now = self.run_record(id).await?;
             return Err(AppError::RunFinished(now.status));
         }
         self.record_event(
@@ -115,7 +202,29 @@ impl App {
         self.run(id).await
     }
 
-    pub async fn run(&self, id: Uuid) -> Result<RunRecord, AppError> {
+    /// Follows a run's events after `after` (0: from the start). Anyone may follow.
+    pub async fn follow_run(&self, id: Uuid, after: i32) -> Result<RunFollower, AppError> {
+        let run = self.run_record(id).await?;
+        let subscription = self.notifier().subscribe(run.id).await;
+        Ok(RunFollower {
+            app: self.clone(),
+            run: run.id,
+            after,
+            subscription,
+            finished: false,
+        })
+    }
+
+    /// The next run a worker should take, waiting up to `wait`.
+    pub async fn next_run(&self, worker: &str, wait: Duration) -> Result<Option<Uuid>, AppError> {
+        Ok(self.dispatcher().next(worker, wait).await?)
+    }
+
+    pub async fn run(&self, id: Uuid) -> Result<Run, AppError> {
+        Run::try_from(self.run_record(id).await?)
+    }
+
+    async fn run_record(&self, id: Uuid) -> Result<RunRecord, AppError> {
         self.db()
             .run_by_id(id)
             .await?
@@ -173,7 +282,7 @@ impl App {
                 .await?;
             return Ok(Some(Outcome::Reported(existing.id)));
         }
-        let listing = self.listing(run.listing_id).await?;
+        let listing = self.listing_record(run.listing_id).await?;
         self.record_event(
             run.id,
             event::STARTED,
@@ -229,9 +338,9 @@ impl App {
         let (high, low) = run.id.as_u64_pair();
         params.prompt_seed = high ^ low ^ (run.attempts as u64).rotate_left(32);
         let options = bench::Options {
-            base_url: listing.record.engine_base_url.clone(),
-            model: Some(listing.record.engine_model.clone()),
-            api_key: listing.record.engine_api_key.clone(),
+            base_url: listing.engine_base_url.clone(),
+            model: Some(listing.engine_model.clone()),
+            api_key: listing.engine_api_key.clone(),
             params,
         };
         let result = bench::run(options, Some(progress_tx), cancel_rx).await;
@@ -274,7 +383,7 @@ impl App {
                 Outcome::Failed(reason)
             }
             Ok(report) => {
-                let report_id = self.attach_report(&run, &listing.record, &report).await?;
+                let report_id = self.attach_report(&run, &listing, &report).await?;
                 self.db()
                     .finish_run(
                         run.id,

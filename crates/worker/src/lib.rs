@@ -31,7 +31,7 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
             break;
         }
         let next = tokio::select! {
-            next = app.dispatcher().next(&name, POLL) => next,
+            next = app.next_run(&name, POLL) => next,
             _ = shutdown.wait_for(|s| *s) => break,
         };
         let run = match next {
@@ -73,8 +73,8 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
             tracing::warn!(error = %e, "reconciling runs failed");
         }
         match app.sweep_bookings().await {
-            Ok(sweep) if sweep != app::Sweep::default() => tracing::info!(
-                expired = sweep.expired.len(),
+            Ok(sweep) if !sweep.is_empty() => tracing::info!(
+                expired = sweep.expired,
                 activated = sweep.activated,
                 completed = sweep.completed,
                 "bookings swept"

@@ -821,7 +821,7 @@ async fn failed_payments_and_expired_holds_release_the_gpus(backend: Backend) {
         .await
         .unwrap();
     let sweep = m.app.app.sweep_bookings().await.unwrap();
-    assert_eq!(sweep.expired.len(), 1);
+    assert_eq!(sweep.expired, 1);
     assert_eq!(booking(&m, &second["id"]).await["status"], "expired");
     let intent = second["payment"]["payment_intent_id"].as_str().unwrap();
     assert_eq!(

@@ -7,6 +7,7 @@ mod leaderboard;
 mod signing;
 
 use attest::PublishedKey;
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use store::ReportRecord;
 use uuid::Uuid;
@@ -25,19 +26,31 @@ pub const ORG_PREDICATE: &str = "https://gpumarket.dev/attestations/organisation
 /// A stored report with its envelope parsed.
 #[derive(Debug, Clone)]
 pub struct StoredReport {
-    pub record: ReportRecord,
+    pub id: Uuid,
+    pub listing_id: Uuid,
+    pub run_id: Uuid,
+    pub org_id: Uuid,
+    pub compliant: bool,
+    /// The signing key's id.
+    pub key_id: String,
+    /// The DSSE envelope.
     pub envelope: Value,
     pub summary: Value,
+    pub created_at: DateTime<Utc>,
 }
 
 impl StoredReport {
     fn of(record: ReportRecord) -> Self {
-        let envelope = serde_json::from_str(&record.envelope).unwrap_or(Value::Null);
-        let summary = serde_json::from_str(&record.summary).unwrap_or(Value::Null);
         Self {
-            record,
-            envelope,
-            summary,
+            envelope: serde_json::from_str(&record.envelope).unwrap_or(Value::Null),
+            summary: serde_json::from_str(&record.summary).unwrap_or(Value::Null),
+            id: record.id,
+            listing_id: record.listing_id,
+            run_id: record.run_id,
+            org_id: record.org_id,
+            compliant: record.compliant,
+            key_id: record.key_id,
+            created_at: record.created_at,
         }
     }
 }

@@ -23,7 +23,7 @@ impl BookingPageQuery {
     }
 
     /// A page of bookings, with the cursor to the next when this one is full.
-    pub fn page(&self, bookings: Vec<app::BookingRecord>, limit: u64) -> Page<BookingView> {
+    pub fn page(&self, bookings: Vec<app::bookings::Booking>, limit: u64) -> Page<BookingView> {
         let next_cursor = (bookings.len() as u64 == limit)
             .then(|| bookings.last().map(|b| b.id.to_string()))
             .flatten();

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use app::listings::{Listing, SearchParams};
+use app::listings::SearchParams;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -109,12 +109,7 @@ pub async fn search(
                 total_tok_s: hit.total_tok_s,
                 price_per_mtok: hit.price_per_mtok,
             },
-            listing: ListingView::new(
-                Listing {
-                    record: hit.listing,
-                },
-                false,
-            ),
+            listing: ListingView::new(hit.listing, false),
         })
         .collect();
     Ok(HttpResponse::Ok().json(Page {

@@ -3,7 +3,6 @@ use std::time::{Duration, Instant};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use app::App;
-use app::verification::event;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
@@ -31,20 +30,15 @@ pub async fn events(
     id: web::Path<Uuid>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let run = app.run(id.into_inner()).await?;
     let after = req
         .headers()
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<i32>().ok())
         .unwrap_or(0);
-    let subscription = app.notifier().subscribe(run.id).await;
+    let follower = app.follow_run(id.into_inner(), after).await?;
     let state = Follow {
-        app: app.into_inner(),
-        run: run.id,
-        after,
-        subscription,
-        finished: false,
+        follower,
         quiet_since: Instant::now(),
     };
     Ok(HttpResponse::Ok()
@@ -54,28 +48,20 @@ pub async fn events(
 }
 
 struct Follow {
-    app: std::sync::Arc<App>,
-    run: Uuid,
-    after: i32,
-    subscription: app::queue::Subscription,
-    finished: bool,
+    follower: app::verification::RunFollower,
     quiet_since: Instant,
 }
 
 impl Follow {
     async fn next(mut self) -> Option<(Result<Bytes, actix_web::Error>, Self)> {
-        if self.finished {
+        if self.follower.finished() {
             return None;
         }
         loop {
-            match self.app.db().events_after(self.run, self.after).await {
+            match self.follower.new_events().await {
                 Ok(log) if !log.is_empty() => {
                     let mut out = String::new();
                     for e in log {
-                        self.after = e.seq;
-                        if e.kind == event::FINISHED {
-                            self.finished = true;
-                        }
                         out.push_str(&format!(
                             "id: {}\nevent: {}\ndata: {}\n\n",
                             e.seq, e.kind, e.data
@@ -86,14 +72,14 @@ impl Follow {
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    tracing::warn!(run = %self.run, error = %e, "reading run events failed");
+                    tracing::warn!(error = %e, "reading run events failed");
                 }
             }
             if self.quiet_since.elapsed() >= KEEP_ALIVE {
                 self.quiet_since = Instant::now();
                 return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self));
             }
-            self.subscription.wait(POLL).await;
+            self.follower.wait(POLL).await;
         }
     }
 }
