@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::ValidationError;
-use domain::booking::{self, Interval};
+use domain::booking::{self, Interval, Refusal};
 use sha2::{Digest, Sha256};
 use store::{BookingError, BookingRecord, booking_status};
 use uuid::Uuid;
@@ -184,11 +184,8 @@ impl App {
             platform_fee_amount: fee,
             payment_error: None,
         };
-        let fits = |overlapping: &[(DateTime<Utc>, DateTime<Utc>, i32)], capacity: i32| {
-            booking::peak_usage(overlapping, interval.starts_at(), interval.ends_at()) + gpus
-                <= capacity
-        };
-        match self.db().book(record, now, fits).await {
+        let rules = |machine: &booking::Machine| booking::admit(machine, &interval, gpus);
+        match self.db().book(record, now, rules).await {
             Ok(booking) => {
                 let booking = match destination {
                     Some(destination) => self.start_payment(&booking, destination).await?,
@@ -202,10 +199,10 @@ impl App {
                     replayed: false,
                 })
             }
-            Err(BookingError::Capacity) => Err(AppError::BookingConflict),
+            Err(BookingError::Refused(Refusal::Capacity)) => Err(AppError::BookingConflict),
             Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
-            Err(BookingError::Delisted) => Err(AppError::ListingDelisted),
-            Err(BookingError::OutsideWindow { from, until }) => {
+            Err(BookingError::Refused(Refusal::Delisted)) => Err(AppError::ListingDelisted),
+            Err(BookingError::Refused(Refusal::OutsideWindow { from, until })) => {
                 let show = |t: Option<DateTime<Utc>>, open: &str| {
                     t.map_or_else(|| open.to_owned(), |t| t.to_rfc3339())
                 };

@@ -113,6 +113,51 @@ pub fn free_segments(
     segments
 }
 
+/// A machine as read inside a booking's transaction: what the booking rules decide on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    pub status: crate::ListingStatus,
+    /// The availability window `[from, until)`, either end open.
+    pub window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    /// Its GPUs.
+    pub capacity: i32,
+    /// The bookings that hold its GPUs and overlap the interval: `(starts_at, ends_at, gpus)`.
+    pub holding: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+}
+
+/// Why a machine cannot take a booking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("the listing has been delisted")]
+    Delisted,
+    #[error("the interval is outside the listing's availability window")]
+    OutsideWindow {
+        from: Option<DateTime<Utc>>,
+        until: Option<DateTime<Utc>>,
+    },
+    #[error("the machine does not have the GPUs free over the interval")]
+    Capacity,
+}
+
+/// The booking rules: a machine takes `gpus` GPUs over `interval` only while it is listed,
+/// when the interval lies inside its availability window, and when at no instant of the
+/// interval its bookings and this one need more GPUs than it has. Decided on the machine as
+/// read under the lock that serialises its bookings, so racing requests never overbook.
+pub fn admit(machine: &Machine, interval: &Interval, gpus: i32) -> Result<(), Refusal> {
+    if machine.status != crate::ListingStatus::Active {
+        return Err(Refusal::Delisted);
+    }
+    let (from, until) = machine.window;
+    if !crate::listing::within_window(from, until, interval.starts_at, interval.ends_at) {
+        return Err(Refusal::OutsideWindow { from, until });
+    }
+    let peak = peak_usage(&machine.holding, interval.starts_at, interval.ends_at);
+    if peak + gpus > machine.capacity {
+        return Err(Refusal::Capacity);
+    }
+    Ok(())
+}
+
 /// The price of `gpus` GPUs over `interval` at `per_gpu_hour`, rounded up to a whole minor
 /// unit of its currency (a cent; for the yen, a yen).
 pub fn price(per_gpu_hour: Money, gpus: i32, interval: &Interval) -> Money {
@@ -193,6 +238,36 @@ mod tests {
             free_segments(2, (Some(t(1)), Some(t(2))), &[], t(0), t(3)),
             vec![(t(0), t(1), 0), (t(1), t(2), 2), (t(2), t(3), 0)],
             "nothing is free outside the window"
+        );
+    }
+
+    #[test]
+    fn the_booking_rules_decide_in_order() {
+        use crate::ListingStatus;
+        let interval = Interval::new(t(2), t(4), t(0)).unwrap();
+        let machine = Machine {
+            status: ListingStatus::Active,
+            window: (Some(t(1)), Some(t(10))),
+            capacity: 2,
+            holding: vec![(t(1), t(3), 1)],
+        };
+        assert_eq!(admit(&machine, &interval, 1), Ok(()));
+        assert_eq!(admit(&machine, &interval, 2), Err(Refusal::Capacity));
+        let delisted = Machine {
+            status: ListingStatus::Delisted,
+            ..machine.clone()
+        };
+        assert_eq!(admit(&delisted, &interval, 1), Err(Refusal::Delisted));
+        let narrow = Machine {
+            window: (Some(t(3)), None),
+            ..machine
+        };
+        assert_eq!(
+            admit(&narrow, &interval, 1),
+            Err(Refusal::OutsideWindow {
+                from: Some(t(3)),
+                until: None
+            })
         );
     }
 

@@ -3,7 +3,7 @@
 //! write lock on SQLite), so racing bookings of one machine are decided one after another.
 
 use chrono::{DateTime, Utc};
-use domain::listing::within_window;
+use domain::booking::{Machine, Refusal};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
@@ -12,7 +12,6 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{bookings, listings};
-use crate::listings::listing_status;
 use crate::{Db, StoreError, conflict_as};
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
@@ -85,18 +84,9 @@ pub mod booking_status {
 pub enum BookingError {
     #[error("no such listing")]
     NoListing,
-    /// The listing has been delisted.
-    #[error("listing delisted")]
-    Delisted,
-    /// The interval is not inside the listing's availability window.
-    #[error("outside the availability window")]
-    OutsideWindow {
-        from: Option<DateTime<Utc>>,
-        until: Option<DateTime<Utc>>,
-    },
-    /// The machine does not have the GPUs free over the interval.
-    #[error("capacity taken")]
-    Capacity,
+    /// The booking rules (`domain::booking::admit`) refused it.
+    #[error(transparent)]
+    Refused(#[from] domain::booking::Refusal),
     /// The renter already used this idempotency key (a racing retry): here is that booking.
     #[error("idempotency key already used")]
     KeyUsed,
@@ -129,7 +119,7 @@ impl Db {
         &self,
         booking: BookingRecord,
         now: DateTime<Utc>,
-        fits: impl FnOnce(&[(DateTime<Utc>, DateTime<Utc>, i32)], i32) -> bool,
+        rules: impl FnOnce(&Machine) -> Result<(), Refusal>,
     ) -> Result<BookingRecord, BookingError> {
         let txn = self.conn().begin().await?;
         let locked = listings::Entity::update_many()
@@ -147,21 +137,7 @@ impl Db {
             .one(&txn)
             .await?
             .ok_or(BookingError::NoListing)?;
-        if listing.status != listing_status::ACTIVE {
-            return Err(BookingError::Delisted);
-        }
-        if !within_window(
-            listing.available_from,
-            listing.available_until,
-            booking.starts_at,
-            booking.ends_at,
-        ) {
-            return Err(BookingError::OutsideWindow {
-                from: listing.available_from,
-                until: listing.available_until,
-            });
-        }
-        let overlapping: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = holding(
+        let holding: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = holding(
             &txn,
             &[booking.listing_id],
             booking.starts_at,
@@ -172,9 +148,16 @@ impl Db {
         .into_iter()
         .map(|(_, s, e, g)| (s, e, g))
         .collect();
-        if !fits(&overlapping, listing.gpu_count) {
-            return Err(BookingError::Capacity);
-        }
+        let machine = Machine {
+            status: listing
+                .status
+                .parse()
+                .map_err(|e| StoreError::Corrupt(format!("listing {}: {e}", booking.listing_id)))?,
+            window: (listing.available_from, listing.available_until),
+            capacity: listing.gpu_count,
+            holding,
+        };
+        rules(&machine)?;
         let id = booking.id;
         let model = bookings::ActiveModel {
             id: Set(booking.id),

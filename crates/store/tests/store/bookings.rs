@@ -108,8 +108,9 @@ async fn racing_bookings_never_exceed_capacity(backend: Backend) {
                 booking_status::CONFIRMED,
                 (start, end),
             );
-            db.book(booking, now, |overlapping, capacity| {
-                domain::booking::peak_usage(overlapping, start, end) < capacity
+            let interval = domain::booking::Interval::new(start, end, now).unwrap();
+            db.book(booking, now, |machine| {
+                domain::booking::admit(machine, &interval, 1)
             })
             .await
         })
@@ -119,7 +120,7 @@ async fn racing_bookings_never_exceed_capacity(backend: Backend) {
     for attempt in futures_util::future::join_all(attempts).await {
         match attempt.unwrap() {
             Ok(_) => booked += 1,
-            Err(BookingError::Capacity) => refused += 1,
+            Err(BookingError::Refused(domain::booking::Refusal::Capacity)) => refused += 1,
             Err(other) => panic!("{other}"),
         }
     }
@@ -141,7 +142,7 @@ async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
     let (_database, db, user, listing) = marketplace(backend).await;
     let now = Utc::now();
     let h = Duration::hours;
-    let fits = |_: &[_], _: i32| true;
+    let fits = |_: &domain::booking::Machine| Ok(());
     let mut held = booking(
         listing,
         user,
