@@ -282,8 +282,8 @@ impl ListingView {
             _ => None,
         };
         Self {
-            id: r.id,
-            org_id: r.org_id,
+            id: r.id.into(),
+            org_id: r.org_id.into(),
             title: r.title,
             hardware: HardwareView {
                 gpu_model: r.gpu_model,
@@ -336,14 +336,14 @@ pub struct RunView {
 impl From<app::verification::Run> for RunView {
     fn from(r: app::verification::Run) -> Self {
         Self {
-            id: r.id,
-            listing_id: r.listing_id,
-            org_id: r.org_id,
+            id: r.id.into(),
+            listing_id: r.listing_id.into(),
+            org_id: r.org_id.into(),
             profile: r.profile,
             status: r.status.as_str().to_owned(),
             attempts: r.attempts,
             failure_reason: r.failure_reason,
-            report_id: r.report_id,
+            report_id: r.report_id.map(Into::into),
             created_at: r.created_at,
             started_at: r.started_at,
             finished_at: r.finished_at,
@@ -370,10 +370,10 @@ pub struct ReportView {
 impl From<app::reports::StoredReport> for ReportView {
     fn from(r: app::reports::StoredReport) -> Self {
         Self {
-            id: r.id,
-            listing_id: r.listing_id,
-            run_id: r.run_id,
-            org_id: r.org_id,
+            id: r.id.into(),
+            listing_id: r.listing_id.into(),
+            run_id: r.run_id.into(),
+            org_id: r.org_id.into(),
             compliant: r.compliant,
             key_id: r.key_id,
             envelope: r.envelope,
@@ -435,9 +435,9 @@ impl From<app::bookings::Booking> for BookingView {
             currency: m.currency().code().to_owned(),
         };
         Self {
-            id: b.id,
-            listing_id: b.listing_id,
-            renter_id: b.renter_id,
+            id: b.id.into(),
+            listing_id: b.listing_id.into(),
+            renter_id: b.renter_id.into(),
             status: b.status.as_str().to_owned(),
             gpu_count: b.gpu_count,
             starts_at: b.starts_at,

@@ -38,9 +38,9 @@ impl BookingRequest<'_> {
 /// A booking as `app` hands it out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Booking {
-    pub id: Uuid,
-    pub listing_id: Uuid,
-    pub renter_id: Uuid,
+    pub id: domain::BookingId,
+    pub listing_id: domain::ListingId,
+    pub renter_id: domain::UserId,
     pub status: domain::BookingStatus,
     pub gpu_count: i32,
     pub starts_at: DateTime<Utc>,
@@ -69,9 +69,9 @@ impl TryFrom<BookingRecord> for Booking {
             .parse()
             .map_err(|e| AppError::Internal(format!("stored booking {}: {e}", b.id)))?;
         Ok(Self {
-            id: b.id,
-            listing_id: b.listing_id,
-            renter_id: b.renter_id,
+            id: b.id.into(),
+            listing_id: b.listing_id.into(),
+            renter_id: b.renter_id.into(),
             status,
             gpu_count: b.gpu_count,
             starts_at: b.starts_at,

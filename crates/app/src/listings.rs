@@ -6,8 +6,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
 use domain::booking::{MAX_BOOKING_DAYS, free_segments, peak_usage};
 use domain::{
-    Currency, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh, SshInput,
-    ValidationError,
+    Currency, ListingId, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh,
+    SshInput, ValidationError,
 };
 use serde::{Deserialize, Serialize};
 use store::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
@@ -19,8 +19,8 @@ use crate::{App, AppError, Caller};
 /// latest verification. The engine's API key stays inside (only whether there is one).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listing {
-    pub id: Uuid,
-    pub org_id: Uuid,
+    pub id: ListingId,
+    pub org_id: OrgId,
     pub title: String,
     pub gpu_model: String,
     pub gpu_count: i32,
@@ -47,7 +47,7 @@ pub struct Listing {
 
 impl Listing {
     pub fn org(&self) -> OrgId {
-        OrgId::from_uuid(self.org_id)
+        self.org_id
     }
 
     /// Seconds since the latest compliant report.
@@ -71,8 +71,8 @@ impl TryFrom<ListingRecord> for Listing {
             user: user.to_owned(),
         });
         Ok(Self {
-            id: r.id,
-            org_id: r.org_id,
+            id: ListingId::from_uuid(r.id),
+            org_id: OrgId::from_uuid(r.org_id),
             title: r.title,
             gpu_model: r.gpu_model,
             gpu_count: r.gpu_count,

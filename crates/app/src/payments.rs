@@ -66,8 +66,8 @@ pub struct Statement {
 /// One movement of money, as the ledger holds it (negative for money going back).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LedgerEntry {
-    pub id: Uuid,
-    pub booking_id: Uuid,
+    pub id: domain::LedgerEntryId,
+    pub booking_id: domain::BookingId,
     /// `charge`, `fee`, `transfer`, `refund`, `fee_refund`, `transfer_reversal` or
     /// `not_collected`.
     pub kind: String,
@@ -80,8 +80,8 @@ pub struct LedgerEntry {
 impl From<LedgerRecord> for LedgerEntry {
     fn from(e: LedgerRecord) -> Self {
         Self {
-            id: e.id,
-            booking_id: e.booking_id,
+            id: e.id.into(),
+            booking_id: e.booking_id.into(),
             kind: e.kind,
             amount: e.amount,
             currency: e.currency,
@@ -421,7 +421,9 @@ impl App {
         .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
         let event = payments::events::parse(payload)
             .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
-        if self.db().event_processed(&event.id).await? {
+        let event_id = domain::StripeEventId::parse(&event.id)
+            .map_err(|e| AppError::InvalidSignature(format!("the event's {e}")))?;
+        if self.db().event_processed(event_id.as_str()).await? {
             return Ok(WebhookOutcome::Duplicate);
         }
         let outcome = match &event.payment {
@@ -449,7 +451,7 @@ impl App {
         // leaves the event to Stripe's retry.
         if !self
             .db()
-            .mark_event_processed(&event.id, &event.kind, Utc::now())
+            .mark_event_processed(event_id.as_str(), &event.kind, Utc::now())
             .await?
         {
             return Ok(WebhookOutcome::Duplicate);

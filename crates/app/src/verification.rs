@@ -93,15 +93,15 @@ impl RunFollower {
 /// A verification run as `app` hands it out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    pub id: Uuid,
-    pub listing_id: Uuid,
-    pub org_id: Uuid,
+    pub id: domain::RunId,
+    pub listing_id: domain::ListingId,
+    pub org_id: OrgId,
     /// `quick` or `standard`.
     pub profile: String,
     pub status: domain::RunStatus,
     pub attempts: i32,
     pub failure_reason: Option<String>,
-    pub report_id: Option<Uuid>,
+    pub report_id: Option<domain::ReportId>,
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -116,13 +116,13 @@ impl TryFrom<RunRecord> for Run {
                 .status
                 .parse()
                 .map_err(|e| AppError::Internal(format!("stored run {}: {e}", r.id)))?,
-            id: r.id,
-            listing_id: r.listing_id,
-            org_id: r.org_id,
+            id: r.id.into(),
+            listing_id: r.listing_id.into(),
+            org_id: r.org_id.into(),
             profile: r.profile,
             attempts: r.attempts,
             failure_reason: r.failure_reason,
-            report_id: r.report_id,
+            report_id: r.report_id.map(Into::into),
             created_at: r.created_at,
             started_at: r.started_at,
             finished_at: r.finished_at,
@@ -136,7 +136,7 @@ impl App {
     pub async fn request_verification(
         &self,
         caller: Caller,
-        listing_id: Uuid,
+        listing: domain::ListingId,
         profile: &str,
     ) -> Result<Run, AppError> {
         if !PROFILES.contains(&profile) {
@@ -144,6 +144,7 @@ impl App {
                 domain::ValidationError::new("profile", "must be `quick` or `standard`").into(),
             );
         }
+        let listing_id = listing.as_uuid();
         let listing = self.listing_record(listing_id).await?;
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;

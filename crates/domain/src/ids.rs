@@ -74,9 +74,98 @@ typed_id!(
     /// An API key (the id, never the secret).
     ApiKeyId
 );
+typed_id!(
+    /// A person's membership of an organisation, with its role.
+    MembershipId
+);
+typed_id!(
+    /// A refresh token (the id, never the secret).
+    RefreshTokenId
+);
+typed_id!(
+    /// A machine a provider lists.
+    ListingId
+);
+typed_id!(
+    /// A renter's booking of GPUs of a listing over an interval.
+    BookingId
+);
+typed_id!(
+    /// A verification run of a listing.
+    RunId
+);
+typed_id!(
+    /// A signed verification report.
+    ReportId
+);
+typed_id!(
+    /// A key reports are signed with (its database row; the published key id is text).
+    SigningKeyId
+);
+typed_id!(
+    /// One movement of money in the ledger.
+    LedgerEntryId
+);
+typed_id!(
+    /// An organisation's Stripe Connect account, as recorded here.
+    PayoutAccountId
+);
+
+/// Stripe's id of a webhook event (`evt_…`): acted on once. Stripe's text, bounded and checked
+/// before it is stored or compared.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StripeEventId(String);
+
+impl StripeEventId {
+    pub fn parse(raw: &str) -> Result<Self, crate::ValidationError> {
+        let valid = raw.starts_with("evt_")
+            && raw.len() <= 255
+            && raw[4..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if valid {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(crate::ValidationError::new(
+                "id",
+                "a Stripe event id is `evt_` and up to 251 letters, digits or underscores",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for StripeEventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stripe_event_ids_are_checked() {
+        use super::StripeEventId;
+        assert_eq!(
+            StripeEventId::parse("evt_1NG8Du2eZvKYlo2CUI79vXWy")
+                .unwrap()
+                .as_str(),
+            "evt_1NG8Du2eZvKYlo2CUI79vXWy"
+        );
+        for bad in [
+            "",
+            "ch_123",
+            "evt_a b",
+            "evt_\n",
+            &format!("evt_{}", "x".repeat(300)),
+        ] {
+            assert!(StripeEventId::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -12,7 +12,10 @@ pub mod org;
 pub mod status;
 
 pub use account::{ApiKeyName, DisplayName, Email, Password};
-pub use ids::{ApiKeyId, OrgId, UserId};
+pub use ids::{
+    ApiKeyId, BookingId, LedgerEntryId, ListingId, MembershipId, OrgId, PayoutAccountId,
+    RefreshTokenId, ReportId, RunId, SigningKeyId, StripeEventId, UserId,
+};
 pub use listing::{ListingInput, ListingSpec, Ssh, SshInput};
 pub use money::{Currency, Money};
 pub use org::{OrgName, Role};

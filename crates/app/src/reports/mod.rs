@@ -26,10 +26,10 @@ pub const ORG_PREDICATE: &str = "https://gpumarket.dev/attestations/organisation
 /// A stored report with its envelope parsed.
 #[derive(Debug, Clone)]
 pub struct StoredReport {
-    pub id: Uuid,
-    pub listing_id: Uuid,
-    pub run_id: Uuid,
-    pub org_id: Uuid,
+    pub id: domain::ReportId,
+    pub listing_id: domain::ListingId,
+    pub run_id: domain::RunId,
+    pub org_id: domain::OrgId,
     pub compliant: bool,
     /// The signing key's id.
     pub key_id: String,
@@ -44,10 +44,10 @@ impl StoredReport {
         Self {
             envelope: serde_json::from_str(&record.envelope).unwrap_or(Value::Null),
             summary: serde_json::from_str(&record.summary).unwrap_or(Value::Null),
-            id: record.id,
-            listing_id: record.listing_id,
-            run_id: record.run_id,
-            org_id: record.org_id,
+            id: record.id.into(),
+            listing_id: record.listing_id.into(),
+            run_id: record.run_id.into(),
+            org_id: record.org_id.into(),
             compliant: record.compliant,
             key_id: record.key_id,
             created_at: record.created_at,

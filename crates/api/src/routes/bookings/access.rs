@@ -52,8 +52,8 @@ pub async fn access(
     Ok(HttpResponse::Ok()
         .insert_header(("cache-control", "no-store"))
         .json(AccessGrantView {
-            booking_id: grant.booking.id,
-            listing_id: grant.booking.listing_id,
+            booking_id: grant.booking.id.into(),
+            listing_id: grant.booking.listing_id.into(),
             token: grant.token,
             token_type: "Bearer",
             valid_from: grant.booking.starts_at,

@@ -56,7 +56,7 @@ pub async fn availability(
         .availability(id.into_inner(), query.from, query.to)
         .await?;
     Ok(HttpResponse::Ok().json(AvailabilityView {
-        listing_id: found.listing.id,
+        listing_id: found.listing.id.into(),
         gpu_count: found.listing.gpu_count,
         from: found.from,
         to: found.to,

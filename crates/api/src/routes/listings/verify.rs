@@ -37,7 +37,7 @@ pub async fn verify(
     Json(body): Json<VerifyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let run = app
-        .request_verification(caller, id.into_inner(), &body.profile)
+        .request_verification(caller, id.into_inner().into(), &body.profile)
         .await?;
     Ok(HttpResponse::Accepted().json(RunView::from(run)))
 }

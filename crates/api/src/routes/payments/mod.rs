@@ -170,8 +170,8 @@ impl From<Statement> for StatementView {
                 .entries
                 .into_iter()
                 .map(|e| LedgerEntryView {
-                    id: e.id,
-                    booking_id: e.booking_id,
+                    id: e.id.into(),
+                    booking_id: e.booking_id.into(),
                     kind: e.kind,
                     amount: e.amount,
                     currency: e.currency,
