@@ -114,9 +114,9 @@ impl App {
     pub async fn booking_access(
         &self,
         caller: Caller,
-        id: Uuid,
+        id: domain::BookingId,
     ) -> Result<BookingAccess, AppError> {
-        let booking = self.booking_record(caller, id).await?;
+        let booking = self.booking_record(caller, id.as_uuid()).await?;
         if booking.renter_id != caller.user_id.as_uuid() {
             return Err(AppError::Forbidden(
                 "only the booking's renter gets access to the machine".into(),
@@ -153,7 +153,7 @@ impl App {
         let Some(booking) = self.db().booking_by_id(booking_id).await? else {
             return Ok(inactive);
         };
-        let listing = self.listing(booking.listing_id).await?;
+        let listing = self.listing(booking.listing_id.into()).await?;
         if self
             .db()
             .role_in_org(listing.org(), caller.user_id)

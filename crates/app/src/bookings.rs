@@ -242,8 +242,12 @@ impl App {
 
     /// A booking, for its renter and for members of the provider organisation. Anyone else
     /// is told it does not exist.
-    pub async fn booking(&self, caller: Caller, id: Uuid) -> Result<Booking, AppError> {
-        Booking::try_from(self.booking_record(caller, id).await?)
+    pub async fn booking(
+        &self,
+        caller: Caller,
+        id: domain::BookingId,
+    ) -> Result<Booking, AppError> {
+        Booking::try_from(self.booking_record(caller, id.as_uuid()).await?)
     }
 
     pub(crate) async fn booking_record(
@@ -259,7 +263,7 @@ impl App {
         if booking.renter_id == caller.user_id.as_uuid() {
             return Ok(booking);
         }
-        let listing = self.listing(booking.listing_id).await?;
+        let listing = self.listing(booking.listing_id.into()).await?;
         match self.db().role_in_org(listing.org(), caller.user_id).await? {
             Some(_) => Ok(booking),
             None => Err(AppError::NotFound("booking")),
@@ -268,7 +272,12 @@ impl App {
 
     /// Cancels the caller's booking, freeing its capacity; the refund due follows the rule
     /// (all of it before the start, the unused share after).
-    pub async fn cancel_booking(&self, caller: Caller, id: Uuid) -> Result<Booking, AppError> {
+    pub async fn cancel_booking(
+        &self,
+        caller: Caller,
+        id: domain::BookingId,
+    ) -> Result<Booking, AppError> {
+        let id = id.as_uuid();
         let booking = self
             .db()
             .booking_by_id(id)
@@ -316,12 +325,12 @@ impl App {
     pub async fn my_bookings(
         &self,
         caller: Caller,
-        before: Option<Uuid>,
+        before: Option<domain::BookingId>,
         limit: u64,
     ) -> Result<Vec<Booking>, AppError> {
         bookings(
             self.db()
-                .bookings_of_renter(caller.user_id.as_uuid(), before, limit)
+                .bookings_of_renter(caller.user_id.as_uuid(), before.map(Into::into), limit)
                 .await?,
         )
     }
@@ -330,8 +339,8 @@ impl App {
     pub async fn listing_bookings(
         &self,
         caller: Caller,
-        listing: Uuid,
-        before: Option<Uuid>,
+        listing: domain::ListingId,
+        before: Option<domain::BookingId>,
         limit: u64,
     ) -> Result<Vec<Booking>, AppError> {
         let found = self.listing(listing).await?;
@@ -339,7 +348,7 @@ impl App {
             .await?;
         bookings(
             self.db()
-                .bookings_of_listing(listing, before, limit)
+                .bookings_of_listing(listing.as_uuid(), before.map(Into::into), limit)
                 .await?,
         )
     }

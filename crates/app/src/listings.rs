@@ -433,8 +433,8 @@ impl App {
         Listing::try_from(record)
     }
 
-    pub async fn listing(&self, id: Uuid) -> Result<Listing, AppError> {
-        Listing::try_from(self.listing_record(id).await?)
+    pub async fn listing(&self, id: ListingId) -> Result<Listing, AppError> {
+        Listing::try_from(self.listing_record(id.as_uuid()).await?)
     }
 
     /// The listing as stored, for the use cases.
@@ -458,9 +458,10 @@ impl App {
     pub async fn update_listing(
         &self,
         caller: Caller,
-        id: Uuid,
+        id: ListingId,
         patch: &ListingPatch,
     ) -> Result<Listing, AppError> {
+        let id = id.as_uuid();
         let listing = self.own_listing(caller, id).await?;
         if listing.status != listing_status::ACTIVE {
             return Err(AppError::ListingDelisted);
@@ -477,7 +478,8 @@ impl App {
 
     /// Delists a listing (members of its organisation): it can no longer be found or booked.
     /// Bookings already made stand. Delisting twice is not an error.
-    pub async fn delist_listing(&self, caller: Caller, id: Uuid) -> Result<(), AppError> {
+    pub async fn delist_listing(&self, caller: Caller, id: ListingId) -> Result<(), AppError> {
+        let id = id.as_uuid();
         self.own_listing(caller, id).await?;
         self.db().delist_listing(id, Utc::now()).await?;
         Ok(())
@@ -549,10 +551,11 @@ impl App {
     /// Free GPUs of a listing over `[from, to)`, as segments. Public.
     pub async fn availability(
         &self,
-        id: Uuid,
+        id: ListingId,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> Result<Availability, AppError> {
+        let id = id.as_uuid();
         if to <= from {
             return Err(ValidationError::new("to", "must be after from").into());
         }

@@ -182,7 +182,12 @@ impl App {
     }
 
     /// Cancels a queued or running run; members of its organisation may.
-    pub async fn cancel_verification(&self, caller: Caller, id: Uuid) -> Result<Run, AppError> {
+    pub async fn cancel_verification(
+        &self,
+        caller: Caller,
+        id: domain::RunId,
+    ) -> Result<Run, AppError> {
+        let id = id.as_uuid();
         let run = self.run_record(id).await?;
         self.require_role(caller, domain::OrgId::from_uuid(run.org_id), Role::Member)
             .await?;
@@ -200,12 +205,12 @@ impl App {
             json!({"run_id": id, "status": run_status::CANCELLED}),
         )
         .await?;
-        self.run(id).await
+        self.run(id.into()).await
     }
 
     /// Follows a run's events after `after` (0: from the start). Anyone may follow.
-    pub async fn follow_run(&self, id: Uuid, after: i32) -> Result<RunFollower, AppError> {
-        let run = self.run_record(id).await?;
+    pub async fn follow_run(&self, id: domain::RunId, after: i32) -> Result<RunFollower, AppError> {
+        let run = self.run_record(id.as_uuid()).await?;
         let subscription = self.notifier().subscribe(run.id).await;
         Ok(RunFollower {
             app: self.clone(),
@@ -217,12 +222,16 @@ impl App {
     }
 
     /// The next run a worker should take, waiting up to `wait`.
-    pub async fn next_run(&self, worker: &str, wait: Duration) -> Result<Option<Uuid>, AppError> {
-        Ok(self.dispatcher().next(worker, wait).await?)
+    pub async fn next_run(
+        &self,
+        worker: &str,
+        wait: Duration,
+    ) -> Result<Option<domain::RunId>, AppError> {
+        Ok(self.dispatcher().next(worker, wait).await?.map(Into::into))
     }
 
-    pub async fn run(&self, id: Uuid) -> Result<Run, AppError> {
-        Run::try_from(self.run_record(id).await?)
+    pub async fn run(&self, id: domain::RunId) -> Result<Run, AppError> {
+        Run::try_from(self.run_record(id.as_uuid()).await?)
     }
 
     async fn run_record(&self, id: Uuid) -> Result<RunRecord, AppError> {
@@ -256,11 +265,12 @@ impl App {
     /// Claims and executes one run as `worker`. `shutdown` turning true gives the run back.
     pub async fn execute_run(
         &self,
-        run_id: Uuid,
+        run: domain::RunId,
         worker: &str,
         lease: Duration,
         shutdown: watch::Receiver<bool>,
     ) -> Result<Option<Outcome>, AppError> {
+        let run_id = run.as_uuid();
         let now = Utc::now();
         let Some(run) = self
             .db()

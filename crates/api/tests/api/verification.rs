@@ -549,8 +549,13 @@ async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
     let worker = {
         let app = app.app.clone();
         tokio::spawn(async move {
-            app.execute_run(run_id, "test-worker", Duration::from_secs(30), stopped)
-                .await
+            app.execute_run(
+                run_id.into(),
+                "test-worker",
+                Duration::from_secs(30),
+                stopped,
+            )
+            .await
         })
     };
     tokio::time::sleep(Duration::from_secs(3)).await;

@@ -10,7 +10,6 @@ use attest::PublishedKey;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use store::ReportRecord;
-use uuid::Uuid;
 
 use crate::{App, AppError};
 
@@ -88,7 +87,8 @@ impl From<store::CellRecord> for ReportCell {
 }
 
 impl App {
-    pub async fn report(&self, id: Uuid) -> Result<StoredReport, AppError> {
+    pub async fn report(&self, id: domain::ReportId) -> Result<StoredReport, AppError> {
+        let id = id.as_uuid();
         self.db()
             .report_by_id(id)
             .await?
@@ -96,22 +96,25 @@ impl App {
             .ok_or(AppError::NotFound("report"))
     }
 
-    pub async fn report_cells(&self, id: Uuid) -> Result<Vec<ReportCell>, AppError> {
+    pub async fn report_cells(&self, id: domain::ReportId) -> Result<Vec<ReportCell>, AppError> {
         self.report(id).await?;
         Ok(self
             .db()
-            .cells_of_report(id)
+            .cells_of_report(id.as_uuid())
             .await?
             .into_iter()
             .map(ReportCell::from)
             .collect())
     }
 
-    pub async fn listing_reports(&self, listing: Uuid) -> Result<Vec<StoredReport>, AppError> {
+    pub async fn listing_reports(
+        &self,
+        listing: domain::ListingId,
+    ) -> Result<Vec<StoredReport>, AppError> {
         self.listing(listing).await?;
         Ok(self
             .db()
-            .reports_of_listing(listing)
+            .reports_of_listing(listing.as_uuid())
             .await?
             .into_iter()
             .map(StoredReport::of)

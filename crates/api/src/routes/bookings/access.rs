@@ -47,7 +47,7 @@ pub async fn access(
     Auth(caller): Auth,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let grant = app.booking_access(caller, id.into_inner()).await?;
+    let grant = app.booking_access(caller, id.into_inner().into()).await?;
     let details = AccessView::of(&grant.listing, true);
     Ok(HttpResponse::Ok()
         .insert_header(("cache-control", "no-store"))

@@ -25,6 +25,6 @@ pub async fn cancel(
     Auth(caller): Auth,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let booking = app.cancel_booking(caller, id.into_inner()).await?;
+    let booking = app.cancel_booking(caller, id.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(BookingView::from(booking)))
 }

@@ -23,6 +23,6 @@ pub async fn get(
     Auth(caller): Auth,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let booking = app.booking(caller, id.into_inner()).await?;
+    let booking = app.booking(caller, id.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(BookingView::from(booking)))
 }

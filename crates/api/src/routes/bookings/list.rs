@@ -51,7 +51,9 @@ pub async fn list(
     query: web::Query<BookingPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit()?;
-    let bookings = app.my_bookings(caller, query.cursor, limit).await?;
+    let bookings = app
+        .my_bookings(caller, query.cursor.map(Into::into), limit)
+        .await?;
     Ok(HttpResponse::Ok().json(query.page(bookings, limit)))
 }
 
@@ -76,7 +78,12 @@ pub async fn of_listing(
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit()?;
     let bookings = app
-        .listing_bookings(caller, id.into_inner(), query.cursor, limit)
+        .listing_bookings(
+            caller,
+            id.into_inner().into(),
+            query.cursor.map(Into::into),
+            limit,
+        )
         .await?;
     Ok(HttpResponse::Ok().json(query.page(bookings, limit)))
 }

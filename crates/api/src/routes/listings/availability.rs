@@ -53,7 +53,7 @@ pub async fn availability(
     query: web::Query<AvailabilityQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let found = app
-        .availability(id.into_inner(), query.from, query.to)
+        .availability(id.into_inner().into(), query.from, query.to)
         .await?;
     Ok(HttpResponse::Ok().json(AvailabilityView {
         listing_id: found.listing.id.into(),

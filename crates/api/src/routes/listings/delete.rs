@@ -24,6 +24,6 @@ pub async fn delete(
     Auth(caller): Auth,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    app.delist_listing(caller, id.into_inner()).await?;
+    app.delist_listing(caller, id.into_inner().into()).await?;
     Ok(HttpResponse::NoContent().finish())
 }

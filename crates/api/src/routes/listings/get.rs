@@ -16,6 +16,6 @@ use crate::views::ListingView;
 )]
 #[get("/listings/{id}")]
 pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let listing = app.listing(id.into_inner()).await?;
+    let listing = app.listing(id.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(ListingView::new(listing, false)))
 }

@@ -16,7 +16,7 @@ use crate::views::{Page, ReportView};
 )]
 #[get("/listings/{id}/reports")]
 pub async fn reports(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let reports = app.listing_reports(id.into_inner()).await?;
+    let reports = app.listing_reports(id.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(Page::all(
         reports.into_iter().map(ReportView::from).collect(),
     )))

@@ -132,7 +132,7 @@ pub async fn update(
     Json(body): Json<UpdateListingRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let listing = app
-        .update_listing(caller, id.into_inner(), &ListingPatch::from(body))
+        .update_listing(caller, id.into_inner().into(), &ListingPatch::from(body))
         .await?;
     Ok(HttpResponse::Ok().json(ListingView::new(listing, true)))
 }

@@ -17,6 +17,6 @@ use crate::views::ReportView;
 )]
 #[get("/reports/{id}")]
 pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let report = app.report(id.into_inner()).await?;
+    let report = app.report(id.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(ReportView::from(report)))
 }

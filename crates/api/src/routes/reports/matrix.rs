@@ -15,7 +15,7 @@ use crate::error::{ApiError, Problem};
 )]
 #[get("/reports/{id}/matrix.csv")]
 pub async fn csv(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let cells = app.report_cells(id.into_inner()).await?;
+    let cells = app.report_cells(id.into_inner().into()).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("content-type", "text/csv; charset=utf-8"))
         .body(super::render::matrix_csv(&cells)))
@@ -32,7 +32,7 @@ pub async fn csv(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpRespons
 )]
 #[get("/reports/{id}/matrix.svg")]
 pub async fn svg(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let cells = app.report_cells(id.into_inner()).await?;
+    let cells = app.report_cells(id.into_inner().into()).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("content-type", "image/svg+xml"))
         .body(super::render::matrix_svg(&cells)))

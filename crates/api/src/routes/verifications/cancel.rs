@@ -26,6 +26,8 @@ pub async fn cancel(
     Auth(caller): Auth,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let run = app.cancel_verification(caller, id.into_inner()).await?;
+    let run = app
+        .cancel_verification(caller, id.into_inner().into())
+        .await?;
     Ok(HttpResponse::Ok().json(RunView::from(run)))
 }

@@ -36,7 +36,7 @@ pub async fn events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<i32>().ok())
         .unwrap_or(0);
-    let follower = app.follow_run(id.into_inner(), after).await?;
+    let follower = app.follow_run(id.into_inner().into(), after).await?;
     let state = Follow {
         follower,
         quiet_since: Instant::now(),

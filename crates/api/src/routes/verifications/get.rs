@@ -16,6 +16,6 @@ use crate::views::RunView;
 )]
 #[get("/verifications/{id}")]
 pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let run = app.run(id.into_inner()).await?;
+    let run = app.run(id.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(RunView::from(run)))
 }
