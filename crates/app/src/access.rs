@@ -156,7 +156,7 @@ impl App {
         let listing = self.listing(booking.listing_id.into()).await?;
         if self
             .db()
-            .role_in_org(listing.org(), caller.user_id)
+            .role_in_org(listing.org_id, caller.user_id)
             .await?
             .is_none()
         {

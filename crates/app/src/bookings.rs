@@ -63,7 +63,7 @@ impl TryFrom<BookingRecord> for Booking {
     type Error = AppError;
 
     fn try_from(b: BookingRecord) -> Result<Self, AppError> {
-        let price = stored_money(b.price_amount, &b.currency)?;
+        let price = crate::stored_money(b.price_amount, &b.currency)?;
         let status = b
             .status
             .parse()
@@ -151,7 +151,7 @@ impl App {
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
-        let per_gpu_hour = stored_money(listing.price_amount, &listing.currency)?;
+        let per_gpu_hour = crate::stored_money(listing.price_amount, &listing.currency)?;
         let price = booking::price(per_gpu_hour, gpus, &interval).minor();
         let (status, hold_expires_at, provider, fee) = match &destination {
             Some(_) => (
@@ -264,7 +264,11 @@ impl App {
             return Ok(booking);
         }
         let listing = self.listing(booking.listing_id.into()).await?;
-        match self.db().role_in_org(listing.org(), caller.user_id).await? {
+        match self
+            .db()
+            .role_in_org(listing.org_id, caller.user_id)
+            .await?
+        {
             Some(_) => Ok(booking),
             None => Err(AppError::NotFound("booking")),
         }
@@ -289,7 +293,7 @@ impl App {
         let now = Utc::now();
         let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
             .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
-        let paid = stored_money(booking.price_amount, &booking.currency)?;
+        let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
         let refund = booking::refund(paid, &interval, now).minor();
         let status: domain::BookingStatus = booking
             .status
@@ -344,7 +348,7 @@ impl App {
         limit: u64,
     ) -> Result<Vec<Booking>, AppError> {
         let found = self.listing(listing).await?;
-        self.require_role(caller, found.org(), domain::Role::Member)
+        self.require_role(caller, found.org_id, domain::Role::Member)
             .await?;
         bookings(
             self.db()
@@ -364,12 +368,4 @@ impl App {
             completed: sweep.completed,
         })
     }
-}
-/// An amount as stored, with its currency; a stored code we do not know is a fault of ours.
-fn stored_money(minor: i64, code: &str) -> Result<domain::Money, AppError> {
-    code.parse::<domain::Currency>()
-        .map(|currency| domain::Money::new(minor, currency))
-        .map_err(|_| {
-            AppError::Internal(format!("a stored amount has an unknown currency {code:?}"))
-        })
 }

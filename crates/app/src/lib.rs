@@ -137,6 +137,16 @@ impl App {
     }
 }
 
+/// An amount as stored, with its currency code; a stored code we do not know is a fault of
+/// ours, not the caller's.
+pub(crate) fn stored_money(minor: i64, code: &str) -> Result<domain::Money, AppError> {
+    code.parse::<domain::Currency>()
+        .map(|currency| domain::Money::new(minor, currency))
+        .map_err(|_| {
+            AppError::Internal(format!("a stored amount has an unknown currency {code:?}"))
+        })
+}
+
 /// Who is calling, as proven by a bearer credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caller {

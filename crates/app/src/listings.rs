@@ -6,8 +6,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
 use domain::booking::{MAX_BOOKING_DAYS, free_segments, peak_usage};
 use domain::{
-    Currency, ListingId, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh,
-    SshInput, ValidationError,
+    ListingId, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh, SshInput,
+    ValidationError,
 };
 use serde::{Deserialize, Serialize};
 use store::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
@@ -46,10 +46,6 @@ pub struct Listing {
 }
 
 impl Listing {
-    pub fn org(&self) -> OrgId {
-        self.org_id
-    }
-
     /// Seconds since the latest compliant report.
     pub fn verification_age_s(&self, now: DateTime<Utc>) -> Option<i64> {
         self.verified_at.map(|at| (now - at).num_seconds())
@@ -63,7 +59,7 @@ impl TryFrom<ListingRecord> for Listing {
         let stored = |what: &str, e: &dyn std::fmt::Display| {
             AppError::Internal(format!("stored listing {}: {what}: {e}", r.id))
         };
-        let currency: Currency = r.currency.parse().map_err(|e| stored("currency", &e))?;
+        let price = crate::stored_money(r.price_amount, &r.currency)?;
         let status: ListingStatus = r.status.parse().map_err(|e| stored("status", &e))?;
         let ssh = r.ssh().map(|(host, port, user)| Ssh {
             host: host.to_owned(),
@@ -80,7 +76,7 @@ impl TryFrom<ListingRecord> for Listing {
             cpu_model: r.cpu_model,
             ram_gb: r.ram_gb,
             region: r.region,
-            price: Money::new(r.price_amount, currency),
+            price,
             engine_base_url: r.engine_base_url,
             engine_model: r.engine_model,
             has_engine_api_key: r.engine_api_key.is_some(),
