@@ -273,7 +273,7 @@ impl ListingView {
         let r = listing;
         let verification = match (r.latest_report_id, r.verified_at) {
             (Some(report_id), Some(verified_at)) => Some(VerificationSummaryView {
-                report_id,
+                report_id: report_id.into(),
                 verified_at,
                 age_s: age.unwrap_or_default(),
                 best_total_tok_s: r.headline_total_tok_s,

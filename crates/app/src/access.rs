@@ -91,9 +91,9 @@ pub struct Introspection {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActiveToken {
-    pub booking_id: Uuid,
-    pub listing_id: Uuid,
-    pub renter_id: Uuid,
+    pub booking_id: domain::BookingId,
+    pub listing_id: domain::ListingId,
+    pub renter_id: domain::UserId,
     pub gpu_count: i32,
     pub nbf: i64,
     pub exp: i64,
@@ -169,9 +169,9 @@ impl App {
         }
         Ok(Introspection {
             active: Some(ActiveToken {
-                booking_id: booking.id,
-                listing_id: booking.listing_id,
-                renter_id: booking.renter_id,
+                booking_id: booking.id.into(),
+                listing_id: booking.listing_id.into(),
+                renter_id: booking.renter_id.into(),
                 gpu_count: booking.gpu_count,
                 nbf: booking.starts_at.timestamp(),
                 exp: booking.ends_at.timestamp(),

@@ -14,7 +14,7 @@ use crate::{App, AppError, Caller};
 
 #[derive(Debug, Clone)]
 pub struct BookingRequest<'a> {
-    pub listing_id: Uuid,
+    pub listing_id: domain::ListingId,
     pub gpu_count: i64,
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
@@ -136,7 +136,7 @@ impl App {
         }
         let now = Utc::now();
         let interval = Interval::new(request.starts_at, request.ends_at, now)?;
-        let listing = self.listing_record(request.listing_id).await?;
+        let listing = self.listing_record(request.listing_id.as_uuid()).await?;
         if request.gpu_count < 1 || request.gpu_count > i64::from(listing.gpu_count) {
             return Err(ValidationError::new(
                 "gpu_count",
@@ -152,13 +152,13 @@ impl App {
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
         let per_gpu_hour = crate::stored_money(listing.price_amount, &listing.currency)?;
-        let price = booking::price(per_gpu_hour, gpus, &interval).minor();
+        let price = booking::price(per_gpu_hour, gpus, &interval);
         let (status, hold_expires_at, provider, fee) = match &destination {
             Some(_) => (
                 booking_status::PENDING_PAYMENT,
                 Some(now + chrono::Duration::seconds(self.config().booking_hold_secs as i64)),
                 Some("stripe".to_owned()),
-                Some(self.platform_fee(price)),
+                Some(self.platform_fee(price).minor()),
             ),
             None => (booking_status::CONFIRMED, None, None, None),
         };
@@ -170,8 +170,8 @@ impl App {
             starts_at: interval.starts_at(),
             ends_at: interval.ends_at(),
             status: status.to_owned(),
-            price_amount: price,
-            currency: listing.currency.clone(),
+            price_amount: price.minor(),
+            currency: price.currency().code().to_owned(),
             idempotency_key: key.to_owned(),
             request_hash: fingerprint.clone(),
             hold_expires_at,
@@ -294,7 +294,7 @@ impl App {
         let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
             .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
         let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
-        let refund = booking::refund(paid, &interval, now).minor();
+        let refund = booking::refund(paid, &interval, now);
         let status: domain::BookingStatus = booking
             .status
             .parse()
@@ -306,13 +306,13 @@ impl App {
         let cancelled = if booking.payment_provider.is_some() {
             // Money moves first; only when Stripe has done its part is the booking cancelled.
             let refund = if booking.status == booking_status::PENDING_PAYMENT {
-                0
+                refund.with_minor(0)
             } else {
                 refund
             };
             self.cancel_paid(&booking, refund).await?
         } else {
-            self.db().cancel_booking(id, refund, now).await?
+            self.db().cancel_booking(id, refund.minor(), now).await?
         };
         if !cancelled {
             return Err(AppError::BookingNotCancellable(booking.status));

@@ -12,10 +12,11 @@ use chrono::Utc;
 use payments::events::{ChargeFacts, IntentFacts, PaymentEvent};
 use payments::{Charge, GatewayError, PaymentGateway, RefundRequest};
 use secrecy::ExposeSecret;
-use store::{BookingRecord, LedgerRecord, ListingRecord, NewLedgerEntry, ledger_kind};
+use store::{BookingRecord, LedgerRecord, ListingRecord, NewLedgerEntry};
 use uuid::Uuid;
 
-use domain::{OrgId, Role};
+use domain::ledger::{charge_rows, refund_rows};
+use domain::{LedgerKind, Money, OrgId, Role};
 
 use crate::{App, AppError, Caller};
 
@@ -59,8 +60,8 @@ pub enum WebhookOutcome {
 #[derive(Debug, Clone)]
 pub struct Statement {
     pub entries: Vec<LedgerEntry>,
-    /// `(currency, amount)`, sorted by currency.
-    pub totals: Vec<(String, i64)>,
+    /// One sum per currency, sorted by currency.
+    pub totals: Vec<Money>,
 }
 
 /// One movement of money, as the ledger holds it (negative for money going back).
@@ -68,65 +69,77 @@ pub struct Statement {
 pub struct LedgerEntry {
     pub id: domain::LedgerEntryId,
     pub booking_id: domain::BookingId,
-    /// `charge`, `fee`, `transfer`, `refund`, `fee_refund`, `transfer_reversal` or
-    /// `not_collected`.
-    pub kind: String,
-    pub amount: i64,
-    pub currency: String,
+    pub kind: LedgerKind,
+    /// Signed: money going back is negative.
+    pub amount: Money,
     pub stripe_object_id: Option<String>,
     pub created_at: chrono::DateTime<Utc>,
 }
 
-impl From<LedgerRecord> for LedgerEntry {
-    fn from(e: LedgerRecord) -> Self {
-        Self {
+impl TryFrom<LedgerRecord> for LedgerEntry {
+    type Error = AppError;
+
+    fn try_from(e: LedgerRecord) -> Result<Self, AppError> {
+        Ok(Self {
             id: e.id.into(),
             booking_id: e.booking_id.into(),
-            kind: e.kind,
-            amount: e.amount,
-            currency: e.currency,
+            kind: e
+                .kind
+                .parse()
+                .map_err(|e| AppError::Internal(format!("stored ledger row: {e}")))?,
+            amount: crate::stored_money(e.amount, &e.currency)?,
             stripe_object_id: e.stripe_object_id,
             created_at: e.created_at,
-        }
+        })
     }
 }
 
-fn statement(entries: Vec<LedgerRecord>, counts: &[&str]) -> Statement {
-    let mut totals: std::collections::BTreeMap<String, i64> = Default::default();
-    for e in entries.iter().filter(|e| counts.contains(&e.kind.as_str())) {
-        *totals.entry(e.currency.clone()).or_default() += e.amount;
+/// The entries, and per currency the sum of those whose kind `counts`.
+fn statement(entries: Vec<LedgerRecord>, counts: &[LedgerKind]) -> Result<Statement, AppError> {
+    let entries = entries
+        .into_iter()
+        .map(LedgerEntry::try_from)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut totals: std::collections::BTreeMap<domain::Currency, i64> = Default::default();
+    for e in entries.iter().filter(|e| counts.contains(&e.kind)) {
+        *totals.entry(e.amount.currency()).or_default() += e.amount.minor();
     }
-    Statement {
-        entries: entries.into_iter().map(LedgerEntry::from).collect(),
-        totals: totals.into_iter().collect(),
-    }
+    Ok(Statement {
+        entries,
+        totals: totals
+            .into_iter()
+            .map(|(currency, minor)| Money::new(minor, currency))
+            .collect(),
+    })
 }
 
-/// `part` of `whole`'s `share`, rounded down: the fee or transfer that goes with a refund.
-fn proportion(share: i64, part: i64, whole: i64) -> i64 {
-    if whole <= 0 {
-        return 0;
-    }
-    i64::try_from(i128::from(share) * i128::from(part) / i128::from(whole)).unwrap_or(0)
+/// What a booking cost and the platform's fee out of it, as stored with the booking.
+fn paid_and_fee(booking: &BookingRecord) -> Result<(Money, Money), AppError> {
+    let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
+    Ok((
+        paid,
+        paid.with_minor(booking.platform_fee_amount.unwrap_or_default()),
+    ))
 }
 
-/// A ledger row of `booking` (provider `org`) moving `amount` by Stripe object `object`.
-fn ledger_row(
+/// The ledger rows of `booking` (provider `org`) for movements by Stripe object `object`.
+fn ledger_rows(
     booking: &BookingRecord,
     org: Uuid,
     object: &str,
-    kind: &'static str,
-    amount: i64,
-) -> NewLedgerEntry {
-    NewLedgerEntry {
-        booking_id: booking.id,
-        org_id: org,
-        renter_id: booking.renter_id,
-        kind,
-        amount,
-        currency: booking.currency.clone(),
-        stripe_object_id: Some(object.to_owned()),
-    }
+    movements: impl IntoIterator<Item = (LedgerKind, Money)>,
+) -> Vec<NewLedgerEntry> {
+    movements
+        .into_iter()
+        .map(|(kind, amount)| NewLedgerEntry {
+            booking_id: booking.id,
+            org_id: org,
+            renter_id: booking.renter_id,
+            kind,
+            amount,
+            stripe_object_id: Some(object.to_owned()),
+        })
+        .collect()
 }
 
 fn gateway_failed(booking: Uuid, e: &GatewayError) -> String {
@@ -273,56 +286,34 @@ impl App {
         booking: &BookingRecord,
         listing: &ListingRecord,
     ) -> Result<(), AppError> {
+        let (paid, _) = paid_and_fee(booking)?;
         let entry = NewLedgerEntry {
             booking_id: booking.id,
             org_id: listing.org_id,
             renter_id: booking.renter_id,
-            kind: ledger_kind::NOT_COLLECTED,
-            amount: 0,
-            currency: booking.currency.clone(),
+            kind: LedgerKind::NotCollected,
+            amount: paid.with_minor(0),
             stripe_object_id: None,
         };
         self.db().record_ledger(&[entry], Utc::now()).await?;
         Ok(())
     }
 
-    /// The rows of a charge of `amount` (fee `fee`) by PaymentIntent `intent`.
-    fn charge_rows(
-        booking: &BookingRecord,
-        org: Uuid,
-        intent: &str,
-        amount: i64,
-        fee: i64,
-    ) -> Vec<NewLedgerEntry> {
-        vec![
-            ledger_row(booking, org, intent, ledger_kind::CHARGE, amount),
-            ledger_row(booking, org, intent, ledger_kind::FEE, fee),
-            ledger_row(booking, org, intent, ledger_kind::TRANSFER, amount - fee),
-        ]
-    }
-
-    /// The rows of a refund `refund_id` of `refunded`: the fee and the transfer come back
-    /// in proportion to the charge.
+    /// The rows of a refund `refund_id` of `refunded` minor units: the fee and the transfer
+    /// come back in proportion to the charge.
     fn refund_rows(
         booking: &BookingRecord,
         org: Uuid,
         refund_id: &str,
         refunded: i64,
-    ) -> Vec<NewLedgerEntry> {
-        let fee = booking.platform_fee_amount.unwrap_or_default();
-        let fee_back = proportion(fee, refunded, booking.price_amount);
-        let transfer_back = proportion(booking.price_amount - fee, refunded, booking.price_amount);
-        vec![
-            ledger_row(booking, org, refund_id, ledger_kind::REFUND, -refunded),
-            ledger_row(booking, org, refund_id, ledger_kind::FEE_REFUND, -fee_back),
-            ledger_row(
-                booking,
-                org,
-                refund_id,
-                ledger_kind::TRANSFER_REVERSAL,
-                -transfer_back,
-            ),
-        ]
+    ) -> Result<Vec<NewLedgerEntry>, AppError> {
+        let (paid, fee) = paid_and_fee(booking)?;
+        Ok(ledger_rows(
+            booking,
+            org,
+            refund_id,
+            refund_rows(paid, fee, paid.with_minor(refunded)),
+        ))
     }
 
     /// Cancels a paid (or pending) booking with Stripe first: a pending one's PaymentIntent
@@ -332,8 +323,9 @@ impl App {
     pub(crate) async fn cancel_paid(
         &self,
         booking: &BookingRecord,
-        refund: i64,
+        refund: Money,
     ) -> Result<bool, AppError> {
+        let refund = refund.minor();
         let gateway = self.gateway()?;
         let listing = self.listing_record(booking.listing_id).await?;
         let now = Utc::now();
@@ -362,7 +354,7 @@ impl App {
             };
             match gateway.refund(&request).await {
                 Ok(done) => {
-                    rows = Self::refund_rows(booking, listing.org_id, &done.id, done.amount)
+                    rows = Self::refund_rows(booking, listing.org_id, &done.id, done.amount)?
                 }
                 Err(e) => {
                     let why = gateway_failed(booking.id, &e);
@@ -483,13 +475,16 @@ impl App {
             return Ok(WebhookOutcome::Ignored);
         };
         let intent = facts.intent.clone();
-        let amount = facts.amount.unwrap_or(booking.price_amount);
-        let fee = facts
-            .application_fee_amount
-            .or(booking.platform_fee_amount)
-            .unwrap_or_default();
+        let (price, platform_fee) = paid_and_fee(&booking)?;
+        let amount = facts.amount.unwrap_or(price.minor());
+        let fee = facts.application_fee_amount.unwrap_or(platform_fee.minor());
         let listing = self.listing_record(booking.listing_id).await?;
-        let rows = Self::charge_rows(&booking, listing.org_id, &intent, amount, fee);
+        let rows = ledger_rows(
+            &booking,
+            listing.org_id,
+            &intent,
+            charge_rows(price.with_minor(amount), price.with_minor(fee)),
+        );
         if self
             .db()
             .confirm_paid(booking.id, &rows, Utc::now())
@@ -522,7 +517,7 @@ impl App {
                 listing.org_id,
                 &refund.id,
                 refund.amount,
-            ));
+            )?);
             self.db().record_ledger(&rows, Utc::now()).await?;
             tracing::warn!(booking = %booking.id, "payment for a released booking refunded in full");
         }
@@ -566,7 +561,7 @@ impl App {
                 .ledger_of_booking(booking.id)
                 .await?
                 .iter()
-                .filter(|e| e.kind == ledger_kind::REFUND)
+                .filter(|e| e.kind == LedgerKind::Refund.as_str())
                 .map(|e| -e.amount)
                 .sum();
             if total > recorded {
@@ -576,11 +571,11 @@ impl App {
                     listing.org_id,
                     &key,
                     total - recorded,
-                ));
+                )?);
             }
         } else {
             for (id, amount) in &facts.refunds {
-                rows.extend(Self::refund_rows(&booking, listing.org_id, id, *amount));
+                rows.extend(Self::refund_rows(&booking, listing.org_id, id, *amount)?);
             }
         }
         self.db().record_ledger(&rows, Utc::now()).await?;
@@ -591,37 +586,20 @@ impl App {
     pub async fn earnings(&self, caller: Caller, org: OrgId) -> Result<Statement, AppError> {
         self.require_role(caller, org, Role::Member).await?;
         let entries = self.db().ledger_of_org(org.as_uuid()).await?;
-        Ok(statement(
+        statement(
             entries,
-            &[ledger_kind::TRANSFER, ledger_kind::TRANSFER_REVERSAL],
-        ))
+            &[LedgerKind::Transfer, LedgerKind::TransferReversal],
+        )
     }
 
     /// A renter's spend: what was charged, less what was refunded.
     pub async fn spend(&self, caller: Caller) -> Result<Statement, AppError> {
         let entries = self.db().ledger_of_renter(caller.user_id.as_uuid()).await?;
-        Ok(statement(
-            entries,
-            &[ledger_kind::CHARGE, ledger_kind::REFUND],
-        ))
+        statement(entries, &[LedgerKind::Charge, LedgerKind::Refund])
     }
 
     /// The platform fee for `amount`.
-    pub(crate) fn platform_fee(&self, amount: i64) -> i64 {
-        proportion(amount, i64::from(self.config().platform_fee_bps), 10_000)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fees_and_refund_shares_round_down() {
-        assert_eq!(proportion(600, 1000, 10_000), 60, "10 % of 600");
-        assert_eq!(proportion(60, 450, 600), 45, "the fee of a 3/4 refund");
-        assert_eq!(proportion(540, 450, 600), 405);
-        assert_eq!(proportion(7, 1, 3), 2);
-        assert_eq!(proportion(7, 1, 0), 0);
+    pub(crate) fn platform_fee(&self, amount: Money) -> Money {
+        amount.share(i64::from(self.config().platform_fee_bps), 10_000)
     }
 }

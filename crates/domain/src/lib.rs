@@ -6,6 +6,7 @@
 pub mod account;
 pub mod booking;
 pub mod ids;
+pub mod ledger;
 pub mod listing;
 pub mod money;
 pub mod org;
@@ -16,6 +17,7 @@ pub use ids::{
     ApiKeyId, BookingId, LedgerEntryId, ListingId, MembershipId, OrgId, PayoutAccountId,
     RefreshTokenId, ReportId, RunId, SigningKeyId, StripeEventId, UserId,
 };
+pub use ledger::LedgerKind;
 pub use listing::{ListingInput, ListingSpec, Ssh, SshInput};
 pub use money::{Currency, Money};
 pub use org::{OrgName, Role};

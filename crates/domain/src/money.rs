@@ -126,6 +126,16 @@ impl Money {
     pub fn with_minor(self, minor: i64) -> Self {
         Self { minor, ..self }
     }
+
+    /// `part / whole` of this amount, rounded towards zero (a fee in basis points, the
+    /// fee's share of a partial refund); nothing when `whole` is not positive.
+    pub fn share(self, part: i64, whole: i64) -> Self {
+        if whole <= 0 {
+            return self.with_minor(0);
+        }
+        let minor = i128::from(self.minor) * i128::from(part) / i128::from(whole);
+        self.with_minor(i64::try_from(minor).unwrap_or(0))
+    }
 }
 
 /// `60.00 USD`, `6000 JPY`: the amount with as many decimals as the currency has.
@@ -167,6 +177,19 @@ mod tests {
         for currency in Currency::ALL {
             assert_eq!(currency.code().parse::<Currency>().unwrap(), currency);
         }
+    }
+
+    #[test]
+    fn shares_round_towards_zero() {
+        let usd = |minor| Money::new(minor, Currency::Usd);
+        assert_eq!(usd(600).share(1000, 10_000), usd(60), "10 % of 600");
+        assert_eq!(usd(60).share(450, 600), usd(45));
+        assert_eq!(usd(7).share(1, 3), usd(2));
+        assert_eq!(usd(7).share(1, 0), usd(0));
+        assert_eq!(
+            Money::new(1500, Currency::Jpy).share(1, 2).to_string(),
+            "750 JPY"
+        );
     }
 
     #[test]

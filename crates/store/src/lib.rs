@@ -29,7 +29,7 @@ pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord,
 pub use bookings::{BookingError, BookingRecord, Holding, Sweep, booking_status};
 pub use listings::{ListingRecord, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};
-pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord, ledger_kind};
+pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
 pub use verification::{
     CellRecord, EventRecord, NewReport, ReportRecord, RunRecord, SigningKeyRecord, run_status,

@@ -16,33 +16,14 @@ use crate::{Db, StoreError};
 pub type PayoutAccountRecord = payout_accounts::Model;
 pub type LedgerRecord = ledger_entries::Model;
 
-/// The kinds of ledger rows. Amounts are signed: money in is positive.
-pub mod ledger_kind {
-    /// The renter paid (the whole charge).
-    pub const CHARGE: &str = "charge";
-    /// The platform's application fee out of a charge.
-    pub const FEE: &str = "fee";
-    /// The provider's share, transferred to its connected account.
-    pub const TRANSFER: &str = "transfer";
-    /// Money back to the renter (negative).
-    pub const REFUND: &str = "refund";
-    /// The fee given back with a refund (negative).
-    pub const FEE_REFUND: &str = "fee_refund";
-    /// The transfer reversed with a refund (negative).
-    pub const TRANSFER_REVERSAL: &str = "transfer_reversal";
-    /// Payments `none`: the booking was confirmed and nothing was collected (amount 0).
-    pub const NOT_COLLECTED: &str = "not_collected";
-}
-
 /// A ledger row to record.
 #[derive(Debug, Clone)]
 pub struct NewLedgerEntry {
     pub booking_id: Uuid,
     pub org_id: Uuid,
     pub renter_id: Uuid,
-    pub kind: &'static str,
-    pub amount: i64,
-    pub currency: String,
+    pub kind: domain::LedgerKind,
+    pub amount: domain::Money,
     pub stripe_object_id: Option<String>,
 }
 
@@ -57,9 +38,9 @@ async fn insert_ledger(
             booking_id: Set(e.booking_id),
             org_id: Set(e.org_id),
             renter_id: Set(e.renter_id),
-            kind: Set(e.kind.to_owned()),
-            amount: Set(e.amount),
-            currency: Set(e.currency.clone()),
+            kind: Set(e.kind.as_str().to_owned()),
+            amount: Set(e.amount.minor()),
+            currency: Set(e.amount.currency().code().to_owned()),
             stripe_object_id: Set(e.stripe_object_id.clone()),
             created_at: Set(now),
         };

@@ -4,7 +4,6 @@ use chrono::Utc;
 use domain::OrgId;
 use serde::Serialize;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use super::ORG_PREDICATE;
 use super::signing::sha256_hex;
@@ -19,8 +18,8 @@ pub struct LeaderboardRow {
     pub concurrency: i64,
     pub total_tok_s: f64,
     pub per_request_tok_s: Option<f64>,
-    pub report_id: Uuid,
-    pub listing_id: Uuid,
+    pub report_id: domain::ReportId,
+    pub listing_id: domain::ListingId,
 }
 
 impl App {
@@ -50,8 +49,8 @@ impl App {
                 concurrency: cell.concurrency,
                 total_tok_s: cell.total_tok_s.unwrap_or_default(),
                 per_request_tok_s: cell.per_request_tok_s,
-                report_id: report.id,
-                listing_id: report.listing_id,
+                report_id: report.id.into(),
+                listing_id: report.listing_id.into(),
             });
         }
         Ok(rows)

@@ -117,10 +117,10 @@ pub async fn introspect(
         None => IntrospectionView::default(),
         Some(t) => IntrospectionView {
             active: true,
-            booking_id: Some(t.booking_id),
-            listing_id: Some(t.listing_id),
+            booking_id: Some(t.booking_id.into()),
+            listing_id: Some(t.listing_id.into()),
             gpu_count: Some(t.gpu_count),
-            sub: Some(t.renter_id),
+            sub: Some(t.renter_id.into()),
             nbf: Some(t.nbf),
             exp: Some(t.exp),
             token_type: Some("Bearer"),

@@ -51,7 +51,7 @@ pub async fn create(
         .create_booking(
             caller,
             &BookingRequest {
-                listing_id: body.listing_id,
+                listing_id: body.listing_id.into(),
                 gpu_count: body.gpu_count,
                 starts_at: body.starts_at,
                 ends_at: body.ends_at,

@@ -164,7 +164,10 @@ impl From<Statement> for StatementView {
             totals: s
                 .totals
                 .into_iter()
-                .map(|(currency, amount)| TotalView { currency, amount })
+                .map(|total| TotalView {
+                    currency: total.currency().code().to_owned(),
+                    amount: total.minor(),
+                })
                 .collect(),
             entries: s
                 .entries
@@ -172,9 +175,9 @@ impl From<Statement> for StatementView {
                 .map(|e| LedgerEntryView {
                     id: e.id.into(),
                     booking_id: e.booking_id.into(),
-                    kind: e.kind,
-                    amount: e.amount,
-                    currency: e.currency,
+                    kind: e.kind.as_str().to_owned(),
+                    amount: e.amount.minor(),
+                    currency: e.amount.currency().code().to_owned(),
                     stripe_object_id: e.stripe_object_id,
                     created_at: e.created_at,
                 })

@@ -52,8 +52,8 @@ pub async fn leaderboard(
             concurrency: r.concurrency,
             total_tok_s: r.total_tok_s,
             per_request_tok_s: r.per_request_tok_s,
-            report_id: r.report_id,
-            listing_id: r.listing_id,
+            report_id: r.report_id.into(),
+            listing_id: r.listing_id.into(),
         })
         .collect();
     Ok(HttpResponse::Ok().json(Page::all(items)))
