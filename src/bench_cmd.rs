@@ -87,6 +87,7 @@ impl BenchArgs {
             model: self.model.clone(),
             api_key: self.api_key.clone(),
             params: p,
+            outbound: bench::outbound::Policy::permissive(),
         })
     }
 }

@@ -185,7 +185,11 @@ async fn shutdown_signal() {
     }
 }
 
-async fn serve(config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
+async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
+    if demo {
+        // The demo's engine is a simulator on this machine.
+        config.engine_allow_private = true;
+    }
     let app = app::App::build(config, true)
         .await
         .context("starting the application")?;

@@ -656,6 +656,7 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
             .env("GPUMARKET_REDIS_URL", &redis)
             .env("GPUMARKET_REDIS_NAMESPACE", &namespace)
             .env("GPUMARKET_WORKER_IN_PROCESS", "false")
+            .env("GPUMARKET_ENGINE_ALLOW_PRIVATE", "true")
             .env("GPUMARKET_WORKER_LEASE_SECS", "3")
             .env("GPUMARKET_RECONCILE_INTERVAL_SECS", "1")
             .env(

@@ -141,6 +141,24 @@ impl FromRequest for Auth {
     }
 }
 
+/// The caller when a bearer credential is sent (an invalid one is refused), `None` when none
+/// is: for public routes that show more to some callers.
+#[derive(Debug, Clone, Copy)]
+pub struct MaybeAuth(pub Option<Caller>);
+
+impl FromRequest for MaybeAuth {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        if !req.headers().contains_key(header::AUTHORIZATION) {
+            return Box::pin(async { Ok(MaybeAuth(None)) });
+        }
+        let auth = Auth::from_request(req, payload);
+        Box::pin(async move { Ok(MaybeAuth(Some(auth.await?.0))) })
+    }
+}
+
 fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Err(AppError::Unauthenticated.into());

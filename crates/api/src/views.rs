@@ -326,6 +326,12 @@ pub struct RunView {
     /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
     pub status: String,
     pub attempts: i32,
+    /// Why it failed or was cancelled: `cancelled`, `listing_changed`, `deadline_exceeded`,
+    /// `address_not_allowed`, `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
+    /// `engine_error` or `setup_failed`.
+    pub failure_code: Option<String>,
+    /// The detail (members of the listing's organisation only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,
     pub report_id: Option<Uuid>,
     pub created_at: DateTime<Utc>,
@@ -342,6 +348,7 @@ impl From<app::verification::Run> for RunView {
             profile: r.profile,
             status: r.status.as_str().to_owned(),
             attempts: r.attempts,
+            failure_code: r.failure_code,
             failure_reason: r.failure_reason,
             report_id: r.report_id.map(Into::into),
             created_at: r.created_at,
@@ -360,8 +367,13 @@ pub struct ReportView {
     pub org_id: Uuid,
     pub compliant: bool,
     pub key_id: String,
+    /// `null` when withheld.
     #[schema(value_type = Object)]
     pub envelope: serde_json::Value,
+    /// Only the listing's organisation is shown this (older) report's envelope: it names
+    /// the engine's address.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub envelope_withheld: bool,
     #[schema(value_type = Object)]
     pub summary: serde_json::Value,
     pub created_at: DateTime<Utc>,
@@ -377,6 +389,7 @@ impl From<app::reports::StoredReport> for ReportView {
             compliant: r.compliant,
             key_id: r.key_id,
             envelope: r.envelope,
+            envelope_withheld: r.envelope_withheld,
             summary: r.summary,
             created_at: r.created_at,
         }

@@ -56,6 +56,13 @@ pub struct Config {
     pub booking_hold_secs: u64,
     /// The address users reach this API at, for links handed to Stripe (onboarding return).
     pub public_url: String,
+    /// Whether engines may be at internal addresses (loopback, RFC 1918, link-local, CGNAT,
+    /// unique-local). Off: a listing's engine must be on the public internet, checked when
+    /// the listing is saved and at every connection. `serve --demo` turns it on.
+    pub engine_allow_private: bool,
+    /// The longest a verification run may take, from its start to its report; past it the
+    /// run stops and fails with `deadline_exceeded`.
+    pub verification_deadline_secs: u64,
 }
 
 /// How logs are written.
@@ -91,6 +98,8 @@ impl Default for Config {
             platform_fee_bps: 1000,
             booking_hold_secs: 15 * 60,
             public_url: "http://127.0.0.1:8080".to_owned(),
+            engine_allow_private: false,
+            verification_deadline_secs: 3 * 3600,
         }
     }
 }
@@ -156,6 +165,9 @@ impl Config {
         }
         if self.worker_lease_secs < 3 {
             return Err("worker_lease_secs: must be at least 3".into());
+        }
+        if self.verification_deadline_secs < 60 {
+            return Err("verification_deadline_secs: must be at least 60".into());
         }
         if self.reconcile_interval_secs == 0 {
             return Err("reconcile_interval_secs: must be at least 1".into());

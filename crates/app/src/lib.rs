@@ -104,6 +104,11 @@ impl App {
         &self.inner.config
     }
 
+    /// Where the worker (and any other server-side fetch) may connect.
+    pub(crate) fn outbound_policy(&self) -> bench::outbound::Policy {
+        bench::outbound::Policy::guarded(self.config().engine_allow_private)
+    }
+
     pub(crate) fn tokens(&self) -> &tokens::TokenKeys {
         &self.inner.tokens
     }

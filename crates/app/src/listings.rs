@@ -377,6 +377,15 @@ impl ListingPatch {
             engine_model: self.engine_model.as_deref().unwrap_or(&r.engine_model),
             engine_api_key: match &self.engine_api_key {
                 Some(key) => key.as_deref(),
+                // The stored key is for the engine it was given with: a base URL at another
+                // origin does not get it.
+                None if self
+                    .engine_base_url
+                    .as_deref()
+                    .is_some_and(|url| !same_origin(url, &r.engine_base_url)) =>
+                {
+                    None
+                }
                 None => r.engine_api_key.as_deref(),
             },
             available_from: self.available_from.unwrap_or(r.available_from),
@@ -395,6 +404,14 @@ impl ListingPatch {
                 None => r.access_https_url.as_deref(),
             },
         }
+    }
+}
+
+/// Whether two URLs have the same scheme, host and port.
+fn same_origin(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a.trim()), url::Url::parse(b.trim())) {
+        (Ok(a), Ok(b)) => a.origin() == b.origin(),
+        _ => false,
     }
 }
 
@@ -418,6 +435,7 @@ impl App {
         input: &ListingInput<'_>,
     ) -> Result<Listing, AppError> {
         let spec = ListingSpec::parse(input)?;
+        self.check_engine_address(&spec).await?;
         if self.db().org_by_id(org).await?.is_none() {
             return Err(ValidationError::new("org_id", "no such organisation").into());
         }
@@ -463,13 +481,30 @@ impl App {
             return Err(AppError::ListingDelisted);
         }
         let spec = ListingSpec::parse(&patch.apply(&listing))?;
+        if spec.engine_base_url != listing.engine_base_url {
+            self.check_engine_address(&spec).await?;
+        }
         let unverify = changes_what_was_measured(&listing, &spec);
         let record = self
             .db()
             .update_listing(id, &spec, unverify, Utc::now())
             .await?
             .ok_or(AppError::ListingDelisted)?;
+        if unverify {
+            // A run measuring the old machine or engine must not verify the new one.
+            self.cancel_runs_of(id, "the listing's hardware or engine was changed")
+                .await?;
+        }
         Listing::try_from(record)
+    }
+
+    /// Refuses an engine address the platform may not connect to, naming `engine.base_url`
+    /// (checked again at every connection: DNS can change).
+    async fn check_engine_address(&self, spec: &ListingSpec) -> Result<(), AppError> {
+        bench::outbound::check_resolved(&spec.engine_base_url, self.outbound_policy())
+            .await
+            .map(|_| ())
+            .map_err(|refused| ValidationError::new("engine.base_url", refused.to_string()).into())
     }
 
     /// Delists a listing (members of its organisation): it can no longer be found or booked.

@@ -26,13 +26,28 @@ pub mod event {
     pub const FINISHED: &str = "run_finished";
 }
 
+/// Why a run failed or was cancelled: the stable codes public views show (beside these, the
+/// harness's own: `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
+/// `engine_error`, `address_not_allowed`, `setup_failed`).
+pub mod failure {
+    pub const CANCELLED: &str = "cancelled";
+    pub const LISTING_CHANGED: &str = "listing_changed";
+    pub const DEADLINE_EXCEEDED: &str = "deadline_exceeded";
+}
+
+use failure::{CANCELLED, DEADLINE_EXCEEDED, LISTING_CHANGED};
+
+/// How often a running run looks whether it was cancelled: a cancel stops it within this
+/// and the harness's own stop (well under 2 s).
+const CANCEL_POLL: Duration = Duration::from_millis(500);
+
 /// How a worker's run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// A report was attached (or had been already, by an earlier attempt).
     Reported(Uuid),
-    /// The run failed; the reason is kept on it.
-    Failed(String),
+    /// The run failed; the code and the reason are kept on it.
+    Failed { code: &'static str, reason: String },
     /// Given back to the queue (the worker is shutting down).
     Released,
     /// Another worker owns the run now (the lease ran out); nothing was written.
@@ -100,6 +115,9 @@ pub struct Run {
     pub profile: String,
     pub status: domain::RunStatus,
     pub attempts: i32,
+    /// Why it failed or was cancelled, as a stable code (public).
+    pub failure_code: Option<String>,
+    /// The detail behind the code (the provider's members only: it may quote the engine).
     pub failure_reason: Option<String>,
     pub report_id: Option<domain::ReportId>,
     pub created_at: DateTime<Utc>,
@@ -121,6 +139,7 @@ impl TryFrom<RunRecord> for Run {
             org_id: r.org_id.into(),
             profile: r.profile,
             attempts: r.attempts,
+            failure_code: r.failure_code,
             failure_reason: r.failure_reason,
             report_id: r.report_id.map(Into::into),
             created_at: r.created_at,
@@ -162,6 +181,7 @@ impl App {
                 lease_owner: None,
                 lease_expires_at: None,
                 failure_reason: None,
+                failure_code: None,
                 report_id: None,
                 created_at: now,
                 started_at: None,
@@ -193,7 +213,11 @@ impl App {
             .await?;
         if !self
             .db()
-            .cancel_run(id, "cancelled by a member of the organisation", Utc::now())
+            .cancel_run(
+                id,
+                (CANCELLED, "cancelled by a member of the organisation"),
+                Utc::now(),
+            )
             .await?
         {
             let now = self.run_record(id).await?;
@@ -202,10 +226,28 @@ impl App {
         self.record_event(
             id,
             event::FINISHED,
-            json!({"run_id": id, "status": run_status::CANCELLED}),
+            json!({"run_id": id, "status": run_status::CANCELLED, "reason": CANCELLED}),
         )
         .await?;
         self.run(id.into()).await
+    }
+
+    /// Cancels a listing's queued and running runs (its claim changed), telling their
+    /// followers.
+    pub(crate) async fn cancel_runs_of(&self, listing: Uuid, reason: &str) -> Result<(), AppError> {
+        for id in self
+            .db()
+            .cancel_runs_of_listing(listing, (LISTING_CHANGED, reason), Utc::now())
+            .await?
+        {
+            self.record_event(
+                id,
+                event::FINISHED,
+                json!({"run_id": id, "status": run_status::CANCELLED, "reason": LISTING_CHANGED}),
+            )
+            .await?;
+        }
+        Ok(())
     }
 
     /// Follows a run's events after `after` (0: from the start). Anyone may follow.
@@ -234,6 +276,27 @@ impl App {
         Run::try_from(self.run_record(id.as_uuid()).await?)
     }
 
+    /// The run as `viewer` may see it: anyone sees its failure code, only the members of its
+    /// organisation the detail.
+    pub async fn run_seen_by(
+        &self,
+        id: domain::RunId,
+        viewer: Option<Caller>,
+    ) -> Result<Run, AppError> {
+        let mut run = self.run(id).await?;
+        let member = match viewer {
+            Some(caller) => self
+                .require_role(caller, run.org_id, Role::Member)
+                .await
+                .is_ok(),
+            None => false,
+        };
+        if !member {
+            run.failure_reason = None;
+        }
+        Ok(run)
+    }
+
     async fn run_record(&self, id: Uuid) -> Result<RunRecord, AppError> {
         self.db()
             .run_by_id(id)
@@ -241,7 +304,12 @@ impl App {
             .ok_or(AppError::NotFound("verification run"))
     }
 
-    pub async fn record_event(&self, run: Uuid, kind: &str, data: Value) -> Result<i32, AppError> {
+    pub(crate) async fn record_event(
+        &self,
+        run: Uuid,
+        kind: &str,
+        data: Value,
+    ) -> Result<i32, AppError> {
         let seq = self.db().append_event(run, kind, data.to_string()).await?;
         self.notifier().notify(run).await;
         Ok(seq)
@@ -301,25 +369,39 @@ impl App {
         )
         .await?;
 
-        // The bench stops on shutdown, or when the lease is lost.
+        // The bench stops on shutdown, when the run is cancelled or its lease lost (looked at
+        // every CANCEL_POLL), or at the run's deadline.
         let (cancel_tx, cancel_rx) = watch::channel(false);
         let (lost_tx, mut lost_rx) = watch::channel(false);
+        let (overdue_tx, overdue_rx) = watch::channel(false);
+        let deadline = tokio::time::Instant::now()
+            + Duration::from_secs(self.config().verification_deadline_secs);
         let renewer = {
             let app = self.clone();
             let worker = worker.to_owned();
             let cancel_tx = cancel_tx.clone();
             let mut shutdown = shutdown.clone();
             tokio::spawn(async move {
+                let mut renewed_at = tokio::time::Instant::now();
                 loop {
                     tokio::select! {
-                        () = tokio::time::sleep(lease / 3) => {}
+                        () = tokio::time::sleep(CANCEL_POLL) => {}
                         _ = shutdown.wait_for(|s| *s) => { let _ = cancel_tx.send(true); return; }
+                        () = tokio::time::sleep_until(deadline) => {
+                            let _ = overdue_tx.send(true);
+                            let _ = cancel_tx.send(true);
+                            return;
+                        }
                     }
-                    let renewed = app
-                        .db()
-                        .renew_lease(run_id, &worker, lease_until(Utc::now(), lease))
-                        .await;
-                    if !matches!(renewed, Ok(true)) {
+                    let still_ours = if renewed_at.elapsed() >= lease / 3 {
+                        renewed_at = tokio::time::Instant::now();
+                        app.db()
+                            .renew_lease(run_id, &worker, lease_until(Utc::now(), lease))
+                            .await
+                    } else {
+                        app.db().holds_lease(run_id, &worker).await
+                    };
+                    if !matches!(still_ours, Ok(true)) {
                         let _ = lost_tx.send(true);
                         let _ = cancel_tx.send(true);
                         return;
@@ -353,6 +435,7 @@ impl App {
             model: Some(listing.engine_model.clone()),
             api_key: listing.engine_api_key.clone(),
             params,
+            outbound: self.outbound_policy(),
         };
         let result = bench::run(options, Some(progress_tx), cancel_rx).await;
         renewer.abort();
@@ -378,22 +461,33 @@ impl App {
         {
             return Ok(Some(Outcome::LostLease));
         }
-        let outcome = match result {
-            Err(e) => {
-                let reason = e.to_string();
+        let failure = match &result {
+            _ if *overdue_rx.borrow() => Some((
+                DEADLINE_EXCEEDED,
+                format!(
+                    "the run did not finish within verification_deadline_secs ({} s)",
+                    self.config().verification_deadline_secs
+                ),
+            )),
+            Err(e) => Some((e.code(), e.to_string())),
+            Ok(_) => None,
+        };
+        let outcome = match (failure, result) {
+            (Some((code, reason)), _) => {
                 self.db()
                     .finish_run(
                         run.id,
                         worker,
                         run_status::FAILED,
                         None,
-                        Some(reason.clone()),
+                        Some((code, &reason)),
                         Utc::now(),
                     )
                     .await?;
-                Outcome::Failed(reason)
+                Outcome::Failed { code, reason }
             }
-            Ok(report) => {
+            (None, Err(_)) => unreachable!("an error always has a failure code"),
+            (None, Ok(report)) => {
                 let report_id = self.attach_report(&run, &listing, &report).await?;
                 self.db()
                     .finish_run(
@@ -412,8 +506,9 @@ impl App {
             Outcome::Reported(id) => {
                 json!({"run_id": run.id, "status": "succeeded", "report_id": id})
             }
-            Outcome::Failed(reason) => {
-                json!({"run_id": run.id, "status": "failed", "reason": reason})
+            // Public: the code, never the detail (it may quote the engine).
+            Outcome::Failed { code, .. } => {
+                json!({"run_id": run.id, "status": "failed", "reason": code})
             }
             _ => json!({"run_id": run.id}),
         };

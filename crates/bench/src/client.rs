@@ -2,14 +2,19 @@
 //! `/tokenize`, `/metrics`) and streamed completions timed as their bytes arrive.
 //!
 //! Every stream gets its own HTTP client, hence its own connection: no stream waits for a
-//! pooled connection, and nothing on the token path takes a lock.
+//! pooled connection, and nothing on the token path takes a lock. Every client is built by
+//! [`crate::outbound`] (no redirects; on a server, no internal addresses), every body is read
+//! within [`crate::bounds`], and every request gives up as soon as the run is stopped.
 
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::watch;
 
 use crate::BenchError;
+use crate::bounds::{self, clip};
+use crate::outbound::{self, Policy};
 use crate::prom::Snapshot;
 use crate::sse::{SseDecoder, SseEvent};
 
@@ -29,6 +34,30 @@ pub struct Engine {
     http: reqwest::Client,
     /// The bearer token the engine wants (vLLM's `--api-key`).
     api_key: Option<String>,
+    policy: Policy,
+    halt: Halt,
+}
+
+/// Turns true when the whole run must stop (cancel, shutdown, deadline): every request in
+/// flight gives up at once.
+#[derive(Debug, Clone)]
+struct Halt(Option<watch::Receiver<bool>>);
+
+impl Halt {
+    /// Resolves when the run is stopped; never, when nothing can stop it.
+    async fn wait(&self) {
+        if let Some(rx) = &self.0 {
+            let mut rx = rx.clone();
+            if rx.wait_for(|stop| *stop).await.is_ok() {
+                return;
+            }
+        }
+        std::future::pending::<()>().await;
+    }
+
+    fn is_set(&self) -> bool {
+        self.0.as_ref().is_some_and(|rx| *rx.borrow())
+    }
 }
 
 /// Installs rustls' ring crypto provider for the process (once; later calls do nothing).
@@ -41,9 +70,13 @@ pub fn install_crypto_provider() {
 /// (uvicorn, under vLLM, closes them after 5 s), so a reused connection is rarely stale.
 const POOL_IDLE: Duration = Duration::from_secs(2);
 
-fn client(timeout: Option<Duration>, api_key: Option<&str>) -> Result<reqwest::Client, BenchError> {
+fn client(
+    policy: Policy,
+    timeout: Option<Duration>,
+    api_key: Option<&str>,
+) -> Result<reqwest::Client, BenchError> {
     install_crypto_provider();
-    let mut builder = reqwest::Client::builder()
+    let mut builder = outbound::client_builder(policy)
         .connect_timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(1)
         .pool_idle_timeout(POOL_IDLE)
@@ -67,21 +100,26 @@ fn client(timeout: Option<Duration>, api_key: Option<&str>) -> Result<reqwest::C
 }
 
 /// An HTTP error with its causes ("error sending request" alone says little: the cause is
-/// "connection refused" or "invalid peer certificate").
+/// "connection refused" or "invalid peer certificate"). A destination the outbound rules
+/// refused is named as such.
 fn describe(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
+        if let Some(refused) = cause.downcast_ref::<outbound::Refused>() {
+            return format!("the address {refused}");
+        }
         text.push_str(": ");
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    text
+    clip(&text, bounds::MESSAGE)
 }
 
-/// The message of an OpenAI-style error body, or the body itself.
-fn error_message(status: reqwest::StatusCode, body: &str) -> String {
-    let message = serde_json::from_str::<Value>(body)
+/// The message of an OpenAI-style error body, or the body itself, clipped.
+fn error_message(status: reqwest::StatusCode, body: &[u8]) -> String {
+    let body = String::from_utf8_lossy(body);
+    let message = serde_json::from_str::<Value>(&body)
         .ok()
         .and_then(|v| {
             v.pointer("/error/message")
@@ -90,24 +128,40 @@ fn error_message(status: reqwest::StatusCode, body: &str) -> String {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         })
-        .unwrap_or_else(|| body.chars().take(300).collect());
-    format!("HTTP {status}: {message}")
+        .unwrap_or_else(|| body.into_owned());
+    format!("HTTP {status}: {}", clip(&message, bounds::MESSAGE))
+}
+
+/// Reads an error answer's message (at most [`bounds::ERROR_BODY`] of it).
+async fn error_of(mut response: reqwest::Response) -> String {
+    let status = response.status();
+    let body = match bounds::read_body(&mut response, bounds::ERROR_BODY).await {
+        Ok(Ok(body)) => body,
+        _ => Vec::new(),
+    };
+    error_message(status, &body)
 }
 
 impl Engine {
-    /// The engine at `base_url`; `api_key` is sent as a bearer token on every request.
-    pub fn new(base_url: &str, api_key: Option<&str>) -> Result<Self, BenchError> {
-        let base = base_url.trim_end_matches('/').to_owned();
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(BenchError::Setup(format!(
-                "{base_url} is not an http:// or https:// URL"
-            )));
-        }
+    /// The engine at `base_url`; `api_key` is sent as a bearer token on every request, and
+    /// `policy` decides whether the address may be reached at all.
+    pub fn new(base_url: &str, api_key: Option<&str>, policy: Policy) -> Result<Self, BenchError> {
+        outbound::check_url(base_url, policy)
+            .map_err(|e| BenchError::Refused(format!("the engine URL {e}")))?;
+        let base = base_url.trim().trim_end_matches('/').to_owned();
         Ok(Self {
             base,
-            http: client(Some(CONTROL_TIMEOUT), api_key)?,
+            http: client(policy, Some(CONTROL_TIMEOUT), api_key)?,
             api_key: api_key.map(str::to_owned),
+            policy,
+            halt: Halt(None),
         })
+    }
+
+    /// The same engine, every request of which gives up when `stop` turns true.
+    pub fn stopped_by(mut self, stop: watch::Receiver<bool>) -> Self {
+        self.halt = Halt(Some(stop));
+        self
     }
 
     pub fn base_url(&self) -> &str {
@@ -118,24 +172,50 @@ impl Engine {
         format!("{}{path}", self.base)
     }
 
-    async fn get(&self, path: &str) -> Result<Option<String>, BenchError> {
-        let response = self.http.get(self.url(path)).send().await.map_err(|e| {
-            BenchError::Unreachable(format!("GET {}: {}", self.url(path), describe(&e)))
-        })?;
-        let status = response.status();
-        if status == reqwest::StatusCode::NOT_FOUND {
-            return Ok(None);
+    /// Sends a request and reads its answer within `limit` bytes, giving up when the run is
+    /// stopped. `Ok(None)` for the statuses in `absent` (an endpoint the server lacks).
+    async fn call(
+        &self,
+        what: &str,
+        request: reqwest::RequestBuilder,
+        limit: usize,
+        absent: &[reqwest::StatusCode],
+    ) -> Result<Option<Vec<u8>>, BenchError> {
+        let exchange = async {
+            let mut response = request
+                .send()
+                .await
+                .map_err(|e| BenchError::Unreachable(format!("{what}: {}", describe(&e))))?;
+            let status = response.status();
+            if absent.contains(&status) {
+                return Ok(None);
+            }
+            if !status.is_success() {
+                return Err(BenchError::Engine(format!(
+                    "{what}: {}",
+                    error_of(response).await
+                )));
+            }
+            match bounds::read_body(&mut response, limit).await {
+                Ok(Ok(body)) => Ok(Some(body)),
+                Ok(Err(too_large)) => Err(BenchError::Engine(format!("{what}: {too_large}"))),
+                Err(e) => Err(BenchError::Unreachable(format!("{what}: {}", describe(&e)))),
+            }
+        };
+        tokio::select! {
+            answer = exchange => answer,
+            () = self.halt.wait() => Err(BenchError::Stopped),
         }
-        let body = response.text().await.map_err(|e| {
-            BenchError::Unreachable(format!("GET {}: {}", self.url(path), describe(&e)))
-        })?;
-        if !status.is_success() {
-            return Err(BenchError::Engine(format!(
-                "GET {path}: {}",
-                error_message(status, &body)
-            )));
-        }
-        Ok(Some(body))
+    }
+
+    async fn get(&self, path: &str, limit: usize) -> Result<Option<Vec<u8>>, BenchError> {
+        self.call(
+            &format!("GET {path}"),
+            self.http.get(self.url(path)),
+            limit,
+            &[reqwest::StatusCode::NOT_FOUND],
+        )
+        .await
     }
 
     /// `GET /v1/models`. A server without it is not OpenAI-compatible.
@@ -150,17 +230,17 @@ impl Engine {
             max_model_len: Option<u64>,
         }
         let body = self
-            .get("/v1/models")
+            .get("/v1/models", bounds::MODELS_BODY)
             .await?
-            .ok_or_else(|| BenchError::NotVllm(format!("{} has no /v1/models", self.base)))?;
-        let list: List = serde_json::from_str(&body).map_err(|e| {
-            BenchError::NotVllm(format!("/v1/models is not an OpenAI model list: {e}"))
+            .ok_or_else(|| BenchError::NotVllm("the server has no /v1/models".to_owned()))?;
+        let list: List = serde_json::from_slice(&body).map_err(|_| {
+            BenchError::NotVllm("/v1/models is not an OpenAI model list".to_owned())
         })?;
         Ok(list
             .data
             .into_iter()
             .map(|c| Model {
-                id: c.id,
+                id: clip(&c.id, bounds::MODEL_ID),
                 max_model_len: c.max_model_len,
             })
             .collect())
@@ -168,20 +248,23 @@ impl Engine {
 
     /// `GET /version`: vLLM's version, `None` when the server does not say.
     pub async fn version(&self) -> Result<Option<String>, BenchError> {
-        Ok(self.get("/version").await?.and_then(|body| {
-            serde_json::from_str::<Value>(&body)
-                .ok()?
-                .get("version")?
-                .as_str()
-                .map(str::to_owned)
-        }))
+        Ok(self
+            .get("/version", bounds::SMALL_BODY)
+            .await?
+            .and_then(|body| {
+                serde_json::from_slice::<Value>(&body)
+                    .ok()?
+                    .get("version")?
+                    .as_str()
+                    .map(|v| clip(v, bounds::VERSION))
+            }))
     }
 
     /// `GET /metrics`, parsed; `None` when the server has no metrics endpoint.
     pub async fn metrics(&self) -> Result<Option<Snapshot>, BenchError> {
-        match self.get("/metrics").await? {
+        match self.get("/metrics", bounds::METRICS_BODY).await? {
             None => Ok(None),
-            Some(text) => Snapshot::parse(&text)
+            Some(body) => Snapshot::parse(&String::from_utf8_lossy(&body))
                 .map(Some)
                 .map_err(|e| BenchError::Engine(e.to_string())),
         }
@@ -189,30 +272,25 @@ impl Engine {
 
     /// `POST /tokenize`: the prompt's token count, `None` when the server cannot tokenize.
     pub async fn tokenize(&self, model: &str, prompt: &str) -> Result<Option<u64>, BenchError> {
-        let response = self
+        let request = self
             .http
             .post(self.url("/tokenize"))
-            .json(&serde_json::json!({"model": model, "prompt": prompt}))
-            .send()
-            .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /tokenize: {}", describe(&e))))?;
-        let status = response.status();
-        if status == reqwest::StatusCode::NOT_FOUND
-            || status == reqwest::StatusCode::METHOD_NOT_ALLOWED
-        {
+            .json(&serde_json::json!({"model": model, "prompt": prompt}));
+        let Some(body) = self
+            .call(
+                "POST /tokenize",
+                request,
+                bounds::SMALL_BODY,
+                &[
+                    reqwest::StatusCode::NOT_FOUND,
+                    reqwest::StatusCode::METHOD_NOT_ALLOWED,
+                ],
+            )
+            .await?
+        else {
             return Ok(None);
-        }
-        let body = response
-            .text()
-            .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /tokenize: {}", describe(&e))))?;
-        if !status.is_success() {
-            return Err(BenchError::Engine(format!(
-                "POST /tokenize: {}",
-                error_message(status, &body)
-            )));
-        }
-        let count = serde_json::from_str::<Value>(&body)
+        };
+        let count = serde_json::from_slice::<Value>(&body)
             .ok()
             .and_then(|v| v.get("count").and_then(Value::as_u64))
             .ok_or_else(|| BenchError::Engine("/tokenize answered without a count".into()))?;
@@ -226,24 +304,14 @@ impl Engine {
         model: &str,
         prompt: &str,
     ) -> Result<u64, BenchError> {
-        let response = self
-            .http
-            .post(self.url("/v1/completions"))
-            .json(&serde_json::json!({"model": model, "prompt": prompt, "max_tokens": 1, "temperature": 0}))
-            .send()
-            .await
-            .map_err(|e| BenchError::Unreachable(format!("POST /v1/completions: {}", describe(&e))))?;
-        let status = response.status();
-        let body = response.text().await.map_err(|e| {
-            BenchError::Unreachable(format!("POST /v1/completions: {}", describe(&e)))
-        })?;
-        if !status.is_success() {
-            return Err(BenchError::Engine(format!(
-                "POST /v1/completions: {}",
-                error_message(status, &body)
-            )));
-        }
-        serde_json::from_str::<Value>(&body)
+        let request = self.http.post(self.url("/v1/completions")).json(
+            &serde_json::json!({"model": model, "prompt": prompt, "max_tokens": 1, "temperature": 0}),
+        );
+        let body = self
+            .call("POST /v1/completions", request, bounds::SMALL_BODY, &[])
+            .await?
+            .unwrap_or_default();
+        serde_json::from_slice::<Value>(&body)
             .ok()
             .and_then(|v| v.pointer("/usage/prompt_tokens").and_then(Value::as_u64))
             .ok_or_else(|| {
@@ -252,13 +320,28 @@ impl Engine {
     }
 
     /// A client for one stream slot: its own connection, no overall timeout (streams are
-    /// long); idleness is bounded per read instead.
+    /// long); idleness is bounded per read instead, and the run's stop ends it.
     pub fn stream_client(&self) -> Result<StreamClient, BenchError> {
         Ok(StreamClient {
             url: self.url("/v1/completions"),
-            http: client(None, self.api_key.as_deref())?,
+            http: client(self.policy, None, self.api_key.as_deref())?,
             api_key: self.api_key.clone(),
+            policy: self.policy,
+            halt: self.halt.clone(),
         })
+    }
+
+    /// Whether the run was stopped.
+    pub fn halted(&self) -> bool {
+        self.halt.is_set()
+    }
+
+    /// Sleeps `duration`, or less when the run is stopped; `false` then.
+    pub async fn pause(&self, duration: Duration) -> bool {
+        tokio::select! {
+            () = tokio::time::sleep(duration) => true,
+            () = self.halt.wait() => false,
+        }
     }
 }
 
@@ -268,6 +351,19 @@ pub struct StreamClient {
     url: String,
     http: reqwest::Client,
     api_key: Option<String>,
+    policy: Policy,
+    halt: Halt,
+}
+
+/// The bounds of one streamed request.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamLimits {
+    /// The request's `max_tokens`: a stream claiming more is lying.
+    pub max_tokens: u64,
+    /// The longest wait for the answer, and then for each read.
+    pub idle: Duration,
+    /// The longest the whole request may take (`None`: until stopped).
+    pub total: Option<Duration>,
 }
 
 /// Whether a request failed the way a stale keep-alive connection fails: the server had
@@ -337,52 +433,92 @@ impl ChunkSink for () {
 /// chunk carrying several tokens counts them all. Without them, each chunk with text counts
 /// one (and the run is not compliant); the final usage-only chunk then only corrects a
 /// shortfall.
-fn chunk_tokens(chunk: &Value, counted: &mut u64, timeline: &mut Timeline) -> u64 {
+///
+/// What the engine claims is checked, not trusted: a count beyond `max_tokens`, a count that
+/// goes backwards, or a final usage that disagrees with the counts the stream carried is an
+/// error (the request, and so its cell, is then invalid).
+fn chunk_tokens(
+    chunk: &Value,
+    counted: &mut u64,
+    max_tokens: u64,
+    timeline: &mut Timeline,
+) -> Result<u64, String> {
     let has_choices = chunk
         .get("choices")
         .and_then(Value::as_array)
         .is_some_and(|choices| !choices.is_empty());
+    let mut tokens = None;
     if let Some(usage) = chunk.get("usage").filter(|u| !u.is_null()) {
-        if has_choices {
-            timeline.saw_usage = true;
-        }
         if let Some(prompt) = usage.get("prompt_tokens").and_then(Value::as_u64) {
             timeline.prompt_tokens = Some(prompt);
         }
         if let Some(completion) = usage.get("completion_tokens").and_then(Value::as_u64) {
-            let delta = completion.saturating_sub(*counted);
-            *counted += delta;
-            return delta;
+            if completion < *counted && (has_choices || timeline.saw_usage) {
+                return Err(format!(
+                    "the server's usage went backwards, from {} to {completion} tokens",
+                    *counted
+                ));
+            }
+            if !has_choices && timeline.saw_usage && completion != *counted {
+                return Err(format!(
+                    "the final usage says {completion} tokens, the stream's usage said {}",
+                    *counted
+                ));
+            }
+            if has_choices {
+                timeline.saw_usage = true;
+            }
+            tokens = Some(completion.saturating_sub(*counted));
         }
     }
-    let has_text = chunk
-        .get("choices")
-        .and_then(Value::as_array)
-        .is_some_and(|choices| {
-            choices.iter().any(|c| {
-                c.get("text")
-                    .or_else(|| c.pointer("/delta/content"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|t| !t.is_empty())
-            })
-        });
-    let tokens = u64::from(has_text);
+    let tokens = tokens.unwrap_or_else(|| {
+        let has_text = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .is_some_and(|choices| {
+                choices.iter().any(|c| {
+                    c.get("text")
+                        .or_else(|| c.pointer("/delta/content"))
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| !t.is_empty())
+                })
+            });
+        u64::from(has_text)
+    });
+    if *counted + tokens > max_tokens {
+        return Err(format!(
+            "the server claimed {} tokens for a request of max_tokens {max_tokens}",
+            *counted + tokens
+        ));
+    }
     *counted += tokens;
-    tokens
+    Ok(tokens)
 }
 
 impl StreamClient {
     /// Sends `body` (a JSON completion request with `stream: true`) and reads the stream to
-    /// its end, or until `stop` resolves, or until no byte arrives for `idle_timeout`.
+    /// its end, or until `stop` resolves or the run is stopped, or until no byte arrives
+    /// for `limits.idle`, or `limits.total` has passed.
     pub async fn stream(
         &self,
         body: &[u8],
-        idle_timeout: Duration,
+        limits: StreamLimits,
         sink: &mut impl ChunkSink,
         stop: impl std::future::Future<Output = ()>,
     ) -> Timeline {
         let mut timeline = Timeline::default();
+        let deadline = limits
+            .total
+            .map(|total| tokio::time::Instant::now() + total);
+        let overdue = async move {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::pin!(stop);
+        tokio::pin!(overdue);
+        let idle_timeout = limits.idle;
         let mut fresh = None;
         let mut response = loop {
             let http = fresh.as_ref().unwrap_or(&self.http);
@@ -395,12 +531,17 @@ impl StreamClient {
             let response = tokio::select! {
                 response = tokio::time::timeout(idle_timeout, request) => response,
                 () = &mut stop => return timeline,
+                () = self.halt.wait() => return timeline,
+                () = &mut overdue => {
+                    timeline.error = Some(format!("no answer within {:?}", limits.total.unwrap_or_default()));
+                    return timeline;
+                }
             };
             match response {
                 Ok(Ok(response)) => break response,
                 // Once, on a connection of its own.
                 Ok(Err(e)) if fresh.is_none() && stale_connection(&e) => {
-                    match client(None, self.api_key.as_deref()) {
+                    match client(self.policy, None, self.api_key.as_deref()) {
                         Ok(http) => {
                             timeline.retried = true;
                             fresh = Some(http);
@@ -423,8 +564,12 @@ impl StreamClient {
         };
         let status = response.status();
         if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
-            timeline.error = Some(error_message(status, &body));
+            let answer = tokio::select! {
+                message = tokio::time::timeout(idle_timeout, error_of(response)) => message.ok(),
+                () = self.halt.wait() => None,
+            };
+            timeline.error =
+                Some(answer.unwrap_or_else(|| format!("HTTP {status} without a readable body")));
             return timeline;
         }
         let mut decoder = SseDecoder::new();
@@ -433,6 +578,14 @@ impl StreamClient {
             let read = tokio::select! {
                 read = tokio::time::timeout(idle_timeout, response.chunk()) => read,
                 () = &mut stop => return timeline,
+                () = self.halt.wait() => return timeline,
+                () = &mut overdue => {
+                    timeline.error = Some(format!(
+                        "the stream did not end within {:?}",
+                        limits.total.unwrap_or_default()
+                    ));
+                    return timeline;
+                }
             };
             // The arrival time, taken before any parsing.
             let at = Instant::now();
@@ -458,22 +611,37 @@ impl StreamClient {
             for event in decoder.feed(&bytes) {
                 match event {
                     SseEvent::Done => timeline.completed = true,
+                    SseEvent::TooLong { limit } => {
+                        timeline.error = Some(format!(
+                            "a stream line or event is longer than {limit} bytes"
+                        ));
+                        return timeline;
+                    }
                     SseEvent::Data(data) => {
                         let Ok(chunk) = serde_json::from_str::<Value>(&data) else {
-                            timeline.error = Some(format!("a chunk is not JSON: {data:.200}"));
+                            timeline.error =
+                                Some(format!("a chunk is not JSON: {}", clip(&data, 80)));
                             return timeline;
                         };
                         if let Some(message) =
                             chunk.pointer("/error/message").and_then(Value::as_str)
                         {
-                            timeline.error =
-                                Some(format!("the server failed mid-stream: {message}"));
+                            timeline.error = Some(format!(
+                                "the server failed mid-stream: {}",
+                                clip(message, bounds::MESSAGE)
+                            ));
                             return timeline;
                         }
-                        let tokens = chunk_tokens(&chunk, &mut counted, &mut timeline);
-                        if tokens > 0 {
-                            timeline.chunks.push((at, tokens));
-                            sink.tokens(at, tokens);
+                        match chunk_tokens(&chunk, &mut counted, limits.max_tokens, &mut timeline) {
+                            Ok(0) => {}
+                            Ok(tokens) => {
+                                timeline.chunks.push((at, tokens));
+                                sink.tokens(at, tokens);
+                            }
+                            Err(dishonest) => {
+                                timeline.error = Some(dishonest);
+                                return timeline;
+                            }
                         }
                     }
                 }
@@ -504,9 +672,10 @@ mod tests {
             for event in decoder.feed(piece) {
                 match event {
                     SseEvent::Done => timeline.completed = true,
+                    SseEvent::TooLong { .. } => panic!("a capture line is too long"),
                     SseEvent::Data(data) => {
                         let chunk: Value = serde_json::from_str(&data).unwrap();
-                        let n = chunk_tokens(&chunk, &mut previous, &mut timeline);
+                        let n = chunk_tokens(&chunk, &mut previous, 1000, &mut timeline).unwrap();
                         counts.push(n);
                     }
                 }
@@ -552,19 +721,65 @@ mod tests {
         let mut timeline = Timeline::default();
         let mut previous = 0;
         let chunk = |n: u64| serde_json::json!({"choices": [{"text": "abc"}], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
-        assert_eq!(chunk_tokens(&chunk(1), &mut previous, &mut timeline), 1);
-        assert_eq!(chunk_tokens(&chunk(4), &mut previous, &mut timeline), 3);
-        assert_eq!(chunk_tokens(&chunk(4), &mut previous, &mut timeline), 0);
+        assert_eq!(
+            chunk_tokens(&chunk(1), &mut previous, 8, &mut timeline),
+            Ok(1)
+        );
+        assert_eq!(
+            chunk_tokens(&chunk(4), &mut previous, 8, &mut timeline),
+            Ok(3)
+        );
+        assert_eq!(
+            chunk_tokens(&chunk(4), &mut previous, 8, &mut timeline),
+            Ok(0)
+        );
+    }
+
+    #[test]
+    fn claims_beyond_max_tokens_or_backwards_are_refused() {
+        let chunk = |n: u64| serde_json::json!({"choices": [{"text": "a"}], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
+        let final_usage = |n: u64| serde_json::json!({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
+        let mut timeline = Timeline::default();
+        let mut counted = 0;
+        assert_eq!(
+            chunk_tokens(&chunk(3), &mut counted, 4, &mut timeline),
+            Ok(3)
+        );
+        let over = chunk_tokens(&chunk(6), &mut counted, 4, &mut timeline).unwrap_err();
+        assert!(
+            over.contains("claimed 6 tokens") && over.contains("max_tokens 4"),
+            "{over}"
+        );
+        let back = chunk_tokens(&chunk(2), &mut counted, 4, &mut timeline).unwrap_err();
+        assert!(back.contains("went backwards"), "{back}");
+        let disagree = chunk_tokens(&final_usage(4), &mut counted, 4, &mut timeline).unwrap_err();
+        assert!(disagree.contains("final usage says 4"), "{disagree}");
+        assert_eq!(
+            chunk_tokens(&final_usage(3), &mut counted, 4, &mut timeline),
+            Ok(0)
+        );
+        // Without continuous usage, text chunks count one each, capped all the same.
+        let mut timeline = Timeline::default();
+        let mut counted = 0;
+        let text = serde_json::json!({"choices": [{"text": "a"}]});
+        assert_eq!(chunk_tokens(&text, &mut counted, 1, &mut timeline), Ok(1));
+        assert!(chunk_tokens(&text, &mut counted, 1, &mut timeline).is_err());
     }
 
     #[test]
     fn error_bodies_give_their_message() {
         let body = reference("error-max-tokens-too-large.json");
-        let message = error_message(reqwest::StatusCode::BAD_REQUEST, &body);
+        let message = error_message(reqwest::StatusCode::BAD_REQUEST, body.as_bytes());
         assert!(
             message.starts_with("HTTP 400 Bad Request: max_tokens=100000 cannot be greater"),
             "{message}"
         );
+        let huge = format!(
+            "{{\"error\": {{\"message\": \"{}\"}}}}",
+            "x".repeat(100_000)
+        );
+        let message = error_message(reqwest::StatusCode::BAD_REQUEST, huge.as_bytes());
+        assert!(message.len() < 400 && message.ends_with(bounds::CUT_MARKER));
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! vLLM-compatible server: the streaming client, the `/metrics` and `/tokenize` readers,
 //! prompt sizing, the cell runner, the figures and the report. No web server, no database.
 
+pub mod bounds;
 pub mod cell;
 pub mod client;
+pub mod outbound;
 pub mod params;
 pub mod prom;
 pub mod prompt;
@@ -33,4 +35,25 @@ pub enum BenchError {
     /// It answered a request with an error.
     #[error("the engine refused: {0}")]
     Engine(String),
+    /// The outbound rules do not allow connecting to it.
+    #[error("{0}")]
+    Refused(String),
+    /// The run was stopped (cancelled, shut down, or past its deadline) mid-request.
+    #[error("the run was stopped")]
+    Stopped,
+}
+
+impl BenchError {
+    /// A stable code for why a run failed, for public views (the detail stays private).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Setup(_) => "setup_failed",
+            Self::Unreachable(_) => "engine_unreachable",
+            Self::NotVllm(_) => "engine_not_vllm",
+            Self::UnknownModel(_) => "engine_model_missing",
+            Self::Engine(_) => "engine_error",
+            Self::Refused(_) => "address_not_allowed",
+            Self::Stopped => "stopped",
+        }
+    }
 }

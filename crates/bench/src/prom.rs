@@ -57,6 +57,13 @@ fn number(raw: &str) -> Option<f64> {
 
 impl Snapshot {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let lines = text.lines().count();
+        if lines > crate::bounds::METRIC_SAMPLES {
+            return Err(ParseError(format!(
+                "/metrics has {lines} lines, more than the {} read",
+                crate::bounds::METRIC_SAMPLES
+            )));
+        }
         let scrape = Scrape::parse(text).map_err(|e| ParseError(format!("{e:?}")))?;
         let mut snapshot = Snapshot::default();
         for metric in &scrape.metrics {
@@ -99,10 +106,17 @@ impl Snapshot {
                 }
                 "vllm:cache_config_info" => {
                     if let Some(first) = metric.samples.first() {
+                        // Kept in reports: bounded in number and length.
                         let labels: BTreeMap<String, String> = first
                             .labels
                             .iter()
-                            .map(|l| (l.key.clone(), l.value.clone()))
+                            .take(crate::bounds::LABELS)
+                            .map(|l| {
+                                (
+                                    crate::bounds::clip(&l.key, crate::bounds::LABEL_VALUE),
+                                    crate::bounds::clip(&l.value, crate::bounds::LABEL_VALUE),
+                                )
+                            })
                             .collect();
                         let int = |key: &str| labels.get(key).and_then(|v| v.parse::<u64>().ok());
                         snapshot.cache = Some(CacheConfig {

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::Digest;
 
 use crate::params::Parameters;
 
@@ -57,7 +58,10 @@ pub struct Report {
 pub struct EngineFacts {
     pub name: String,
     pub version: Option<String>,
-    pub base_url: String,
+    /// Where the engine was reached. The command line's own reports keep it; the platform's
+    /// signed reports never carry it (it would hand out the provider's engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
     pub model: String,
     pub max_model_len: Option<u64>,
     pub kv_cache_tokens: Option<u64>,
@@ -65,6 +69,24 @@ pub struct EngineFacts {
     pub kv_cache_source: Option<String>,
     /// `vllm:cache_config_info` labels as printed.
     pub cache_config: Option<Value>,
+    /// SHA-256 over what identifies the engine (name, version, model, `max_model_len`, KV
+    /// cache size): the same engine answers with the same fingerprint, a swapped one rarely.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+}
+
+impl EngineFacts {
+    /// The fingerprint of these facts (see [`EngineFacts::fingerprint`]).
+    pub fn compute_fingerprint(&self) -> String {
+        let identity = serde_json::json!([
+            self.name,
+            self.version,
+            self.model,
+            self.max_model_len,
+            self.kv_cache_tokens,
+        ]);
+        hex::encode(sha2::Sha256::digest(identity.to_string().as_bytes()))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -253,7 +275,7 @@ pub fn table(report: &Report) -> String {
         out,
         "{} on {} (vLLM {})",
         report.engine.model,
-        report.engine.base_url,
+        report.engine.base_url.as_deref().unwrap_or("the engine"),
         report.engine.version.as_deref().unwrap_or("unknown")
     );
     if !report.prefill.is_empty() {

@@ -2,18 +2,36 @@
 //! its bytes came in. Accepts what vLLM sends: `data:` lines, comment lines (`: ping`),
 //! CRLF or LF line ends, events split across network reads, and the `[DONE]` sentinel.
 
+//!
+//! A line, or an event's data, longer than the decoder's limit ends the stream with
+//! [`SseEvent::TooLong`]: nothing an engine sends makes the buffer grow without bound.
+
+use crate::bounds;
+
 /// One complete event's `data` (multiple `data:` lines joined with `\n`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SseEvent {
     Data(String),
     /// `data: [DONE]`: the stream is over.
     Done,
+    /// A line or an event went past the limit; nothing more is decoded.
+    TooLong {
+        limit: usize,
+    },
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseDecoder {
     buffer: Vec<u8>,
     data: Option<String>,
+    limit: usize,
+    failed: bool,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limit(bounds::SSE_LINE)
+    }
 }
 
 impl SseDecoder {
@@ -21,11 +39,33 @@ impl SseDecoder {
         Self::default()
     }
 
+    /// A decoder that refuses lines and events longer than `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            buffer: Vec::new(),
+            data: None,
+            limit,
+            failed: false,
+        }
+    }
+
     /// Feeds bytes; returns the events they complete.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+        if self.failed {
+            return Vec::new();
+        }
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+        loop {
+            let Some(end) = self.buffer.iter().position(|&b| b == b'\n') else {
+                if self.buffer.len() > self.limit {
+                    return self.fail(events);
+                }
+                break;
+            };
+            if end > self.limit {
+                return self.fail(events);
+            }
             let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
             line.pop();
             if line.last() == Some(&b'\r') {
@@ -50,6 +90,9 @@ impl SseDecoder {
                 None => (line.as_ref(), ""),
             };
             if field == "data" {
+                if self.data.as_ref().map_or(0, String::len) + value.len() > self.limit {
+                    return self.fail(events);
+                }
                 match &mut self.data {
                     Some(data) => {
                         data.push('\n');
@@ -60,6 +103,14 @@ impl SseDecoder {
             }
             // `event`, `id` and `retry` carry nothing this harness needs.
         }
+        events
+    }
+
+    fn fail(&mut self, mut events: Vec<SseEvent>) -> Vec<SseEvent> {
+        self.failed = true;
+        self.buffer = Vec::new();
+        self.data = None;
+        events.push(SseEvent::TooLong { limit: self.limit });
         events
     }
 }
@@ -86,5 +137,24 @@ mod tests {
             events.extend(decoder.feed(&text[split..]));
             assert_eq!(events, whole, "split at {split}");
         }
+    }
+
+    #[test]
+    fn a_line_without_end_stops_at_the_limit() {
+        let mut decoder = SseDecoder::with_limit(64);
+        assert_eq!(decoder.feed(b"data: {\"a\":1}\n\n").len(), 1);
+        let mut events = Vec::new();
+        for _ in 0..100 {
+            events.extend(decoder.feed(&[b'x'; 16]));
+        }
+        assert_eq!(events, vec![SseEvent::TooLong { limit: 64 }]);
+        assert!(decoder.buffer.capacity() < 1024, "the buffer was released");
+        // Many short data lines that never end the event are bounded too.
+        let mut decoder = SseDecoder::with_limit(64);
+        let mut events = Vec::new();
+        for _ in 0..100 {
+            events.extend(decoder.feed(b"data: 0123456789\n"));
+        }
+        assert_eq!(events, vec![SseEvent::TooLong { limit: 64 }]);
     }
 }

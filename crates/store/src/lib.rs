@@ -32,7 +32,8 @@ pub use orgs::{MemberRecord, OrgRecord};
 pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
 pub use verification::{
-    CellRecord, EventRecord, NewReport, ReportRecord, RunRecord, SigningKeyRecord, run_status,
+    CellRecord, EventRecord, MeasuredClaim, NewReport, ReportRecord, RunRecord, SigningKeyRecord,
+    run_status,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

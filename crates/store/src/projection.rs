@@ -92,15 +92,18 @@ async fn write_cells(
 
 /// Makes `report` the listing's latest verification: its headline on the listing and its
 /// valid decode cells in the search projection. Runs inside the report's transaction.
+/// Makes `report` the listing's verification, if the listing still claims what the run
+/// measured (compared in the same statement, so an edit racing the report wins); `false`
+/// when it does not.
 pub(crate) async fn set_verification(
     conn: &impl ConnectionTrait,
     listing: Uuid,
+    measured: &crate::MeasuredClaim,
     report: Uuid,
     at: DateTime<Utc>,
-    total_tok_s: Option<f64>,
-    per_request_tok_s: Option<f64>,
-) -> Result<(), StoreError> {
-    listings::Entity::update_many()
+    (total_tok_s, per_request_tok_s): (Option<f64>, Option<f64>),
+) -> Result<bool, StoreError> {
+    let updated = listings::Entity::update_many()
         .col_expr(listings::Column::LatestReportId, Expr::value(report))
         .col_expr(listings::Column::VerifiedAt, Expr::value(at))
         .col_expr(
@@ -112,8 +115,18 @@ pub(crate) async fn set_verification(
             Expr::value(per_request_tok_s),
         )
         .filter(listings::Column::Id.eq(listing))
+        .filter(listings::Column::GpuModel.eq(measured.gpu_model.as_str()))
+        .filter(listings::Column::GpuCount.eq(measured.gpu_count))
+        .filter(listings::Column::VramGb.eq(measured.vram_gb))
+        .filter(listings::Column::CpuModel.eq(measured.cpu_model.as_str()))
+        .filter(listings::Column::RamGb.eq(measured.ram_gb))
+        .filter(listings::Column::EngineBaseUrl.eq(measured.engine_base_url.as_str()))
+        .filter(listings::Column::EngineModel.eq(measured.engine_model.as_str()))
         .exec(conn)
         .await?;
+    if updated.rows_affected == 0 {
+        return Ok(false);
+    }
     let cells = report_cells::Entity::find()
         .filter(report_cells::Column::ReportId.eq(report))
         .filter(report_cells::Column::Phase.eq("decode"))
@@ -123,5 +136,6 @@ pub(crate) async fn set_verification(
         .into_iter()
         .filter_map(|c| Some((c.context_tokens, c.concurrency, c.total_tok_s?)))
         .collect();
-    write_cells(conn, listing, cells).await
+    write_cells(conn, listing, cells).await?;
+    Ok(true)
 }

@@ -10,7 +10,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{report_cells, reports, run_events, runs, signing_keys};
-use crate::{Db, StoreError, conflict_as};
+use crate::{Db, ListingRecord, StoreError, conflict_as};
 
 pub type RunRecord = runs::Model;
 pub type ReportRecord = reports::Model;
@@ -42,6 +42,35 @@ pub struct NewReport {
     pub cells: Vec<CellRecord>,
     /// A compliant report's headline: best total tok/s, single-stream tok/s.
     pub headline: (Option<f64>, Option<f64>),
+    /// The listing's hardware and engine as the run measured them: the report verifies the
+    /// listing only while the listing still claims exactly this.
+    pub measured: MeasuredClaim,
+}
+
+/// What a listing claims and a run measures: hardware and engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeasuredClaim {
+    pub gpu_model: String,
+    pub gpu_count: i32,
+    pub vram_gb: i32,
+    pub cpu_model: String,
+    pub ram_gb: i32,
+    pub engine_base_url: String,
+    pub engine_model: String,
+}
+
+impl MeasuredClaim {
+    pub fn of(listing: &ListingRecord) -> Self {
+        Self {
+            gpu_model: listing.gpu_model.clone(),
+            gpu_count: listing.gpu_count,
+            vram_gb: listing.vram_gb,
+            cpu_model: listing.cpu_model.clone(),
+            ram_gb: listing.ram_gb,
+            engine_base_url: listing.engine_base_url.clone(),
+            engine_model: listing.engine_model.clone(),
+        }
+    }
 }
 
 /// An update of runs that also drops whatever lease they hold.
@@ -71,6 +100,7 @@ impl Db {
             lease_owner: Set(run.lease_owner),
             lease_expires_at: Set(run.lease_expires_at),
             failure_reason: Set(run.failure_reason),
+            failure_code: Set(run.failure_code),
             report_id: Set(run.report_id),
             created_at: Set(run.created_at),
             started_at: Set(run.started_at),
@@ -145,6 +175,16 @@ impl Db {
         Ok(result.rows_affected == 1)
     }
 
+    /// Whether `owner` still holds the run's lease (it was not cancelled or taken over).
+    pub async fn holds_lease(&self, id: Uuid, owner: &str) -> Result<bool, StoreError> {
+        Ok(runs::Entity::find_by_id(id)
+            .filter(runs::Column::LeaseOwner.eq(owner))
+            .filter(runs::Column::Status.eq(run_status::RUNNING))
+            .one(self.conn())
+            .await?
+            .is_some())
+    }
+
     /// Gives a run back to the queue (a worker shutting down mid-run).
     pub async fn release_run(&self, id: Uuid, owner: &str) -> Result<bool, StoreError> {
         let result = without_lease(runs::Entity::update_many())
@@ -164,12 +204,14 @@ impl Db {
         owner: &str,
         status: &str,
         report: Option<Uuid>,
-        reason: Option<String>,
+        failure: Option<(&str, &str)>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let (code, reason) = failure.unzip();
         let result = without_lease(runs::Entity::update_many())
             .col_expr(runs::Column::Status, Expr::value(status))
             .col_expr(runs::Column::ReportId, Expr::value(report))
+            .col_expr(runs::Column::FailureCode, Expr::value(code))
             .col_expr(runs::Column::FailureReason, Expr::value(reason))
             .col_expr(runs::Column::FinishedAt, Expr::value(now))
             .filter(runs::Column::Id.eq(id))
@@ -184,11 +226,12 @@ impl Db {
     pub async fn cancel_run(
         &self,
         id: Uuid,
-        reason: &str,
+        (code, reason): (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let result = without_lease(runs::Entity::update_many())
             .col_expr(runs::Column::Status, Expr::value(run_status::CANCELLED))
+            .col_expr(runs::Column::FailureCode, Expr::value(code))
             .col_expr(runs::Column::FailureReason, Expr::value(reason))
             .col_expr(runs::Column::FinishedAt, Expr::value(now))
             .filter(runs::Column::Id.eq(id))
@@ -196,6 +239,31 @@ impl Db {
             .exec(self.conn())
             .await?;
         Ok(result.rows_affected == 1)
+    }
+
+    /// Cancels every queued or running run of a listing; returns their ids.
+    pub async fn cancel_runs_of_listing(
+        &self,
+        listing: Uuid,
+        reason: (&str, &str),
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let open = [run_status::QUEUED, run_status::RUNNING];
+        let ids: Vec<Uuid> = runs::Entity::find()
+            .select_only()
+            .column(runs::Column::Id)
+            .filter(runs::Column::ListingId.eq(listing))
+            .filter(runs::Column::Status.is_in(open))
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        let mut cancelled = Vec::new();
+        for id in ids {
+            if self.cancel_run(id, reason, now).await? {
+                cancelled.push(id);
+            }
+        }
+        Ok(cancelled)
     }
 
     /// Runs a queue may have lost: queued for longer than `stale_before`, or running on a
@@ -269,10 +337,10 @@ impl Db {
             crate::projection::set_verification(
                 &txn,
                 report.listing_id,
+                &report.measured,
                 id,
                 report.created_at,
-                report.headline.0,
-                report.headline.1,
+                report.headline,
             )
             .await?;
         }

@@ -46,7 +46,9 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
         match app.execute_run(run, &name, lease, shutdown.clone()).await {
             Ok(None) => tracing::debug!(%run, "run already taken or done"),
             Ok(Some(Outcome::Reported(report))) => tracing::info!(%run, %report, "run verified"),
-            Ok(Some(Outcome::Failed(reason))) => tracing::warn!(%run, %reason, "run failed"),
+            Ok(Some(Outcome::Failed { code, reason })) => {
+                tracing::warn!(%run, code, %reason, "run failed");
+            }
             Ok(Some(Outcome::Released)) => tracing::info!(%run, "run released at shutdown"),
             Ok(Some(Outcome::LostLease)) => {
                 tracing::warn!(%run, "lease lost; another worker owns the run")

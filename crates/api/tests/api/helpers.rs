@@ -45,6 +45,8 @@ pub fn test_config(database_url: &str) -> Config {
         listen: "127.0.0.1:0".to_owned(),
         database_url: Some(SecretString::from(database_url.to_owned())),
         jwt_secret: Some(SecretString::from(JWT_SECRET.to_owned())),
+        // The tests' engines are simulators on this machine.
+        engine_allow_private: true,
         ..Config::default()
     }
 }

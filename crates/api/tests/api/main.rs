@@ -8,6 +8,7 @@ mod helpers;
 mod accounts;
 mod api_keys;
 mod bookings;
+mod hostile;
 mod http;
 mod marketplace;
 mod orgs;

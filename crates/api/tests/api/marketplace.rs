@@ -108,6 +108,7 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
             })
             .collect(),
         headline: (best, None),
+        measured: store::MeasuredClaim::of(&listing),
     })
     .await
     .unwrap();

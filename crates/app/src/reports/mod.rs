@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use store::ReportRecord;
 
-use crate::{App, AppError};
+use crate::{App, AppError, Caller};
 
 pub use leaderboard::LeaderboardRow;
 pub(crate) use signing::sign_run_report;
@@ -32,8 +32,11 @@ pub struct StoredReport {
     pub compliant: bool,
     /// The signing key's id.
     pub key_id: String,
-    /// The DSSE envelope.
+    /// The DSSE envelope; `Null` when withheld.
     pub envelope: Value,
+    /// The envelope was signed before engine addresses were left out of reports, so only
+    /// the listing's organisation is shown it; everyone else gets the summary.
+    pub envelope_withheld: bool,
     pub summary: Value,
     pub created_at: DateTime<Utc>,
 }
@@ -42,6 +45,7 @@ impl StoredReport {
     fn of(record: ReportRecord) -> Self {
         Self {
             envelope: serde_json::from_str(&record.envelope).unwrap_or(Value::Null),
+            envelope_withheld: false,
             summary: serde_json::from_str(&record.summary).unwrap_or(Value::Null),
             id: record.id.into(),
             listing_id: record.listing_id.into(),
@@ -87,17 +91,42 @@ impl From<store::CellRecord> for ReportCell {
 }
 
 impl App {
-    pub async fn report(&self, id: domain::ReportId) -> Result<StoredReport, AppError> {
-        let id = id.as_uuid();
-        self.db()
-            .report_by_id(id)
+    pub async fn report(
+        &self,
+        id: domain::ReportId,
+        viewer: Option<Caller>,
+    ) -> Result<StoredReport, AppError> {
+        let report = self
+            .db()
+            .report_by_id(id.as_uuid())
             .await?
             .map(StoredReport::of)
-            .ok_or(AppError::NotFound("report"))
+            .ok_or(AppError::NotFound("report"))?;
+        Ok(self.shown_to(report, viewer).await)
+    }
+
+    /// The report as `viewer` may see it: an envelope that names the engine's address (signed
+    /// before addresses were left out) only for the members of the listing's organisation.
+    async fn shown_to(&self, mut report: StoredReport, viewer: Option<Caller>) -> StoredReport {
+        if !names_engine_address(&report.envelope) {
+            return report;
+        }
+        let member = match viewer {
+            Some(caller) => self
+                .require_role(caller, report.org_id, domain::Role::Member)
+                .await
+                .is_ok(),
+            None => false,
+        };
+        if !member {
+            report.envelope = Value::Null;
+            report.envelope_withheld = true;
+        }
+        report
     }
 
     pub async fn report_cells(&self, id: domain::ReportId) -> Result<Vec<ReportCell>, AppError> {
-        self.report(id).await?;
+        self.report(id, None).await?;
         Ok(self
             .db()
             .cells_of_report(id.as_uuid())
@@ -110,15 +139,14 @@ impl App {
     pub async fn listing_reports(
         &self,
         listing: domain::ListingId,
+        viewer: Option<Caller>,
     ) -> Result<Vec<StoredReport>, AppError> {
         self.listing(listing).await?;
-        Ok(self
-            .db()
-            .reports_of_listing(listing.as_uuid())
-            .await?
-            .into_iter()
-            .map(StoredReport::of)
-            .collect())
+        let mut shown = Vec::new();
+        for record in self.db().reports_of_listing(listing.as_uuid()).await? {
+            shown.push(self.shown_to(StoredReport::of(record), viewer).await);
+        }
+        Ok(shown)
     }
 
     /// Every published key, active and retired.
@@ -137,4 +165,22 @@ impl App {
             })
             .collect())
     }
+}
+
+/// Whether a stored envelope's statement carries an engine address (reports signed before
+/// addresses were left out put it in the claim and in the engine's facts).
+fn names_engine_address(envelope: &Value) -> bool {
+    use base64::Engine as _;
+    let Some(payload) = envelope.get("payload").and_then(Value::as_str) else {
+        return false;
+    };
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(payload) else {
+        return false;
+    };
+    let Ok(statement) = serde_json::from_slice::<Value>(&bytes) else {
+        return false;
+    };
+    let predicate = &statement["predicate"];
+    !predicate["engine"]["base_url"].is_null()
+        || !predicate["hardware"]["claimed"]["engine"]["base_url"].is_null()
 }

@@ -62,6 +62,8 @@ pub struct SignedReport {
     pub summary: Value,
     pub headline: Headline,
     pub cells: Vec<CellRecord>,
+    /// The listing's hardware and engine as measured.
+    pub measured: store::MeasuredClaim,
 }
 
 impl SignedReport {
@@ -81,6 +83,7 @@ impl SignedReport {
                 self.headline.best_total_tok_s,
                 self.headline.single_stream_tok_s,
             ),
+            measured: self.measured,
         }
     }
 }
@@ -100,7 +103,7 @@ fn claim(listing: &ListingRecord) -> Value {
         "cpu_model": listing.cpu_model,
         "ram_gb": listing.ram_gb,
         "region": listing.region,
-        "engine": {"base_url": listing.engine_base_url, "model": listing.engine_model},
+        "engine": {"model": listing.engine_model},
     })
 }
 
@@ -112,8 +115,12 @@ pub(crate) fn sign_run_report(
 ) -> Result<SignedReport, AppError> {
     let id = Uuid::now_v7();
     let claim = claim(listing);
+    // The engine's facts are signed, its address never: a public report must not hand out
+    // the provider's engine.
+    let mut public = report.clone();
+    public.engine.base_url = None;
     let mut predicate =
-        serde_json::to_value(report).map_err(|e| AppError::Internal(e.to_string()))?;
+        serde_json::to_value(&public).map_err(|e| AppError::Internal(e.to_string()))?;
     predicate["hardware"] = json!({"claimed": claim.clone(), "observed": report.hardware.clone()});
     predicate["verification"] = json!({
         "report_id": id,
@@ -139,6 +146,7 @@ pub(crate) fn sign_run_report(
         "headline": headline,
         "model": report.engine.model,
         "engine_version": report.engine.version,
+        "engine_fingerprint": report.engine.fingerprint,
         "gpu_model": listing.gpu_model,
         "profile": run.profile,
         "partial": report.partial,
@@ -185,6 +193,7 @@ pub(crate) fn sign_run_report(
         summary,
         headline,
         cells,
+        measured: store::MeasuredClaim::of(listing),
     })
 }
 

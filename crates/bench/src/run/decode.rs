@@ -9,7 +9,7 @@ use tokio::sync::watch;
 
 use super::{Progress, Runner};
 use crate::cell::{self, Readiness, Recording, Request, Sample};
-use crate::client::{ChunkSink, Engine, StreamClient};
+use crate::client::{ChunkSink, Engine, StreamClient, StreamLimits};
 use crate::report::{DecodeCell, Status};
 use crate::stats::secs;
 
@@ -113,9 +113,12 @@ impl Runner {
                 }
             }
         }
-        let warmups =
-            futures_util::future::join_all(to_warm.iter().map(|(body, _)| self.stream_once(body)))
-                .await;
+        let warmups = futures_util::future::join_all(
+            to_warm
+                .iter()
+                .map(|(body, _)| self.stream_once(body, Self::WARM_TOKENS)),
+        )
+        .await;
         for ((_, record), result) in to_warm.iter().zip(warmups) {
             match result {
                 Ok(timeline) if timeline.error.is_none() => {
@@ -149,7 +152,11 @@ impl Runner {
         let (stop_tx, stop_rx) = watch::channel(false);
         let tokens = Arc::new(AtomicU64::new(0));
         let ready = Arc::new(AtomicUsize::new(0));
-        let idle_timeout = Duration::from_secs_f64(self.params.stream_idle_timeout_secs);
+        let limits = StreamLimits {
+            max_tokens: self.params.max_output,
+            idle: Duration::from_secs_f64(self.params.stream_idle_timeout_secs),
+            total: None,
+        };
         let mut slots = Vec::new();
         for (slot, body) in bodies.into_iter().enumerate() {
             let client = match self.engine.stream_client() {
@@ -173,7 +180,7 @@ impl Runner {
                 client,
                 body,
                 sink,
-                idle_timeout,
+                limits,
                 stop_rx.clone(),
             )));
         }
@@ -332,7 +339,9 @@ impl Runner {
                     waited_s: secs(began, Instant::now()),
                 });
             }
-            tokio::time::sleep(READINESS_POLL).await;
+            if !self.engine.pause(READINESS_POLL).await {
+                return None;
+            }
         }
     }
 }
@@ -344,7 +353,7 @@ async fn run_slot(
     client: StreamClient,
     body: Arc<Vec<u8>>,
     mut sink: SlotSink,
-    idle_timeout: Duration,
+    limits: StreamLimits,
     mut stop: watch::Receiver<bool>,
 ) -> Vec<Request> {
     let mut requests = Vec::new();
@@ -355,9 +364,7 @@ async fn run_slot(
                 let _ = stop.wait_for(|s| *s).await;
             }
         };
-        let timeline = client
-            .stream(&body, idle_timeout, &mut sink, stop_signal)
-            .await;
+        let timeline = client.stream(&body, limits, &mut sink, stop_signal).await;
         let failed = timeline.error.is_some();
         requests.push(Request {
             slot,

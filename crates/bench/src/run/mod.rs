@@ -14,7 +14,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
 
 use crate::BenchError;
-use crate::client::{Engine, Timeline};
+use crate::client::{Engine, StreamLimits, Timeline};
 use crate::params::Parameters;
 use crate::prom::Snapshot;
 use crate::prompt::{self, Counter};
@@ -32,6 +32,8 @@ pub struct Options {
     /// The bearer token the engine requires, if any.
     pub api_key: Option<String>,
     pub params: Parameters,
+    /// Where the harness may connect ([`crate::outbound`]).
+    pub outbound: crate::outbound::Policy,
 }
 
 /// What a run reports as it goes, for progress bars and live event streams.
@@ -65,7 +67,12 @@ pub async fn run(
 ) -> Result<Report, BenchError> {
     options.params.validate().map_err(BenchError::Setup)?;
     let started_at = chrono::Utc::now();
-    let engine = Engine::new(&options.base_url, options.api_key.as_deref())?;
+    let engine = Engine::new(
+        &options.base_url,
+        options.api_key.as_deref(),
+        options.outbound,
+    )?
+    .stopped_by(cancel.clone());
     let mut runner = Runner::preflight(engine, options, progress, cancel).await?;
     runner.prefill_phase().await;
     runner.decode_phase().await;
@@ -127,13 +134,26 @@ impl Runner {
         *self.cancel.borrow()
     }
 
-    /// One streamed request on a fresh connection, to its end.
-    async fn stream_once(&self, body: &[u8]) -> Result<Timeline, BenchError> {
+    /// The prompt's token count, the warm-up's `max_tokens`.
+    const WARM_TOKENS: u64 = 1;
+
+    /// One short streamed request (`max_tokens` at most a few) on a fresh connection, to
+    /// its end: the whole request is bounded by the stream idle timeout.
+    async fn stream_once(&self, body: &[u8], max_tokens: u64) -> Result<Timeline, BenchError> {
         let client = self.engine.stream_client()?;
         let idle = Duration::from_secs_f64(self.params.stream_idle_timeout_secs);
-        Ok(client
-            .stream(body, idle, &mut (), std::future::pending())
-            .await)
+        let limits = StreamLimits {
+            max_tokens,
+            idle,
+            total: Some(idle),
+        };
+        let timeline = client
+            .stream(body, limits, &mut (), std::future::pending())
+            .await;
+        if self.engine.halted() {
+            return Err(BenchError::Stopped);
+        }
+        Ok(timeline)
     }
 
     /// Waits until the server shows no running or waiting request for `idle_secs`; `false`
@@ -141,12 +161,11 @@ impl Runner {
     async fn wait_idle(&self) -> bool {
         let hold = Duration::from_secs_f64(self.params.idle_secs);
         if !self.evidence.metrics_endpoint {
-            tokio::time::sleep(hold).await;
-            return true;
+            return self.engine.pause(hold).await;
         }
         let deadline = Instant::now() + Duration::from_secs_f64(self.params.idle_timeout_secs);
         let mut idle_since: Option<Instant> = None;
-        while Instant::now() < deadline {
+        while Instant::now() < deadline && !self.engine.halted() {
             let idle = matches!(self.engine.metrics().await, Ok(Some(s)) if s.is_idle());
             let now = Instant::now();
             match (idle, idle_since) {
@@ -155,7 +174,7 @@ impl Runner {
                 (false, _) => idle_since = None,
                 _ => {}
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.engine.pause(Duration::from_millis(50)).await;
         }
         false
     }
@@ -184,7 +203,7 @@ impl Runner {
             )
             .await?;
             let decode_body = request_body(&self.model, &sized.text, self.params.max_output);
-            let warm_body = request_body(&self.model, &sized.text, 1);
+            let warm_body = request_body(&self.model, &sized.text, Self::WARM_TOKENS);
             let mut hashes = vec![sha256(&warm_body)];
             if phase == "decode" {
                 hashes.push(sha256(&decode_body));

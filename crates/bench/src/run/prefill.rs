@@ -63,7 +63,7 @@ impl Runner {
                 }
             };
             let before = self.metrics().await;
-            let timeline = match self.stream_once(&body).await {
+            let timeline = match self.stream_once(&body, Self::WARM_TOKENS).await {
                 Ok(t) => t,
                 Err(e) => {
                     entry.reasons.push(e.to_string());

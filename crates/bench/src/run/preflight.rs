@@ -51,10 +51,10 @@ impl Runner {
             .as_ref()
             .and_then(|m| m.cache.as_ref())
             .and_then(|c| c.kv_tokens());
-        let facts = EngineFacts {
+        let mut facts = EngineFacts {
             name: "vllm".to_owned(),
             version,
-            base_url: engine.base_url().to_owned(),
+            base_url: Some(engine.base_url().to_owned()),
             model: model.id.clone(),
             max_model_len: model.max_model_len,
             kv_cache_tokens: kv.map(|(tokens, _)| tokens),
@@ -63,7 +63,9 @@ impl Runner {
                 .as_ref()
                 .and_then(|m| m.cache.as_ref())
                 .and_then(|c| serde_json::to_value(&c.labels).ok()),
+            fingerprint: None,
         };
+        facts.fingerprint = Some(facts.compute_fingerprint());
         let tokenize = engine.tokenize(&model.id, "probe").await?.is_some();
         let mut runner = Self {
             engine,
@@ -96,7 +98,7 @@ impl Runner {
         }
         // Continuous usage: does every chunk carry `usage`?
         let probe = runner
-            .stream_once(&request_body(&runner.model, "Hello", 4))
+            .stream_once(&request_body(&runner.model, "Hello", 4), 4)
             .await?;
         if let Some(error) = probe.error {
             return Err(BenchError::Engine(format!(
@@ -108,7 +110,7 @@ impl Runner {
         let mut ttfts = Vec::new();
         for _ in 0..5 {
             let timeline = runner
-                .stream_once(&request_body(&runner.model, "Hi", 1))
+                .stream_once(&request_body(&runner.model, "Hi", 1), 1)
                 .await?;
             if let (Some(sent), Some(first)) = (timeline.sent, timeline.first_token()) {
                 ttfts.push(secs(sent, first) * 1000.0);

@@ -46,6 +46,7 @@ async fn run(
         model: model.map(str::to_owned),
         api_key: None,
         params,
+        outbound: bench::outbound::Policy::permissive(),
     };
     tokio::time::timeout(Duration::from_secs(120), bench::run(options, None, cancel))
         .await
@@ -66,6 +67,7 @@ async fn an_engine_api_key_is_required_and_sent() {
             model: None,
             api_key: api_key.map(str::to_owned),
             params: tiny_run(),
+            outbound: bench::outbound::Policy::permissive(),
         };
         async move {
             let _keep = _cancel_tx;
@@ -287,6 +289,7 @@ async fn cancelling_stops_cleanly_and_keeps_what_was_measured() {
         model: None,
         api_key: None,
         params,
+        outbound: bench::outbound::Policy::permissive(),
     };
     let running = tokio::spawn(bench::run(options, Some(progress_tx), cancel));
     let mut live = 0;
@@ -409,10 +412,15 @@ async fn a_stale_keep_alive_connection_is_retried_once_on_a_fresh_one() {
             });
         }
     });
-    let engine = bench::client::Engine::new(&url, None).unwrap();
+    let engine =
+        bench::client::Engine::new(&url, None, bench::outbound::Policy::permissive()).unwrap();
     let client = engine.stream_client().unwrap();
     let body = br#"{"model":"m","prompt":"p","max_tokens":1,"stream":true}"#;
-    let idle = Duration::from_secs(5);
+    let idle = bench::client::StreamLimits {
+        max_tokens: 1,
+        idle: Duration::from_secs(5),
+        total: None,
+    };
     let first = client
         .stream(body, idle, &mut (), std::future::pending())
         .await;
@@ -484,4 +492,82 @@ async fn a_queued_cell_is_measured_at_saturation_not_after_a_timeout() {
     let server = queued.server_generation_tokens.unwrap();
     let client = queued.client_generation_tokens.unwrap() as f64;
     assert!((server / client - 1.0).abs() < 0.15, "{server} vs {client}");
+}
+
+/// A completions endpoint that claims three tokens for every one it streams, and keeps going
+/// past `max_tokens`.
+#[tokio::test]
+async fn a_stream_inflating_its_usage_is_refused() {
+    let server = HttpServer::new(|| {
+        App::new().route(
+            "/v1/completions",
+            web::post().to(|| async {
+                let mut body = String::new();
+                for i in 1..=40u64 {
+                    body.push_str(&format!(
+                        "data: {{\"choices\": [{{\"index\": 0, \"text\": \"a\"}}], \"usage\": {{\"prompt_tokens\": 3, \"completion_tokens\": {}}}}}\n\n",
+                        3 * i
+                    ));
+                }
+                body.push_str("data: [DONE]\n\n");
+                HttpResponse::Ok()
+                    .content_type("text/event-stream")
+                    .body(body)
+            }),
+        )
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let url = format!("http://{}", server.addrs()[0]);
+    tokio::spawn(server.run());
+    let engine =
+        bench::client::Engine::new(&url, None, bench::outbound::Policy::permissive()).unwrap();
+    let limits = bench::client::StreamLimits {
+        max_tokens: 64,
+        idle: Duration::from_secs(5),
+        total: None,
+    };
+    let timeline = engine
+        .stream_client()
+        .unwrap()
+        .stream(b"{}", limits, &mut (), std::future::pending())
+        .await;
+    let error = timeline.error.unwrap();
+    assert!(
+        error.contains("claimed 66 tokens") && error.contains("max_tokens 64"),
+        "{error}"
+    );
+    let counted: u64 = timeline.chunks.iter().map(|(_, n)| n).sum();
+    assert!(counted <= 64, "{counted} tokens were counted");
+}
+
+/// A run's stop reaches a request stuck on a silent engine at once.
+#[tokio::test]
+async fn stopping_the_run_ends_a_stuck_request_at_once() {
+    let server = HttpServer::new(|| {
+        App::new().default_service(web::to(|| async {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            HttpResponse::Ok().finish()
+        }))
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let url = format!("http://{}", server.addrs()[0]);
+    tokio::spawn(server.run());
+    let (stop_tx, stop) = watch::channel(false);
+    let engine = bench::client::Engine::new(&url, None, bench::outbound::Policy::permissive())
+        .unwrap()
+        .stopped_by(stop);
+    let asking = tokio::spawn(async move { engine.version().await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stopped_at = std::time::Instant::now();
+    stop_tx.send(true).unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(2), asking)
+        .await
+        .expect("the request ended within 2 s")
+        .unwrap();
+    assert!(matches!(answer, Err(BenchError::Stopped)), "{answer:?}");
+    assert!(stopped_at.elapsed() < Duration::from_millis(500));
 }

@@ -1,11 +1,14 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
+use domain::Role;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
+use crate::extract::MaybeAuth;
 use crate::views::ListingView;
 
-/// A listing, with its verification badge and headline figures. Public.
+/// A listing, with its verification badge and headline figures. Public; the members of its
+/// organisation also see its engine's address and access details.
 #[utoipa::path(
     tag = "listings",
     params(("id" = Uuid, Path, description = "The listing's id")),
@@ -15,7 +18,18 @@ use crate::views::ListingView;
     )
 )]
 #[get("/listings/{id}")]
-pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+pub async fn get(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    MaybeAuth(viewer): MaybeAuth,
+) -> Result<HttpResponse, ApiError> {
     let listing = app.listing(id.into_inner().into()).await?;
-    Ok(HttpResponse::Ok().json(ListingView::new(listing, false)))
+    let member = match viewer {
+        Some(caller) => app
+            .require_role(caller, listing.org_id, Role::Member)
+            .await
+            .is_ok(),
+        None => false,
+    };
+    Ok(HttpResponse::Ok().json(ListingView::new(listing, member)))
 }

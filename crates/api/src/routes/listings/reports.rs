@@ -3,9 +3,11 @@ use app::App;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
+use crate::extract::MaybeAuth;
 use crate::views::{Page, ReportView};
 
-/// A listing's signed reports, newest first. Public.
+/// A listing's signed reports, newest first. Public (see `GET /reports/{id}` for envelopes
+/// that are withheld).
 #[utoipa::path(
     tag = "reports",
     params(("id" = Uuid, Path, description = "The listing's id")),
@@ -15,8 +17,12 @@ use crate::views::{Page, ReportView};
     )
 )]
 #[get("/listings/{id}/reports")]
-pub async fn reports(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let reports = app.listing_reports(id.into_inner().into()).await?;
+pub async fn reports(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    MaybeAuth(viewer): MaybeAuth,
+) -> Result<HttpResponse, ApiError> {
+    let reports = app.listing_reports(id.into_inner().into(), viewer).await?;
     Ok(HttpResponse::Ok().json(Page::all(
         reports.into_iter().map(ReportView::from).collect(),
     )))

@@ -3,10 +3,13 @@ use app::App;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
+use crate::extract::MaybeAuth;
 use crate::views::ReportView;
 
 /// A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
-/// predicate is the full report. Public.
+/// predicate is the full report. Public; a report signed before engine addresses were left
+/// out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
+/// listing's organisation.
 #[utoipa::path(
     tag = "reports",
     params(("id" = Uuid, Path, description = "The report's id")),
@@ -16,7 +19,11 @@ use crate::views::ReportView;
     )
 )]
 #[get("/reports/{id}")]
-pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let report = app.report(id.into_inner().into()).await?;
+pub async fn get(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    MaybeAuth(viewer): MaybeAuth,
+) -> Result<HttpResponse, ApiError> {
+    let report = app.report(id.into_inner().into(), viewer).await?;
     Ok(HttpResponse::Ok().json(ReportView::from(report)))
 }

@@ -3,9 +3,12 @@ use app::App;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
+use crate::extract::MaybeAuth;
 use crate::views::RunView;
 
-/// A verification run's state. Public, like the reports it produces.
+/// A verification run's state. Public, like the reports it produces: a failed run shows its
+/// `failure_code` to everyone and its `failure_reason` (which may quote the engine) only to
+/// the members of the listing's organisation.
 #[utoipa::path(
     tag = "verification",
     params(("id" = Uuid, Path, description = "The run's id")),
@@ -15,7 +18,11 @@ use crate::views::RunView;
     )
 )]
 #[get("/verifications/{id}")]
-pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let run = app.run(id.into_inner().into()).await?;
+pub async fn get(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    MaybeAuth(viewer): MaybeAuth,
+) -> Result<HttpResponse, ApiError> {
+    let run = app.run_seen_by(id.into_inner().into(), viewer).await?;
     Ok(HttpResponse::Ok().json(RunView::from(run)))
 }
