@@ -237,6 +237,8 @@ impl AccessView {
 pub struct VerificationSummaryView {
     pub report_id: Uuid,
     pub verified_at: DateTime<Utc>,
+    /// When the badge ends unless an unannounced spot check renews it.
+    pub expires_at: Option<DateTime<Utc>>,
     /// Seconds since the report was made.
     pub age_s: i64,
     /// Best valid total tok/s of any decode cell.
@@ -259,6 +261,9 @@ pub struct ListingView {
     /// `active`, or `delisted` (no longer found or bookable).
     pub status: String,
     pub verified: bool,
+    /// `unverified`, `verified`, `expired` (no spot check renewed the badge in time) or
+    /// `demoted` (a spot check found the machine or engine no longer as verified).
+    pub verification_state: &'static str,
     pub verification: Option<VerificationSummaryView>,
     pub created_at: DateTime<Utc>,
 }
@@ -275,6 +280,7 @@ impl ListingView {
             (Some(report_id), Some(verified_at)) => Some(VerificationSummaryView {
                 report_id: report_id.into(),
                 verified_at,
+                expires_at: r.verification_expires_at,
                 age_s: age.unwrap_or_default(),
                 best_total_tok_s: r.headline_total_tok_s,
                 single_stream_tok_s: r.headline_per_request_tok_s,
@@ -309,6 +315,7 @@ impl ListingView {
             access,
             status: r.status.as_str().to_owned(),
             verified: verification.is_some(),
+            verification_state: r.verification_state,
             verification,
             created_at: r.created_at,
         }
@@ -366,6 +373,8 @@ pub struct ReportView {
     pub run_id: Uuid,
     pub org_id: Uuid,
     pub compliant: bool,
+    /// `verification`, or `spot_check` (an unannounced re-measurement; never a headline).
+    pub kind: String,
     pub key_id: String,
     /// `null` when withheld.
     #[schema(value_type = Object)]
@@ -387,6 +396,7 @@ impl From<app::reports::StoredReport> for ReportView {
             run_id: r.run_id.into(),
             org_id: r.org_id.into(),
             compliant: r.compliant,
+            kind: r.kind,
             key_id: r.key_id,
             envelope: r.envelope,
             envelope_withheld: r.envelope_withheld,
@@ -438,6 +448,9 @@ pub struct BookingView {
     pub refund: Option<MoneyView>,
     pub cancelled_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// The booked listing's badge now: `unverified`, `verified`, `expired` or `demoted` (a
+    /// spot check found the machine or engine no longer as verified).
+    pub listing_verification_state: &'static str,
 }
 
 impl From<app::bookings::Booking> for BookingView {
@@ -468,6 +481,7 @@ impl From<app::bookings::Booking> for BookingView {
             refund: b.refund.map(money),
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
+            listing_verification_state: b.listing_verification_state,
         }
     }
 }

@@ -130,9 +130,12 @@ impl App {
         }
         let listing = self.listing_record(booking.listing_id).await?;
         let token = self.tokens().access.issue(&booking, Utc::now())?;
+        let listing: crate::listings::Listing = listing.try_into()?;
+        let mut booking: crate::bookings::Booking = booking.try_into()?;
+        booking.listing_verification_state = listing.verification_state;
         Ok(BookingAccess {
-            booking: booking.try_into()?,
-            listing: listing.try_into()?,
+            booking,
+            listing,
             token,
         })
     }

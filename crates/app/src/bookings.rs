@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use store::{BookingError, BookingRecord, booking_status};
 use uuid::Uuid;
 
+use crate::listings::Listing;
 use crate::{App, AppError, Caller};
 
 #[derive(Debug, Clone)]
@@ -57,6 +58,9 @@ pub struct Booking {
     pub refund: Option<domain::Money>,
     pub cancelled_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// The booked listing's badge now (`unverified`, `verified`, `expired` or `demoted`):
+    /// a renter sees when a spot check found the machine no longer as verified.
+    pub listing_verification_state: &'static str,
 }
 
 impl TryFrom<BookingRecord> for Booking {
@@ -85,12 +89,9 @@ impl TryFrom<BookingRecord> for Booking {
             refund: b.refund_amount.map(|refund| price.with_minor(refund)),
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
+            listing_verification_state: "unverified",
         })
     }
-}
-
-fn bookings(records: Vec<BookingRecord>) -> Result<Vec<Booking>, AppError> {
-    records.into_iter().map(Booking::try_from).collect()
 }
 
 /// What one sweep of bookings did: holds expired, bookings started, bookings ended.
@@ -116,6 +117,37 @@ pub struct Booked {
 }
 
 impl App {
+    /// Bookings as handed out: each with its listing's badge state (one lookup per listing).
+    async fn bookings(&self, records: Vec<BookingRecord>) -> Result<Vec<Booking>, AppError> {
+        let mut states: std::collections::HashMap<Uuid, &'static str> = Default::default();
+        let mut out = Vec::with_capacity(records.len());
+        for record in records {
+            let listing = record.listing_id;
+            let mut booking = Booking::try_from(record)?;
+            let state = match states.get(&listing) {
+                Some(state) => *state,
+                None => {
+                    let state = match self.db().listing_by_id(listing).await? {
+                        Some(l) => Listing::try_from(l)?.verification_state,
+                        None => "unverified",
+                    };
+                    states.insert(listing, state);
+                    state
+                }
+            };
+            booking.listing_verification_state = state;
+            out.push(booking);
+        }
+        Ok(out)
+    }
+
+    async fn one_booking(&self, record: BookingRecord) -> Result<Booking, AppError> {
+        self.bookings(vec![record])
+            .await?
+            .pop()
+            .ok_or(AppError::NotFound("booking"))
+    }
+
     pub async fn create_booking(
         &self,
         caller: Caller,
@@ -195,7 +227,7 @@ impl App {
                     }
                 };
                 Ok(Booked {
-                    booking: Booking::try_from(booking)?,
+                    booking: self.one_booking(booking).await?,
                     replayed: false,
                 })
             }
@@ -232,7 +264,7 @@ impl App {
     ) -> Result<Option<Booked>, AppError> {
         match self.db().booking_by_key(renter, key).await? {
             Some(existing) if existing.request_hash == fingerprint => Ok(Some(Booked {
-                booking: Booking::try_from(existing)?,
+                booking: self.one_booking(existing).await?,
                 replayed: true,
             })),
             Some(_) => Err(AppError::IdempotencyKeyReused),
@@ -247,7 +279,8 @@ impl App {
         caller: Caller,
         id: domain::BookingId,
     ) -> Result<Booking, AppError> {
-        Booking::try_from(self.booking_record(caller, id.as_uuid()).await?)
+        self.one_booking(self.booking_record(caller, id.as_uuid()).await?)
+            .await
     }
 
     pub(crate) async fn booking_record(
@@ -317,12 +350,13 @@ impl App {
         if !cancelled {
             return Err(AppError::BookingNotCancellable(booking.status));
         }
-        Booking::try_from(
+        self.one_booking(
             self.db()
                 .booking_by_id(id)
                 .await?
                 .ok_or(AppError::NotFound("booking"))?,
         )
+        .await
     }
 
     /// The caller's bookings as a renter, newest first; `before` continues a listing.
@@ -332,11 +366,12 @@ impl App {
         before: Option<domain::BookingId>,
         limit: u64,
     ) -> Result<Vec<Booking>, AppError> {
-        bookings(
+        self.bookings(
             self.db()
                 .bookings_of_renter(caller.user_id.as_uuid(), before.map(Into::into), limit)
                 .await?,
         )
+        .await
     }
 
     /// Bookings of a listing, for members of its organisation.
@@ -350,11 +385,12 @@ impl App {
         let found = self.listing(listing).await?;
         self.require_role(caller, found.org_id, domain::Role::Member)
             .await?;
-        bookings(
+        self.bookings(
             self.db()
                 .bookings_of_listing(listing.as_uuid(), before.map(Into::into), limit)
                 .await?,
         )
+        .await
     }
 
     /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).

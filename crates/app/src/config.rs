@@ -63,6 +63,14 @@ pub struct Config {
     /// The longest a verification run may take, from its start to its report; past it the
     /// run stops and fails with `deadline_exceeded`.
     pub verification_deadline_secs: u64,
+    /// How long a badge lasts without a passing spot check.
+    pub verification_ttl_secs: u64,
+    /// Every period this long, each verified listing gets one unannounced spot check at a
+    /// random moment.
+    pub spot_check_every_secs: u64,
+    /// A spot check below this fraction of the verified total tok/s, at any checked cell,
+    /// demotes the listing.
+    pub spot_check_min_fraction: f64,
 }
 
 /// How logs are written.
@@ -100,6 +108,9 @@ impl Default for Config {
             public_url: "http://127.0.0.1:8080".to_owned(),
             engine_allow_private: false,
             verification_deadline_secs: 3 * 3600,
+            verification_ttl_secs: 30 * 24 * 3600,
+            spot_check_every_secs: 7 * 24 * 3600,
+            spot_check_min_fraction: 0.85,
         }
     }
 }
@@ -165,6 +176,14 @@ impl Config {
         }
         if self.worker_lease_secs < 3 {
             return Err("worker_lease_secs: must be at least 3".into());
+        }
+        if self.verification_ttl_secs == 0 || self.spot_check_every_secs == 0 {
+            return Err(
+                "verification_ttl_secs and spot_check_every_secs: must be at least 1".into(),
+            );
+        }
+        if !(self.spot_check_min_fraction > 0.0 && self.spot_check_min_fraction <= 1.0) {
+            return Err("spot_check_min_fraction: must be in (0, 1]".into());
         }
         if self.verification_deadline_secs < 60 {
             return Err("verification_deadline_secs: must be at least 60".into());

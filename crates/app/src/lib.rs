@@ -18,6 +18,7 @@ pub mod payments;
 pub mod reports;
 mod secrets;
 mod signing_key;
+pub mod spot_checks;
 pub mod tokens;
 pub mod verification;
 

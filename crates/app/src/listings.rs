@@ -38,11 +38,25 @@ pub struct Listing {
     pub verified_at: Option<DateTime<Utc>>,
     pub headline_total_tok_s: Option<f64>,
     pub headline_per_request_tok_s: Option<f64>,
+    /// `unverified`, `verified`, `expired` or `demoted`.
+    pub verification_state: &'static str,
+    /// When the badge ends unless a spot check renews it.
+    pub verification_expires_at: Option<DateTime<Utc>>,
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
     pub ssh: Option<Ssh>,
     pub https_url: Option<String>,
     pub created_at: DateTime<Utc>,
+}
+
+/// A listing's badge state as shown, from the stored one.
+fn verification_state(stored: Option<&str>) -> &'static str {
+    match stored {
+        Some(store::badge_state::VERIFIED) => "verified",
+        Some(store::badge_state::EXPIRED) => "expired",
+        Some(store::badge_state::DEMOTED) => "demoted",
+        _ => "unverified",
+    }
 }
 
 impl Listing {
@@ -85,6 +99,8 @@ impl TryFrom<ListingRecord> for Listing {
             verified_at: r.verified_at,
             headline_total_tok_s: r.headline_total_tok_s,
             headline_per_request_tok_s: r.headline_per_request_tok_s,
+            verification_state: verification_state(r.verification_state.as_deref()),
+            verification_expires_at: r.verification_expires_at,
             available_from: r.available_from,
             available_until: r.available_until,
             ssh,

@@ -79,6 +79,15 @@ impl App {
         }
     }
 
+    /// Whether `viewer` (`None`: nobody signed in) is a member of `org`: for public answers
+    /// that show the organisation's own members more.
+    pub async fn is_member(&self, viewer: Option<Caller>, org: OrgId) -> Result<bool, AppError> {
+        Ok(match viewer {
+            Some(caller) => self.db().role_in_org(org, caller.user_id).await?.is_some(),
+            None => false,
+        })
+    }
+
     /// Creates an organisation with the caller as its owner.
     pub async fn create_org(&self, caller: Caller, name: &str) -> Result<Org, AppError> {
         let name = OrgName::parse(name)?;

@@ -26,6 +26,13 @@ pub mod event {
     pub const FINISHED: &str = "run_finished";
 }
 
+/// What a run is for: a verification the provider asked for, or an unannounced spot check
+/// of a verified listing.
+pub mod run_kind {
+    pub const VERIFICATION: &str = "verification";
+    pub const SPOT_CHECK: &str = "spot_check";
+}
+
 /// Why a run failed or was cancelled: the stable codes public views show (beside these, the
 /// harness's own: `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
 /// `engine_error`, `address_not_allowed`, `setup_failed`).
@@ -186,6 +193,8 @@ impl App {
                 created_at: now,
                 started_at: None,
                 finished_at: None,
+                kind: run_kind::VERIFICATION.to_owned(),
+                baseline_report_id: None,
             })
             .await?;
         self.record_event(
@@ -211,6 +220,12 @@ impl App {
         let run = self.run_record(id).await?;
         self.require_role(caller, domain::OrgId::from_uuid(run.org_id), Role::Member)
             .await?;
+        if run.kind == run_kind::SPOT_CHECK {
+            // A provider cannot call off the platform's check of its own listing.
+            return Err(AppError::Forbidden(
+                "spot checks are the platform's; only it can stop one".to_owned(),
+            ));
+        }
         if !self
             .db()
             .cancel_run(
@@ -284,14 +299,7 @@ impl App {
         viewer: Option<Caller>,
     ) -> Result<Run, AppError> {
         let mut run = self.run(id).await?;
-        let member = match viewer {
-            Some(caller) => self
-                .require_role(caller, run.org_id, Role::Member)
-                .await
-                .is_ok(),
-            None => false,
-        };
-        if !member {
+        if !self.is_member(viewer, run.org_id).await? {
             run.failure_reason = None;
         }
         Ok(run)
@@ -422,9 +430,15 @@ impl App {
                 }
             })
         };
-        let mut params = match run.profile.as_str() {
-            "standard" => bench::params::standard(),
-            _ => bench::params::quick(),
+        let spot_check = if run.kind == run_kind::SPOT_CHECK {
+            Some(self.baseline_of(&run).await?)
+        } else {
+            None
+        };
+        let mut params = match (&spot_check, run.profile.as_str()) {
+            (Some(baseline), _) => self.spot_check_params(baseline),
+            (None, "standard") => bench::params::standard(),
+            (None, _) => bench::params::quick(),
         };
         // Fresh prompts for every attempt: a rerun on the same engine must not find the last
         // run's prompts in its prefix cache (prefill is measured cold). The seed is recorded.
@@ -472,8 +486,16 @@ impl App {
             Err(e) => Some((e.code(), e.to_string())),
             Ok(_) => None,
         };
+        let mut spot_check_verdict = None;
         let outcome = match (failure, result) {
             (Some((code, reason)), _) => {
+                if let Some(baseline) = &spot_check {
+                    let why = format!("the spot check could not measure the engine ({code})");
+                    spot_check_verdict = Some(
+                        self.conclude_spot_check(&run, baseline, None, Some(why))
+                            .await?,
+                    );
+                }
                 self.db()
                     .finish_run(
                         run.id,
@@ -489,6 +511,17 @@ impl App {
             (None, Err(_)) => unreachable!("an error always has a failure code"),
             (None, Ok(report)) => {
                 let report_id = self.attach_report(&run, &listing, &report).await?;
+                if let Some(baseline) = &spot_check {
+                    let why_not = crate::spot_checks::judge(
+                        baseline,
+                        &report,
+                        self.config().spot_check_min_fraction,
+                    );
+                    spot_check_verdict = Some(
+                        self.conclude_spot_check(&run, baseline, Some(report_id), why_not)
+                            .await?,
+                    );
+                }
                 self.db()
                     .finish_run(
                         run.id,
@@ -504,7 +537,7 @@ impl App {
         };
         let data = match &outcome {
             Outcome::Reported(id) => {
-                json!({"run_id": run.id, "status": "succeeded", "report_id": id})
+                json!({"run_id": run.id, "status": "succeeded", "report_id": id, "spot_check": spot_check_verdict})
             }
             // Public: the code, never the detail (it may quote the engine).
             Outcome::Failed { code, .. } => {
@@ -525,7 +558,11 @@ impl App {
     ) -> Result<Uuid, AppError> {
         let signed = reports::sign_run_report(self.signer(), run, listing, report)?;
         let id = signed.id;
-        match self.db().insert_report(signed.into_record()).await {
+        let mut record = signed.into_record();
+        if run.kind == run_kind::VERIFICATION {
+            record.badge = Some(self.new_badge(record.created_at));
+        }
+        match self.db().insert_report(record).await {
             Ok(_) => {}
             Err(StoreError::Conflict(_)) => {
                 let existing = self.db().report_by_run(run.id).await?.ok_or_else(|| {

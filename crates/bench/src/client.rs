@@ -100,10 +100,22 @@ fn client(
 }
 
 /// An HTTP error with its causes ("error sending request" alone says little: the cause is
-/// "connection refused" or "invalid peer certificate"). A destination the outbound rules
+/// "connection refused" or "invalid peer certificate"), never the URL (errors reach reports
+/// and public events; the engine's address must not). A destination the outbound rules
 /// refused is named as such.
 fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
+    let mut text = if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "could not connect"
+    } else if error.is_body() || error.is_decode() {
+        "reading the answer failed"
+    } else if error.is_redirect() {
+        "a redirect was refused"
+    } else {
+        "the request failed"
+    }
+    .to_owned();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(refused) = cause.downcast_ref::<outbound::Refused>() {

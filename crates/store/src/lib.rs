@@ -4,6 +4,7 @@
 //! and hand out plain records, never sea-orm models.
 
 mod accounts;
+mod badges;
 mod bookings;
 mod entities;
 mod listings;
@@ -26,6 +27,7 @@ use sea_orm::{
 };
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
+pub use badges::{Badge, CheckRecord, badge_state, check_kind};
 pub use bookings::{BookingError, BookingRecord, Holding, Sweep, booking_status};
 pub use listings::{ListingRecord, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};

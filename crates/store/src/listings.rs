@@ -10,6 +10,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use crate::badges::{check_kind, record_check, withdraw};
 use crate::entities::{listing_cells, listings};
 use crate::projection::refresh_prices;
 use crate::{Db, StoreError};
@@ -65,6 +66,9 @@ impl Db {
         model.headline_per_request_tok_s = Set(None);
         model.headline_price_per_mtok = Set(None);
         model.delisted_at = Set(None);
+        model.verification_state = Set(None);
+        model.verification_expires_at = Set(None);
+        model.next_spot_check_at = Set(None);
         model.created_at = Set(now);
         model.updated_at = Set(now);
         listings::Entity::insert(model)
@@ -99,38 +103,31 @@ impl Db {
         now: DateTime<Utc>,
     ) -> Result<Option<ListingRecord>, StoreError> {
         let txn = self.conn().begin().await?;
-        let mut update = listings::Entity::update_many()
+        let updated = listings::Entity::update_many()
             .set(spec_model(spec))
             .col_expr(listings::Column::UpdatedAt, Expr::value(now))
             .filter(listings::Column::Id.eq(id))
-            .filter(listings::Column::Status.eq(listing_status::ACTIVE));
-        if unverify {
-            update = update
-                .col_expr(
-                    listings::Column::LatestReportId,
-                    Expr::value(Option::<Uuid>::None),
-                )
-                .col_expr(
-                    listings::Column::VerifiedAt,
-                    Expr::value(Option::<DateTime<Utc>>::None),
-                )
-                .col_expr(
-                    listings::Column::HeadlineTotalTokS,
-                    Expr::value(Option::<f64>::None),
-                )
-                .col_expr(
-                    listings::Column::HeadlinePerRequestTokS,
-                    Expr::value(Option::<f64>::None),
-                );
-        }
-        if update.exec(&txn).await?.rows_affected == 0 {
+            .filter(listings::Column::Status.eq(listing_status::ACTIVE))
+            .exec(&txn)
+            .await?;
+        if updated.rows_affected == 0 {
             return Ok(None);
         }
         if unverify {
-            listing_cells::Entity::delete_many()
-                .filter(listing_cells::Column::ListingId.eq(id))
-                .exec(&txn)
-                .await?;
+            let previous = listings::Entity::find_by_id(id)
+                .one(&txn)
+                .await?
+                .and_then(|l| l.latest_report_id);
+            withdraw(&txn, id, None, None).await?;
+            record_check(
+                &txn,
+                id,
+                check_kind::WITHDRAWN,
+                (None, previous),
+                Some("the listing's hardware or engine was changed"),
+                now,
+            )
+            .await?;
         }
         refresh_prices(&txn, id).await?;
         txn.commit().await?;

@@ -102,8 +102,21 @@ pub(crate) async fn set_verification(
     report: Uuid,
     at: DateTime<Utc>,
     (total_tok_s, per_request_tok_s): (Option<f64>, Option<f64>),
+    badge: crate::Badge,
 ) -> Result<bool, StoreError> {
     let updated = listings::Entity::update_many()
+        .col_expr(
+            listings::Column::VerificationState,
+            Expr::value(crate::badge_state::VERIFIED),
+        )
+        .col_expr(
+            listings::Column::VerificationExpiresAt,
+            Expr::value(badge.expires_at),
+        )
+        .col_expr(
+            listings::Column::NextSpotCheckAt,
+            Expr::value(badge.next_spot_check_at),
+        )
         .col_expr(listings::Column::LatestReportId, Expr::value(report))
         .col_expr(listings::Column::VerifiedAt, Expr::value(at))
         .col_expr(
@@ -127,6 +140,15 @@ pub(crate) async fn set_verification(
     if updated.rows_affected == 0 {
         return Ok(false);
     }
+    crate::badges::record_check(
+        conn,
+        listing,
+        crate::check_kind::VERIFIED,
+        (Some(report), None),
+        None,
+        at,
+    )
+    .await?;
     let cells = report_cells::Entity::find()
         .filter(report_cells::Column::ReportId.eq(report))
         .filter(report_cells::Column::Phase.eq("decode"))

@@ -281,6 +281,9 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         access_https_url: Set(None),
         engine_api_key: Set(None),
         delisted_at: Set(None),
+        verification_state: Set(verified.then(|| "verified".to_owned())),
+        verification_expires_at: Set(None),
+        next_spot_check_at: Set(None),
     };
     let report = verified.then(|| {
         (
@@ -294,6 +297,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
                 envelope: Set("{}".to_owned()),
                 summary: Set("{}".to_owned()),
                 created_at: Set(now),
+                kind: Set("verification".to_owned()),
             },
             cells,
         )

@@ -4,8 +4,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait, UpdateMany,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait, UpdateMany,
 };
 use uuid::Uuid;
 
@@ -45,6 +45,11 @@ pub struct NewReport {
     /// The listing's hardware and engine as the run measured them: the report verifies the
     /// listing only while the listing still claims exactly this.
     pub measured: MeasuredClaim,
+    /// `verification` or `spot_check`.
+    pub kind: String,
+    /// The badge a compliant verification report gives (`None`: it gives none, as for a
+    /// spot check).
+    pub badge: Option<crate::Badge>,
 }
 
 /// What a listing claims and a run measures: hardware and engine.
@@ -86,29 +91,40 @@ fn without_lease(update: UpdateMany<runs::Entity>) -> UpdateMany<runs::Entity> {
         )
 }
 
+/// Inserts a run on `conn` (a transaction, or the pool).
+pub(crate) async fn insert_run_in(
+    conn: &impl ConnectionTrait,
+    run: RunRecord,
+) -> Result<(), StoreError> {
+    let model = runs::ActiveModel {
+        id: Set(run.id),
+        listing_id: Set(run.listing_id),
+        org_id: Set(run.org_id),
+        requested_by: Set(run.requested_by),
+        profile: Set(run.profile),
+        status: Set(run.status),
+        attempts: Set(run.attempts),
+        lease_owner: Set(run.lease_owner),
+        lease_expires_at: Set(run.lease_expires_at),
+        failure_reason: Set(run.failure_reason),
+        failure_code: Set(run.failure_code),
+        report_id: Set(run.report_id),
+        created_at: Set(run.created_at),
+        started_at: Set(run.started_at),
+        finished_at: Set(run.finished_at),
+        kind: Set(run.kind),
+        baseline_report_id: Set(run.baseline_report_id),
+    };
+    runs::Entity::insert(model)
+        .exec_without_returning(conn)
+        .await?;
+    Ok(())
+}
+
 impl Db {
     pub async fn insert_run(&self, run: RunRecord) -> Result<RunRecord, StoreError> {
         let id = run.id;
-        let model = runs::ActiveModel {
-            id: Set(run.id),
-            listing_id: Set(run.listing_id),
-            org_id: Set(run.org_id),
-            requested_by: Set(run.requested_by),
-            profile: Set(run.profile),
-            status: Set(run.status),
-            attempts: Set(run.attempts),
-            lease_owner: Set(run.lease_owner),
-            lease_expires_at: Set(run.lease_expires_at),
-            failure_reason: Set(run.failure_reason),
-            failure_code: Set(run.failure_code),
-            report_id: Set(run.report_id),
-            created_at: Set(run.created_at),
-            started_at: Set(run.started_at),
-            finished_at: Set(run.finished_at),
-        };
-        runs::Entity::insert(model)
-            .exec_without_returning(self.conn())
-            .await?;
+        insert_run_in(self.conn(), run).await?;
         self.run_by_id(id)
             .await?
             .ok_or_else(|| StoreError::Corrupt(format!("run {id} vanished after insert")))
@@ -311,6 +327,7 @@ impl Db {
             envelope: Set(report.envelope),
             summary: Set(report.summary),
             created_at: Set(report.created_at),
+            kind: Set(report.kind),
         };
         reports::Entity::insert(model)
             .exec_without_returning(&txn)
@@ -333,7 +350,7 @@ impl Db {
                 .exec_without_returning(&txn)
                 .await?;
         }
-        if report.compliant {
+        if let Some(badge) = report.badge.filter(|_| report.compliant) {
             crate::projection::set_verification(
                 &txn,
                 report.listing_id,
@@ -341,6 +358,7 @@ impl Db {
                 id,
                 report.created_at,
                 report.headline,
+                badge,
             )
             .await?;
         }
@@ -388,10 +406,22 @@ impl Db {
         concurrency: Option<i64>,
         limit: u64,
     ) -> Result<Vec<(CellRecord, ReportRecord)>, StoreError> {
+        // Only the reports that are an active listing's badge now: not a spot check, not one
+        // whose badge expired, was demoted or withdrawn by an edit.
+        let badges = sea_orm::sea_query::Query::select()
+            .column(crate::entities::listings::Column::LatestReportId)
+            .from(crate::entities::listings::Entity)
+            .and_where(
+                Expr::col(crate::entities::listings::Column::Status)
+                    .eq(crate::listing_status::ACTIVE),
+            )
+            .and_where(Expr::col(crate::entities::listings::Column::LatestReportId).is_not_null())
+            .to_owned();
         let mut query = report_cells::Entity::find()
             .filter(report_cells::Column::Phase.eq("decode"))
             .filter(report_cells::Column::Status.eq("valid"))
-            .filter(report_cells::Column::TotalTokS.is_not_null());
+            .filter(report_cells::Column::TotalTokS.is_not_null())
+            .filter(Expr::col(report_cells::Column::ReportId).in_subquery(badges));
         if let Some(context) = context {
             query = query.filter(report_cells::Column::ContextTokens.eq(context));
         }

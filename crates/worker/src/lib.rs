@@ -59,9 +59,10 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
     tracing::info!(worker = %name, "verification worker stopped");
 }
 
-/// Every `reconcile_interval_secs` until `shutdown`: re-dispatches lost runs, and sweeps
-/// bookings along with the clock (expired holds released, started bookings active, ended
-/// ones completed). Both are idempotent, so any number of replicas may run this.
+/// Every `reconcile_interval_secs` until `shutdown`: re-dispatches lost runs, expires badges
+/// and starts due spot checks, and sweeps bookings along with the clock (expired holds
+/// released, started bookings active, ended ones completed). All are idempotent, so any
+/// number of replicas may run this.
 pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
     let interval = Duration::from_secs(app.config().reconcile_interval_secs);
     // A queued run is "lost" when it has waited this long without being claimed.
@@ -73,6 +74,9 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
         }
         if let Err(e) = app.reconcile(stale).await {
             tracing::warn!(error = %e, "reconciling runs failed");
+        }
+        if let Err(e) = app.verification_upkeep().await {
+            tracing::warn!(error = %e, "expiring badges or starting spot checks failed");
         }
         match app.sweep_bookings().await {
             Ok(sweep) if !sweep.is_empty() => tracing::info!(

@@ -43,6 +43,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(bookings::list::of_listing)
                 .service(listings::reports::reports)
                 .service(listings::verify::verify)
+                .service(listings::verification::verification)
                 .service(verifications::get::get)
                 .service(verifications::events::events)
                 .service(verifications::cancel::cancel)

@@ -7,6 +7,7 @@
 mod helpers;
 mod accounts;
 mod api_keys;
+mod badges;
 mod bookings;
 mod hostile;
 mod http;

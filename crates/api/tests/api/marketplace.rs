@@ -109,6 +109,11 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
             .collect(),
         headline: (best, None),
         measured: store::MeasuredClaim::of(&listing),
+        kind: "verification".into(),
+        badge: Some(store::Badge {
+            expires_at: Utc::now() + chrono::Duration::days(30),
+            next_spot_check_at: Utc::now() + chrono::Duration::days(7),
+        }),
     })
     .await
     .unwrap();

@@ -228,6 +228,24 @@ async fn verification_requests_per_role(app: TestApp) {
 }
 
 /// Follows a run's SSE stream to its end; returns every event as (kind, data).
+/// Waits (up to 30 s) until a worker holds the run.
+pub(crate) async fn wait_until_running(app: &TestApp, run: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let view: Value = app
+            .get_json(&format!("/v1/verifications/{run}"), None)
+            .await;
+        if view["status"] == "running" {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never started: {view}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 pub(crate) async fn follow(app: &TestApp, run: &str) -> Vec<(String, Value)> {
     let res = app
         .client
@@ -337,12 +355,29 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
         "NVIDIA GeForce RTX 3060"
     );
     assert_eq!(predicate["decode"].as_array().unwrap().len(), 6);
+    // The engine's facts are signed, its address is not.
+    assert!(
+        !statement.to_string().contains(&engine),
+        "the signed statement names the engine's address"
+    );
+    assert!(
+        predicate["engine"]["fingerprint"]
+            .as_str()
+            .is_some_and(|f| f.len() == 64),
+        "{}",
+        predicate["engine"]
+    );
 
     // The listing carries the badge and headline figures.
     let listing: Value = app
         .get_json(&format!("/v1/listings/{listing_id}"), None)
         .await;
     assert_eq!(listing["verified"], true);
+    assert_eq!(listing["verification_state"], "verified");
+    assert!(
+        listing["verification"]["expires_at"].is_string(),
+        "{listing}"
+    );
     assert_eq!(listing["verification"]["report_id"], report_id.as_str());
     assert_eq!(listing["engine"]["has_api_key"], true);
     assert!(!listing.to_string().contains("sk-engine-key"), "{listing}");

@@ -30,6 +30,8 @@ pub struct StoredReport {
     pub run_id: domain::RunId,
     pub org_id: domain::OrgId,
     pub compliant: bool,
+    /// `verification`, or `spot_check` (an unannounced re-measurement; never a headline).
+    pub kind: String,
     /// The signing key's id.
     pub key_id: String,
     /// The DSSE envelope; `Null` when withheld.
@@ -52,6 +54,7 @@ impl StoredReport {
             run_id: record.run_id.into(),
             org_id: record.org_id.into(),
             compliant: record.compliant,
+            kind: record.kind,
             key_id: record.key_id,
             created_at: record.created_at,
         }
@@ -102,27 +105,21 @@ impl App {
             .await?
             .map(StoredReport::of)
             .ok_or(AppError::NotFound("report"))?;
-        Ok(self.shown_to(report, viewer).await)
+        self.shown_to(report, viewer).await
     }
 
     /// The report as `viewer` may see it: an envelope that names the engine's address (signed
     /// before addresses were left out) only for the members of the listing's organisation.
-    async fn shown_to(&self, mut report: StoredReport, viewer: Option<Caller>) -> StoredReport {
-        if !names_engine_address(&report.envelope) {
-            return report;
-        }
-        let member = match viewer {
-            Some(caller) => self
-                .require_role(caller, report.org_id, domain::Role::Member)
-                .await
-                .is_ok(),
-            None => false,
-        };
-        if !member {
+    async fn shown_to(
+        &self,
+        mut report: StoredReport,
+        viewer: Option<Caller>,
+    ) -> Result<StoredReport, AppError> {
+        if names_engine_address(&report.envelope) && !self.is_member(viewer, report.org_id).await? {
             report.envelope = Value::Null;
             report.envelope_withheld = true;
         }
-        report
+        Ok(report)
     }
 
     pub async fn report_cells(&self, id: domain::ReportId) -> Result<Vec<ReportCell>, AppError> {
@@ -136,15 +133,34 @@ impl App {
             .collect())
     }
 
+    /// A listing's reports, newest first; only those of `kind` (`verification` or
+    /// `spot_check`) when given.
     pub async fn listing_reports(
         &self,
         listing: domain::ListingId,
         viewer: Option<Caller>,
+        kind: Option<&str>,
     ) -> Result<Vec<StoredReport>, AppError> {
+        if let Some(kind) = kind
+            && ![
+                crate::verification::run_kind::VERIFICATION,
+                crate::verification::run_kind::SPOT_CHECK,
+            ]
+            .contains(&kind)
+        {
+            return Err(domain::ValidationError::new(
+                "kind",
+                "must be `verification` or `spot_check`",
+            )
+            .into());
+        }
         self.listing(listing).await?;
         let mut shown = Vec::new();
         for record in self.db().reports_of_listing(listing.as_uuid()).await? {
-            shown.push(self.shown_to(StoredReport::of(record), viewer).await);
+            if kind.is_some_and(|kind| kind != record.kind) {
+                continue;
+            }
+            shown.push(self.shown_to(StoredReport::of(record), viewer).await?);
         }
         Ok(shown)
     }

@@ -64,6 +64,8 @@ pub struct SignedReport {
     pub cells: Vec<CellRecord>,
     /// The listing's hardware and engine as measured.
     pub measured: store::MeasuredClaim,
+    /// `verification` or `spot_check` (the run's kind).
+    pub kind: String,
 }
 
 impl SignedReport {
@@ -84,6 +86,8 @@ impl SignedReport {
                 self.headline.single_stream_tok_s,
             ),
             measured: self.measured,
+            kind: self.kind,
+            badge: None,
         }
     }
 }
@@ -128,6 +132,8 @@ pub(crate) fn sign_run_report(
         "listing_id": listing.id,
         "org_id": listing.org_id,
         "profile": run.profile,
+        "kind": run.kind,
+        "baseline_report_id": run.baseline_report_id,
         "attempt": run.attempts,
         "signed_at": Utc::now().to_rfc3339(),
     });
@@ -194,6 +200,7 @@ pub(crate) fn sign_run_report(
         headline,
         cells,
         measured: store::MeasuredClaim::of(listing),
+        kind: run.kind.clone(),
     })
 }
 

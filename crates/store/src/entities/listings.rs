@@ -33,6 +33,9 @@ pub struct Model {
     pub engine_api_key: Option<String>,
     pub headline_price_per_mtok: Option<f64>,
     pub delisted_at: Option<DateTimeUtc>,
+    pub verification_state: Option<String>,
+    pub verification_expires_at: Option<DateTimeUtc>,
+    pub next_spot_check_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

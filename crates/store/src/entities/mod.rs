@@ -17,3 +17,4 @@ pub mod server_secrets;
 pub mod signing_keys;
 pub mod stripe_events;
 pub mod users;
+pub mod verification_checks;

@@ -14,6 +14,7 @@ pub struct Model {
     pub envelope: String,
     pub summary: String,
     pub created_at: DateTimeUtc,
+    pub kind: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -19,6 +19,8 @@ pub struct Model {
     pub started_at: Option<DateTimeUtc>,
     pub finished_at: Option<DateTimeUtc>,
     pub failure_code: Option<String>,
+    pub kind: String,
+    pub baseline_report_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

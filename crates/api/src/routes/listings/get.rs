@@ -1,6 +1,5 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use domain::Role;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
@@ -24,12 +23,6 @@ pub async fn get(
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let listing = app.listing(id.into_inner().into()).await?;
-    let member = match viewer {
-        Some(caller) => app
-            .require_role(caller, listing.org_id, Role::Member)
-            .await
-            .is_ok(),
-        None => false,
-    };
+    let member = app.is_member(viewer, listing.org_id).await?;
     Ok(HttpResponse::Ok().json(ListingView::new(listing, member)))
 }

@@ -7,4 +7,5 @@ pub mod get;
 pub mod reports;
 pub mod search;
 pub mod update;
+pub mod verification;
 pub mod verify;

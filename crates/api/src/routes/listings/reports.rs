@@ -1,16 +1,25 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
+use serde::Deserialize;
+use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
 use crate::extract::MaybeAuth;
 use crate::views::{Page, ReportView};
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ReportsQuery {
+    /// Only reports of this kind: `verification` or `spot_check`.
+    pub kind: Option<String>,
+}
+
 /// A listing's signed reports, newest first. Public (see `GET /reports/{id}` for envelopes
 /// that are withheld).
 #[utoipa::path(
     tag = "reports",
-    params(("id" = Uuid, Path, description = "The listing's id")),
+    params(("id" = Uuid, Path, description = "The listing's id"), ReportsQuery),
     responses(
         (status = 200, description = "Its reports", body = Page<ReportView>),
         (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
@@ -20,9 +29,12 @@ use crate::views::{Page, ReportView};
 pub async fn reports(
     app: web::Data<App>,
     id: web::Path<Uuid>,
+    query: web::Query<ReportsQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
-    let reports = app.listing_reports(id.into_inner().into(), viewer).await?;
+    let reports = app
+        .listing_reports(id.into_inner().into(), viewer, query.kind.as_deref())
+        .await?;
     Ok(HttpResponse::Ok().json(Page::all(
         reports.into_iter().map(ReportView::from).collect(),
     )))

@@ -1,0 +1,359 @@
+//! Badges that mean "still true". A badge lasts `verification_ttl_secs`; at a random moment
+//! in every `spot_check_every_secs` the platform measures a verified listing again, unasked
+//! and unannounced, on the cells its badge rests on, and compares: an engine that answers
+//! with another fingerprint, or figures below `spot_check_min_fraction` of the verified ones,
+//! demote the listing (badge withdrawn, the reason and both reports in its history); a
+//! passing check renews the badge. The upkeep (expiring badges, starting due checks) runs
+//! beside the reconciler.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use store::{Badge, CellRecord, RunRecord, run_status};
+use uuid::Uuid;
+
+use crate::verification::{event, run_kind};
+use crate::{App, AppError, Caller};
+
+/// A listing's badge and its history, for the provider's members.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListingVerification {
+    /// `unverified`, `verified`, `expired` or `demoted`.
+    pub state: &'static str,
+    pub report_id: Option<domain::ReportId>,
+    pub verified_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Oldest first.
+    pub history: Vec<VerificationCheck>,
+}
+
+/// One entry of a listing's verification history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerificationCheck {
+    /// `verified`, `spot_check_passed`, `demoted`, `expired` or `withdrawn`.
+    pub kind: String,
+    /// The report this entry is about (the verification, or the spot check's own report).
+    pub report_id: Option<domain::ReportId>,
+    /// The verification a spot check compared against (or the badge that ended).
+    pub baseline_report_id: Option<domain::ReportId>,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// The cells of a verification a spot check measures again, with their verified figures.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Baseline {
+    pub report: Uuid,
+    /// `(context, concurrency, total tok/s)` of each compared cell.
+    pub cells: Vec<(u64, u64, f64)>,
+    pub fingerprint: Option<String>,
+    pub profile: String,
+}
+
+/// A uniformly random fraction in `[0, 1)`.
+fn random_fraction() -> f64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        return 0.5;
+    }
+    (u64::from_le_bytes(bytes) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The cells to check from a verification's valid decode cells: at concurrency 1 and at the
+/// highest valid concurrency, at the smallest and the largest valid context (at most four).
+pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
+    let valid: Vec<(u64, u64, f64)> = cells
+        .iter()
+        .filter(|c| c.phase == "decode" && c.status == "valid")
+        .filter_map(|c| {
+            Some((
+                u64::try_from(c.context_tokens).ok()?,
+                u64::try_from(c.concurrency).ok()?,
+                c.total_tok_s?,
+            ))
+        })
+        .collect();
+    let (Some(low_context), Some(high_context), Some(high_concurrency)) = (
+        valid.iter().map(|c| c.0).min(),
+        valid.iter().map(|c| c.0).max(),
+        valid.iter().map(|c| c.1).max(),
+    ) else {
+        return Vec::new();
+    };
+    let mut picked: Vec<(u64, u64, f64)> = valid
+        .into_iter()
+        .filter(|(context, concurrency, _)| {
+            [low_context, high_context].contains(context)
+                && [1, high_concurrency].contains(concurrency)
+        })
+        .collect();
+    picked.sort_by_key(|c| (c.0, c.1));
+    picked.dedup_by_key(|c| (c.0, c.1));
+    picked
+}
+
+/// Why a spot check does not confirm its baseline, or `None` when it does.
+pub(crate) fn judge(
+    baseline: &Baseline,
+    report: &bench::Report,
+    min_fraction: f64,
+) -> Option<String> {
+    if let (Some(verified), Some(now)) = (&baseline.fingerprint, &report.engine.fingerprint)
+        && verified != now
+    {
+        return Some(format!(
+            "the engine's fingerprint changed since verification ({} → {}): another model, \
+             version or KV-cache size answers at the listing's address",
+            &verified[..12.min(verified.len())],
+            &now[..12.min(now.len())],
+        ));
+    }
+    for &(context, concurrency, verified) in &baseline.cells {
+        let Some(cell) = report
+            .decode
+            .iter()
+            .find(|c| c.context_tokens == context && c.concurrency == concurrency)
+        else {
+            return Some(format!(
+                "decode {context} x {concurrency} was not measured by the spot check"
+            ));
+        };
+        if cell.status != bench::Status::Valid {
+            return Some(format!(
+                "decode {context} x {concurrency} is {} in the spot check ({}), valid when verified",
+                cell.status.words(),
+                cell.reasons.join("; ")
+            ));
+        }
+        let measured = cell.total_tok_s.unwrap_or(0.0);
+        if measured < min_fraction * verified {
+            return Some(format!(
+                "decode {context} x {concurrency}: {measured:.1} tok/s, {:.0} % of the verified \
+                 {verified:.1} tok/s (the floor is {:.0} %)",
+                100.0 * measured / verified,
+                100.0 * min_fraction
+            ));
+        }
+    }
+    None
+}
+
+impl App {
+    /// A listing's badge state, expiry and history (members of its organisation).
+    pub async fn listing_verification(
+        &self,
+        caller: Caller,
+        id: domain::ListingId,
+    ) -> Result<ListingVerification, AppError> {
+        let listing = self.listing(id).await?;
+        self.require_role(caller, listing.org_id, domain::Role::Member)
+            .await?;
+        let history = self
+            .db()
+            .verification_checks(id.as_uuid())
+            .await?
+            .into_iter()
+            .map(|c| VerificationCheck {
+                kind: c.kind,
+                report_id: c.report_id.map(Into::into),
+                baseline_report_id: c.baseline_report_id.map(Into::into),
+                reason: c.reason,
+                at: c.created_at,
+            })
+            .collect();
+        Ok(ListingVerification {
+            state: listing.verification_state,
+            report_id: listing.latest_report_id,
+            verified_at: listing.verified_at,
+            expires_at: listing.verification_expires_at,
+            history,
+        })
+    }
+
+    /// A new badge from `now`: its expiry, and its first spot check at a random moment of the
+    /// first period.
+    pub(crate) fn new_badge(&self, now: DateTime<Utc>) -> Badge {
+        let config = self.config();
+        let ttl = chrono::Duration::seconds(config.verification_ttl_secs as i64);
+        let every = config.spot_check_every_secs as f64;
+        Badge {
+            expires_at: now + ttl,
+            next_spot_check_at: now
+                + chrono::Duration::milliseconds((random_fraction() * every * 1000.0) as i64),
+        }
+    }
+
+    /// Expires badges whose time is up and starts the spot checks that are due. Idempotent:
+    /// any number of replicas may run it.
+    pub async fn verification_upkeep(&self) -> Result<(), AppError> {
+        let now = Utc::now();
+        let ttl = chrono::Duration::seconds(self.config().verification_ttl_secs as i64);
+        let expired = self.db().expire_badges(now, ttl).await?;
+        if !expired.is_empty() {
+            tracing::info!(count = expired.len(), "verification badges expired");
+        }
+        for listing in self.db().due_spot_checks(now, 50).await? {
+            let Some(baseline) = listing.latest_report_id else {
+                continue;
+            };
+            let profile = match self.db().report_by_id(baseline).await? {
+                Some(report) => self
+                    .db()
+                    .run_by_id(report.run_id)
+                    .await?
+                    .map_or_else(|| "quick".to_owned(), |run| run.profile),
+                None => continue,
+            };
+            let run = RunRecord {
+                id: Uuid::now_v7(),
+                listing_id: listing.id,
+                org_id: listing.org_id,
+                // The platform asked, not a person.
+                requested_by: Uuid::nil(),
+                profile,
+                status: run_status::QUEUED.to_owned(),
+                attempts: 0,
+                lease_owner: None,
+                lease_expires_at: None,
+                failure_reason: None,
+                failure_code: None,
+                report_id: None,
+                created_at: now,
+                started_at: None,
+                finished_at: None,
+                kind: run_kind::SPOT_CHECK.to_owned(),
+                baseline_report_id: Some(baseline),
+            };
+            let Some(run) = self.db().start_spot_check(run, now).await? else {
+                continue;
+            };
+            tracing::info!(listing = %listing.id, run = %run.id, "spot check started");
+            self.record_event(run.id, event::QUEUED, json!({"run_id": run.id}))
+                .await?;
+            if let Err(e) = self.dispatcher().dispatch(run.id).await {
+                tracing::warn!(run = %run.id, error = %e, "dispatch failed; the reconciler will retry");
+            }
+        }
+        Ok(())
+    }
+
+    /// What a spot-check run compares against: its baseline's cells, fingerprint and profile.
+    pub(crate) async fn baseline_of(&self, run: &RunRecord) -> Result<Baseline, AppError> {
+        let report_id = run
+            .baseline_report_id
+            .ok_or_else(|| AppError::Internal(format!("spot check {} has no baseline", run.id)))?;
+        let report = self
+            .db()
+            .report_by_id(report_id)
+            .await?
+            .ok_or(AppError::NotFound("report"))?;
+        let summary: serde_json::Value = serde_json::from_str(&report.summary).unwrap_or_default();
+        Ok(Baseline {
+            report: report_id,
+            cells: cells_to_check(&self.db().cells_of_report(report_id).await?),
+            fingerprint: summary["engine_fingerprint"].as_str().map(str::to_owned),
+            profile: run.profile.clone(),
+        })
+    }
+
+    /// The harness parameters of a spot check: the baseline's profile, only the cells to
+    /// check, no prefill, and `max_tokens` varied (with the prompts, which every run seeds
+    /// afresh) so that no fixed shape singles a spot check out.
+    pub(crate) fn spot_check_params(&self, baseline: &Baseline) -> bench::Parameters {
+        let mut params = match baseline.profile.as_str() {
+            "standard" => bench::params::standard(),
+            _ => bench::params::quick(),
+        };
+        let mut contexts: Vec<u64> = baseline.cells.iter().map(|c| c.0).collect();
+        let mut concurrency: Vec<u64> = baseline.cells.iter().map(|c| c.1).collect();
+        contexts.sort_unstable();
+        contexts.dedup();
+        concurrency.sort_unstable();
+        concurrency.dedup();
+        params.contexts = contexts;
+        params.concurrency = concurrency;
+        params.prefill_contexts = Vec::new();
+        let varied = (params.max_output as f64 * (0.75 + 0.25 * random_fraction())) as u64;
+        params.max_output = varied.max(16);
+        params
+    }
+
+    /// Acts on a finished spot check: renews the badge, or demotes the listing. `measured`
+    /// is the report stored for it, `why_not` what the comparison (or the failure) found.
+    pub(crate) async fn conclude_spot_check(
+        &self,
+        run: &RunRecord,
+        baseline: &Baseline,
+        measured: Option<Uuid>,
+        why_not: Option<String>,
+    ) -> Result<&'static str, AppError> {
+        let now = Utc::now();
+        match why_not {
+            None => {
+                let measured = measured.ok_or_else(|| {
+                    AppError::Internal("a passing spot check has a report".to_owned())
+                })?;
+                let badge = self.new_badge(now);
+                let every = chrono::Duration::seconds(self.config().spot_check_every_secs as i64);
+                // The next check: a random moment of the next period.
+                let badge = Badge {
+                    next_spot_check_at: badge.next_spot_check_at + every,
+                    ..badge
+                };
+                self.db()
+                    .renew_badge(run.listing_id, baseline.report, measured, badge, now)
+                    .await?;
+                Ok("passed")
+            }
+            Some(reason) => {
+                if self
+                    .db()
+                    .demote(run.listing_id, baseline.report, measured, &reason, now)
+                    .await?
+                {
+                    tracing::warn!(listing = %run.listing_id, %reason, "listing demoted by a spot check");
+                }
+                Ok("demoted")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(context: i64, concurrency: i64, status: &str, tok_s: f64) -> CellRecord {
+        CellRecord {
+            report_id: Uuid::nil(),
+            phase: "decode".into(),
+            context_tokens: context,
+            concurrency,
+            status: status.into(),
+            total_tok_s: Some(tok_s),
+            per_request_tok_s: None,
+            ttft_ms: None,
+            tbt_ms: None,
+            prompt_tok_s: None,
+        }
+    }
+
+    #[test]
+    fn the_corners_of_the_valid_cells_are_checked() {
+        let cells = vec![
+            cell(0, 1, "valid", 10.0),
+            cell(0, 4, "valid", 30.0),
+            cell(0, 16, "valid", 80.0),
+            cell(0, 64, "requests_queued", 90.0),
+            cell(1024, 1, "valid", 9.0),
+            cell(1024, 16, "valid", 70.0),
+            cell(8192, 1, "valid", 7.0),
+            cell(8192, 16, "over_capacity", 0.0),
+        ];
+        assert_eq!(
+            cells_to_check(&cells),
+            vec![(0, 1, 10.0), (0, 16, 80.0), (8192, 1, 7.0)],
+            "8192 x 16 was not valid, so it is not compared"
+        );
+        assert!(cells_to_check(&[cell(0, 1, "invalid", 1.0)]).is_empty());
+    }
+}

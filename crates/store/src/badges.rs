@@ -1,0 +1,306 @@
+//! Badges that mean "still true": a listing's verification state and when its badge expires,
+//! when its next unannounced spot check is due, and the history of verifications, spot
+//! checks, expiries, withdrawals and demotions. Withdrawing a badge clears the listing's
+//! headline and its rows of the search projection, so the `verified` filter and the measured
+//! sorts stop finding it; the listing itself stays bookable.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, TransactionTrait,
+};
+use uuid::Uuid;
+
+use crate::entities::{listing_cells, listings, verification_checks};
+use crate::listings::{ListingRecord, listing_status};
+use crate::verification::RunRecord;
+use crate::{Db, StoreError};
+
+/// A listing's verification state as stored (`NULL`: never verified, or withdrawn by an edit).
+pub mod badge_state {
+    pub const VERIFIED: &str = "verified";
+    pub const EXPIRED: &str = "expired";
+    pub const DEMOTED: &str = "demoted";
+}
+
+/// The kinds of entries in a listing's verification history.
+pub mod check_kind {
+    /// A verification report gave the badge.
+    pub const VERIFIED: &str = "verified";
+    /// A spot check confirmed the badge and renewed it.
+    pub const SPOT_CHECK_PASSED: &str = "spot_check_passed";
+    /// A spot check found the machine no longer as verified: badge withdrawn.
+    pub const DEMOTED: &str = "demoted";
+    /// The badge reached its expiry without a renewal.
+    pub const EXPIRED: &str = "expired";
+    /// The listing's hardware or engine was edited.
+    pub const WITHDRAWN: &str = "withdrawn";
+}
+
+pub type CheckRecord = verification_checks::Model;
+
+/// How long a badge given now lasts, and when its first spot check is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Badge {
+    pub expires_at: DateTime<Utc>,
+    pub next_spot_check_at: DateTime<Utc>,
+}
+
+/// One entry of a listing's history.
+pub(crate) async fn record_check(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    kind: &str,
+    (report, baseline): (Option<Uuid>, Option<Uuid>),
+    reason: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    verification_checks::Entity::insert(verification_checks::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        listing_id: Set(listing),
+        kind: Set(kind.to_owned()),
+        report_id: Set(report),
+        baseline_report_id: Set(baseline),
+        reason: Set(reason.map(str::to_owned)),
+        created_at: Set(now),
+    })
+    .exec_without_returning(conn)
+    .await?;
+    Ok(())
+}
+
+/// Drops a listing's verification: its latest report, headline and search figures; leaves
+/// `state` (`None`: unverified) and no spot check scheduled. `Some(listing)` only matches
+/// while its latest report is `only_if` (when given), so a renewal and a withdrawal cannot
+/// both win. `false` when nothing matched.
+pub(crate) async fn withdraw(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    only_if: Option<Uuid>,
+    state: Option<&str>,
+) -> Result<bool, StoreError> {
+    let mut update = listings::Entity::update_many()
+        .col_expr(
+            listings::Column::LatestReportId,
+            Expr::value(Option::<Uuid>::None),
+        )
+        .col_expr(
+            listings::Column::VerifiedAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            listings::Column::HeadlineTotalTokS,
+            Expr::value(Option::<f64>::None),
+        )
+        .col_expr(
+            listings::Column::HeadlinePerRequestTokS,
+            Expr::value(Option::<f64>::None),
+        )
+        .col_expr(
+            listings::Column::HeadlinePricePerMtok,
+            Expr::value(Option::<f64>::None),
+        )
+        .col_expr(
+            listings::Column::VerificationState,
+            Expr::value(state.map(str::to_owned)),
+        )
+        .col_expr(
+            listings::Column::NextSpotCheckAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .filter(listings::Column::Id.eq(listing));
+    if let Some(report) = only_if {
+        update = update.filter(listings::Column::LatestReportId.eq(report));
+    }
+    if update.exec(conn).await?.rows_affected == 0 {
+        return Ok(false);
+    }
+    listing_cells::Entity::delete_many()
+        .filter(listing_cells::Column::ListingId.eq(listing))
+        .exec(conn)
+        .await?;
+    Ok(true)
+}
+
+impl Db {
+    /// Expires the badges whose time is up (a badge from before expiries existed gets
+    /// `verified_at + ttl` first). Returns the listings whose badge expired.
+    pub async fn expire_badges(
+        &self,
+        now: DateTime<Utc>,
+        ttl: chrono::Duration,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let undated: Vec<(Uuid, Option<DateTime<Utc>>)> = listings::Entity::find()
+            .select_only()
+            .column(listings::Column::Id)
+            .column(listings::Column::VerifiedAt)
+            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+            .filter(listings::Column::VerificationExpiresAt.is_null())
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        for (id, verified_at) in undated {
+            listings::Entity::update_many()
+                .col_expr(
+                    listings::Column::VerificationExpiresAt,
+                    Expr::value(verified_at.unwrap_or(now) + ttl),
+                )
+                .filter(listings::Column::Id.eq(id))
+                .filter(listings::Column::VerificationExpiresAt.is_null())
+                .exec(self.conn())
+                .await?;
+        }
+        let due: Vec<(Uuid, Option<Uuid>)> = listings::Entity::find()
+            .select_only()
+            .column(listings::Column::Id)
+            .column(listings::Column::LatestReportId)
+            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+            .filter(listings::Column::VerificationExpiresAt.lte(now))
+            .limit(500)
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        let mut expired = Vec::new();
+        for (id, report) in due {
+            let txn = self.conn().begin().await?;
+            if withdraw(&txn, id, report, Some(badge_state::EXPIRED)).await? {
+                record_check(
+                    &txn,
+                    id,
+                    check_kind::EXPIRED,
+                    (None, report),
+                    Some("the badge reached its expiry without a renewal"),
+                    now,
+                )
+                .await?;
+                expired.push(id);
+            }
+            txn.commit().await?;
+        }
+        Ok(expired)
+    }
+
+    /// Verified, active listings whose spot check is due.
+    pub async fn due_spot_checks(
+        &self,
+        now: DateTime<Utc>,
+        limit: u64,
+    ) -> Result<Vec<ListingRecord>, StoreError> {
+        Ok(listings::Entity::find()
+            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+            .filter(listings::Column::Status.eq(listing_status::ACTIVE))
+            .filter(listings::Column::NextSpotCheckAt.lte(now))
+            .order_by_asc(listings::Column::NextSpotCheckAt)
+            .limit(limit)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Records the spot-check run `run` of a due listing, unscheduling the check in the same
+    /// transaction (so two schedulers make one run). `None` when it was no longer due.
+    pub async fn start_spot_check(
+        &self,
+        run: RunRecord,
+        now: DateTime<Utc>,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        let txn = self.conn().begin().await?;
+        let taken = listings::Entity::update_many()
+            .col_expr(
+                listings::Column::NextSpotCheckAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(listings::Column::Id.eq(run.listing_id))
+            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+            .filter(listings::Column::LatestReportId.eq(run.baseline_report_id))
+            .filter(listings::Column::NextSpotCheckAt.lte(now))
+            .exec(&txn)
+            .await?;
+        if taken.rows_affected == 0 {
+            return Ok(None);
+        }
+        let id = run.id;
+        crate::verification::insert_run_in(&txn, run).await?;
+        txn.commit().await?;
+        self.run_by_id(id).await
+    }
+
+    /// A spot check confirmed `baseline`: the badge lasts to `badge.expires_at` and the next
+    /// check is scheduled. `false` when the listing's badge is no longer `baseline`.
+    pub async fn renew_badge(
+        &self,
+        listing: Uuid,
+        baseline: Uuid,
+        report: Uuid,
+        badge: Badge,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.conn().begin().await?;
+        let renewed = listings::Entity::update_many()
+            .col_expr(
+                listings::Column::VerificationExpiresAt,
+                Expr::value(badge.expires_at),
+            )
+            .col_expr(
+                listings::Column::NextSpotCheckAt,
+                Expr::value(badge.next_spot_check_at),
+            )
+            .filter(listings::Column::Id.eq(listing))
+            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+            .filter(listings::Column::LatestReportId.eq(baseline))
+            .exec(&txn)
+            .await?
+            .rows_affected
+            == 1;
+        if renewed {
+            record_check(
+                &txn,
+                listing,
+                check_kind::SPOT_CHECK_PASSED,
+                (Some(report), Some(baseline)),
+                None,
+                now,
+            )
+            .await?;
+        }
+        txn.commit().await?;
+        Ok(renewed)
+    }
+
+    /// A spot check found the machine no longer as `baseline` says: the badge is withdrawn
+    /// and the listing marked demoted, with the reason and both reports in its history.
+    pub async fn demote(
+        &self,
+        listing: Uuid,
+        baseline: Uuid,
+        report: Option<Uuid>,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.conn().begin().await?;
+        let demoted = withdraw(&txn, listing, Some(baseline), Some(badge_state::DEMOTED)).await?;
+        if demoted {
+            record_check(
+                &txn,
+                listing,
+                check_kind::DEMOTED,
+                (report, Some(baseline)),
+                Some(reason),
+                now,
+            )
+            .await?;
+        }
+        txn.commit().await?;
+        Ok(demoted)
+    }
+
+    /// A listing's verification history, oldest first.
+    pub async fn verification_checks(&self, listing: Uuid) -> Result<Vec<CheckRecord>, StoreError> {
+        Ok(verification_checks::Entity::find()
+            .filter(verification_checks::Column::ListingId.eq(listing))
+            .order_by_asc(verification_checks::Column::CreatedAt)
+            .order_by_asc(verification_checks::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+}
