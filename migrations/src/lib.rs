@@ -12,6 +12,7 @@ mod m20261129_000004_listing_search;
 mod m20261129_000005_payments;
 mod m20261201_000006_run_failure_code;
 mod m20261201_000007_verification_lifecycle;
+mod m20261201_000008_booking_cancellation;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000005_payments::Migration),
             Box::new(m20261201_000006_run_failure_code::Migration),
             Box::new(m20261201_000007_verification_lifecycle::Migration),
+            Box::new(m20261201_000008_booking_cancellation::Migration),
         ]
     }
 }

@@ -86,7 +86,11 @@ impl TryFrom<BookingRecord> for Booking {
             client_secret: b.client_secret,
             platform_fee: b.platform_fee_amount.map(|fee| price.with_minor(fee)),
             payment_error: b.payment_error,
-            refund: b.refund_amount.map(|refund| price.with_minor(refund)),
+            // Recorded when a cancellation starts; shown once it is done.
+            refund: b
+                .refund_amount
+                .filter(|_| status == domain::BookingStatus::Cancelled)
+                .map(|refund| price.with_minor(refund)),
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
             listing_verification_state: "unverified",
@@ -215,6 +219,8 @@ impl App {
             client_secret: None,
             platform_fee_amount: fee,
             payment_error: None,
+            cancel_requested_at: None,
+            cancel_claimed_until: None,
         };
         let rules = |machine: &booking::Machine| booking::admit(machine, &interval, gpus);
         match self.db().book(record, now, rules).await {
@@ -279,8 +285,14 @@ impl App {
         caller: Caller,
         id: domain::BookingId,
     ) -> Result<Booking, AppError> {
-        self.one_booking(self.booking_record(caller, id.as_uuid()).await?)
-            .await
+        let mut booking = self
+            .one_booking(self.booking_record(caller, id.as_uuid()).await?)
+            .await?;
+        if booking.renter_id != caller.user_id {
+            // The payment's secret is the renter's alone, not the provider's.
+            booking.client_secret = None;
+        }
+        Ok(booking)
     }
 
     pub(crate) async fn booking_record(
@@ -385,12 +397,18 @@ impl App {
         let found = self.listing(listing).await?;
         self.require_role(caller, found.org_id, domain::Role::Member)
             .await?;
-        self.bookings(
-            self.db()
-                .bookings_of_listing(listing.as_uuid(), before.map(Into::into), limit)
-                .await?,
-        )
-        .await
+        let mut found = self
+            .bookings(
+                self.db()
+                    .bookings_of_listing(listing.as_uuid(), before.map(Into::into), limit)
+                    .await?,
+            )
+            .await?;
+        for booking in &mut found {
+            // The payment's secret is the renter's alone, not the provider's.
+            booking.client_secret = None;
+        }
+        Ok(found)
     }
 
     /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).

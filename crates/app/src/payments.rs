@@ -317,16 +317,59 @@ impl App {
     }
 
     /// Cancels a paid (or pending) booking with Stripe first: a pending one's PaymentIntent
-    /// is cancelled, a paid one is refunded `refund`. Only when Stripe has done its part is
-    /// the booking cancelled and the movement recorded; when Stripe fails, the booking stays
-    /// as it was with the error recorded.
+    /// is cancelled, a paid one is refunded. The cancellation and its refund are recorded
+    /// before Stripe is called, and one caller at a time carries it out: concurrent cancels
+    /// wait for that one's outcome, and a cancel retried after a Stripe failure refunds the
+    /// amount first recorded under the same idempotency key — one refund, however many
+    /// cancels. Only when Stripe has done its part is the booking cancelled and the movement
+    /// recorded; when Stripe fails, the booking stays as it was with the error recorded.
     pub(crate) async fn cancel_paid(
         &self,
         booking: &BookingRecord,
         refund: Money,
     ) -> Result<bool, AppError> {
-        let refund = refund.minor();
         let gateway = self.gateway()?;
+        // Longer than one Stripe call may take, so a live claim is never taken over.
+        let timeout = self.config().stripe_timeout_ms as i64;
+        let claim_for = chrono::Duration::milliseconds(2 * timeout + 5_000);
+        let give_up = tokio::time::Instant::now()
+            + std::time::Duration::from_millis((2 * timeout + 6_000) as u64);
+        let refund = loop {
+            match self
+                .db()
+                .claim_cancellation(booking.id, refund.minor(), Utc::now(), claim_for)
+                .await?
+            {
+                store::CancelClaim::Claimed { refund } => break refund,
+                store::CancelClaim::Finished => {
+                    // A concurrent cancel carried it out (or the booking ended meanwhile).
+                    let now = self.db().booking_by_id(booking.id).await?;
+                    return Ok(now.is_some_and(|b| b.status == store::booking_status::CANCELLED));
+                }
+                store::CancelClaim::InProgress if tokio::time::Instant::now() < give_up => {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                store::CancelClaim::InProgress => {
+                    return Err(AppError::BookingNotCancellable(
+                        "being cancelled by another request; try again shortly".to_owned(),
+                    ));
+                }
+            }
+        };
+        let outcome = self.carry_out_cancellation(gateway, booking, refund).await;
+        if outcome.is_err() {
+            self.db().release_cancellation(booking.id).await?;
+        }
+        outcome
+    }
+
+    /// The provider's part of a claimed cancellation, then the booking's.
+    async fn carry_out_cancellation(
+        &self,
+        gateway: &Arc<dyn PaymentGateway>,
+        booking: &BookingRecord,
+        refund: i64,
+    ) -> Result<bool, AppError> {
         let listing = self.listing_record(booking.listing_id).await?;
         let now = Utc::now();
         let Some(intent) = booking.payment_intent_id.clone() else {
@@ -350,7 +393,9 @@ impl App {
                 payment_intent: intent,
                 amount: refund,
                 booking_id: booking.id.to_string(),
-                idempotency_key: format!("booking-{}-refund-{refund}", booking.id),
+                // One key per cancellation: a retry or a concurrent cancel can only ever
+                // repeat this same request.
+                idempotency_key: format!("booking-{}-cancel-refund", booking.id),
             };
             match gateway.refund(&request).await {
                 Ok(done) => {
@@ -476,6 +521,44 @@ impl App {
         };
         let intent = facts.intent.clone();
         let (price, platform_fee) = paid_and_fee(&booking)?;
+        // What Stripe says was paid must be what this booking asked for: the intent it was
+        // given, its amount, its currency. Anything else confirms nothing.
+        let mismatch = if booking
+            .payment_intent_id
+            .as_deref()
+            .is_some_and(|id| id != intent)
+        {
+            Some("the intent is not the booking's".to_owned())
+        } else if facts.amount.is_some_and(|paid| paid != price.minor()) {
+            Some(format!(
+                "{} paid, the booking costs {}",
+                facts.amount.unwrap_or_default(),
+                price.minor()
+            ))
+        } else if facts
+            .currency
+            .as_deref()
+            .is_some_and(|c| !c.eq_ignore_ascii_case(price.currency().code()))
+        {
+            Some(format!(
+                "paid in {}, the booking is in {}",
+                facts.currency.as_deref().unwrap_or_default(),
+                price.currency()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = mismatch {
+            tracing::warn!(booking = %booking.id, intent = %intent, %why, "a payment that does not match its booking was ignored");
+            self.db()
+                .payment_failed(
+                    booking.id,
+                    &format!("payment not matching the booking: {why}"),
+                    false,
+                )
+                .await?;
+            return Ok(WebhookOutcome::Ignored);
+        }
         let amount = facts.amount.unwrap_or(price.minor());
         let fee = facts.application_fee_amount.unwrap_or(platform_fee.minor());
         let listing = self.listing_record(booking.listing_id).await?;

@@ -39,6 +39,8 @@ pub struct IntentFacts {
     /// `metadata[booking_id]`, as we set it when creating the intent.
     pub booking_id: Option<String>,
     pub amount: Option<i64>,
+    /// Lower case, as Stripe writes it (`usd`).
+    pub currency: Option<String>,
     pub application_fee_amount: Option<i64>,
     /// Stripe's status of the intent (`canceled`, `requires_payment_method`, ...).
     pub status: Option<String>,
@@ -85,6 +87,7 @@ struct Data {
 struct WireIntent {
     id: String,
     amount: Option<i64>,
+    currency: Option<String>,
     application_fee_amount: Option<i64>,
     status: Option<String>,
     #[serde(default)]
@@ -153,6 +156,7 @@ pub fn parse(payload: &[u8]) -> Result<Event, EventError> {
             intent: w.id,
             booking_id: w.metadata.booking_id,
             amount: w.amount,
+            currency: w.currency,
             application_fee_amount: w.application_fee_amount,
             status: w.status,
             failure: w.last_payment_error.and_then(|e| e.message),

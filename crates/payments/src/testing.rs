@@ -43,12 +43,19 @@ enum Failure {
     Delay(Duration),
 }
 
+/// A request's form parameters, in order.
+type Form = Vec<(String, String)>;
+
 #[derive(Debug, Default)]
 struct State {
     fixtures: HashMap<String, Value>,
     recorded: Vec<Recorded>,
-    /// Idempotency key → the answer given.
-    answered: HashMap<String, (u16, Value)>,
+    /// Idempotency key → the request's parameters and the answer given.
+    answered: HashMap<String, (Form, (u16, Value))>,
+    /// Idempotency keys of requests being answered right now.
+    in_flight: std::collections::HashSet<String>,
+    /// PaymentIntent → the amount refunded so far.
+    refunded: HashMap<String, i64>,
     /// Path prefix → failures to inject, first first.
     failures: Vec<(String, VecDeque<Failure>)>,
     intents: HashMap<String, Value>,
@@ -192,6 +199,23 @@ async fn handle(
             .find(|(prefix, queue)| recorded.path.starts_with(prefix.as_str()) && !queue.is_empty())
             .and_then(|(_, queue)| queue.pop_front())
     };
+    // As Stripe does: a second request with a key whose first is still being answered is
+    // refused with 409, not answered twice.
+    if let Some(key) = &recorded.idempotency_key {
+        let mut state = lock(&state);
+        if !state.answered.contains_key(key) && !state.in_flight.insert(key.clone()) {
+            let (status, answer) = stripe_error(
+                409,
+                "idempotency_error",
+                "There is currently another in-progress request using this Idempotent Key.",
+            );
+            return HttpResponse::build(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::CONFLICT),
+            )
+            .content_type("application/json")
+            .body(answer.to_string());
+        }
+    }
     let (status, answer) = match failure {
         Some(Failure::Status(status, message)) => stripe_error(
             status,
@@ -208,6 +232,9 @@ async fn handle(
         }
         None => answer(&recorded, &state),
     };
+    if let Some(key) = &recorded.idempotency_key {
+        lock(&state).in_flight.remove(key);
+    }
     HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .content_type("application/json")
         .body(answer.to_string())
@@ -223,15 +250,24 @@ fn answer(request: &Recorded, state: &Mutex<State>) -> (u16, Value) {
     }
     let mut state = lock(state);
     if let Some(key) = &request.idempotency_key
-        && let Some(previous) = state.answered.get(key)
+        && let Some((form, previous)) = state.answered.get(key)
     {
+        if *form != request.form {
+            return stripe_error(
+                400,
+                "idempotency_error",
+                "Keys for idempotent requests can only be used with the same parameters they were first used with.",
+            );
+        }
         return previous.clone();
     }
     let answered = respond(request, &mut state);
     if let Some(key) = &request.idempotency_key
         && answered.0 < 500
     {
-        state.answered.insert(key.clone(), answered.clone());
+        state
+            .answered
+            .insert(key.clone(), (request.form.clone(), answered.clone()));
     }
     answered
 }
@@ -330,13 +366,18 @@ fn respond(request: &Recorded, state: &mut State) -> (u16, Value) {
                 );
             };
             let amount = amount(form, "amount").unwrap_or(paid);
-            if amount > paid {
+            let before = state.refunded.get(intent).copied().unwrap_or(0);
+            if before + amount > paid {
                 return stripe_error(
                     400,
                     "invalid_request_error",
-                    "Refund amount is greater than the charge.",
+                    &format!(
+                        "Refund amount ({amount}) is greater than unrefunded amount on charge ({}).",
+                        paid - before
+                    ),
                 );
             }
+            state.refunded.insert(intent.to_owned(), before + amount);
             let mut refund = fixture("refund");
             refund["id"] = json!(format!("re_fake{n:06}"));
             refund["amount"] = json!(amount);

@@ -40,6 +40,17 @@ pub(crate) async fn cancel(
     Ok(result.rows_affected == 1)
 }
 
+/// What a cancel may do, as [`Db::claim_cancellation`] found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelClaim {
+    /// This caller carries the cancellation out, refunding the recorded amount.
+    Claimed { refund: i64 },
+    /// Another caller is carrying it out right now.
+    InProgress,
+    /// The booking is no longer cancellable (cancelled, expired, completed) or gone.
+    Finished,
+}
+
 /// `(listing_id, starts_at, ends_at, gpu_count)` of a booking that holds capacity.
 pub type Holding = (Uuid, DateTime<Utc>, DateTime<Utc>, i32);
 
@@ -180,6 +191,8 @@ impl Db {
             client_secret: Set(booking.client_secret),
             platform_fee_amount: Set(booking.platform_fee_amount),
             payment_error: Set(booking.payment_error),
+            cancel_requested_at: Set(None),
+            cancel_claimed_until: Set(None),
         };
         bookings::Entity::insert(model)
             .exec_without_returning(&txn)
@@ -212,6 +225,75 @@ impl Db {
 
     /// Cancels a booking that still holds capacity, recording the refund due; `false` when
     /// it no longer could be cancelled.
+    /// Records a cancellation before any money moves, or finds the one recorded: the first
+    /// call fixes `refund`; every call gets the recorded refund back, and the right to carry
+    /// the cancellation out (talk to the payment provider) when nobody holds it — for
+    /// `claim_for`, or until [`Db::release_cancellation`]. Concurrent and retried cancels so
+    /// share one amount and one provider request at a time.
+    pub async fn claim_cancellation(
+        &self,
+        id: Uuid,
+        refund: i64,
+        now: DateTime<Utc>,
+        claim_for: chrono::Duration,
+    ) -> Result<CancelClaim, StoreError> {
+        let cancellable = [
+            booking_status::PENDING_PAYMENT,
+            booking_status::CONFIRMED,
+            booking_status::ACTIVE,
+        ];
+        let txn = self.conn().begin().await?;
+        bookings::Entity::update_many()
+            .col_expr(bookings::Column::CancelRequestedAt, Expr::value(now))
+            .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
+            .filter(bookings::Column::Id.eq(id))
+            .filter(bookings::Column::CancelRequestedAt.is_null())
+            .filter(bookings::Column::Status.is_in(cancellable))
+            .exec(&txn)
+            .await?;
+        let claimed = bookings::Entity::update_many()
+            .col_expr(
+                bookings::Column::CancelClaimedUntil,
+                Expr::value(now + claim_for),
+            )
+            .filter(bookings::Column::Id.eq(id))
+            .filter(bookings::Column::CancelRequestedAt.is_not_null())
+            .filter(bookings::Column::Status.is_in(cancellable))
+            .filter(
+                Condition::any()
+                    .add(bookings::Column::CancelClaimedUntil.is_null())
+                    .add(bookings::Column::CancelClaimedUntil.lt(now)),
+            )
+            .exec(&txn)
+            .await?
+            .rows_affected
+            == 1;
+        let booking = bookings::Entity::find_by_id(id).one(&txn).await?;
+        txn.commit().await?;
+        let Some(booking) = booking else {
+            return Ok(CancelClaim::Finished);
+        };
+        Ok(match (claimed, booking.refund_amount) {
+            (true, Some(refund)) => CancelClaim::Claimed { refund },
+            _ if cancellable.contains(&booking.status.as_str()) => CancelClaim::InProgress,
+            _ => CancelClaim::Finished,
+        })
+    }
+
+    /// Gives up the claim on a cancellation (the provider failed): the next cancel may try
+    /// again at once, with the same recorded refund.
+    pub async fn release_cancellation(&self, id: Uuid) -> Result<(), StoreError> {
+        bookings::Entity::update_many()
+            .col_expr(
+                bookings::Column::CancelClaimedUntil,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .filter(bookings::Column::Id.eq(id))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
     pub async fn cancel_booking(
         &self,
         id: Uuid,

@@ -28,7 +28,7 @@ use sea_orm::{
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
 pub use badges::{Badge, CheckRecord, badge_state, check_kind};
-pub use bookings::{BookingError, BookingRecord, Holding, Sweep, booking_status};
+pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
 pub use listings::{ListingRecord, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};
 pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};

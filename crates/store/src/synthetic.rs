@@ -327,6 +327,8 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             client_secret: Set(None),
             platform_fee_amount: Set(None),
             payment_error: Set(None),
+            cancel_requested_at: Set(None),
+            cancel_claimed_until: Set(None),
         }
     });
     SyntheticListing {

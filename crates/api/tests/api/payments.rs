@@ -42,6 +42,9 @@ on_both!(
     cancellation_sends_one_refund_with_the_reversals,
     stripe_failing_leaves_clear_states,
     failed_payments_and_expired_holds_release_the_gpus,
+    racing_cancels_of_a_started_booking_make_one_refund,
+    a_cancel_retried_after_a_stripe_timeout_makes_one_refund,
+    webhooks_that_do_not_match_the_booking_confirm_nothing,
 );
 
 struct Market {
@@ -54,13 +57,18 @@ struct Market {
 }
 
 async fn market(backend: Backend) -> Market {
+    market_with(backend, 1000).await
+}
+
+/// A market whose calls to Stripe time out after `stripe_timeout_ms`.
+async fn market_with(backend: Backend, stripe_timeout_ms: u64) -> Market {
     let stripe = FakeStripe::start().unwrap();
     let base = stripe.base_url().to_owned();
     let app = TestApp::spawn_with(backend, |c| {
         c.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
         c.stripe_api_base = Some(base);
         c.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
-        c.stripe_timeout_ms = 1000;
+        c.stripe_timeout_ms = stripe_timeout_ms;
         c.platform_fee_bps = 1000;
     })
     .await;
@@ -831,4 +839,190 @@ async fn failed_payments_and_expired_holds_release_the_gpus(backend: Backend) {
         1
     );
     assert_eq!(book(&m, (24, 28)).await.status(), 201, "free again");
+}
+
+/// A paid booking of a listing at $3,600 an hour (a dollar a second), starting in a second
+/// and lasting ten minutes: once started, its refund changes every second.
+async fn paid_booking_starting_now(m: &Market) -> Value {
+    let listing: Value = m
+        .app
+        .post(
+            "/v1/listings",
+            Some(&m.admin.access_token),
+            json!({
+                "org_id": m.org, "title": "H100", "region": "eu",
+                "hardware": {"gpu_model": "H100", "gpu_count": 1, "vram_gb": 80, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": 360_000, "currency": "USD"},
+                "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
+            }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let starts = (Utc::now() + chrono::Duration::seconds(1)).trunc_subsecs(0);
+    let booked: Value = m
+        .app
+        .client
+        .post(m.app.url("/v1/bookings"))
+        .bearer_auth(&m.renter.access_token)
+        .header("Idempotency-Key", Uuid::new_v4().to_string())
+        .json(&json!({
+            "listing_id": listing["id"], "gpu_count": 1,
+            "starts_at": starts, "ends_at": starts + chrono::Duration::minutes(10),
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(booked["price"]["amount"], 60_000, "{booked}");
+    deliver_signed(
+        &m.app,
+        &event(
+            &format!("evt_paid_{}", Uuid::new_v4().simple()),
+            "payment_intent.succeeded",
+            intent_object(&booked, "succeeded"),
+        ),
+    )
+    .await;
+    booked
+}
+
+/// The ledger's refund rows of the renter.
+async fn refund_rows(m: &Market) -> Vec<i64> {
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    kinds_and_amounts(&spend)
+        .into_iter()
+        .filter(|(kind, _)| kind == "refund")
+        .map(|(_, amount)| amount)
+        .collect()
+}
+
+/// Two cancels 1.05 s apart across a second boundary of a started booking, while Stripe takes
+/// two seconds per refund: one refund request, one amount, both callers told it is cancelled.
+async fn racing_cancels_of_a_started_booking_make_one_refund(backend: Backend) {
+    let m = market_with(backend, 5000).await;
+    enable_payouts(&m).await;
+    let booked = paid_booking_starting_now(&m).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await; // it has started
+    m.stripe.delay_next("/v1/refunds", Duration::from_secs(2));
+    let cancel = format!("/v1/bookings/{}/cancel", booked["id"].as_str().unwrap());
+    let first = {
+        let client = m.app.client.clone();
+        let url = m.app.url(&cancel);
+        let token = m.renter.access_token.clone();
+        tokio::spawn(async move { client.post(url).bearer_auth(token).send().await.unwrap() })
+    };
+    tokio::time::sleep(Duration::from_millis(1050)).await;
+    let second = m
+        .app
+        .call(Method::POST, &cancel, Some(&m.renter.access_token), None)
+        .await;
+    let first = first.await.unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(second.status(), 200, "the second waited for the first");
+    let first: Value = first.json().await.unwrap();
+    let second: Value = second.json().await.unwrap();
+    assert_eq!(first["status"], "cancelled");
+    assert_eq!(second["status"], "cancelled");
+    assert_eq!(first["refund"], second["refund"], "one amount");
+    let refund = first["refund"]["amount"].as_i64().unwrap();
+    assert!(refund < 60_000 && refund > 55_000, "{refund}");
+    let requests = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(requests.len(), 1, "one refund request");
+    assert_eq!(
+        requests[0].field("amount"),
+        Some(refund.to_string().as_str())
+    );
+    assert_eq!(refund_rows(&m).await, vec![-refund]);
+}
+
+/// A cancel whose refund times out leaves the booking as it was (public status unchanged);
+/// retrying while Stripe still works on it, and again after, sends the same request (one
+/// key, one amount): Stripe makes one refund, the ledger records one.
+async fn a_cancel_retried_after_a_stripe_timeout_makes_one_refund(backend: Backend) {
+    let m = market_with(backend, 1000).await;
+    enable_payouts(&m).await;
+    let booked = paid_booking_starting_now(&m).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    m.stripe.delay_next("/v1/refunds", Duration::from_secs(3));
+    let cancel = format!("/v1/bookings/{}/cancel", booked["id"].as_str().unwrap());
+    let post = || {
+        m.app
+            .call(Method::POST, &cancel, Some(&m.renter.access_token), None)
+    };
+    assert_problem(post().await, 502, "payment_provider_error").await;
+    let meanwhile = booking(&m, &booked["id"]).await;
+    assert_eq!(meanwhile["status"], "confirmed", "{meanwhile}");
+    assert!(meanwhile["refund"].is_null(), "{meanwhile}");
+    // Stripe is still working on the first request: it refuses the same key in flight.
+    assert_problem(post().await, 502, "payment_provider_error").await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let res = post().await;
+    assert_eq!(res.status(), 200);
+    let cancelled: Value = res.json().await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    let refund = cancelled["refund"]["amount"].as_i64().unwrap();
+    let requests = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(requests.len(), 3);
+    for r in &requests {
+        assert_eq!(r.idempotency_key, requests[0].idempotency_key, "one key");
+        assert_eq!(
+            r.field("amount"),
+            Some(refund.to_string().as_str()),
+            "one amount"
+        );
+    }
+    assert_eq!(refund_rows(&m).await, vec![-refund]);
+}
+
+/// `payment_intent.succeeded` for another amount, currency or intent confirms nothing.
+async fn webhooks_that_do_not_match_the_booking_confirm_nothing(backend: Backend) {
+    let m = market(backend).await;
+    enable_payouts(&m).await;
+    let booked: Value = book(&m, (24, 28)).await.json().await.unwrap();
+    for (n, tamper) in [
+        json!({"amount": 1}),
+        json!({"currency": "eur"}),
+        json!({"id": "pi_someone_else"}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut object = intent_object(&booked, "succeeded");
+        for (key, value) in tamper.as_object().unwrap() {
+            object[key] = value.clone();
+        }
+        let outcome = deliver_signed(
+            &m.app,
+            &event(
+                &format!("evt_tampered_{n}"),
+                "payment_intent.succeeded",
+                object,
+            ),
+        )
+        .await;
+        assert_eq!(outcome["outcome"], "ignored", "{tamper}");
+        let now = booking(&m, &booked["id"]).await;
+        assert_eq!(now["status"], "pending_payment", "{tamper}: {now}");
+    }
+    // The provider's members do not see the renter's client secret.
+    let as_provider: Value = m
+        .app
+        .get_json(
+            &format!("/v1/bookings/{}", booked["id"].as_str().unwrap()),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    assert!(
+        as_provider["payment"]["client_secret"].is_null(),
+        "{as_provider}"
+    );
+    let as_renter = booking(&m, &booked["id"]).await;
+    assert!(as_renter["payment"]["client_secret"].is_string());
 }

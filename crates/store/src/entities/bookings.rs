@@ -26,6 +26,10 @@ pub struct Model {
     pub platform_fee_amount: Option<i64>,
     /// The last payment failure, as Stripe or the connection told it.
     pub payment_error: Option<String>,
+    /// When a cancellation was asked for (its refund is then fixed in `refund_amount`).
+    pub cancel_requested_at: Option<DateTimeUtc>,
+    /// Until when one caller holds the right to carry the cancellation out.
+    pub cancel_claimed_until: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -82,6 +82,8 @@ fn booking(
         client_secret: None,
         platform_fee_amount: None,
         payment_error: None,
+        cancel_requested_at: None,
+        cancel_claimed_until: None,
     }
 }
 
