@@ -13,6 +13,7 @@ mod m20261129_000005_payments;
 mod m20261201_000006_run_failure_code;
 mod m20261201_000007_verification_lifecycle;
 mod m20261201_000008_booking_cancellation;
+mod m20261201_000009_one_open_run_per_listing;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000006_run_failure_code::Migration),
             Box::new(m20261201_000007_verification_lifecycle::Migration),
             Box::new(m20261201_000008_booking_cancellation::Migration),
+            Box::new(m20261201_000009_one_open_run_per_listing::Migration),
         ]
     }
 }

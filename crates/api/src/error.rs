@@ -53,6 +53,7 @@ codes! {
     BOOKING_NOT_ACTIVE = ("booking_not_active", 409, "The booking gives no access now");
     IDEMPOTENCY_KEY_REUSED = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
     PAYLOAD_TOO_LARGE = ("payload_too_large", 413, "The body is too large");
+    RATE_LIMITED = ("rate_limited", 429, "Too many requests");
     UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, "The body must be JSON");
     VALIDATION_FAILED = ("validation_failed", 422, "The request is not valid");
     INTERNAL = ("internal", 500, "Internal server error");
@@ -89,6 +90,8 @@ pub struct ApiError {
     code: ErrorCode,
     detail: String,
     errors: Vec<FieldError>,
+    /// Seconds to wait before trying again (`Retry-After`).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -97,6 +100,15 @@ impl ApiError {
             code,
             detail: detail.into(),
             errors: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// 429 `rate_limited`, to be tried again after `seconds`.
+    pub fn rate_limited(detail: impl Into<String>, seconds: u64) -> Self {
+        Self {
+            retry_after: Some(seconds.max(1)),
+            ..Self::new(code::RATE_LIMITED, detail)
         }
     }
 
@@ -108,6 +120,7 @@ impl ApiError {
             code: code::VALIDATION_FAILED,
             detail: format!("{field}: {message}"),
             errors: vec![FieldError { field, message }],
+            retry_after: None,
         }
     }
 
@@ -147,6 +160,9 @@ impl ResponseError for ApiError {
         if self.code.status == 401 {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
         }
+        if let Some(seconds) = self.retry_after {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
         response.body(serde_json::to_string(&self.problem()).unwrap_or_default())
     }
 }
@@ -184,6 +200,10 @@ impl From<AppError> for ApiError {
                 Self::new(code::IDEMPOTENCY_KEY_REUSED, err.to_string())
             }
             AppError::Unavailable(what) => Self::new(code::NOT_READY, what),
+            AppError::RateLimited {
+                what,
+                retry_after_secs,
+            } => Self::rate_limited(what, retry_after_secs),
             AppError::Config(_)
             | AppError::Store(_)
             | AppError::Queue(_)

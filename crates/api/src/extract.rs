@@ -141,6 +141,31 @@ impl FromRequest for Auth {
     }
 }
 
+/// The client's address: the peer, or behind a trusted proxy the client it forwarded for
+/// (see `trusted_proxies`).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub std::net::IpAddr);
+
+impl FromRequest for ClientIp {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let peer = req
+            .peer_addr()
+            .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
+        let forwarded = req
+            .headers()
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok());
+        let ip = match req.app_data::<web::Data<App>>() {
+            Some(app) => app.client_address(peer, forwarded),
+            None => peer,
+        };
+        std::future::ready(Ok(ClientIp(ip)))
+    }
+}
+
 /// The caller when a bearer credential is sent (an invalid one is refused), `None` when none
 /// is: for public routes that show more to some callers.
 #[derive(Debug, Clone, Copy)]

@@ -97,6 +97,17 @@ async fn password_matches(password: Password, hash: String) -> Result<bool, AppE
     .map_err(|e| AppError::Internal(format!("password verification task: {e}")))
 }
 
+impl App {
+    /// A turn to compute a password hash (`password_hashes_at_once` at a time).
+    async fn hashing_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, AppError> {
+        self.inner
+            .hashing
+            .acquire()
+            .await
+            .map_err(|_| AppError::Internal("the hashing semaphore closed".to_owned()))
+    }
+}
+
 /// A hash no password matches (its output is all zeros), checked when an email is unknown,
 /// so a wrong email costs the same time as a wrong password and accounts cannot be probed.
 const DECOY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
@@ -112,7 +123,10 @@ impl App {
         let email = Email::parse(email)?;
         let password = Password::parse(password)?;
         let name = DisplayName::parse(name)?;
-        let hash = hash_password(password).await?;
+        let hash = {
+            let _permit = self.hashing_permit().await?;
+            hash_password(password).await?
+        };
         let now = Utc::now();
         let user = self
             .db()
@@ -130,6 +144,7 @@ impl App {
     pub async fn login(&self, email: &str, password: &str) -> Result<TokenPair, AppError> {
         let email = Email::parse(email).map_err(|_| AppError::InvalidCredentials)?;
         let password = Password::parse(password).map_err(|_| AppError::InvalidCredentials)?;
+        let _permit = self.hashing_permit().await?;
         let Some(user) = self.db().user_by_email(&email).await? else {
             let _ = password_matches(password, DECOY_HASH.to_owned()).await;
             return Err(AppError::InvalidCredentials);

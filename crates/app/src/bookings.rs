@@ -184,6 +184,18 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        let quota = self.config().pending_bookings_per_renter;
+        if self.payments().is_some()
+            && self.db().pending_bookings_of_renter(renter).await? >= u64::from(quota)
+        {
+            return Err(AppError::RateLimited {
+                what: format!(
+                    "{quota} bookings already wait for their payment (pending_bookings_per_renter); \
+                     pay or cancel one first"
+                ),
+                retry_after_secs: self.config().booking_hold_secs.min(60),
+            });
+        }
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;

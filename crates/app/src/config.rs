@@ -71,6 +71,19 @@ pub struct Config {
     /// A spot check below this fraction of the verified total tok/s, at any checked cell,
     /// demotes the listing.
     pub spot_check_min_fraction: f64,
+    /// Verification runs an organisation may ask for in any 24 hours.
+    pub verification_runs_per_org_per_day: u32,
+    /// Bookings one renter may have waiting for their payment at once.
+    pub pending_bookings_per_renter: u32,
+    /// Password hashes computed at once (each takes 19 MiB); more logins wait their turn.
+    pub password_hashes_at_once: u32,
+    /// Live event streams one client address may hold open at once.
+    pub event_streams_per_client: u32,
+    /// Live event streams one server process holds open at most.
+    pub event_streams_total: u32,
+    /// Proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For` names
+    /// the client; from anyone else the header is ignored and the peer is the client.
+    pub trusted_proxies: String,
 }
 
 /// How logs are written.
@@ -111,6 +124,12 @@ impl Default for Config {
             verification_ttl_secs: 30 * 24 * 3600,
             spot_check_every_secs: 7 * 24 * 3600,
             spot_check_min_fraction: 0.85,
+            verification_runs_per_org_per_day: 50,
+            pending_bookings_per_renter: 5,
+            password_hashes_at_once: 4,
+            event_streams_per_client: 20,
+            event_streams_total: 2000,
+            trusted_proxies: String::new(),
         }
     }
 }

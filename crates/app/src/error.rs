@@ -66,6 +66,9 @@ pub enum AppError {
     #[error("{0}")]
     Unavailable(String),
     /// The server's own configuration is unusable; says which setting.
+    /// Over a limit or a quota: `what` says which; try again after `retry_after_secs`.
+    #[error("{what}")]
+    RateLimited { what: String, retry_after_secs: u64 },
     #[error("configuration: {0}")]
     Config(String),
     #[error(transparent)]

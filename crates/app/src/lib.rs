@@ -11,6 +11,7 @@ pub mod config;
 mod error;
 pub mod health;
 mod jwt;
+pub mod limits;
 pub mod listings;
 pub mod maintenance;
 pub mod orgs;
@@ -46,6 +47,11 @@ struct Inner {
     dispatcher: queue::Dispatcher,
     notifier: queue::Notifier,
     payments: Option<Arc<dyn ::payments::PaymentGateway>>,
+    /// Permits to compute a password hash (each takes 19 MiB): a login flood waits, memory
+    /// stays bounded.
+    hashing: Arc<tokio::sync::Semaphore>,
+    streams: Arc<limits::StreamSlots>,
+    trusted_proxies: Vec<ipnet::IpNet>,
     config: Config,
 }
 
@@ -75,9 +81,16 @@ impl App {
             ),
         };
         let payments = payments::gateway_from(&config)?;
+        let hashing = Arc::new(tokio::sync::Semaphore::new(
+            config.password_hashes_at_once.max(1) as usize,
+        ));
         Ok(Self {
             inner: Arc::new(Inner {
                 payments,
+                hashing,
+                streams: Default::default(),
+                trusted_proxies: limits::parse_proxies(&config.trusted_proxies)
+                    .map_err(AppError::Config)?,
                 db,
                 tokens,
                 signer,
@@ -103,6 +116,16 @@ impl App {
 
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The client's address: the peer, or — when the peer is a trusted proxy — the
+    /// right-most address of `X-Forwarded-For` that is not a trusted proxy.
+    pub fn client_address(
+        &self,
+        peer: std::net::IpAddr,
+        forwarded_for: Option<&str>,
+    ) -> std::net::IpAddr {
+        limits::client_address(&self.inner.trusted_proxies, peer, forwarded_for)
     }
 
     /// Where the worker (and any other server-side fetch) may connect.

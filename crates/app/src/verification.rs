@@ -79,6 +79,8 @@ pub struct RunFollower {
     after: i32,
     subscription: queue::Subscription,
     finished: bool,
+    /// This stream's place among the client's and the process's open streams.
+    _slot: crate::limits::StreamSlot,
 }
 
 impl RunFollower {
@@ -174,8 +176,13 @@ impl App {
         let listing = self.listing_record(listing_id).await?;
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
+        // One open run per listing: asking again gives the run already under way.
+        if let Some(open) = self.db().open_run_of_listing(listing_id).await? {
+            return Run::try_from(open);
+        }
         let now = Utc::now();
-        let run = self
+        self.within_daily_runs(listing.org_id, now).await?;
+        let inserted = self
             .db()
             .insert_run(RunRecord {
                 id: Uuid::now_v7(),
@@ -196,7 +203,20 @@ impl App {
                 kind: run_kind::VERIFICATION.to_owned(),
                 baseline_report_id: None,
             })
-            .await?;
+            .await;
+        let run = match inserted {
+            Ok(run) => run,
+            // A racing request opened one first (the database allows one): that is the run.
+            Err(StoreError::Conflict(_)) => {
+                return match self.db().open_run_of_listing(listing_id).await? {
+                    Some(open) => Run::try_from(open),
+                    None => Err(AppError::Internal(
+                        "a run conflicted with an open run that is gone".to_owned(),
+                    )),
+                };
+            }
+            Err(e) => return Err(e.into()),
+        };
         self.record_event(
             run.id,
             event::QUEUED,
@@ -247,6 +267,26 @@ impl App {
         self.run(id.into()).await
     }
 
+    /// Refuses a run beyond the organisation's `verification_runs_per_org_per_day`, saying
+    /// when the oldest of the day's runs leaves the window.
+    async fn within_daily_runs(&self, org: Uuid, now: DateTime<Utc>) -> Result<(), AppError> {
+        let quota = self.config().verification_runs_per_org_per_day as usize;
+        let day = chrono::Duration::days(1);
+        let times = self.db().run_times_of_org(org, now - day).await?;
+        if times.len() < quota {
+            return Ok(());
+        }
+        let frees_at = times[times.len() - quota] + day;
+        Err(AppError::RateLimited {
+            what: format!(
+                "the organisation asked for {} verification runs in the last 24 hours \
+                 (verification_runs_per_org_per_day is {quota})",
+                times.len()
+            ),
+            retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
+        })
+    }
+
     /// Cancels a listing's queued and running runs (its claim changed), telling their
     /// followers.
     pub(crate) async fn cancel_runs_of(&self, listing: Uuid, reason: &str) -> Result<(), AppError> {
@@ -265,9 +305,22 @@ impl App {
         Ok(())
     }
 
-    /// Follows a run's events after `after` (0: from the start). Anyone may follow.
-    pub async fn follow_run(&self, id: domain::RunId, after: i32) -> Result<RunFollower, AppError> {
+    /// Follows a run's events after `after` (0: from the start). Anyone may follow, from
+    /// `client` within `event_streams_per_client` streams at once (and the process within
+    /// `event_streams_total`).
+    pub async fn follow_run(
+        &self,
+        id: domain::RunId,
+        after: i32,
+        client: std::net::IpAddr,
+    ) -> Result<RunFollower, AppError> {
         let run = self.run_record(id.as_uuid()).await?;
+        let config = self.config();
+        let slot = self.inner.streams.take(
+            client,
+            config.event_streams_per_client as usize,
+            config.event_streams_total as usize,
+        )?;
         let subscription = self.notifier().subscribe(run.id).await;
         Ok(RunFollower {
             app: self.clone(),
@@ -275,6 +328,7 @@ impl App {
             after,
             subscription,
             finished: false,
+            _slot: slot,
         })
     }
 

@@ -28,6 +28,8 @@ pub enum QueueError {
 }
 
 const GROUP: &str = "workers";
+/// About how many entries the run stream keeps.
+const STREAM_MAX_LEN: u64 = 10_000;
 
 /// A Redis server. Connections are made on use, so a Redis that is down at start makes the
 /// server "not ready" instead of stopping it. Every key starts with the namespace, so
@@ -118,8 +120,13 @@ impl Dispatcher {
             Self::InProcess { tx, .. } => tx.send(run).map_err(|_| QueueError::Closed),
             Self::Redis(redis) => {
                 let mut conn = redis.connection().await?;
+                // Trimmed as it grows: entries are acknowledged on delivery, and a lost one is
+                // re-dispatched from the database, so old entries are worth nothing.
                 let _: String = redis::cmd("XADD")
                     .arg(redis.stream_key())
+                    .arg("MAXLEN")
+                    .arg("~")
+                    .arg(STREAM_MAX_LEN)
                     .arg("*")
                     .arg("run")
                     .arg(run.to_string())
@@ -191,11 +198,17 @@ impl Dispatcher {
     }
 }
 
-/// Wakes whoever streams a run's events when the run has news.
+/// Wakes whoever streams a run's events when the run has news. With Redis, one pub/sub
+/// connection per process listens to every run's channel and fans the wake-ups out in
+/// process: a thousand followers cost one connection, not a thousand.
 #[derive(Debug, Clone)]
 pub enum Notifier {
     InProcess(broadcast::Sender<Uuid>),
-    Redis(Redis),
+    Redis {
+        redis: Redis,
+        local: broadcast::Sender<Uuid>,
+        listening: Arc<std::sync::atomic::AtomicBool>,
+    },
 }
 
 impl Notifier {
@@ -204,7 +217,11 @@ impl Notifier {
     }
 
     pub fn redis(redis: Redis) -> Self {
-        Self::Redis(redis)
+        Self::Redis {
+            redis,
+            local: broadcast::channel(1024).0,
+            listening: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        }
     }
 
     /// Best effort: a lost wake-up only delays a stream until its next poll.
@@ -213,7 +230,7 @@ impl Notifier {
             Self::InProcess(tx) => {
                 let _ = tx.send(run);
             }
-            Self::Redis(redis) => {
+            Self::Redis { redis, .. } => {
                 let published = async {
                     let mut conn = redis.connection().await?;
                     let _: i64 = redis::cmd("PUBLISH")
@@ -233,61 +250,70 @@ impl Notifier {
     /// Subscribes to one run's wake-ups.
     pub async fn subscribe(&self, run: Uuid) -> Subscription {
         match self {
-            Self::InProcess(tx) => Subscription::InProcess(tx.subscribe(), run),
-            Self::Redis(redis) => {
-                let subscribed = async {
-                    let mut pubsub = redis.client.get_async_pubsub().await?;
-                    pubsub.subscribe(redis.channel(run)).await?;
-                    Ok::<_, QueueError>(pubsub)
-                };
-                match subscribed.await {
-                    Ok(pubsub) => Subscription::Redis(Box::new(pubsub)),
-                    Err(e) => {
-                        tracing::warn!(%run, error = %e, "no Redis subscription; polling only");
-                        Subscription::None
-                    }
+            Self::InProcess(tx) => Subscription(tx.subscribe(), run),
+            Self::Redis {
+                redis,
+                local,
+                listening,
+            } => {
+                if !listening.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    tokio::spawn(listen(redis.clone(), local.clone()));
                 }
+                Subscription(local.subscribe(), run)
             }
         }
     }
 }
 
-/// One run's wake-ups.
-pub enum Subscription {
-    InProcess(broadcast::Receiver<Uuid>, Uuid),
-    Redis(Box<redis::aio::PubSub>),
-    None,
-}
-
-impl std::fmt::Debug for Subscription {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::InProcess(..) => "Subscription::InProcess",
-            Self::Redis(_) => "Subscription::Redis",
-            Self::None => "Subscription::None",
-        })
+/// The process's one pub/sub connection: every run's wake-ups, into `local`. Reconnects
+/// after a second when Redis goes away (followers poll meanwhile).
+async fn listen(redis: Redis, local: broadcast::Sender<Uuid>) {
+    let pattern = format!("{}:run:*", redis.namespace);
+    let prefix = format!("{}:run:", redis.namespace);
+    loop {
+        let subscribed = async {
+            let mut pubsub = redis.client.get_async_pubsub().await?;
+            pubsub.psubscribe(&pattern).await?;
+            Ok::<_, QueueError>(pubsub)
+        };
+        match subscribed.await {
+            Ok(mut pubsub) => {
+                let mut messages = pubsub.on_message();
+                while let Some(message) = messages.next().await {
+                    if let Some(run) = message
+                        .get_channel_name()
+                        .strip_prefix(&prefix)
+                        .and_then(|id| id.parse::<Uuid>().ok())
+                    {
+                        let _ = local.send(run);
+                    }
+                }
+                tracing::warn!("the Redis wake-up subscription ended; reconnecting");
+            }
+            Err(e) => tracing::warn!(error = %e, "no Redis wake-up subscription; retrying"),
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
+
+/// One run's wake-ups.
+#[derive(Debug)]
+pub struct Subscription(broadcast::Receiver<Uuid>, Uuid);
 
 impl Subscription {
     /// Waits for a wake-up or `timeout`, whichever comes first.
     pub async fn wait(&mut self, timeout: Duration) {
+        let Self(rx, run) = self;
         let woken = async {
-            match self {
-                Self::InProcess(rx, run) => loop {
-                    match rx.recv().await {
-                        Ok(id) if id == *run => return,
-                        Ok(_) => {}
-                        Err(broadcast::error::RecvError::Lagged(_)) => return,
-                        Err(broadcast::error::RecvError::Closed) => {
-                            std::future::pending::<()>().await;
-                        }
+            loop {
+                match rx.recv().await {
+                    Ok(id) if id == *run => return,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => return,
+                    Err(broadcast::error::RecvError::Closed) => {
+                        std::future::pending::<()>().await;
                     }
-                },
-                Self::Redis(pubsub) => {
-                    let _ = pubsub.on_message().next().await;
                 }
-                Self::None => std::future::pending::<()>().await,
             }
         };
         let _ = tokio::time::timeout(timeout, woken).await;

@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use domain::booking::{Machine, Refusal};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -312,6 +312,15 @@ impl Db {
         now: DateTime<Utc>,
     ) -> Result<Vec<Holding>, StoreError> {
         holding(self.conn(), listings, from, until, now).await
+    }
+
+    /// How many of a renter's bookings wait for their payment.
+    pub async fn pending_bookings_of_renter(&self, renter: Uuid) -> Result<u64, StoreError> {
+        Ok(bookings::Entity::find()
+            .filter(bookings::Column::RenterId.eq(renter))
+            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
+            .count(self.conn())
+            .await?)
     }
 
     /// A renter's bookings, newest first, after the booking `before` (exclusive).

@@ -117,7 +117,8 @@ pub(crate) async fn insert_run_in(
     };
     runs::Entity::insert(model)
         .exec_without_returning(conn)
-        .await?;
+        .await
+        .map_err(conflict_as("open run"))?;
     Ok(())
 }
 
@@ -128,6 +129,38 @@ impl Db {
         self.run_by_id(id)
             .await?
             .ok_or_else(|| StoreError::Corrupt(format!("run {id} vanished after insert")))
+    }
+
+    /// The listing's queued or running verification, if any (there is at most one).
+    pub async fn open_run_of_listing(
+        &self,
+        listing: Uuid,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        Ok(runs::Entity::find()
+            .filter(runs::Column::ListingId.eq(listing))
+            .filter(runs::Column::Kind.eq("verification"))
+            .filter(runs::Column::Status.is_in([run_status::QUEUED, run_status::RUNNING]))
+            .one(self.conn())
+            .await?)
+    }
+
+    /// When the organisation's verification runs asked for since `since` were created,
+    /// oldest first.
+    pub async fn run_times_of_org(
+        &self,
+        org: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<DateTime<Utc>>, StoreError> {
+        Ok(runs::Entity::find()
+            .select_only()
+            .column(runs::Column::CreatedAt)
+            .filter(runs::Column::OrgId.eq(org))
+            .filter(runs::Column::Kind.eq("verification"))
+            .filter(runs::Column::CreatedAt.gte(since))
+            .order_by_asc(runs::Column::CreatedAt)
+            .into_tuple()
+            .all(self.conn())
+            .await?)
     }
 
     pub async fn run_by_id(&self, id: Uuid) -> Result<Option<RunRecord>, StoreError> {

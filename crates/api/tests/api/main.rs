@@ -11,6 +11,7 @@ mod badges;
 mod bookings;
 mod hostile;
 mod http;
+mod limits;
 mod marketplace;
 mod orgs;
 mod payments;

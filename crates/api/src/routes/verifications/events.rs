@@ -6,22 +6,26 @@ use app::App;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
+use crate::extract::ClientIp;
 
-/// How long the stream waits for news before looking in the log anyway.
-const POLL: Duration = Duration::from_secs(1);
+/// How long the stream waits for news before looking in the log anyway (wake-ups come
+/// through the process's one subscription; this only covers a lost one).
+const POLL: Duration = Duration::from_secs(5);
 /// A comment line keeps idle connections (and proxies) open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// A run's progress as Server-Sent Events: `run_queued`, `run_started`, `prefill_finished`,
 /// `cell_started`, `cell_finished` (with the cell's figures) and `run_finished`, each with
 /// its sequence number as the event id. The log is replayed from the start (or after
-/// `Last-Event-ID`), then followed live; the stream ends after `run_finished`.
+/// `Last-Event-ID`), then followed live; the stream ends after `run_finished`. Public; at most
+/// `event_streams_per_client` streams at once per client address (429 `rate_limited` beyond).
 #[utoipa::path(
     tag = "verification",
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
         (status = 404, description = "No such run", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many live streams from this client, or on this server", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/verifications/{id}/events")]
@@ -29,6 +33,7 @@ pub async fn events(
     app: web::Data<App>,
     id: web::Path<Uuid>,
     req: HttpRequest,
+    ClientIp(client): ClientIp,
 ) -> Result<HttpResponse, ApiError> {
     let after = req
         .headers()
@@ -36,7 +41,9 @@ pub async fn events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<i32>().ok())
         .unwrap_or(0);
-    let follower = app.follow_run(id.into_inner().into(), after).await?;
+    let follower = app
+        .follow_run(id.into_inner().into(), after, client)
+        .await?;
     let state = Follow {
         follower,
         quiet_since: Instant::now(),

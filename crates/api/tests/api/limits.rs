@@ -1,0 +1,180 @@
+//! Limits and quotas: one open verification per listing, runs per organisation per day,
+//! live event streams per client, and password hashing that a login flood cannot turn into
+//! unbounded memory.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use store::Backend;
+
+use crate::helpers::{PASSWORD, TestApp, assert_problem};
+use crate::verification::{list, provider, request_run};
+
+/// Thirty racing requests to verify one listing make one run, and all thirty are told its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_verification_requests_for_one_listing_make_one_run() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let app = TestApp::spawn(backend).await;
+        let p = provider(&app).await;
+        let listing = list(&app, &p, "http://127.0.0.1:9").await;
+        let path = format!("/v1/listings/{listing}/verifications");
+        let requests = (0..30).map(|_| {
+            let client = app.client.clone();
+            let url = app.url(&path);
+            let token = p.owner.access_token.clone();
+            tokio::spawn(async move {
+                let res = client
+                    .post(url)
+                    .bearer_auth(token)
+                    .json(&json!({"profile": "quick"}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(res.status(), StatusCode::ACCEPTED);
+                res.json::<Value>().await.unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+        });
+        let mut ids = Vec::new();
+        for request in requests {
+            ids.push(request.await.unwrap());
+        }
+        ids.dedup();
+        assert_eq!(ids.len(), 1, "{backend:?}: {ids:?}");
+        assert_eq!(
+            app.column("verification_runs", "status").await,
+            vec!["queued"],
+            "{backend:?}"
+        );
+    }
+}
+
+/// An organisation's runs per day are capped; the answer says when to come back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_organisation_runs_out_of_daily_verification_runs() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.verification_runs_per_org_per_day = 2;
+    })
+    .await;
+    let p = provider(&app).await;
+    for _ in 0..2 {
+        let listing = list(&app, &p, "http://127.0.0.1:9").await;
+        request_run(&app, &p, &listing).await;
+    }
+    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let res = app
+        .post(
+            &format!("/v1/listings/{listing}/verifications"),
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await;
+    let retry_after: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        retry_after > 23 * 3600 && retry_after <= 24 * 3600,
+        "{retry_after}"
+    );
+    let problem = assert_problem(res, 429, "rate_limited").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("verification_runs_per_org_per_day"),
+        "{problem}"
+    );
+}
+
+/// Live event streams from one address are capped; a closed one gives its place back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_streams_beyond_the_per_client_cap_are_refused() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| c.event_streams_per_client = 20).await;
+    let p = provider(&app).await;
+    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let run = request_run(&app, &p, &listing).await;
+    let path = format!("/v1/verifications/{run}/events");
+    let mut open = Vec::new();
+    let mut refused = 0;
+    for _ in 0..30 {
+        let res = app
+            .client
+            .get(app.url(&path))
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .unwrap();
+        if res.status() == StatusCode::OK {
+            open.push(res);
+        } else {
+            assert_eq!(res.headers()["retry-after"], "5");
+            assert_problem(res, 429, "rate_limited").await;
+            refused += 1;
+        }
+    }
+    assert_eq!((open.len(), refused), (20, 10));
+    drop(open.pop());
+    // The server notices the closed connection when it next writes to it (a keep-alive or
+    // an event); a new stream is taken as soon as the place is free.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let res = app.client.get(app.url(&path)).send().await.unwrap();
+        if res.status() == StatusCode::OK {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no place came free");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The process's peak resident memory, in MB.
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kb / 1024.0
+}
+
+/// Five hundred logins at once wait their turn for the password hasher instead of each
+/// taking its 19 MiB: the server stays under 500 MB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_flood_keeps_memory_bounded() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    app.register("flood@example.com").await;
+    let logins = (0..500).map(|n| {
+        let client = app.client.clone();
+        let url = app.url("/v1/auth/login");
+        tokio::spawn(async move {
+            let password = if n % 2 == 0 {
+                PASSWORD
+            } else {
+                "wrong password here"
+            };
+            client
+                .post(url)
+                .timeout(Duration::from_secs(120))
+                .json(&json!({"email": "flood@example.com", "password": password}))
+                .send()
+                .await
+                .map(|r| r.status())
+        })
+    });
+    let mut answered = 0;
+    for login in logins {
+        if let Ok(Ok(status)) = login.await {
+            assert!(status.is_success() || status.is_client_error(), "{status}");
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 500);
+    let peak = peak_rss_mb();
+    assert!(peak < 500.0, "the process peaked at {peak:.0} MB");
+}
