@@ -45,6 +45,7 @@ on_both!(
     racing_cancels_of_a_started_booking_make_one_refund,
     a_cancel_retried_after_a_stripe_timeout_makes_one_refund,
     webhooks_that_do_not_match_the_booking_confirm_nothing,
+    a_renter_has_a_bounded_number_of_unpaid_bookings,
 );
 
 struct Market {
@@ -62,14 +63,20 @@ async fn market(backend: Backend) -> Market {
 
 /// A market whose calls to Stripe time out after `stripe_timeout_ms`.
 async fn market_with(backend: Backend, stripe_timeout_ms: u64) -> Market {
+    market_configured(backend, |c| c.stripe_timeout_ms = stripe_timeout_ms).await
+}
+
+/// A market whose configuration `adjust` changes last.
+async fn market_configured(backend: Backend, adjust: impl FnOnce(&mut app::Config)) -> Market {
     let stripe = FakeStripe::start().unwrap();
     let base = stripe.base_url().to_owned();
     let app = TestApp::spawn_with(backend, |c| {
         c.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
         c.stripe_api_base = Some(base);
         c.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
-        c.stripe_timeout_ms = stripe_timeout_ms;
+        c.stripe_timeout_ms = 1000;
         c.platform_fee_bps = 1000;
+        adjust(c);
     })
     .await;
     let admin = app.register("admin@example.com").await;
@@ -1025,4 +1032,33 @@ async fn webhooks_that_do_not_match_the_booking_confirm_nothing(backend: Backend
     );
     let as_renter = booking(&m, &booked["id"]).await;
     assert!(as_renter["payment"]["client_secret"].is_string());
+}
+
+/// Bookings waiting for their payment hold GPUs: a renter may have
+/// `pending_bookings_per_renter` of them; paying one makes room.
+async fn a_renter_has_a_bounded_number_of_unpaid_bookings(backend: Backend) {
+    let m = market_configured(backend, |c| c.pending_bookings_per_renter = 2).await;
+    enable_payouts(&m).await;
+    let first: Value = book(&m, (24, 25)).await.json().await.unwrap();
+    assert_eq!(book(&m, (26, 27)).await.status(), 201);
+    let res = book(&m, (28, 29)).await;
+    assert!(res.headers().contains_key("retry-after"));
+    let problem = assert_problem(res, 429, "rate_limited").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("pending_bookings_per_renter"),
+        "{problem}"
+    );
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_quota",
+            "payment_intent.succeeded",
+            intent_object(&first, "succeeded"),
+        ),
+    )
+    .await;
+    assert_eq!(book(&m, (28, 29)).await.status(), 201);
 }
