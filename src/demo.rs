@@ -25,7 +25,7 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
     {
         Ok((user, _)) => Caller {
             user_id: user.id,
-            via: Credential::AccessToken,
+            via: Credential::AccessToken { session: None },
         },
         // A demo database from an earlier start: the demo provider signs in again.
         Err(app::AppError::EmailTaken) => {

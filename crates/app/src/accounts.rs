@@ -168,7 +168,9 @@ impl App {
             return Err(invalid);
         };
         let now = Utc::now();
-        if record.revoked_at.is_some() {
+        // A family with any revoked token is ended as a whole: a token issued by a refresh
+        // that raced the revocation is no way back in.
+        if record.revoked_at.is_some() || self.db().family_revoked(record.family_id).await? {
             return Err(AppError::InvalidToken("the refresh token has been revoked"));
         }
         if record.used_at.is_some() || !self.db().consume_refresh_token(record.id, now).await? {
@@ -190,6 +192,68 @@ impl App {
             return Err(AppError::InvalidToken("the refresh token has expired"));
         }
         self.issue_pair(record.user_id, record.family_id, now).await
+    }
+
+    /// Ends the login session a refresh token belongs to (its whole family). Idempotent: an
+    /// unknown, used or revoked token ends nothing more and is no error, so the answer does
+    /// not tell whether a token exists.
+    pub async fn logout(&self, refresh_token: &str) -> Result<(), AppError> {
+        if let Some(record) = self
+            .db()
+            .refresh_token_by_hash(&digest(refresh_token))
+            .await?
+        {
+            self.db()
+                .revoke_refresh_family(record.family_id, Utc::now())
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Ends every login session of the caller (their access tokens stop working within
+    /// `access_token_ttl_secs`). API keys are not sessions: revoke those one by one.
+    pub async fn revoke_all_sessions(&self, caller: Caller) -> Result<u64, AppError> {
+        Ok(self
+            .db()
+            .revoke_sessions_of(caller.user_id, None, Utc::now())
+            .await?)
+    }
+
+    /// Changes the caller's password, given the current one, and ends every other login
+    /// session. Only a signed-in person may: not an API key.
+    pub async fn change_password(
+        &self,
+        caller: Caller,
+        current: &str,
+        new: &str,
+    ) -> Result<(), AppError> {
+        let Credential::AccessToken { session } = caller.via else {
+            return Err(AppError::Forbidden(
+                "changing the password needs a signed-in session, not an API key".to_owned(),
+            ));
+        };
+        let new = Password::parse(new).map_err(|mut e| {
+            e.field = "new_password";
+            e
+        })?;
+        let user = self
+            .db()
+            .user_by_id(caller.user_id)
+            .await?
+            .ok_or(AppError::Unauthenticated)?;
+        let _permit = self.hashing_permit().await?;
+        let current = Password::parse(current).map_err(|_| AppError::InvalidCredentials)?;
+        if !password_matches(current, user.password_hash).await? {
+            return Err(AppError::InvalidCredentials);
+        }
+        let hash = hash_password(new).await?;
+        self.db().set_password_hash(caller.user_id, hash).await?;
+        let ended = self
+            .db()
+            .revoke_sessions_of(caller.user_id, session, Utc::now())
+            .await?;
+        tracing::info!(user_id = %caller.user_id, ended, "password changed; other sessions ended");
+        Ok(())
     }
 
     async fn start_session(&self, user: UserId, now: DateTime<Utc>) -> Result<TokenPair, AppError> {
@@ -215,7 +279,7 @@ impl App {
             })
             .await?;
         Ok(TokenPair {
-            access_token: self.tokens().issue(user, now)?,
+            access_token: self.tokens().issue(user, family_id, now)?,
             refresh_token,
             expires_in: self.tokens().ttl_secs(),
         })
@@ -236,10 +300,10 @@ impl App {
                 via: Credential::ApiKey(key.id),
             });
         }
-        let user_id = self.tokens().verify(bearer)?;
+        let (user_id, session) = self.tokens().verify(bearer)?;
         Ok(Caller {
             user_id,
-            via: Credential::AccessToken,
+            via: Credential::AccessToken { session },
         })
     }
 

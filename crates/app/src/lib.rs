@@ -186,6 +186,10 @@ pub struct Caller {
 /// Which kind of credential proved the caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Credential {
-    AccessToken,
+    /// An access token of the login session (refresh family) `session`; `None` for tokens
+    /// issued before sessions were named.
+    AccessToken {
+        session: Option<uuid::Uuid>,
+    },
     ApiKey(ApiKeyId),
 }

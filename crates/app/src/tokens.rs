@@ -26,6 +26,9 @@ pub struct Claims {
     pub exp: i64,
     /// Unique per token, so two tokens issued in the same second differ.
     pub jti: String,
+    /// The login session (refresh family) the token belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
 
 /// The HS256 key, in both directions.
@@ -72,8 +75,14 @@ impl TokenKeys {
         self.ttl_secs
     }
 
-    /// A signed access token for `user`, valid from `now` for the configured lifetime.
-    pub fn issue(&self, user: UserId, now: DateTime<Utc>) -> Result<String, AppError> {
+    /// A signed access token for `user` in login session `session`, valid from `now` for the
+    /// configured lifetime.
+    pub fn issue(
+        &self,
+        user: UserId,
+        session: uuid::Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<String, AppError> {
         let claims = Claims {
             sub: user.to_string(),
             iss: ISSUER.to_owned(),
@@ -81,12 +90,13 @@ impl TokenKeys {
             iat: now.timestamp(),
             exp: now.timestamp() + self.ttl_secs,
             jti: uuid::Uuid::new_v4().to_string(),
+            sid: Some(session.to_string()),
         };
         self.key.sign(&claims)
     }
 
-    /// The user a token proves, or why it proves nothing.
-    pub fn verify(&self, token: &str) -> Result<UserId, AppError> {
+    /// The user a token proves and its login session, or why it proves nothing.
+    pub fn verify(&self, token: &str) -> Result<(UserId, Option<uuid::Uuid>), AppError> {
         use jsonwebtoken::errors::ErrorKind;
         let claims: Claims = self.key.check(token).map_err(|e| {
             AppError::InvalidToken(match e.kind() {
@@ -98,10 +108,12 @@ impl TokenKeys {
                 _ => "the access token is malformed",
             })
         })?;
-        claims
+        let user = claims
             .sub
             .parse()
-            .map_err(|_| AppError::InvalidToken("the access token's subject is malformed"))
+            .map_err(|_| AppError::InvalidToken("the access token's subject is malformed"))?;
+        let session = claims.sid.and_then(|sid| sid.parse().ok());
+        Ok((user, session))
     }
 }
 
@@ -126,11 +138,17 @@ mod tests {
     #[test]
     fn a_token_proves_its_user_until_it_expires() {
         let user = UserId::new();
-        let token = keys().issue(user, Utc::now()).unwrap();
-        assert_eq!(keys().verify(&token).unwrap(), user);
+        let token = keys()
+            .issue(user, uuid::Uuid::now_v7(), Utc::now())
+            .unwrap();
+        assert_eq!(keys().verify(&token).unwrap().0, user);
 
         let old = keys()
-            .issue(user, Utc::now() - chrono::Duration::seconds(3600))
+            .issue(
+                user,
+                uuid::Uuid::now_v7(),
+                Utc::now() - chrono::Duration::seconds(3600),
+            )
             .unwrap();
         assert_eq!(
             reason(keys().verify(&old).unwrap_err()),
@@ -141,7 +159,9 @@ mod tests {
     #[test]
     fn alg_none_and_other_keys_are_refused() {
         let user = UserId::new();
-        let token = keys().issue(user, Utc::now()).unwrap();
+        let token = keys()
+            .issue(user, uuid::Uuid::now_v7(), Utc::now())
+            .unwrap();
         let payload = token.split('.').nth(1).unwrap();
         let none_header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
         let unsigned = format!("{none_header}.{payload}.");
@@ -156,7 +176,9 @@ mod tests {
 
     #[test]
     fn a_changed_payload_breaks_the_signature() {
-        let token = keys().issue(UserId::new(), Utc::now()).unwrap();
+        let token = keys()
+            .issue(UserId::new(), uuid::Uuid::now_v7(), Utc::now())
+            .unwrap();
         let parts: Vec<&str> = token.split('.').collect();
         let mut claims: serde_json::Value =
             serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();

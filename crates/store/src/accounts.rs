@@ -182,6 +182,44 @@ impl Db {
         Ok(result.rows_affected == 1)
     }
 
+    /// Whether any token of the family was revoked: the family (one login session) is then
+    /// over, whatever tokens it issued since.
+    pub async fn family_revoked(&self, family_id: Uuid) -> Result<bool, StoreError> {
+        Ok(refresh_tokens::Entity::find()
+            .filter(refresh_tokens::Column::FamilyId.eq(family_id))
+            .filter(refresh_tokens::Column::RevokedAt.is_not_null())
+            .one(self.conn())
+            .await?
+            .is_some())
+    }
+
+    /// Revokes every session family of `user` but `except`; returns how many tokens.
+    pub async fn revoke_sessions_of(
+        &self,
+        user: UserId,
+        except: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let mut update = refresh_tokens::Entity::update_many()
+            .col_expr(refresh_tokens::Column::RevokedAt, Expr::value(now))
+            .filter(refresh_tokens::Column::UserId.eq(user.as_uuid()))
+            .filter(refresh_tokens::Column::RevokedAt.is_null());
+        if let Some(keep) = except {
+            update = update.filter(refresh_tokens::Column::FamilyId.ne(keep));
+        }
+        Ok(update.exec(self.conn()).await?.rows_affected)
+    }
+
+    /// Replaces a user's password hash.
+    pub async fn set_password_hash(&self, user: UserId, hash: String) -> Result<(), StoreError> {
+        users::Entity::update_many()
+            .col_expr(users::Column::PasswordHash, Expr::value(hash))
+            .filter(users::Column::Id.eq(user.as_uuid()))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
     /// Revokes every token of a family (all sessions descended from one login).
     pub async fn revoke_refresh_family(
         &self,

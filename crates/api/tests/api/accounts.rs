@@ -11,6 +11,9 @@ on_both_backends!(
     login_checks_the_password,
     refresh_rotates_and_reuse_revokes_the_family,
     secrets_are_never_stored_in_the_clear,
+    logout_ends_one_session_and_revoke_all_ends_every_one,
+    a_password_change_needs_the_current_one_and_ends_the_other_sessions,
+    racing_refreshes_of_one_token_leave_no_live_token,
 );
 
 async fn register_signs_in_and_me_answers(app: TestApp) {
@@ -225,4 +228,211 @@ async fn secrets_are_never_stored_in_the_clear(app: TestApp) {
     // The shown prefix is a few characters, not the key.
     let prefixes = app.column("api_keys", "prefix").await;
     assert!(api_key.starts_with(&prefixes[0]) && prefixes[0].len() < 16);
+}
+
+async fn login(app: &TestApp, email: &str, password: &str) -> reqwest::Response {
+    app.post(
+        "/v1/auth/login",
+        None,
+        json!({"email": email, "password": password}),
+    )
+    .await
+}
+
+async fn refresh(app: &TestApp, token: &str) -> reqwest::Response {
+    app.post("/v1/auth/refresh", None, json!({"refresh_token": token}))
+        .await
+}
+
+async fn logout_ends_one_session_and_revoke_all_ends_every_one(app: TestApp) {
+    let first = app.register("ada@example.com").await;
+    let second: Value = login(&app, "ada@example.com", PASSWORD)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let res = app
+        .post(
+            "/v1/auth/logout",
+            None,
+            json!({"refresh_token": first.refresh_token}),
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        refresh(&app, &first.refresh_token).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    // Logging out with a token nobody has is answered the same way.
+    let res = app
+        .post(
+            "/v1/auth/logout",
+            None,
+            json!({"refresh_token": "gpmr_nothing"}),
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    // The other session lives on, and rotates.
+    let res = refresh(&app, second["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(res.status(), 200);
+    let rotated: Value = res.json().await.unwrap();
+
+    // Sign out everywhere: needs a credential, then ends every session.
+    assert_problem(
+        app.post("/v1/auth/sessions/revoke-all", None, json!({}))
+            .await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    let res = app
+        .post(
+            "/v1/auth/sessions/revoke-all",
+            Some(rotated["access_token"].as_str().unwrap()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let revoked: Value = res.json().await.unwrap();
+    assert!(revoked["revoked"].as_u64().unwrap() >= 1, "{revoked}");
+    assert_problem(
+        refresh(&app, rotated["refresh_token"].as_str().unwrap()).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+}
+
+async fn a_password_change_needs_the_current_one_and_ends_the_other_sessions(app: TestApp) {
+    let here = app.register("ada@example.com").await;
+    let elsewhere: Value = login(&app, "ada@example.com", PASSWORD)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let change =
+        |current: &str, new: &str| json!({"current_password": current, "new_password": new});
+    assert_problem(
+        app.post(
+            "/v1/auth/password",
+            None,
+            change(PASSWORD, "a new long password"),
+        )
+        .await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    assert_problem(
+        app.post(
+            "/v1/auth/password",
+            Some(&here.access_token),
+            change("not the password", "a new long password"),
+        )
+        .await,
+        401,
+        "invalid_credentials",
+    )
+    .await;
+    let problem = assert_problem(
+        app.post(
+            "/v1/auth/password",
+            Some(&here.access_token),
+            change(PASSWORD, "short"),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "new_password");
+    // An API key cannot change the password.
+    let key: Value = app
+        .post(
+            "/v1/api-keys",
+            Some(&here.access_token),
+            json!({"name": "ci"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_problem(
+        app.post(
+            "/v1/auth/password",
+            Some(key["key"].as_str().unwrap()),
+            change(PASSWORD, "a new long password"),
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    let res = app
+        .post(
+            "/v1/auth/password",
+            Some(&here.access_token),
+            change(PASSWORD, "a new long password"),
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        refresh(&app, elsewhere["refresh_token"].as_str().unwrap()).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    assert_eq!(
+        refresh(&app, &here.refresh_token).await.status(),
+        200,
+        "this session stays"
+    );
+    assert_problem(
+        login(&app, "ada@example.com", PASSWORD).await,
+        401,
+        "invalid_credentials",
+    )
+    .await;
+    assert_eq!(
+        login(&app, "ada@example.com", "a new long password")
+            .await
+            .status(),
+        200
+    );
+}
+
+async fn racing_refreshes_of_one_token_leave_no_live_token(app: TestApp) {
+    let session = app.register("ada@example.com").await;
+    let racers = (0..8).map(|_| {
+        let client = app.client.clone();
+        let url = app.url("/v1/auth/refresh");
+        let token = session.refresh_token.clone();
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .json(&json!({"refresh_token": token}))
+                .send()
+                .await
+                .unwrap()
+        })
+    });
+    let mut issued = Vec::new();
+    for racer in racers {
+        let res = racer.await.unwrap();
+        if res.status() == 200 {
+            let pair: Value = res.json().await.unwrap();
+            issued.push(pair["refresh_token"].as_str().unwrap().to_owned());
+        }
+    }
+    assert!(
+        issued.len() <= 1,
+        "one refresh at most wins: {}",
+        issued.len()
+    );
+    // The reuse revoked the family: whatever the winner got is no way back in.
+    for token in issued {
+        assert_problem(refresh(&app, &token).await, 401, "invalid_token").await;
+    }
 }

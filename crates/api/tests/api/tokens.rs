@@ -71,10 +71,14 @@ async fn an_expired_token_is_refused(app: TestApp) {
     let session = app.register("ada@example.com").await;
     let keys = TokenKeys::from_secret(JWT_SECRET.as_bytes(), 900).unwrap();
     let user = session.user_id.parse().unwrap();
-    let fresh = keys.issue(user, Utc::now()).unwrap();
+    let fresh = keys.issue(user, uuid::Uuid::now_v7(), Utc::now()).unwrap();
     assert_eq!(app.get("/v1/me", Some(&fresh)).await.status(), 200);
     let expired = keys
-        .issue(user, Utc::now() - Duration::minutes(20))
+        .issue(
+            user,
+            uuid::Uuid::now_v7(),
+            Utc::now() - Duration::minutes(20),
+        )
         .unwrap();
     let problem = assert_problem(
         app.get("/v1/me", Some(&expired)).await,
@@ -89,7 +93,11 @@ async fn a_token_signed_with_another_key_is_refused(app: TestApp) {
     let session = app.register("ada@example.com").await;
     let keys = TokenKeys::from_secret(b"some-other-server-some-other-server", 900).unwrap();
     let token = keys
-        .issue(session.user_id.parse().unwrap(), Utc::now())
+        .issue(
+            session.user_id.parse().unwrap(),
+            uuid::Uuid::now_v7(),
+            Utc::now(),
+        )
         .unwrap();
     assert_problem(app.get("/v1/me", Some(&token)).await, 401, "invalid_token").await;
 }

@@ -1,0 +1,88 @@
+//! Ending sessions: log out of one, change the password (ending the others), or end them all.
+
+use actix_web::{HttpResponse, post, web};
+use app::App;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, Problem};
+use crate::extract::{Auth, Json};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogoutRequest {
+    pub refresh_token: String,
+}
+
+/// End the login session a refresh token belongs to: that token and every one its refreshes
+/// issued stop working; its access tokens stop within `access_token_ttl_secs`. Always 204,
+/// whether or not the token exists.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = LogoutRequest,
+    responses(
+        (status = 204, description = "The session is ended"),
+        (status = 422, description = "No refresh token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/logout")]
+pub async fn logout(
+    app: web::Data<App>,
+    Json(body): Json<LogoutRequest>,
+) -> Result<HttpResponse, ApiError> {
+    app.logout(&body.refresh_token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordRequest {
+    pub current_password: String,
+    pub new_password: String,
+}
+
+/// Change the password. Needs the current one and a signed-in session (not an API key);
+/// every other login session of the account ends.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    request_body = PasswordRequest,
+    responses(
+        (status = 204, description = "Changed; other sessions ended"),
+        (status = 401, description = "No credential, or the current password is wrong (`invalid_credentials`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Called with an API key", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The new password is not acceptable", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/password")]
+pub async fn password(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    Json(body): Json<PasswordRequest>,
+) -> Result<HttpResponse, ApiError> {
+    app.change_password(caller, &body.current_password, &body.new_password)
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RevokedView {
+    /// Refresh tokens revoked.
+    pub revoked: u64,
+}
+
+/// Sign out everywhere: every login session of the caller ends (access tokens within
+/// `access_token_ttl_secs`). API keys stay; revoke them one by one.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Every session ended", body = RevokedView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/sessions/revoke-all")]
+pub async fn revoke_all(app: web::Data<App>, Auth(caller): Auth) -> Result<HttpResponse, ApiError> {
+    let revoked = app.revoke_all_sessions(caller).await?;
+    Ok(HttpResponse::Ok().json(RevokedView { revoked }))
+}
