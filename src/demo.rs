@@ -29,7 +29,13 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
         },
         // A demo database from an earlier start: the demo provider signs in again.
         Err(app::AppError::EmailTaken) => {
-            let tokens = app.login(DEMO_EMAIL, DEMO_PASSWORD).await?;
+            let tokens = app
+                .login(
+                    DEMO_EMAIL,
+                    DEMO_PASSWORD,
+                    std::net::Ipv4Addr::LOCALHOST.into(),
+                )
+                .await?;
             app.authenticate(&tokens.access_token).await?
         }
         Err(e) => return Err(e.into()),

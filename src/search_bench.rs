@@ -177,6 +177,8 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
         listen: "127.0.0.1:0".to_owned(),
         database_url: Some(SecretString::from(url.clone())),
         worker_in_process: Some(false),
+        // The benchmark's clients are one address firing as fast as they can.
+        rate_limits: false,
         ..app::Config::default()
     };
     let app = app::App::build(config, false).await?;

@@ -14,6 +14,7 @@ mod m20261201_000006_run_failure_code;
 mod m20261201_000007_verification_lifecycle;
 mod m20261201_000008_booking_cancellation;
 mod m20261201_000009_one_open_run_per_listing;
+mod m20261201_000010_invitations_and_org_keys;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000007_verification_lifecycle::Migration),
             Box::new(m20261201_000008_booking_cancellation::Migration),
             Box::new(m20261201_000009_one_open_run_per_listing::Migration),
+            Box::new(m20261201_000010_invitations_and_org_keys::Migration),
         ]
     }
 }

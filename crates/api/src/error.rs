@@ -37,10 +37,12 @@ codes! {
     INVALID_TOKEN = ("invalid_token", 401, "The credential is not valid");
     INVALID_CREDENTIALS = ("invalid_credentials", 401, "Email or password is wrong");
     FORBIDDEN = ("forbidden", 403, "Not allowed");
+    SCOPE_REQUIRED = ("scope_required", 403, "The API key lacks the scope this needs");
     NOT_FOUND = ("not_found", 404, "Not found");
     METHOD_NOT_ALLOWED = ("method_not_allowed", 405, "Method not allowed");
     EMAIL_TAKEN = ("email_taken", 409, "The email is taken");
     ALREADY_MEMBER = ("already_member", 409, "Already a member");
+    LAST_OWNER = ("last_owner", 409, "The organisation needs an owner");
     RUN_FINISHED = ("run_finished", 409, "The run has already finished");
     BOOKING_CONFLICT = ("booking_conflict", 409, "The capacity is taken");
     BOOKING_NOT_CANCELLABLE = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
@@ -176,8 +178,10 @@ impl From<AppError> for ApiError {
             AppError::InvalidToken(why) => Self::new(code::INVALID_TOKEN, why),
             AppError::Unauthenticated => Self::new(code::UNAUTHENTICATED, err.to_string()),
             AppError::Forbidden(why) => Self::new(code::FORBIDDEN, why),
+            AppError::ScopeRequired(why) => Self::new(code::SCOPE_REQUIRED, why),
             AppError::NotFound(_) => Self::new(code::NOT_FOUND, err.to_string()),
             AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),
+            AppError::LastOwner => Self::new(code::LAST_OWNER, err.to_string()),
             AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
             AppError::BookingConflict => Self::new(code::BOOKING_CONFLICT, err.to_string()),
             AppError::BookingNotCancellable(_) => {

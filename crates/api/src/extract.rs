@@ -132,11 +132,31 @@ impl FromRequest for Auth {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let app = req.app_data::<web::Data<App>>().cloned();
         let bearer = bearer_token(req);
+        let scope = required_scope(req);
         Box::pin(async move {
             let app =
                 app.ok_or_else(|| ApiError::from(AppError::Internal("no app data".into())))?;
             let bearer = bearer?;
-            Ok(Auth(app.authenticate(&bearer).await?))
+            let caller = app.authenticate(&bearer).await?;
+            if let Some(granted) = caller.key_scopes() {
+                match scope {
+                    Some(needed) if granted.contains(needed) => {}
+                    Some(needed) => {
+                        return Err(AppError::ScopeRequired(format!(
+                            "this needs the {} scope, which this key does not have",
+                            needed.as_str()
+                        ))
+                        .into());
+                    }
+                    None => {
+                        return Err(AppError::ScopeRequired(
+                            "an organisation's API key cannot do this; sign in".to_owned(),
+                        )
+                        .into());
+                    }
+                }
+            }
+            Ok(Auth(caller))
         })
     }
 }
@@ -182,6 +202,47 @@ impl FromRequest for MaybeAuth {
         let auth = Auth::from_request(req, payload);
         Box::pin(async move { Ok(MaybeAuth(Some(auth.await?.0))) })
     }
+}
+
+/// The scope an organisation's API key needs for this route, `None` when no key may use it
+/// (accounts, organisations, keys, bookings, payouts: those take a signed-in person).
+fn required_scope(req: &HttpRequest) -> Option<domain::KeyScope> {
+    use actix_web::http::Method;
+    use domain::KeyScope;
+    let pattern = req.match_pattern().unwrap_or_default();
+    let path = pattern.strip_prefix("/v1").unwrap_or(&pattern);
+    let method = req.method();
+    if path == "/access/introspect" {
+        return Some(KeyScope::AccessIntrospect);
+    }
+    let person_only = ["/auth/", "/api-keys", "/me", "/bookings", "/invitations/"]
+        .iter()
+        .any(|p| path.starts_with(p))
+        || (path.starts_with("/orgs/")
+            && [
+                "/members",
+                "/invitations",
+                "/api-keys",
+                "/payouts",
+                "/earnings",
+            ]
+            .iter()
+            .any(|p| path.contains(p)));
+    if person_only {
+        return None;
+    }
+    if *method == Method::GET || *method == Method::HEAD {
+        return Some(KeyScope::Read);
+    }
+    if path.ends_with("/verifications")
+        || path.ends_with("/cancel") && path.starts_with("/verifications/")
+    {
+        return Some(KeyScope::VerificationsWrite);
+    }
+    if path.starts_with("/listings") {
+        return Some(KeyScope::ListingsWrite);
+    }
+    None
 }
 
 fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {

@@ -61,13 +61,56 @@ impl Modify for BearerAuth {
     }
 }
 
+/// Every operation may answer 429 `rate_limited` (request rates, quotas).
+struct RateLimited;
+
+impl Modify for RateLimited {
+    fn modify(&self, openapi: &mut OpenApiDoc) {
+        use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder};
+        let response = ResponseBuilder::new()
+            .description(
+                "Over a rate limit or a quota (`rate_limited`): try again after `Retry-After` \
+                 seconds; `RateLimit-Policy` and `RateLimit` describe the budget",
+            )
+            .content(
+                "application/problem+json",
+                ContentBuilder::new()
+                    .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                        "Problem",
+                    ))))
+                    .build(),
+            )
+            .build();
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.patch,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                operation
+                    .responses
+                    .responses
+                    .entry("429".to_owned())
+                    .or_insert_with(|| RefOr::T(response.clone()));
+            }
+        }
+    }
+}
+
 /// The OpenAPI document, collected from the registered handlers.
 pub fn openapi() -> OpenApiDoc {
-    let (_, doc) = actix_web::App::new()
+    let (_, mut doc) = actix_web::App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(routes::configure)
         .split_for_parts();
+    // After the routes: it documents every one of them.
+    RateLimited.modify(&mut doc);
     doc
 }
 
@@ -119,6 +162,7 @@ impl Application {
                 .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi()))
                 .route("/docs", web::get().to(docs_redirect))
                 .default_service(web::to(no_route))
+                .wrap(actix_web::middleware::from_fn(middleware::rate_limit))
                 .wrap(actix_web::middleware::from_fn(middleware::observe))
         })
         .workers(workers.max(1))

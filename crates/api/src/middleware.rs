@@ -93,3 +93,119 @@ pub async fn observe(
     }
     Ok(res)
 }
+
+/// The rate class of a request, or `None` for what is never limited (health, metrics, docs,
+/// and Stripe's webhooks, which Stripe retries and signatures guard).
+fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits::RateClass> {
+    use actix_web::http::Method;
+    use app::limits::RateClass;
+    let path = path.strip_prefix("/v1")?;
+    if path.starts_with("/webhooks/") {
+        return None;
+    }
+    Some(
+        if path.starts_with("/auth/")
+            && path != "/auth/password"
+            && path != "/auth/sessions/revoke-all"
+        {
+            RateClass::Auth
+        } else if *method == Method::GET && path == "/listings" {
+            RateClass::Search
+        } else if *method == Method::GET && path.ends_with("/events") {
+            RateClass::Events
+        } else if matches!(*method, Method::GET | Method::HEAD) {
+            RateClass::Reads
+        } else {
+            RateClass::Writes
+        },
+    )
+}
+
+/// Whose budget a request spends: its credential's (hashed, never kept in clear) when it
+/// carries one, else its client address; auth routes always by address.
+fn subject_of(req: &ServiceRequest, class: app::limits::RateClass, app: &app::App) -> String {
+    let credential = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| class != app::limits::RateClass::Auth);
+    match credential {
+        Some(bearer) => app::limits::credential_subject(bearer),
+        None => {
+            let peer = req
+                .peer_addr()
+                .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
+            let forwarded = req
+                .headers()
+                .get("x-forwarded-for")
+                .and_then(|v| v.to_str().ok());
+            format!("ip:{}", app.client_address(peer, forwarded))
+        }
+    }
+}
+
+/// The IETF `RateLimit-Policy` and `RateLimit` headers of a budget.
+fn rate_headers(state: &app::limits::RateState) -> [(HeaderName, String); 2] {
+    let name = state.class.name();
+    [
+        (
+            HeaderName::from_static("ratelimit-policy"),
+            format!("\"{name}\";q={};w={}", state.limit, state.window),
+        ),
+        (
+            HeaderName::from_static("ratelimit"),
+            format!("\"{name}\";r={};t={}", state.remaining, state.reset),
+        ),
+    ]
+}
+
+/// Spends one request of the caller's budget in the request's class: over it, 429
+/// `rate_limited` with `Retry-After`; every limited answer carries `RateLimit-Policy` and
+/// `RateLimit`.
+pub async fn rate_limit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    let app = req.app_data::<actix_web::web::Data<app::App>>().cloned();
+    let (Some(app), Some(class)) = (app, class_of(req.method(), req.path())) else {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    };
+    if !app.config().rate_limits {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    let subject = subject_of(&req, class, &app);
+    match app.rate(class, &subject, true).await {
+        Ok(state) => {
+            let mut res = next.call(req).await?.map_into_boxed_body();
+            for (name, value) in rate_headers(&state) {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    res.headers_mut().insert(name, value);
+                }
+            }
+            Ok(res)
+        }
+        Err(e) => {
+            let retry_after = match &e {
+                app::AppError::RateLimited {
+                    retry_after_secs, ..
+                } => *retry_after_secs,
+                _ => 1,
+            };
+            let state = app::limits::RateState {
+                class,
+                limit: app.per_minute(class),
+                window: 60,
+                remaining: 0,
+                reset: retry_after,
+            };
+            let error = crate::error::ApiError::from(e);
+            let mut res = actix_web::ResponseError::error_response(&error);
+            for (name, value) in rate_headers(&state) {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    res.headers_mut().insert(name, value);
+                }
+            }
+            Ok(req.into_response(res))
+        }
+    }
+}

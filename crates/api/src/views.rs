@@ -73,6 +73,9 @@ pub struct ApiKeyView {
     pub name: String,
     /// The key's first characters, to tell keys apart. Never the key.
     pub prefix: String,
+    /// An organisation key's scopes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
 }
@@ -83,6 +86,9 @@ impl From<ApiKey> for ApiKeyView {
             id: k.id.as_uuid(),
             name: k.name,
             prefix: k.prefix,
+            scopes: k
+                .scopes
+                .map(|s| s.iter().map(|s| s.as_str().to_owned()).collect()),
             created_at: k.created_at,
             last_used_at: k.last_used_at,
         }

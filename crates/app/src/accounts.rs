@@ -3,7 +3,7 @@
 
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
 use chrono::{DateTime, Duration, Utc};
-use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, Password, UserId};
+use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, KeyScope, OrgId, Password, Role, UserId};
 use store::{NewApiKey, NewRefreshToken, StoreError};
 
 use crate::secrets::{digest, random_secret};
@@ -49,6 +49,8 @@ pub struct TokenPair {
 pub struct ApiKey {
     pub id: ApiKeyId,
     pub name: String,
+    /// An organisation's key: its scopes. `None`: a person's own key.
+    pub scopes: Option<Vec<KeyScope>>,
     /// The key's first characters, enough to recognise it.
     pub prefix: String,
     pub created_at: DateTime<Utc>,
@@ -60,6 +62,10 @@ impl From<store::ApiKeyRecord> for ApiKey {
         Self {
             id: r.id,
             name: r.name,
+            scopes: r
+                .org
+                .as_ref()
+                .map(|(_, scopes)| KeyScope::from_stored(scopes)),
             prefix: r.prefix,
             created_at: r.created_at,
             last_used_at: r.last_used_at,
@@ -141,7 +147,38 @@ impl App {
     }
 
     /// Signs in with email and password. Wrong email and wrong password are one error.
-    pub async fn login(&self, email: &str, password: &str) -> Result<TokenPair, AppError> {
+    /// Failed attempts are limited per (client address, account) and per client address
+    /// (`failed_logins_per_minute`, `failed_logins_per_address_per_minute`); successful ones
+    /// do not count, and a locked pair does not lock the account out from another address.
+    pub async fn login(
+        &self,
+        email: &str,
+        password: &str,
+        client: std::net::IpAddr,
+    ) -> Result<TokenPair, AppError> {
+        use crate::limits::RateClass;
+        let pair = format!("{client}:{}", email.trim().to_lowercase());
+        let address = client.to_string();
+        // Only looking: a login that then succeeds spends nothing.
+        self.rate(RateClass::FailedLogins, &pair, false).await?;
+        self.rate(RateClass::FailedLoginsPerAddress, &address, false)
+            .await?;
+        match self.check_password(email, password).await {
+            Ok(user) => self.start_session(user, Utc::now()).await,
+            Err(AppError::InvalidCredentials) => {
+                let _ = self.rate(RateClass::FailedLogins, &pair, true).await;
+                let _ = self
+                    .rate(RateClass::FailedLoginsPerAddress, &address, true)
+                    .await;
+                Err(AppError::InvalidCredentials)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The account `email` and `password` prove, or `InvalidCredentials` (one error for a
+    /// wrong email and a wrong password, in the same time).
+    async fn check_password(&self, email: &str, password: &str) -> Result<UserId, AppError> {
         let email = Email::parse(email).map_err(|_| AppError::InvalidCredentials)?;
         let password = Password::parse(password).map_err(|_| AppError::InvalidCredentials)?;
         let _permit = self.hashing_permit().await?;
@@ -152,7 +189,7 @@ impl App {
         if !password_matches(password, user.password_hash).await? {
             return Err(AppError::InvalidCredentials);
         }
-        self.start_session(user.id, Utc::now()).await
+        Ok(user.id)
     }
 
     /// Trades a refresh token for a new pair. Each refresh token works once: presenting one
@@ -295,9 +332,17 @@ impl App {
                 return Err(AppError::InvalidToken("the API key has been revoked"));
             }
             self.db().touch_api_key(key.id, Utc::now()).await?;
+            let via = match &key.org {
+                Some((org, scopes)) => Credential::OrgKey {
+                    id: key.id,
+                    org: *org,
+                    scopes: crate::Scopes::of(&domain::KeyScope::from_stored(scopes)),
+                },
+                None => Credential::ApiKey(key.id),
+            };
             return Ok(Caller {
                 user_id: key.user_id,
-                via: Credential::ApiKey(key.id),
+                via,
             });
         }
         let (user_id, session) = self.tokens().verify(bearer)?;
@@ -323,6 +368,22 @@ impl App {
         caller: Caller,
         name: &str,
     ) -> Result<CreatedApiKey, AppError> {
+        self.mint_key(caller, name, None).await
+    }
+
+    /// A new key of `caller`'s own, or (with `org`) an organisation's key with scopes. Only a
+    /// signed-in person mints keys: a key never makes another.
+    async fn mint_key(
+        &self,
+        caller: Caller,
+        name: &str,
+        org: Option<(OrgId, Vec<KeyScope>)>,
+    ) -> Result<CreatedApiKey, AppError> {
+        if !matches!(caller.via, Credential::AccessToken { .. }) {
+            return Err(AppError::Forbidden(
+                "API keys are made by a signed-in person, not by another API key".to_owned(),
+            ));
+        }
         let name = ApiKeyName::parse(name)?;
         let secret = random_secret(API_KEY_PREFIX)?;
         let record = self
@@ -334,12 +395,53 @@ impl App {
                 prefix: secret.chars().take(SHOWN_KEY_CHARS).collect(),
                 key_hash: digest(&secret),
                 created_at: Utc::now(),
+                org: org.map(|(org, scopes)| (org, KeyScope::to_stored(&scopes))),
             })
             .await?;
         Ok(CreatedApiKey {
             key: record.into(),
             secret,
         })
+    }
+
+    /// A new organisation key with `scopes` (organisation admins).
+    pub async fn create_org_key(
+        &self,
+        caller: Caller,
+        org: OrgId,
+        name: &str,
+        scopes: &[String],
+    ) -> Result<CreatedApiKey, AppError> {
+        self.require_role(caller, org, Role::Admin).await?;
+        let scopes = KeyScope::parse_list(scopes)?;
+        self.mint_key(caller, name, Some((org, scopes))).await
+    }
+
+    /// The organisation's keys that are not revoked (organisation admins).
+    pub async fn org_keys(&self, caller: Caller, org: OrgId) -> Result<Vec<ApiKey>, AppError> {
+        self.require_role(caller, org, Role::Admin).await?;
+        Ok(self
+            .db()
+            .active_org_keys(org)
+            .await?
+            .into_iter()
+            .map(ApiKey::from)
+            .collect())
+    }
+
+    /// Revokes one of the organisation's keys (organisation admins).
+    pub async fn revoke_org_key(
+        &self,
+        caller: Caller,
+        org: OrgId,
+        id: ApiKeyId,
+    ) -> Result<(), AppError> {
+        self.require_role(caller, org, Role::Admin).await?;
+        if self.db().revoke_org_key(org, id, Utc::now()).await? {
+            Ok(())
+        } else {
+            Err(AppError::NotFound("api key"))
+        }
     }
 
     pub async fn api_keys(&self, caller: Caller) -> Result<Vec<ApiKey>, AppError> {

@@ -84,6 +84,20 @@ pub struct Config {
     /// Proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For` names
     /// the client; from anyone else the header is ignored and the peer is the client.
     pub trusted_proxies: String,
+    /// Whether request rates are limited (off for benchmarks and fuzzing).
+    pub rate_limits: bool,
+    /// Requests a minute per class and subject (an API key or access token, else the client
+    /// address; auth routes always by address).
+    pub rate_limit_auth_per_minute: u32,
+    pub rate_limit_writes_per_minute: u32,
+    pub rate_limit_reads_per_minute: u32,
+    pub rate_limit_search_per_minute: u32,
+    pub rate_limit_events_per_minute: u32,
+    /// Failed logins a minute for one account from one address, and from one address.
+    pub failed_logins_per_minute: u32,
+    pub failed_logins_per_address_per_minute: u32,
+    /// How long an invitation to an organisation can be accepted.
+    pub invitation_ttl_secs: u64,
 }
 
 /// How logs are written.
@@ -130,6 +144,15 @@ impl Default for Config {
             event_streams_per_client: 20,
             event_streams_total: 2000,
             trusted_proxies: String::new(),
+            rate_limits: true,
+            rate_limit_auth_per_minute: 60,
+            rate_limit_writes_per_minute: 120,
+            rate_limit_reads_per_minute: 600,
+            rate_limit_search_per_minute: 120,
+            rate_limit_events_per_minute: 60,
+            failed_logins_per_minute: 20,
+            failed_logins_per_address_per_minute: 100,
+            invitation_ttl_secs: 7 * 24 * 3600,
         }
     }
 }

@@ -21,11 +21,17 @@ pub enum AppError {
     /// Authenticated, but not allowed to do this; says what was needed.
     #[error("{0}")]
     Forbidden(String),
+    /// An API key without the scope the route needs (or a person's key where only an
+    /// organisation's key will do).
+    #[error("{0}")]
+    ScopeRequired(String),
     /// The named thing does not exist (or the caller may not know it does).
     #[error("{0} not found")]
     NotFound(&'static str),
     #[error("already a member of this organisation")]
     AlreadyMember,
+    #[error("the organisation's last owner keeps that role; appoint another owner first")]
+    LastOwner,
     /// The machine does not have the GPUs free over the interval.
     #[error("the machine does not have that many GPUs free over the whole interval")]
     BookingConflict,

@@ -51,6 +51,7 @@ struct Inner {
     /// stays bounded.
     hashing: Arc<tokio::sync::Semaphore>,
     streams: Arc<limits::StreamSlots>,
+    budgets: limits::LocalBudgets,
     trusted_proxies: Vec<ipnet::IpNet>,
     config: Config,
 }
@@ -89,6 +90,7 @@ impl App {
                 payments,
                 hashing,
                 streams: Default::default(),
+                budgets: Default::default(),
                 trusted_proxies: limits::parse_proxies(&config.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,
@@ -188,8 +190,52 @@ pub struct Caller {
 pub enum Credential {
     /// An access token of the login session (refresh family) `session`; `None` for tokens
     /// issued before sessions were named.
-    AccessToken {
-        session: Option<uuid::Uuid>,
-    },
+    AccessToken { session: Option<uuid::Uuid> },
+    /// A person's own API key: it acts as that person.
     ApiKey(ApiKeyId),
+    /// An organisation's API key (`caller.user_id` made it): it acts for `org` only, within
+    /// `scopes`.
+    OrgKey {
+        id: ApiKeyId,
+        org: domain::OrgId,
+        scopes: Scopes,
+    },
+}
+
+/// A set of [`domain::KeyScope`]s, small enough to copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Scopes(u8);
+
+impl Scopes {
+    fn bit(scope: domain::KeyScope) -> u8 {
+        1 << (domain::KeyScope::ALL
+            .iter()
+            .position(|s| *s == scope)
+            .unwrap_or(0) as u8)
+    }
+
+    pub fn of(scopes: &[domain::KeyScope]) -> Self {
+        Self(scopes.iter().fold(0, |bits, s| bits | Self::bit(*s)))
+    }
+
+    pub fn contains(self, scope: domain::KeyScope) -> bool {
+        self.0 & Self::bit(scope) != 0
+    }
+
+    pub fn list(self) -> Vec<domain::KeyScope> {
+        domain::KeyScope::ALL
+            .into_iter()
+            .filter(|s| self.contains(*s))
+            .collect()
+    }
+}
+
+impl Caller {
+    /// The scopes the caller is limited to: `Some` for an organisation's key.
+    pub fn key_scopes(&self) -> Option<Scopes> {
+        match self.via {
+            Credential::OrgKey { scopes, .. } => Some(scopes),
+            _ => None,
+        }
+    }
 }

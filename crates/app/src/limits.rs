@@ -1,11 +1,206 @@
-//! Limits that keep one client from taking what others need: live event streams per client
+//! Limits that keep one client from taking what others need: request rates by class (GCRA,
+//! in memory or shared through Redis), failed logins, and live event streams per client
 //! address and per process. (Quotas on runs and pending bookings live with their use cases.)
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use crate::AppError;
+use crate::{App, AppError};
+
+/// The budget subject of a request carrying `bearer`: a digest of the credential (valid or
+/// not — a forged one spends its own budget and is refused anyway), never the credential.
+pub fn credential_subject(bearer: &str) -> String {
+    let digest = crate::secrets::digest(bearer);
+    format!("key:{}", &digest[..32.min(digest.len())])
+}
+
+/// What a request is, for its rate limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RateClass {
+    /// Register, login, refresh, logout: by client address.
+    Auth,
+    /// Creating, changing, deleting.
+    Writes,
+    /// Reading.
+    Reads,
+    /// `GET /v1/listings`.
+    Search,
+    /// Opening a live event stream.
+    Events,
+    /// Failed logins of one account from one address.
+    FailedLogins,
+    /// Failed logins from one address, whatever the account.
+    FailedLoginsPerAddress,
+}
+
+impl RateClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auth => "auth",
+            Self::Writes => "writes",
+            Self::Reads => "reads",
+            Self::Search => "search",
+            Self::Events => "events",
+            Self::FailedLogins => "failed_logins",
+            Self::FailedLoginsPerAddress => "failed_logins_per_address",
+        }
+    }
+}
+
+/// The state of a subject's budget after a request: what the `RateLimit` headers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateState {
+    pub class: RateClass,
+    /// Requests per window.
+    pub limit: u32,
+    /// Window, seconds.
+    pub window: u32,
+    pub remaining: u32,
+    /// Seconds until the budget is whole again.
+    pub reset: u64,
+}
+
+/// GCRA (the generic cell rate algorithm): `limit` requests per `window`, bursts up to
+/// `limit`. `tat` is the theoretical arrival time, in milliseconds on a monotonic clock.
+/// Returns the new `tat` when allowed, or how long to wait.
+fn gcra(tat: Option<f64>, now: f64, limit: u32, window_ms: f64, consume: bool) -> Result<f64, f64> {
+    let interval = window_ms / f64::from(limit.max(1));
+    let tolerance = window_ms - interval;
+    let tat = tat.unwrap_or(now).max(now);
+    let allow_at = tat - tolerance;
+    if now < allow_at {
+        return Err(allow_at - now);
+    }
+    Ok(if consume { tat + interval } else { tat })
+}
+
+/// Rate budgets kept in this process.
+#[derive(Debug)]
+pub(crate) struct LocalBudgets {
+    epoch: Instant,
+    tats: Mutex<HashMap<String, f64>>,
+}
+
+impl Default for LocalBudgets {
+    fn default() -> Self {
+        Self {
+            epoch: Instant::now(),
+            tats: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl LocalBudgets {
+    fn check(&self, key: &str, limit: u32, window_ms: f64, consume: bool) -> Result<f64, f64> {
+        let now = self.epoch.elapsed().as_secs_f64() * 1000.0;
+        let mut tats = self.tats.lock().unwrap_or_else(|e| e.into_inner());
+        if tats.len() > 100_000 {
+            // Budgets whole again carry no information.
+            tats.retain(|_, tat| *tat > now);
+        }
+        let new = gcra(tats.get(key).copied(), now, limit, window_ms, consume)?;
+        tats.insert(key.to_owned(), new);
+        Ok(new - now)
+    }
+}
+
+/// The same GCRA in Redis, on Redis's clock, so every replica spends one budget. Returns
+/// `{allowed (1/0), ms until whole again or until allowed}`.
+const GCRA_SCRIPT: &str = r"
+local now_parts = redis.call('TIME')
+local now = now_parts[1] * 1000 + now_parts[2] / 1000
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local consume = ARGV[3] == '1'
+local interval = window / limit
+local tolerance = window - interval
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local allow_at = tat - tolerance
+if now < allow_at then
+  return {0, math.ceil(allow_at - now)}
+end
+if consume then
+  tat = tat + interval
+  redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(tat - now) + 1000)
+end
+return {1, math.ceil(tat - now)}
+";
+
+impl App {
+    /// The limit of `class` per minute, from the configuration.
+    pub fn per_minute(&self, class: RateClass) -> u32 {
+        let c = self.config();
+        match class {
+            RateClass::Auth => c.rate_limit_auth_per_minute,
+            RateClass::Writes => c.rate_limit_writes_per_minute,
+            RateClass::Reads => c.rate_limit_reads_per_minute,
+            RateClass::Search => c.rate_limit_search_per_minute,
+            RateClass::Events => c.rate_limit_events_per_minute,
+            RateClass::FailedLogins => c.failed_logins_per_minute,
+            RateClass::FailedLoginsPerAddress => c.failed_logins_per_address_per_minute,
+        }
+    }
+
+    /// Spends one request of `subject`'s budget in `class` (`consume`), or only looks
+    /// whether one is left. With Redis every replica shares the budget; when Redis does not
+    /// answer, the request is let through (limits fail open: availability first, and
+    /// `/readyz` reports Redis down).
+    pub async fn rate(
+        &self,
+        class: RateClass,
+        subject: &str,
+        consume: bool,
+    ) -> Result<RateState, AppError> {
+        let limit = self.per_minute(class);
+        let window_ms = 60_000.0;
+        let state = |ms_to_whole: f64| {
+            let interval = window_ms / f64::from(limit.max(1));
+            let used = (ms_to_whole / interval).ceil() as u32;
+            RateState {
+                class,
+                limit,
+                window: 60,
+                remaining: limit.saturating_sub(used),
+                reset: (ms_to_whole / 1000.0).ceil() as u64,
+            }
+        };
+        if !self.config().rate_limits || limit == 0 {
+            return Ok(state(0.0));
+        }
+        let key = format!("{}:{subject}", class.name());
+        let verdict = match self.redis() {
+            Some(redis) => match redis
+                .script(
+                    GCRA_SCRIPT,
+                    &format!("{}:rate:{key}", self.config().redis_namespace),
+                    &[&limit.to_string(), "60000", if consume { "1" } else { "0" }],
+                )
+                .await
+            {
+                Ok((1, ms)) => Ok(ms as f64),
+                Ok((_, wait)) => Err(wait as f64),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the shared rate limit is unavailable; letting the request through");
+                    Ok(0.0)
+                }
+            },
+            None => self.inner.budgets.check(&key, limit, window_ms, consume),
+        };
+        match verdict {
+            Ok(ms_to_whole) => Ok(state(ms_to_whole)),
+            Err(wait_ms) => Err(AppError::RateLimited {
+                what: format!(
+                    "more than {limit} {} requests a minute; slow down",
+                    class.name().replace('_', " ")
+                ),
+                retry_after_secs: (wait_ms / 1000.0).ceil().max(1.0) as u64,
+            }),
+        }
+    }
+}
 
 /// `trusted_proxies` as configured: addresses or CIDR ranges, comma-separated.
 pub(crate) fn parse_proxies(raw: &str) -> Result<Vec<ipnet::IpNet>, String> {
@@ -107,6 +302,24 @@ impl StreamSlots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gcra_allows_a_burst_then_one_per_interval() {
+        // 3 a minute: three at once, then one every 20 s.
+        let mut tat = None;
+        for _ in 0..3 {
+            tat = Some(gcra(tat, 0.0, 3, 60_000.0, true).unwrap());
+        }
+        let wait = gcra(tat, 0.0, 3, 60_000.0, true).unwrap_err();
+        assert!((wait - 20_000.0).abs() < 1e-6, "{wait}");
+        assert!(gcra(tat, 20_000.0, 3, 60_000.0, true).is_ok());
+        // Looking does not spend.
+        assert_eq!(gcra(Some(5.0), 10.0, 3, 60_000.0, false), Ok(10.0));
+        let local = LocalBudgets::default();
+        assert!(local.check("k", 1, 60_000.0, true).is_ok());
+        assert!(local.check("k", 1, 60_000.0, true).is_err());
+        assert!(local.check("other", 1, 60_000.0, true).is_ok());
+    }
 
     #[test]
     fn forwarded_for_counts_only_from_trusted_proxies() {

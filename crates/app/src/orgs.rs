@@ -2,10 +2,10 @@
 //! for an organisation ([`App::require_role`]).
 
 use chrono::{DateTime, Utc};
-use domain::{Email, OrgId, OrgName, Role, UserId, ValidationError};
-use store::{MemberRecord, StoreError};
+use domain::{Email, OrgId, OrgName, Role, UserId};
+use store::MemberRecord;
 
-use crate::{App, AppError, Caller};
+use crate::{App, AppError, Caller, Credential};
 
 #[derive(Debug, Clone)]
 pub struct Org {
@@ -22,6 +22,22 @@ impl From<store::OrgRecord> for Org {
             created_at: r.created_at,
         }
     }
+}
+
+/// Invitation tokens start with this, so a leaked one is easy to recognise.
+const INVITATION_PREFIX: &str = "gpmi_";
+
+/// An invitation just made: the only time its token is seen.
+#[derive(Debug, Clone)]
+pub struct Invitation {
+    pub id: uuid::Uuid,
+    pub org: OrgId,
+    pub email: String,
+    pub role: Role,
+    pub token: String,
+    /// Where the invited person accepts it (`POST`, signed in as that email).
+    pub url: String,
+    pub expires_at: DateTime<Utc>,
 }
 
 /// An organisation as its members see it.
@@ -62,6 +78,21 @@ impl App {
         org: OrgId,
         required: Role,
     ) -> Result<Role, AppError> {
+        // An organisation's key acts for its organisation, as a member (its scopes, checked
+        // per route, say what it may do), and never beyond.
+        if let Credential::OrgKey { org: own, .. } = caller.via {
+            if own != org {
+                return Err(AppError::Forbidden(
+                    "this API key belongs to another organisation".to_owned(),
+                ));
+            }
+            if required != Role::Member {
+                return Err(AppError::Forbidden(format!(
+                    "this needs the {required} role; an organisation's API key acts as a member"
+                )));
+            }
+            return Ok(Role::Member);
+        }
         match self.db().role_in_org(org, caller.user_id).await? {
             Some(role) if role.satisfies(required) => Ok(role),
             Some(role) => Err(AppError::Forbidden(format!(
@@ -83,6 +114,10 @@ impl App {
     /// that show the organisation's own members more.
     pub async fn is_member(&self, viewer: Option<Caller>, org: OrgId) -> Result<bool, AppError> {
         Ok(match viewer {
+            Some(Caller {
+                via: Credential::OrgKey { org: own, .. },
+                ..
+            }) => own == org,
             Some(caller) => self.db().role_in_org(org, caller.user_id).await?.is_some(),
             None => false,
         })
@@ -126,13 +161,17 @@ impl App {
 
     /// Adds the account with `email` to the organisation. Admins add members and admins;
     /// only owners add owners.
-    pub async fn add_member(
+    /// Invites `email` into the organisation with `role` (admins; only owners invite
+    /// owners). The answer is the same whether or not an account has that email: nothing is
+    /// revealed, and nobody joins without accepting. The token is shown once; delivering it
+    /// is the caller's business (there is no mail server).
+    pub async fn invite(
         &self,
         caller: Caller,
         org: OrgId,
         email: &str,
         role: Role,
-    ) -> Result<Member, AppError> {
+    ) -> Result<Invitation, AppError> {
         let email = Email::parse(email)?;
         let caller_role = self.require_role(caller, org, Role::Admin).await?;
         if !caller_role.may_grant(role) {
@@ -140,26 +179,138 @@ impl App {
                 "only an owner may appoint an owner; you are {caller_role}"
             )));
         }
-        let user = self.db().user_by_email(&email).await?.ok_or_else(|| {
-            ValidationError::new(
-                "email",
-                "no account has this email; ask them to register first",
-            )
-        })?;
+        let token = crate::secrets::random_secret(INVITATION_PREFIX)?;
         let now = Utc::now();
+        let ttl = chrono::Duration::seconds(self.config().invitation_ttl_secs as i64);
+        let id = uuid::Uuid::now_v7();
         self.db()
-            .add_member(org, user.id, role, now)
-            .await
-            .map_err(|e| match e {
-                StoreError::Conflict(_) => AppError::AlreadyMember,
-                other => other.into(),
-            })?;
-        Ok(Member {
-            user_id: user.id,
-            email: user.email,
-            name: user.name,
+            .insert_invitation(store::NewInvitation {
+                id,
+                org,
+                email: email.as_str().to_owned(),
+                role,
+                token_hash: crate::secrets::digest(&token),
+                invited_by: caller.user_id,
+                created_at: now,
+                expires_at: now + ttl,
+            })
+            .await?;
+        let base = self.config().public_url.trim_end_matches('/');
+        Ok(Invitation {
+            id,
+            org,
+            email: email.as_str().to_owned(),
             role,
-            joined_at: now,
+            url: format!("{base}/v1/invitations/{token}/accept"),
+            token,
+            expires_at: now + ttl,
         })
+    }
+
+    /// Accepts an invitation: only the signed-in account with the invited email may, once,
+    /// before it expires. Anything else is "not found", whoever asks.
+    pub async fn accept_invitation(&self, caller: Caller, token: &str) -> Result<Member, AppError> {
+        let not_found = AppError::NotFound("invitation");
+        let Some(invitation) = self
+            .db()
+            .invitation_by_hash(&crate::secrets::digest(token))
+            .await?
+        else {
+            return Err(not_found);
+        };
+        let user = self
+            .db()
+            .user_by_id(caller.user_id)
+            .await?
+            .ok_or(AppError::Unauthenticated)?;
+        if user.email != invitation.email || matches!(caller.via, Credential::OrgKey { .. }) {
+            return Err(not_found);
+        }
+        let role: Role = invitation
+            .role
+            .parse()
+            .map_err(|_| AppError::Internal(format!("stored invitation {}", invitation.id)))?;
+        let now = Utc::now();
+        match self
+            .db()
+            .accept_invitation(&invitation, user.id, role, now)
+            .await?
+        {
+            store::Accepted::Joined => Ok(Member {
+                user_id: user.id,
+                email: user.email,
+                name: user.name,
+                role,
+                joined_at: now,
+            }),
+            store::Accepted::AlreadyMember => Err(AppError::AlreadyMember),
+            store::Accepted::NotValid => Err(not_found),
+        }
+    }
+
+    /// Changes a member's role (admins; only owners appoint or demote owners). The last owner
+    /// keeps the role.
+    pub async fn set_member_role(
+        &self,
+        caller: Caller,
+        org: OrgId,
+        member: UserId,
+        role: Role,
+    ) -> Result<Member, AppError> {
+        let caller_role = self.require_role(caller, org, Role::Admin).await?;
+        let current = self
+            .db()
+            .role_in_org(org, member)
+            .await?
+            .ok_or(AppError::NotFound("member"))?;
+        if !caller_role.may_grant(role) || !caller_role.may_grant(current) {
+            return Err(AppError::Forbidden(format!(
+                "only an owner may appoint or demote an owner; you are {caller_role}"
+            )));
+        }
+        if !self.db().set_role(org, member, role).await? {
+            return Err(AppError::LastOwner);
+        }
+        self.db()
+            .members_of(org)
+            .await?
+            .into_iter()
+            .find(|m| m.user_id == member)
+            .map(Member::from)
+            .ok_or(AppError::NotFound("member"))
+    }
+
+    /// Removes a member (admins; owners only by an owner), or the caller leaves. The last
+    /// owner cannot leave.
+    pub async fn remove_member(
+        &self,
+        caller: Caller,
+        org: OrgId,
+        member: UserId,
+    ) -> Result<(), AppError> {
+        let leaving = member == caller.user_id && !matches!(caller.via, Credential::OrgKey { .. });
+        let current = if leaving {
+            self.require_role(caller, org, Role::Member).await?;
+            None
+        } else {
+            let caller_role = self.require_role(caller, org, Role::Admin).await?;
+            Some(caller_role)
+        };
+        let role = self
+            .db()
+            .role_in_org(org, member)
+            .await?
+            .ok_or(AppError::NotFound("member"))?;
+        if let Some(caller_role) = current
+            && !caller_role.may_grant(role)
+        {
+            return Err(AppError::Forbidden(format!(
+                "only an owner may remove an owner; you are {caller_role}"
+            )));
+        }
+        if !self.db().remove_member(org, member).await? {
+            return Err(AppError::LastOwner);
+        }
+        Ok(())
     }
 }

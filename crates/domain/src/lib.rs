@@ -20,7 +20,7 @@ pub use ids::{
 pub use ledger::LedgerKind;
 pub use listing::{ListingInput, ListingSpec, Ssh, SshInput};
 pub use money::{Currency, Money};
-pub use org::{OrgName, Role};
+pub use org::{KeyScope, OrgName, Role};
 pub use status::{BookingStatus, ListingStatus, RunStatus, StatusError};
 
 /// Input that breaks a rule, naming the field it came from so a client can point at it.

@@ -109,3 +109,103 @@ mod tests {
         assert_eq!("root".parse::<Role>().unwrap_err().field, "role");
     }
 }
+
+/// What an organisation's API key may do. A key does nothing beyond its scopes, never
+/// manages members, payouts or keys, and acts for its organisation only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyScope {
+    /// `POST /v1/access/introspect`: what a provider puts on its machines.
+    AccessIntrospect,
+    /// Create, edit and delist the organisation's listings.
+    ListingsWrite,
+    /// Ask for and cancel verification runs of its listings.
+    VerificationsWrite,
+    /// Read what the organisation may read.
+    Read,
+}
+
+impl KeyScope {
+    pub const ALL: [KeyScope; 4] = [
+        Self::AccessIntrospect,
+        Self::ListingsWrite,
+        Self::VerificationsWrite,
+        Self::Read,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::AccessIntrospect => "access:introspect",
+            Self::ListingsWrite => "listings:write",
+            Self::VerificationsWrite => "verifications:write",
+            Self::Read => "read",
+        }
+    }
+
+    /// A list of scopes as a client sent it: at least one, each known, no repeats.
+    pub fn parse_list(raw: &[String]) -> Result<Vec<KeyScope>, ValidationError> {
+        let mut scopes = Vec::new();
+        for name in raw {
+            let scope = Self::ALL
+                .into_iter()
+                .find(|s| s.as_str() == name.trim())
+                .ok_or_else(|| {
+                    let known: Vec<&str> = Self::ALL.iter().map(|s| s.as_str()).collect();
+                    ValidationError::new(
+                        "scopes",
+                        format!("{name:?} is not a scope; known: {}", known.join(", ")),
+                    )
+                })?;
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        if scopes.is_empty() {
+            return Err(ValidationError::new(
+                "scopes",
+                "must name at least one scope",
+            ));
+        }
+        scopes.sort();
+        Ok(scopes)
+    }
+
+    /// Scopes as stored: comma-separated names. Unknown names (none are written) are
+    /// dropped, so a stored list never grants more than it names.
+    pub fn from_stored(stored: &str) -> Vec<KeyScope> {
+        stored
+            .split(',')
+            .filter_map(|name| Self::ALL.into_iter().find(|s| s.as_str() == name.trim()))
+            .collect()
+    }
+
+    pub fn to_stored(scopes: &[KeyScope]) -> String {
+        scopes
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn scopes_parse_round_trip_and_refuse_unknown_names() {
+        let parsed =
+            KeyScope::parse_list(&["read".into(), "access:introspect".into(), "read".into()])
+                .unwrap();
+        assert_eq!(parsed, vec![KeyScope::AccessIntrospect, KeyScope::Read]);
+        assert_eq!(KeyScope::from_stored(&KeyScope::to_stored(&parsed)), parsed);
+        assert_eq!(
+            KeyScope::parse_list(&["admin".into()]).unwrap_err().field,
+            "scopes"
+        );
+        assert!(KeyScope::parse_list(&[]).is_err());
+        assert_eq!(
+            KeyScope::from_stored("read,superuser"),
+            vec![KeyScope::Read]
+        );
+    }
+}

@@ -79,6 +79,22 @@ impl Redis {
             .await?)
     }
 
+    /// Runs a (short) Lua script on one key with `EVAL`; the script answers two integers.
+    pub async fn script(
+        &self,
+        source: &str,
+        key: &str,
+        args: &[&str],
+    ) -> Result<(i64, i64), QueueError> {
+        let mut conn = self.connection().await?;
+        let mut eval = redis::cmd("EVAL");
+        eval.arg(source).arg(1).arg(key);
+        for arg in args {
+            eval.arg(*arg);
+        }
+        Ok(eval.query_async(&mut conn).await?)
+    }
+
     /// Connects and sends PING, within two seconds.
     pub async fn ping(&self) -> Result<(), QueueError> {
         let mut conn = self.connection().await?;

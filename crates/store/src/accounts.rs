@@ -62,6 +62,8 @@ pub struct NewApiKey {
     pub prefix: String,
     pub key_hash: String,
     pub created_at: DateTime<Utc>,
+    /// An organisation's key, and its scopes (comma-separated); `None`: a person's own.
+    pub org: Option<(domain::OrgId, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -73,6 +75,8 @@ pub struct ApiKeyRecord {
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
+    /// An organisation's key, and its scopes (comma-separated).
+    pub org: Option<(domain::OrgId, String)>,
 }
 
 impl From<api_keys::Model> for ApiKeyRecord {
@@ -85,6 +89,9 @@ impl From<api_keys::Model> for ApiKeyRecord {
             created_at: m.created_at,
             last_used_at: m.last_used_at,
             revoked_at: m.revoked_at,
+            org: m
+                .org_id
+                .map(|org| (org.into(), m.scopes.unwrap_or_default())),
         }
     }
 }
@@ -246,6 +253,8 @@ impl Db {
             created_at: Set(key.created_at),
             last_used_at: Set(None),
             revoked_at: Set(None),
+            org_id: Set(key.org.as_ref().map(|(org, _)| org.as_uuid())),
+            scopes: Set(key.org.map(|(_, scopes)| scopes)),
         };
         api_keys::Entity::insert(model)
             .exec_without_returning(self.conn())
@@ -258,10 +267,44 @@ impl Db {
             .ok_or_else(|| StoreError::Corrupt(format!("api key {id} vanished after insert")))
     }
 
-    /// The user's keys that are not revoked, newest first.
+    /// An organisation's keys that are not revoked, newest first.
+    pub async fn active_org_keys(
+        &self,
+        org: domain::OrgId,
+    ) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        Ok(api_keys::Entity::find()
+            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .order_by_desc(api_keys::Column::CreatedAt)
+            .all(self.conn())
+            .await?
+            .into_iter()
+            .map(ApiKeyRecord::from)
+            .collect())
+    }
+
+    /// Revokes an organisation's key; `false` when it has no such active key.
+    pub async fn revoke_org_key(
+        &self,
+        org: domain::OrgId,
+        id: ApiKeyId,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
+            .filter(api_keys::Column::Id.eq(id.as_uuid()))
+            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// The user's own keys (not organisations') that are not revoked, newest first.
     pub async fn active_api_keys_of(&self, user: UserId) -> Result<Vec<ApiKeyRecord>, StoreError> {
         Ok(api_keys::Entity::find()
             .filter(api_keys::Column::UserId.eq(user.as_uuid()))
+            .filter(api_keys::Column::OrgId.is_null())
             .filter(api_keys::Column::RevokedAt.is_null())
             .order_by_desc(api_keys::Column::CreatedAt)
             .all(self.conn())
@@ -302,6 +345,7 @@ impl Db {
             .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
             .filter(api_keys::Column::Id.eq(id.as_uuid()))
             .filter(api_keys::Column::UserId.eq(user.as_uuid()))
+            .filter(api_keys::Column::OrgId.is_null())
             .filter(api_keys::Column::RevokedAt.is_null())
             .exec(self.conn())
             .await?;

@@ -7,6 +7,7 @@ mod accounts;
 mod badges;
 mod bookings;
 mod entities;
+mod invitations;
 mod listings;
 mod orgs;
 mod payments;
@@ -29,6 +30,7 @@ use sea_orm::{
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
 pub use badges::{Badge, CheckRecord, badge_state, check_kind};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
+pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use listings::{ListingRecord, listing_status};
 pub use orgs::{MemberRecord, OrgRecord};
 pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};

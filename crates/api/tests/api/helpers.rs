@@ -47,6 +47,8 @@ pub fn test_config(database_url: &str) -> Config {
         jwt_secret: Some(SecretString::from(JWT_SECRET.to_owned())),
         // The tests' engines are simulators on this machine.
         engine_allow_private: true,
+        // Tests fire requests far faster than people do; the limits tests turn them on.
+        rate_limits: false,
         ..Config::default()
     }
 }
@@ -213,6 +215,30 @@ pub struct Session {
     pub user_id: String,
     pub access_token: String,
     pub refresh_token: String,
+}
+
+/// Invites `who` into `org` with `role` (as the holder of `inviter`) and accepts as them.
+pub async fn join(app: &TestApp, org: &str, inviter: &str, who: &Session, email: &str, role: &str) {
+    let res = app
+        .post(
+            &format!("/v1/orgs/{org}/invitations"),
+            Some(inviter),
+            json!({"email": email, "role": role}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED, "inviting {email}");
+    let invitation: Value = res.json().await.unwrap();
+    let res = app
+        .post(
+            &format!(
+                "/v1/invitations/{}/accept",
+                invitation["token"].as_str().unwrap()
+            ),
+            Some(&who.access_token),
+            json!({}),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK, "{email} accepting");
 }
 
 /// Asserts a problem+json answer with `status` and `code`; returns the body.

@@ -91,7 +91,8 @@ async fn an_organisation_runs_out_of_daily_verification_runs() {
     );
 }
 
-/// Live event streams from one address are capped; a closed one gives its place back.
+/// Two hundred live event streams from one address: twenty are served, the rest refused; a
+/// closed one gives its place back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn event_streams_beyond_the_per_client_cap_are_refused() {
     let app = TestApp::spawn_with(Backend::Sqlite, |c| c.event_streams_per_client = 20).await;
@@ -101,7 +102,7 @@ async fn event_streams_beyond_the_per_client_cap_are_refused() {
     let path = format!("/v1/verifications/{run}/events");
     let mut open = Vec::new();
     let mut refused = 0;
-    for _ in 0..30 {
+    for _ in 0..200 {
         let res = app
             .client
             .get(app.url(&path))
@@ -117,7 +118,7 @@ async fn event_streams_beyond_the_per_client_cap_are_refused() {
             refused += 1;
         }
     }
-    assert_eq!((open.len(), refused), (20, 10));
+    assert_eq!((open.len(), refused), (20, 180));
     drop(open.pop());
     // The server notices the closed connection when it next writes to it (a keep-alive or
     // an event); a new stream is taken as soon as the place is free.
@@ -177,4 +178,85 @@ async fn a_login_flood_keeps_memory_bounded() {
     assert_eq!(answered, 500);
     let peak = peak_rss_mb();
     assert!(peak < 500.0, "the process peaked at {peak:.0} MB");
+}
+
+/// The 21st failed login in a minute for one account from one address is 429 with
+/// `Retry-After`; a successful login does not count; the account still opens from another
+/// address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_logins_are_limited_per_address_and_account() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.rate_limits = true;
+        c.rate_limit_auth_per_minute = 1000;
+        // Requests from "another address" come through this trusted proxy.
+        c.trusted_proxies = "127.0.0.1".to_owned();
+    })
+    .await;
+    app.register("ada@example.com").await;
+    let login = |password: &'static str, from: &'static str| {
+        app.client
+            .post(app.url("/v1/auth/login"))
+            .header("x-forwarded-for", from)
+            .json(&json!({"email": "ada@example.com", "password": password}))
+            .send()
+    };
+    assert_eq!(login(PASSWORD, "203.0.113.1").await.unwrap().status(), 200);
+    for attempt in 1..=20 {
+        let res = login("wrong password 123", "203.0.113.1").await.unwrap();
+        assert_eq!(res.status(), 401, "attempt {attempt}");
+    }
+    let res = login("wrong password 123", "203.0.113.1").await.unwrap();
+    assert!(res.headers().contains_key("retry-after"));
+    assert_problem(res, 429, "rate_limited").await;
+    // Locked for this address, even with the right password...
+    assert_eq!(login(PASSWORD, "203.0.113.1").await.unwrap().status(), 429);
+    // ...but the owner signs in from elsewhere.
+    assert_eq!(login(PASSWORD, "198.51.100.7").await.unwrap().status(), 200);
+}
+
+/// Two API replicas on one Redis spend one budget: five reads a minute means five in all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_on_one_redis_share_one_budget() {
+    let namespace = format!("ratetest-{}", uuid::Uuid::new_v4().simple());
+    let replica = |namespace: String| async move {
+        TestApp::spawn_with(Backend::Sqlite, move |c| {
+            c.rate_limits = true;
+            c.rate_limit_reads_per_minute = 5;
+            c.redis_url = Some(crate::helpers::redis_url().into());
+            c.redis_namespace = namespace;
+        })
+        .await
+    };
+    let a = replica(namespace.clone()).await;
+    let b = replica(namespace).await;
+    let mut statuses = Vec::new();
+    for n in 0..8 {
+        let app = if n % 2 == 0 { &a } else { &b };
+        let res = app.get("/v1/signing-keys", None).await;
+        if res.status() == 200 {
+            assert_eq!(res.headers()["ratelimit-policy"], "\"reads\";q=5;w=60");
+        }
+        statuses.push(res.status().as_u16());
+    }
+    assert_eq!(statuses, vec![200, 200, 200, 200, 200, 429, 429, 429]);
+    let res = a.get("/v1/signing-keys", None).await;
+    assert!(res.headers()["ratelimit"].to_str().unwrap().contains("r=0"));
+    assert!(res.headers().contains_key("retry-after"));
+}
+
+/// Every operation documents its 429.
+#[test]
+fn every_route_documents_rate_limited() {
+    let doc: Value = serde_json::from_str(&api::openapi_json().unwrap()).unwrap();
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            operations += 1;
+            assert!(
+                operation["responses"].get("429").is_some(),
+                "{method} {path} does not document 429"
+            );
+        }
+    }
+    assert!(operations > 40, "{operations}");
 }

@@ -9,6 +9,8 @@ on_both_backends!(
     reading_an_org_per_role,
     adding_members_per_role,
     org_routes_refuse_bad_input,
+    roles_change_and_members_leave_but_an_owner_remains,
+    organisation_keys_act_within_their_scopes,
 );
 
 /// An organisation with an owner, an admin, a member, and an outsider.
@@ -36,18 +38,11 @@ async fn cast(app: &TestApp) -> Cast {
         .await
         .unwrap();
     let org = org["id"].as_str().unwrap().to_owned();
-    for (who, role) in [
-        ("admin@example.com", "admin"),
-        ("member@example.com", "member"),
+    for (who, email, role) in [
+        (&admin, "admin@example.com", "admin"),
+        (&member, "member@example.com", "member"),
     ] {
-        let res = app
-            .post(
-                &format!("/v1/orgs/{org}/members"),
-                Some(&owner.access_token),
-                json!({"email": who, "role": role}),
-            )
-            .await;
-        assert_eq!(res.status(), 201, "adding {who}");
+        crate::helpers::join(app, &org, &owner.access_token, who, email, role).await;
     }
     Cast {
         org,
@@ -126,69 +121,100 @@ async fn reading_an_org_per_role(app: TestApp) {
 async fn adding_members_per_role(app: TestApp) {
     let cast = cast(&app).await;
     let path = format!("/v1/orgs/{}/members", cast.org);
-    for email in [
-        "new1@example.com",
-        "new2@example.com",
-        "new3@example.com",
-        "new4@example.com",
-    ] {
-        app.register(email).await;
+    let mut people = Vec::new();
+    for email in ["new1@example.com", "new2@example.com", "new3@example.com"] {
+        people.push(app.register(email).await);
     }
-    let add = |who: &Session, email: &str, role: &str| {
+    let invite = |who: &Session, email: &str, role: &str| {
         let body = json!({"email": email, "role": role});
         let token = who.access_token.clone();
         let path = path.clone();
         let app = &app;
         async move { app.post(&path, Some(&token), body).await }
     };
-
-    // Owners appoint anyone, owners included.
-    let res = add(&cast.owner, "new1@example.com", "owner").await;
-    assert_eq!(res.status(), 201);
-    let body: Value = res.json().await.unwrap();
-    assert_eq!(body["role"], "owner");
-    // Admins appoint members and admins, not owners.
-    assert_eq!(
-        add(&cast.admin, "new2@example.com", "admin").await.status(),
-        201
-    );
-    assert_eq!(
-        add(&cast.admin, "new3@example.com", "member")
+    let accept = |invitation: Value, who: &Session| {
+        let token = who.access_token.clone();
+        let app = &app;
+        async move {
+            app.post(
+                &format!(
+                    "/v1/invitations/{}/accept",
+                    invitation["token"].as_str().unwrap()
+                ),
+                Some(&token),
+                json!({}),
+            )
             .await
-            .status(),
-        201
-    );
+        }
+    };
+
+    // Owners invite anyone, owners included; nobody joins until they accept.
+    let res = invite(&cast.owner, "new1@example.com", "owner").await;
+    assert_eq!(res.status(), 201);
+    let invitation: Value = res.json().await.unwrap();
+    assert_eq!(invitation["role"], "owner");
+    assert!(invitation["token"].as_str().unwrap().starts_with("gpmi_"));
+    assert!(invitation["url"].as_str().unwrap().ends_with("/accept"));
+    let count = || async {
+        let details: Value = app
+            .get_json(
+                &format!("/v1/orgs/{}", cast.org),
+                Some(&cast.member.access_token),
+            )
+            .await;
+        details["members"].as_array().unwrap().len()
+    };
+    assert_eq!(count().await, 3, "not a member before accepting");
+    // Only the invited account accepts; another gets "not found".
     assert_problem(
-        add(&cast.admin, "new4@example.com", "owner").await,
+        accept(invitation.clone(), &people[1]).await,
+        404,
+        "not_found",
+    )
+    .await;
+    let res = accept(invitation.clone(), &people[0]).await;
+    assert_eq!(res.status(), 200);
+    let joined: Value = res.json().await.unwrap();
+    assert_eq!(joined["role"], "owner");
+    assert_eq!(count().await, 4);
+    // Single use.
+    assert_problem(accept(invitation, &people[0]).await, 404, "not_found").await;
+
+    // Admins invite members and admins, not owners.
+    let res = invite(&cast.admin, "new2@example.com", "admin").await;
+    assert_eq!(res.status(), 201);
+    accept(res.json().await.unwrap(), &people[1]).await;
+    assert_problem(
+        invite(&cast.admin, "new3@example.com", "owner").await,
         403,
         "forbidden",
     )
     .await;
-    // Members and outsiders appoint nobody.
-    assert_problem(
-        add(&cast.member, "new4@example.com", "member").await,
-        403,
-        "forbidden",
-    )
-    .await;
-    assert_problem(
-        add(&cast.outsider, "new4@example.com", "member").await,
-        403,
-        "forbidden",
-    )
-    .await;
+    // Members and outsiders invite nobody.
+    for who in [&cast.member, &cast.outsider] {
+        assert_problem(
+            invite(who, "new3@example.com", "member").await,
+            403,
+            "forbidden",
+        )
+        .await;
+    }
     let res = app
         .post(
             &path,
             None,
-            json!({"email": "new4@example.com", "role": "member"}),
+            json!({"email": "new3@example.com", "role": "member"}),
         )
         .await;
     assert_problem(res, 401, "unauthenticated").await;
+    // An invitation for an address with no account is answered the same way.
+    let res = invite(&cast.owner, "nobody-yet@example.com", "member").await;
+    assert_eq!(res.status(), 201);
 
-    // Already a member: 409, and the existing role is kept.
+    // Already a member: 409 at acceptance, and the existing role is kept.
+    let res = invite(&cast.owner, "member@example.com", "admin").await;
     assert_problem(
-        add(&cast.owner, "member@example.com", "admin").await,
+        accept(res.json().await.unwrap(), &cast.member).await,
         409,
         "already_member",
     )
@@ -199,13 +225,277 @@ async fn adding_members_per_role(app: TestApp) {
             Some(&cast.member.access_token),
         )
         .await;
-    let members = details["members"].as_array().unwrap();
-    assert_eq!(members.len(), 6);
-    let member = members
+    let member = details["members"]
+        .as_array()
+        .unwrap()
         .iter()
         .find(|m| m["email"] == "member@example.com")
-        .unwrap();
+        .unwrap()
+        .clone();
     assert_eq!(member["role"], "member");
+}
+
+async fn roles_change_and_members_leave_but_an_owner_remains(app: TestApp) {
+    let cast = cast(&app).await;
+    let member_id = cast.member.user_id.clone();
+    let path = |user: &str| format!("/v1/orgs/{}/members/{user}", cast.org);
+    let set = |who: &Session, user: String, role: &str| {
+        let token = who.access_token.clone();
+        let body = json!({"role": role});
+        let app = &app;
+        let path = path(&user);
+        async move {
+            app.call(reqwest::Method::PATCH, &path, Some(&token), Some(body))
+                .await
+        }
+    };
+    let remove = |who: &Session, user: String| {
+        let token = who.access_token.clone();
+        let app = &app;
+        let path = path(&user);
+        async move {
+            app.call(reqwest::Method::DELETE, &path, Some(&token), None)
+                .await
+        }
+    };
+    // Admins promote members to admin; members change nothing; only owners touch owners.
+    assert_problem(
+        set(&cast.member, cast.admin.user_id.clone(), "member").await,
+        403,
+        "forbidden",
+    )
+    .await;
+    let res = set(&cast.admin, member_id.clone(), "admin").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap()["role"], "admin");
+    assert_problem(
+        set(&cast.admin, cast.owner.user_id.clone(), "member").await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(
+        set(&cast.admin, member_id.clone(), "owner").await,
+        403,
+        "forbidden",
+    )
+    .await;
+    // The last owner keeps the role and cannot leave.
+    assert_problem(
+        set(&cast.owner, cast.owner.user_id.clone(), "admin").await,
+        409,
+        "last_owner",
+    )
+    .await;
+    assert_problem(
+        remove(&cast.owner, cast.owner.user_id.clone()).await,
+        409,
+        "last_owner",
+    )
+    .await;
+    // With a second owner, the first may step down.
+    assert_eq!(
+        set(&cast.owner, cast.admin.user_id.clone(), "owner")
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(
+        set(&cast.owner, cast.owner.user_id.clone(), "admin")
+            .await
+            .status(),
+        200
+    );
+    // A member leaves; an outsider removes nobody.
+    assert_problem(
+        remove(&cast.outsider, member_id.clone()).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_eq!(remove(&cast.member, member_id.clone()).await.status(), 204);
+    assert_problem(
+        app.get(
+            &format!("/v1/orgs/{}", cast.org),
+            Some(&cast.member.access_token),
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(remove(&cast.admin, member_id).await, 404, "not_found").await;
+}
+
+async fn organisation_keys_act_within_their_scopes(app: TestApp) {
+    let cast = cast(&app).await;
+    let keys = format!("/v1/orgs/{}/api-keys", cast.org);
+    let mint = |scopes: Value| {
+        let app = &app;
+        let token = cast.admin.access_token.clone();
+        let keys = keys.clone();
+        async move {
+            let res = app
+                .post(
+                    &keys,
+                    Some(&token),
+                    json!({"name": "machine", "scopes": scopes}),
+                )
+                .await;
+            assert_eq!(res.status(), 201);
+            res.json::<Value>().await.unwrap()["key"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    // Members cannot mint organisation keys; bad scopes are named.
+    assert_problem(
+        app.post(
+            &keys,
+            Some(&cast.member.access_token),
+            json!({"name": "x", "scopes": ["read"]}),
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    let problem = assert_problem(
+        app.post(
+            &keys,
+            Some(&cast.admin.access_token),
+            json!({"name": "x", "scopes": ["root"]}),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "scopes");
+
+    let introspect = mint(json!(["access:introspect"])).await;
+    // It introspects (an unknown token is simply not active)...
+    let res = app
+        .post(
+            "/v1/access/introspect",
+            Some(&introspect),
+            json!({"token": "nonsense"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap()["active"], false);
+    // ...and nothing else: reads, listings, keys, the organisation itself.
+    for (method, path, body) in [
+        ("GET", format!("/v1/orgs/{}", cast.org), None),
+        ("GET", "/v1/me".to_owned(), None),
+        (
+            "POST",
+            "/v1/api-keys".to_owned(),
+            Some(json!({"name": "more"})),
+        ),
+        (
+            "POST",
+            keys.clone(),
+            Some(json!({"name": "more", "scopes": ["read"]})),
+        ),
+        (
+            "POST",
+            "/v1/listings".to_owned(),
+            Some(json!({
+                "org_id": cast.org, "title": "t", "region": "eu",
+                "hardware": {"gpu_model": "L4", "gpu_count": 1, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": 150, "currency": "USD"},
+                "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
+            })),
+        ),
+    ] {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let res = app.call(method, &path, Some(&introspect), body).await;
+        assert_problem(res, 403, "scope_required").await;
+    }
+    // A read key reads its organisation, not another's, and cannot write.
+    let read = mint(json!(["read"])).await;
+    assert_eq!(
+        app.get(&format!("/v1/orgs/{}", cast.org), Some(&read))
+            .await
+            .status(),
+        200
+    );
+    let other: Value = app
+        .post(
+            "/v1/orgs",
+            Some(&cast.outsider.access_token),
+            json!({"name": "Other"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_problem(
+        app.get(
+            &format!("/v1/orgs/{}", other["id"].as_str().unwrap()),
+            Some(&read),
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    // A person's own key cannot introspect any more: that takes an organisation key.
+    let own: Value = app
+        .post(
+            "/v1/api-keys",
+            Some(&cast.admin.access_token),
+            json!({"name": "mine"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_problem(
+        app.post(
+            "/v1/access/introspect",
+            Some(own["key"].as_str().unwrap()),
+            json!({"token": "x"}),
+        )
+        .await,
+        403,
+        "scope_required",
+    )
+    .await;
+    // Listed with scopes, revoked at once.
+    let listed: Value = app.get_json(&keys, Some(&cast.admin.access_token)).await;
+    let items = listed["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert!(
+        items
+            .iter()
+            .any(|k| k["scopes"] == json!(["access:introspect"]))
+    );
+    let id = items
+        .iter()
+        .find(|k| k["scopes"] == json!(["read"]))
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let res = app
+        .call(
+            reqwest::Method::DELETE,
+            &format!("{keys}/{id}"),
+            Some(&cast.admin.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        app.get(&format!("/v1/orgs/{}", cast.org), Some(&read))
+            .await,
+        401,
+        "invalid_token",
+    )
+    .await;
 }
 
 async fn org_routes_refuse_bad_input(app: TestApp) {
@@ -217,7 +507,7 @@ async fn org_routes_refuse_bad_input(app: TestApp) {
         .post(
             &path,
             token,
-            json!({"email": "nobody@example.com", "role": "member"}),
+            json!({"email": "not an email", "role": "member"}),
         )
         .await;
     let problem = assert_problem(res, 422, "validation_failed").await;

@@ -254,13 +254,15 @@ async fn onboarding_creates_one_account_and_payouts_gate_bookings(backend: Backe
     assert_problem(book(&m, (24, 28)).await, 409, "payouts_not_enabled").await;
 
     let member = m.app.register("member@example.com").await;
-    m.app
-        .post(
-            &format!("/v1/orgs/{}/members", m.org),
-            Some(&m.admin.access_token),
-            json!({"email": "member@example.com", "role": "member"}),
-        )
-        .await;
+    crate::helpers::join(
+        &m.app,
+        &m.org,
+        &m.admin.access_token,
+        &member,
+        "member@example.com",
+        "member",
+    )
+    .await;
     assert_problem(
         m.app
             .post(&path, Some(&member.access_token), json!({}))

@@ -56,14 +56,15 @@ pub(crate) async fn provider(app: &TestApp) -> Provider {
         .await
         .unwrap();
     let org = org["id"].as_str().unwrap().to_owned();
-    let res = app
-        .post(
-            &format!("/v1/orgs/{org}/members"),
-            Some(&owner.access_token),
-            json!({"email": "member@example.com", "role": "member"}),
-        )
-        .await;
-    assert_eq!(res.status(), 201);
+    crate::helpers::join(
+        app,
+        &org,
+        &owner.access_token,
+        &member,
+        "member@example.com",
+        "member",
+    )
+    .await;
     Provider {
         org,
         owner,

@@ -13,6 +13,10 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub last_used_at: Option<DateTimeUtc>,
     pub revoked_at: Option<DateTimeUtc>,
+    /// Set: an organisation's key (made by `user_id`), limited to `scopes`.
+    pub org_id: Option<Uuid>,
+    /// Comma-separated scopes of an organisation's key.
+    pub scopes: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

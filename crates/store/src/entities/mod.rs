@@ -2,6 +2,7 @@
 
 pub mod api_keys;
 pub mod bookings;
+pub mod invitations;
 pub mod ledger_entries;
 pub mod listing_cells;
 pub mod listings;

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, Problem};
-use crate::extract::Json;
+use crate::extract::{ClientIp, Json};
 use crate::views::TokenPairView;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -21,13 +21,15 @@ pub struct LoginRequest {
     responses(
         (status = 200, description = "Signed in", body = TokenPairView),
         (status = 401, description = "Email or password is wrong (`invalid_credentials`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed logins for this account from this address, or from this address (`rate_limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/login")]
 pub async fn login(
     app: web::Data<App>,
+    ClientIp(client): ClientIp,
     Json(body): Json<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let tokens = app.login(&body.email, &body.password).await?;
+    let tokens = app.login(&body.email, &body.password, client).await?;
     Ok(HttpResponse::Ok().json(TokenPairView::from(tokens)))
 }

@@ -1,6 +1,7 @@
-//! Organisations and their members.
+//! Organisations, their members (by invitation), and their API keys.
 
-pub mod add_member;
+pub mod api_keys;
 pub mod create;
 pub mod get;
 pub mod list;
+pub mod members;
