@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use crate::{bench_cmd, demo, search_bench, settings, telemetry, verify_cmd};
+use crate::{availability_bench, bench_cmd, demo, search_bench, settings, telemetry, verify_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -66,6 +66,8 @@ enum Command {
     /// Load a synthetic marketplace (100,000 listings by default) and measure search latency
     /// over HTTP under concurrent load.
     SearchBench(search_bench::SearchBenchArgs),
+    /// Time a listing's availability over a year from many bookings (100,000 by default).
+    AvailabilityBench(availability_bench::AvailabilityBenchArgs),
     /// Print the OpenAPI document, or check it against the committed one.
     Openapi {
         /// Fail when the committed document differs from the one the code generates.
@@ -105,6 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(bench_cmd::bench(args))
         }
         Command::SearchBench(args) => runtime()?.block_on(search_bench::search_bench(args)),
+        Command::AvailabilityBench(args) => availability_bench::availability_bench(args),
         Command::Migrate => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.log_format);

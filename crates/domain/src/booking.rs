@@ -78,7 +78,8 @@ pub fn peak_usage(
 
 /// Free GPUs over `[from, to)` as consecutive segments `(start, end, free)`: `capacity`
 /// minus what `bookings` use, and none outside the availability window `[window_from,
-/// window_until)`. Neighbouring segments always differ in `free`.
+/// window_until)`. Neighbouring segments always differ in `free`. One sweep over the
+/// bookings' starts and ends in time order: O(n log n) in the number of bookings.
 pub fn free_segments(
     capacity: i32,
     window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
@@ -86,24 +87,32 @@ pub fn free_segments(
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> Vec<(DateTime<Utc>, DateTime<Utc>, i32)> {
-    let mut edges = vec![from, to];
-    for &(s, e, _) in bookings {
-        edges.extend([s, e]);
+    // Each booking, clipped to the range, starts using its GPUs and later stops.
+    let mut changes: Vec<(DateTime<Utc>, i32)> = Vec::with_capacity(bookings.len() * 2);
+    for &(s, e, gpus) in bookings {
+        let (s, e) = (s.max(from), e.min(to));
+        if s < e {
+            changes.extend([(s, gpus), (e, -gpus)]);
+        }
     }
+    changes.sort_by_key(|&(at, _)| at);
+    let mut edges: Vec<DateTime<Utc>> = changes.iter().map(|&(at, _)| at).collect();
+    edges.extend([from, to]);
     edges.extend(window.0);
     edges.extend(window.1);
     edges.retain(|&at| at >= from && at <= to);
     edges.sort();
     edges.dedup();
     let mut segments: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = Vec::new();
+    let (mut used, mut applied) = (0, 0);
     for pair in edges.windows(2) {
         let (a, b) = (pair[0], pair[1]);
+        // Everything that starts or ends by `a` holds over `[a, b)`.
+        while applied < changes.len() && changes[applied].0 <= a {
+            used += changes[applied].1;
+            applied += 1;
+        }
         let open = window.0.is_none_or(|w| a >= w) && window.1.is_none_or(|w| b <= w);
-        let used: i32 = bookings
-            .iter()
-            .filter(|&&(s, e, _)| s < b && e > a)
-            .map(|&(_, _, gpus)| gpus)
-            .sum();
         let free = if open { (capacity - used).max(0) } else { 0 };
         match segments.last_mut() {
             Some(last) if last.2 == free => last.1 = b,

@@ -413,10 +413,25 @@ impl Db {
     }
 
     /// A listing's reports, newest first.
-    pub async fn reports_of_listing(&self, listing: Uuid) -> Result<Vec<ReportRecord>, StoreError> {
-        Ok(reports::Entity::find()
-            .filter(reports::Column::ListingId.eq(listing))
-            .order_by_desc(reports::Column::CreatedAt)
+    /// A page of a listing's reports (of `kind`, when given), newest first, after the
+    /// report `before` (exclusive; ids are time-ordered).
+    pub async fn reports_of_listing(
+        &self,
+        listing: Uuid,
+        kind: Option<&str>,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<ReportRecord>, StoreError> {
+        let mut select = reports::Entity::find().filter(reports::Column::ListingId.eq(listing));
+        if let Some(kind) = kind {
+            select = select.filter(reports::Column::Kind.eq(kind));
+        }
+        if let Some(before) = before {
+            select = select.filter(reports::Column::Id.lt(before));
+        }
+        Ok(select
+            .order_by_desc(reports::Column::Id)
+            .limit(limit)
             .all(self.conn())
             .await?)
     }

@@ -438,3 +438,41 @@ async fn a_new_engine_origin_without_a_key_drops_the_stored_key() {
     let elsewhere = patch("http://127.0.0.2:9").await;
     assert_eq!(elsewhere["engine"]["has_api_key"], false);
 }
+
+/// A listing's reports come a page at a time, newest first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listings_reports_come_a_page_at_a_time() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let p = provider(&app).await;
+    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let expires = Utc::now() + chrono::Duration::days(30);
+        ids.push(
+            badge_report(&app, &listing, &json!({}), expires)
+                .await
+                .to_string(),
+        );
+    }
+    let path = format!("/v1/listings/{listing}/reports?limit=2");
+    let first: Value = app.get_json(&path, None).await;
+    let page: Vec<&str> = first["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(page, vec![ids[2].as_str(), ids[1].as_str()]);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let second: Value = app.get_json(&format!("{path}&cursor={cursor}"), None).await;
+    assert_eq!(second["items"].as_array().unwrap().len(), 1);
+    assert_eq!(second["items"][0]["id"], ids[0].as_str());
+    assert!(second["next_cursor"].is_null());
+    crate::helpers::assert_problem(
+        app.get(&format!("/v1/listings/{listing}/reports?limit=0"), None)
+            .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+}

@@ -133,13 +133,15 @@ impl App {
             .collect())
     }
 
-    /// A listing's reports, newest first; only those of `kind` (`verification` or
-    /// `spot_check`) when given.
+    /// A page of a listing's reports, newest first, after `before`; only those of `kind`
+    /// (`verification` or `spot_check`) when given.
     pub async fn listing_reports(
         &self,
         listing: domain::ListingId,
         viewer: Option<Caller>,
         kind: Option<&str>,
+        before: Option<domain::ReportId>,
+        limit: u64,
     ) -> Result<Vec<StoredReport>, AppError> {
         if let Some(kind) = kind
             && ![
@@ -156,10 +158,16 @@ impl App {
         }
         self.listing(listing).await?;
         let mut shown = Vec::new();
-        for record in self.db().reports_of_listing(listing.as_uuid()).await? {
-            if kind.is_some_and(|kind| kind != record.kind) {
-                continue;
-            }
+        for record in self
+            .db()
+            .reports_of_listing(
+                listing.as_uuid(),
+                kind,
+                before.map(|id| id.as_uuid()),
+                limit,
+            )
+            .await?
+        {
             shown.push(self.shown_to(StoredReport::of(record), viewer).await?);
         }
         Ok(shown)

@@ -13,9 +13,13 @@ use crate::views::{Page, ReportView};
 pub struct ReportsQuery {
     /// Only reports of this kind: `verification` or `spot_check`.
     pub kind: Option<String>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<Uuid>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<u64>,
 }
 
-/// A listing's signed reports, newest first. Public (see `GET /reports/{id}` for envelopes
+/// A listing's signed reports, newest first, a page at a time. Public (see `GET /reports/{id}` for envelopes
 /// that are withheld).
 #[utoipa::path(
     tag = "reports",
@@ -32,10 +36,21 @@ pub async fn reports(
     query: web::Query<ReportsQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
+    let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let reports = app
-        .listing_reports(id.into_inner().into(), viewer, query.kind.as_deref())
+        .listing_reports(
+            id.into_inner().into(),
+            viewer,
+            query.kind.as_deref(),
+            query.cursor.map(Into::into),
+            limit,
+        )
         .await?;
-    Ok(HttpResponse::Ok().json(Page::all(
-        reports.into_iter().map(ReportView::from).collect(),
-    )))
+    let next_cursor = (reports.len() as u64 == limit)
+        .then(|| reports.last().map(|r| r.id.to_string()))
+        .flatten();
+    Ok(HttpResponse::Ok().json(Page {
+        items: reports.into_iter().map(ReportView::from).collect(),
+        next_cursor,
+    }))
 }
