@@ -61,26 +61,58 @@ impl Modify for BearerAuth {
     }
 }
 
-/// Every operation may answer 429 `rate_limited` (request rates, quotas).
-struct RateLimited;
+/// What every operation may answer besides its own: 400 for a malformed path, query or
+/// body, 413 and 415 for bodies, and 429 `rate_limited` (request rates, quotas).
+struct CommonResponses;
 
-impl Modify for RateLimited {
+impl Modify for CommonResponses {
     fn modify(&self, openapi: &mut OpenApiDoc) {
-        use utoipa::openapi::{ContentBuilder, RefOr, ResponseBuilder};
-        let response = ResponseBuilder::new()
-            .description(
-                "Over a rate limit or a quota (`rate_limited`): try again after `Retry-After` \
-                 seconds; `RateLimit-Policy` and `RateLimit` describe the budget",
-            )
-            .content(
-                "application/problem+json",
-                ContentBuilder::new()
-                    .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-                        "Problem",
-                    ))))
-                    .build(),
-            )
-            .build();
+        use utoipa::openapi::{ContentBuilder, RefOr, Response, ResponseBuilder};
+        let problem = |description: &str| -> Response {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/problem+json",
+                    ContentBuilder::new()
+                        .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                            "Problem",
+                        ))))
+                        .build(),
+                )
+                .build()
+        };
+        let common = [
+            (
+                "400",
+                problem(
+                    "A malformed path or query parameter (`invalid_parameter`) or body (`malformed_json`)",
+                ),
+                false,
+            ),
+            (
+                "422",
+                problem("A field or parameter breaks a rule (`validation_failed`, naming it)"),
+                true,
+            ),
+            (
+                "413",
+                problem("The body is too large (`payload_too_large`)"),
+                true,
+            ),
+            (
+                "415",
+                problem("The body is not JSON (`unsupported_media_type`)"),
+                true,
+            ),
+            (
+                "429",
+                problem(
+                    "Over a rate limit or a quota (`rate_limited`): try again after `Retry-After` \
+                     seconds; `RateLimit-Policy` and `RateLimit` describe the budget",
+                ),
+                false,
+            ),
+        ];
         for item in openapi.paths.paths.values_mut() {
             for operation in [
                 &mut item.get,
@@ -92,11 +124,25 @@ impl Modify for RateLimited {
             .into_iter()
             .flatten()
             {
-                operation
-                    .responses
-                    .responses
-                    .entry("429".to_owned())
-                    .or_insert_with(|| RefOr::T(response.clone()));
+                let has_input = operation.request_body.is_some()
+                    || operation.parameters.as_ref().is_some_and(|params| {
+                        params.iter().any(|p| {
+                            matches!(
+                                p,
+                                RefOr::T(p) if p.parameter_in == utoipa::openapi::path::ParameterIn::Query
+                            )
+                        })
+                    });
+                for (status, response, for_bodies) in &common {
+                    if *for_bodies && !has_input {
+                        continue;
+                    }
+                    operation
+                        .responses
+                        .responses
+                        .entry((*status).to_owned())
+                        .or_insert_with(|| RefOr::T(response.clone()));
+                }
             }
         }
     }
@@ -110,7 +156,7 @@ pub fn openapi() -> OpenApiDoc {
         .configure(routes::configure)
         .split_for_parts();
     // After the routes: it documents every one of them.
-    RateLimited.modify(&mut doc);
+    CommonResponses.modify(&mut doc);
     doc
 }
 

@@ -25,7 +25,7 @@ pub struct CreateBookingRequest {
 #[utoipa::path(
     tag = "bookings",
     security(("bearer" = [])),
-    params(("Idempotency-Key" = String, Header, description = "A key unique to this booking attempt; retries reuse it")),
+    params(("Idempotency-Key" = String, Header, description = "A key unique to this booking attempt; retries reuse it", pattern = "^[!-~]{1,255}$")),
     request_body = CreateBookingRequest,
     responses(
         (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookingView),

@@ -101,7 +101,7 @@ pub struct WebhookAnswer {
 #[utoipa::path(
     tag = "payments",
     request_body(content = String, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it"),
-    params(("Stripe-Signature" = String, Header, description = "`t=…,v1=…`")),
+    params(("Stripe-Signature" = String, Header, description = "`t=…,v1=…`", pattern = "^[!-~]*$")),
     responses(
         (status = 200, description = "Accepted", body = WebhookAnswer),
         (status = 400, description = "Bad or stale signature, or not an event (`invalid_signature`)", body = Problem, content_type = "application/problem+json"),
