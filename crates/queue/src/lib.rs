@@ -34,10 +34,22 @@ const STREAM_MAX_LEN: u64 = 10_000;
 /// A Redis server. Connections are made on use, so a Redis that is down at start makes the
 /// server "not ready" instead of stopping it. Every key starts with the namespace, so
 /// several deployments (or test runs) can share one Redis.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Redis {
     client: redis::Client,
     namespace: String,
+    /// One connection kept open (and reconnected when lost) for the per-request calls:
+    /// rate limits must not cost a connection each.
+    shared: Arc<tokio::sync::OnceCell<redis::aio::ConnectionManager>>,
+}
+
+impl std::fmt::Debug for Redis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the URL: it may hold a password.
+        f.debug_struct("Redis")
+            .field("namespace", &self.namespace)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Redis {
@@ -46,6 +58,7 @@ impl Redis {
         Ok(Self {
             client,
             namespace: namespace.to_owned(),
+            shared: Arc::new(tokio::sync::OnceCell::new()),
         })
     }
 
@@ -86,7 +99,16 @@ impl Redis {
         key: &str,
         args: &[&str],
     ) -> Result<(i64, i64), QueueError> {
-        let mut conn = self.connection().await?;
+        let mut conn = self
+            .shared
+            .get_or_try_init(|| {
+                let config = redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(Duration::from_secs(2)))
+                    .set_response_timeout(Some(Duration::from_secs(2)));
+                redis::aio::ConnectionManager::new_with_config(self.client.clone(), config)
+            })
+            .await?
+            .clone();
         let mut eval = redis::cmd("EVAL");
         eval.arg(source).arg(1).arg(key);
         for arg in args {
