@@ -171,18 +171,22 @@ impl FromRequest for ClientIp {
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let peer = req
-            .peer_addr()
-            .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
-        let forwarded = req
-            .headers()
-            .get("x-forwarded-for")
-            .and_then(|v| v.to_str().ok());
-        let ip = match req.app_data::<web::Data<App>>() {
-            Some(app) => app.client_address(peer, forwarded),
-            None => peer,
-        };
-        std::future::ready(Ok(ClientIp(ip)))
+        std::future::ready(Ok(ClientIp(client_ip(req))))
+    }
+}
+
+/// The client address of a request (see [`ClientIp`]).
+pub fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
+    let peer = req
+        .peer_addr()
+        .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
+    let forwarded = req
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok());
+    match req.app_data::<web::Data<App>>() {
+        Some(app) => app.client_address(peer, forwarded),
+        None => peer,
     }
 }
 

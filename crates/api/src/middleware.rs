@@ -123,7 +123,7 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
 
 /// Whose budget a request spends: its credential's (hashed, never kept in clear) when it
 /// carries one, else its client address; auth routes always by address.
-fn subject_of(req: &ServiceRequest, class: app::limits::RateClass, app: &app::App) -> String {
+fn subject_of(req: &ServiceRequest, class: app::limits::RateClass) -> String {
     let credential = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
@@ -131,16 +131,7 @@ fn subject_of(req: &ServiceRequest, class: app::limits::RateClass, app: &app::Ap
         .filter(|_| class != app::limits::RateClass::Auth);
     match credential {
         Some(bearer) => app::limits::credential_subject(bearer),
-        None => {
-            let peer = req
-                .peer_addr()
-                .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
-            let forwarded = req
-                .headers()
-                .get("x-forwarded-for")
-                .and_then(|v| v.to_str().ok());
-            format!("ip:{}", app.client_address(peer, forwarded))
-        }
+        None => format!("ip:{}", crate::extract::client_ip(req.request())),
     }
 }
 
@@ -173,7 +164,7 @@ pub async fn rate_limit(
     if !app.config().rate_limits {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
-    let subject = subject_of(&req, class, &app);
+    let subject = subject_of(&req, class);
     match app.rate(class, &subject, true).await {
         Ok(state) => {
             let mut res = next.call(req).await?.map_into_boxed_body();

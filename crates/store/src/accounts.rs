@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, UserId};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use crate::entities::{api_keys, refresh_tokens, users};
@@ -267,13 +267,10 @@ impl Db {
             .ok_or_else(|| StoreError::Corrupt(format!("api key {id} vanished after insert")))
     }
 
-    /// An organisation's keys that are not revoked, newest first.
-    pub async fn active_org_keys(
-        &self,
-        org: domain::OrgId,
-    ) -> Result<Vec<ApiKeyRecord>, StoreError> {
+    /// The keys matching `whose` that are not revoked, newest first.
+    async fn active_keys(&self, whose: Condition) -> Result<Vec<ApiKeyRecord>, StoreError> {
         Ok(api_keys::Entity::find()
-            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
+            .filter(whose)
             .filter(api_keys::Column::RevokedAt.is_null())
             .order_by_desc(api_keys::Column::CreatedAt)
             .all(self.conn())
@@ -281,6 +278,15 @@ impl Db {
             .into_iter()
             .map(ApiKeyRecord::from)
             .collect())
+    }
+
+    /// An organisation's keys that are not revoked, newest first.
+    pub async fn active_org_keys(
+        &self,
+        org: domain::OrgId,
+    ) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        self.active_keys(Condition::all().add(api_keys::Column::OrgId.eq(org.as_uuid())))
+            .await
     }
 
     /// Revokes an organisation's key; `false` when it has no such active key.
@@ -302,16 +308,12 @@ impl Db {
 
     /// The user's own keys (not organisations') that are not revoked, newest first.
     pub async fn active_api_keys_of(&self, user: UserId) -> Result<Vec<ApiKeyRecord>, StoreError> {
-        Ok(api_keys::Entity::find()
-            .filter(api_keys::Column::UserId.eq(user.as_uuid()))
-            .filter(api_keys::Column::OrgId.is_null())
-            .filter(api_keys::Column::RevokedAt.is_null())
-            .order_by_desc(api_keys::Column::CreatedAt)
-            .all(self.conn())
-            .await?
-            .into_iter()
-            .map(ApiKeyRecord::from)
-            .collect())
+        self.active_keys(
+            Condition::all()
+                .add(api_keys::Column::UserId.eq(user.as_uuid()))
+                .add(api_keys::Column::OrgId.is_null()),
+        )
+        .await
     }
 
     pub async fn api_key_by_hash(
