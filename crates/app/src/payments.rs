@@ -340,7 +340,7 @@ impl App {
                 .claim_cancellation(booking.id, refund.minor(), Utc::now(), claim_for)
                 .await?
             {
-                store::CancelClaim::Claimed { refund } => break refund,
+                store::CancelClaim::Claimed { refund, resumed } => break (refund, resumed),
                 store::CancelClaim::Finished => {
                     // A concurrent cancel carried it out (or the booking ended meanwhile).
                     let now = self.db().booking_by_id(booking.id).await?;
@@ -356,7 +356,10 @@ impl App {
                 }
             }
         };
-        let outcome = self.carry_out_cancellation(gateway, booking, refund).await;
+        let (refund, resumed) = refund;
+        let outcome = self
+            .carry_out_cancellation(gateway, booking, refund, resumed)
+            .await;
         if outcome.is_err() {
             self.db().release_cancellation(booking.id).await?;
         }
@@ -369,6 +372,7 @@ impl App {
         gateway: &Arc<dyn PaymentGateway>,
         booking: &BookingRecord,
         refund: i64,
+        resumed: bool,
     ) -> Result<bool, AppError> {
         let listing = self.listing_record(booking.listing_id).await?;
         let now = Utc::now();
@@ -397,7 +401,27 @@ impl App {
                 // repeat this same request.
                 idempotency_key: format!("booking-{}-cancel-refund", booking.id),
             };
-            match gateway.refund(&request).await {
+            // A resumed cancellation first looks whether the earlier attempt's refund went
+            // through (its answer was lost): then nothing is asked of Stripe twice.
+            let earlier = if resumed {
+                gateway
+                    .refunds_of(&request.payment_intent)
+                    .await
+                    .map_err(|e| AppError::PaymentProvider(gateway_failed(booking.id, &e)))?
+                    .into_iter()
+                    .find(|r| {
+                        r.booking_id.as_deref() == Some(request.booking_id.as_str())
+                            && r.amount == refund
+                            && !matches!(r.status.as_deref(), Some("failed" | "canceled"))
+                    })
+            } else {
+                None
+            };
+            let made = match earlier {
+                Some(found) => Ok(found),
+                None => gateway.refund(&request).await,
+            };
+            match made {
                 Ok(done) => {
                     rows = Self::refund_rows(booking, listing.org_id, &done.id, done.amount)?
                 }

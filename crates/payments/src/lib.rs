@@ -62,6 +62,22 @@ pub struct Refund {
     pub id: String,
     pub amount: i64,
     pub status: Option<String>,
+    /// `metadata[booking_id]`, as we set it.
+    pub booking_id: Option<String>,
+}
+
+impl Refund {
+    fn of(refund: stripe_core::Refund) -> Self {
+        Self {
+            id: refund.id.to_string(),
+            amount: refund.amount,
+            status: refund.status,
+            booking_id: refund
+                .metadata
+                .as_ref()
+                .and_then(|m| m.get("booking_id").cloned()),
+        }
+    }
 }
 
 /// Why a payment operation did not happen.
@@ -99,6 +115,8 @@ pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
     async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), GatewayError>;
     /// Refunds, reversing the transfer and the application fee in proportion.
     async fn refund(&self, request: &RefundRequest) -> Result<Refund, GatewayError>;
+    /// The refunds made of a PaymentIntent (the most recent 100).
+    async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, GatewayError>;
 }
 
 /// The real Stripe, through `async-stripe`.
@@ -273,10 +291,17 @@ impl PaymentGateway for StripeGateway {
             .send(&self.client)
             .await
             .map_err(|e| failed(e, self.timeout))?;
-        Ok(Refund {
-            id: refund.id.to_string(),
-            amount: refund.amount,
-            status: refund.status,
-        })
+        Ok(Refund::of(refund))
+    }
+
+    async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, GatewayError> {
+        use stripe_core::refund::ListRefund;
+        let list = ListRefund::new()
+            .payment_intent(intent)
+            .limit(100)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(list.data.into_iter().map(Refund::of).collect())
     }
 }

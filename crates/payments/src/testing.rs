@@ -56,6 +56,8 @@ struct State {
     in_flight: std::collections::HashSet<String>,
     /// PaymentIntent → the amount refunded so far.
     refunded: HashMap<String, i64>,
+    /// Every refund made, oldest first.
+    refunds: Vec<Value>,
     /// Path prefix → failures to inject, first first.
     failures: Vec<(String, VecDeque<Failure>)>,
     intents: HashMap<String, Value>,
@@ -181,7 +183,12 @@ async fn handle(
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned)
     };
-    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    // A GET's parameters are in its query, a POST's in its body.
+    let form: Vec<(String, String)> = if body.is_empty() {
+        serde_urlencoded::from_str(req.query_string()).unwrap_or_default()
+    } else {
+        serde_urlencoded::from_bytes(&body).unwrap_or_default()
+    };
     let recorded = Recorded {
         method: req.method().to_string(),
         path: req.path().to_owned(),
@@ -350,6 +357,20 @@ fn respond(request: &Recorded, state: &mut State) -> (u16, Value) {
                 &format!("No such payment_intent: '{id}'"),
             ),
         },
+        ("GET", ["v1", "refunds"]) => {
+            let intent = field(form, "payment_intent");
+            let data: Vec<Value> = state
+                .refunds
+                .iter()
+                .rev()
+                .filter(|r| intent.is_none_or(|i| r["payment_intent"] == i))
+                .cloned()
+                .collect();
+            (
+                200,
+                json!({"object": "list", "url": "/v1/refunds", "has_more": false, "data": data}),
+            )
+        }
         ("POST", ["v1", "refunds"]) => {
             let Some(intent) = field(form, "payment_intent") else {
                 return stripe_error(
@@ -385,6 +406,7 @@ fn respond(request: &Recorded, state: &mut State) -> (u16, Value) {
             refund["metadata"] = metadata(form);
             refund["status"] = json!("succeeded");
             refund["created"] = json!(now());
+            state.refunds.push(refund.clone());
             (200, refund)
         }
         _ => stripe_error(

@@ -43,8 +43,9 @@ pub(crate) async fn cancel(
 /// What a cancel may do, as [`Db::claim_cancellation`] found it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CancelClaim {
-    /// This caller carries the cancellation out, refunding the recorded amount.
-    Claimed { refund: i64 },
+    /// This caller carries the cancellation out, refunding the recorded amount; `resumed`
+    /// when an earlier attempt may already have reached the payment provider.
+    Claimed { refund: i64, resumed: bool },
     /// Another caller is carrying it out right now.
     InProgress,
     /// The booking is no longer cancellable (cancelled, expired, completed) or gone.
@@ -243,14 +244,16 @@ impl Db {
             booking_status::ACTIVE,
         ];
         let txn = self.conn().begin().await?;
-        bookings::Entity::update_many()
+        let fresh = bookings::Entity::update_many()
             .col_expr(bookings::Column::CancelRequestedAt, Expr::value(now))
             .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
             .filter(bookings::Column::Id.eq(id))
             .filter(bookings::Column::CancelRequestedAt.is_null())
             .filter(bookings::Column::Status.is_in(cancellable))
             .exec(&txn)
-            .await?;
+            .await?
+            .rows_affected
+            == 1;
         let claimed = bookings::Entity::update_many()
             .col_expr(
                 bookings::Column::CancelClaimedUntil,
@@ -274,7 +277,10 @@ impl Db {
             return Ok(CancelClaim::Finished);
         };
         Ok(match (claimed, booking.refund_amount) {
-            (true, Some(refund)) => CancelClaim::Claimed { refund },
+            (true, Some(refund)) => CancelClaim::Claimed {
+                refund,
+                resumed: !fresh,
+            },
             _ if cancellable.contains(&booking.status.as_str()) => CancelClaim::InProgress,
             _ => CancelClaim::Finished,
         })
