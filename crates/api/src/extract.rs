@@ -219,9 +219,10 @@ fn required_scope(req: &HttpRequest) -> Option<domain::KeyScope> {
     if path == "/access/introspect" {
         return Some(KeyScope::AccessIntrospect);
     }
-    let person_only = ["/auth/", "/api-keys", "/me", "/bookings", "/invitations/"]
-        .iter()
-        .any(|p| path.starts_with(p))
+    let person_only = path == "/orgs"
+        || ["/auth/", "/api-keys", "/me", "/bookings", "/invitations/"]
+            .iter()
+            .any(|p| path.starts_with(p))
         || (path.starts_with("/orgs/")
             && [
                 "/members",

@@ -50,6 +50,17 @@ fn request_id(req: &ServiceRequest) -> String {
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
 }
 
+/// The path as logs may show it: an invitation's token is a secret.
+fn loggable_path(path: &str) -> String {
+    match path.strip_prefix("/v1/invitations/") {
+        Some(rest) => match rest.split_once('/') {
+            Some((_, tail)) => format!("/v1/invitations/{{token}}/{tail}"),
+            None => "/v1/invitations/{token}".to_owned(),
+        },
+        None => path.to_owned(),
+    }
+}
+
 pub async fn observe(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -57,7 +68,7 @@ pub async fn observe(
     let started = Instant::now();
     let id = request_id(&req);
     let method = req.method().to_string();
-    let path = req.path().to_owned();
+    let path = loggable_path(req.path());
     let span = tracing::info_span!("request", request_id = %id, %method, %path);
     let result = next.call(req).instrument(span.clone()).await;
     let elapsed = started.elapsed();
@@ -150,6 +161,9 @@ fn rate_headers(state: &app::limits::RateState) -> [(HeaderName, String); 2] {
     ]
 }
 
+/// How many credentials' worth of budget one client address may spend in a class.
+const ADDRESS_CEILING: u32 = 4;
+
 /// Spends one request of the caller's budget in the request's class: over it, 429
 /// `rate_limited` with `Retry-After`; every limited answer carries `RateLimit-Policy` and
 /// `RateLimit`.
@@ -165,7 +179,17 @@ pub async fn rate_limit(
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let subject = subject_of(&req, class);
-    match app.rate(class, &subject, true).await {
+    // A credential's budget, and the address's ceiling across every credential it shows
+    // (unchecked credentials are free to invent; the address is not).
+    let address = format!("ip:{}", crate::extract::client_ip(req.request()));
+    let spent = match app.rate(class, &subject, true).await {
+        Ok(state) if subject != address => app
+            .rate_scaled(class, &address, true, ADDRESS_CEILING)
+            .await
+            .map(|_| state),
+        other => other,
+    };
+    match spent {
         Ok(state) => {
             let mut res = next.call(req).await?.map_into_boxed_body();
             for (name, value) in rate_headers(&state) {
@@ -198,5 +222,47 @@ pub async fn rate_limit(
             }
             Ok(req.into_response(res))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invitation_tokens_never_reach_the_log() {
+        assert_eq!(
+            loggable_path("/v1/invitations/gpmi_secret/accept"),
+            "/v1/invitations/{token}/accept"
+        );
+        assert_eq!(loggable_path("/v1/listings/abc"), "/v1/listings/abc");
+    }
+
+    #[test]
+    fn requests_are_classed_for_their_budgets() {
+        use actix_web::http::Method;
+        use app::limits::RateClass;
+        assert_eq!(
+            class_of(&Method::POST, "/v1/auth/login"),
+            Some(RateClass::Auth)
+        );
+        assert_eq!(
+            class_of(&Method::POST, "/v1/auth/password"),
+            Some(RateClass::Writes)
+        );
+        assert_eq!(
+            class_of(&Method::GET, "/v1/listings"),
+            Some(RateClass::Search)
+        );
+        assert_eq!(
+            class_of(&Method::GET, "/v1/verifications/x/events"),
+            Some(RateClass::Events)
+        );
+        assert_eq!(
+            class_of(&Method::GET, "/v1/listings/x"),
+            Some(RateClass::Reads)
+        );
+        assert_eq!(class_of(&Method::POST, "/v1/webhooks/stripe"), None);
+        assert_eq!(class_of(&Method::GET, "/healthz"), None);
     }
 }

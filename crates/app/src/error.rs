@@ -71,10 +71,10 @@ pub enum AppError {
     /// A dependency the use case needs is down (readiness); names it.
     #[error("{0}")]
     Unavailable(String),
-    /// The server's own configuration is unusable; says which setting.
     /// Over a limit or a quota: `what` says which; try again after `retry_after_secs`.
     #[error("{what}")]
     RateLimited { what: String, retry_after_secs: u64 },
+    /// The server's own configuration is unusable; says which setting.
     #[error("configuration: {0}")]
     Config(String),
     #[error(transparent)]

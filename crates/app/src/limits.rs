@@ -154,7 +154,19 @@ impl App {
         subject: &str,
         consume: bool,
     ) -> Result<RateState, AppError> {
-        let limit = self.per_minute(class);
+        self.rate_scaled(class, subject, consume, 1).await
+    }
+
+    /// [`App::rate`] with `scale` times the class's limit: the ceiling a client address has
+    /// across all the credentials it presents (so inventing credentials buys no budget).
+    pub async fn rate_scaled(
+        &self,
+        class: RateClass,
+        subject: &str,
+        consume: bool,
+        scale: u32,
+    ) -> Result<RateState, AppError> {
+        let limit = self.per_minute(class).saturating_mul(scale.max(1));
         let window_ms = 60_000.0;
         let state = |ms_to_whole: f64| {
             let interval = window_ms / f64::from(limit.max(1));
@@ -170,7 +182,7 @@ impl App {
         if !self.config().rate_limits || limit == 0 {
             return Ok(state(0.0));
         }
-        let key = format!("{}:{subject}", class.name());
+        let key = format!("{}:{scale}:{subject}", class.name());
         let verdict = match self.redis() {
             Some(redis) => match redis
                 .script(

@@ -159,8 +159,6 @@ impl App {
             .collect())
     }
 
-    /// Adds the account with `email` to the organisation. Admins add members and admins;
-    /// only owners add owners.
     /// Invites `email` into the organisation with `role` (admins; only owners invite
     /// owners). The answer is the same whether or not an account has that email: nothing is
     /// revealed, and nobody joins without accepting. The token is shown once; delivering it
@@ -271,6 +269,12 @@ impl App {
         if !self.db().set_role(org, member, role).await? {
             return Err(AppError::LastOwner);
         }
+        if !role.satisfies(Role::Admin) {
+            // Organisation keys are an admin's to make: a former admin's stop working.
+            self.db()
+                .revoke_keys_made_by(org, member, Utc::now())
+                .await?;
+        }
         self.db()
             .members_of(org)
             .await?
@@ -311,6 +315,10 @@ impl App {
         if !self.db().remove_member(org, member).await? {
             return Err(AppError::LastOwner);
         }
+        // Keys a former member made for the organisation stop working with them.
+        self.db()
+            .revoke_keys_made_by(org, member, Utc::now())
+            .await?;
         Ok(())
     }
 }

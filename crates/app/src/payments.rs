@@ -374,6 +374,19 @@ impl App {
         refund: i64,
         resumed: bool,
     ) -> Result<bool, AppError> {
+        // As it is now, under the claim: it may have been paid since it was first read.
+        let booking = &self
+            .db()
+            .booking_by_id(booking.id)
+            .await?
+            .ok_or(AppError::NotFound("booking"))?;
+        if booking.refund_amount.is_none() {
+            // The payment arrived while this cancel was under way and cleared its record
+            // (made when nothing was paid): cancelling again works the refund out afresh.
+            return Err(AppError::BookingNotCancellable(
+                "paid while being cancelled; cancel again to be refunded".to_owned(),
+            ));
+        }
         let listing = self.listing_record(booking.listing_id).await?;
         let now = Utc::now();
         let Some(intent) = booking.payment_intent_id.clone() else {

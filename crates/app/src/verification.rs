@@ -91,13 +91,16 @@ impl RunFollower {
             .into_iter()
             .map(|e| {
                 self.after = e.seq;
-                if e.kind == event::FINISHED {
+                let data = if e.kind == event::FINISHED {
                     self.finished = true;
-                }
+                    public_finish(&e.data)
+                } else {
+                    e.data
+                };
                 RunEvent {
                     seq: e.seq,
                     kind: e.kind,
-                    data: e.data,
+                    data,
                 }
             })
             .collect())
@@ -112,6 +115,26 @@ impl RunFollower {
     pub async fn wait(&mut self, wait: Duration) {
         self.subscription.wait(wait).await;
     }
+}
+
+/// A `run_finished` event as the public sees it: its reason only when it is a failure code
+/// (events logged before codes existed carried the detail, which could quote the engine or
+/// name its address).
+fn public_finish(data: &str) -> String {
+    let Ok(mut value) = serde_json::from_str::<Value>(data) else {
+        return "{}".to_owned();
+    };
+    let is_code = |reason: &str| {
+        !reason.is_empty()
+            && reason.len() <= 40
+            && reason.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+    };
+    if let Some(reason) = value.get("reason").and_then(Value::as_str)
+        && !is_code(reason)
+    {
+        value["reason"] = Value::String("engine_error".to_owned());
+    }
+    value.to_string()
 }
 
 /// A verification run as `app` hands it out.
@@ -656,5 +679,23 @@ fn progress_event(progress: &bench::Progress) -> Option<(&'static str, Value)> {
         bench::Progress::Plan { .. } | bench::Progress::Phase(_) | bench::Progress::Live { .. } => {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_event_shows_the_public_only_its_code() {
+        let coded =
+            public_finish(r#"{"run_id":"r","status":"failed","reason":"engine_unreachable"}"#);
+        assert!(coded.contains("engine_unreachable"));
+        let old = public_finish(
+            r#"{"run_id":"r","status":"failed","reason":"GET http://10.0.0.5:8000/v1/models: refused"}"#,
+        );
+        assert!(!old.contains("10.0.0.5"), "{old}");
+        assert!(old.contains("engine_error"));
+        assert_eq!(public_finish("not json"), "{}");
     }
 }

@@ -4,8 +4,11 @@
 
 /// The most of an answer to `/v1/models` that is read.
 pub const MODELS_BODY: usize = 1 << 20;
-/// The most of `/version`, `/tokenize` and a one-token completion that is read.
+/// The most of `/version` and of a one-token completion that is read.
 pub const SMALL_BODY: usize = 64 << 10;
+/// The most of `/tokenize` that is read: vLLM lists every token id, about 7 bytes each, and
+/// prompts reach 128K tokens (1 MB); eight times that is still bounded.
+pub const TOKENIZE_BODY: usize = 8 << 20;
 /// The most of `/metrics` that is read (vLLM's is tens of kilobytes).
 pub const METRICS_BODY: usize = 8 << 20;
 /// The most of an error answer that is read; its message is then clipped to [`MESSAGE`].

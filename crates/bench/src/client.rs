@@ -128,6 +128,19 @@ fn describe(error: &reqwest::Error) -> String {
     clip(&text, bounds::MESSAGE)
 }
 
+/// A request that could not be sent: refused by the outbound rules (the resolver judged the
+/// address at connect time), or the engine did not answer.
+fn send_failed(what: &str, error: &reqwest::Error) -> BenchError {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(refused) = cause.downcast_ref::<outbound::Refused>() {
+            return BenchError::Refused(format!("{what}: the engine's address {refused}"));
+        }
+        source = cause.source();
+    }
+    BenchError::Unreachable(format!("{what}: {}", describe(error)))
+}
+
 /// The message of an OpenAI-style error body, or the body itself, clipped.
 fn error_message(status: reqwest::StatusCode, body: &[u8]) -> String {
     let body = String::from_utf8_lossy(body);
@@ -194,10 +207,7 @@ impl Engine {
         absent: &[reqwest::StatusCode],
     ) -> Result<Option<Vec<u8>>, BenchError> {
         let exchange = async {
-            let mut response = request
-                .send()
-                .await
-                .map_err(|e| BenchError::Unreachable(format!("{what}: {}", describe(&e))))?;
+            let mut response = request.send().await.map_err(|e| send_failed(what, &e))?;
             let status = response.status();
             if absent.contains(&status) {
                 return Ok(None);
@@ -292,7 +302,7 @@ impl Engine {
             .call(
                 "POST /tokenize",
                 request,
-                bounds::SMALL_BODY,
+                bounds::TOKENIZE_BODY,
                 &[
                     reqwest::StatusCode::NOT_FOUND,
                     reqwest::StatusCode::METHOD_NOT_ALLOWED,

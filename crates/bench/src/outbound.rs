@@ -67,17 +67,6 @@ pub enum Refused {
     Unresolvable,
 }
 
-impl Refused {
-    /// A stable code for public views.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::Internal(_) => "address_not_allowed",
-            Self::Unresolvable => "engine_unresolvable",
-            _ => "engine_url_invalid",
-        }
-    }
-}
-
 /// The kind of internal address `ip` is, or `None` for a public one. An IPv4 address
 /// written as IPv6 (`::ffff:127.0.0.1`) is judged as the IPv4 address it is.
 pub fn internal_kind(ip: IpAddr) -> Option<&'static str> {
@@ -102,6 +91,10 @@ fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
         Some("link-local")
     } else if a == 100 && (64..128).contains(&b) {
         Some("shared (CGNAT)")
+    } else if a == 192 && b == 0 && ip.octets()[2] == 0 {
+        Some("reserved")
+    } else if a == 198 && (18..20).contains(&b) {
+        Some("benchmarking")
     } else if ip.is_multicast() {
         Some("multicast")
     } else if ip.is_broadcast() || a >= 240 {
@@ -123,11 +116,28 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
         Some("link-local")
     } else if ip.is_multicast() {
         Some("multicast")
-    } else if let Some(v4) = ip.to_ipv4() {
-        // IPv4-compatible (deprecated) forms such as ::127.0.0.1.
+    } else if first == 0x2001 && ip.segments()[1] == 0 {
+        // Teredo tunnels to IPv4 hosts it does not name plainly.
+        Some("Teredo")
+    } else if let Some(v4) = embedded_v4(ip) {
+        // NAT64, 6to4 and IPv4-compatible forms reach the IPv4 address they carry.
         v4_kind(v4)
     } else {
         None
+    }
+}
+
+/// The IPv4 address an IPv6 address carries and reaches: NAT64 (`64:ff9b::/96`), 6to4
+/// (`2002::/16`), or the deprecated IPv4-compatible form (`::a.b.c.d`).
+fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = ip.segments();
+    let v4 = |hi: u16, lo: u16| Ipv4Addr::from(((u32::from(hi)) << 16) | u32::from(lo));
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        Some(v4(s[6], s[7]))
+    } else if s[0] == 0x2002 {
+        Some(v4(s[1], s[2]))
+    } else {
+        ip.to_ipv4()
     }
 }
 
@@ -245,6 +255,12 @@ mod tests {
             ("ff02::1", "multicast"),
             ("::ffff:127.0.0.1", "loopback"),
             ("::ffff:169.254.169.254", "link-local"),
+            ("64:ff9b::a9fe:a9fe", "link-local"),
+            ("64:ff9b::10.0.0.1", "private"),
+            ("2002:7f00:1::", "loopback"),
+            ("2001:0:4136:e378::1", "Teredo"),
+            ("192.0.0.8", "reserved"),
+            ("198.18.0.1", "benchmarking"),
         ] {
             let ip: IpAddr = raw.parse().unwrap();
             assert_eq!(internal_kind(ip), Some(kind), "{raw}");

@@ -23,6 +23,9 @@ pub enum SseEvent {
 #[derive(Debug)]
 pub struct SseDecoder {
     buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no newline: a line trickling in a byte at a
+    /// time is scanned once, not once per byte.
+    scanned: usize,
     data: Option<String>,
     limit: usize,
     failed: bool,
@@ -43,6 +46,7 @@ impl SseDecoder {
     pub fn with_limit(limit: usize) -> Self {
         Self {
             buffer: Vec::new(),
+            scanned: 0,
             data: None,
             limit,
             failed: false,
@@ -57,12 +61,18 @@ impl SseDecoder {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
         loop {
-            let Some(end) = self.buffer.iter().position(|&b| b == b'\n') else {
+            let Some(end) = self.buffer[self.scanned..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map(|at| at + self.scanned)
+            else {
                 if self.buffer.len() > self.limit {
                     return self.fail(events);
                 }
+                self.scanned = self.buffer.len();
                 break;
             };
+            self.scanned = 0;
             if end > self.limit {
                 return self.fail(events);
             }

@@ -102,9 +102,10 @@ impl Redis {
         let mut conn = self
             .shared
             .get_or_try_init(|| {
+                // Short: a request waiting on a Redis that is gone delays its answer.
                 let config = redis::aio::ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(Duration::from_secs(2)))
-                    .set_response_timeout(Some(Duration::from_secs(2)));
+                    .set_connection_timeout(Some(Duration::from_millis(500)))
+                    .set_response_timeout(Some(Duration::from_millis(500)));
                 redis::aio::ConnectionManager::new_with_config(self.client.clone(), config)
             })
             .await?

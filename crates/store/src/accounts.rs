@@ -289,6 +289,23 @@ impl Db {
             .await
     }
 
+    /// Revokes the organisation keys `maker` made (they left, or are no longer an admin).
+    pub async fn revoke_keys_made_by(
+        &self,
+        org: domain::OrgId,
+        maker: UserId,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let result = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
+            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
+            .filter(api_keys::Column::UserId.eq(maker.as_uuid()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected)
+    }
+
     /// Revokes an organisation's key; `false` when it has no such active key.
     pub async fn revoke_org_key(
         &self,

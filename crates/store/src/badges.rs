@@ -7,8 +7,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -80,6 +80,17 @@ pub(crate) async fn withdraw(
     only_if: Option<Uuid>,
     state: Option<&str>,
 ) -> Result<bool, StoreError> {
+    withdraw_where(conn, listing, only_if, state, Condition::all()).await
+}
+
+/// [`withdraw`], only while the listing also meets `and`.
+async fn withdraw_where(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    only_if: Option<Uuid>,
+    state: Option<&str>,
+    and: Condition,
+) -> Result<bool, StoreError> {
     let mut update = listings::Entity::update_many()
         .col_expr(
             listings::Column::LatestReportId,
@@ -109,7 +120,8 @@ pub(crate) async fn withdraw(
             listings::Column::NextSpotCheckAt,
             Expr::value(Option::<DateTime<Utc>>::None),
         )
-        .filter(listings::Column::Id.eq(listing));
+        .filter(listings::Column::Id.eq(listing))
+        .filter(and);
     if let Some(report) = only_if {
         update = update.filter(listings::Column::LatestReportId.eq(report));
     }
@@ -164,7 +176,11 @@ impl Db {
         let mut expired = Vec::new();
         for (id, report) in due {
             let txn = self.conn().begin().await?;
-            if withdraw(&txn, id, report, Some(badge_state::EXPIRED)).await? {
+            // Still verified and still due: a spot check may have renewed it meanwhile.
+            let still_due = Condition::all()
+                .add(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+                .add(listings::Column::VerificationExpiresAt.lte(now));
+            if withdraw_where(&txn, id, report, Some(badge_state::EXPIRED), still_due).await? {
                 record_check(
                     &txn,
                     id,

@@ -224,8 +224,6 @@ impl Db {
             .await?)
     }
 
-    /// Cancels a booking that still holds capacity, recording the refund due; `false` when
-    /// it no longer could be cancelled.
     /// Records a cancellation before any money moves, or finds the one recorded: the first
     /// call fixes `refund`; every call gets the recorded refund back, and the right to carry
     /// the cancellation out (talk to the payment provider) when nobody holds it — for
@@ -300,6 +298,8 @@ impl Db {
         Ok(())
     }
 
+    /// Cancels a booking that still holds capacity, recording the refund due; `false` when
+    /// it no longer could be cancelled.
     pub async fn cancel_booking(
         &self,
         id: Uuid,

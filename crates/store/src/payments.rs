@@ -193,6 +193,16 @@ impl Db {
                 bookings::Column::HoldExpiresAt,
                 Expr::value(Option::<DateTime<Utc>>::None),
             )
+            // A cancellation recorded while it was unpaid refunded nothing; paid now, a
+            // cancel must work its refund out afresh.
+            .col_expr(
+                bookings::Column::CancelRequestedAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .col_expr(
+                bookings::Column::RefundAmount,
+                Expr::value(Option::<i64>::None),
+            )
             .filter(bookings::Column::Id.eq(booking))
             .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
             .exec(&txn)

@@ -90,11 +90,10 @@ async fn write_cells(
     Ok(())
 }
 
-/// Makes `report` the listing's latest verification: its headline on the listing and its
-/// valid decode cells in the search projection. Runs inside the report's transaction.
-/// Makes `report` the listing's verification, if the listing still claims what the run
+/// Makes `report` the listing's verification — its headline on the listing, its valid decode
+/// cells in the search projection, its badge — if the listing still claims what the run
 /// measured (compared in the same statement, so an edit racing the report wins); `false`
-/// when it does not.
+/// when it does not. Runs inside the report's transaction.
 pub(crate) async fn set_verification(
     conn: &impl ConnectionTrait,
     listing: Uuid,

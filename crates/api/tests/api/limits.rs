@@ -260,3 +260,78 @@ fn every_route_documents_rate_limited() {
     }
     assert!(operations > 40, "{operations}");
 }
+
+/// Inventing credentials buys no budget: past four credentials' worth, the client address
+/// itself is limited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn made_up_credentials_do_not_escape_the_address_ceiling() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.rate_limits = true;
+        c.rate_limit_search_per_minute = 2;
+    })
+    .await;
+    let mut statuses = Vec::new();
+    for n in 0..10 {
+        let res = app
+            .client
+            .get(app.url("/v1/listings"))
+            .bearer_auth(format!("gpm_made_up_{n}"))
+            .send()
+            .await
+            .unwrap();
+        statuses.push(res.status().as_u16());
+    }
+    assert_eq!(statuses[..8], [200; 8], "{statuses:?}");
+    assert_eq!(statuses[8..], [429, 429], "{statuses:?}");
+}
+
+/// An organisation key stops working when the admin who made it leaves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_former_admins_organisation_keys_stop_working() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let p = provider(&app).await;
+    // The member becomes an admin, makes a key, then leaves.
+    let res = app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/v1/orgs/{}/members/{}", p.org, p.member.user_id),
+            Some(&p.owner.access_token),
+            Some(json!({"role": "admin"})),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let key: Value = app
+        .post(
+            &format!("/v1/orgs/{}/api-keys", p.org),
+            Some(&p.member.access_token),
+            json!({"name": "machine", "scopes": ["read"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let key = key["key"].as_str().unwrap().to_owned();
+    assert_eq!(
+        app.get(&format!("/v1/orgs/{}", p.org), Some(&key))
+            .await
+            .status(),
+        200
+    );
+    // A key lists no organisations of the person who made it.
+    assert_problem(app.get("/v1/orgs", Some(&key)).await, 403, "scope_required").await;
+    let res = app
+        .call(
+            reqwest::Method::DELETE,
+            &format!("/v1/orgs/{}/members/{}", p.org, p.member.user_id),
+            Some(&p.member.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        app.get(&format!("/v1/orgs/{}", p.org), Some(&key)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+}
