@@ -265,33 +265,70 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     assert_eq!(report["prefill"][0]["status"], "valid");
 
     // vLLM's own client on the same server, the same lengths: within 25 % (the README's
-    // benchmark shows the closer agreement; speeds belong in benchmarks, not tests).
+    // benchmark shows the closer agreement; speeds belong in benchmarks, not tests). This
+    // tiny engine on one core drifts by up to a third between minutes, so a pair that
+    // disagrees is measured once more, both sides back to back; a real disagreement stays.
     for concurrency in [1, 4] {
-        let theirs = tokio::task::spawn_blocking({
-            let (cache, dir, base) = (cache.clone(), dir.path().to_owned(), base.clone());
-            move || vllm_bench_serve(&cache, &dir, &base, concurrency, 256)
-        })
-        .await
-        .unwrap();
-        let ours = cell(&report, 256, concurrency);
-        let pairs = [
-            (
-                "output tok/s",
-                figure(ours, "total_tok_s"),
-                figure(&theirs, "output_throughput"),
-            ),
-            (
-                "TBT vs median TPOT",
-                figure(ours, "tbt_ms_median"),
-                figure(&theirs, "median_tpot_ms"),
-            ),
-        ];
-        for (what, ours, theirs) in pairs {
-            println!("concurrency {concurrency}, {what}: ours {ours:.2}, vLLM's {theirs:.2}");
+        let mut ours = cell(&report, 256, concurrency).clone();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let theirs = tokio::task::spawn_blocking({
+                let (cache, dir, base) = (cache.clone(), dir.path().to_owned(), base.clone());
+                move || vllm_bench_serve(&cache, &dir, &base, concurrency, 256)
+            })
+            .await
+            .unwrap();
+            let pairs = [
+                (
+                    "output tok/s",
+                    figure(&ours, "total_tok_s"),
+                    figure(&theirs, "output_throughput"),
+                ),
+                (
+                    "TBT vs median TPOT",
+                    figure(&ours, "tbt_ms_median"),
+                    figure(&theirs, "median_tpot_ms"),
+                ),
+            ];
+            let agree = pairs
+                .iter()
+                .all(|(_, ours, theirs)| (ours / theirs - 1.0).abs() < 0.25);
+            for (what, ours, theirs) in &pairs {
+                println!(
+                    "concurrency {concurrency}, {what} (measurement {attempt}): ours {ours:.2}, vLLM's {theirs:.2}"
+                );
+            }
+            if agree {
+                break;
+            }
             assert!(
-                (ours / theirs - 1.0).abs() < 0.25,
-                "concurrency {concurrency}, {what}: ours {ours:.2} vs vLLM's {theirs:.2}"
+                attempt < 2,
+                "concurrency {concurrency}: ours and vLLM's disagree by more than 25 % twice: {pairs:?}"
             );
+            let again = tokio::task::spawn_blocking({
+                let (dir, base) = (dir.path().to_owned(), base.clone());
+                let concurrency = concurrency.to_string();
+                move || {
+                    bench(
+                        &dir,
+                        &base,
+                        "1",
+                        false,
+                        &[
+                            "--contexts",
+                            "256",
+                            "--concurrency",
+                            &concurrency,
+                            "--prefill-contexts",
+                            "",
+                        ],
+                    )
+                }
+            })
+            .await
+            .unwrap();
+            ours = cell(&again, 256, concurrency).clone();
         }
     }
 
