@@ -280,6 +280,17 @@ impl Db {
             .collect())
     }
 
+    /// Revokes the keys matching `which` that are not revoked yet; returns how many.
+    async fn revoke_keys(&self, which: Condition, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let result = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
+            .filter(which)
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected)
+    }
+
     /// An organisation's keys that are not revoked, newest first.
     pub async fn active_org_keys(
         &self,
@@ -296,14 +307,13 @@ impl Db {
         maker: UserId,
         now: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        let result = api_keys::Entity::update_many()
-            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
-            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
-            .filter(api_keys::Column::UserId.eq(maker.as_uuid()))
-            .filter(api_keys::Column::RevokedAt.is_null())
-            .exec(self.conn())
-            .await?;
-        Ok(result.rows_affected)
+        self.revoke_keys(
+            Condition::all()
+                .add(api_keys::Column::OrgId.eq(org.as_uuid()))
+                .add(api_keys::Column::UserId.eq(maker.as_uuid())),
+            now,
+        )
+        .await
     }
 
     /// Revokes an organisation's key; `false` when it has no such active key.
@@ -313,14 +323,15 @@ impl Db {
         id: ApiKeyId,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = api_keys::Entity::update_many()
-            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
-            .filter(api_keys::Column::Id.eq(id.as_uuid()))
-            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
-            .filter(api_keys::Column::RevokedAt.is_null())
-            .exec(self.conn())
+        let revoked = self
+            .revoke_keys(
+                Condition::all()
+                    .add(api_keys::Column::Id.eq(id.as_uuid()))
+                    .add(api_keys::Column::OrgId.eq(org.as_uuid())),
+                now,
+            )
             .await?;
-        Ok(result.rows_affected == 1)
+        Ok(revoked == 1)
     }
 
     /// The user's own keys (not organisations') that are not revoked, newest first.
@@ -360,14 +371,15 @@ impl Db {
         id: ApiKeyId,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = api_keys::Entity::update_many()
-            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
-            .filter(api_keys::Column::Id.eq(id.as_uuid()))
-            .filter(api_keys::Column::UserId.eq(user.as_uuid()))
-            .filter(api_keys::Column::OrgId.is_null())
-            .filter(api_keys::Column::RevokedAt.is_null())
-            .exec(self.conn())
+        let revoked = self
+            .revoke_keys(
+                Condition::all()
+                    .add(api_keys::Column::Id.eq(id.as_uuid()))
+                    .add(api_keys::Column::UserId.eq(user.as_uuid()))
+                    .add(api_keys::Column::OrgId.is_null()),
+                now,
+            )
             .await?;
-        Ok(result.rows_affected == 1)
+        Ok(revoked == 1)
     }
 }
