@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use crate::{availability_bench, bench_cmd, demo, search_bench, settings, telemetry, verify_cmd};
+use crate::{
+    availability_bench, bench_cmd, demo, gateway_bench, log_monitor, search_bench, settings,
+    telemetry, verify_cmd,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -38,13 +41,14 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         concurrency: usize,
     },
-    /// Verify a signed report offline: a DSSE envelope or the JSON of GET /v1/reports/{id}.
-    Verify {
-        file: PathBuf,
-        /// The published keys: a file or URL with the JSON of GET /v1/signing-keys.
-        #[arg(long, default_value = verify_cmd::DEFAULT_KEYS)]
-        keys: String,
-    },
+    /// Verify a signed report offline — its signature, and with --checkpoint or --proof its
+    /// inclusion in the transparency log — or, with --consistency OLD NEW, that a checkpoint
+    /// extends an older one. Exit codes: 0 holds, 1 bad signature, 2 not included, 3
+    /// inconsistent log, 4 usage or I/O error.
+    Verify(verify_cmd::VerifyArgs),
+    /// Watch a server's transparency log: check each new checkpoint extends the last one
+    /// seen, replay the new entries, verify their signatures and recompute the root.
+    LogMonitor(log_monitor::LogMonitorArgs),
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
     Migrate,
     /// Run a simulated vLLM-compatible engine (no GPU needed).
@@ -62,12 +66,16 @@ enum Command {
         api_key: Option<String>,
     },
     /// Run the standard benchmark matrix against a vLLM-compatible server.
-    Bench(bench_cmd::BenchArgs),
+    Bench(Box<bench_cmd::BenchArgs>),
     /// Load a synthetic marketplace (100,000 listings by default) and measure search latency
     /// over HTTP under concurrent load.
     SearchBench(search_bench::SearchBenchArgs),
     /// Time a listing's availability over a year from many bookings (100,000 by default).
     AvailabilityBench(availability_bench::AvailabilityBenchArgs),
+    /// Measure what the metered gateway adds: one stream on a simulated engine, directly and
+    /// through `/v1/gateway/{booking}`, in alternating rounds; TTFT, inter-token gaps and the
+    /// server's CPU per 1,000 tokens.
+    GatewayBench(gateway_bench::GatewayBenchArgs),
     /// Print the OpenAPI document, or check it against the committed one.
     Openapi {
         /// Fail when the committed document differs from the one the code generates.
@@ -92,7 +100,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             telemetry::init(config.log_format);
             runtime()?.block_on(work(config, concurrency))
         }
-        Command::Verify { file, keys } => runtime()?.block_on(verify_cmd::verify(&file, &keys)),
+        Command::Verify(args) => Ok(runtime()?.block_on(verify_cmd::verify(args))),
+        Command::LogMonitor(args) => Ok(runtime()?.block_on(log_monitor::monitor(args))),
         Command::Sim {
             profile,
             listen,
@@ -104,10 +113,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Bench(args) => {
             telemetry::init(app::LogFormat::Text);
-            runtime()?.block_on(bench_cmd::bench(args))
+            runtime()?.block_on(bench_cmd::bench(*args))
         }
         Command::SearchBench(args) => runtime()?.block_on(search_bench::search_bench(args)),
         Command::AvailabilityBench(args) => availability_bench::availability_bench(args),
+        Command::GatewayBench(args) => {
+            telemetry::init(app::LogFormat::Text);
+            runtime()?.block_on(gateway_bench::gateway_bench(args))
+        }
         Command::Migrate => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.log_format);
@@ -141,6 +154,10 @@ fn start_workers(
             ))
         })
         .collect();
+    tasks.push(tokio::spawn(worker::checkpoints(
+        app.clone(),
+        stopped.clone(),
+    )));
     tasks.push(tokio::spawn(worker::reconcile(app.clone(), stopped)));
     (stop, tasks)
 }
@@ -209,6 +226,12 @@ async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> 
         "gpumarket is serving; try GET /healthz, /readyz and /docs/"
     );
     let workers = in_process.then(|| start_workers(&app, 1));
+    // Without an in-process worker, this replica signs the log's checkpoints itself (one per
+    // tree size wins, whoever signs it).
+    let (_checkpointer_stop, checkpointer_stopped) = tokio::sync::watch::channel(false);
+    if !in_process {
+        tokio::spawn(worker::checkpoints(app.clone(), checkpointer_stopped));
+    }
     if demo {
         let address = server.local_addr();
         let app = app.clone();

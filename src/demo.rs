@@ -74,11 +74,14 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
                     user: "renter",
                 }),
                 https_url: None,
+                // The simulator's profile is this pair: its figures are checked against physics.
+                catalog_gpu: Some("rtx-3060-12gb"),
+                catalog_model: Some("nvidia-nemotron-nano-12b-v2-awq"),
             },
         )
         .await?;
     let run = app
-        .request_verification(caller, listing.id, "quick")
+        .request_verification(caller, listing.id, "quick", "public")
         .await?;
     let base = format!("http://{api}");
     let listing_id = listing.id;
@@ -93,6 +96,7 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
          \x20 organisation:      {base}/v1/orgs/{org}/report\n\
          \x20 leaderboard:       {base}/v1/leaderboard\n\
          \x20 signing keys:      {base}/v1/signing-keys\n\
+         \x20 results site:      {base}/   (this machine: {base}/listings/{listing_id})\n\
          \x20 API docs:          {base}/docs/\n",
         run_id = run.id,
     );

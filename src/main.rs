@@ -4,6 +4,8 @@ mod availability_bench;
 mod bench_cmd;
 mod cli;
 mod demo;
+mod gateway_bench;
+mod log_monitor;
 mod search_bench;
 mod settings;
 mod telemetry;
@@ -15,7 +17,24 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     bench::client::install_crypto_provider();
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            // `verify` and `log-monitor` promise exit code 4 for a usage error; clap's own is 2.
+            let own_codes = matches!(
+                subcommand(std::env::args().skip(1)).as_deref(),
+                Some("verify" | "log-monitor")
+            );
+            return match err.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ if own_codes => ExitCode::from(4),
+                _ => ExitCode::from(2),
+            };
+        }
+    };
     match cli::run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -27,4 +46,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The subcommand named on a command line (skipping the global `--config FILE`).
+fn subcommand(mut args: impl Iterator<Item = String>) -> Option<String> {
+    while let Some(arg) = args.next() {
+        if arg == "--config" {
+            args.next();
+        } else if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
 }

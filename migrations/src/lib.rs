@@ -15,6 +15,14 @@ mod m20261201_000007_verification_lifecycle;
 mod m20261201_000008_booking_cancellation;
 mod m20261201_000009_one_open_run_per_listing;
 mod m20261201_000010_invitations_and_org_keys;
+mod m20261201_000011_verification_cost;
+mod m20261201_000012_transparency_log;
+mod m20261201_000013_listing_catalog;
+mod m20261201_000014_community_runs;
+mod m20261201_000015_org_billing;
+mod m20261201_000016_private_reports;
+mod m20261201_000017_gateway_requests;
+mod m20261201_000018_log_backfill_check;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -34,6 +42,14 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000008_booking_cancellation::Migration),
             Box::new(m20261201_000009_one_open_run_per_listing::Migration),
             Box::new(m20261201_000010_invitations_and_org_keys::Migration),
+            Box::new(m20261201_000011_verification_cost::Migration),
+            Box::new(m20261201_000012_transparency_log::Migration),
+            Box::new(m20261201_000013_listing_catalog::Migration),
+            Box::new(m20261201_000014_community_runs::Migration),
+            Box::new(m20261201_000015_org_billing::Migration),
+            Box::new(m20261201_000016_private_reports::Migration),
+            Box::new(m20261201_000017_gateway_requests::Migration),
+            Box::new(m20261201_000018_log_backfill_check::Migration),
         ]
     }
 }

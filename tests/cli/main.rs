@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod pages;
 mod real_vllm;
 
 const BIN: &str = env!("CARGO_BIN_EXE_gpumarket");
@@ -404,11 +405,14 @@ async fn bench_quick_measures_the_simulator_as_configured() {
             "{label}"
         );
     }
+    // Prefill from the decode warm-up of 1K: one request of 28.5 ms, so within 10 % (a
+    // scheduling hiccup of a loaded test machine is a few milliseconds of it).
     let prefill = &report["prefill"][0];
+    assert_eq!(prefill["repeats"].as_array().unwrap().len(), 1);
     let expected = 1024.0 / ((8.0 + 0.02 * 1024.0) / 1000.0);
     let measured = prefill["prompt_tok_s"].as_f64().unwrap();
     assert!(
-        close(measured, expected, 0.05),
+        close(measured, expected, 0.10),
         "prefill {measured} vs {expected}"
     );
 }
@@ -417,7 +421,7 @@ async fn bench_quick_measures_the_simulator_as_configured() {
 /// at 10x speed (3 s windows stand for the page's 30 s). Slow: CI runs it
 /// (`scripts/check` includes ignored tests); `cargo nextest run --run-ignored all` locally.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "slow (~5 min): reproduces the reference page"]
+#[ignore = "slow (~75 s): reproduces the reference page"]
 async fn bench_standard_reproduces_the_reference_page() {
     let sim = Sim::start("rtx3060-nemotron-nano-12b-awq", 10.0).await;
     let report = tokio::task::spawn_blocking({
@@ -490,6 +494,166 @@ async fn bench_standard_reproduces_the_reference_page() {
             "prefill {p} TTFT: {ttft}"
         );
     }
+}
+
+/// The cost rules (standard, "Cost") against the old procedure on a smaller matrix of the
+/// reference engine at 10x speed, back to back on one simulator: the same statuses, every
+/// valid throughput and prefill figure within 2 %, and the cheaper run cheaper.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bench_cost_rules_agree_with_fixed_windows_and_repeated_prefill() {
+    let sim = Sim::start("rtx3060-nemotron-nano-12b-awq", 10.0).await;
+    let matrix = [
+        "--profile",
+        "standard",
+        "--measure-secs",
+        "3",
+        "--contexts",
+        "0,16K",
+        "--concurrency",
+        "1,2,8",
+        "--prefill-contexts",
+        "8K,16K",
+    ];
+    let (fixed, cheap) = tokio::task::spawn_blocking({
+        let base = sim.base.clone();
+        move || {
+            let old = [
+                &matrix[..],
+                &["--prefill-mode", "repeats", "--window-rule", "fixed"],
+            ];
+            let fixed = bench_report(&base, &old.concat());
+            // Prompts of another seed: the first run's are still in the prefix cache, and
+            // a prefill measured on them would rightly be refused as not cold.
+            let new = [&matrix[..], &["--seed", "7"]];
+            (fixed, bench_report(&base, &new.concat()))
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(fixed["parameters"]["window_rule"], "fixed");
+    assert_eq!(fixed["parameters"]["prefill_mode"], "repeats");
+    assert_eq!(cheap["parameters"]["window_rule"], "adaptive");
+    assert_eq!(cheap["parameters"]["prefill_mode"], "warmup");
+    let pairs = |phase: &str| -> Vec<(Value, Value)> {
+        let a = fixed[phase].as_array().unwrap();
+        let b = cheap[phase].as_array().unwrap();
+        assert_eq!(a.len(), b.len(), "{phase}");
+        a.iter().cloned().zip(b.iter().cloned()).collect()
+    };
+    let mut shortened = 0;
+    for (a, b) in pairs("decode") {
+        let label = format!("{} x {}", a["context_tokens"], a["concurrency"]);
+        assert_eq!(a["context_tokens"], b["context_tokens"]);
+        assert_eq!(
+            a["status"], b["status"],
+            "{label}: {} / {}",
+            a["reasons"], b["reasons"]
+        );
+        if a["status"] != "valid" {
+            continue;
+        }
+        for key in ["total_tok_s", "per_request_tok_s", "tbt_ms_median"] {
+            let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+            assert!(close(y, x, 0.02), "{label} {key}: fixed {x}, adaptive {y}");
+        }
+        // The precision the adaptive window reached is recorded, and it ended early.
+        let half = b["window_half_width_pct"].as_f64().unwrap();
+        let measured = b["measured_s"].as_f64().unwrap();
+        if measured < 2.9 {
+            assert!(half <= 1.0, "{label}: ended at ±{half} %");
+            assert!(measured >= 1.0 - 0.05, "{label}: {measured} s");
+            shortened += 1;
+        }
+        assert!((a["measured_s"].as_f64().unwrap() - 3.0).abs() < 0.1);
+    }
+    assert!(
+        shortened >= 2,
+        "the adaptive windows all ran their full length"
+    );
+    for (a, b) in pairs("prefill") {
+        assert_eq!(a["status"], b["status"]);
+        assert_eq!(a["repeats"].as_array().unwrap().len(), 3);
+        assert_eq!(b["repeats"].as_array().unwrap().len(), 1);
+        let (x, y) = (
+            a["prompt_tok_s"].as_f64().unwrap(),
+            b["prompt_tok_s"].as_f64().unwrap(),
+        );
+        assert!(
+            close(y, x, 0.02),
+            "prefill {}: {x} vs {y}",
+            a["context_tokens"]
+        );
+    }
+    // Prefill of 16K came from the decode warm-up: no prompt of the prefill phase was sized
+    // for it; 8K is no decode context and got one request of its own.
+    let sized = |phase: &str, context: u64| {
+        cheap["evidence"]["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["phase"] == phase && p["context_tokens"] == context)
+            .count()
+    };
+    assert_eq!((sized("prefill", 16384), sized("prefill", 8192)), (0, 1));
+    let (a, b) = (&fixed["cost"], &cheap["cost"]);
+    for cost in [a, b] {
+        // 16K × 8 does not fit the KV cache: 8 × (16384 + 8192) > 118,784 tokens.
+        assert_eq!(
+            (cost["cells_run"].as_u64(), cost["cells_skipped"].as_u64()),
+            (Some(5), Some(1))
+        );
+        let (wall, gpu) = (
+            cost["wall_s"].as_f64().unwrap(),
+            cost["gpu_s_estimate"].as_f64().unwrap(),
+        );
+        assert!(gpu > 0.0 && gpu <= wall, "{cost}");
+    }
+    assert!(
+        b["wall_s"].as_f64().unwrap() < 0.75 * a["wall_s"].as_f64().unwrap(),
+        "fixed {a}, cost rules {b}"
+    );
+}
+
+#[test]
+fn bench_dry_run_prints_the_plan_without_touching_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens on port 9: a dry run never connects.
+    let plan = |extra: &[&str]| {
+        run(gpumarket(dir.path())
+            .args(["bench", "--base-url", "http://127.0.0.1:9", "--dry-run"])
+            .args(extra))
+    };
+    let output = plan(&["--kv-cache-tokens", "118784", "--max-model-len", "90112"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("prefill_mode warmup, window_rule adaptive"),
+        "{text}"
+    );
+    assert!(text.contains("measured by the decode warm-up"), "{text}");
+    // The reference page's engine: 5 contexts × 8 levels, 11 of them fit.
+    assert!(
+        text.contains("decode cells: 11 to run, 29 over capacity"),
+        "{text}"
+    );
+    // 11 windows of 30 s: 110 to 330 s under the adaptive rule.
+    assert!(text.contains("decode windows: 110 to 330 s"), "{text}");
+    let old = plan(&[
+        "--prefill-mode",
+        "repeats",
+        "--window-rule",
+        "fixed",
+        "--prefill-tok-s",
+        "2000",
+    ]);
+    let text = String::from_utf8_lossy(&old.stdout);
+    assert!(
+        text.contains("3 cold request(s)") && text.contains("estimate at 2000"),
+        "{text}"
+    );
+    let bad = plan(&["--window-rule", "sometimes"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--window-rule"), "{}", stderr(&bad));
 }
 
 fn signed_files(dir: &Path) -> (attest::KeyPair, std::path::PathBuf, std::path::PathBuf) {
@@ -780,59 +944,434 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
     assert!(output.status.success(), "{}", stderr(&output));
 }
 
+/// A new account's own API key (`bench --submit-key`).
+async fn new_api_key(base: &str, email: &str, name: &str) -> String {
+    let client = http();
+    let registered: Value = client
+        .post(format!("{base}/v1/auth/register"))
+        .json(
+            &serde_json::json!({"email": email, "password": "correct horse battery", "name": name}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key: Value = client
+        .post(format!("{base}/v1/api-keys"))
+        .bearer_auth(registered["access_token"].as_str().unwrap())
+        .json(&serde_json::json!({"name": "bench"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    key["key"].as_str().unwrap().to_owned()
+}
+
+/// `bench --profile quick` against `engine`, submitted to `server` as a community run for
+/// the catalog pair `[gpu, model]`, with `notes` (`--launch-command`, `--hardware-notes`).
+fn submit_run(
+    dir: &Path,
+    engine: &str,
+    server: &str,
+    key: String,
+    [gpu, model]: [&'static str; 2],
+    notes: &'static [&'static str],
+) -> tokio::task::JoinHandle<Output> {
+    let (dir, engine, server) = (dir.to_owned(), engine.to_owned(), server.to_owned());
+    tokio::task::spawn_blocking(move || {
+        run(gpumarket(&dir)
+            .args([
+                "bench",
+                "--base-url",
+                &engine,
+                "--profile",
+                "quick",
+                "--submit",
+                &server,
+                "--submit-key",
+                &key,
+                "--catalog-gpu",
+                gpu,
+                "--catalog-model",
+                model,
+            ])
+            .args(notes))
+    })
+}
+
+/// `bench --submit` posts the report as a community run with a gpumarket API key; the server
+/// lists it under the catalog ids given, and refuses a wrong key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bench_submits_a_community_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(gpumarket(dir.path()));
+    server.wait_until_up().await;
+    let engine = Sim::start("tiny", 1.0).await;
+    let key = new_api_key(&server.base, "s@example.com", "Sandberg").await;
+    let submit = |key: String| {
+        submit_run(
+            dir.path(),
+            &engine.base,
+            &server.base,
+            key,
+            ["l4-24gb", "qwen3-8b"],
+            &["--launch-command", "vllm serve tiny"],
+        )
+    };
+    let output = submit(key).await.unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("submitted: {}/v1/runs/", server.base)),
+        "{stdout}"
+    );
+    let (status, runs) = server.get("/v1/runs?gpu=l4-24gb&model=qwen3-8b").await;
+    assert_eq!(status, 200);
+    let run = &runs["items"][0];
+    assert_eq!(run["label"], "community");
+    assert_eq!(run["submitter"]["handle"], "Sandberg");
+    assert_eq!(run["launch_command"], "vllm serve tiny");
+    assert!(run["report"]["engine"]["base_url"].is_null());
+    let output = submit("gpm_not_a_key".into()).await.unwrap();
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("refused the key (HTTP 401"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// `serve --demo` as a child process, its checkpoints every second, killed when dropped.
+struct Demo {
+    child: Child,
+    base: String,
+    listing_url: String,
+    /// The simulated engine's address (`host:port`), which no public answer may name.
+    engine: String,
+}
+
+impl Demo {
+    async fn start(dir: &Path) -> Self {
+        let port = free_port();
+        let mut child = gpumarket(dir)
+            .args(["serve", "--demo"])
+            .env("GPUMARKET_LISTEN", format!("127.0.0.1:{port}"))
+            .env("GPUMARKET_LOG_CHECKPOINT_SECS", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let printed = tokio::task::spawn_blocking(move || {
+            use std::io::Read;
+            let mut text = String::new();
+            let mut buffer = [0u8; 4096];
+            while !text.contains("API docs") {
+                match stdout.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => text.push_str(&String::from_utf8_lossy(&buffer[..n])),
+                }
+            }
+            text
+        });
+        let printed = tokio::time::timeout(Duration::from_secs(60), printed)
+            .await
+            .unwrap()
+            .unwrap();
+        let listing_url = printed
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("listing:"))
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_else(|| panic!("no listing in the demo's output: {printed}"));
+        let base = listing_url.split("/v1/").next().unwrap().to_owned();
+        let engine = printed
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("simulated engine:"))
+            .and_then(|s| s.split_whitespace().next())
+            .map(|url| url.trim_start_matches("http://").to_owned())
+            .unwrap_or_else(|| panic!("no engine in the demo's output: {printed}"));
+        Self {
+            child,
+            base,
+            listing_url,
+            engine,
+        }
+    }
+
+    /// The demo listing once verified (within 90 s).
+    async fn verified_listing(&self) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let listing: Value = http_get(&self.listing_url)
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            if listing["verified"] == true {
+                return listing;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the demo listing was not verified: {listing}"
+            );
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The README's first command: `serve --demo` lists a simulated machine and verifies it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_demo_verifies_its_listing_within_a_minute() {
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut child = gpumarket(dir.path())
-        .args(["serve", "--demo"])
-        .env("GPUMARKET_LISTEN", format!("127.0.0.1:{port}"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let printed = tokio::task::spawn_blocking(move || {
-        use std::io::Read;
-        let mut text = String::new();
-        let mut buffer = [0u8; 4096];
-        while !text.contains("API docs") {
-            match stdout.read(&mut buffer) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => text.push_str(&String::from_utf8_lossy(&buffer[..n])),
-            }
-        }
-        text
-    });
-    let printed = tokio::time::timeout(Duration::from_secs(60), printed)
-        .await
-        .unwrap()
-        .unwrap();
-    let listing_url = printed
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("listing:"))
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_else(|| panic!("no listing in the demo's output: {printed}"));
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let listing = loop {
-        let listing: Value = http_get(&listing_url).await.unwrap().json().await.unwrap();
-        if listing["verified"] == true {
-            break listing;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the demo listing was not verified: {listing}"
-        );
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    };
-    let _ = child.kill();
-    let _ = child.wait();
+    let demo = Demo::start(dir.path()).await;
+    let listing = demo.verified_listing().await;
+    // Its figures were checked against the RTX 3060's physical limit for its model, and the
+    // calculator shows them beside its prediction.
+    assert_eq!(
+        listing["verification"]["hardware_checked"], true,
+        "{listing}"
+    );
+    let estimate: Value = http_get(format!(
+        "{}/v1/calculator/decode?gpu=rtx-3060-12gb&model=nvidia-nemotron-nano-12b-v2-awq&context=0&concurrency=1",
+        demo.base
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let measured = &estimate["measured"][0];
+    assert_eq!(measured["listing_id"], listing["id"], "{estimate}");
+    assert_eq!(measured["source"], "verified");
+    let predicted = estimate["predicted"]["per_stream_tok_s"].as_f64().unwrap();
+    let per_request = measured["per_request_tok_s"].as_f64().unwrap();
+    assert!(
+        close(per_request, predicted, 0.25),
+        "{per_request} vs {predicted}"
+    );
+    // Its report is in the transparency log: checked by our verifier, by the README's twenty
+    // lines of Python, and by the monitor, which also catches a leaf changed behind its back.
+    let report_id = listing["verification"]["report_id"].as_str().unwrap();
+    let org_id = listing["org_id"].as_str().unwrap();
+    log_checks(dir.path(), &demo.base, report_id, org_id).await;
+    drop(demo);
     // The simulated RTX 3060 decodes one stream at the page's ~40 tok/s.
     let single = listing["verification"]["single_stream_tok_s"]
         .as_f64()
         .unwrap();
     assert!(close(single, 40.3, 0.10), "{single}");
+}
+
+/// The transparency log as its users check it, against the running demo (checkpoints every
+/// second): `verify --checkpoint`, `verify --consistency`, the README's Python and the monitor.
+async fn log_checks(dir: &Path, base: &str, report_id: &str, org_id: &str) {
+    let get_text = |url: String| async move { http_get(url).await.unwrap().text().await.unwrap() };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let proof = http_get(format!("{base}/v1/reports/{report_id}/proof"))
+            .await
+            .unwrap();
+        if proof.status() == 200 {
+            break;
+        }
+        assert_eq!(proof.status(), 202);
+        assert!(
+            Instant::now() < deadline,
+            "the report never reached a checkpoint"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let report = get_text(format!("{base}/v1/reports/{report_id}")).await;
+    std::fs::write(dir.join("report.json"), &report).unwrap();
+    let keys = format!("{base}/v1/signing-keys");
+    let cli = move |args: Vec<String>| {
+        let dir = dir.to_owned();
+        async move {
+            tokio::task::spawn_blocking(move || crate::run(gpumarket(&dir).args(args)))
+                .await
+                .unwrap()
+        }
+    };
+    let args = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let checkpoint_url = format!("{base}/v1/log/checkpoint");
+    let output = cli(args(&[
+        "verify",
+        "report.json",
+        "--keys",
+        &keys,
+        "--checkpoint",
+        &checkpoint_url,
+    ]))
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("included: leaf"));
+
+    // The README's check, exactly as printed there.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let block = readme
+        .split("<!-- check_log.py")
+        .nth(1)
+        .and_then(|rest| rest.split("```python\n").nth(1))
+        .and_then(|code| code.split("```").next())
+        .expect("the README's check_log.py block");
+    std::fs::write(dir.join("check_log.py"), block).unwrap();
+    let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let checked = Command::new(&python)
+        .arg(dir.join("check_log.py"))
+        .args([base, report_id])
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(
+        String::from_utf8_lossy(&checked.stdout).contains(&format!("report {report_id} is leaf"))
+    );
+
+    // The monitor's first look; then the organisation report adds a leaf.
+    let state = dir.join("monitor.json").to_str().unwrap().to_owned();
+    let monitor = |state: String| cli(args(&["log-monitor", "--url", base, "--state", &state]));
+    let output = monitor(state.clone()).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let old = get_text(checkpoint_url.clone()).await;
+    std::fs::write(dir.join("old.txt"), &old).unwrap();
+    let org: Value = http_get(format!("{base}/v1/orgs/{org_id}/report"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let size_of = |note: &str| note.lines().nth(1).unwrap().parse::<u64>().unwrap();
+    let new = loop {
+        let new = get_text(checkpoint_url.clone()).await;
+        if size_of(&new) > size_of(&old) {
+            break new;
+        }
+        assert!(
+            Instant::now() < deadline + Duration::from_secs(30),
+            "no new checkpoint"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(org["log"]["leaf_index"].as_u64(), Some(size_of(&new) - 1));
+    std::fs::write(dir.join("new.txt"), &new).unwrap();
+    let consistency = |old: &str, new: &str| {
+        cli(args(&[
+            "verify",
+            "--consistency",
+            old,
+            new,
+            "--keys",
+            &keys,
+            "--server",
+            base,
+        ]))
+    };
+    let output = consistency("old.txt", "new.txt").await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        consistency("new.txt", "old.txt").await.status.code(),
+        Some(3)
+    );
+    let mut forged = new.clone().into_bytes();
+    let at = forged.len() - 5;
+    forged[at] = if forged[at] == b'A' { b'B' } else { b'A' };
+    std::fs::write(dir.join("forged.txt"), &forged).unwrap();
+    assert_eq!(
+        consistency("old.txt", "forged.txt").await.status.code(),
+        Some(1)
+    );
+
+    // An inclusion proof from a file, as fetched and with one hash changed.
+    let proof_url = format!(
+        "{base}/v1/reports/{report_id}/proof?tree_size={}",
+        size_of(&new)
+    );
+    let mut proof: Value = http_get(proof_url).await.unwrap().json().await.unwrap();
+    std::fs::write(dir.join("proof.json"), proof.to_string()).unwrap();
+    let with_proof = || {
+        cli(args(&[
+            "verify",
+            "report.json",
+            "--keys",
+            &keys,
+            "--checkpoint",
+            "new.txt",
+            "--proof",
+            "proof.json",
+        ]))
+    };
+    let output = with_proof().await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let first = proof["inclusion_proof"][0].as_str().unwrap().to_owned();
+    let flipped = format!(
+        "{}{}",
+        if first.starts_with('A') { 'B' } else { 'A' },
+        &first[1..]
+    );
+    proof["inclusion_proof"][0] = Value::String(flipped);
+    std::fs::write(dir.join("proof.json"), proof.to_string()).unwrap();
+    assert_eq!(with_proof().await.status.code(), Some(2));
+
+    // The monitor goes on from where it was; usage errors are 4.
+    let output = monitor(state.clone()).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("1 new entries"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(cli(args(&["verify"])).await.status.code(), Some(4));
+    assert_eq!(cli(args(&["log-monitor"])).await.status.code(), Some(4));
+    assert_eq!(
+        cli(args(&["--config", "none.toml", "verify", "--bogus"]))
+            .await
+            .status
+            .code(),
+        Some(4)
+    );
+    assert_eq!(
+        cli(args(&["verify", "report.json", "--bogus"]))
+            .await
+            .status
+            .code(),
+        Some(4)
+    );
+    assert_eq!(
+        cli(args(&["verify", "missing.json", "--keys", &keys]))
+            .await
+            .status
+            .code(),
+        Some(4)
+    );
+
+    // A leaf changed in the database: a monitor replaying the log refuses its root.
+    let db = store::Db::connect(&format!("sqlite://{}", dir.join("gpumarket.db").display()))
+        .await
+        .unwrap();
+    // Leaf 0 becomes leaf 1's bytes: a canonical envelope signed by a published key, so only
+    // the recomputed root can tell.
+    let second = db.log_entries(1, 2).await.unwrap().remove(0).leaf;
+    db.tamper_with_log_leaf(0, second).await.unwrap();
+    let fresh = dir.join("fresh.json").to_str().unwrap().to_owned();
+    let output = monitor(fresh).await;
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("different root"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// Boundaries that hold: the HTTP layer, the worker and the binary work through `app` (its
@@ -892,4 +1431,30 @@ fn api_worker_and_binary_name_no_store_item() {
             );
         }
     }
+}
+
+/// `gateway-bench` measures one stream directly and through the gateway (the harness's
+/// preflight, tokenizer and metrics all pass through it) and prints what the gateway adds.
+#[test]
+fn gateway_bench_measures_through_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let output =
+        run(gpumarket(dir.path()).args(["gateway-bench", "--rounds", "1", "--measure-secs", "2"]));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "TTFT median",
+        "inter-token gap p50",
+        "inter-token gap p99",
+        "gateway CPU",
+    ] {
+        assert!(printed.contains(line), "{printed}");
+    }
+    let metered: f64 = printed
+        .split("tokens metered")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no metered tokens in {printed}"));
+    assert!(metered > 50.0, "{printed}");
 }

@@ -185,28 +185,48 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     let vllm = Vllm::start(dir.path()).await;
     let base = vllm.base.clone();
 
-    // The matrix, the harness on the core the server does not use.
-    let report = tokio::task::spawn_blocking({
+    // The matrix, the harness on the core the server does not use: under the cost rules
+    // (the profile's defaults), then under the old procedure, back to back.
+    const MATRIX: [&str; 6] = [
+        "--contexts",
+        "0,256,768",
+        "--concurrency",
+        "1,4,32",
+        "--prefill-contexts",
+        "256",
+    ];
+    let (report, fixed) = tokio::task::spawn_blocking({
         let (dir, base) = (dir.path().to_owned(), base.clone());
         move || {
-            bench(
-                &dir,
-                &base,
-                "1",
-                false,
-                &[
-                    "--contexts",
-                    "0,256,768",
-                    "--concurrency",
-                    "1,4,32",
-                    "--prefill-contexts",
-                    "256",
-                ],
-            )
+            // The client's own lag on this shared machine sometimes passes its 5 ms limit
+            // at 32 streams (seen 7.4 ms once in several runs, also under the fixed rule):
+            // such a pair is measured once more; a client-bound cell twice fails below.
+            let bound = |r: &Value| {
+                r["compliance"]["reasons"]
+                    .to_string()
+                    .contains("client bound")
+            };
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                // A second attempt on fresh prompts: the engine's prefix cache still holds
+                // the first attempt's, and a warm-up prefill on a cached prompt is rightly
+                // not cold (seen: "the prompt hit the prefix cache (256 tokens)").
+                let seed = (6999 + attempt).to_string();
+                let matrix = [&MATRIX[..], &["--seed", &seed]].concat();
+                let report = bench(&dir, &base, "1", false, &matrix);
+                let old = ["--prefill-mode", "repeats", "--window-rule", "fixed"];
+                let fixed = bench(&dir, &base, "1", false, &[&matrix[..], &old].concat());
+                if attempt == 2 || !(bound(&report) || bound(&fixed)) {
+                    break (report, fixed);
+                }
+            }
         }
     })
     .await
     .unwrap();
+    assert_eq!(report["parameters"]["window_rule"], "adaptive");
+    assert_eq!(fixed["parameters"]["window_rule"], "fixed");
     assert_eq!(report["standard"], "standard/2");
     assert_eq!(report["engine"]["version"], "0.32.0");
     assert_eq!(report["engine"]["max_model_len"], MAX_MODEL_LEN);
@@ -238,7 +258,12 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
                 let active = figure(c, "avg_active_requests");
                 assert!((active - MAX_NUM_SEQS as f64).abs() < 1.0, "{label}");
             }
-            assert!((figure(c, "measured_s") - 5.0).abs() < 0.5, "{label}");
+            // An adaptive window: at least a third of its 5 s, at most all of it; the
+            // precision reached is recorded.
+            let measured = figure(c, "measured_s");
+            assert!((5.0 / 3.0 - 0.1..=5.5).contains(&measured), "{label}");
+            let half = figure(c, "window_half_width_pct");
+            assert!(measured > 4.5 || half <= 1.0, "{label}");
             // TBT as the page defines it, and TTFT only of requests on an idle slot.
             let tbt = figure(c, "tbt_ms_median");
             assert!(
@@ -263,11 +288,129 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
         assert!(over["reasons"].to_string().contains("max_model_len 1024"));
     }
     assert_eq!(report["prefill"][0]["status"], "valid");
+    // Prefill of 256 came from the decode warm-up: one request, no prompt of its own.
+    assert_eq!(report["prefill"][0]["repeats"].as_array().unwrap().len(), 1);
+
+    // The cost rules against the old procedure: the same statuses, and figures within this
+    // tier's tolerance (25 %: the tiny engine on one core drifts by up to a third between
+    // minutes).
+    // A pair that disagrees is measured again, old, new, old back to back, and the new
+    // figure must agree with an old one beside it (the engine drifts between minutes: seen
+    // 139 vs 185 and 103 vs 133 tok/s in one cell, both full windows, and twice in a row);
+    // two such brackets that both disagree fail.
+    let agree = |a: &Value, b: &Value| {
+        ["total_tok_s", "per_request_tok_s"]
+            .iter()
+            .all(|key| (figure(b, key) / figure(a, key) - 1.0).abs() < 0.25)
+    };
+    for (context, concurrency) in [(0, 1), (0, 4), (0, 32), (256, 1), (256, 4), (256, 32)] {
+        let mut olds = vec![cell(&fixed, context, concurrency).clone()];
+        let mut new = cell(&report, context, concurrency).clone();
+        let mut bracket = 0;
+        while !olds.iter().any(|old| agree(old, &new)) && bracket < 2 {
+            bracket += 1;
+            (olds, new) = tokio::task::spawn_blocking({
+                let (dir, base) = (dir.path().to_owned(), base.clone());
+                move || {
+                    let (p, c) = (context.to_string(), concurrency.to_string());
+                    let one = [
+                        "--contexts",
+                        &p,
+                        "--concurrency",
+                        &c,
+                        "--prefill-contexts",
+                        "",
+                    ];
+                    let old = [&one[..], &["--window-rule", "fixed"]].concat();
+                    let measure = |args: &[&str]| {
+                        cell(&bench(&dir, &base, "1", false, args), context, concurrency).clone()
+                    };
+                    let before = measure(&old);
+                    let new = measure(&one);
+                    (vec![before, measure(&old)], new)
+                }
+            })
+            .await
+            .unwrap();
+        }
+        let label = format!("{context} x {concurrency}: fixed {olds:?}, cost rules {new}");
+        for old in &olds {
+            assert_eq!(old["status"], new["status"], "{label}");
+            assert!((figure(old, "measured_s") - 5.0).abs() < 0.5, "{label}");
+        }
+        assert!(
+            olds.iter().any(|old| agree(old, &new)),
+            "disagree in every bracket: {label}"
+        );
+    }
+    // The prefill: three cold requests against the one of the warm-up. One request on this
+    // CPU engine can take 60 % longer than the next by the server's own histogram (seen 22
+    // vs 13 ms at 256 tokens), so a pair that disagrees is measured once more, both
+    // procedures back to back on the 256 context alone; a disagreement twice fails.
+    let (mut a, mut b) = (fixed["prefill"][0].clone(), report["prefill"][0].clone());
+    assert_eq!(
+        (&a["status"], a["repeats"].as_array().unwrap().len()),
+        (&b["status"], 3)
+    );
+    let close = |a: &Value, b: &Value| {
+        (figure(b, "prompt_tok_s") / figure(a, "prompt_tok_s") - 1.0).abs() < 0.25
+    };
+    if !close(&a, &b) {
+        (a, b) = tokio::task::spawn_blocking({
+            let (dir, base) = (dir.path().to_owned(), base.clone());
+            move || {
+                let one = [
+                    "--contexts",
+                    "256",
+                    "--concurrency",
+                    "1",
+                    "--prefill-contexts",
+                    "256",
+                ];
+                // Fresh prompts for each (the engine's prefix cache still holds the first
+                // runs' prompts, and a prefill on a cached prompt is rightly not cold).
+                let old = ["--prefill-mode", "repeats", "--window-rule", "fixed"];
+                let a = bench(
+                    &dir,
+                    &base,
+                    "1",
+                    false,
+                    &[&one[..], &old, &["--seed", "7101"]].concat(),
+                );
+                let b = bench(
+                    &dir,
+                    &base,
+                    "1",
+                    false,
+                    &[&one[..], &["--seed", "7102"]].concat(),
+                );
+                (a["prefill"][0].clone(), b["prefill"][0].clone())
+            }
+        })
+        .await
+        .unwrap();
+    }
+    assert!(close(&a, &b), "disagree twice: {a} {b}");
+    // This CPU engine's rate jitters by 2–4 % between thirtieths of a window, so adaptive
+    // windows mostly run their whole length here; the saving shows on steady engines (the
+    // simulated GPU's test and scripts/cost-comparison). Every report states its cost.
+    for r in [&fixed, &report] {
+        let (wall, gpu) = (
+            figure(&r["cost"], "wall_s"),
+            figure(&r["cost"], "gpu_s_estimate"),
+        );
+        assert!(0.0 < gpu && gpu <= wall, "{}", r["cost"]);
+        println!(
+            "{} / {}: {wall:.1} s wall, {gpu:.1} s server time",
+            r["parameters"]["prefill_mode"], r["parameters"]["window_rule"]
+        );
+    }
 
     // vLLM's own client on the same server, the same lengths: within 25 % (the README's
     // benchmark shows the closer agreement; speeds belong in benchmarks, not tests). This
     // tiny engine on one core drifts by up to a third between minutes, so a pair that
-    // disagrees is measured once more, both sides back to back; a real disagreement stays.
+    // disagrees is measured again (twice at most), both sides back to back; a real
+    // disagreement stays.
     for concurrency in [1, 4] {
         let mut ours = cell(&report, 256, concurrency).clone();
         let mut attempt = 0;
@@ -303,8 +446,8 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
                 break;
             }
             assert!(
-                attempt < 2,
-                "concurrency {concurrency}: ours and vLLM's disagree by more than 25 % twice: {pairs:?}"
+                attempt < 3,
+                "concurrency {concurrency}: ours and vLLM's disagree by more than 25 % three times: {pairs:?}"
             );
             let again = tokio::task::spawn_blocking({
                 let (dir, base) = (dir.path().to_owned(), base.clone());

@@ -44,12 +44,16 @@ codes! {
     ALREADY_MEMBER = ("already_member", 409, "Already a member");
     LAST_OWNER = ("last_owner", 409, "The organisation needs an owner");
     RUN_FINISHED = ("run_finished", 409, "The run has already finished");
+    RUN_IN_PROGRESS = ("run_in_progress", 409, "Another run of the listing is under way");
     BOOKING_CONFLICT = ("booking_conflict", 409, "The capacity is taken");
     BOOKING_NOT_CANCELLABLE = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
     INVALID_SIGNATURE = ("invalid_signature", 400, "The webhook signature does not verify");
     PAYMENTS_NOT_CONFIGURED = ("payments_not_configured", 409, "Payments are not configured");
     PAYOUTS_NOT_ENABLED = ("payouts_not_enabled", 409, "The provider cannot take payments yet");
+    ALREADY_SUBSCRIBED = ("already_subscribed", 409, "The organisation already has a subscription");
+    PLAN_REQUIRED = ("plan_required", 403, "This needs a plan the organisation does not have");
     PAYMENT_PROVIDER_ERROR = ("payment_provider_error", 502, "The payment provider failed");
+    ENGINE_UNAVAILABLE = ("engine_unavailable", 502, "The machine's engine did not answer");
     LISTING_DELISTED = ("listing_delisted", 409, "The listing has been delisted");
     OUTSIDE_AVAILABILITY = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE = ("booking_not_active", 409, "The booking gives no access now");
@@ -126,6 +130,24 @@ impl ApiError {
         }
     }
 
+    /// A 422 naming every field that broke a rule.
+    pub fn fields(fields: Vec<(String, String)>) -> Self {
+        let errors: Vec<FieldError> = fields
+            .into_iter()
+            .map(|(field, message)| FieldError { field, message })
+            .collect();
+        Self {
+            code: code::VALIDATION_FAILED,
+            detail: errors
+                .iter()
+                .map(|e| format!("{}: {}", e.field, e.message))
+                .collect::<Vec<_>>()
+                .join("; "),
+            errors,
+            retry_after: None,
+        }
+    }
+
     pub fn code(&self) -> ErrorCode {
         self.code
     }
@@ -173,6 +195,7 @@ impl From<AppError> for ApiError {
     fn from(err: AppError) -> Self {
         match err {
             AppError::Validation(v) => Self::field(v.field, v.message),
+            AppError::Invalid(fields) => Self::fields(fields),
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
             AppError::InvalidCredentials => Self::new(code::INVALID_CREDENTIALS, err.to_string()),
             AppError::InvalidToken(why) => Self::new(code::INVALID_TOKEN, why),
@@ -183,6 +206,7 @@ impl From<AppError> for ApiError {
             AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),
             AppError::LastOwner => Self::new(code::LAST_OWNER, err.to_string()),
             AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
+            AppError::RunInProgress(_) => Self::new(code::RUN_IN_PROGRESS, err.to_string()),
             AppError::BookingConflict => Self::new(code::BOOKING_CONFLICT, err.to_string()),
             AppError::BookingNotCancellable(_) => {
                 Self::new(code::BOOKING_NOT_CANCELLABLE, err.to_string())
@@ -191,6 +215,11 @@ impl From<AppError> for ApiError {
                 Self::new(code::PAYMENTS_NOT_CONFIGURED, err.to_string())
             }
             AppError::PayoutsNotEnabled => Self::new(code::PAYOUTS_NOT_ENABLED, err.to_string()),
+            AppError::BillingNotConfigured => {
+                Self::new(code::PAYMENTS_NOT_CONFIGURED, err.to_string())
+            }
+            AppError::AlreadySubscribed => Self::new(code::ALREADY_SUBSCRIBED, err.to_string()),
+            AppError::PlanRequired(why) => Self::new(code::PLAN_REQUIRED, why),
             AppError::PaymentProvider(_) => {
                 Self::new(code::PAYMENT_PROVIDER_ERROR, err.to_string())
             }

@@ -250,7 +250,7 @@ fn required_scope(req: &HttpRequest) -> Option<domain::KeyScope> {
     None
 }
 
-fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
+pub(crate) fn bearer_token(req: &HttpRequest) -> Result<String, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Err(AppError::Unauthenticated.into());
     };

@@ -5,6 +5,7 @@
 mod error;
 mod extract;
 mod middleware;
+mod pages;
 mod routes;
 mod views;
 
@@ -37,6 +38,10 @@ pub use error::{ALL_CODES, ApiError, ErrorCode, Problem};
         (name = "payments", description = "Stripe Connect onboarding, webhooks, earnings and spend"),
         (name = "verification", description = "Runs of the standard benchmark matrix against a listing's engine"),
         (name = "reports", description = "Signed reports, exports, organisation reports, the leaderboard, signing keys"),
+        (name = "catalog", description = "GPUs and models with their verified figures, and the decode calculator"),
+        (name = "runs", description = "Community runs: submitted reports, checked and labelled community, never verified"),
+        (name = "log", description = "The transparency log: checkpoints, proofs, entries"),
+        (name = "gateway", description = "One endpoint per booking: the rented engine, metered"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
 )]
@@ -207,9 +212,17 @@ impl Application {
             service
                 .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi()))
                 .route("/docs", web::get().to(docs_redirect))
+                .configure(pages::configure)
                 .default_service(web::to(no_route))
                 .wrap(actix_web::middleware::from_fn(middleware::rate_limit))
                 .wrap(actix_web::middleware::from_fn(middleware::observe))
+        })
+        // Every answer's bytes leave as written: without TCP_NODELAY a streamed answer's first
+        // small write waits for the client's delayed ACK (about 40 ms of added TTFT).
+        .on_connect(|connection, _| {
+            if let Some(tcp) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
+                let _ = tcp.set_nodelay(true);
+            }
         })
         .workers(workers.max(1))
         .shutdown_timeout(10)

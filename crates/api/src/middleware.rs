@@ -52,13 +52,17 @@ fn request_id(req: &ServiceRequest) -> String {
 
 /// The path as logs may show it: an invitation's token is a secret.
 fn loggable_path(path: &str) -> String {
-    match path.strip_prefix("/v1/invitations/") {
-        Some(rest) => match rest.split_once('/') {
+    if let Some(rest) = path.strip_prefix("/v1/invitations/") {
+        return match rest.split_once('/') {
             Some((_, tail)) => format!("/v1/invitations/{{token}}/{tail}"),
             None => "/v1/invitations/{token}".to_owned(),
-        },
-        None => path.to_owned(),
+        };
     }
+    // A share link's token, in the path that revokes it.
+    if let Some((report, _token)) = path.split_once("/share/") {
+        return format!("{report}/share/{{token}}");
+    }
+    path.to_owned()
 }
 
 pub async fn observe(
@@ -135,15 +139,18 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
 /// Whose budget a request spends: its credential's (hashed, never kept in clear) when it
 /// carries one, else its client address; auth routes always by address.
 fn subject_of(req: &ServiceRequest, class: app::limits::RateClass) -> String {
-    let credential = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .filter(|_| class != app::limits::RateClass::Auth);
-    match credential {
+    match bearer_of(req, class) {
         Some(bearer) => app::limits::credential_subject(bearer),
         None => format!("ip:{}", crate::extract::client_ip(req.request())),
     }
+}
+
+/// The credential a request's budget is counted by (none on auth routes).
+fn bearer_of(req: &ServiceRequest, class: app::limits::RateClass) -> Option<&str> {
+    req.headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| class != app::limits::RateClass::Auth)
 }
 
 /// The IETF `RateLimit-Policy` and `RateLimit` headers of a budget.
@@ -179,12 +186,17 @@ pub async fn rate_limit(
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let subject = subject_of(&req, class);
-    // A credential's budget, and the address's ceiling across every credential it shows
-    // (unchecked credentials are free to invent; the address is not).
+    // A credential's budget (its plan's scale of each class), and the address's ceiling
+    // across every credential it shows (unchecked credentials are free to invent; the
+    // address is not).
     let address = format!("ip:{}", crate::extract::client_ip(req.request()));
-    let spent = match app.rate(class, &subject, true).await {
+    let scale = match bearer_of(&req, class) {
+        Some(bearer) => app.rate_scale_of(bearer).await,
+        None => 1,
+    };
+    let spent = match app.rate_scaled(class, &subject, true, scale).await {
         Ok(state) if subject != address => app
-            .rate_scaled(class, &address, true, ADDRESS_CEILING)
+            .rate_scaled(class, &address, true, ADDRESS_CEILING.saturating_mul(scale))
             .await
             .map(|_| state),
         other => other,
@@ -208,7 +220,7 @@ pub async fn rate_limit(
             };
             let state = app::limits::RateState {
                 class,
-                limit: app.per_minute(class),
+                limit: app.per_minute(class).saturating_mul(scale),
                 window: 60,
                 remaining: 0,
                 reset: retry_after,
@@ -230,10 +242,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn invitation_tokens_never_reach_the_log() {
+    fn invitation_and_share_tokens_never_reach_the_log() {
         assert_eq!(
             loggable_path("/v1/invitations/gpmi_secret/accept"),
             "/v1/invitations/{token}/accept"
+        );
+        assert_eq!(
+            loggable_path("/v1/reports/r1/share/gms_secret"),
+            "/v1/reports/r1/share/{token}"
         );
         assert_eq!(loggable_path("/v1/listings/abc"), "/v1/listings/abc");
     }

@@ -251,6 +251,43 @@ pub struct VerificationSummaryView {
     pub best_total_tok_s: Option<f64>,
     /// Per-request tok/s of one stream at the smallest context.
     pub single_stream_tok_s: Option<f64>,
+    /// Whether the figures were checked against the physical limit of the catalog GPU for
+    /// the catalog model (both `catalog` ids set); `false`: nothing checked them.
+    pub hardware_checked: bool,
+}
+
+/// A listing's catalog entries: ids of `GET /v1/hardware` and `GET /v1/models`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogView {
+    #[serde(default)]
+    pub gpu: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// What the listing's last verification (or spot check) cost its GPU (standard, "Cost").
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VerificationCostView {
+    /// Seconds the run took.
+    pub wall_s: f64,
+    /// Seconds the engine had at least one of the harness's requests open.
+    pub gpu_s_estimate: f64,
+    /// Decode cells measured.
+    pub cells_run: u64,
+    /// Decode cells skipped as over capacity.
+    pub cells_skipped: u64,
+}
+
+impl From<app::listings::VerificationCost> for VerificationCostView {
+    fn from(c: app::listings::VerificationCost) -> Self {
+        Self {
+            wall_s: c.wall_s,
+            gpu_s_estimate: c.gpu_s_estimate,
+            cells_run: c.cells_run,
+            cells_skipped: c.cells_skipped,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -271,6 +308,10 @@ pub struct ListingView {
     /// `demoted` (a spot check found the machine or engine no longer as verified).
     pub verification_state: &'static str,
     pub verification: Option<VerificationSummaryView>,
+    /// What the last verification or spot check cost the provider's GPU.
+    pub last_verification_cost: Option<VerificationCostView>,
+    /// The claimed GPU's and model's catalog entries, when given.
+    pub catalog: Option<CatalogView>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -282,6 +323,11 @@ impl ListingView {
         let access = AccessView::of(&listing, with_endpoint);
         let age = listing.verification_age_s(now);
         let r = listing;
+        let hardware_checked = r.catalog_gpu.is_some() && r.catalog_model.is_some();
+        let catalog = (r.catalog_gpu.is_some() || r.catalog_model.is_some()).then(|| CatalogView {
+            gpu: r.catalog_gpu.clone(),
+            model: r.catalog_model.clone(),
+        });
         let verification = match (r.latest_report_id, r.verified_at) {
             (Some(report_id), Some(verified_at)) => Some(VerificationSummaryView {
                 report_id: report_id.into(),
@@ -290,6 +336,7 @@ impl ListingView {
                 age_s: age.unwrap_or_default(),
                 best_total_tok_s: r.headline_total_tok_s,
                 single_stream_tok_s: r.headline_per_request_tok_s,
+                hardware_checked,
             }),
             _ => None,
         };
@@ -323,6 +370,8 @@ impl ListingView {
             verified: verification.is_some(),
             verification_state: r.verification_state,
             verification,
+            last_verification_cost: r.last_verification_cost.map(Into::into),
+            catalog,
             created_at: r.created_at,
         }
     }
@@ -350,6 +399,8 @@ pub struct RunView {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// `public`, or `private` (its report is shown to the organisation and share links only).
+    pub visibility: String,
 }
 
 impl From<app::verification::Run> for RunView {
@@ -367,6 +418,7 @@ impl From<app::verification::Run> for RunView {
             created_at: r.created_at,
             started_at: r.started_at,
             finished_at: r.finished_at,
+            visibility: r.visibility,
         }
     }
 }
@@ -392,6 +444,25 @@ pub struct ReportView {
     #[schema(value_type = Object)]
     pub summary: serde_json::Value,
     pub created_at: DateTime<Utc>,
+    /// Where the report sits in the transparency log; its proof is at
+    /// `GET /v1/reports/{id}/proof`.
+    pub log: Option<LogPositionView>,
+    /// `public`, or `private` (shown to the organisation's members and share links only;
+    /// its log leaf is the SHA-256 of its envelope).
+    pub visibility: String,
+}
+
+/// A signed report's place in the transparency log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LogPositionView {
+    /// The index of its leaf (0-based).
+    pub leaf_index: u64,
+}
+
+impl LogPositionView {
+    pub fn of(index: Option<u64>) -> Option<Self> {
+        index.map(|leaf_index| Self { leaf_index })
+    }
 }
 
 impl From<app::reports::StoredReport> for ReportView {
@@ -408,6 +479,8 @@ impl From<app::reports::StoredReport> for ReportView {
             envelope_withheld: r.envelope_withheld,
             summary: r.summary,
             created_at: r.created_at,
+            log: LogPositionView::of(r.log_index),
+            visibility: r.visibility,
         }
     }
 }

@@ -98,6 +98,28 @@ pub struct Config {
     pub failed_logins_per_address_per_minute: u32,
     /// How long an invitation to an organisation can be accepted.
     pub invitation_ttl_secs: u64,
+    /// The transparency log's origin: the first line of its checkpoints and its note key's
+    /// name. Default: the host of `public_url` (with its port, when it names one) and `/log`.
+    pub log_origin: Option<String>,
+    /// A new checkpoint at most this often, when the log grew.
+    pub log_checkpoint_secs: u64,
+    /// The Stripe Price (`price_…`, a monthly recurring price) of the Pro plan. Unset: no
+    /// checkout; every organisation stays on the free plan.
+    pub stripe_pro_price_id: Option<String>,
+    /// How long a Pro organisation whose payment is overdue (`past_due`) keeps Pro.
+    pub billing_grace_secs: u64,
+    /// Pro's request rates: this many times every rate-limit class of the free plan.
+    pub pro_rate_limit_scale: u32,
+    /// Pro's verification runs an organisation may ask for in any 24 hours.
+    pub pro_verification_runs_per_org_per_day: u32,
+    /// Pro's spot-check period: each verified listing of a Pro organisation is checked once
+    /// in every period this long.
+    pub pro_spot_check_every_secs: u64,
+    /// The largest request body the gateway forwards.
+    pub gateway_max_body_bytes: usize,
+    /// The largest `max_tokens` a gateway request may ask for (and what one that asks none
+    /// gets).
+    pub gateway_max_tokens: u64,
 }
 
 /// How logs are written.
@@ -145,6 +167,8 @@ impl Default for Config {
             event_streams_total: 2000,
             trusted_proxies: String::new(),
             rate_limits: true,
+            log_origin: None,
+            log_checkpoint_secs: 10,
             rate_limit_auth_per_minute: 60,
             rate_limit_writes_per_minute: 120,
             rate_limit_reads_per_minute: 600,
@@ -153,6 +177,13 @@ impl Default for Config {
             failed_logins_per_minute: 20,
             failed_logins_per_address_per_minute: 100,
             invitation_ttl_secs: 7 * 24 * 3600,
+            stripe_pro_price_id: None,
+            billing_grace_secs: 3 * 24 * 3600,
+            pro_rate_limit_scale: 5,
+            pro_verification_runs_per_org_per_day: 500,
+            pro_spot_check_every_secs: 24 * 3600,
+            gateway_max_body_bytes: 1024 * 1024,
+            gateway_max_tokens: 8192,
         }
     }
 }
@@ -247,6 +278,16 @@ impl Config {
                     .into(),
             );
         }
+        if let Some(price) = &self.stripe_pro_price_id
+            && !price.starts_with("price_")
+        {
+            return Err("stripe_pro_price_id: must be a Stripe Price id (price_…)".into());
+        }
+        if self.pro_rate_limit_scale == 0 || self.pro_spot_check_every_secs == 0 {
+            return Err(
+                "pro_rate_limit_scale and pro_spot_check_every_secs: must be at least 1".into(),
+            );
+        }
         if self.platform_fee_bps > 10_000 {
             return Err("platform_fee_bps: must be between 0 and 10000".into());
         }
@@ -255,6 +296,14 @@ impl Config {
         }
         if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
             return Err("public_url: must be an http:// or https:// URL".into());
+        }
+        if let Some(origin) = &self.log_origin
+            && (origin.is_empty() || origin.chars().any(|c| c.is_whitespace() || c == '+'))
+        {
+            return Err("log_origin: must be non-empty, without spaces or `+`".into());
+        }
+        if self.log_checkpoint_secs == 0 {
+            return Err("log_checkpoint_secs: must be at least 1".into());
         }
         Ok(())
     }

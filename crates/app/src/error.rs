@@ -8,6 +8,10 @@ pub enum AppError {
     /// Input broke a rule; names the field.
     #[error(transparent)]
     Validation(#[from] ValidationError),
+    /// Input broke several rules; each names its field (a path such as
+    /// `report.decode[3].total_tok_s`).
+    #[error("{}", .0.iter().map(|(f, m)| format!("{f}: {m}")).collect::<Vec<_>>().join("; "))]
+    Invalid(Vec<(String, String)>),
     #[error("an account with this email already exists")]
     EmailTaken,
     #[error("email or password is wrong")]
@@ -48,6 +52,15 @@ pub enum AppError {
     /// Payments are not configured (no Stripe key).
     #[error("payments are not configured on this server")]
     PaymentsNotConfigured,
+    /// Payments are configured but the Pro plan's price is not (`stripe_pro_price_id`).
+    #[error("the Pro plan is not offered on this server (no stripe_pro_price_id)")]
+    BillingNotConfigured,
+    /// The organisation already has a subscription; it manages it in the Billing Portal.
+    #[error("the organisation already has a subscription; manage it through the billing portal")]
+    AlreadySubscribed,
+    /// What was asked needs a plan the organisation does not have; says what.
+    #[error("{0}")]
+    PlanRequired(String),
     /// The provider organisation cannot take payments yet.
     #[error(
         "the provider has not finished setting up payouts, so its machines cannot be booked yet"
@@ -65,6 +78,9 @@ pub enum AppError {
     /// The booking has ended or was cancelled; names its status.
     #[error("the booking can no longer be cancelled (it is {0})")]
     BookingNotCancellable(String),
+    /// A run of the listing is under way that differs from what was asked; says how.
+    #[error("{0}")]
+    RunInProgress(String),
     /// The run has already finished; says how.
     #[error("the run has already finished ({0})")]
     RunFinished(String),

@@ -6,16 +6,22 @@
 
 pub mod access;
 pub mod accounts;
+pub mod billing;
 pub mod bookings;
+pub mod catalogs;
+pub mod community;
 pub mod config;
 mod error;
+pub mod gateway;
 pub mod health;
 mod jwt;
 pub mod limits;
 pub mod listings;
+pub mod log;
 pub mod maintenance;
 pub mod orgs;
 pub mod payments;
+pub mod physics;
 pub mod reports;
 mod secrets;
 mod signing_key;
@@ -52,6 +58,10 @@ struct Inner {
     hashing: Arc<tokio::sync::Semaphore>,
     streams: Arc<limits::StreamSlots>,
     budgets: limits::LocalBudgets,
+    /// Recent answers of [`App::rate_scale_of`], by credential digest.
+    plan_scales: billing::ScaleCache,
+    /// Gateway streams open now, per booking.
+    gateway_slots: gateway::GatewaySlots,
     trusted_proxies: Vec<ipnet::IpNet>,
     config: Config,
 }
@@ -91,6 +101,8 @@ impl App {
                 hashing,
                 streams: Default::default(),
                 budgets: Default::default(),
+                plan_scales: Default::default(),
+                gateway_slots: Default::default(),
                 trusted_proxies: limits::parse_proxies(&config.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,

@@ -44,10 +44,18 @@ pub struct Listing {
     pub verification_expires_at: Option<DateTime<Utc>>,
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
+    /// What the listing's last verification or spot check cost its GPU.
+    pub last_verification_cost: Option<VerificationCost>,
     pub ssh: Option<Ssh>,
     pub https_url: Option<String>,
+    /// Catalog ids of the claimed GPU and model.
+    pub catalog_gpu: Option<String>,
+    pub catalog_model: Option<String>,
     pub created_at: DateTime<Utc>,
 }
+
+/// What a verification cost (the report's `cost`).
+pub use bench::report::Cost as VerificationCost;
 
 /// A listing's badge state as shown, from the stored one.
 fn verification_state(stored: Option<&str>) -> &'static str {
@@ -103,8 +111,14 @@ impl TryFrom<ListingRecord> for Listing {
             verification_expires_at: r.verification_expires_at,
             available_from: r.available_from,
             available_until: r.available_until,
+            last_verification_cost: r
+                .last_verification_cost
+                .as_deref()
+                .and_then(|json| serde_json::from_str(json).ok()),
             ssh,
             https_url: r.access_https_url,
+            catalog_gpu: r.catalog_gpu,
+            catalog_model: r.catalog_model,
             created_at: r.created_at,
         })
     }
@@ -151,6 +165,8 @@ pub struct ListingPatch {
     pub available_until: Option<Option<DateTime<Utc>>>,
     pub ssh: Option<Option<(String, i64, String)>>,
     pub https_url: Option<Option<String>>,
+    /// `Some(None)` removes the catalog entries.
+    pub catalog: Option<Option<(Option<String>, Option<String>)>>,
 }
 
 /// A search as a client asks it, before checking.
@@ -419,6 +435,14 @@ impl ListingPatch {
                 Some(url) => url.as_deref(),
                 None => r.access_https_url.as_deref(),
             },
+            catalog_gpu: match &self.catalog {
+                Some(catalog) => catalog.as_ref().and_then(|(gpu, _)| gpu.as_deref()),
+                None => r.catalog_gpu.as_deref(),
+            },
+            catalog_model: match &self.catalog {
+                Some(catalog) => catalog.as_ref().and_then(|(_, model)| model.as_deref()),
+                None => r.catalog_model.as_deref(),
+            },
         }
     }
 }
@@ -441,6 +465,8 @@ fn changes_what_was_measured(record: &ListingRecord, spec: &ListingSpec) -> bool
         || record.ram_gb != spec.ram_gb
         || record.engine_base_url != spec.engine_base_url
         || record.engine_model != spec.engine_model
+        || record.catalog_gpu != spec.catalog_gpu
+        || record.catalog_model != spec.catalog_model
 }
 
 impl App {

@@ -518,6 +518,13 @@ impl App {
                     .await?;
                 WebhookOutcome::Processed
             }
+            PaymentEvent::SubscriptionChanged {
+                subscription,
+                customer,
+            } => {
+                self.subscription_changed(subscription.as_deref(), customer.as_deref())
+                    .await?
+            }
             PaymentEvent::Other => WebhookOutcome::Ignored,
         };
         // Processing is idempotent (conditional updates, one ledger row per object), so a

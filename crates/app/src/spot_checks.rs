@@ -170,11 +170,10 @@ impl App {
     }
 
     /// A new badge from `now`: its expiry, and its first spot check at a random moment of the
-    /// first period.
-    pub(crate) fn new_badge(&self, now: DateTime<Utc>) -> Badge {
-        let config = self.config();
-        let ttl = chrono::Duration::seconds(config.verification_ttl_secs as i64);
-        let every = config.spot_check_every_secs as f64;
+    /// first period (the organisation's plan's).
+    pub(crate) fn new_badge(&self, now: DateTime<Utc>, plan: &crate::billing::Plan) -> Badge {
+        let ttl = chrono::Duration::seconds(self.config().verification_ttl_secs as i64);
+        let every = plan.spot_check_every_secs as f64;
         Badge {
             expires_at: now + ttl,
             next_spot_check_at: now
@@ -222,6 +221,7 @@ impl App {
                 finished_at: None,
                 kind: run_kind::SPOT_CHECK.to_owned(),
                 baseline_report_id: Some(baseline),
+                visibility: store::visibility::PUBLIC.to_owned(),
             };
             let Some(run) = self.db().start_spot_check(run, now).await? else {
                 continue;
@@ -292,8 +292,9 @@ impl App {
                 let measured = measured.ok_or_else(|| {
                     AppError::Internal("a passing spot check has a report".to_owned())
                 })?;
-                let badge = self.new_badge(now);
-                let every = chrono::Duration::seconds(self.config().spot_check_every_secs as i64);
+                let plan = self.plan_of(run.org_id.into()).await?;
+                let badge = self.new_badge(now, &plan);
+                let every = chrono::Duration::seconds(plan.spot_check_every_secs as i64);
                 // The next check: a random moment of the next period.
                 let badge = Badge {
                     next_spot_check_at: badge.next_spot_check_at + every,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use domain::{OrgId, Role};
 use serde_json::{Value, json};
-use store::{RunRecord, StoreError, run_status};
+use store::{RunRecord, StoreError, run_status, visibility};
 use tokio::sync::{mpsc, watch};
 use uuid::Uuid;
 
@@ -155,6 +155,9 @@ pub struct Run {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// `public`, or `private` (Pro: its report is shown to the organisation and share links
+    /// only, and sets no badge).
+    pub visibility: String,
 }
 
 impl TryFrom<RunRecord> for Run {
@@ -177,6 +180,7 @@ impl TryFrom<RunRecord> for Run {
             created_at: r.created_at,
             started_at: r.started_at,
             finished_at: r.finished_at,
+            visibility: r.visibility,
         })
     }
 }
@@ -189,19 +193,45 @@ impl App {
         caller: Caller,
         listing: domain::ListingId,
         profile: &str,
+        visibility: &str,
     ) -> Result<Run, AppError> {
         if !PROFILES.contains(&profile) {
             return Err(
                 domain::ValidationError::new("profile", "must be `quick` or `standard`").into(),
             );
         }
+        if ![visibility::PUBLIC, visibility::PRIVATE].contains(&visibility) {
+            return Err(domain::ValidationError::new(
+                "visibility",
+                "must be `public` or `private`",
+            )
+            .into());
+        }
         let listing_id = listing.as_uuid();
         let listing = self.listing_record(listing_id).await?;
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
-        // One open run per listing: asking again gives the run already under way.
+        if visibility == visibility::PRIVATE
+            && !self.plan_of(listing.org_id.into()).await?.private_reports
+        {
+            return Err(AppError::PlanRequired(
+                "private reports are part of the Pro plan (POST /v1/orgs/{id}/billing/checkout)"
+                    .into(),
+            ));
+        }
+        // One open run per listing: asking again gives the run already under way — unless it
+        // would publish what was asked to be private, or the reverse.
+        let under_way = |open: RunRecord| {
+            if open.visibility != visibility {
+                return Err(AppError::RunInProgress(format!(
+                    "a {} run of this listing is under way; ask for a {visibility} one when it ends",
+                    open.visibility
+                )));
+            }
+            Run::try_from(open)
+        };
         if let Some(open) = self.db().open_run_of_listing(listing_id).await? {
-            return Run::try_from(open);
+            return under_way(open);
         }
         let now = Utc::now();
         self.within_daily_runs(listing.org_id, now).await?;
@@ -225,6 +255,7 @@ impl App {
                 finished_at: None,
                 kind: run_kind::VERIFICATION.to_owned(),
                 baseline_report_id: None,
+                visibility: visibility.to_owned(),
             })
             .await;
         let run = match inserted {
@@ -232,7 +263,7 @@ impl App {
             // A racing request opened one first (the database allows one): that is the run.
             Err(StoreError::Conflict(_)) => {
                 return match self.db().open_run_of_listing(listing_id).await? {
-                    Some(open) => Run::try_from(open),
+                    Some(open) => under_way(open),
                     None => Err(AppError::Internal(
                         "a run conflicted with an open run that is gone".to_owned(),
                     )),
@@ -290,10 +321,11 @@ impl App {
         self.run(id.into()).await
     }
 
-    /// Refuses a run beyond the organisation's `verification_runs_per_org_per_day`, saying
-    /// when the oldest of the day's runs leaves the window.
+    /// Refuses a run beyond the organisation's daily verification runs (its plan's),
+    /// saying when the oldest of the day's runs leaves the window.
     async fn within_daily_runs(&self, org: Uuid, now: DateTime<Utc>) -> Result<(), AppError> {
-        let quota = self.config().verification_runs_per_org_per_day as usize;
+        let plan = self.plan_of(org.into()).await?;
+        let quota = plan.verification_runs_per_day as usize;
         let day = chrono::Duration::days(1);
         let times = self.db().run_times_of_org(org, now - day).await?;
         if times.len() < quota {
@@ -303,8 +335,9 @@ impl App {
         Err(AppError::RateLimited {
             what: format!(
                 "the organisation asked for {} verification runs in the last 24 hours \
-                 (verification_runs_per_org_per_day is {quota})",
-                times.len()
+                 (its {} plan allows {quota}; verification_runs_per_org_per_day)",
+                times.len(),
+                plan.name
             ),
             retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
         })
@@ -336,8 +369,10 @@ impl App {
         id: domain::RunId,
         after: i32,
         client: std::net::IpAddr,
+        viewer: Option<Caller>,
     ) -> Result<RunFollower, AppError> {
         let run = self.run_record(id.as_uuid()).await?;
+        self.run_shown_to(&run, viewer).await?;
         let config = self.config();
         let slot = self.inner.streams.take(
             client,
@@ -364,6 +399,16 @@ impl App {
         Ok(self.dispatcher().next(worker, wait).await?.map(Into::into))
     }
 
+    /// A private run exists only for its organisation's members.
+    async fn run_shown_to(&self, run: &RunRecord, viewer: Option<Caller>) -> Result<(), AppError> {
+        if run.visibility == visibility::PRIVATE
+            && !self.is_member(viewer, run.org_id.into()).await?
+        {
+            return Err(AppError::NotFound("run"));
+        }
+        Ok(())
+    }
+
     pub async fn run(&self, id: domain::RunId) -> Result<Run, AppError> {
         Run::try_from(self.run_record(id.as_uuid()).await?)
     }
@@ -375,7 +420,9 @@ impl App {
         id: domain::RunId,
         viewer: Option<Caller>,
     ) -> Result<Run, AppError> {
-        let mut run = self.run(id).await?;
+        let record = self.run_record(id.as_uuid()).await?;
+        self.run_shown_to(&record, viewer).await?;
+        let mut run = Run::try_from(record)?;
         if !self.is_member(viewer, run.org_id).await? {
             run.failure_reason = None;
         }
@@ -633,11 +680,13 @@ impl App {
         listing: &store::ListingRecord,
         report: &bench::Report,
     ) -> Result<Uuid, AppError> {
-        let signed = reports::sign_run_report(self.signer(), run, listing, report)?;
+        let report = crate::physics::check_roofline(listing, report);
+        let signed = reports::sign_run_report(self.signer(), run, listing, &report)?;
         let id = signed.id;
-        let mut record = signed.into_record();
+        let mut record = signed.into_record()?;
         if run.kind == run_kind::VERIFICATION {
-            record.badge = Some(self.new_badge(record.created_at));
+            let plan = self.plan_of(listing.org_id.into()).await?;
+            record.badge = Some(self.new_badge(record.created_at, &plan));
         }
         match self.db().insert_report(record).await {
             Ok(_) => {}

@@ -77,6 +77,11 @@ impl KeyPair {
         }
     }
 
+    /// The bare Ed25519 signature of `message` (signed notes sign their text this way).
+    pub fn sign_raw(&self, message: &[u8]) -> [u8; 64] {
+        self.signing.sign(message).to_bytes()
+    }
+
     /// A DSSE envelope over `payload`, signed by this key.
     pub fn sign(&self, payload_type: &str, payload: &[u8]) -> Envelope {
         let signature = self.signing.sign(&pae(payload_type, payload));

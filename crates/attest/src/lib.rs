@@ -76,6 +76,53 @@ pub fn verify_statement(
     Ok((statement, key_id))
 }
 
+/// Whether an envelope's statement carries an engine address: reports signed before
+/// addresses were left out put it in the claim and in the engine's facts. Such an envelope is
+/// never shown to the public nor written to the transparency log.
+pub fn names_engine_address(envelope: &Value) -> bool {
+    let predicate = predicate_of(envelope);
+    !predicate["engine"]["base_url"].is_null()
+        || !predicate["hardware"]["claimed"]["engine"]["base_url"].is_null()
+}
+
+/// The predicate of an envelope's statement (`Null` when it is not one).
+fn predicate_of(envelope: &Value) -> Value {
+    use base64::Engine as _;
+    envelope
+        .get("payload")
+        .and_then(Value::as_str)
+        .and_then(|p| base64::engine::general_purpose::STANDARD.decode(p).ok())
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .map(|mut statement| statement["predicate"].take())
+        .unwrap_or(Value::Null)
+}
+
+/// Whether a report was signed as private (`verification.visibility`: shown to its
+/// organisation and share links only).
+pub fn is_private_report(envelope: &Value) -> bool {
+    predicate_of(envelope)["verification"]["visibility"] == "private"
+}
+
+/// An envelope's transparency-log leaf and whether it is private: the envelope as RFC 8785
+/// canonical JSON; or, for a private report or one that names an engine address (which must
+/// never enter the log), the SHA-256 of that — a digest that reveals nothing, marked
+/// private. Anyone holding the envelope computes the same leaf.
+pub fn log_leaf(envelope: &Value) -> (Vec<u8>, bool) {
+    if names_engine_address(envelope) || is_private_report(envelope) {
+        (private_log_leaf(envelope), true)
+    } else {
+        (canonical_json(envelope), false)
+    }
+}
+
+/// The leaf of an envelope the log must not show (a private report, or one naming an
+/// engine address): the SHA-256 of its RFC 8785 JSON, which proves its existence and
+/// place without revealing anything.
+fn private_log_leaf(envelope: &Value) -> Vec<u8> {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(canonical_json(envelope)).to_vec()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,8 @@ pub fn over_capacity(
     kv_cache_tokens: Option<u64>,
     max_model_len: Option<u64>,
 ) -> Option<String> {
-    let per_stream = context + max_output;
+    // Saturating: a hostile report's figures must not overflow (they only ever compare).
+    let per_stream = context.saturating_add(max_output);
     if let Some(limit) = max_model_len
         && per_stream > limit
     {
@@ -28,12 +29,12 @@ pub fn over_capacity(
             "context {context} + max output {max_output} = {per_stream} tokens exceeds max_model_len {limit}"
         ));
     }
+    let needed = concurrency.saturating_mul(per_stream);
     if let Some(kv) = kv_cache_tokens
-        && concurrency * per_stream > kv
+        && needed > kv
     {
         return Some(format!(
-            "{concurrency} × ({context} + {max_output}) = {} tokens exceeds the KV cache of {kv} tokens",
-            concurrency * per_stream
+            "{concurrency} × ({context} + {max_output}) = {needed} tokens exceeds the KV cache of {kv} tokens"
         ));
     }
     None
@@ -90,6 +91,8 @@ pub struct Recording {
     /// Seconds from starting the streams to the window's start.
     pub readiness_s: f64,
     pub readiness: Readiness,
+    /// The 95 % confidence half-width of `total_tok_s` the window reached, in percent.
+    pub window_half_width_pct: Option<f64>,
     pub requests: Vec<Request>,
     /// `/metrics` samples in time order, including one at the start and one at the end.
     pub samples: Vec<Sample>,
@@ -423,6 +426,7 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
         output_tokens: Some(output_tokens),
         measured_s: Some(measured_s),
         readiness_s: Some(rec.readiness_s),
+        window_half_width_pct: rec.window_half_width_pct,
         server_generation_tokens: cross.as_ref().map(|c| c.server),
         client_generation_tokens: cross.as_ref().map(|c| c.client),
         preemptions,
@@ -530,6 +534,7 @@ mod tests {
             start: at(base, 1000),
             end: at(base, 3000),
             readiness_s: 1.0,
+            window_half_width_pct: None,
             readiness: Readiness::Ready,
             requests,
             samples,

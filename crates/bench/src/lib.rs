@@ -2,11 +2,13 @@
 //! vLLM-compatible server: the streaming client, the `/metrics` and `/tokenize` readers,
 //! prompt sizing, the cell runner, the figures and the report. No web server, no database.
 
+pub mod audit;
 pub mod bounds;
 pub mod cell;
 pub mod client;
 pub mod outbound;
 pub mod params;
+pub mod plan;
 pub mod prom;
 pub mod prompt;
 pub mod report;

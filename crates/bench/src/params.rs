@@ -33,6 +33,91 @@ pub struct Parameters {
     pub stream_idle_timeout_secs: f64,
     /// How often `/metrics` is sampled during a window (the standard asks for at least 2 Hz).
     pub metrics_interval_ms: u64,
+    /// Where prefill is measured ("Cost" in the standard). Reports from before the rule
+    /// measured it in dedicated repeats.
+    #[serde(default = "PrefillMode::before_cost_rules")]
+    pub prefill_mode: PrefillMode,
+    /// How long a decode window runs ("Cost" in the standard). Reports from before the rule
+    /// ran every window its full length.
+    #[serde(default = "WindowRule::before_cost_rules")]
+    pub window_rule: WindowRule,
+}
+
+/// Where each context's prefill is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrefillMode {
+    /// The first request of the context's decode warm-up: a fresh prompt on a cold cache,
+    /// sent alone on an idle server. Prefill contexts that are not decode contexts get one
+    /// such request of their own.
+    Warmup,
+    /// `prefill_repeats` dedicated fresh prompts per context; the median.
+    Repeats,
+}
+
+impl PrefillMode {
+    fn before_cost_rules() -> Self {
+        Self::Repeats
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Warmup => "warmup",
+            Self::Repeats => "repeats",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "warmup" => Some(Self::Warmup),
+            "repeats" => Some(Self::Repeats),
+            _ => None,
+        }
+    }
+}
+
+/// How long each decode window runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowRule {
+    /// Ends once a third of the nominal length is measured and the 95 % confidence interval
+    /// of `total_tok_s` (batch means, batches of a thirtieth of the length) is within ±1 %;
+    /// otherwise runs the full length.
+    Adaptive,
+    /// Always the full `measure_secs`.
+    Fixed,
+}
+
+impl WindowRule {
+    fn before_cost_rules() -> Self {
+        Self::Fixed
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Adaptive => "adaptive",
+            Self::Fixed => "fixed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "adaptive" => Some(Self::Adaptive),
+            "fixed" => Some(Self::Fixed),
+            _ => None,
+        }
+    }
+}
+
+/// The adaptive window's constants, as fractions of the nominal window so that a simulator
+/// at `--time-scale 10` with 3 s windows behaves as a real server with 30 s windows.
+pub mod adaptive {
+    /// The shortest share of the nominal window that is measured.
+    pub const MIN_SHARE: f64 = 1.0 / 3.0;
+    /// Batches for the batch means: this share of the nominal window each.
+    pub const BATCH_SHARE: f64 = 1.0 / 30.0;
+    /// The 95 % confidence interval's half-width, relative to the estimate, that ends a window.
+    pub const PRECISION: f64 = 0.01;
 }
 
 /// The reference page's parameters.
@@ -52,6 +137,8 @@ pub fn standard() -> Parameters {
         readiness_timeout_secs: 900.0,
         stream_idle_timeout_secs: 900.0,
         metrics_interval_ms: 250,
+        prefill_mode: PrefillMode::Warmup,
+        window_rule: WindowRule::Adaptive,
     }
 }
 
@@ -72,6 +159,8 @@ pub fn quick() -> Parameters {
         readiness_timeout_secs: 60.0,
         stream_idle_timeout_secs: 60.0,
         metrics_interval_ms: 250,
+        prefill_mode: PrefillMode::Warmup,
+        window_rule: WindowRule::Adaptive,
     }
 }
 

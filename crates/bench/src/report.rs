@@ -51,6 +51,20 @@ pub struct Report {
     pub partial: bool,
     pub started_at: String,
     pub finished_at: String,
+    /// What the run cost the server (reports from before the figure have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// What a verification costs: the wall time of the run, the server time it took (seconds
+/// with at least one of the harness's requests open: what the provider's GPU spent on it),
+/// and the decode cells run and skipped as over capacity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    pub wall_s: f64,
+    pub gpu_s_estimate: f64,
+    pub cells_run: u64,
+    pub cells_skipped: u64,
 }
 
 /// What the server said about itself.
@@ -156,6 +170,11 @@ pub struct DecodeCell {
     /// Seconds from starting the streams to the window's start (readiness or saturation).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub readiness_s: Option<f64>,
+    /// The half-width of the 95 % confidence interval of `total_tok_s` reached by the end of
+    /// the window (batch means), in percent of the estimate: an adaptive window ends once it
+    /// is within 1 (standard, "Cost").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub window_half_width_pct: Option<f64>,
     /// `generation_tokens_total` delta between the first and last `/metrics` samples inside
     /// the window ...
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -193,6 +212,7 @@ impl DecodeCell {
             output_tokens: None,
             measured_s: None,
             readiness_s: None,
+            window_half_width_pct: None,
             server_generation_tokens: None,
             client_generation_tokens: None,
             preemptions: None,
@@ -329,6 +349,19 @@ pub fn table(report: &Report) -> String {
     );
     for reason in &report.compliance.reasons {
         let _ = writeln!(out, "  - {reason}");
+    }
+    if let Some(cost) = &report.cost {
+        let _ = writeln!(
+            out,
+            "\ncost: {:.1} s wall, {:.1} s of server time; {} cells run, {} skipped \
+             (prefill_mode {}, window_rule {})",
+            cost.wall_s,
+            cost.gpu_s_estimate,
+            cost.cells_run,
+            cost.cells_skipped,
+            report.parameters.prefill_mode.name(),
+            report.parameters.window_rule.name()
+        );
     }
     out
 }

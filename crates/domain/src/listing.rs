@@ -27,6 +27,10 @@ pub struct ListingSpec {
     /// How a renter reaches the machine.
     pub ssh: Option<Ssh>,
     pub https_url: Option<String>,
+    /// The catalog entries of the claimed GPU and model (ids of `GET /v1/hardware` and
+    /// `GET /v1/models`): with both, verification checks the figures against physics.
+    pub catalog_gpu: Option<String>,
+    pub catalog_model: Option<String>,
 }
 
 /// SSH access to a machine.
@@ -64,6 +68,8 @@ pub struct ListingInput<'a> {
     pub available_until: Option<DateTime<Utc>>,
     pub ssh: Option<SshInput<'a>>,
     pub https_url: Option<&'a str>,
+    pub catalog_gpu: Option<&'a str>,
+    pub catalog_model: Option<&'a str>,
 }
 
 fn within(field: &'static str, value: i64, min: i64, max: i64) -> Result<i32, ValidationError> {
@@ -126,7 +132,38 @@ impl ListingSpec {
             available_until: input.available_until,
             ssh: input.ssh.as_ref().map(ssh).transpose()?,
             https_url: input.https_url.map(https_url).transpose()?,
+            catalog_gpu: input
+                .catalog_gpu
+                .map(|id| catalog_id("catalog.gpu", id, |c, id| c.gpu(id).is_some()))
+                .transpose()?,
+            catalog_model: input
+                .catalog_model
+                .map(|id| catalog_id("catalog.model", id, |c, id| c.model(id).is_some()))
+                .transpose()?,
         })
+    }
+}
+
+/// A catalog id that names an entry of the committed catalogs (422 naming `field`).
+pub fn catalog_id(
+    field: &'static str,
+    id: &str,
+    known: impl Fn(&catalog::Catalog, &str) -> bool,
+) -> Result<String, ValidationError> {
+    let catalogs =
+        catalog::Catalog::get().map_err(|e| ValidationError::new(field, e.to_string()))?;
+    if known(catalogs, id) {
+        Ok(id.to_owned())
+    } else {
+        let listing = if field == "catalog.gpu" {
+            "GET /v1/hardware"
+        } else {
+            "GET /v1/models"
+        };
+        Err(ValidationError::new(
+            field,
+            format!("is not a catalog id (see {listing})"),
+        ))
     }
 }
 
@@ -237,6 +274,8 @@ mod tests {
                 user: "renter",
             }),
             https_url: None,
+            catalog_gpu: Some("rtx-3060-12gb"),
+            catalog_model: None,
         }
     }
 
@@ -302,6 +341,20 @@ mod tests {
                     ..input()
                 },
                 "engine.base_url",
+            ),
+            (
+                ListingInput {
+                    catalog_gpu: Some("rtx-9999"),
+                    ..input()
+                },
+                "catalog.gpu",
+            ),
+            (
+                ListingInput {
+                    catalog_model: Some("no-such-model"),
+                    ..input()
+                },
+                "catalog.model",
             ),
             (
                 ListingInput {

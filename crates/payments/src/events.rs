@@ -28,6 +28,14 @@ pub enum PaymentEvent {
         charges_enabled: bool,
         payouts_enabled: bool,
     },
+    /// `checkout.session.completed`, `customer.subscription.created|updated|deleted`,
+    /// `invoice.paid`, `invoice.payment_failed`: something about a subscription changed. The
+    /// event's copy may be stale or arrive out of order, so it names the subscription and
+    /// its customer only; the state is read from Stripe.
+    SubscriptionChanged {
+        subscription: Option<String>,
+        customer: Option<String>,
+    },
     /// Any other type: acknowledged, nothing done.
     Other,
 }
@@ -126,6 +134,43 @@ struct WireRefund {
     amount: i64,
 }
 
+/// What a Checkout Session, a Subscription or an Invoice names. A field Stripe may expand
+/// (an object instead of an id) is read as either.
+#[derive(Deserialize)]
+struct WireBilling {
+    id: Option<String>,
+    object: Option<String>,
+    subscription: Option<WireRef>,
+    customer: Option<WireRef>,
+    /// An invoice names its subscription here (API versions from 2025 on).
+    parent: Option<WireInvoiceParent>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum WireRef {
+    Id(String),
+    Object { id: String },
+}
+
+impl WireRef {
+    fn id(self) -> String {
+        match self {
+            Self::Id(id) | Self::Object { id } => id,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct WireInvoiceParent {
+    subscription_details: Option<WireSubscriptionDetails>,
+}
+
+#[derive(Deserialize)]
+struct WireSubscriptionDetails {
+    subscription: Option<WireRef>,
+}
+
 #[derive(Deserialize)]
 struct WireAccount {
     id: String,
@@ -187,6 +232,28 @@ pub fn parse(payload: &[u8]) -> Result<Event, EventError> {
                 payouts_enabled: w.payouts_enabled,
             }
         }
+        "checkout.session.completed"
+        | "customer.subscription.created"
+        | "customer.subscription.updated"
+        | "customer.subscription.deleted"
+        | "invoice.paid"
+        | "invoice.payment_failed" => {
+            let w: WireBilling = serde_json::from_value(object).map_err(shape)?;
+            let subscription = if w.object.as_deref() == Some("subscription") {
+                w.id
+            } else {
+                w.subscription.map(WireRef::id).or_else(|| {
+                    w.parent
+                        .and_then(|p| p.subscription_details)
+                        .and_then(|d| d.subscription)
+                        .map(WireRef::id)
+                })
+            };
+            PaymentEvent::SubscriptionChanged {
+                subscription,
+                customer: w.customer.map(WireRef::id),
+            }
+        }
         _ => PaymentEvent::Other,
     };
     Ok(Event { id, kind, payment })
@@ -226,6 +293,48 @@ mod tests {
         assert!(matches!(
             parse(&wrap("account.updated", account)).unwrap().payment,
             PaymentEvent::AccountUpdated { .. }
+        ));
+        // Billing: each names its subscription and customer, however Stripe shaped it.
+        let subscription = &resources["subscription"];
+        let mut session = resources["checkout.session"].clone();
+        session["subscription"] = serde_json::json!("sub_1");
+        session["customer"] = serde_json::json!("cus_9");
+        let session = &session;
+        let mut invoice = serde_json::json!({
+            "id": "in_1", "object": "invoice", "customer": {"id": "cus_1", "object": "customer"},
+            "parent": {"subscription_details": {"subscription": "sub_2"}}
+        });
+        for (kind, object, want_subscription, want_customer) in [
+            (
+                "customer.subscription.updated",
+                subscription,
+                subscription["id"].as_str(),
+                subscription["customer"].as_str(),
+            ),
+            (
+                "checkout.session.completed",
+                session,
+                session["subscription"].as_str(),
+                session["customer"].as_str(),
+            ),
+            ("invoice.paid", &invoice, Some("sub_2"), Some("cus_1")),
+        ] {
+            let PaymentEvent::SubscriptionChanged {
+                subscription,
+                customer,
+                ..
+            } = parse(&wrap(kind, object)).unwrap().payment
+            else {
+                panic!("{kind}: not a subscription change");
+            };
+            assert_eq!(subscription.as_deref(), want_subscription, "{kind}");
+            assert_eq!(customer.as_deref(), want_customer, "{kind}");
+        }
+        invoice["parent"] = serde_json::Value::Null;
+        invoice["subscription"] = serde_json::json!("sub_3");
+        assert!(matches!(
+            parse(&wrap("invoice.payment_failed", &invoice)).unwrap().payment,
+            PaymentEvent::SubscriptionChanged { subscription: Some(s), .. } if s == "sub_3"
         ));
         assert_eq!(
             parse(&wrap("customer.created", &serde_json::json!({})))

@@ -80,6 +80,50 @@ impl Refund {
     }
 }
 
+/// A Checkout Session that starts a subscription to `price` for `customer`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutRequest {
+    pub customer: String,
+    pub price: String,
+    /// Set as `client_reference_id` and in the subscription's metadata.
+    pub org_id: String,
+    pub success_url: String,
+    pub cancel_url: String,
+}
+
+/// A subscription as Stripe holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub id: String,
+    pub customer: String,
+    /// Stripe's status: `active`, `trialing`, `past_due`, `canceled`, `unpaid`,
+    /// `incomplete`, `incomplete_expired`, `paused`.
+    pub status: String,
+    /// Unix seconds: the end of the current period (its first item's).
+    pub current_period_end: Option<i64>,
+    pub cancel_at_period_end: bool,
+    /// The prices it bills.
+    pub prices: Vec<String>,
+}
+
+impl Subscription {
+    fn of(sub: &stripe_billing::Subscription) -> Self {
+        Self {
+            id: sub.id.to_string(),
+            customer: sub.customer.id().to_string(),
+            status: sub.status.as_str().to_owned(),
+            current_period_end: sub.items.data.first().map(|i| i.current_period_end),
+            cancel_at_period_end: sub.cancel_at_period_end,
+            prices: sub
+                .items
+                .data
+                .iter()
+                .map(|i| i.price.id.to_string())
+                .collect(),
+        }
+    }
+}
+
 /// Why a payment operation did not happen.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GatewayError {
@@ -117,6 +161,25 @@ pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
     async fn refund(&self, request: &RefundRequest) -> Result<Refund, GatewayError>;
     /// The refunds made of a PaymentIntent (the most recent 100).
     async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, GatewayError>;
+    /// Creates the Customer an organisation pays its plan as (once per key).
+    async fn create_customer(
+        &self,
+        org_id: &str,
+        name: &str,
+        idempotency_key: &str,
+    ) -> Result<String, GatewayError>;
+    /// A Checkout Session in subscription mode; its `url`.
+    async fn checkout_session(&self, request: &CheckoutRequest) -> Result<String, GatewayError>;
+    /// A Billing Portal session for `customer`; its `url`.
+    async fn portal_session(
+        &self,
+        customer: &str,
+        return_url: &str,
+    ) -> Result<String, GatewayError>;
+    /// A subscription as Stripe holds it now.
+    async fn subscription(&self, id: &str) -> Result<Subscription, GatewayError>;
+    /// Every subscription of a customer, ended ones too (the most recent 100).
+    async fn subscriptions_of(&self, customer: &str) -> Result<Vec<Subscription>, GatewayError>;
 }
 
 /// The real Stripe, through `async-stripe`.
@@ -303,5 +366,88 @@ impl PaymentGateway for StripeGateway {
             .await
             .map_err(|e| failed(e, self.timeout))?;
         Ok(list.data.into_iter().map(Refund::of).collect())
+    }
+
+    async fn create_customer(
+        &self,
+        org_id: &str,
+        name: &str,
+        idempotency_key: &str,
+    ) -> Result<String, GatewayError> {
+        use stripe_core::customer::CreateCustomer;
+        let customer = CreateCustomer::new()
+            .name(name)
+            .metadata(HashMap::from([("org_id".to_owned(), org_id.to_owned())]))
+            .customize()
+            .request_strategy(strategy(idempotency_key)?)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(customer.id.to_string())
+    }
+
+    async fn checkout_session(&self, request: &CheckoutRequest) -> Result<String, GatewayError> {
+        use stripe_checkout::CheckoutSessionMode;
+        use stripe_checkout::checkout_session::{
+            CreateCheckoutSession, CreateCheckoutSessionLineItems,
+            CreateCheckoutSessionSubscriptionData,
+        };
+        let metadata = HashMap::from([("org_id".to_owned(), request.org_id.clone())]);
+        let mut subscription = CreateCheckoutSessionSubscriptionData::new();
+        subscription.metadata = Some(metadata.clone());
+        let mut item = CreateCheckoutSessionLineItems::new();
+        item.price = Some(request.price.clone());
+        item.quantity = Some(1);
+        let session = CreateCheckoutSession::new()
+            .mode(CheckoutSessionMode::Subscription)
+            .customer(request.customer.as_str())
+            .client_reference_id(request.org_id.as_str())
+            .line_items(vec![item])
+            .subscription_data(subscription)
+            .metadata(metadata)
+            .success_url(request.success_url.as_str())
+            .cancel_url(request.cancel_url.as_str())
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        session
+            .url
+            .ok_or_else(|| GatewayError::Unreachable("a Checkout Session without a url".into()))
+    }
+
+    async fn portal_session(
+        &self,
+        customer: &str,
+        return_url: &str,
+    ) -> Result<String, GatewayError> {
+        use stripe_billing::billing_portal_session::CreateBillingPortalSession;
+        let session = CreateBillingPortalSession::new()
+            .customer(customer)
+            .return_url(return_url)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(session.url)
+    }
+
+    async fn subscription(&self, id: &str) -> Result<Subscription, GatewayError> {
+        use stripe_billing::subscription::RetrieveSubscription;
+        let sub = RetrieveSubscription::new(id)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(Subscription::of(&sub))
+    }
+
+    async fn subscriptions_of(&self, customer: &str) -> Result<Vec<Subscription>, GatewayError> {
+        use stripe_billing::subscription::{ListSubscription, ListSubscriptionStatus};
+        let list = ListSubscription::new()
+            .customer(customer)
+            .status(ListSubscriptionStatus::All)
+            .limit(100)
+            .send(&self.client)
+            .await
+            .map_err(|e| failed(e, self.timeout))?;
+        Ok(list.data.iter().map(Subscription::of).collect())
     }
 }

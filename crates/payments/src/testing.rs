@@ -61,6 +61,9 @@ struct State {
     /// Path prefix → failures to inject, first first.
     failures: Vec<(String, VecDeque<Failure>)>,
     intents: HashMap<String, Value>,
+    customers: HashMap<String, Value>,
+    checkout_sessions: HashMap<String, Value>,
+    subscriptions: HashMap<String, Value>,
     next: u64,
 }
 
@@ -141,6 +144,62 @@ impl FakeStripe {
         self.queue(prefix, Failure::Delay(delay));
     }
 
+    /// Completes a Checkout Session as a customer paying would: a subscription to its price
+    /// in `status`, for its customer. Returns the session and the subscription, as a
+    /// `checkout.session.completed` and a `customer.subscription.created` event carry them.
+    pub fn complete_checkout(&self, session: &str, status: &str) -> Option<(Value, Value)> {
+        let mut state = lock(&self.state);
+        state.next += 1;
+        let n = state.next;
+        let mut completed = state.checkout_sessions.get(session)?.clone();
+        let price = completed["line_items_price"].as_str()?.to_owned();
+        let customer = completed["customer"].as_str()?.to_owned();
+        let id = format!("sub_fake{n:06}");
+        let subscription = subscription_object(&state, &id, &customer, &price, status);
+        state.subscriptions.insert(id.clone(), subscription.clone());
+        completed["status"] = json!("complete");
+        completed["subscription"] = json!(id);
+        if let Some(o) = completed.as_object_mut() {
+            o.remove("line_items_price");
+        }
+        Some((completed, subscription))
+    }
+
+    /// A subscription made elsewhere (the dashboard, another product): `customer` to
+    /// `price` in `status`. Returns the object.
+    pub fn create_subscription(&self, customer: &str, price: &str, status: &str) -> Value {
+        let mut state = lock(&self.state);
+        state.next += 1;
+        let id = format!("sub_fake{:06}", state.next);
+        let subscription = subscription_object(&state, &id, customer, price, status);
+        state.subscriptions.insert(id, subscription.clone());
+        subscription
+    }
+
+    /// Changes a subscription as Stripe would on its own (a renewal, a failed payment, a
+    /// cancellation): its status, and whether it ends with its period. Returns the object.
+    pub fn set_subscription(
+        &self,
+        id: &str,
+        status: &str,
+        cancel_at_period_end: bool,
+    ) -> Option<Value> {
+        let mut state = lock(&self.state);
+        let subscription = state.subscriptions.get_mut(id)?;
+        subscription["status"] = json!(status);
+        subscription["cancel_at_period_end"] = json!(cancel_at_period_end);
+        if status == "canceled" {
+            subscription["canceled_at"] = json!(now());
+            subscription["ended_at"] = json!(now());
+        }
+        Some(subscription.clone())
+    }
+
+    /// The customers created so far.
+    pub fn customers(&self) -> Vec<Value> {
+        lock(&self.state).customers.values().cloned().collect()
+    }
+
     fn queue(&self, prefix: &str, failure: Failure) {
         let mut state = lock(&self.state);
         match state.failures.iter_mut().find(|(p, _)| p == prefix) {
@@ -150,6 +209,41 @@ impl FakeStripe {
                 .push((prefix.to_owned(), VecDeque::from([failure]))),
         }
     }
+}
+
+/// A subscription in Stripe's shape: the fixture with its ids, status, one item of `price`,
+/// and the current period (this month, from now).
+fn subscription_object(
+    state: &State,
+    id: &str,
+    customer: &str,
+    price: &str,
+    status: &str,
+) -> Value {
+    let mut subscription = state
+        .fixtures
+        .get("subscription")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let start = now();
+    let end = start + 30 * 24 * 3600;
+    subscription["id"] = json!(id);
+    subscription["customer"] = json!(customer);
+    subscription["status"] = json!(status);
+    subscription["cancel_at_period_end"] = json!(false);
+    for cleared in ["cancel_at", "canceled_at", "ended_at"] {
+        subscription[cleared] = Value::Null;
+    }
+    subscription["created"] = json!(start);
+    subscription["start_date"] = json!(start);
+    if let Some(item) = subscription["items"]["data"].get_mut(0) {
+        item["id"] = json!(format!("si_{id}"));
+        item["subscription"] = json!(id);
+        item["price"]["id"] = json!(price);
+        item["current_period_start"] = json!(start);
+        item["current_period_end"] = json!(end);
+    }
+    subscription
 }
 
 /// `metadata[key]=value` fields as an object.
@@ -409,6 +503,92 @@ fn respond(request: &Recorded, state: &mut State) -> (u16, Value) {
             state.refunds.push(refund.clone());
             (200, refund)
         }
+        ("POST", ["v1", "customers"]) => {
+            let id = format!("cus_fake{n:06}");
+            let mut customer = fixture("customer");
+            customer["id"] = json!(id);
+            customer["name"] = json!(field(form, "name"));
+            customer["metadata"] = metadata(form);
+            customer["created"] = json!(now());
+            state.customers.insert(id, customer.clone());
+            (200, customer)
+        }
+        ("POST", ["v1", "checkout", "sessions"]) => {
+            let (Some(customer), Some(price)) =
+                (field(form, "customer"), field(form, "line_items[0][price]"))
+            else {
+                return stripe_error(
+                    400,
+                    "invalid_request_error",
+                    "Missing required param: customer or line_items[0][price].",
+                );
+            };
+            if !state.customers.contains_key(customer) {
+                return stripe_error(
+                    400,
+                    "invalid_request_error",
+                    &format!("No such customer: '{customer}'"),
+                );
+            }
+            let id = format!("cs_fake{n:06}");
+            let mut session = fixture("checkout.session");
+            session["id"] = json!(id);
+            session["mode"] = json!(field(form, "mode"));
+            session["customer"] = json!(customer);
+            session["client_reference_id"] = json!(field(form, "client_reference_id"));
+            session["metadata"] = metadata(form);
+            session["success_url"] = json!(field(form, "success_url"));
+            session["cancel_url"] = json!(field(form, "cancel_url"));
+            session["url"] = json!(format!("https://checkout.stripe.com/c/pay/{id}"));
+            session["status"] = json!("open");
+            session["subscription"] = Value::Null;
+            session["created"] = json!(now());
+            // What the test completes it with.
+            session["line_items_price"] = json!(price);
+            state.checkout_sessions.insert(id, session.clone());
+            session
+                .as_object_mut()
+                .map(|o| o.remove("line_items_price"));
+            (200, session)
+        }
+        ("POST", ["v1", "billing_portal", "sessions"]) => {
+            let Some(customer) = field(form, "customer") else {
+                return stripe_error(
+                    400,
+                    "invalid_request_error",
+                    "Missing required param: customer.",
+                );
+            };
+            let mut session = fixture("billing_portal.session");
+            session["id"] = json!(format!("bps_fake{n:06}"));
+            session["customer"] = json!(customer);
+            session["return_url"] = json!(field(form, "return_url"));
+            session["url"] = json!(format!("https://billing.stripe.com/p/session/fake{n:06}"));
+            session["created"] = json!(now());
+            (200, session)
+        }
+        ("GET", ["v1", "subscriptions"]) => {
+            let customer = field(form, "customer");
+            let mut data: Vec<Value> = state
+                .subscriptions
+                .values()
+                .filter(|s| customer.is_none_or(|c| s["customer"] == c))
+                .cloned()
+                .collect();
+            data.sort_by_key(|s| std::cmp::Reverse(s["created"].as_i64().unwrap_or(0)));
+            (
+                200,
+                json!({"object": "list", "url": "/v1/subscriptions", "has_more": false, "data": data}),
+            )
+        }
+        ("GET", ["v1", "subscriptions", id]) => match state.subscriptions.get(*id) {
+            Some(subscription) => (200, subscription.clone()),
+            None => stripe_error(
+                404,
+                "invalid_request_error",
+                &format!("No such subscription: '{id}'"),
+            ),
+        },
         _ => stripe_error(
             404,
             "invalid_request_error",

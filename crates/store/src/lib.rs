@@ -5,15 +5,22 @@
 
 mod accounts;
 mod badges;
+mod billing;
 mod bookings;
+mod catalog_cells;
+mod community_runs;
 mod entities;
+mod gateway;
 mod invitations;
 mod listings;
+mod log;
+mod org_reports;
 mod orgs;
 mod payments;
 mod projection;
 mod search;
 mod secrets;
+mod shares;
 pub mod synthetic;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -29,12 +36,19 @@ use sea_orm::{
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
 pub use badges::{Badge, CheckRecord, badge_state, check_kind};
+pub use billing::{BillingRecord, SubscriptionState};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
+pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
+pub use community_runs::{CommunityRunQuery, CommunityRunRecord};
+pub use gateway::GatewayRequestRecord;
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use listings::{ListingRecord, listing_status};
+pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
+pub use org_reports::OrgReportRecord;
 pub use orgs::{MemberRecord, OrgRecord};
 pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
+pub use shares::{ShareRecord, visibility};
 pub use verification::{
     CellRecord, EventRecord, MeasuredClaim, NewReport, ReportRecord, RunRecord, SigningKeyRecord,
     run_status,

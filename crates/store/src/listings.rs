@@ -44,6 +44,8 @@ fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
         access_ssh_port: Set(spec.ssh.as_ref().map(|s| s.port)),
         access_ssh_user: Set(spec.ssh.as_ref().map(|s| s.user.clone())),
         access_https_url: Set(spec.https_url.clone()),
+        catalog_gpu: Set(spec.catalog_gpu.clone()),
+        catalog_model: Set(spec.catalog_model.clone()),
         ..Default::default()
     }
 }
@@ -69,6 +71,7 @@ impl Db {
         model.verification_state = Set(None);
         model.verification_expires_at = Set(None);
         model.next_spot_check_at = Set(None);
+        model.last_verification_cost = Set(None);
         model.created_at = Set(now);
         model.updated_at = Set(now);
         listings::Entity::insert(model)

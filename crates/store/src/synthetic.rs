@@ -284,6 +284,9 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         verification_state: Set(verified.then(|| "verified".to_owned())),
         verification_expires_at: Set(None),
         next_spot_check_at: Set(None),
+        last_verification_cost: Set(None),
+        catalog_gpu: Set(None),
+        catalog_model: Set(None),
     };
     let report = verified.then(|| {
         (
@@ -298,6 +301,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
                 summary: Set("{}".to_owned()),
                 created_at: Set(now),
                 kind: Set("verification".to_owned()),
+                visibility: Set("public".to_owned()),
             },
             cells,
         )

@@ -9,7 +9,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{report_cells, reports, run_events, runs, signing_keys};
+use crate::entities::{listings, report_cells, reports, run_events, runs, signing_keys};
 use crate::{Db, ListingRecord, StoreError, conflict_as};
 
 pub type RunRecord = runs::Model;
@@ -50,6 +50,15 @@ pub struct NewReport {
     /// The badge a compliant verification report gives (`None`: it gives none, as for a
     /// spot check).
     pub badge: Option<crate::Badge>,
+    /// What the run cost (the report's `cost`, JSON): it becomes the listing's last
+    /// verification cost, whatever the report's kind or verdict.
+    pub cost: Option<String>,
+    /// The report's transparency-log leaf: its envelope as canonical JSON (or the SHA-256 of
+    /// that when `log_private`), appended in the transaction that stores the report.
+    pub log_leaf: Vec<u8>,
+    pub log_private: bool,
+    /// `public`, or `private`: then it sets no badge, no headline and no listing figure.
+    pub visibility: String,
 }
 
 /// What a listing claims and a run measures: hardware and engine.
@@ -114,6 +123,7 @@ pub(crate) async fn insert_run_in(
         finished_at: Set(run.finished_at),
         kind: Set(run.kind),
         baseline_report_id: Set(run.baseline_report_id),
+        visibility: Set(run.visibility),
     };
     runs::Entity::insert(model)
         .exec_without_returning(conn)
@@ -360,8 +370,10 @@ impl Db {
             envelope: Set(report.envelope),
             summary: Set(report.summary),
             created_at: Set(report.created_at),
-            kind: Set(report.kind),
+            kind: Set(report.kind.clone()),
+            visibility: Set(report.visibility.clone()),
         };
+        let public = report.visibility != crate::visibility::PRIVATE;
         reports::Entity::insert(model)
             .exec_without_returning(&txn)
             .await
@@ -383,7 +395,14 @@ impl Db {
                 .exec_without_returning(&txn)
                 .await?;
         }
-        if let Some(badge) = report.badge.filter(|_| report.compliant) {
+        if let Some(cost) = report.cost.filter(|_| public) {
+            listings::Entity::update_many()
+                .col_expr(listings::Column::LastVerificationCost, Expr::value(cost))
+                .filter(listings::Column::Id.eq(report.listing_id))
+                .exec(&txn)
+                .await?;
+        }
+        if let Some(badge) = report.badge.filter(|_| report.compliant && public) {
             crate::projection::set_verification(
                 &txn,
                 report.listing_id,
@@ -395,6 +414,18 @@ impl Db {
             )
             .await?;
         }
+        // Last: the log's lock is held only for the log's own writes.
+        crate::log::append(
+            &txn,
+            crate::NewLeaf {
+                report_id: id,
+                kind: report.kind,
+                leaf: report.log_leaf,
+                private: report.log_private,
+                created_at: report.created_at,
+            },
+        )
+        .await?;
         txn.commit().await?;
         self.report_by_id(id)
             .await?
@@ -412,17 +443,20 @@ impl Db {
             .await?)
     }
 
-    /// A listing's reports, newest first.
     /// A page of a listing's reports (of `kind`, when given), newest first, after the
-    /// report `before` (exclusive; ids are time-ordered).
+    /// report `before` (exclusive; ids are time-ordered); private ones only `with_private`.
     pub async fn reports_of_listing(
         &self,
         listing: Uuid,
         kind: Option<&str>,
         before: Option<Uuid>,
         limit: u64,
+        with_private: bool,
     ) -> Result<Vec<ReportRecord>, StoreError> {
         let mut select = reports::Entity::find().filter(reports::Column::ListingId.eq(listing));
+        if !with_private {
+            select = select.filter(reports::Column::Visibility.ne(crate::visibility::PRIVATE));
+        }
         if let Some(kind) = kind {
             select = select.filter(reports::Column::Kind.eq(kind));
         }

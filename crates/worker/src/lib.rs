@@ -1,7 +1,8 @@
 //! The verification worker: takes run ids from the dispatcher, claims each in the database
 //! with a lease, runs it, and attaches its signed report. Beside it the reconciler
 //! re-dispatches runs the queue lost. Both stop when `shutdown` turns true; a run in
-//! progress is then given back to the queue.
+//! progress is then given back to the queue. The checkpointer signs the transparency log's
+//! checkpoints.
 
 use std::time::Duration;
 
@@ -87,6 +88,21 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
             ),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "sweeping bookings failed"),
+        }
+    }
+}
+
+/// Signs a checkpoint of the transparency log whenever it grew and the latest is
+/// `log_checkpoint_secs` old (several replicas may run this: one checkpoint per size wins).
+pub async fn checkpoints(app: App, mut shutdown: watch::Receiver<bool>) {
+    let interval = Duration::from_secs(app.config().log_checkpoint_secs.max(1));
+    loop {
+        if let Err(e) = app.checkpoint_log().await {
+            tracing::warn!(error = %e, "signing a log checkpoint failed");
+        }
+        tokio::select! {
+            () = tokio::time::sleep(interval) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
         }
     }
 }

@@ -4,12 +4,16 @@
 pub mod api_keys;
 pub mod auth;
 pub mod bookings;
+pub mod catalog;
+pub mod gateway;
 pub mod health;
 pub mod listings;
+pub mod log;
 pub mod me;
 pub mod orgs;
 pub mod payments;
 pub mod reports;
+pub mod runs;
 pub mod verifications;
 
 use utoipa_actix_web::scope;
@@ -43,6 +47,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(orgs::api_keys::create)
                 .service(orgs::api_keys::list)
                 .service(orgs::api_keys::revoke)
+                .service(orgs::billing::checkout)
+                .service(orgs::billing::portal)
+                .service(orgs::billing::billing)
                 .service(reports::org_report::org_report)
                 .service(listings::search::search)
                 .service(listings::create::create)
@@ -58,6 +65,27 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(verifications::events::events)
                 .service(verifications::cancel::cancel)
                 .service(reports::get::get)
+                .service(reports::proof::proof)
+                .service(reports::share::share)
+                .service(reports::share::revoke)
+                .service(log::checkpoint::checkpoint)
+                .service(log::verifier_key::verifier_key)
+                .service(log::consistency::consistency)
+                .service(log::entries::entries)
+                .service(catalog::hardware::list)
+                .service(catalog::hardware::get)
+                .service(catalog::models::list)
+                .service(catalog::models::get)
+                .service(catalog::calculator::decode)
+                .service(runs::submit::submit)
+                .service(runs::list::list)
+                .service(runs::get::get)
+                .service(runs::withdraw::withdraw)
+                .service(gateway::chat)
+                .service(gateway::completions)
+                .service(gateway::models)
+                .service(gateway::tokenize)
+                .service(gateway::engine_info)
                 .service(reports::matrix::csv)
                 .service(reports::matrix::svg)
                 .service(reports::signing_keys::signing_keys)
@@ -68,6 +96,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(bookings::cancel::cancel)
                 .service(bookings::access::access)
                 .service(bookings::access::introspect)
+                .service(bookings::usage::usage)
                 .service(payments::onboarding)
                 .service(payments::payouts)
                 .service(payments::webhook)

@@ -260,7 +260,7 @@ async fn a_listing_edited_during_its_run_gets_no_badge_from_it() {
 
 /// Stores a compliant report for `listing` as the worker would, with a badge ending at
 /// `expires_at`; returns its id. `envelope` is stored as given.
-async fn badge_report(
+pub(crate) async fn badge_report(
     app: &TestApp,
     listing: &str,
     envelope: &Value,
@@ -302,6 +302,10 @@ async fn badge_report(
             expires_at,
             next_spot_check_at: Utc::now() + chrono::Duration::days(7),
         }),
+        cost: None,
+        log_leaf: attest::log_leaf(envelope).0,
+        log_private: attest::log_leaf(envelope).1,
+        visibility: "public".to_owned(),
     })
     .await
     .unwrap();

@@ -33,6 +33,26 @@ macro_rules! on_both_backends {
     };
 }
 
+/// Generates, for each named `async fn(Backend)` (a test that builds its own app), a
+/// module with one test per backend.
+macro_rules! on_backends {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name(store::Backend::Sqlite).await;
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name(store::Backend::Postgres).await;
+                }
+            }
+        )*
+    };
+}
+
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,

@@ -114,6 +114,10 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
             expires_at: Utc::now() + chrono::Duration::days(30),
             next_spot_check_at: Utc::now() + chrono::Duration::days(7),
         }),
+        cost: None,
+        log_leaf: id.as_bytes().to_vec(),
+        log_private: false,
+        visibility: "public".to_owned(),
     })
     .await
     .unwrap();
@@ -189,7 +193,8 @@ async fn listings_are_edited_and_delisted_by_their_org_only(app: TestApp) {
     assert_eq!(public["access"], json!({"methods": ["ssh"]}));
     assert!(!public.to_string().contains("sk-engine-secret"));
 
-    let change = json!({"title": "renamed", "availability": {"until": at(24 * 30)}});
+    let until = at(24 * 30);
+    let change = json!({"title": "renamed", "availability": {"until": until}});
     for (who, status, code) in [
         (None, 401, "unauthenticated"),
         (Some(&renter.access_token), 403, "forbidden"),
@@ -226,7 +231,7 @@ async fn listings_are_edited_and_delisted_by_their_org_only(app: TestApp) {
     assert_eq!(res.status(), 200);
     let edited: Value = res.json().await.unwrap();
     assert_eq!(edited["title"], "renamed");
-    assert_eq!(edited["availability"]["until"], json!(at(24 * 30)));
+    assert_eq!(edited["availability"]["until"], json!(until));
     assert_eq!(
         edited["access"]["ssh"]["port"], 2222,
         "members see the details"

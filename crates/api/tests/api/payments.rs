@@ -15,28 +15,9 @@ use uuid::Uuid;
 
 use crate::helpers::{Session, TestApp, assert_problem};
 
-const WEBHOOK_SECRET: &str = "whsec_test_gpumarket";
+pub(crate) const WEBHOOK_SECRET: &str = "whsec_test_gpumarket";
 
-/// For each named `async fn(Backend)`, a module with one test per backend.
-macro_rules! on_both {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name(store::Backend::Sqlite).await;
-                }
-
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name(store::Backend::Postgres).await;
-                }
-            }
-        )*
-    };
-}
-
-on_both!(
+on_backends!(
     onboarding_creates_one_account_and_payouts_gate_bookings,
     a_booking_is_charged_and_only_a_fresh_signed_webhook_confirms_it,
     cancellation_sends_one_refund_with_the_reversals,
@@ -48,13 +29,13 @@ on_both!(
     a_renter_has_a_bounded_number_of_unpaid_bookings,
 );
 
-struct Market {
-    app: TestApp,
-    stripe: FakeStripe,
-    admin: Session,
-    renter: Session,
-    org: String,
-    listing: String,
+pub(crate) struct Market {
+    pub(crate) app: TestApp,
+    pub(crate) stripe: FakeStripe,
+    pub(crate) admin: Session,
+    pub(crate) renter: Session,
+    pub(crate) org: String,
+    pub(crate) listing: String,
 }
 
 async fn market(backend: Backend) -> Market {
@@ -67,7 +48,10 @@ async fn market_with(backend: Backend, stripe_timeout_ms: u64) -> Market {
 }
 
 /// A market whose configuration `adjust` changes last.
-async fn market_configured(backend: Backend, adjust: impl FnOnce(&mut app::Config)) -> Market {
+pub(crate) async fn market_configured(
+    backend: Backend,
+    adjust: impl FnOnce(&mut app::Config),
+) -> Market {
     let stripe = FakeStripe::start().unwrap();
     let base = stripe.base_url().to_owned();
     let app = TestApp::spawn_with(backend, |c| {
@@ -144,7 +128,7 @@ fn python_signature(payload: &str, timestamp: i64) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn event(id: &str, kind: &str, object: Value) -> String {
+pub(crate) fn event(id: &str, kind: &str, object: Value) -> String {
     json!({
         "id": id, "object": "event", "type": kind, "created": Utc::now().timestamp(),
         "livemode": false, "pending_webhooks": 1, "api_version": "2026-09-30.endive",
@@ -153,7 +137,11 @@ fn event(id: &str, kind: &str, object: Value) -> String {
     .to_string()
 }
 
-async fn deliver(app: &TestApp, payload: &str, signature: Option<&str>) -> reqwest::Response {
+pub(crate) async fn deliver(
+    app: &TestApp,
+    payload: &str,
+    signature: Option<&str>,
+) -> reqwest::Response {
     let mut request = app
         .client
         .post(app.url("/v1/webhooks/stripe"))
@@ -166,7 +154,7 @@ async fn deliver(app: &TestApp, payload: &str, signature: Option<&str>) -> reqwe
 }
 
 /// Delivers a correctly signed event (signed in Rust).
-async fn deliver_signed(app: &TestApp, payload: &str) -> Value {
+pub(crate) async fn deliver_signed(app: &TestApp, payload: &str) -> Value {
     let signature =
         payments::webhook::sign(payload.as_bytes(), WEBHOOK_SECRET, Utc::now().timestamp());
     let res = deliver(app, payload, Some(&signature)).await;

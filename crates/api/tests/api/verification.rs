@@ -387,6 +387,25 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
         .unwrap();
     // tiny: 4 streams at 1000 / (8 + 4) tok/s each.
     assert!((best / 333.3 - 1.0).abs() < 0.05, "{best}");
+    // What the verification cost, as its signed report states it.
+    let cost = &listing["last_verification_cost"];
+    // Compared as numbers: the signed statement is RFC 8785 JSON, where 19.0 is written 19.
+    for field in ["wall_s", "gpu_s_estimate", "cells_run", "cells_skipped"] {
+        assert_eq!(
+            cost[field].as_f64(),
+            predicate["cost"][field].as_f64(),
+            "{field}: {listing}"
+        );
+    }
+    assert_eq!(
+        (cost["cells_run"].as_u64(), cost["cells_skipped"].as_u64()),
+        (Some(6), Some(0))
+    );
+    let (wall, gpu) = (
+        cost["wall_s"].as_f64().unwrap(),
+        cost["gpu_s_estimate"].as_f64().unwrap(),
+    );
+    assert!(0.0 < gpu && gpu <= wall, "{cost}");
     let reports: Value = app
         .get_json(&format!("/v1/listings/{listing_id}/reports"), None)
         .await;
@@ -635,6 +654,12 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     assert_eq!(first.len(), 1);
     assert!(first[0]["retired_at"].is_null());
     assert_eq!(first[0]["algorithm"], "ed25519");
+    let old_note = app
+        .get("/v1/log/checkpoint", None)
+        .await
+        .text()
+        .await
+        .unwrap();
 
     // Restart with a configured key: it signs from now on; the generated one is retired.
     let dir = tempfile::tempdir().unwrap();
@@ -643,7 +668,8 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     std::fs::write(&file, key.to_pkcs8_pem().unwrap()).unwrap();
     let mut config = crate::helpers::test_config(app.database_url());
     config.signing_key_file = Some(file);
-    app::App::build(config, false).await.unwrap();
+    config.log_checkpoint_secs = 1;
+    let rotated = app::App::build(config, false).await.unwrap();
     let keys: Vec<Value> = app.get_json("/v1/signing-keys", None).await;
     assert_eq!(keys.len(), 2);
     let old = keys
@@ -653,6 +679,33 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     let new = keys.iter().find(|k| k["key_id"] == key.key_id()).unwrap();
     assert!(old["retired_at"].is_string());
     assert!(new["retired_at"].is_null());
+
+    // Checkpoints: the new key signs the next one; the old key, still listed with its note
+    // verifier key, verifies those it signed.
+    let verifier =
+        |k: &Value| tlog::NoteVerifier::parse(k["log_verifier_key"].as_str().unwrap()).unwrap();
+    tlog::open_note(&old_note, &[verifier(old)]).unwrap();
+    assert!(tlog::open_note(&old_note, &[verifier(new)]).is_err());
+    assert_eq!(
+        rotated.log_verifier_key().unwrap(),
+        new["log_verifier_key"].as_str().unwrap()
+    );
+    rotated
+        .db()
+        .append_log_leaf(store::NewLeaf {
+            report_id: uuid::Uuid::now_v7(),
+            kind: "verification".into(),
+            leaf: b"leaf".to_vec(),
+            private: false,
+            created_at: chrono::Utc::now(),
+        })
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let next = rotated.checkpoint_log().await.unwrap();
+    assert_eq!(next.size, 1);
+    tlog::open_note(&next.note, &[verifier(new)]).unwrap();
+    assert!(tlog::open_note(&next.note, &[verifier(old)]).is_err());
 }
 
 async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(app: TestApp) {

@@ -56,14 +56,65 @@ impl App {
         Ok(rows)
     }
 
-    /// The organisation's verified fleet, signed like a listing's report.
-    pub async fn org_report(&self, org: OrgId) -> Result<Value, AppError> {
+    /// The organisation's verified fleet, signed like a listing's report: a stored snapshot,
+    /// signed and logged when its content changes (not on every read).
+    pub async fn org_report(&self, org: OrgId) -> Result<OrgReport, AppError> {
         let record = self
             .db()
             .org_by_id(org)
             .await?
             .ok_or(AppError::NotFound("organisation"))?;
-        let listings = self.db().listings_of_org(org).await?;
+        let content = self.org_report_content(&record).await?;
+        let digest = sha256_hex(&attest::canonical_json(&content));
+        // A concurrent change may take the next sequence first: read again and retry.
+        for _ in 0..5 {
+            let latest = self.db().latest_org_report(org.as_uuid()).await?;
+            if let Some(latest) = &latest
+                && latest.content_sha256 == digest
+            {
+                let index = self.log_index_of(latest.id).await?;
+                return Ok(OrgReport::of(latest.clone(), index));
+            }
+            let now = Utc::now();
+            let id = uuid::Uuid::now_v7();
+            let mut predicate = content.clone();
+            predicate["report_id"] = json!(id);
+            predicate["generated_at"] = json!(now.to_rfc3339());
+            let statement = attest::statement(
+                &format!("gpumarket:org:{}", record.id),
+                &sha256_hex(record.id.as_uuid().as_bytes()),
+                ORG_PREDICATE,
+                predicate.clone(),
+            );
+            let envelope = attest::sign_statement(self.signer(), &statement);
+            let envelope_json =
+                serde_json::to_value(&envelope).map_err(|e| AppError::Internal(e.to_string()))?;
+            let (leaf, _) = attest::log_leaf(&envelope_json);
+            let snapshot = store::OrgReportRecord {
+                id,
+                org_id: org.as_uuid(),
+                sequence: latest.map_or(1, |l| l.sequence + 1),
+                content_sha256: digest.clone(),
+                report: predicate.to_string(),
+                envelope: envelope_json.to_string(),
+                key_id: self.signer().key_id().to_owned(),
+                created_at: now,
+            };
+            match self.db().insert_org_report(snapshot.clone(), leaf).await {
+                Ok(index) => return Ok(OrgReport::of(snapshot, Some(index))),
+                Err(store::StoreError::Conflict(_)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(AppError::Internal(
+            "the organisation report kept changing while it was signed".into(),
+        ))
+    }
+
+    /// What an organisation report says, without its time: its listings, counts and best
+    /// figures.
+    async fn org_report_content(&self, record: &store::OrgRecord) -> Result<Value, AppError> {
+        let listings = self.db().listings_of_org(record.id).await?;
         let mut fleet = Vec::new();
         let mut best_by_gpu: std::collections::BTreeMap<String, f64> =
             std::collections::BTreeMap::new();
@@ -88,20 +139,36 @@ impl App {
             .iter()
             .filter(|l| l.latest_report_id.is_some())
             .count();
-        let predicate = json!({
+        Ok(json!({
             "org": {"id": record.id, "name": record.name},
             "listings": fleet,
             "counts": {"listings": listings.len(), "verified": verified},
             "best_total_tok_s_by_gpu_model": best_by_gpu,
-            "generated_at": Utc::now().to_rfc3339(),
-        });
-        let statement = attest::statement(
-            &format!("gpumarket:org:{}", record.id),
-            &sha256_hex(record.id.as_uuid().as_bytes()),
-            ORG_PREDICATE,
-            predicate.clone(),
-        );
-        let envelope = attest::sign_statement(self.signer(), &statement);
-        Ok(json!({"org_id": record.id, "report": predicate, "envelope": envelope}))
+        }))
+    }
+}
+
+/// A signed organisation report snapshot.
+#[derive(Debug, Clone)]
+pub struct OrgReport {
+    pub id: uuid::Uuid,
+    pub org_id: OrgId,
+    pub report: Value,
+    pub envelope: Value,
+    /// Its leaf in the transparency log.
+    pub log_index: Option<u64>,
+    pub created_at: chrono::DateTime<Utc>,
+}
+
+impl OrgReport {
+    fn of(record: store::OrgReportRecord, log_index: Option<u64>) -> Self {
+        Self {
+            id: record.id,
+            org_id: OrgId::from_uuid(record.org_id),
+            report: serde_json::from_str(&record.report).unwrap_or(Value::Null),
+            envelope: serde_json::from_str(&record.envelope).unwrap_or(Value::Null),
+            log_index,
+            created_at: record.created_at,
+        }
     }
 }

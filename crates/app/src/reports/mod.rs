@@ -13,9 +13,9 @@ use store::ReportRecord;
 
 use crate::{App, AppError, Caller};
 
-pub use leaderboard::LeaderboardRow;
-pub(crate) use signing::sign_run_report;
+pub use leaderboard::{LeaderboardRow, OrgReport};
 pub use signing::{Headline, SignedReport};
+pub(crate) use signing::{sha256_hex, sign_run_report};
 
 /// The predicate type of a listing's verification report.
 pub const REPORT_PREDICATE: &str = "https://gpumarket.dev/attestations/standard-benchmark/v1";
@@ -41,10 +41,34 @@ pub struct StoredReport {
     pub envelope_withheld: bool,
     pub summary: Value,
     pub created_at: DateTime<Utc>,
+    /// Its leaf's index in the transparency log.
+    pub log_index: Option<u64>,
+    /// `public`, or `private`: shown to the organisation's members and share links only.
+    pub visibility: String,
 }
 
+/// A share link of a private report: the token is shown once, here.
+#[derive(Debug, Clone)]
+pub struct ShareLink {
+    pub url: String,
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// How long a share link lasts unless asked otherwise, and at most.
+pub const SHARE_TTL_SECS: u64 = 7 * 24 * 3600;
+pub const SHARE_TTL_MAX_SECS: u64 = 90 * 24 * 3600;
+
 impl StoredReport {
-    fn of(record: ReportRecord) -> Self {
+    /// The signed statement's predicate: the harness's report with the listing's claim
+    /// (`hardware.claimed`) and the run's facts (`verification`). `None` when withheld.
+    pub fn predicate(&self) -> Option<Value> {
+        let envelope: attest::Envelope = serde_json::from_value(self.envelope.clone()).ok()?;
+        let statement: Value = serde_json::from_slice(&envelope.payload_bytes().ok()?).ok()?;
+        Some(statement.get("predicate")?.clone())
+    }
+
+    pub(crate) fn of(record: ReportRecord) -> Self {
         Self {
             envelope: serde_json::from_str(&record.envelope).unwrap_or(Value::Null),
             envelope_withheld: false,
@@ -57,6 +81,8 @@ impl StoredReport {
             kind: record.kind,
             key_id: record.key_id,
             created_at: record.created_at,
+            log_index: None,
+            visibility: record.visibility,
         }
     }
 }
@@ -99,13 +125,114 @@ impl App {
         id: domain::ReportId,
         viewer: Option<Caller>,
     ) -> Result<StoredReport, AppError> {
+        self.report_for(id, viewer, None).await
+    }
+
+    /// The report as `viewer`, or the holder of the share link `share`, may see it: a
+    /// private one exists only for its organisation's members and live share links.
+    pub async fn report_for(
+        &self,
+        id: domain::ReportId,
+        viewer: Option<Caller>,
+        share: Option<&str>,
+    ) -> Result<StoredReport, AppError> {
         let report = self
             .db()
             .report_by_id(id.as_uuid())
             .await?
             .map(StoredReport::of)
             .ok_or(AppError::NotFound("report"))?;
-        self.shown_to(report, viewer).await
+        self.may_see(&report, viewer, share).await?;
+        let mut report = self.shown_to(report, viewer).await?;
+        report.log_index = self.log_index_of(id.as_uuid()).await?;
+        Ok(report)
+    }
+
+    /// Refuses (as not found) a private report to anyone but its organisation's members and
+    /// the holders of a share link that is neither revoked nor expired.
+    pub(crate) async fn may_see(
+        &self,
+        report: &StoredReport,
+        viewer: Option<Caller>,
+        share: Option<&str>,
+    ) -> Result<(), AppError> {
+        if report.visibility != store::visibility::PRIVATE
+            || self.is_member(viewer, report.org_id).await?
+        {
+            return Ok(());
+        }
+        if let Some(token) = share
+            && let Some(link) = self
+                .db()
+                .share_of(report.id.as_uuid(), &crate::secrets::digest(token))
+                .await?
+            && link.revoked_at.is_none()
+            && link.expires_at > Utc::now()
+        {
+            return Ok(());
+        }
+        Err(AppError::NotFound("report"))
+    }
+
+    /// A share link of the report, for members of its organisation; it lasts `ttl_secs`
+    /// (default 7 days, at most 90).
+    pub async fn share_report(
+        &self,
+        caller: Caller,
+        id: domain::ReportId,
+        ttl_secs: Option<u64>,
+    ) -> Result<ShareLink, AppError> {
+        let report = self.report(id, Some(caller)).await?;
+        self.require_role(caller, report.org_id, domain::Role::Member)
+            .await?;
+        let ttl = ttl_secs.unwrap_or(SHARE_TTL_SECS);
+        if !(60..=SHARE_TTL_MAX_SECS).contains(&ttl) {
+            return Err(domain::ValidationError::new(
+                "expires_in_secs",
+                format!("must be between 60 and {SHARE_TTL_MAX_SECS}"),
+            )
+            .into());
+        }
+        let token = crate::secrets::random_secret("gms_")?;
+        let now = Utc::now();
+        let expires_at = now + chrono::Duration::seconds(ttl as i64);
+        self.db()
+            .insert_share(store::ShareRecord {
+                id: uuid::Uuid::now_v7(),
+                report_id: id.as_uuid(),
+                token_hash: crate::secrets::digest(&token),
+                created_by: caller.user_id.as_uuid(),
+                created_at: now,
+                expires_at,
+                revoked_at: None,
+            })
+            .await?;
+        let base = self.config().public_url.trim_end_matches('/');
+        Ok(ShareLink {
+            url: format!("{base}/reports/{id}?share={token}"),
+            token,
+            expires_at,
+        })
+    }
+
+    /// Revokes a share link of the report (members of its organisation).
+    pub async fn revoke_share(
+        &self,
+        caller: Caller,
+        id: domain::ReportId,
+        token: &str,
+    ) -> Result<(), AppError> {
+        let report = self.report(id, Some(caller)).await?;
+        self.require_role(caller, report.org_id, domain::Role::Member)
+            .await?;
+        if !self
+            .db()
+            .revoke_share(id.as_uuid(), &crate::secrets::digest(token), Utc::now())
+            .await?
+        {
+            return Err(AppError::NotFound("share link"));
+        }
+        Ok(())
     }
 
     /// The report as `viewer` may see it: an envelope that names the engine's address (signed
@@ -115,15 +242,22 @@ impl App {
         mut report: StoredReport,
         viewer: Option<Caller>,
     ) -> Result<StoredReport, AppError> {
-        if names_engine_address(&report.envelope) && !self.is_member(viewer, report.org_id).await? {
+        if attest::names_engine_address(&report.envelope)
+            && !self.is_member(viewer, report.org_id).await?
+        {
             report.envelope = Value::Null;
             report.envelope_withheld = true;
         }
         Ok(report)
     }
 
-    pub async fn report_cells(&self, id: domain::ReportId) -> Result<Vec<ReportCell>, AppError> {
-        self.report(id, None).await?;
+    pub async fn report_cells(
+        &self,
+        id: domain::ReportId,
+        viewer: Option<Caller>,
+        share: Option<&str>,
+    ) -> Result<Vec<ReportCell>, AppError> {
+        self.report_for(id, viewer, share).await?;
         Ok(self
             .db()
             .cells_of_report(id.as_uuid())
@@ -156,7 +290,8 @@ impl App {
             )
             .into());
         }
-        self.listing(listing).await?;
+        let org = self.listing(listing).await?.org_id;
+        let members = self.is_member(viewer, org).await?;
         let mut shown = Vec::new();
         for record in self
             .db()
@@ -165,10 +300,16 @@ impl App {
                 kind,
                 before.map(|id| id.as_uuid()),
                 limit,
+                members,
             )
             .await?
         {
             shown.push(self.shown_to(StoredReport::of(record), viewer).await?);
+        }
+        let ids: Vec<uuid::Uuid> = shown.iter().map(|r| r.id.as_uuid()).collect();
+        let indexes = self.db().log_indexes_of(&ids).await?;
+        for report in &mut shown {
+            report.log_index = indexes.get(&report.id.as_uuid()).copied();
         }
         Ok(shown)
     }
@@ -189,22 +330,4 @@ impl App {
             })
             .collect())
     }
-}
-
-/// Whether a stored envelope's statement carries an engine address (reports signed before
-/// addresses were left out put it in the claim and in the engine's facts).
-fn names_engine_address(envelope: &Value) -> bool {
-    use base64::Engine as _;
-    let Some(payload) = envelope.get("payload").and_then(Value::as_str) else {
-        return false;
-    };
-    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(payload) else {
-        return false;
-    };
-    let Ok(statement) = serde_json::from_slice::<Value>(&bytes) else {
-        return false;
-    };
-    let predicate = &statement["predicate"];
-    !predicate["engine"]["base_url"].is_null()
-        || !predicate["hardware"]["claimed"]["engine"]["base_url"].is_null()
 }

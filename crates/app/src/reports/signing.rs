@@ -66,11 +66,20 @@ pub struct SignedReport {
     pub measured: store::MeasuredClaim,
     /// `verification` or `spot_check` (the run's kind).
     pub kind: String,
+    /// What the run cost, when the harness measured it.
+    pub cost: Option<bench::report::Cost>,
+    /// The run's visibility: a private report's log leaf is its digest.
+    pub visibility: String,
 }
 
 impl SignedReport {
-    pub fn into_record(self) -> NewReport {
-        NewReport {
+    /// The row to store, with its transparency-log leaf (see [`attest::log_leaf`]).
+    pub fn into_record(self) -> Result<NewReport, AppError> {
+        let envelope =
+            serde_json::to_value(&self.envelope).map_err(|e| AppError::Internal(e.to_string()))?;
+        // A private report's predicate says so: its leaf is the envelope's digest.
+        let (log_leaf, log_private) = attest::log_leaf(&envelope);
+        Ok(NewReport {
             id: self.id,
             run_id: self.run_id,
             listing_id: self.listing_id,
@@ -88,11 +97,15 @@ impl SignedReport {
             measured: self.measured,
             kind: self.kind,
             badge: None,
-        }
+            cost: self.cost.and_then(|cost| serde_json::to_string(&cost).ok()),
+            log_leaf,
+            log_private,
+            visibility: self.visibility,
+        })
     }
 }
 
-pub(super) fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
@@ -134,6 +147,7 @@ pub(crate) fn sign_run_report(
         "profile": run.profile,
         "kind": run.kind,
         "baseline_report_id": run.baseline_report_id,
+        "visibility": run.visibility,
         "attempt": run.attempts,
         "signed_at": Utc::now().to_rfc3339(),
     });
@@ -159,6 +173,7 @@ pub(crate) fn sign_run_report(
         "decode_cells": report.decode.len(),
         "prefill_contexts": report.prefill.len(),
         "finished_at": report.finished_at,
+        "cost": report.cost,
     });
     let mut cells: Vec<CellRecord> = report
         .decode
@@ -201,6 +216,8 @@ pub(crate) fn sign_run_report(
         cells,
         measured: store::MeasuredClaim::of(listing),
         kind: run.kind.clone(),
+        cost: report.cost.clone(),
+        visibility: run.visibility.clone(),
     })
 }
 

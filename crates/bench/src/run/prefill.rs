@@ -1,12 +1,18 @@
-//! Step 4, prefill: per context, a fresh prompt on a cold cache, repeated; the median rate.
+//! Step 4, prefill: per context, a fresh prompt on a cold cache. Under `prefill_mode:
+//! repeats`, dedicated prompts, repeated, and the median rate; under `warmup` (standard,
+//! "Cost"), the first request of the context's decode warm-up, measured at the start of that
+//! context's cells, and one dedicated request for a prefill context that is not a decode
+//! context.
 
 use super::{Progress, Runner};
 use crate::cell;
+use crate::params::PrefillMode;
 use crate::prom::Snapshot;
 use crate::report::{PrefillEntry, PrefillRepeat, Status};
 use crate::stats::{median, secs};
 
 impl Runner {
+    /// The prefill contexts measured on their own, before the decode cells.
     pub(super) async fn prefill_phase(&mut self) {
         let contexts = self.params.prefill_contexts.clone();
         for context in contexts {
@@ -14,10 +20,40 @@ impl Runner {
                 self.partial = true;
                 return;
             }
-            self.emit(Progress::Phase(format!("prefill {context}")));
-            let entry = self.prefill_context(context).await;
-            self.emit(Progress::PrefillFinished(entry.clone()));
-            self.prefill.push(entry);
+            if !self.prefill_in_warmup(context) {
+                self.prefill_measured(context).await;
+            }
+        }
+    }
+
+    /// At the start of a decode context: its prefill, when it comes from the warm-up.
+    pub(super) async fn prefill_before_cells(&mut self, context: u64) {
+        if self.prefill_in_warmup(context) && self.params.prefill_contexts.contains(&context) {
+            self.prefill_measured(context).await;
+        }
+    }
+
+    fn prefill_in_warmup(&self, context: u64) -> bool {
+        self.params.prefill_mode == PrefillMode::Warmup && self.params.contexts.contains(&context)
+    }
+
+    async fn prefill_measured(&mut self, context: u64) {
+        self.emit(Progress::Phase(format!("prefill {context}")));
+        let entry = self.prefill_context(context).await;
+        self.emit(Progress::PrefillFinished(entry.clone()));
+        self.prefill.push(entry);
+    }
+
+    /// The prompts (phase, index) a context's prefill is measured with.
+    fn prefill_prompts(&self, context: u64) -> Vec<(&'static str, u64)> {
+        match self.params.prefill_mode {
+            PrefillMode::Repeats => (0..u64::from(self.params.prefill_repeats))
+                .map(|i| ("prefill", i))
+                .collect(),
+            // Decode prompt 0 serves stream 0 of every cell of the context (and every stream
+            // in shared-prefix mode): measuring its prefill warms it.
+            PrefillMode::Warmup if self.prefill_in_warmup(context) => vec![("decode", 0)],
+            PrefillMode::Warmup => vec![("prefill", 0)],
         }
     }
 
@@ -45,17 +81,17 @@ impl Runner {
         }
         let mut rates = Vec::new();
         let mut ttfts = Vec::new();
-        for repeat in 0..u64::from(self.params.prefill_repeats) {
+        for (phase, index) in self.prefill_prompts(context) {
             if self.cancelled() {
                 break;
             }
-            if !self.wait_idle().await {
+            if !self.quiet().await {
                 entry
                     .reasons
                     .push("the server was not idle before a prefill".to_owned());
                 continue;
             }
-            let (body, tokens, record) = match self.prompt("prefill", context, repeat).await {
+            let (body, tokens, record) = match self.prompt(phase, context, index).await {
                 Ok(state) => (state.warm_body.clone(), state.sized.tokens, state.record),
                 Err(e) => {
                     entry.reasons.push(e.to_string());
@@ -90,6 +126,10 @@ impl Runner {
                 continue;
             };
             let ttft = secs(sent, first);
+            if phase == "decode" {
+                // It was the prompt's warm-up too.
+                self.warmed(context, index, ttft);
+            }
             let delta = |pick: fn(&Snapshot) -> Option<f64>| -> Option<f64> {
                 Some(pick(after.as_ref()?)? - pick(before.as_ref()?)?)
             };

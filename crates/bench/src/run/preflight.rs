@@ -5,8 +5,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
 
 use std::collections::HashMap;
+use std::time::Duration;
 
-use super::{Options, Progress, Runner, request_body};
+use super::{Meter, Options, Progress, Runner, request_body};
 use crate::BenchError;
 use crate::cell;
 use crate::client::Engine;
@@ -89,8 +90,10 @@ impl Runner {
             progress,
             cancel,
             partial: false,
+            meter: Meter::default(),
         };
-        if !runner.wait_idle().await {
+        let hold = Duration::from_secs_f64(runner.params.idle_secs);
+        if !runner.wait_idle(hold).await {
             return Err(BenchError::Engine(format!(
                 "the server did not become idle within {} s (other clients are using it?)",
                 runner.params.idle_timeout_secs

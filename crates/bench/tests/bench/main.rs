@@ -450,6 +450,8 @@ async fn a_queued_cell_is_measured_at_saturation_not_after_a_timeout() {
     let params = Parameters {
         concurrency: vec![4, 8],
         measure_secs: 2.0,
+        // The whole window: the test times it.
+        window_rule: params::WindowRule::Fixed,
         max_output: 256,
         // The safety net must not be what ends the wait.
         readiness_timeout_secs: 300.0,

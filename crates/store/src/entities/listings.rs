@@ -36,6 +36,10 @@ pub struct Model {
     pub verification_state: Option<String>,
     pub verification_expires_at: Option<DateTimeUtc>,
     pub next_spot_check_at: Option<DateTimeUtc>,
+    /// The last verification's `cost` (JSON), verification or spot check.
+    pub last_verification_cost: Option<String>,
+    pub catalog_gpu: Option<String>,
+    pub catalog_model: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -2,15 +2,24 @@
 
 pub mod api_keys;
 pub mod bookings;
+pub mod community_runs;
+pub mod gateway_requests;
 pub mod invitations;
 pub mod ledger_entries;
 pub mod listing_cells;
 pub mod listings;
+pub mod log_checkpoints;
+pub mod log_entries;
+pub mod log_hashes;
+pub mod log_state;
 pub mod memberships;
+pub mod org_billing;
+pub mod org_reports;
 pub mod orgs;
 pub mod payout_accounts;
 pub mod refresh_tokens;
 pub mod report_cells;
+pub mod report_shares;
 pub mod reports;
 pub mod run_events;
 pub mod runs;

@@ -15,6 +15,8 @@ pub struct Model {
     pub summary: String,
     pub created_at: DateTimeUtc,
     pub kind: String,
+    /// `public`, or `private` (shown to the organisation and share links only).
+    pub visibility: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -21,6 +21,8 @@ pub struct Model {
     pub failure_code: Option<String>,
     pub kind: String,
     pub baseline_report_id: Option<Uuid>,
+    /// `public`, or `private` (shown to the organisation and share links only).
+    pub visibility: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

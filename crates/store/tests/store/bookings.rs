@@ -45,6 +45,8 @@ async fn marketplace(backend: Backend) -> (TestDatabase, Arc<Db>, UserId, Uuid) 
         available_until: None,
         ssh: None,
         https_url: None,
+        catalog_gpu: None,
+        catalog_model: None,
     })
     .unwrap();
     let listing = db

@@ -5,3 +5,4 @@ pub mod cancel;
 pub mod create;
 pub mod get;
 pub mod list;
+pub mod usage;

@@ -7,7 +7,9 @@ use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
 use crate::extract::{Auth, Json};
-use crate::views::{AvailabilityWindowView, HardwareView, ListingView, PriceView, SshView};
+use crate::views::{
+    AvailabilityWindowView, CatalogView, HardwareView, ListingView, PriceView, SshView,
+};
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +48,10 @@ pub struct CreateListingRequest {
     pub availability: Option<AvailabilityWindowView>,
     #[serde(default)]
     pub access: Option<AccessInput>,
+    /// The claimed GPU's and model's catalog ids; with both, verification checks the figures
+    /// against the GPU's physical limit for the model.
+    #[serde(default)]
+    pub catalog: Option<CatalogView>,
 }
 
 /// List a machine for an organisation the caller belongs to.
@@ -88,6 +94,8 @@ pub async fn create(
             user: &s.user,
         }),
         https_url: access.https_url.as_deref(),
+        catalog_gpu: body.catalog.as_ref().and_then(|c| c.gpu.as_deref()),
+        catalog_model: body.catalog.as_ref().and_then(|c| c.model.as_deref()),
     };
     let listing = app
         .create_listing(caller, OrgId::from_uuid(body.org_id), &input)

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
 use crate::extract::{Auth, Json};
-use crate::views::{ListingView, SshView};
+use crate::views::{CatalogView, ListingView, SshView};
 
 /// A field that may be set to `null` to clear it: absent → `None`, `null` → `Some(None)`.
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
@@ -77,6 +77,9 @@ pub struct UpdateListingRequest {
     pub engine: Option<EnginePatch>,
     pub availability: Option<AvailabilityPatch>,
     pub access: Option<AccessPatch>,
+    /// The catalog ids (replaced whole); `null` removes them.
+    #[serde(default, deserialize_with = "nullable")]
+    pub catalog: Option<Option<CatalogView>>,
 }
 
 impl From<UpdateListingRequest> for ListingPatch {
@@ -103,6 +106,7 @@ impl From<UpdateListingRequest> for ListingPatch {
             available_until: availability.until,
             ssh: access.ssh.map(|ssh| ssh.map(|s| (s.host, s.port, s.user))),
             https_url: access.https_url,
+            catalog: body.catalog.map(|c| c.map(|c| (c.gpu, c.model))),
         }
     }
 }

@@ -13,6 +13,11 @@ use crate::views::RunView;
 pub struct VerifyRequest {
     /// `standard` (the full matrix) or `quick`.
     pub profile: String,
+    /// `public` (default), or `private` (Pro): the report is signed and logged as any
+    /// other, shown to the organisation's members and share links only, absent from search
+    /// figures, the leaderboard and public pages, and it sets no badge.
+    #[serde(default)]
+    pub visibility: Option<String>,
 }
 
 /// Request a verification run of the listing's engine. Members of its organisation may.
@@ -24,9 +29,10 @@ pub struct VerifyRequest {
     responses(
         (status = 202, description = "Queued", body = RunView),
         (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the listing's organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the listing's organisation (`forbidden`), or a private report on the free plan (`plan_required`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Unknown profile", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A run of the other visibility is under way (`run_in_progress`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Unknown profile or visibility", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/listings/{id}/verifications")]
@@ -37,7 +43,12 @@ pub async fn verify(
     Json(body): Json<VerifyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let run = app
-        .request_verification(caller, id.into_inner().into(), &body.profile)
+        .request_verification(
+            caller,
+            id.into_inner().into(),
+            &body.profile,
+            body.visibility.as_deref().unwrap_or("public"),
+        )
         .await?;
     Ok(HttpResponse::Accepted().json(RunView::from(run)))
 }

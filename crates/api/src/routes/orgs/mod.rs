@@ -1,6 +1,7 @@
-//! Organisations, their members (by invitation), and their API keys.
+//! Organisations, their members (by invitation), their API keys and their plan.
 
 pub mod api_keys;
+pub mod billing;
 pub mod create;
 pub mod get;
 pub mod list;

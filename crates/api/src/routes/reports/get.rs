@@ -2,6 +2,7 @@ use actix_web::{HttpResponse, get, web};
 use app::App;
 use uuid::Uuid;
 
+use super::ShareQuery;
 use crate::error::{ApiError, Problem};
 use crate::extract::MaybeAuth;
 use crate::views::ReportView;
@@ -9,21 +10,25 @@ use crate::views::ReportView;
 /// A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
 /// predicate is the full report. Public; a report signed before engine addresses were left
 /// out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
-/// listing's organisation.
+/// listing's organisation. A private report (Pro) is shown to its organisation's members
+/// and to holders of a share link (`?share=`) only; to anyone else it does not exist.
 #[utoipa::path(
     tag = "reports",
-    params(("id" = Uuid, Path, description = "The report's id")),
+    params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "The report", body = ReportView),
-        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such report (or a private one without access)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/reports/{id}")]
 pub async fn get(
     app: web::Data<App>,
     id: web::Path<Uuid>,
+    query: web::Query<ShareQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
-    let report = app.report(id.into_inner().into(), viewer).await?;
+    let report = app
+        .report_for(id.into_inner().into(), viewer, query.share.as_deref())
+        .await?;
     Ok(HttpResponse::Ok().json(ReportView::from(report)))
 }

@@ -13,28 +13,38 @@ pub struct LeaderboardQuery {
     pub context: Option<i64>,
     /// Only cells at this concurrency.
     pub concurrency: Option<i64>,
+    /// `verified` (default: the platform's signed reports) or `community` (submitted runs);
+    /// never mixed.
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LeaderboardRowView {
+    /// `verified` or `community`.
+    pub source: &'static str,
     pub gpu_model: String,
     pub model: String,
     pub context_tokens: i64,
     pub concurrency: i64,
     pub total_tok_s: f64,
     pub per_request_tok_s: Option<f64>,
-    pub report_id: Uuid,
-    pub listing_id: Uuid,
+    /// A verified row's report and listing.
+    pub report_id: Option<Uuid>,
+    pub listing_id: Option<Uuid>,
+    /// A community row's run.
+    pub run_id: Option<Uuid>,
 }
 
-/// The best verified total tok/s per GPU model and engine model, from valid cells of
-/// compliant reports; each row links its report.
+/// The best total tok/s per GPU model and engine model: from valid cells of compliant
+/// verified reports (each row links its report), or with `source=community` from community
+/// runs (each row links its run).
 #[utoipa::path(
     tag = "reports",
     params(LeaderboardQuery),
     responses(
         (status = 200, description = "Best first", body = Page<LeaderboardRowView>),
         (status = 400, description = "A malformed filter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`source` is not `verified` or `community`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/leaderboard")]
@@ -42,19 +52,48 @@ pub async fn leaderboard(
     app: web::Data<App>,
     query: web::Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let rows = app.leaderboard(query.context, query.concurrency).await?;
-    let items = rows
-        .into_iter()
-        .map(|r| LeaderboardRowView {
-            gpu_model: r.gpu_model,
-            model: r.model,
-            context_tokens: r.context_tokens,
-            concurrency: r.concurrency,
-            total_tok_s: r.total_tok_s,
-            per_request_tok_s: r.per_request_tok_s,
-            report_id: r.report_id.into(),
-            listing_id: r.listing_id.into(),
-        })
-        .collect();
+    let items = match query.source.as_deref() {
+        None | Some("verified") => app
+            .leaderboard(query.context, query.concurrency)
+            .await?
+            .into_iter()
+            .map(|r| LeaderboardRowView {
+                source: "verified",
+                gpu_model: r.gpu_model,
+                model: r.model,
+                context_tokens: r.context_tokens,
+                concurrency: r.concurrency,
+                total_tok_s: r.total_tok_s,
+                per_request_tok_s: r.per_request_tok_s,
+                report_id: Some(r.report_id.into()),
+                listing_id: Some(r.listing_id.into()),
+                run_id: None,
+            })
+            .collect(),
+        Some("community") => app
+            .community_leaderboard(query.context, query.concurrency)
+            .await?
+            .into_iter()
+            .map(|r| LeaderboardRowView {
+                source: "community",
+                gpu_model: r.gpu_model,
+                model: r.model,
+                context_tokens: r.context_tokens,
+                concurrency: r.concurrency,
+                total_tok_s: r.total_tok_s,
+                per_request_tok_s: r.per_request_tok_s,
+                report_id: None,
+                listing_id: None,
+                run_id: Some(r.run_id),
+            })
+            .collect(),
+        Some(_) => {
+            return Err(app::AppError::from(domain::ValidationError::new(
+                "source",
+                "must be `verified` or `community`",
+            ))
+            .into());
+        }
+    };
     Ok(HttpResponse::Ok().json(Page::all(items)))
 }

@@ -2,20 +2,29 @@ use actix_web::{HttpResponse, get, web};
 use app::App;
 use uuid::Uuid;
 
+use super::ShareQuery;
 use crate::error::{ApiError, Problem};
+use crate::extract::MaybeAuth;
 
 /// A report's cells as CSV.
 #[utoipa::path(
     tag = "reports",
-    params(("id" = Uuid, Path, description = "The report's id")),
+    params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "One row per cell", content_type = "text/csv", body = String),
-        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such report (or a private one without access)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/reports/{id}/matrix.csv")]
-pub async fn csv(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let cells = app.report_cells(id.into_inner().into()).await?;
+pub async fn csv(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    query: web::Query<ShareQuery>,
+    MaybeAuth(viewer): MaybeAuth,
+) -> Result<HttpResponse, ApiError> {
+    let cells = app
+        .report_cells(id.into_inner().into(), viewer, query.share.as_deref())
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("content-type", "text/csv; charset=utf-8"))
         .body(super::render::matrix_csv(&cells)))
@@ -24,15 +33,22 @@ pub async fn csv(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpRespons
 /// A report's decode matrix as an SVG heatmap (contexts × concurrency, colour = total tok/s).
 #[utoipa::path(
     tag = "reports",
-    params(("id" = Uuid, Path, description = "The report's id")),
+    params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "The heatmap", content_type = "image/svg+xml", body = String),
-        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such report (or a private one without access)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/reports/{id}/matrix.svg")]
-pub async fn svg(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
-    let cells = app.report_cells(id.into_inner().into()).await?;
+pub async fn svg(
+    app: web::Data<App>,
+    id: web::Path<Uuid>,
+    query: web::Query<ShareQuery>,
+    MaybeAuth(viewer): MaybeAuth,
+) -> Result<HttpResponse, ApiError> {
+    let cells = app
+        .report_cells(id.into_inner().into(), viewer, query.share.as_deref())
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("content-type", "image/svg+xml"))
         .body(super::render::matrix_svg(&cells)))

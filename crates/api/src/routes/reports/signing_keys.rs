@@ -17,6 +17,9 @@ pub struct SigningKeyView {
     pub created_at: String,
     /// Set once the key stopped signing; it still verifies what it signed.
     pub retired_at: Option<String>,
+    /// The key as a C2SP signed-note verifier key for the transparency log's checkpoints
+    /// (`<origin>+<key hash hex>+<base64(0x01 ‖ public key)>`).
+    pub log_verifier_key: Option<String>,
 }
 
 /// The public keys that sign reports, active and retired. Verify offline with
@@ -32,6 +35,7 @@ pub async fn signing_keys(app: web::Data<App>) -> Result<HttpResponse, ApiError>
         .await?
         .into_iter()
         .map(|k| SigningKeyView {
+            log_verifier_key: app.log_verifier_key_of(&k.public_key),
             key_id: k.key_id,
             algorithm: k.algorithm,
             public_key: k.public_key,

@@ -6,7 +6,7 @@ use app::App;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
-use crate::extract::ClientIp;
+use crate::extract::{ClientIp, MaybeAuth};
 
 /// How long the stream waits for news before looking in the log anyway (wake-ups come
 /// through the process's one subscription; this only covers a lost one).
@@ -34,6 +34,7 @@ pub async fn events(
     id: web::Path<Uuid>,
     req: HttpRequest,
     ClientIp(client): ClientIp,
+    MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let after = req
         .headers()
@@ -42,7 +43,7 @@ pub async fn events(
         .and_then(|v| v.parse::<i32>().ok())
         .unwrap_or(0);
     let follower = app
-        .follow_run(id.into_inner().into(), after, client)
+        .follow_run(id.into_inner().into(), after, client, viewer)
         .await?;
     let state = Follow {
         follower,

@@ -1,0 +1,287 @@
+//! The pages' languages: English and Traditional Chinese (the reference site's), chosen by
+//! `?lang=` first, then `Accept-Language` (by its q-values), else English.
+
+use actix_web::HttpRequest;
+
+/// A language the pages are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    ZhHant,
+}
+
+impl Lang {
+    /// The BCP 47 tag (`<html lang>`, `Content-Language`, `?lang=`).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::ZhHant => "zh-Hant",
+        }
+    }
+
+    pub fn labels(self) -> &'static Labels {
+        match self {
+            Self::En => &EN,
+            Self::ZhHant => &ZH_HANT,
+        }
+    }
+
+    /// The language a tag names, if the pages have it: `en*`, and every Chinese tag (the
+    /// pages are written in Traditional Chinese only).
+    fn of_tag(tag: &str) -> Option<Self> {
+        let primary = tag.split(['-', '_']).next().unwrap_or_default();
+        if primary.eq_ignore_ascii_case("en") {
+            Some(Self::En)
+        } else if primary.eq_ignore_ascii_case("zh") {
+            Some(Self::ZhHant)
+        } else {
+            None
+        }
+    }
+
+    /// The best of `Accept-Language` the pages have (highest q first, the header's order
+    /// among equals); `None` when it names none of them.
+    fn of_accept_language(header: &str) -> Option<Self> {
+        let mut best: Option<(f32, Self)> = None;
+        for item in header.split(',').take(32) {
+            let mut parts = item.split(';');
+            let tag = parts.next().unwrap_or_default().trim();
+            let q = parts
+                .filter_map(|p| p.trim().strip_prefix("q="))
+                .find_map(|q| q.trim().parse::<f32>().ok())
+                .filter(|q| q.is_finite())
+                .unwrap_or(1.0);
+            if q <= 0.0 {
+                continue;
+            }
+            if let Some(lang) = Self::of_tag(tag)
+                && best.is_none_or(|(b, _)| q > b)
+            {
+                best = Some((q, lang));
+            }
+        }
+        best.map(|(_, lang)| lang)
+    }
+
+    /// The page's language, and whether `?lang=` chose it (links then carry it on).
+    pub fn of_request(req: &HttpRequest) -> (Self, bool) {
+        let asked = actix_web::web::Query::<std::collections::HashMap<String, String>>::from_query(
+            req.query_string(),
+        )
+        .ok()
+        .and_then(|q| q.get("lang").and_then(|tag| Self::of_tag(tag)));
+        if let Some(lang) = asked {
+            return (lang, true);
+        }
+        let header = req
+            .headers()
+            .get("accept-language")
+            .and_then(|v| v.to_str().ok())
+            .and_then(Self::of_accept_language);
+        (header.unwrap_or(Self::En), false)
+    }
+}
+
+macro_rules! labels {
+    ($($name:ident: $en:expr, $zh:expr;)*) => {
+        /// Every word the pages print, in one language.
+        #[derive(Debug)]
+        pub struct Labels {
+            $(pub $name: &'static str,)*
+        }
+
+        pub static EN: Labels = Labels { $($name: $en,)* };
+        pub static ZH_HANT: Labels = Labels { $($name: $zh,)* };
+    };
+}
+
+labels! {
+    site_tagline: "GPU machines, measured by the standard benchmark matrix", "以標準基準矩陣量測的 GPU 機器";
+    nav_leaderboard: "Leaderboard", "排行榜";
+    nav_calculator: "Decode calculator", "解碼計算器";
+    nav_models: "Models", "模型";
+    nav_hardware: "Hardware", "硬體";
+    nav_api: "API docs", "API 文件";
+    language: "Language", "語言";
+    as_json: "This page as JSON", "本頁的 JSON";
+    not_found: "Not found", "找不到";
+    not_found_text: "There is no such page, or what it showed was withdrawn.", "沒有這個頁面，或其內容已撤回。";
+    verified: "Verified", "已驗證";
+    community: "Community", "社群";
+    leaderboard_title: "Leaderboard", "排行榜";
+    leaderboard_verified_text: "The best total decode throughput of each GPU and model, from the platform's signed verification reports.", "各 GPU 與模型的最佳總解碼吞吐量，取自平台簽署的驗證報告。";
+    leaderboard_community_text: "The best total decode throughput of each GPU and model from community runs: measured and submitted by their users, checked against the standard, not verified by the platform.", "社群執行的各 GPU 與模型最佳總解碼吞吐量：由使用者量測並提交，已依標準檢查，但未經平台驗證。";
+    nothing_yet: "Nothing measured yet.", "尚無量測結果。";
+    gpu: "GPU", "GPU";
+    model: "Model", "模型";
+    context: "Context", "上下文";
+    requests_at_once: "Requests at once", "同時請求數";
+    total_tok_s: "Total tok/s", "總 tok/s";
+    per_request_tok_s: "Per request tok/s", "每請求 tok/s";
+    ttft: "TTFT", "TTFT";
+    report: "Report", "報告";
+    run: "Run", "執行";
+    source: "Source", "來源";
+    speed_test_matrix: "Speed test matrix", "速度測試矩陣";
+    on: "on", "於";
+    contexts: "contexts", "個上下文";
+    concurrency_levels: "concurrency levels", "個並行等級";
+    prefill_at: "prefill at", "預填於";
+    measured_by_platform: "Measured by the platform", "由平台量測";
+    by: "by", "提交者";
+    measured: "Measured", "已量測";
+    hardware: "Hardware", "硬體";
+    engine: "Engine", "引擎";
+    vram: "VRAM", "顯示記憶體";
+    gpu_count: "GPUs", "GPU 數量";
+    cpu: "CPU", "CPU";
+    ram: "RAM", "記憶體";
+    region: "Region", "區域";
+    version: "Version", "版本";
+    served_model: "Served model", "服務模型";
+    max_model_len: "Max model length", "最大模型長度";
+    kv_cache_tokens: "KV cache", "KV 快取";
+    tokens: "tokens", "tokens";
+    fingerprint: "Fingerprint", "指紋";
+    standard: "Standard", "標準";
+    harness: "Harness", "測試工具";
+    profile: "Profile", "設定檔";
+    decode_test: "Decode test", "解碼測試";
+    fixed_duration: "Fixed duration", "固定時長";
+    adaptive_window: "Adaptive window (stops at ±1 % precision)", "自適應視窗（達 ±1 % 精度即停止）";
+    prefill_mode: "Prefill mode", "預填模式";
+    prefill_from_warmup: "Measured during decode warm-up", "於解碼暖機時量測";
+    prefill_repeats: "Repeated cold prompts", "重複冷提示";
+    time_per_measurement: "Time per measurement", "每次量測時間";
+    max_output: "Max output", "最大輸出";
+    started: "Started", "開始";
+    finished: "Finished", "結束";
+    cost: "Cost", "成本";
+    wall_s: "s wall", "秒（實際）";
+    server_s: "s of server time", "秒伺服器時間";
+    cells_run: "cells run", "格已執行";
+    cells_skipped: "skipped", "格略過";
+    launch_command: "Launch command", "啟動指令";
+    hardware_notes: "Hardware notes", "硬體備註";
+    prefill: "Prefill", "預填";
+    prefill_caption: "prompt tok/s by context length", "依上下文長度的提示 tok/s";
+    context_suffix: "context", "上下文";
+    sustained_decode: "Sustained decode", "持續解碼";
+    decode_caption: "total tok/s · rows are context length, columns are simultaneous requests", "總 tok/s · 列為上下文長度，欄為同時請求數";
+    legend: "Requests queued: the server could not run all requests at once, so some waited in a queue. Over capacity: not run because this many requests at this context would exceed the server's KV cache.", "請求排隊：伺服器無法同時執行所有請求，部分請求在佇列中等待。超出容量：未執行，因為在此上下文下這麼多請求會超出伺服器的 KV 快取。";
+    ttft_note: "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.", "TTFT 於基準測試預熱伺服器提示快取後量測，因此大致不含預填時間。";
+    all_measurements: "All measurements", "所有量測";
+    all_caption: "Latencies are medians. Total tok/s is output across all simultaneous requests.", "延遲為中位數。總 tok/s 為所有同時請求的輸出總和。";
+    phase: "Phase", "階段";
+    status: "Status", "狀態";
+    time_between_tokens: "Time between tokens", "token 間隔時間";
+    avg_active: "Average active requests", "平均活躍請求數";
+    completed_requests: "Completed requests", "完成請求數";
+    output_tokens: "Output tokens", "輸出 tokens";
+    measured_for: "Measured for", "量測時長";
+    status_valid: "Valid", "有效";
+    status_requests_queued: "Requests queued", "請求排隊";
+    status_over_capacity: "Over capacity", "超出容量";
+    status_invalid: "Invalid", "無效";
+    status_client_bound: "Client bound", "受用戶端限制";
+    compliant: "Compliant with the standard", "符合標準";
+    not_compliant: "Not compliant with the standard", "不符合標準";
+    partial_run: "Partial run: stopped before its end", "部分執行：在結束前停止";
+    signature: "Signature", "簽章";
+    key_id: "Key id", "金鑰 ID";
+    signed_at: "Signed", "簽署時間";
+    envelope_withheld: "The signed envelope of this older report names the engine's address and is shown only to the listing's organisation.", "此舊報告的簽署信封含有引擎位址，僅向該刊登的組織顯示。";
+    transparency_log: "Transparency log", "透明度日誌";
+    leaf_index: "Leaf index", "葉索引";
+    tree_size: "Tree size", "樹大小";
+    inclusion_proof: "Inclusion proof", "包含證明";
+    checkpoint: "Checkpoint", "檢查點";
+    proof_pending: "Not in a checkpoint yet; the next one covers it within seconds.", "尚未納入檢查點；下一個檢查點將在數秒內涵蓋。";
+    not_logged: "Not in the log.", "未在日誌中。";
+    verify_offline: "Verify offline", "離線驗證";
+    downloads: "Downloads", "下載";
+    community_run: "Community run", "社群執行";
+    community_note: "Measured and submitted by a user, checked against the standard's rules; not verified by the platform. The receipt below is signed: who submitted what, when — not the figures.", "由使用者量測並提交，已依標準規則檢查；未經平台驗證。下方收據經過簽署：記錄誰在何時提交了什麼，而非數據本身。";
+    submitted_by: "Submitted by", "提交者";
+    submitted: "Submitted", "提交時間";
+    receipt: "Receipt", "收據";
+    report_sha256: "Report SHA-256", "報告 SHA-256";
+    parameters: "Parameters", "參數";
+    billion: "B", "B";
+    weight_bits: "Weight bits", "權重位元";
+    layers: "Layers", "層數";
+    attention_layers: "Attention layers", "注意力層";
+    kv_heads: "KV heads", "KV 頭數";
+    head_dim: "Head dim", "頭維度";
+    recurrent_state: "Recurrent state per stream", "每串流遞迴狀態";
+    bytes: "bytes", "位元組";
+    datasheet: "Source", "來源";
+    results_across_hardware: "Results across hardware", "各硬體的結果";
+    results_across_models: "Results across models", "各模型的結果";
+    vendor: "Vendor", "廠商";
+    memory_bandwidth: "Memory bandwidth", "記憶體頻寬";
+    fp16_tflops: "FP16 tensor TFLOPS (dense)", "FP16 張量 TFLOPS（稠密）";
+    listing: "Listing", "刊登";
+    price: "Price per GPU-hour", "每 GPU 小時價格";
+    available: "Available", "可用時段";
+    badge_verified: "Verified", "已驗證";
+    badge_unverified: "Not verified", "未驗證";
+    badge_expired: "Verification expired", "驗證已過期";
+    badge_demoted: "Demoted by a spot check", "因抽查降級";
+    verified_at: "Verified at", "驗證時間";
+    badge_expires: "Badge expires", "徽章到期";
+    best_total: "Best total tok/s", "最佳總 tok/s";
+    single_stream: "Single stream tok/s", "單串流 tok/s";
+    latest_report: "Latest report", "最新報告";
+    catalog_entries: "Catalog", "目錄";
+    hardware_unchecked: "No catalog entries: the physics check did not run.", "無目錄項目：未執行物理檢查。";
+    book: "Book through the API", "透過 API 預訂";
+    book_text: "Bookings are made through the API: sign in, then post the interval and GPU count.", "預訂透過 API 進行：登入後提交時段與 GPU 數量。";
+    calculator_title: "Decode calculator", "解碼計算器";
+    calculator_text: "Predicted decode speed from the memory-bandwidth roofline, beside what was measured.", "依記憶體頻寬 roofline 預測的解碼速度，並列出實測結果。";
+    context_tokens: "Context tokens", "上下文 tokens";
+    concurrency: "Concurrency", "並行數";
+    calculate: "Calculate", "計算";
+    predicted_per_stream: "Predicted per-stream tok/s", "預測每串流 tok/s";
+    predicted_total: "Predicted total tok/s", "預測總 tok/s";
+    max_concurrency: "Most streams that fit the KV cache", "KV 快取可容納的最多串流";
+    physical_limit: "Physical limit (verification rejects faster)", "物理上限（驗證拒絕更快的結果）";
+    bound: "Bound by", "受限於";
+    memory_bound: "memory bandwidth", "記憶體頻寬";
+    compute_bound: "tensor throughput", "張量吞吐量";
+    measured_here: "Measured at this cell", "此格的實測結果";
+    formula: "Formula", "公式";
+    formula_text: "bytes per step = weights + concurrency × (context × KV bytes per token + recurrent state); time per step = bytes ÷ (efficiency × bandwidth), at least FLOPs ÷ (efficiency × tensor throughput); efficiency is the same for every GPU.", "每步位元組 = 權重 + 並行數 × (上下文 × 每 token KV 位元組 + 遞迴狀態)；每步時間 = 位元組 ÷ (效率 × 頻寬)，不少於 FLOPs ÷ (效率 × 張量吞吐量)；所有 GPU 使用相同效率。";
+    efficiency: "Efficiency", "效率";
+    choose: "Choose a GPU and a model.", "請選擇 GPU 與模型。";
+    invalid_input: "Not calculated", "未計算";
+    not_a_whole_number: "not a whole number", "不是整數";
+    spot_check: "Spot check", "抽查";
+    private_report: "Private: shown to its organisation and share links only", "私人：僅向其組織與分享連結顯示";
+    report_unreadable: "This run's report cannot be read as the standard's report.", "無法以標準報告格式讀取此執行的報告。";
+    matrix_left_out: "This report's cells do not form a matrix of a standard size; every measurement is in the table below.", "此報告的格子不構成標準大小的矩陣；所有量測皆列於下表。";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_language_picks_the_best_language_the_pages_have() {
+        assert_eq!(
+            Lang::of_accept_language("zh-TW,zh;q=0.9,en;q=0.8"),
+            Some(Lang::ZhHant)
+        );
+        assert_eq!(
+            Lang::of_accept_language("fr, en;q=0.5, zh;q=0.4"),
+            Some(Lang::En)
+        );
+        assert_eq!(
+            Lang::of_accept_language("en;q=0.3, zh-Hant;q=0.7"),
+            Some(Lang::ZhHant)
+        );
+        assert_eq!(Lang::of_accept_language("zh;q=0, en"), Some(Lang::En));
+        assert_eq!(Lang::of_accept_language("de, fr"), None);
+        assert_eq!(Lang::of_accept_language(""), None);
+    }
+}

@@ -1,0 +1,874 @@
+//! The results site: server-rendered HTML over the same use cases as the JSON API. Templates
+//! are compiled in (askama, escaped by default), no page needs JavaScript, every page links
+//! the JSON it renders, and labels come in English or Traditional Chinese (`?lang=`, else
+//! `Accept-Language`). Engines and submitters are hostile: everything they wrote reaches a
+//! page only through the templates' escaping, and no page names an engine's address.
+
+mod format;
+mod i18n;
+mod report;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use app::{App, AppError};
+use askama::Template;
+use uuid::Uuid;
+
+use format::{context_label, count, ms, number, rate};
+use i18n::{Labels, Lang};
+use report::{ReportBody, Rows};
+
+/// Registers the pages and their stylesheet.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", web::get().to(index))
+        .route("/reports/{id}", web::get().to(report_page))
+        .route("/runs/{id}", web::get().to(run_page))
+        .route("/models/{id}", web::get().to(model_page))
+        .route("/hardware/{gpu}", web::get().to(hardware_page))
+        .route("/listings/{id}", web::get().to(listing_page))
+        .route("/calculator", web::get().to(calculator_page))
+        .route("/assets/site.css", web::get().to(stylesheet))
+        .route("/assets/icon.svg", web::get().to(icon))
+        .route("/favicon.ico", web::get().to(icon));
+}
+
+/// No scripts, nothing from elsewhere, not framed, forms post only here.
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; \
+                   frame-ancestors 'none'; base-uri 'none'";
+
+const STYLESHEET: &str = include_str!("../../templates/site.css");
+const ICON: &str = include_str!("../../templates/icon.svg");
+
+fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .body(body)
+}
+
+async fn stylesheet() -> HttpResponse {
+    asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+/// The site's icon (also at `/favicon.ico`, where browsers look unasked).
+async fn icon() -> HttpResponse {
+    asset("image/svg+xml", ICON)
+}
+
+/// What every page's frame needs: its language, title, the JSON it renders, and links that
+/// keep a language chosen by `?lang=`.
+pub struct Frame {
+    pub l: &'static Labels,
+    pub lang: &'static str,
+    pub title: String,
+    /// The JSON this page renders.
+    pub json: String,
+    pub to_en: String,
+    pub to_zh: String,
+    carry: Option<&'static str>,
+}
+
+impl Frame {
+    /// The frame of a page rendering `json`; its title is set once the page knows it.
+    fn new(req: &HttpRequest, json: String) -> Self {
+        let (lang, chosen) = Lang::of_request(req);
+        // The same page in the other language: its query without `lang`, plus the new one.
+        let rest: Vec<&str> = req
+            .query_string()
+            .split('&')
+            .filter(|p| !p.is_empty() && !p.starts_with("lang="))
+            .collect();
+        let switch = |tag: &str| {
+            let mut query = rest.clone();
+            let pair = format!("lang={tag}");
+            query.push(&pair);
+            format!("{}?{}", req.path(), query.join("&"))
+        };
+        Self {
+            l: lang.labels(),
+            lang: lang.tag(),
+            title: String::new(),
+            json,
+            to_en: switch(Lang::En.tag()),
+            to_zh: switch(Lang::ZhHant.tag()),
+            carry: chosen.then_some(lang.tag()),
+        }
+    }
+
+    /// An address on this site, in this page's language when `?lang=` chose it (the
+    /// parameter goes before any `#fragment`).
+    pub fn link(&self, path: &str) -> String {
+        let Some(tag) = self.carry else {
+            return path.to_owned();
+        };
+        let (path, fragment) = path.split_once('#').map_or((path, ""), |(p, f)| (p, f));
+        let joiner = if path.contains('?') { '&' } else { '?' };
+        let fragment = if fragment.is_empty() {
+            String::new()
+        } else {
+            format!("#{fragment}")
+        };
+        format!("{path}{joiner}lang={tag}{fragment}")
+    }
+
+    /// The language `?lang=` chose, which a form on the page carries on.
+    pub fn chosen_lang(&self) -> Option<&'static str> {
+        self.carry
+    }
+
+    /// Links to the catalog entries a report, run or listing names.
+    fn catalog_links(&self, gpu: Option<&str>, model: Option<&str>) -> Vec<(String, String)> {
+        let gpu = gpu.map(|g| (self.link(&format!("/hardware/{g}")), g.to_owned()));
+        let model = model.map(|m| (self.link(&format!("/models/{m}")), m.to_owned()));
+        gpu.into_iter().chain(model).collect()
+    }
+}
+
+fn html(status: StatusCode, lang: &str, body: Result<String, askama::Error>) -> HttpResponse {
+    match body {
+        Ok(body) => HttpResponse::build(status)
+            .content_type("text/html; charset=utf-8")
+            .insert_header((header::CONTENT_LANGUAGE, lang))
+            .insert_header((header::VARY, "Accept-Language"))
+            .insert_header((
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CSP),
+            ))
+            .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+            .insert_header((header::REFERRER_POLICY, "same-origin"))
+            .body(body),
+        Err(e) => {
+            tracing::error!(error = %e, "a page failed to render");
+            HttpResponse::InternalServerError().finish()
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    frame: Frame,
+    message: &'static str,
+}
+
+/// A page for what went wrong: 404 for what does not exist (or is not shown), 500 otherwise
+/// (logged, never described).
+fn error_page(req: &HttpRequest, error: AppError) -> HttpResponse {
+    let status = match error {
+        AppError::NotFound(_) => StatusCode::NOT_FOUND,
+        AppError::Invalid(_) | AppError::Validation(_) => StatusCode::NOT_FOUND,
+        other => {
+            tracing::error!(error = %other, path = req.path(), "a page failed");
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
+    };
+    let mut frame = Frame::new(req, "/openapi.json".to_owned());
+    frame.title = frame.l.not_found.to_owned();
+    let page = ErrorPage {
+        message: frame.l.not_found_text,
+        frame,
+    };
+    let lang = page.frame.lang;
+    html(status, lang, page.render())
+}
+
+fn uuid_of(raw: &str) -> Result<Uuid, AppError> {
+    Uuid::parse_str(raw).map_err(|_| AppError::NotFound("page"))
+}
+
+/// Renders `build`'s page, or the error page.
+async fn respond<T: Template>(
+    req: &HttpRequest,
+    build: impl Future<Output = Result<(T, &'static str), AppError>>,
+) -> HttpResponse {
+    match build.await {
+        Ok((page, lang)) => html(StatusCode::OK, lang, page.render()),
+        Err(e) => error_page(req, e),
+    }
+}
+
+// ---- the leaderboard ------------------------------------------------------------------
+
+/// A leaderboard row of either source: GPU, model, context, concurrency, total tok/s, per
+/// request tok/s, and the page it comes from.
+type BestCell = (String, String, i64, i64, f64, Option<f64>, String);
+
+struct BoardRow {
+    gpu: String,
+    model: String,
+    context_label: String,
+    concurrency: i64,
+    total: String,
+    per_request: String,
+    href: String,
+}
+
+#[derive(Template)]
+#[template(path = "index.html")]
+struct IndexPage {
+    frame: Frame,
+    community: bool,
+    rows: Vec<BoardRow>,
+    models: Vec<(String, String)>,
+    gpus: Vec<(String, String)>,
+}
+
+async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
+    let community =
+        web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
+            .ok()
+            .is_some_and(|q| q.get("source").is_some_and(|s| s == "community"));
+    respond(&req, async {
+        let source = if community { "community" } else { "verified" };
+        let frame = Frame::new(&req, format!("/v1/leaderboard?source={source}"));
+        let raw: Vec<BestCell> = if community {
+            app.community_leaderboard(None, None)
+                .await?
+                .into_iter()
+                .map(|r| {
+                    let page = format!("/runs/{}", r.run_id);
+                    (
+                        r.gpu_model,
+                        r.model,
+                        r.context_tokens,
+                        r.concurrency,
+                        r.total_tok_s,
+                        r.per_request_tok_s,
+                        page,
+                    )
+                })
+                .collect()
+        } else {
+            app.leaderboard(None, None)
+                .await?
+                .into_iter()
+                .map(|r| {
+                    let page = format!("/reports/{}", uuid::Uuid::from(r.report_id));
+                    (
+                        r.gpu_model,
+                        r.model,
+                        r.context_tokens,
+                        r.concurrency,
+                        r.total_tok_s,
+                        r.per_request_tok_s,
+                        page,
+                    )
+                })
+                .collect()
+        };
+        let rows = raw
+            .into_iter()
+            .map(
+                |(gpu, model, context, concurrency, total, per_request, page)| BoardRow {
+                    gpu,
+                    model,
+                    context_label: context_label(context.max(0) as u64),
+                    concurrency,
+                    total: number(total, 1),
+                    per_request: rate(per_request),
+                    href: frame.link(&page),
+                },
+            )
+            .collect();
+        let mut frame = frame;
+        frame.title = frame.l.leaderboard_title.to_owned();
+        let models = app
+            .models()?
+            .iter()
+            .map(|m| (frame.link(&format!("/models/{}", m.id)), m.name.clone()))
+            .collect();
+        let gpus = app
+            .gpus()?
+            .iter()
+            .map(|g| (frame.link(&format!("/hardware/{}", g.id)), g.name.clone()))
+            .collect();
+        let lang = frame.lang;
+        Ok((
+            IndexPage {
+                frame,
+                community,
+                rows,
+                models,
+                gpus,
+            },
+            lang,
+        ))
+    })
+    .await
+}
+
+// ---- reports and community runs ---------------------------------------------------------
+
+/// A report's place in the log, and its proof against the latest checkpoint.
+struct LogBlock {
+    leaf_index: u64,
+    proof: Option<ProofBlock>,
+}
+
+struct ProofBlock {
+    tree_size: u64,
+    hashes: Vec<String>,
+    checkpoint: String,
+}
+
+async fn log_block(
+    app: &App,
+    id: Uuid,
+    index: Option<u64>,
+    share: Option<&str>,
+) -> Result<Option<LogBlock>, AppError> {
+    let Some(leaf_index) = index else {
+        return Ok(None);
+    };
+    let proof = match app.report_proof(id, None, None, share).await {
+        Ok(app::log::ProofOutcome::Ready(p)) => Some(ProofBlock {
+            tree_size: p.tree_size,
+            hashes: p.inclusion_proof,
+            checkpoint: p.checkpoint,
+        }),
+        // No checkpoint covers it yet (or none was signed yet).
+        Ok(app::log::ProofOutcome::Pending { .. }) | Err(AppError::NotFound(_)) => None,
+        Err(e) => return Err(e),
+    };
+    Ok(Some(LogBlock { leaf_index, proof }))
+}
+
+#[derive(Template)]
+#[template(path = "report.html")]
+struct ReportPage {
+    frame: Frame,
+    id: Uuid,
+    title: String,
+    /// `None` when the envelope is withheld or its report cannot be read.
+    body: Option<ReportBody>,
+    listing_href: String,
+    catalog: Vec<(String, String)>,
+    kind: String,
+    compliant: bool,
+    /// Shown to its organisation and share links only.
+    private: bool,
+    key_id: String,
+    signed_at: String,
+    signature: String,
+    log: Option<LogBlock>,
+    proof_json: String,
+    /// This site's address, for the verify command.
+    public: String,
+    /// `?share=…` when a share link opened the page, for its downloads.
+    with_share: String,
+}
+
+/// The claim's rows of the hardware block.
+fn claimed_hardware(claim: &serde_json::Value, l: &'static Labels) -> Rows {
+    let text = |key: &str| match &claim[key] {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let mut rows = Rows::new();
+    rows.extend(text("gpu_model").map(|v| (l.gpu, v)));
+    rows.extend(text("gpu_count").map(|v| (l.gpu_count, v)));
+    rows.extend(text("vram_gb").map(|v| (l.vram, format!("{v} GB"))));
+    rows.extend(text("cpu_model").map(|v| (l.cpu, v)));
+    rows.extend(text("ram_gb").map(|v| (l.ram, format!("{v} GB"))));
+    rows.extend(text("region").map(|v| (l.region, v)));
+    rows
+}
+
+async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String>) -> HttpResponse {
+    // A private report's share link opens its page too (and its JSON, exports and proof).
+    let share = web::Query::<ShareParam>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.into_inner().share)
+        .filter(|t| {
+            t.len() <= 128
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_-".contains(&b))
+        });
+    respond(&req, async {
+        let id = uuid_of(&id)?;
+        let stored = app.report_for(id.into(), None, share.as_deref()).await?;
+        let with_share = share
+            .as_deref()
+            .map_or_else(String::new, |t| format!("?share={t}"));
+        let frame = Frame::new(&req, format!("/v1/reports/{id}{with_share}"));
+        let l = frame.l;
+        let predicate = stored.predicate();
+        let parsed = predicate
+            .as_ref()
+            .and_then(|p| serde_json::from_value::<bench::Report>(p.clone()).ok());
+        let claim = predicate
+            .as_ref()
+            .map(|p| p["hardware"]["claimed"].clone())
+            .unwrap_or_default();
+        let model = stored.summary["model"].as_str().unwrap_or_default();
+        let gpu = stored.summary["gpu_model"].as_str().unwrap_or_default();
+        let body = parsed.map(|r| ReportBody::of(&r, claimed_hardware(&claim, l), l));
+        let listing = app.listing(stored.listing_id).await.ok();
+        let catalog = listing.as_ref().map_or_else(Vec::new, |listing| {
+            frame.catalog_links(
+                listing.catalog_gpu.as_deref(),
+                listing.catalog_model.as_deref(),
+            )
+        });
+        let signature = stored.envelope["signatures"][0]["sig"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let log = log_block(&app, id, stored.log_index, share.as_deref()).await?;
+        let mut frame = frame;
+        let title = format!("{model} {} {gpu}", l.on);
+        frame.title = format!("{} · {title}", l.speed_test_matrix);
+        let lang = frame.lang;
+        Ok((
+            ReportPage {
+                listing_href: frame.link(&format!("/listings/{}", Uuid::from(stored.listing_id))),
+                frame,
+                id,
+                title,
+                body,
+                catalog,
+                kind: stored.kind,
+                compliant: stored.compliant,
+                private: stored.visibility == "private",
+                key_id: stored.key_id,
+                signed_at: stored.created_at.to_rfc3339(),
+                signature,
+                log,
+                proof_json: format!("/v1/reports/{id}/proof{with_share}"),
+                public: app.config().public_url.trim_end_matches('/').to_owned(),
+                with_share,
+            },
+            lang,
+        ))
+    })
+    .await
+}
+
+#[derive(Template)]
+#[template(path = "run.html")]
+struct RunPage {
+    frame: Frame,
+    title: String,
+    body: Option<ReportBody>,
+    handle: String,
+    submitted_at: String,
+    launch_command: Option<String>,
+    hardware_notes: Option<String>,
+    catalog: Vec<(String, String)>,
+    report_sha256: String,
+    key_id: String,
+    log: Option<LogBlock>,
+    proof_json: String,
+}
+
+async fn run_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String>) -> HttpResponse {
+    respond(&req, async {
+        let id = uuid_of(&id)?;
+        let run = app.community_run(id).await?;
+        let frame = Frame::new(&req, format!("/v1/runs/{id}"));
+        let l = frame.l;
+        let gpu = app
+            .gpus()?
+            .iter()
+            .find(|g| run.catalog_gpu.as_deref() == Some(g.id.as_str()));
+        let mut hardware = Rows::new();
+        if let Some(gpu) = gpu {
+            hardware.push((l.gpu, gpu.name.clone()));
+            hardware.push((l.vram, format!("{} GB", number(gpu.vram_gb, 0))));
+        }
+        let body = serde_json::from_value::<bench::Report>(run.report.clone())
+            .ok()
+            .map(|r| ReportBody::of(&r, hardware, l));
+        let catalog = frame.catalog_links(run.catalog_gpu.as_deref(), run.catalog_model.as_deref());
+        let gpu_name = gpu.map_or("?", |g| g.name.as_str());
+        let title = format!("{} {} {gpu_name}", run.model, l.on);
+        let log = log_block(&app, id, run.log_index, None).await?;
+        let mut frame = frame;
+        frame.title = format!("{} · {title}", l.community_run);
+        let lang = frame.lang;
+        Ok((
+            RunPage {
+                frame,
+                title,
+                body,
+                handle: run.submitter_handle,
+                submitted_at: run.created_at.to_rfc3339(),
+                launch_command: run.launch_command,
+                hardware_notes: run.hardware_notes,
+                catalog,
+                report_sha256: run.report_sha256,
+                key_id: run.receipt["signatures"][0]["keyid"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                log,
+                proof_json: format!("/v1/reports/{id}/proof"),
+            },
+            lang,
+        ))
+    })
+    .await
+}
+
+// ---- catalogs ---------------------------------------------------------------------------
+
+/// A measured cell of a model or GPU page, verified or community.
+struct ResultRow {
+    /// The other catalog entry: the GPU on a model's page, the model on a GPU's.
+    name: String,
+    name_href: String,
+    context_label: String,
+    concurrency: i64,
+    total: String,
+    per_request: String,
+    ttft: String,
+    community: bool,
+    href: String,
+}
+
+/// The verified cells, then community runs' valid cells (newest runs first); the name
+/// column is the model on a GPU's page (`by_model`), else the GPU.
+fn result_rows(frame: &Frame, measured: app::catalogs::Measured, by_model: bool) -> Vec<ResultRow> {
+    let other = |gpu: &str, model: &str| {
+        if by_model {
+            (model.to_owned(), frame.link(&format!("/models/{model}")))
+        } else {
+            (gpu.to_owned(), frame.link(&format!("/hardware/{gpu}")))
+        }
+    };
+    let mut rows: Vec<ResultRow> = measured
+        .verified
+        .into_iter()
+        .map(|c| {
+            let (name, name_href) = other(&c.catalog_gpu, &c.catalog_model);
+            ResultRow {
+                name,
+                name_href,
+                context_label: context_label(c.context_tokens.max(0) as u64),
+                concurrency: c.concurrency,
+                total: rate(c.total_tok_s),
+                per_request: rate(c.per_request_tok_s),
+                ttft: ms(c.ttft_ms, 0),
+                community: false,
+                href: frame.link(&format!("/reports/{}", c.report_id)),
+            }
+        })
+        .collect();
+    rows.extend(measured.community.into_iter().map(|c| {
+        let (name, name_href) = other(&c.catalog_gpu, &c.catalog_model);
+        ResultRow {
+            name,
+            name_href,
+            context_label: context_label(c.cell.context_tokens),
+            concurrency: c.cell.concurrency as i64,
+            total: rate(c.cell.total_tok_s),
+            per_request: rate(c.cell.per_request_tok_s),
+            ttft: ms(c.cell.ttft_ms_median, 0),
+            community: true,
+            href: frame.link(&format!("/runs/{}", c.run_id)),
+        }
+    }));
+    rows
+}
+
+/// A catalog entry's page: a model's (results by GPU) or a GPU's (results by model).
+#[derive(Template)]
+#[template(path = "catalog_entry.html")]
+struct CatalogEntryPage {
+    frame: Frame,
+    id: String,
+    name: String,
+    source: String,
+    facts: Rows,
+    results: Vec<ResultRow>,
+    /// A GPU's page: its results are by model.
+    by_model: bool,
+    other_column: &'static str,
+}
+
+async fn model_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String>) -> HttpResponse {
+    respond(&req, async {
+        let (model, measured) = app.model(&id).await?;
+        let mut frame = Frame::new(&req, format!("/v1/models/{}", model.id));
+        let l = frame.l;
+        let results = result_rows(&frame, measured, false);
+        frame.title = model.name.clone();
+        let facts = vec![
+            (
+                l.parameters,
+                format!("{} {}", number(model.parameters_b, 1), l.billion),
+            ),
+            (l.weight_bits, number(model.weight_bits, 0)),
+            (l.layers, model.layers.to_string()),
+            (l.attention_layers, model.attention_layers.to_string()),
+            (l.kv_heads, model.kv_heads.to_string()),
+            (l.head_dim, model.head_dim.to_string()),
+            (
+                l.recurrent_state,
+                format!("{} {}", number(model.recurrent_state_bytes, 0), l.bytes),
+            ),
+        ];
+        let lang = frame.lang;
+        Ok((
+            CatalogEntryPage {
+                frame,
+                id: model.id,
+                name: model.name,
+                source: model.source,
+                facts,
+                results,
+                by_model: false,
+                other_column: l.gpu,
+            },
+            lang,
+        ))
+    })
+    .await
+}
+
+async fn hardware_page(
+    req: HttpRequest,
+    app: web::Data<App>,
+    id: web::Path<String>,
+) -> HttpResponse {
+    respond(&req, async {
+        let (gpu, measured) = app.gpu(&id).await?;
+        let mut frame = Frame::new(&req, format!("/v1/hardware/{}", gpu.id));
+        let l = frame.l;
+        let results = result_rows(&frame, measured, true);
+        frame.title = gpu.name.clone();
+        let facts = vec![
+            (l.vendor, gpu.vendor.clone()),
+            (l.vram, format!("{} GB", number(gpu.vram_gb, 0))),
+            (
+                l.memory_bandwidth,
+                format!("{} GB/s", number(gpu.memory_bandwidth_gb_s, 0)),
+            ),
+            (l.fp16_tflops, number(gpu.fp16_tensor_tflops, 1)),
+        ];
+        let lang = frame.lang;
+        Ok((
+            CatalogEntryPage {
+                frame,
+                id: gpu.id,
+                name: gpu.name,
+                source: gpu.source,
+                facts,
+                results,
+                by_model: true,
+                other_column: l.model,
+            },
+            lang,
+        ))
+    })
+    .await
+}
+
+// ---- listings ---------------------------------------------------------------------------
+
+#[derive(Template)]
+#[template(path = "listing.html")]
+struct ListingPage {
+    frame: Frame,
+    /// Only what the page shows of the listing (never its engine's address).
+    title: String,
+    badge: &'static str,
+    badge_words: &'static str,
+    facts: Rows,
+    report_href: Option<String>,
+    catalog: Vec<(String, String)>,
+    book_example: String,
+}
+
+async fn listing_page(
+    req: HttpRequest,
+    app: web::Data<App>,
+    id: web::Path<String>,
+) -> HttpResponse {
+    respond(&req, async {
+        let id = uuid_of(&id)?;
+        let listing = app.listing(id.into()).await?;
+        let mut frame = Frame::new(&req, format!("/v1/listings/{id}"));
+        let l = frame.l;
+        frame.title = listing.title.clone();
+        let badge_words = match listing.verification_state {
+            "verified" => l.badge_verified,
+            "expired" => l.badge_expired,
+            "demoted" => l.badge_demoted,
+            _ => l.badge_unverified,
+        };
+        let time = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
+        let mut facts: Rows = vec![
+            (l.gpu, format!("{} × {}", listing.gpu_count, listing.gpu_model)),
+            (l.vram, format!("{} GB", listing.vram_gb)),
+            (l.cpu, listing.cpu_model.clone()),
+            (l.ram, format!("{} GB", listing.ram_gb)),
+            (l.region, listing.region.clone()),
+            (l.price, listing.price.to_string()),
+            (l.served_model, listing.engine_model.clone()),
+        ];
+        if let (Some(from), Some(until)) = (time(listing.available_from), time(listing.available_until)) {
+            facts.push((l.available, format!("{from} – {until}")));
+        }
+        facts.extend(time(listing.verified_at).map(|t| (l.verified_at, t)));
+        facts.extend(time(listing.verification_expires_at).map(|t| (l.badge_expires, t)));
+        facts.extend(listing.headline_total_tok_s.map(|v| (l.best_total, number(v, 1))));
+        facts.extend(
+            listing
+                .headline_per_request_tok_s
+                .map(|v| (l.single_stream, number(v, 1))),
+        );
+        let catalog = frame.catalog_links(
+            listing.catalog_gpu.as_deref(),
+            listing.catalog_model.as_deref(),
+        );
+        let report_href = listing
+            .latest_report_id
+            .map(|r| frame.link(&format!("/reports/{}", Uuid::from(r))));
+        let book_example = format!(
+            "curl -X POST {}/v1/bookings \\\n  -H \"Authorization: Bearer $TOKEN\" -H \"Content-Type: application/json\" \\\n  -d '{{\"listing_id\": \"{id}\", \"gpu_count\": 1, \"starts_at\": \"…\", \"ends_at\": \"…\"}}'",
+            app.config().public_url.trim_end_matches('/')
+        );
+        let lang = frame.lang;
+        Ok((
+            ListingPage {
+                frame,
+                badge: listing.verification_state,
+                badge_words,
+                facts,
+                report_href,
+                catalog,
+                book_example,
+                title: listing.title,
+            },
+            lang,
+        ))
+    })
+    .await
+}
+
+// ---- the calculator ---------------------------------------------------------------------
+
+struct Estimate {
+    per_stream: String,
+    total: String,
+    max_concurrency: String,
+    physical_limit: String,
+    memory_bound: bool,
+    measured: Vec<ResultRow>,
+    json: String,
+}
+
+#[derive(Template)]
+#[template(path = "calculator.html")]
+struct CalculatorPage {
+    frame: Frame,
+    gpus: Vec<(String, String, bool)>,
+    models: Vec<(String, String, bool)>,
+    context: i64,
+    concurrency: i64,
+    estimate: Option<Estimate>,
+    /// Why it could not calculate: the fields and what is wrong with them.
+    problems: Vec<String>,
+    efficiency: String,
+}
+
+#[derive(serde::Deserialize)]
+struct ShareParam {
+    share: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct CalculatorForm {
+    gpu: Option<String>,
+    model: Option<String>,
+    context: Option<String>,
+    concurrency: Option<String>,
+}
+
+async fn calculator_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
+    let form = web::Query::<CalculatorForm>::from_query(req.query_string())
+        .map(web::Query::into_inner)
+        .unwrap_or(CalculatorForm {
+            gpu: None,
+            model: None,
+            context: None,
+            concurrency: None,
+        });
+    let mut status = StatusCode::OK;
+    // Until it has a pair to calculate, the page renders the catalogs' GPUs and models.
+    let mut frame = Frame::new(&req, "/v1/hardware".to_owned());
+    frame.title = frame.l.calculator_title.to_owned();
+    let mut problems = Vec::new();
+    let frame_l = frame.l;
+    let mut whole = |field: &str, raw: &Option<String>, default: i64| match raw.as_deref() {
+        None | Some("") => default,
+        Some(text) => text.trim().parse().unwrap_or_else(|_| {
+            problems.push(format!("{field}: {}", frame_l.not_a_whole_number));
+            default
+        }),
+    };
+    let context = whole("context", &form.context, 0);
+    let concurrency = whole("concurrency", &form.concurrency, 1);
+    let pick = |chosen: &Option<String>, id: &str| chosen.as_deref() == Some(id);
+    let (Ok(gpus), Ok(models)) = (app.gpus(), app.models()) else {
+        return error_page(&req, AppError::Internal("the catalogs did not load".into()));
+    };
+    let gpus = gpus
+        .iter()
+        .map(|g| (g.id.clone(), g.name.clone(), pick(&form.gpu, &g.id)))
+        .collect();
+    let models = models
+        .iter()
+        .map(|m| (m.id.clone(), m.name.clone(), pick(&form.model, &m.id)))
+        .collect();
+    let mut estimate = None;
+    if let (Some(gpu), Some(model)) = (&form.gpu, &form.model)
+        && problems.is_empty()
+    {
+        match app.decode_estimate(gpu, model, context, concurrency).await {
+            Ok(e) => {
+                let query = format!(
+                    "gpu={}&model={}&context={context}&concurrency={concurrency}",
+                    e.gpu.id, e.model.id
+                );
+                let measured = result_rows(&frame, e.measured, false);
+                frame.json = format!("/v1/calculator/decode?{query}");
+                estimate = Some(Estimate {
+                    per_stream: number(e.predicted.per_stream_tok_s, 1),
+                    total: number(e.predicted.total_tok_s, 1),
+                    max_concurrency: count(e.max_concurrency),
+                    physical_limit: number(e.physical_limit_total_tok_s, 1),
+                    memory_bound: e.predicted.memory_bound,
+                    measured,
+                    json: frame.json.clone(),
+                });
+            }
+            Err(AppError::Validation(e)) => problems.push(format!("{}: {}", e.field, e.message)),
+            Err(AppError::Invalid(errors)) => problems.extend(
+                errors
+                    .into_iter()
+                    .map(|(field, message)| format!("{field}: {message}")),
+            ),
+            Err(e) => return error_page(&req, e),
+        }
+    }
+    if !problems.is_empty() {
+        status = StatusCode::UNPROCESSABLE_ENTITY;
+    }
+    let lang = frame.lang;
+    let page = CalculatorPage {
+        frame,
+        gpus,
+        models,
+        context,
+        concurrency,
+        estimate,
+        problems,
+        efficiency: number(catalog::EFFICIENCY, 2),
+    };
+    html(status, lang, page.render())
+}

@@ -1,0 +1,108 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::MeasuredCellView;
+use crate::error::{ApiError, Problem};
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct CalculatorQuery {
+    /// A GPU's catalog id (`GET /v1/hardware`).
+    pub gpu: String,
+    /// A model's catalog id (`GET /v1/models`).
+    pub model: String,
+    /// Context tokens per stream (default 0).
+    pub context: Option<i64>,
+    /// Streams decoding at once (default 1).
+    pub concurrency: Option<i64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PredictedView {
+    pub per_stream_tok_s: f64,
+    pub total_tok_s: f64,
+    /// Whether memory bandwidth (not tensor throughput) bounds a step.
+    pub memory_bound: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FormulaView {
+    /// Share of peak bandwidth and tensor throughput achieved, the same for every GPU.
+    pub efficiency: f64,
+    /// Bytes one decode step reads: weights + concurrency × (context × KV bytes per token +
+    /// recurrent state).
+    pub bytes_per_step: f64,
+    pub kv_bytes_per_token: f64,
+    /// Tokens each stream may still write when counting what fits (the standard's output).
+    pub output_tokens: u64,
+    /// Share of the GPU's memory the engine takes.
+    pub gpu_memory_utilization: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DecodeEstimateView {
+    pub gpu: String,
+    pub model: String,
+    pub context: u64,
+    pub concurrency: u64,
+    pub predicted: PredictedView,
+    /// The most streams whose KV cache fits at this context.
+    pub max_concurrency: u64,
+    /// What no measurement may exceed: the roofline at full bandwidth plus the margin
+    /// verification allows (`exceeds_hardware_roofline`).
+    pub physical_limit_total_tok_s: f64,
+    pub formula: FormulaView,
+    /// Figures measured for this pair at this cell: verified ones first, then community
+    /// runs (`source` tells which).
+    pub measured: Vec<MeasuredCellView>,
+}
+
+/// Predicted decode speed of a model on a GPU at one context and concurrency, from the
+/// memory-bandwidth roofline (the formula and constants are in `formula`), beside what
+/// verified listings measured there. Public.
+#[utoipa::path(
+    tag = "catalog",
+    params(CalculatorQuery),
+    responses(
+        (status = 200, description = "The estimate and the measured figures", body = DecodeEstimateView),
+        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unknown catalog id or an out-of-range cell; `errors[0].field` names it", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/calculator/decode")]
+pub async fn decode(
+    app: web::Data<App>,
+    query: web::Query<CalculatorQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let e = app
+        .decode_estimate(
+            &q.gpu,
+            &q.model,
+            q.context.unwrap_or(0),
+            q.concurrency.unwrap_or(1),
+        )
+        .await?;
+    Ok(HttpResponse::Ok().json(DecodeEstimateView {
+        formula: FormulaView {
+            efficiency: catalog::EFFICIENCY,
+            bytes_per_step: e.model.bytes_per_step(e.context, e.concurrency),
+            kv_bytes_per_token: e.model.kv_bytes_per_token(),
+            output_tokens: catalog::OUTPUT_TOKENS,
+            gpu_memory_utilization: catalog::GPU_MEMORY_UTILIZATION,
+        },
+        gpu: e.gpu.id,
+        model: e.model.id,
+        context: e.context,
+        concurrency: e.concurrency,
+        predicted: PredictedView {
+            per_stream_tok_s: e.predicted.per_stream_tok_s,
+            total_tok_s: e.predicted.total_tok_s,
+            memory_bound: e.predicted.memory_bound,
+        },
+        max_concurrency: e.max_concurrency,
+        physical_limit_total_tok_s: e.physical_limit_total_tok_s,
+        measured: MeasuredCellView::all(e.measured),
+    }))
+}

@@ -1,0 +1,40 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::error::{ApiError, Problem};
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct ConsistencyQuery {
+    /// The older tree size.
+    pub first: u64,
+    /// The newer tree size, at most the log's size.
+    pub second: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConsistencyView {
+    /// RFC 9162 consistency proof, standard base64 of each hash.
+    pub proof: Vec<String>,
+}
+
+/// The RFC 9162 proof that the tree of `second` leaves extends the tree of `first` leaves
+/// (empty when `first` is 0 or equals `second`). Public.
+#[utoipa::path(
+    tag = "log",
+    params(ConsistencyQuery),
+    responses(
+        (status = 200, description = "The proof", body = ConsistencyView),
+        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`first` above `second`, or `second` past the log", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/log/consistency")]
+pub async fn consistency(
+    app: web::Data<App>,
+    query: web::Query<ConsistencyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let proof = app.log_consistency(query.first, query.second).await?;
+    Ok(HttpResponse::Ok().json(ConsistencyView { proof }))
+}

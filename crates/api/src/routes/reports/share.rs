@@ -1,0 +1,87 @@
+//! Share links of private reports: whoever holds one reads the report (its JSON, exports,
+//! proof and page) until it expires or is revoked.
+
+use actix_web::{HttpResponse, delete, post, web};
+use app::App;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::error::{ApiError, Problem};
+use crate::extract::{Auth, Json};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareRequest {
+    /// How long the link lasts: 60 s to 90 days (default 7 days).
+    pub expires_in_secs: Option<u64>,
+}
+
+/// A share link; `token` is shown this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShareView {
+    /// The report's page with the token (`?share=`); the JSON, exports and proof take the
+    /// same parameter.
+    pub url: String,
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A share link of a report, for members of its organisation (a private report is
+/// otherwise shown to them only).
+#[utoipa::path(
+    tag = "reports",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The report's id")),
+    request_body = ShareRequest,
+    responses(
+        (status = 201, description = "The link", body = ShareView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the report's organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`expires_in_secs` out of range", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/reports/{id}/share")]
+pub async fn share(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+    Json(body): Json<ShareRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let link = app
+        .share_report(caller, id.into_inner().into(), body.expires_in_secs)
+        .await?;
+    Ok(HttpResponse::Created().json(ShareView {
+        url: link.url,
+        token: link.token,
+        expires_at: link.expires_at,
+    }))
+}
+
+/// Revokes a share link at once.
+#[utoipa::path(
+    tag = "reports",
+    security(("bearer" = [])),
+    params(
+        ("id" = Uuid, Path, description = "The report's id"),
+        ("token" = String, Path, description = "The link's token"),
+    ),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the report's organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such report or live link", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/reports/{id}/share/{token}")]
+pub async fn revoke(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    path: web::Path<(Uuid, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, token) = path.into_inner();
+    app.revoke_share(caller, id.into(), &token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,21 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use uuid::Uuid;
+
+use super::CommunityRunView;
+use crate::error::{ApiError, Problem};
+
+/// A community run. Public.
+#[utoipa::path(
+    tag = "runs",
+    params(("id" = Uuid, Path, description = "The run's id")),
+    responses(
+        (status = 200, description = "The run", body = CommunityRunView),
+        (status = 404, description = "No such run, or withdrawn", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/runs/{id}")]
+pub async fn get(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let run = app.community_run(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(CommunityRunView::from(run)))
+}

@@ -1,0 +1,56 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use super::CommunityRunView;
+use crate::error::{ApiError, Problem};
+use crate::views::Page;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct RunsQuery {
+    /// Only runs of this catalog model.
+    pub model: Option<String>,
+    /// Only runs on this catalog GPU.
+    pub gpu: Option<String>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<Uuid>,
+    /// Page size, 1–100 (default 20).
+    pub limit: Option<u64>,
+}
+
+/// Community runs, newest first, by model and hardware. Public; never mixed with verified
+/// results.
+#[utoipa::path(
+    tag = "runs",
+    params(RunsQuery),
+    responses(
+        (status = 200, description = "A page of runs", body = Page<CommunityRunView>),
+        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A bad page size", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/runs")]
+pub async fn list(
+    app: web::Data<App>,
+    query: web::Query<RunsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
+    let runs = app
+        .community_runs(
+            query.gpu.as_deref(),
+            query.model.as_deref(),
+            query.cursor,
+            limit,
+        )
+        .await?;
+    let next_cursor = (runs.len() as u64 == limit)
+        .then(|| runs.last().map(|r| r.id.to_string()))
+        .flatten();
+    Ok(HttpResponse::Ok().json(Page {
+        items: runs.into_iter().map(CommunityRunView::from).collect(),
+        next_cursor,
+    }))
+}

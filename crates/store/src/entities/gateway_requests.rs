@@ -1,0 +1,25 @@
+use sea_orm::entity::prelude::*;
+
+/// One request through the metered gateway.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "gateway_requests")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    pub endpoint: String,
+    pub started_at: DateTimeUtc,
+    pub finished_at: DateTimeUtc,
+    pub prompt_tokens: i64,
+    pub output_tokens: i64,
+    pub engine_output_tokens: Option<i64>,
+    pub ttft_ms: Option<f64>,
+    pub per_stream_tok_s: Option<f64>,
+    pub concurrency: i32,
+    pub outcome: String,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,353 @@
+"""The results site in a real headless Chromium (Playwright for Python, the system's browser).
+
+Run by the test `results_site_pages_render_in_chromium` against a `serve --demo` with a
+verified listing and a community run:
+
+    python check_pages.py FACTS_JSON
+
+FACTS_JSON names the base URL, the ids, and the browser. Every page must load with status
+200, no console error, no failed request; every link on it to this site must resolve; the
+report page's decode matrix and prefill table must match the report's JSON cell for cell (as
+must the community run's); the community run must show on its model and hardware pages and
+on the community leaderboard, marked community, and never on the verified one; the language
+follows Accept-Language and ?lang=; a hostile launch command is shown as text. Prints one line
+per check; exits 1 with the reasons on any failure.
+"""
+
+import base64
+import json
+import sys
+from urllib.parse import urljoin, urlparse
+
+from playwright.sync_api import sync_playwright
+
+FACTS = json.loads(open(sys.argv[1]).read())
+BASE = FACTS["base"].rstrip("/")
+WORDS = {
+    "en": {
+        "requests_queued": "Requests queued",
+        "over_capacity": "Over capacity",
+        "invalid": "Invalid",
+        "client_bound": "Client bound",
+        "valid": "Valid",
+    },
+    "zh-Hant": {
+        "requests_queued": "請求排隊",
+        "over_capacity": "超出容量",
+        "invalid": "無效",
+        "client_bound": "受用戶端限制",
+        "valid": "有效",
+    },
+}
+FAILURES = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        FAILURES.append(what)
+
+
+def figure(value, decimals):
+    """As the pages print numbers: grouped thousands, fixed decimals."""
+    return f"{value:,.{decimals}f}"
+
+
+def has_figures(status):
+    return status not in ("over_capacity", "invalid")
+
+
+class Site:
+    def __init__(self, browser, headers=None):
+        self.context = browser.new_context(extra_http_headers=headers or {})
+        self.page = self.context.new_page()
+        self.problems = []
+        self.page.on(
+            "console",
+            lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"),
+        )
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on(
+            "requestfailed",
+            lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"),
+        )
+        self.page.on(
+            "response",
+            lambda r: r.status >= 400
+            and r.request.resource_type != "document"
+            and self.problems.append(f"{r.status} for {r.url}"),
+        )
+        self.checked_links = {}
+
+    def open(self, path, status=200):
+        self.problems.clear()
+        response = self.page.goto(BASE + path)
+        check(
+            response is not None and response.status == status,
+            f"{path}: status {response.status if response else None}",
+        )
+        headers = response.headers
+        check(headers.get("content-type", "").startswith("text/html"), f"{path}: HTML")
+        check(
+            "script-src" not in headers.get("content-security-policy", "x")
+            and "default-src 'none'" in headers.get("content-security-policy", "")
+            and headers.get("x-content-type-options") == "nosniff",
+            f"{path}: no scripts allowed, no sniffing",
+        )
+        html = self.page.content()
+        leaked = [e for e in FACTS["engines"] if e in html]
+        check(not leaked, f"{path}: names no engine address {leaked}")
+        check(self.page.title().strip() != "", f"{path}: has a title")
+        self.page.wait_for_load_state("load")
+        if status != 200:
+            # Chromium reports the document's own error status on the console.
+            self.problems[:] = [p for p in self.problems if "Failed to load resource" not in p]
+        check(not self.problems, f"{path}: no console errors or failed requests {self.problems}")
+        self.links_resolve(path, skip_own=status != 200)
+        return response
+
+    def links_resolve(self, path, skip_own=False):
+        """Every link to this site answers below 400 (an error page's links to itself in the
+        other language answer as it does)."""
+        hrefs = self.page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        bad = []
+        for href in hrefs:
+            url = urljoin(BASE + path, href).split("#")[0]
+            if urlparse(url).netloc != urlparse(BASE).netloc:
+                continue  # datasheets and model cards: not ours to check here
+            if skip_own and urlparse(url).path == urlparse(BASE + path).path:
+                continue
+            if url not in self.checked_links:
+                self.checked_links[url] = self.context.request.get(url).status
+            if self.checked_links[url] >= 400:
+                bad.append((url, self.checked_links[url]))
+        check(not bad, f"{path}: every link to this site resolves {bad}")
+
+    def json(self, path):
+        response = self.context.request.get(BASE + path)
+        check(response.status == 200, f"{path}: JSON status {response.status}")
+        return response.json()
+
+
+def predicate(report):
+    payload = base64.b64decode(report["envelope"]["payload"])
+    return json.loads(payload)["predicate"]
+
+
+def matrix_matches(site, path, report, lang="en"):
+    """The page's decode matrix and prefill table against the report, cell for cell."""
+    page = site.page
+    decode = report["decode"]
+    check(
+        page.locator("#matrix td[data-status]").count() == len(decode),
+        f"{path}: {len(decode)} matrix cells",
+    )
+    mismatches = []
+    for cell in decode:
+        selector = (
+            f'#matrix td[data-context="{cell["context_tokens"]}"]'
+            f'[data-concurrency="{cell["concurrency"]}"]'
+        )
+        td = page.locator(selector)
+        where = f'{cell["context_tokens"]} x {cell["concurrency"]}'
+        if td.count() != 1:
+            mismatches.append(f"{where}: {td.count()} cells")
+            continue
+        status = cell["status"]
+        if td.get_attribute("data-status") != status:
+            mismatches.append(f"{where}: status {td.get_attribute('data-status')} != {status}")
+        if status != "valid":
+            shown = td.locator(".status").inner_text() if td.locator(".status").count() else ""
+            if shown != WORDS[lang][status]:
+                mismatches.append(f"{where}: words {shown!r}")
+        total = td.locator(".total")
+        if has_figures(status) and cell.get("total_tok_s") is not None:
+            want = figure(cell["total_tok_s"], 1)
+            got = total.inner_text() if total.count() else None
+            if got != want:
+                mismatches.append(f"{where}: total {got!r} != {want!r}")
+            if cell.get("ttft_ms_median") is not None:
+                want = f'{figure(cell["ttft_ms_median"], 0)} ms TTFT'
+                got = td.locator(".ttft").inner_text() if td.locator(".ttft").count() else None
+                if got != want:
+                    mismatches.append(f"{where}: TTFT {got!r} != {want!r}")
+        elif total.count():
+            mismatches.append(f"{where}: a figure on a cell that has none")
+    for entry in report["prefill"]:
+        row = page.locator(f'#prefill tr[data-context="{entry["context_tokens"]}"]')
+        where = f'prefill {entry["context_tokens"]}'
+        if row.count() != 1 or row.get_attribute("data-status") != entry["status"]:
+            mismatches.append(f"{where}: missing or wrong status")
+            continue
+        if entry["status"] == "valid":
+            text = row.inner_text()
+            for want in (
+                figure(entry["prompt_tok_s"], 1),
+                f'{figure(entry["ttft_ms"], 0)} ms TTFT',
+            ):
+                if want not in text:
+                    mismatches.append(f"{where}: {want!r} not in {text!r}")
+    check(not mismatches, f"{path}: matrix and prefill match the JSON {mismatches[:5]}")
+    statuses = page.eval_on_selector_all(
+        "#measurements tbody tr", "rows => rows.map(r => r.dataset.status)"
+    )
+    want = [e["status"] for e in report["prefill"]] + [c["status"] for c in decode]
+    check(statuses == want, f"{path}: every measurement in the table, in order")
+
+
+def hrefs(page, selector):
+    return page.eval_on_selector_all(selector, "els => els.map(e => e.getAttribute('href'))")
+
+
+def main():
+    report_id, run_id = FACTS["report_id"], FACTS["run_id"]
+    gpu, model, listing_id = FACTS["gpu"], FACTS["model"], FACTS["listing_id"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=FACTS["chromium"], args=["--no-sandbox"])
+        site = Site(browser, {"Accept-Language": "en-GB,en;q=0.9"})
+        page = site.page
+
+        # The leaderboard: verified by default, community behind the switch, never mixed.
+        site.open("/")
+        board = hrefs(page, "#leaderboard a")
+        check(f"/reports/{report_id}" in board, "/: the demo report leads the verified board")
+        check(not any("/runs/" in h for h in board), "/: no community run on the verified board")
+        check(f"/models/{model}" in hrefs(page, ".catalog a"), "/: the catalog's models linked")
+        site.open("/?source=community")
+        board = hrefs(page, "#leaderboard a")
+        check(f"/runs/{run_id}" in board, "/?source=community: the run is on the board")
+        check(not any("/reports/" in h for h in board), "/?source=community: no verified report")
+
+        # The report page against its JSON.
+        path = f"/reports/{report_id}"
+        site.open(path)
+        report = site.json(f"/v1/reports/{report_id}")
+        measured = predicate(report)
+        matrix_matches(site, path, measured)
+        check(
+            page.locator("#key-id").inner_text() == report["key_id"],
+            f"{path}: the signing key's id",
+        )
+        check(
+            page.locator("#leaf-index").inner_text() == str(report["log"]["leaf_index"]),
+            f"{path}: the log's leaf index",
+        )
+        size = page.locator("#tree-size").inner_text()
+        proof = site.json(f"/v1/reports/{report_id}/proof?tree_size={size}")
+        shown = page.eval_on_selector_all("ol.hashes code", "els => els.map(e => e.textContent)")
+        check(
+            shown == proof["inclusion_proof"]
+            and page.locator("pre.note").text_content() == proof["checkpoint"],
+            f"{path}: the inclusion proof and signed checkpoint of its JSON (tree size {size})",
+        )
+        check(f'{figure(measured["engine"]["max_model_len"], 0)} tokens' in page.inner_text("main"),
+              f"{path}: the engine block")
+        check(page.locator('link[rel="alternate"]').get_attribute("href") == f"/v1/reports/{report_id}",
+              f"{path}: links its JSON")
+
+        # The community run: marked, matching its JSON, its hostile notes shown as text.
+        path = f"/runs/{run_id}"
+        site.open(path)
+        run = site.json(f"/v1/runs/{run_id}")
+        check(page.locator(".badge.community").count() >= 1, f"{path}: marked community")
+        check(page.locator(".badge.verified").count() == 0, f"{path}: never marked verified")
+        matrix_matches(site, path, run["report"])
+        check(
+            page.locator("#launch-command").inner_text() == run["launch_command"],
+            f"{path}: the launch command, as text",
+        )
+        check(
+            page.locator("#hardware-notes").inner_text() == run["hardware_notes"],
+            f"{path}: the hardware notes, as text",
+        )
+        check(
+            page.locator("main img, main script, main b").count() == 0,
+            f"{path}: no element it sent",
+        )
+
+        # Model and hardware pages: the verified listing's cells and the community run's.
+        for path in (f"/models/{model}", f"/hardware/{gpu}"):
+            site.open(path)
+            verified = hrefs(page, '#results tr[data-source="verified"] a.badge')
+            community = hrefs(page, '#results tr[data-source="community"] a.badge')
+            check(f"/reports/{report_id}" in verified, f"{path}: the verified report's cells")
+            check(f"/runs/{run_id}" in community, f"{path}: the community run, marked community")
+            check(all("/runs/" in h for h in community) and all("/reports/" in h for h in verified),
+                  f"{path}: sources never mixed")
+
+        # The listing: its badge and a book button to the API.
+        path = f"/listings/{listing_id}"
+        site.open(path)
+        check(page.locator("#badge").get_attribute("data-state") == "verified", f"{path}: badge")
+        check(page.locator("#book").get_attribute("href").startswith("/docs/"), f"{path}: book")
+
+        # The calculator as a person uses it: the form, then the JSON it renders.
+        site.open("/calculator")
+        page.select_option('select[name="gpu"]', gpu)
+        page.select_option('select[name="model"]', model)
+        page.fill('input[name="context"]', "0")
+        page.fill('input[name="concurrency"]', "1")
+        page.click('#calculator button[type="submit"]')
+        page.wait_for_load_state("load")
+        query = f"gpu={gpu}&model={model}&context=0&concurrency=1"
+        estimate = site.json(f"/v1/calculator/decode?{query}")
+        check(
+            page.locator("#per-stream").inner_text()
+            == figure(estimate["predicted"]["per_stream_tok_s"], 1)
+            and page.locator("#total").inner_text() == figure(estimate["predicted"]["total_tok_s"], 1),
+            "/calculator: the prediction of its JSON",
+        )
+        check(f"/reports/{report_id}" in hrefs(page, '#results tr[data-source="verified"] a.badge'),
+              "/calculator: the measured cell beside it")
+        site.open(f"/calculator?{query}")
+        site.open(f"/calculator?gpu=no-such-gpu&model={model}", status=422)
+        check("gpu" in page.inner_text(".problems"), "/calculator: names the unknown field")
+        site.open("/reports/not-a-uuid", status=404)
+        site.open("/runs/00000000-0000-0000-0000-000000000000", status=404)
+        site.open("/models/no-such-model", status=404)
+
+        # Traditional Chinese by Accept-Language, English by ?lang= over it; links keep a
+        # language chosen by ?lang=.
+        zh = Site(browser, {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.5"})
+        for path in (
+            "/",
+            "/?source=community",
+            f"/reports/{report_id}",
+            f"/runs/{run_id}",
+            f"/models/{model}",
+            f"/hardware/{gpu}",
+            f"/listings/{listing_id}",
+            f"/calculator?{query}",
+        ):
+            zh.open(path)
+            check(zh.page.get_attribute("html", "lang") == "zh-Hant", f"{path}: zh-Hant by header")
+            check("排行榜" in zh.page.inner_text("nav"), f"{path}: Chinese labels")
+        path = f"/reports/{report_id}"
+        zh.open(path)
+        matrix_matches(zh, path, measured, lang="zh-Hant")
+        zh.open(path + "?lang=en")
+        check(zh.page.get_attribute("html", "lang") == "en", f"{path}?lang=en: English over the header")
+        own = [h for h in hrefs(zh.page, "nav a:not([hreflang])") if h.startswith("/") and not h.startswith("/docs/")]
+        check(
+            own and all("lang=en" in h.split("#")[0] for h in own),
+            f"{path}?lang=en: every link keeps it, before any #fragment {own}",
+        )
+        # The calculator's form keeps a language chosen by ?lang= over the header's.
+        zh.open("/calculator?lang=en")
+        zh.page.select_option('select[name="gpu"]', gpu)
+        zh.page.select_option('select[name="model"]', model)
+        zh.page.click('#calculator button[type="submit"]')
+        zh.page.wait_for_load_state("load")
+        check(zh.page.get_attribute("html", "lang") == "en", "/calculator?lang=en: the form keeps English")
+        site.open("/calculator?lang=zh-Hant")
+        check("解碼計算器" in page.inner_text("h1"), "/calculator?lang=zh-Hant: Chinese")
+        browser.close()
+    if FAILURES:
+        print(f"{len(FAILURES)} checks failed", file=sys.stderr)
+        for failure in FAILURES:
+            print(f"  {failure}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+//! The results site in a real headless Chromium: `tests/browser/check_pages.py` (Playwright
+//! for Python driving the system's Chromium) against `serve --demo` with its verified
+//! listing and a community run submitted with `bench --submit`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{Demo, Sim, http_get, new_api_key, stderr, submit_run};
+
+const GPU: &str = "rtx-3060-12gb";
+const MODEL: &str = "nvidia-nemotron-nano-12b-v2-awq";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_site_pages_render_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = Demo::start(dir.path()).await;
+    let listing = demo.verified_listing().await;
+    let report_id = listing["verification"]["report_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // A community run on the same catalog pair; its launch command is hostile markup.
+    let key = new_api_key(&demo.base, "s@example.com", "Sandberg").await;
+    let engine = Sim::start("tiny", 1.0).await;
+    let output = submit_run(
+        dir.path(),
+        &engine.base,
+        &demo.base,
+        key,
+        [GPU, MODEL],
+        &[
+            "--launch-command",
+            "vllm serve tiny <script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">",
+            "--hardware-notes",
+            "<b>1x</b> RTX 3060 </pre><script>alert(1)</script>",
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let runs: Value = http_get(format!("{}/v1/runs?gpu={GPU}&model={MODEL}", demo.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let run_id = runs["items"][0]["id"].as_str().unwrap().to_owned();
+
+    // The report's proof is on its page once a checkpoint covers it (one a second here).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while http_get(format!("{}/v1/reports/{report_id}/proof", demo.base))
+        .await
+        .unwrap()
+        .status()
+        != 200
+    {
+        assert!(Instant::now() < deadline, "no checkpoint covers the report");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let facts = dir.path().join("facts.json");
+    let chromium =
+        std::env::var("GPUMARKET_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    std::fs::write(
+        &facts,
+        json!({
+            "base": demo.base,
+            "report_id": report_id,
+            "run_id": run_id,
+            "listing_id": listing["id"],
+            "gpu": GPU,
+            "model": MODEL,
+            "chromium": chromium,
+            "engines": [demo.engine, engine.base.trim_start_matches("http://")],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/check_pages.py");
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(&python)
+            .arg(script)
+            .arg(&facts)
+            .output()
+            .unwrap_or_else(|e| panic!("{python}: {e}"))
+    })
+    .await
+    .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the pages failed in Chromium (scripts/check installs Playwright and Chromium; \
+         GPUMARKET_TEST_PYTHON and GPUMARKET_CHROMIUM point at them):\n{printed}\n{}",
+        stderr(&output)
+    );
+    // Every check ran (a script that stopped early would print fewer).
+    assert!(
+        printed.lines().filter(|l| l.starts_with("ok ")).count() > 60,
+        "{printed}"
+    );
+}
