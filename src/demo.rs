@@ -77,6 +77,8 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
                 // The simulator's profile is this pair: its figures are checked against physics.
                 catalog_gpu: Some("rtx-3060-12gb"),
                 catalog_model: Some("nvidia-nemotron-nano-12b-v2-awq"),
+                // Bookings through the gateway are held to 80 % of the verified speed.
+                guarantee_min_fraction: Some(0.8),
             },
         )
         .await?;

@@ -23,6 +23,7 @@ mod m20261201_000015_org_billing;
 mod m20261201_000016_private_reports;
 mod m20261201_000017_gateway_requests;
 mod m20261201_000018_log_backfill_check;
+mod m20261201_000019_performance_guarantees;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000016_private_reports::Migration),
             Box::new(m20261201_000017_gateway_requests::Migration),
             Box::new(m20261201_000018_log_backfill_check::Migration),
+            Box::new(m20261201_000019_performance_guarantees::Migration),
         ]
     }
 }

@@ -192,6 +192,7 @@ impl Application {
         let listener = TcpListener::bind(&app.config().listen)?;
         let addr = listener.local_addr()?;
         let body_limit = extract::BodyLimit(app.config().max_body_bytes);
+        let send_buffer = app.config().send_buffer_bytes;
         // Install the recorder before the first request, so no measurement is lost.
         middleware::prometheus();
         let data = web::Data::new(app);
@@ -218,10 +219,16 @@ impl Application {
                 .wrap(actix_web::middleware::from_fn(middleware::observe))
         })
         // Every answer's bytes leave as written: without TCP_NODELAY a streamed answer's first
-        // small write waits for the client's delayed ACK (about 40 ms of added TTFT).
-        .on_connect(|connection, _| {
+        // small write waits for the client's delayed ACK (about 40 ms of added TTFT). The
+        // kernel's send buffer is bounded (`send_buffer_bytes`): a client that stops reading
+        // holds that much, not the megabytes autotuning grows to, and a gateway stream to it
+        // shows as blocked (a slow reader) once it is that far behind.
+        .on_connect(move |connection, _| {
             if let Some(tcp) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
                 let _ = tcp.set_nodelay(true);
+                if send_buffer > 0 {
+                    let _ = socket2::SockRef::from(tcp).set_send_buffer_size(send_buffer);
+                }
             }
         })
         .workers(workers.max(1))

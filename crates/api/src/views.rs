@@ -266,6 +266,16 @@ pub struct CatalogView {
     pub model: Option<String>,
 }
 
+/// A listing's performance guarantee.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GuaranteeView {
+    /// The share of the verified per-stream speed guaranteed (above 0, at most 1): a
+    /// five-minute bucket delivered below it, at a load the report measured as valid and to
+    /// a client reading fast enough, credits the booking that bucket's share of its price.
+    pub min_fraction: f64,
+}
+
 /// What the listing's last verification (or spot check) cost its GPU (standard, "Cost").
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VerificationCostView {
@@ -312,6 +322,8 @@ pub struct ListingView {
     pub last_verification_cost: Option<VerificationCostView>,
     /// The claimed GPU's and model's catalog entries, when given.
     pub catalog: Option<CatalogView>,
+    /// The performance guarantee new bookings get, when the listing offers one.
+    pub guarantee: Option<GuaranteeView>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -372,6 +384,9 @@ impl ListingView {
             verification,
             last_verification_cost: r.last_verification_cost.map(Into::into),
             catalog,
+            guarantee: r.guarantee_min_bp.map(|bp| GuaranteeView {
+                min_fraction: f64::from(bp) / 10_000.0,
+            }),
             created_at: r.created_at,
         }
     }
@@ -530,6 +545,25 @@ pub struct BookingView {
     /// The booked listing's badge now: `unverified`, `verified`, `expired` or `demoted` (a
     /// spot check found the machine or engine no longer as verified).
     pub listing_verification_state: &'static str,
+    /// The performance guarantee the booking was made under (the listing offered one and
+    /// was verified then), with the credits it earned.
+    pub guarantee: Option<BookingGuaranteeView>,
+}
+
+/// A booking's performance guarantee and its credits.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BookingGuaranteeView {
+    pub min_fraction: f64,
+    /// The verified report whose figures the delivery is compared with.
+    pub report_id: Uuid,
+    /// Credits accrued for buckets that under-delivered.
+    pub credit: MoneyView,
+    /// Buckets credited.
+    pub credited_buckets: u64,
+    /// When the credits were paid back (a partial refund), once the booking was over.
+    pub settled_at: Option<DateTime<Utc>>,
+    /// What was paid back: the credits, within what was paid and not refunded already.
+    pub settled: Option<MoneyView>,
 }
 
 impl From<app::bookings::Booking> for BookingView {
@@ -561,6 +595,14 @@ impl From<app::bookings::Booking> for BookingView {
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
             listing_verification_state: b.listing_verification_state,
+            guarantee: b.guarantee.map(|g| BookingGuaranteeView {
+                min_fraction: f64::from(g.min_bp) / 10_000.0,
+                report_id: g.report_id,
+                credit: money(g.credit),
+                credited_buckets: g.credited_buckets,
+                settled_at: g.settled_at,
+                settled: g.settled.map(money),
+            }),
         }
     }
 }

@@ -61,6 +61,8 @@ pub struct Booking {
     /// The booked listing's badge now (`unverified`, `verified`, `expired` or `demoted`):
     /// a renter sees when a spot check found the machine no longer as verified.
     pub listing_verification_state: &'static str,
+    /// The performance guarantee it was made under, with its credits.
+    pub guarantee: Option<crate::guarantees::BookingGuarantee>,
 }
 
 impl TryFrom<BookingRecord> for Booking {
@@ -94,6 +96,7 @@ impl TryFrom<BookingRecord> for Booking {
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
             listing_verification_state: "unverified",
+            guarantee: None,
         })
     }
 }
@@ -127,7 +130,9 @@ impl App {
         let mut out = Vec::with_capacity(records.len());
         for record in records {
             let listing = record.listing_id;
+            let guarantee = self.booking_guarantee(&record).await?;
             let mut booking = Booking::try_from(record)?;
+            booking.guarantee = guarantee;
             let state = match states.get(&listing) {
                 Some(state) => *state,
                 None => {

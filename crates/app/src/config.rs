@@ -120,6 +120,12 @@ pub struct Config {
     /// The largest `max_tokens` a gateway request may ask for (and what one that asks none
     /// gets).
     pub gateway_max_tokens: u64,
+    /// Length of the gateway's usage buckets, the unit performance guarantees are judged and
+    /// credited in (seconds; default 300).
+    pub gateway_bucket_secs: u64,
+    /// The kernel send buffer of each API connection, in bytes (0: the kernel's autotuning,
+    /// up to megabytes): what a client that stops reading can hold.
+    pub send_buffer_bytes: usize,
 }
 
 /// How logs are written.
@@ -184,6 +190,8 @@ impl Default for Config {
             pro_spot_check_every_secs: 24 * 3600,
             gateway_max_body_bytes: 1024 * 1024,
             gateway_max_tokens: 8192,
+            gateway_bucket_secs: 300,
+            send_buffer_bytes: 256 * 1024,
         }
     }
 }
@@ -304,6 +312,14 @@ impl Config {
         }
         if self.log_checkpoint_secs == 0 {
             return Err("log_checkpoint_secs: must be at least 1".into());
+        }
+        if !(1..=86_400).contains(&self.gateway_bucket_secs) {
+            return Err("gateway_bucket_secs: must be between 1 and 86400".into());
+        }
+        if self.send_buffer_bytes != 0 && self.send_buffer_bytes < 4096 {
+            return Err(
+                "send_buffer_bytes: must be 0 (the kernel's autotuning) or at least 4096".into(),
+            );
         }
         Ok(())
     }

@@ -12,18 +12,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use chrono::{DateTime, Duration, DurationRound, Utc};
+use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 use store::{GatewayRequestRecord, booking_status};
 use uuid::Uuid;
 
+use crate::guarantees::{by_bucket, judge, verified_cells};
 use crate::{App, AppError, Caller};
 
 /// Longest SSE event the gateway holds while looking for its end (an engine that never ends
 /// one is cut off).
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
-/// Length of a usage bucket.
-pub const BUCKET_SECS: i64 = 300;
 /// Most requests one usage answer reads.
 const USAGE_ROWS: u64 = 100_000;
 
@@ -94,6 +93,8 @@ pub struct Metered {
     pub per_stream_tok_s: Option<f64>,
     /// `completed`, `client_disconnected`, `engine_error` or `booking_ended`.
     pub outcome: &'static str,
+    /// The longest the gateway's writes to the client stayed blocked (streams).
+    pub client_stall_ms: Option<f64>,
 }
 
 /// Reads a streamed answer as it passes: counts the tokens the client receives, keeps the
@@ -112,6 +113,8 @@ pub struct StreamMeter {
     pub usage: Option<(u64, u64)>,
     pub first_token: Option<Instant>,
     pub last_token: Option<Instant>,
+    /// The longest the client took to take a chunk handed to it (its writes blocked).
+    pub longest_stall: std::time::Duration,
 }
 
 /// What one SSE event is to the meter: whether it carries a token, the usage it reports,
@@ -165,7 +168,13 @@ impl StreamMeter {
             usage: None,
             first_token: None,
             last_token: None,
+            longest_stall: std::time::Duration::ZERO,
         }
+    }
+
+    /// The client took `waited` to take the last chunk handed to it.
+    pub fn stalled(&mut self, waited: std::time::Duration) {
+        self.longest_stall = self.longest_stall.max(waited);
     }
 
     /// Takes bytes from the engine; returns the bytes to send the client now, or an error
@@ -250,6 +259,7 @@ impl StreamMeter {
         metered.ttft_ms = self
             .first_token
             .map(|first| (first - sent).as_secs_f64() * 1000.0);
+        metered.client_stall_ms = Some(self.longest_stall.as_secs_f64() * 1000.0);
         metered
     }
 }
@@ -273,6 +283,7 @@ impl Caps {
             ttft_ms: None,
             per_stream_tok_s: None,
             outcome,
+            client_stall_ms: None,
         }
     }
 
@@ -330,6 +341,16 @@ pub struct UsageBucket {
     pub ttft_ms_p50: Option<f64>,
     pub per_stream_tok_s_p50: Option<f64>,
     pub concurrency_max: u64,
+    /// The verified per-stream tok/s the bucket's requests are held to (median of their
+    /// cells), when the report measured their load as valid.
+    pub verified_tok_s: Option<f64>,
+    /// Median delivered per-stream speed over the verified one.
+    pub delivered_fraction: Option<f64>,
+    /// The longest a write to the client stayed blocked.
+    pub client_stall_ms_max: Option<f64>,
+    /// The client read too slowly for the bucket to be judged against the machine.
+    pub slow_reader: bool,
+    /// The credit the bucket earned under the booking's guarantee (once judged).
     pub credit_minor: i64,
 }
 
@@ -469,68 +490,70 @@ impl App {
                 per_stream_tok_s: metered.per_stream_tok_s,
                 concurrency: i32::try_from(concurrency).unwrap_or(i32::MAX),
                 outcome: metered.outcome.to_owned(),
+                client_stall_ms: metered.client_stall_ms,
             })
             .await?;
         Ok(())
     }
 
-    /// A booking's usage, for its renter and the provider's members: totals, and per
-    /// five-minute bucket the requests, tokens, median TTFT and per-stream speed and the most
-    /// streams open at once.
+    /// A booking's usage, for its renter and the provider's members: totals, and per bucket
+    /// (`gateway_bucket_secs`) the requests, tokens, median TTFT and per-stream speed, the
+    /// most streams open at once, and the delivery against the verified report (the
+    /// guarantee's, else the listing's latest) with the credit the bucket earned.
     pub async fn booking_usage(&self, caller: Caller, booking: Uuid) -> Result<Usage, AppError> {
         let record = self.booking_record(caller, booking).await?;
+        let bucket = self.bucket();
         let rows = self
             .db()
             .gateway_requests_of(booking, record.starts_at - Duration::days(1), USAGE_ROWS)
             .await?;
-        let mut usage = Usage::default();
-        let mut buckets: Vec<(UsageBucket, Vec<f64>, Vec<f64>)> = Vec::new();
-        for row in rows {
-            let start = row
-                .started_at
-                .duration_trunc(Duration::seconds(BUCKET_SECS))
-                .unwrap_or(row.started_at);
-            if buckets.last().is_none_or(|(b, _, _)| b.start != start) {
-                buckets.push((
-                    UsageBucket {
-                        start,
-                        requests: 0,
-                        prompt_tokens: 0,
-                        output_tokens: 0,
-                        ttft_ms_p50: None,
-                        per_stream_tok_s_p50: None,
-                        concurrency_max: 0,
-                        credit_minor: 0,
-                    },
-                    Vec::new(),
-                    Vec::new(),
-                ));
+        let guarantee = self.db().guarantee_of(booking).await?;
+        let report = match &guarantee {
+            Some(g) => Some(g.report_id),
+            None => {
+                self.listing_record(record.listing_id)
+                    .await?
+                    .latest_report_id
             }
-            let Some((bucket, ttfts, speeds)) = buckets.last_mut() else {
-                continue;
-            };
-            let (prompt, output) = (
-                row.prompt_tokens.max(0) as u64,
-                row.output_tokens.max(0) as u64,
-            );
-            bucket.requests += 1;
-            bucket.prompt_tokens = bucket.prompt_tokens.saturating_add(prompt);
-            bucket.output_tokens = bucket.output_tokens.saturating_add(output);
-            bucket.concurrency_max = bucket.concurrency_max.max(row.concurrency.max(0) as u64);
-            ttfts.extend(row.ttft_ms);
-            speeds.extend(row.per_stream_tok_s);
-            usage.requests += 1;
-            usage.prompt_tokens = usage.prompt_tokens.saturating_add(prompt);
-            usage.output_tokens = usage.output_tokens.saturating_add(output);
+        };
+        let cells = match report {
+            Some(report) => verified_cells(&self.db().cells_of_report(report).await?),
+            None => Vec::new(),
+        };
+        let credits = self.db().credits_of(booking).await?;
+        let mut usage = Usage::default();
+        for (start, requests) in by_bucket(&rows, bucket) {
+            let as_u64 = |n: i64| n.max(0) as u64;
+            let prompt_tokens = requests.iter().map(|r| as_u64(r.prompt_tokens)).sum();
+            let output_tokens = requests.iter().map(|r| as_u64(r.output_tokens)).sum();
+            let ttfts: Vec<f64> = requests.iter().filter_map(|r| r.ttft_ms).collect();
+            let speeds: Vec<f64> = requests.iter().filter_map(|r| r.per_stream_tok_s).collect();
+            let judgement = judge(&requests, &cells);
+            usage.requests += requests.len() as u64;
+            usage.prompt_tokens = usage.prompt_tokens.saturating_add(prompt_tokens);
+            usage.output_tokens = usage.output_tokens.saturating_add(output_tokens);
+            usage.buckets.push(UsageBucket {
+                start,
+                requests: requests.len() as u64,
+                prompt_tokens,
+                output_tokens,
+                ttft_ms_p50: bench::stats::median(&ttfts),
+                per_stream_tok_s_p50: bench::stats::median(&speeds),
+                concurrency_max: requests
+                    .iter()
+                    .map(|r| r.concurrency.max(0) as u64)
+                    .max()
+                    .unwrap_or(0),
+                verified_tok_s: judgement.verified_tok_s,
+                delivered_fraction: judgement.delivered_fraction,
+                client_stall_ms_max: judgement.client_stall_ms_max,
+                slow_reader: judgement.slow_reader,
+                credit_minor: credits
+                    .iter()
+                    .find(|c| c.bucket_start == start)
+                    .map_or(0, |c| c.amount),
+            });
         }
-        usage.buckets = buckets
-            .into_iter()
-            .map(|(mut bucket, ttfts, speeds)| {
-                bucket.ttft_ms_p50 = bench::stats::median(&ttfts);
-                bucket.per_stream_tok_s_p50 = bench::stats::median(&speeds);
-                bucket
-            })
-            .collect();
         Ok(usage)
     }
 }

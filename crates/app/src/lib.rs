@@ -13,6 +13,7 @@ pub mod community;
 pub mod config;
 mod error;
 pub mod gateway;
+pub mod guarantees;
 pub mod health;
 mod jwt;
 pub mod limits;

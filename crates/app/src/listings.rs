@@ -51,6 +51,8 @@ pub struct Listing {
     /// Catalog ids of the claimed GPU and model.
     pub catalog_gpu: Option<String>,
     pub catalog_model: Option<String>,
+    /// The share of the verified per-stream speed guaranteed to bookings, in basis points.
+    pub guarantee_min_bp: Option<i32>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -119,6 +121,7 @@ impl TryFrom<ListingRecord> for Listing {
             https_url: r.access_https_url,
             catalog_gpu: r.catalog_gpu,
             catalog_model: r.catalog_model,
+            guarantee_min_bp: r.guarantee_min_bp,
             created_at: r.created_at,
         })
     }
@@ -167,6 +170,8 @@ pub struct ListingPatch {
     pub https_url: Option<Option<String>>,
     /// `Some(None)` removes the catalog entries.
     pub catalog: Option<Option<(Option<String>, Option<String>)>>,
+    /// `Some(None)` withdraws the guarantee (bookings already made keep theirs).
+    pub guarantee_min_fraction: Option<Option<f64>>,
 }
 
 /// A search as a client asks it, before checking.
@@ -442,6 +447,10 @@ impl ListingPatch {
             catalog_model: match &self.catalog {
                 Some(catalog) => catalog.as_ref().and_then(|(_, model)| model.as_deref()),
                 None => r.catalog_model.as_deref(),
+            },
+            guarantee_min_fraction: match self.guarantee_min_fraction {
+                Some(fraction) => fraction,
+                None => r.guarantee_min_bp.map(|bp| f64::from(bp) / 10_000.0),
             },
         }
     }

@@ -301,7 +301,7 @@ impl App {
 
     /// The rows of a refund `refund_id` of `refunded` minor units: the fee and the transfer
     /// come back in proportion to the charge.
-    fn refund_rows(
+    pub(crate) fn refund_rows(
         booking: &BookingRecord,
         org: Uuid,
         refund_id: &str,

@@ -24,10 +24,13 @@ pub enum LedgerKind {
     TransferReversal,
     /// Payments `none`: the booking was confirmed and nothing was collected (amount 0).
     NotCollected,
+    /// Payments `none`: a performance guarantee's credits, owed back but never collected
+    /// (negative; with Stripe, credits are paid back as a refund).
+    Credit,
 }
 
 impl LedgerKind {
-    pub const ALL: [LedgerKind; 7] = [
+    pub const ALL: [LedgerKind; 8] = [
         Self::Charge,
         Self::Fee,
         Self::Transfer,
@@ -35,6 +38,7 @@ impl LedgerKind {
         Self::FeeRefund,
         Self::TransferReversal,
         Self::NotCollected,
+        Self::Credit,
     ];
 
     /// The name as stored and shown.
@@ -47,6 +51,7 @@ impl LedgerKind {
             Self::FeeRefund => "fee_refund",
             Self::TransferReversal => "transfer_reversal",
             Self::NotCollected => "not_collected",
+            Self::Credit => "credit",
         }
     }
 }

@@ -31,6 +31,8 @@ pub struct ListingSpec {
     /// `GET /v1/models`): with both, verification checks the figures against physics.
     pub catalog_gpu: Option<String>,
     pub catalog_model: Option<String>,
+    /// The guaranteed share of the verified per-stream speed, in basis points (8000: 0.8).
+    pub guarantee_min_bp: Option<i32>,
 }
 
 /// SSH access to a machine.
@@ -70,6 +72,8 @@ pub struct ListingInput<'a> {
     pub https_url: Option<&'a str>,
     pub catalog_gpu: Option<&'a str>,
     pub catalog_model: Option<&'a str>,
+    /// `guarantee.min_fraction`: the share of the verified speed the provider guarantees.
+    pub guarantee_min_fraction: Option<f64>,
 }
 
 fn within(field: &'static str, value: i64, min: i64, max: i64) -> Result<i32, ValidationError> {
@@ -140,8 +144,20 @@ impl ListingSpec {
                 .catalog_model
                 .map(|id| catalog_id("catalog.model", id, |c, id| c.model(id).is_some()))
                 .transpose()?,
+            guarantee_min_bp: input.guarantee_min_fraction.map(guarantee_bp).transpose()?,
         })
     }
+}
+
+/// A guaranteed fraction in basis points: more than 0, at most 1, to four decimals.
+fn guarantee_bp(fraction: f64) -> Result<i32, ValidationError> {
+    if !(fraction.is_finite() && fraction > 0.0 && fraction <= 1.0) {
+        return Err(ValidationError::new(
+            "guarantee.min_fraction",
+            "must be a number above 0 and at most 1 (0.8: 80 % of the verified speed)",
+        ));
+    }
+    Ok(((fraction * 10_000.0).round() as i32).max(1))
 }
 
 /// A catalog id that names an entry of the committed catalogs (422 naming `field`).
@@ -276,7 +292,24 @@ mod tests {
             https_url: None,
             catalog_gpu: Some("rtx-3060-12gb"),
             catalog_model: None,
+            guarantee_min_fraction: None,
         }
+    }
+
+    #[test]
+    fn a_guarantee_is_a_fraction_kept_in_basis_points() {
+        let with = |f: f64| {
+            ListingSpec::parse(&ListingInput {
+                guarantee_min_fraction: Some(f),
+                ..input()
+            })
+        };
+        assert_eq!(with(0.8).unwrap().guarantee_min_bp, Some(8000));
+        assert_eq!(with(1.0).unwrap().guarantee_min_bp, Some(10_000));
+        for bad in [0.0, -0.5, 1.01, f64::NAN, f64::INFINITY] {
+            assert_eq!(with(bad).unwrap_err().field, "guarantee.min_fraction");
+        }
+        assert_eq!(ListingSpec::parse(&input()).unwrap().guarantee_min_bp, None);
     }
 
     #[test]

@@ -9,5 +9,6 @@ mod metrics;
 pub mod profile;
 pub mod tokenizer;
 
+pub use engine::TimeScale;
 pub use http::{SimServer, serve};
 pub use profile::Profile;

@@ -11,7 +11,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{bookings, listings};
+use crate::entities::{booking_guarantees, bookings, listings};
 use crate::{Db, StoreError, conflict_as};
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
@@ -202,6 +202,12 @@ impl Db {
                 StoreError::Conflict(_) => BookingError::KeyUsed,
                 other => BookingError::Store(other),
             })?;
+        // The listing's guarantee as it stands now is the booking's for good.
+        if let Some(guarantee) = crate::gateway::guarantee_for(id, &listing) {
+            booking_guarantees::Entity::insert(guarantee)
+                .exec_without_returning(&txn)
+                .await?;
+        }
         txn.commit().await?;
         self.booking_by_id(id).await?.ok_or_else(|| {
             BookingError::Store(StoreError::Corrupt(format!("booking {id} vanished")))

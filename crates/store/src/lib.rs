@@ -40,7 +40,7 @@ pub use billing::{BillingRecord, SubscriptionState};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use community_runs::{CommunityRunQuery, CommunityRunRecord};
-pub use gateway::GatewayRequestRecord;
+pub use gateway::{CreditRecord, GatewayRequestRecord, GuaranteeRecord};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use listings::{ListingRecord, listing_status};
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};

@@ -46,6 +46,7 @@ fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
         access_https_url: Set(spec.https_url.clone()),
         catalog_gpu: Set(spec.catalog_gpu.clone()),
         catalog_model: Set(spec.catalog_model.clone()),
+        guarantee_min_bp: Set(spec.guarantee_min_bp),
         ..Default::default()
     }
 }

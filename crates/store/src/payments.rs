@@ -27,7 +27,7 @@ pub struct NewLedgerEntry {
     pub stripe_object_id: Option<String>,
 }
 
-async fn insert_ledger(
+pub(crate) async fn insert_ledger(
     conn: &impl ConnectionTrait,
     entries: &[NewLedgerEntry],
     now: DateTime<Utc>,

@@ -287,6 +287,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         last_verification_cost: Set(None),
         catalog_gpu: Set(None),
         catalog_model: Set(None),
+        guarantee_min_bp: Set(None),
     };
     let report = verified.then(|| {
         (

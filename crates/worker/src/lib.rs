@@ -62,8 +62,8 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
 
 /// Every `reconcile_interval_secs` until `shutdown`: re-dispatches lost runs, expires badges
 /// and starts due spot checks, and sweeps bookings along with the clock (expired holds
-/// released, started bookings active, ended ones completed). All are idempotent, so any
-/// number of replicas may run this.
+/// released, started bookings active, ended ones completed), and judges and settles
+/// performance guarantees. All are idempotent, so any number of replicas may run this.
 pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
     let interval = Duration::from_secs(app.config().reconcile_interval_secs);
     // A queued run is "lost" when it has waited this long without being claimed.
@@ -88,6 +88,9 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
             ),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "sweeping bookings failed"),
+        }
+        if let Err(e) = app.guarantee_upkeep().await {
+            tracing::warn!(error = %e, "judging performance guarantees failed");
         }
     }
 }

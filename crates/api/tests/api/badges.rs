@@ -78,13 +78,13 @@ fn start_engine_at(profile: &str, time_scale: f64) -> String {
     url
 }
 
-async fn badge_of(app: &TestApp, listing: &str, token: &str) -> Value {
+pub(crate) async fn badge_of(app: &TestApp, listing: &str, token: &str) -> Value {
     app.get_json(&format!("/v1/listings/{listing}/verification"), Some(token))
         .await
 }
 
 /// Waits until the listing's badge history has an entry of `kind`; returns the badge.
-async fn wait_for_check(app: &TestApp, listing: &str, token: &str, kind: &str) -> Value {
+pub(crate) async fn wait_for_check(app: &TestApp, listing: &str, token: &str, kind: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(150);
     loop {
         let badge = badge_of(app, listing, token).await;

@@ -12,6 +12,7 @@ mod billing;
 mod bookings;
 mod catalog;
 mod gateway;
+mod guarantees;
 mod hostile;
 mod http;
 mod limits;

@@ -202,7 +202,7 @@ async fn book(m: &Market, hours: (i64, i64)) -> reqwest::Response {
         .unwrap()
 }
 
-fn intent_object(booking: &Value, status: &str) -> Value {
+pub(crate) fn intent_object(booking: &Value, status: &str) -> Value {
     json!({
         "id": booking["payment"]["payment_intent_id"], "object": "payment_intent",
         "amount": booking["price"]["amount"], "currency": "usd", "status": status,

@@ -50,6 +50,30 @@ enum Command {
     ResetPrefixCache,
 }
 
+/// How many times faster than its profile the simulator runs, shared by the engine and its
+/// HTTP layer and changeable while it serves (a machine slowed mid-booking, in tests).
+#[derive(Debug, Clone)]
+pub struct TimeScale(Arc<std::sync::atomic::AtomicU64>);
+
+impl TimeScale {
+    pub fn get(&self) -> f64 {
+        f64::from_bits(self.0.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Runs every later step `scale` times faster than the profile (a positive number).
+    pub fn set(&self, scale: f64) {
+        assert!(scale.is_finite() && scale > 0.0, "a time scale is positive");
+        self.0
+            .store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl From<f64> for TimeScale {
+    fn from(scale: f64) -> Self {
+        Self(Arc::new(std::sync::atomic::AtomicU64::new(scale.to_bits())))
+    }
+}
+
 /// The handle the HTTP layer holds. Dropping every handle stops the engine thread.
 #[derive(Debug, Clone)]
 pub struct Engine {
@@ -59,13 +83,13 @@ pub struct Engine {
 
 impl Engine {
     /// Starts the scheduler thread. `time_scale` divides every duration of the model.
-    pub fn start(profile: Arc<Profile>, time_scale: f64) -> std::io::Result<Self> {
+    pub fn start(profile: Arc<Profile>, time_scale: impl Into<TimeScale>) -> std::io::Result<Self> {
         let (commands, rx) = mpsc::channel();
         let stats = Arc::new(Mutex::new(Stats::default()));
         let scheduler = Scheduler {
             pool: BlockPool::new(profile.num_gpu_blocks),
             profile,
-            time_scale,
+            time_scale: time_scale.into(),
             waiting: VecDeque::new(),
             running: Vec::new(),
             rx,
@@ -121,7 +145,7 @@ impl Seq {
 
 struct Scheduler {
     profile: Arc<Profile>,
-    time_scale: f64,
+    time_scale: TimeScale,
     pool: BlockPool,
     waiting: VecDeque<Seq>,
     running: Vec<Seq>,
@@ -173,7 +197,7 @@ impl Scheduler {
                 clock = Instant::now();
                 continue;
             }
-            let duration = Duration::from_secs_f64(step_ms / 1000.0 / self.time_scale);
+            let duration = Duration::from_secs_f64(step_ms / 1000.0 / self.time_scale.get());
             // Deadlines are absolute, so the schedule never drifts; if the thread fell far
             // behind (it was descheduled), start afresh instead of bursting.
             let now = Instant::now();

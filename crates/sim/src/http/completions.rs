@@ -117,7 +117,7 @@ fn accept(
 
 /// Waits the modelled API overhead, then hands the request to the engine.
 async fn start(state: &State, accepted: &Accepted, seed: u64) -> Option<UnboundedReceiver<Event>> {
-    let overhead = state.profile.performance.request_overhead_ms / 1000.0 / state.time_scale;
+    let overhead = state.profile.performance.request_overhead_ms / 1000.0 / state.time_scale.get();
     if overhead > 0.0 {
         tokio::time::sleep(Duration::from_secs_f64(overhead)).await;
     }

@@ -94,7 +94,7 @@ pub(super) async fn health() -> HttpResponse {
 #[get("/metrics")]
 pub(super) async fn metrics_endpoint(state: web::Data<State>) -> HttpResponse {
     let refresh =
-        Duration::from_secs_f64(state.profile.metrics_refresh_ms / 1000.0 / state.time_scale);
+        Duration::from_secs_f64(state.profile.metrics_refresh_ms / 1000.0 / state.time_scale.get());
     let text = {
         let mut published = state
             .published

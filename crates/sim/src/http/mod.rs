@@ -20,7 +20,7 @@ use actix_web::http::StatusCode;
 use actix_web::web;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, TimeScale};
 use crate::profile::Profile;
 
 const FINGERPRINT_SUFFIX: &str = "5157d8e1";
@@ -28,7 +28,7 @@ const FINGERPRINT_SUFFIX: &str = "5157d8e1";
 struct State {
     profile: Arc<Profile>,
     engine: Engine,
-    time_scale: f64,
+    time_scale: TimeScale,
     created: u64,
     next_request: AtomicU64,
     /// The `/metrics` text last published and when (see `Profile::metrics_refresh_ms`).
@@ -51,6 +51,7 @@ impl State {
 pub struct SimServer {
     server: Server,
     addr: SocketAddr,
+    time_scale: TimeScale,
 }
 
 impl std::fmt::Debug for SimServer {
@@ -64,6 +65,11 @@ impl std::fmt::Debug for SimServer {
 impl SimServer {
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The server's time scale, to change while it serves.
+    pub fn time_scale(&self) -> TimeScale {
+        self.time_scale.clone()
     }
 
     pub async fn run(self) -> std::io::Result<()> {
@@ -106,14 +112,15 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
         ));
     }
     let profile = Arc::new(profile);
-    let engine = Engine::start(Arc::clone(&profile), time_scale)?;
+    let time_scale = TimeScale::from(time_scale);
+    let engine = Engine::start(Arc::clone(&profile), time_scale.clone())?;
     let created = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let state = web::Data::new(State {
         profile,
         engine,
-        time_scale,
+        time_scale: time_scale.clone(),
         created,
         next_request: AtomicU64::new(1),
         published: Mutex::new(None),
@@ -154,7 +161,11 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
     .workers(2)
     .listen(listener)?
     .run();
-    Ok(SimServer { server, addr })
+    Ok(SimServer {
+        server,
+        addr,
+        time_scale,
+    })
 }
 
 fn now_secs() -> u64 {

@@ -17,6 +17,8 @@ pub struct Model {
     pub per_stream_tok_s: Option<f64>,
     pub concurrency: i32,
     pub outcome: String,
+    /// The longest the gateway's writes to the client stayed blocked (streams only).
+    pub client_stall_ms: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -40,6 +40,8 @@ pub struct Model {
     pub last_verification_cost: Option<String>,
     pub catalog_gpu: Option<String>,
     pub catalog_model: Option<String>,
+    /// The guaranteed share of the verified speed, in basis points.
+    pub guarantee_min_bp: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

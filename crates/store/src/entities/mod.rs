@@ -1,6 +1,8 @@
 //! sea-orm entities, one per table. Only this crate sees them: repositories hand out records.
 
 pub mod api_keys;
+pub mod booking_credits;
+pub mod booking_guarantees;
 pub mod bookings;
 pub mod community_runs;
 pub mod gateway_requests;

@@ -47,6 +47,7 @@ async fn marketplace(backend: Backend) -> (TestDatabase, Arc<Db>, UserId, Uuid) 
         https_url: None,
         catalog_gpu: None,
         catalog_model: None,
+        guarantee_min_fraction: None,
     })
     .unwrap();
     let listing = db

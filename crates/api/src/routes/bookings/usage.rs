@@ -15,7 +15,8 @@ pub struct UsageTotalsView {
     pub output_tokens: u64,
 }
 
-/// Five minutes of the booking's requests through the gateway.
+/// A bucket (five minutes, `gateway_bucket_secs`) of the booking's requests through the
+/// gateway, and what they delivered against the verified report.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UsageBucketView {
     pub start: DateTime<Utc>,
@@ -28,7 +29,20 @@ pub struct UsageBucketView {
     pub per_stream_tok_s_p50: Option<f64>,
     /// Most streams open at once.
     pub concurrency_max: u64,
-    /// Credit accrued for this bucket, in the booking's currency's minor units.
+    /// The verified per-stream tok/s the bucket's requests are held to: each request's cell
+    /// of the report (context band at or below its prompt, concurrency at or above its own),
+    /// median over the bucket; `null` when no request ran at a load the report measured as
+    /// valid.
+    pub verified_tok_s: Option<f64>,
+    /// Median of each request's delivered per-stream speed over its verified one.
+    pub delivered_fraction: Option<f64>,
+    /// The longest the gateway's writes to the client stayed blocked (streams only).
+    pub client_stall_ms_max: Option<f64>,
+    /// Writes to the client stayed blocked for more than 50 ms: the bucket earns no credit
+    /// (a slow reader slows the stream, not the machine).
+    pub slow_reader: bool,
+    /// Credit the bucket earned under the booking's guarantee, in the booking's currency's
+    /// minor units (0 until the bucket is judged, a bucket's length after it ends).
     pub credit_minor: i64,
 }
 
@@ -41,7 +55,8 @@ pub struct UsageView {
 
 /// What the booking used through the metered gateway: prompt and output tokens (the
 /// engine's usage capped by each request's `max_tokens`; a client that went away is metered
-/// for what it received), and per five minutes the delivered performance the gateway saw.
+/// for what it received), and per five minutes the delivered performance the gateway saw,
+/// against the verified report, with the credits a performance guarantee gave.
 /// For the renter and the provider's members.
 #[utoipa::path(
     tag = "bookings",
@@ -79,6 +94,10 @@ pub async fn usage(
                 ttft_ms_p50: b.ttft_ms_p50,
                 per_stream_tok_s_p50: b.per_stream_tok_s_p50,
                 concurrency_max: b.concurrency_max,
+                verified_tok_s: b.verified_tok_s,
+                delivered_fraction: b.delivered_fraction,
+                client_stall_ms_max: b.client_stall_ms_max,
+                slow_reader: b.slow_reader,
                 credit_minor: b.credit_minor,
             })
             .collect(),

@@ -317,29 +317,39 @@ async fn generate(
     // However slowly an engine trickles, the answer ends with the booking.
     let until_end = (target.ends_at - Utc::now()).to_std().unwrap_or_default();
     let deadline = tokio::time::Instant::now() + until_end;
+    // The stream is polled for its next chunk once the client has taken the last one: the
+    // time in between is how long the writes to the client stayed blocked (a slow reader).
     let stream = futures_util::stream::unfold(
-        (response, meter, false),
-        move |(mut response, mut meter, ended)| async move {
+        (response, meter, false, None::<Instant>),
+        move |(mut response, mut meter, ended, handed)| async move {
             if ended {
                 return None;
+            }
+            if let Some(handed) = handed {
+                meter.meter.stalled(handed.elapsed());
             }
             loop {
                 let Ok(chunk) = tokio::time::timeout_at(deadline, response.chunk()).await else {
                     meter.record("booking_ended", None);
                     return Some((
                         Err(std::io::Error::other("the booking ended")),
-                        (response, meter, true),
+                        (response, meter, true, None),
                     ));
                 };
                 match chunk {
                     Ok(Some(bytes)) => match meter.meter.feed(&bytes, Instant::now()) {
                         Ok(out) if out.is_empty() => continue,
-                        Ok(out) => return Some((Ok(Bytes::from(out)), (response, meter, false))),
+                        Ok(out) => {
+                            return Some((
+                                Ok(Bytes::from(out)),
+                                (response, meter, false, Some(Instant::now())),
+                            ));
+                        }
                         Err(why) => {
                             meter.record("engine_error", None);
                             return Some((
                                 Err(std::io::Error::other(why)),
-                                (response, meter, true),
+                                (response, meter, true, None),
                             ));
                         }
                     },
@@ -349,13 +359,13 @@ async fn generate(
                         if rest.is_empty() {
                             return None;
                         }
-                        return Some((Ok(Bytes::from(rest)), (response, meter, true)));
+                        return Some((Ok(Bytes::from(rest)), (response, meter, true, None)));
                     }
                     Err(e) => {
                         meter.record("engine_error", None);
                         return Some((
                             Err(std::io::Error::other(e.without_url())),
-                            (response, meter, true),
+                            (response, meter, true, None),
                         ));
                     }
                 }

@@ -8,7 +8,8 @@ use uuid::Uuid;
 use crate::error::{ApiError, Problem};
 use crate::extract::{Auth, Json};
 use crate::views::{
-    AvailabilityWindowView, CatalogView, HardwareView, ListingView, PriceView, SshView,
+    AvailabilityWindowView, CatalogView, GuaranteeView, HardwareView, ListingView, PriceView,
+    SshView,
 };
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -52,6 +53,11 @@ pub struct CreateListingRequest {
     /// against the GPU's physical limit for the model.
     #[serde(default)]
     pub catalog: Option<CatalogView>,
+    /// A performance guarantee for bookings: when the gateway delivers less than
+    /// `min_fraction` of the verified per-stream speed in a five-minute bucket, the booking
+    /// is credited that bucket's share of its price.
+    #[serde(default)]
+    pub guarantee: Option<GuaranteeView>,
 }
 
 /// List a machine for an organisation the caller belongs to.
@@ -96,6 +102,7 @@ pub async fn create(
         https_url: access.https_url.as_deref(),
         catalog_gpu: body.catalog.as_ref().and_then(|c| c.gpu.as_deref()),
         catalog_model: body.catalog.as_ref().and_then(|c| c.model.as_deref()),
+        guarantee_min_fraction: body.guarantee.as_ref().map(|g| g.min_fraction),
     };
     let listing = app
         .create_listing(caller, OrgId::from_uuid(body.org_id), &input)

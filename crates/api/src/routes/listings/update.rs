@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
 use crate::extract::{Auth, Json};
-use crate::views::{CatalogView, ListingView, SshView};
+use crate::views::{CatalogView, GuaranteeView, ListingView, SshView};
 
 /// A field that may be set to `null` to clear it: absent → `None`, `null` → `Some(None)`.
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
@@ -80,6 +80,9 @@ pub struct UpdateListingRequest {
     /// The catalog ids (replaced whole); `null` removes them.
     #[serde(default, deserialize_with = "nullable")]
     pub catalog: Option<Option<CatalogView>>,
+    /// The performance guarantee (replaced whole); `null` withdraws it for new bookings.
+    #[serde(default, deserialize_with = "nullable")]
+    pub guarantee: Option<Option<GuaranteeView>>,
 }
 
 impl From<UpdateListingRequest> for ListingPatch {
@@ -107,6 +110,7 @@ impl From<UpdateListingRequest> for ListingPatch {
             ssh: access.ssh.map(|ssh| ssh.map(|s| (s.host, s.port, s.user))),
             https_url: access.https_url,
             catalog: body.catalog.map(|c| c.map(|c| (c.gpu, c.model))),
+            guarantee_min_fraction: body.guarantee.map(|g| g.map(|g| g.min_fraction)),
         }
     }
 }

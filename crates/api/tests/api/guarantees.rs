@@ -1,0 +1,316 @@
+//! Performance-backed bookings against a simulated engine slowed mid-booking: a listing
+//! verified on the simulator guarantees 80 % of its verified speed; a renter streams through
+//! the gateway while the engine runs as verified, then at 40 % of its speed, and once more
+//! at full speed but reading slowly. Only the slow buckets earn credits, the listing's spot
+//! check is brought forward, and the credits are settled once when the booking ends — on
+//! SQLite with payments `none` (a `credit` ledger row), on PostgreSQL paid through the local
+//! Stripe server (one refund of the PaymentIntent, with its reversals).
+
+use std::time::Duration;
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde_json::{Value, json};
+use store::Backend;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::badges::wait_for_check;
+use crate::helpers::{Session, TestApp};
+use crate::payments::{WEBHOOK_SECRET, deliver_signed, event, intent_object};
+use crate::verification::{follow, listing_body, provider, request_run};
+
+on_backends!(a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_check);
+
+/// The usage bucket length of this test.
+const BUCKET_SECS: i64 = 3;
+/// The simulator's speed while verified and while slowed.
+const FAST: f64 = 2.0;
+const SLOW: f64 = 0.8;
+
+/// Waits for the start of the next bucket; returns it.
+async fn next_bucket() -> DateTime<Utc> {
+    let now = Utc::now();
+    let next =
+        DateTime::from_timestamp((now.timestamp() / BUCKET_SECS + 1) * BUCKET_SECS, 0).unwrap();
+    tokio::time::sleep((next - now).to_std().unwrap()).await;
+    next
+}
+
+/// Streams chat completions through the gateway one after the other, reading each whole,
+/// from the start of a bucket until a second before its end; returns the bucket.
+async fn stream_for_a_bucket(app: &TestApp, booking: &str, token: &str) -> DateTime<Utc> {
+    let bucket = next_bucket().await;
+    let stop = bucket + chrono::Duration::milliseconds(BUCKET_SECS * 1000 - 1000);
+    while Utc::now() < stop {
+        let res = app
+            .client
+            .post(app.url(&format!("/v1/gateway/{booking}/v1/chat/completions")))
+            .bearer_auth(token)
+            .json(&json!({"model": "tiny", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 40, "stream": true}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        assert!(res.text().await.unwrap().ends_with("data: [DONE]\n\n"));
+    }
+    bucket
+}
+
+/// One long stream through the gateway (about 180 KB) to a client with a small receive
+/// buffer that reads nothing for 3 s and then 2 KB every 100 ms (the engine writes some
+/// 50 KB a second) until 10 s have passed, then the rest. Returns its bucket.
+async fn read_slowly(app: &TestApp, booking: &str, token: &str) -> DateTime<Utc> {
+    let bucket = next_bucket().await;
+    let address: std::net::SocketAddr = app.base.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(address).await.unwrap();
+    let body = json!({"model": "tiny", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 800, "stream": true}).to_string();
+    let request = format!(
+        "POST /v1/gateway/{booking}/v1/chat/completions HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let started = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 2048];
+    loop {
+        if started.elapsed() < Duration::from_secs(10) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let n = stream.read(&mut buffer).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        received.extend_from_slice(&buffer[..n]);
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the stream did not end"
+        );
+    }
+    let text = String::from_utf8_lossy(&received);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text:.200}");
+    assert!(text.contains("data: [DONE]"));
+    bucket
+}
+
+/// Payouts enabled for `org`: its Connect account onboarded and enabled (as Stripe says in
+/// a signed `account.updated`).
+async fn enable_payouts(app: &TestApp, org: &str, admin: &Session) {
+    let payouts: Value = app
+        .post(
+            &format!("/v1/orgs/{org}/payouts/onboarding"),
+            Some(&admin.access_token),
+            json!({}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let updated = event(
+        &format!("evt_account_{}", uuid::Uuid::new_v4().simple()),
+        "account.updated",
+        json!({"id": payouts["account_id"], "object": "account", "charges_enabled": true, "payouts_enabled": true}),
+    );
+    deliver_signed(app, &updated).await;
+}
+
+async fn booking_of(app: &TestApp, id: &str, renter: &Session) -> Value {
+    app.get_json(&format!("/v1/bookings/{id}"), Some(&renter.access_token))
+        .await
+}
+
+async fn a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_check(
+    backend: Backend,
+) {
+    let stripe =
+        (backend == Backend::Postgres).then(|| payments::testing::FakeStripe::start().unwrap());
+    let app = TestApp::spawn_with(backend, |c| {
+        if let Some(stripe) = &stripe {
+            c.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
+            c.stripe_api_base = Some(stripe.base_url().to_owned());
+            c.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
+            c.platform_fee_bps = 1000;
+        }
+        c.reconcile_interval_secs = 1;
+        c.gateway_bucket_secs = BUCKET_SECS as u64;
+        // A client that stops reading blocks the gateway once ~50 KB behind (the kernel's
+        // share of it bounded), so a slow reader shows within a short stream.
+        c.send_buffer_bytes = 16 * 1024;
+        // No spot check but the one a credit brings forward.
+        c.spot_check_every_secs = 30 * 24 * 3600;
+        c.verification_ttl_secs = 60 * 24 * 3600;
+    })
+    .await;
+    let _workers = app.start_workers();
+    let server = sim::serve(sim::Profile::load("tiny").unwrap(), "127.0.0.1:0", FAST).unwrap();
+    let engine = format!("http://{}", server.local_addr());
+    let speed = server.time_scale();
+    tokio::spawn(server.run());
+
+    // A listing guaranteeing 80 % of its verified speed, at 3600.00 USD an hour (a bucket
+    // of three seconds is then worth 300 cents), verified on the engine at full speed.
+    let p = provider(&app).await;
+    if stripe.is_some() {
+        enable_payouts(&app, &p.org, &p.owner).await;
+    }
+    let mut body = listing_body(&p.org, &engine);
+    body["price"] = json!({"amount_per_gpu_hour": 360_000, "currency": "USD"});
+    body["guarantee"] = json!({"min_fraction": 0.8});
+    let listing: Value = app
+        .post("/v1/listings", Some(&p.owner.access_token), body)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listing["guarantee"]["min_fraction"], 0.8, "{listing}");
+    let listing = listing["id"].as_str().unwrap().to_owned();
+    let run = request_run(&app, &p, &listing).await;
+    let (_, finished) = follow(&app, &run).await.pop().unwrap();
+    assert_eq!(finished["status"], "succeeded", "{finished}");
+
+    // A booking of the next 45 seconds: it takes the guarantee and the report.
+    let renter = app.register("renter@example.com").await;
+    let starts = Utc::now().trunc_subsecs(0);
+    let booking: Value = app
+        .client
+        .post(app.url("/v1/bookings"))
+        .bearer_auth(&renter.access_token)
+        .header("idempotency-key", uuid::Uuid::now_v7().to_string())
+        .json(&json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts, "ends_at": starts + chrono::Duration::seconds(45)}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    if stripe.is_some() {
+        assert_eq!(booking["status"], "pending_payment", "{booking}");
+        let paid = event(
+            &format!("evt_paid_{}", uuid::Uuid::new_v4().simple()),
+            "payment_intent.succeeded",
+            intent_object(&booking, "succeeded"),
+        );
+        deliver_signed(&app, &paid).await;
+        let id = booking["id"].as_str().unwrap();
+        assert_eq!(booking_of(&app, id, &renter).await["status"], "confirmed");
+    } else {
+        assert_eq!(booking["status"], "confirmed", "{booking}");
+    }
+    assert_eq!(booking["guarantee"]["min_fraction"], 0.8, "{booking}");
+    assert_eq!(booking["guarantee"]["credit"]["amount"], 0);
+    let id = booking["id"].as_str().unwrap().to_owned();
+    let token = renter.access_token.clone();
+
+    // A slow reader on the engine at full speed; then a bucket as verified; then one with
+    // the engine at 40 % of its speed; then full speed again.
+    let reader_bucket = read_slowly(&app, &id, &token).await;
+    let fast_bucket = stream_for_a_bucket(&app, &id, &token).await;
+    speed.set(SLOW);
+    let slow_bucket = stream_for_a_bucket(&app, &id, &token).await;
+    speed.set(FAST);
+
+    // Usage shows each bucket against the verified figure.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let usage: Value = app
+        .get_json(&format!("/v1/bookings/{id}/usage"), Some(&token))
+        .await;
+    let bucket_at = |start: DateTime<Utc>| {
+        usage["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| {
+                b["start"]
+                    .as_str()
+                    .and_then(|s| s.parse::<DateTime<Utc>>().ok())
+                    == Some(start)
+            })
+            .unwrap_or_else(|| panic!("no bucket at {start}: {usage}"))
+            .clone()
+    };
+    let (reader, fast, slow) = (
+        bucket_at(reader_bucket),
+        bucket_at(fast_bucket),
+        bucket_at(slow_bucket),
+    );
+    let fraction = |b: &Value| b["delivered_fraction"].as_f64().unwrap();
+    assert!(fraction(&fast) > 0.8, "as verified: {fast}");
+    assert!(fraction(&slow) < 0.6, "slowed: {slow}");
+    assert!(fraction(&reader) < 0.8, "slowed by its reader: {reader}");
+    assert_eq!(reader["slow_reader"], true, "{reader}");
+    assert_eq!(
+        (&fast["slow_reader"], &slow["slow_reader"]),
+        (&json!(false), &json!(false))
+    );
+    assert!(fast["verified_tok_s"].as_f64().unwrap() > 0.0);
+
+    // The slow bucket, and only it, is credited its share of the price; the listing's spot
+    // check comes at once.
+    let checked = wait_for_check(&app, &listing, &p.owner.access_token, "spot_check_passed").await;
+    assert_eq!(checked["state"], "verified", "{checked}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let settled = loop {
+        let b = booking_of(&app, &id, &renter).await;
+        if b["guarantee"]["settled_at"].is_string() {
+            break b;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "not settled: {b}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    let guarantee = &settled["guarantee"];
+    assert_eq!(guarantee["credited_buckets"], 1, "{settled}");
+    assert_eq!(guarantee["credit"]["amount"], 300, "{settled}");
+    assert_eq!(guarantee["settled"]["amount"], 300, "{settled}");
+    let usage: Value = app
+        .get_json(&format!("/v1/bookings/{id}/usage"), Some(&token))
+        .await;
+    let credited: Vec<&Value> = usage["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["credit_minor"] != 0)
+        .collect();
+    assert_eq!(credited.len(), 1, "{usage}");
+    assert_eq!(
+        credited[0]["start"]
+            .as_str()
+            .unwrap()
+            .parse::<DateTime<Utc>>()
+            .unwrap(),
+        slow_bucket
+    );
+    let spend: Value = app.get_json("/v1/me/spend", Some(&token)).await;
+    let rows = |kind: &str| -> Vec<i64> {
+        spend["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == kind)
+            .map(|e| e["amount"].as_i64().unwrap())
+            .collect()
+    };
+    match &stripe {
+        // Paid: one refund of the PaymentIntent for the credit, under one key.
+        Some(stripe) => {
+            let refunds = stripe.requests_to("POST", "/v1/refunds");
+            assert_eq!(refunds.len(), 1, "{refunds:?}");
+            assert_eq!(
+                refunds[0].idempotency_key.as_deref(),
+                Some(format!("booking-{id}-credit").as_str())
+            );
+            assert_eq!(refunds[0].field("amount"), Some("300"));
+            assert_eq!(rows("refund"), [-300]);
+            assert!(guarantee["settled_at"].is_string());
+        }
+        // Payments `none`: the ledger records the credit once; nothing moved.
+        None => {
+            assert_eq!(rows("credit"), [-300]);
+            assert!(rows("refund").is_empty());
+        }
+    }
+    // Another pass changes nothing.
+    app.app.guarantee_upkeep().await.unwrap();
+    let again = booking_of(&app, &id, &renter).await;
+    assert_eq!(again["guarantee"], settled["guarantee"]);
+}

@@ -1,0 +1,431 @@
+//! Performance-backed bookings. A listing may guarantee a share of its verified speed
+//! (`guarantee: {min_fraction}`); a booking made while the listing is verified keeps that
+//! guarantee and the report it refers to. The gateway's own timestamps give each request's
+//! per-stream speed; per usage bucket the delivery is held to the report's cell at the same
+//! load — the context band (the largest measured context at or below the request's prompt)
+//! and the smallest measured concurrency at or above the streams the booking had open — and
+//! only where the report measured that cell as valid. A bucket whose median delivered share
+//! falls below the guarantee earns the booking that bucket's share of the price, unless the
+//! renter's client read slowly (the gateway's writes to it stayed blocked for more than
+//! [`SLOW_READER_MS`]): a slow reader slows the stream, not the machine. A credit brings the
+//! listing's next spot check forward to now. When the booking is over, the credits are paid
+//! back once as a partial refund (`booking-<id>-credit` with Stripe; a `credit` ledger row
+//! when payments are `none`).
+//!
+//! A bucket is judged once a bucket's length after it ended (requests are recorded when they
+//! finish); a request recorded after its bucket was judged counts in usage only.
+
+use chrono::{DateTime, Duration, DurationRound, Utc};
+use domain::LedgerKind;
+use payments::RefundRequest;
+use store::{BookingRecord, CellRecord, CreditRecord, GatewayRequestRecord, GuaranteeRecord};
+use uuid::Uuid;
+
+use crate::{App, AppError};
+
+/// Longer than this, a write to the client blocked makes its bucket a slow reader's.
+pub const SLOW_READER_MS: f64 = 50.0;
+/// Most guarantees one upkeep pass looks at.
+const PER_PASS: u64 = 100;
+/// Most requests one judgement reads.
+const ROWS: u64 = 100_000;
+
+/// A cell of a verified report the delivery may be held to: decode, valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VerifiedCell {
+    pub context: u64,
+    pub concurrency: u64,
+    pub per_request_tok_s: f64,
+}
+
+/// The decode cells a report measured as valid.
+pub fn verified_cells(cells: &[CellRecord]) -> Vec<VerifiedCell> {
+    cells
+        .iter()
+        .filter(|c| c.phase == "decode" && c.status == "valid")
+        .filter_map(|c| {
+            Some(VerifiedCell {
+                context: u64::try_from(c.context_tokens).ok()?,
+                concurrency: u64::try_from(c.concurrency).ok()?,
+                per_request_tok_s: c.per_request_tok_s.filter(|v| *v > 0.0)?,
+            })
+        })
+        .collect()
+}
+
+/// The cell a request with `prompt_tokens` served while `concurrency` streams were open is
+/// held to: the largest measured context at or below its prompt, and at that context the
+/// smallest measured concurrency at or above its own (never a lighter load than it had).
+/// `None` when the report measured no such valid cell.
+pub fn cell_for(
+    cells: &[VerifiedCell],
+    prompt_tokens: u64,
+    concurrency: u64,
+) -> Option<VerifiedCell> {
+    let band = cells
+        .iter()
+        .map(|c| c.context)
+        .filter(|&context| context <= prompt_tokens)
+        .max()?;
+    cells
+        .iter()
+        .filter(|c| c.context == band && c.concurrency >= concurrency.max(1))
+        .min_by_key(|c| c.concurrency)
+        .copied()
+}
+
+/// What a bucket delivered against its verified cells.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Judgement {
+    /// Median per-stream tok/s of the cells the bucket's requests are held to.
+    pub verified_tok_s: Option<f64>,
+    /// Median of each request's delivered per-stream speed over its cell's.
+    pub delivered_fraction: Option<f64>,
+    /// The longest a write to the client stayed blocked.
+    pub client_stall_ms_max: Option<f64>,
+    pub slow_reader: bool,
+}
+
+impl Judgement {
+    /// Whether the bucket under-delivered, by a guarantee of `min_bp` basis points.
+    pub fn under(&self, min_bp: i32) -> bool {
+        !self.slow_reader
+            && self
+                .delivered_fraction
+                .is_some_and(|f| f < f64::from(min_bp) / 10_000.0)
+    }
+}
+
+/// Judges one bucket's requests against the report's valid cells.
+pub fn judge(requests: &[&GatewayRequestRecord], cells: &[VerifiedCell]) -> Judgement {
+    let mut fractions = Vec::new();
+    let mut verified = Vec::new();
+    for r in requests {
+        let Some(delivered) = r.per_stream_tok_s else {
+            continue;
+        };
+        let Some(cell) = cell_for(
+            cells,
+            r.prompt_tokens.max(0) as u64,
+            r.concurrency.max(1) as u64,
+        ) else {
+            continue;
+        };
+        fractions.push(delivered / cell.per_request_tok_s);
+        verified.push(cell.per_request_tok_s);
+    }
+    let client_stall_ms_max = requests
+        .iter()
+        .filter_map(|r| r.client_stall_ms)
+        .max_by(f64::total_cmp);
+    Judgement {
+        verified_tok_s: bench::stats::median(&verified),
+        delivered_fraction: bench::stats::median(&fractions),
+        client_stall_ms_max,
+        slow_reader: client_stall_ms_max.is_some_and(|ms| ms > SLOW_READER_MS),
+    }
+}
+
+/// A bucket's share of a booking's price: the part of `[starts_at, ends_at)` the bucket
+/// covers, in minor units, rounded down.
+pub fn bucket_share(
+    price_minor: i64,
+    (starts_at, ends_at): (DateTime<Utc>, DateTime<Utc>),
+    bucket_start: DateTime<Utc>,
+    bucket: Duration,
+) -> i64 {
+    let total = (ends_at - starts_at).num_milliseconds();
+    let covered = ((bucket_start + bucket).min(ends_at) - bucket_start.max(starts_at))
+        .num_milliseconds()
+        .max(0);
+    if total <= 0 {
+        return 0;
+    }
+    (i128::from(price_minor.max(0)) * i128::from(covered) / i128::from(total)) as i64
+}
+
+/// The start of the bucket `at` falls in.
+pub fn bucket_of(at: DateTime<Utc>, bucket: Duration) -> DateTime<Utc> {
+    at.duration_trunc(bucket).unwrap_or(at)
+}
+
+/// Requests grouped by bucket, oldest first.
+pub fn by_bucket(
+    rows: &[GatewayRequestRecord],
+    bucket: Duration,
+) -> Vec<(DateTime<Utc>, Vec<&GatewayRequestRecord>)> {
+    let mut out: Vec<(DateTime<Utc>, Vec<&GatewayRequestRecord>)> = Vec::new();
+    for row in rows {
+        let start = bucket_of(row.started_at, bucket);
+        match out.last_mut() {
+            Some((last, rows)) if *last == start => rows.push(row),
+            _ => out.push((start, vec![row])),
+        }
+    }
+    out
+}
+
+/// A booking's guarantee as `app` hands it out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookingGuarantee {
+    pub min_bp: i32,
+    pub report_id: Uuid,
+    pub credit: domain::Money,
+    pub credited_buckets: u64,
+    pub settled_at: Option<DateTime<Utc>>,
+    pub settled: Option<domain::Money>,
+}
+
+/// When a booking stopped giving access: its end, or its cancellation.
+fn ended_at(booking: &BookingRecord) -> DateTime<Utc> {
+    booking
+        .cancelled_at
+        .map_or(booking.ends_at, |at| at.min(booking.ends_at))
+}
+
+impl App {
+    pub(crate) fn bucket(&self) -> Duration {
+        Duration::seconds(self.config().gateway_bucket_secs as i64)
+    }
+
+    /// A booking's guarantee with its credits so far, when it has one.
+    pub(crate) async fn booking_guarantee(
+        &self,
+        booking: &BookingRecord,
+    ) -> Result<Option<BookingGuarantee>, AppError> {
+        let Some(g) = self.db().guarantee_of(booking.id).await? else {
+            return Ok(None);
+        };
+        let price = crate::stored_money(booking.price_amount, &booking.currency)?;
+        let credited = self.db().credits_of(booking.id).await?.len() as u64;
+        Ok(Some(BookingGuarantee {
+            min_bp: g.min_bp,
+            report_id: g.report_id,
+            credit: price.with_minor(g.credit_amount),
+            credited_buckets: credited,
+            settled_at: g.settled_at,
+            settled: g.settled_amount.map(|a| price.with_minor(a)),
+        }))
+    }
+
+    /// Judges the buckets of performance-backed bookings that are due, credits those that
+    /// under-delivered (bringing the listing's spot check forward), and settles the credits
+    /// of bookings that are over. Idempotent: any number of replicas may run it.
+    pub async fn guarantee_upkeep(&self) -> Result<(), AppError> {
+        let now = Utc::now();
+        for (guarantee, booking) in self.db().open_guarantees(now, PER_PASS).await? {
+            if let Err(e) = self.keep_guarantee(&guarantee, &booking, now).await {
+                tracing::warn!(booking = %booking.id, error = %e, "a booking's guarantee was not judged");
+            }
+        }
+        Ok(())
+    }
+
+    async fn keep_guarantee(
+        &self,
+        guarantee: &GuaranteeRecord,
+        booking: &BookingRecord,
+        now: DateTime<Utc>,
+    ) -> Result<(), AppError> {
+        let bucket = self.bucket();
+        let end = ended_at(booking);
+        // Buckets that ended a bucket's length ago, and none after the booking's last.
+        let until = bucket_of((now - bucket).min(end + bucket), bucket);
+        let from = guarantee.evaluated_until;
+        if from.is_none_or(|from| from < until) {
+            self.judge_buckets(guarantee, booking, from, until, now)
+                .await?;
+        }
+        let over = matches!(
+            booking.status.as_str(),
+            store::booking_status::COMPLETED
+                | store::booking_status::CANCELLED
+                | store::booking_status::EXPIRED
+        );
+        if over && now >= end + bucket {
+            self.settle_credits(booking).await?;
+        }
+        Ok(())
+    }
+
+    async fn judge_buckets(
+        &self,
+        guarantee: &GuaranteeRecord,
+        booking: &BookingRecord,
+        from: Option<DateTime<Utc>>,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), AppError> {
+        let bucket = self.bucket();
+        let since = from.unwrap_or(bucket_of(booking.starts_at, bucket));
+        let rows: Vec<GatewayRequestRecord> = self
+            .db()
+            .gateway_requests_of(booking.id, since, ROWS)
+            .await?
+            .into_iter()
+            .filter(|r| r.started_at < until)
+            .collect();
+        let cells = verified_cells(&self.db().cells_of_report(guarantee.report_id).await?);
+        let credits: Vec<CreditRecord> = by_bucket(&rows, bucket)
+            .into_iter()
+            .filter_map(|(start, requests)| {
+                let judgement = judge(&requests, &cells);
+                judgement.under(guarantee.min_bp).then(|| CreditRecord {
+                    booking_id: booking.id,
+                    bucket_start: start,
+                    amount: bucket_share(
+                        booking.price_amount,
+                        (booking.starts_at, booking.ends_at),
+                        start,
+                        bucket,
+                    ),
+                    delivered_bp: judgement
+                        .delivered_fraction
+                        .map_or(0, |f| (f * 10_000.0).round() as i32),
+                    created_at: now,
+                })
+            })
+            .collect();
+        let recorded = self
+            .db()
+            .record_judgement(booking.id, from, until, &credits)
+            .await?;
+        if recorded && !credits.is_empty() {
+            tracing::info!(booking = %booking.id, buckets = credits.len(), "a booking under-delivered: credited, spot check brought forward");
+            self.db().spot_check_now(booking.listing_id, now).await?;
+        }
+        Ok(())
+    }
+
+    /// Pays a finished booking's credits back, once: within what was paid and not refunded
+    /// already; with Stripe as a refund of the PaymentIntent (one idempotency key per
+    /// booking, so a retry repeats the same request), else as a `credit` ledger row.
+    async fn settle_credits(&self, booking: &BookingRecord) -> Result<(), AppError> {
+        let Some(guarantee) = self.db().guarantee_of(booking.id).await? else {
+            return Ok(());
+        };
+        if guarantee.settled_at.is_some() {
+            return Ok(());
+        }
+        let unrefunded = booking.price_amount - booking.refund_amount.unwrap_or(0).max(0);
+        let amount = guarantee.credit_amount.min(unrefunded).max(0);
+        let listing = self.listing_record(booking.listing_id).await?;
+        let price = crate::stored_money(booking.price_amount, &booking.currency)?;
+        let (refund_id, rows) = match (&booking.payment_intent_id, self.payments()) {
+            _ if amount == 0 => (None, Vec::new()),
+            (Some(intent), Some(gateway)) if booking.payment_provider.is_some() => {
+                let request = RefundRequest {
+                    payment_intent: intent.clone(),
+                    amount,
+                    booking_id: booking.id.to_string(),
+                    idempotency_key: format!("booking-{}-credit", booking.id),
+                };
+                let refund = gateway.refund(&request).await.map_err(|e| {
+                    AppError::PaymentProvider(format!(
+                        "payment provider: {e} (booking {})",
+                        booking.id
+                    ))
+                })?;
+                let rows = Self::refund_rows(booking, listing.org_id, &refund.id, refund.amount)?;
+                (Some(refund.id), rows)
+            }
+            _ => (
+                None,
+                vec![store::NewLedgerEntry {
+                    booking_id: booking.id,
+                    org_id: listing.org_id,
+                    renter_id: booking.renter_id,
+                    kind: LedgerKind::Credit,
+                    amount: price.with_minor(-amount),
+                    stripe_object_id: None,
+                }],
+            ),
+        };
+        if self
+            .db()
+            .settle_guarantee(booking.id, amount, refund_id, &rows, Utc::now())
+            .await?
+        {
+            tracing::info!(booking = %booking.id, amount, "a booking's performance credits were settled");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(context: u64, concurrency: u64, tok_s: f64) -> VerifiedCell {
+        VerifiedCell {
+            context,
+            concurrency,
+            per_request_tok_s: tok_s,
+        }
+    }
+
+    fn request(prompt: i64, concurrency: i32, tok_s: f64, stall: f64) -> GatewayRequestRecord {
+        GatewayRequestRecord {
+            id: Uuid::now_v7(),
+            booking_id: Uuid::nil(),
+            endpoint: "/v1/completions".into(),
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            prompt_tokens: prompt,
+            output_tokens: 100,
+            engine_output_tokens: Some(100),
+            ttft_ms: Some(10.0),
+            per_stream_tok_s: Some(tok_s),
+            concurrency,
+            outcome: "completed".into(),
+            client_stall_ms: Some(stall),
+        }
+    }
+
+    #[test]
+    fn a_request_is_held_to_its_context_band_at_no_lighter_a_load() {
+        let cells = [
+            cell(0, 1, 100.0),
+            cell(0, 4, 80.0),
+            cell(1024, 1, 90.0),
+            cell(1024, 4, 70.0),
+        ];
+        // Prompt 900: band 0; 2 streams: the 4-stream cell.
+        assert_eq!(cell_for(&cells, 900, 2), Some(cells[1]));
+        assert_eq!(cell_for(&cells, 1024, 1), Some(cells[2]));
+        assert_eq!(cell_for(&cells, 5000, 4), Some(cells[3]));
+        // More streams than any valid cell measured: no guarantee at that load.
+        assert_eq!(cell_for(&cells, 10, 5), None);
+        assert_eq!(cell_for(&[cell(512, 1, 9.0)], 100, 1), None);
+    }
+
+    #[test]
+    fn a_slow_bucket_is_under_unless_its_reader_was_slow() {
+        let cells = [cell(0, 1, 100.0), cell(0, 4, 80.0)];
+        let fast = [request(50, 1, 97.0, 1.0), request(50, 3, 78.0, 2.0)];
+        let judged = judge(&fast.iter().collect::<Vec<_>>(), &cells);
+        assert!((judged.delivered_fraction.unwrap() - 0.9725).abs() < 1e-9);
+        assert!(!judged.under(8000));
+        let slow = [request(50, 1, 50.0, 1.0), request(50, 1, 60.0, 3.0)];
+        let judged = judge(&slow.iter().collect::<Vec<_>>(), &cells);
+        assert!(judged.under(8000));
+        assert!(!judged.under(5000));
+        let slow_reader = [request(50, 1, 50.0, 1.0), request(50, 1, 60.0, 51.0)];
+        let judged = judge(&slow_reader.iter().collect::<Vec<_>>(), &cells);
+        assert!(judged.slow_reader && !judged.under(8000));
+        // A load the report did not measure as valid is not held to anything.
+        let unmeasured = [request(50, 9, 1.0, 0.0)];
+        assert!(!judge(&unmeasured.iter().collect::<Vec<_>>(), &cells).under(8000));
+    }
+
+    #[test]
+    fn a_bucket_earns_its_share_of_the_price() {
+        let t = |s: i64| DateTime::from_timestamp(1_900_000_200 + s, 0).unwrap();
+        let five = Duration::seconds(300);
+        // An hour for 6000: a whole bucket is 500, one cut by the booking's start its part.
+        assert_eq!(bucket_share(6000, (t(0), t(3600)), t(300), five), 500);
+        assert_eq!(bucket_share(6000, (t(60), t(3660)), t(0), five), 400);
+        assert_eq!(bucket_share(6000, (t(0), t(3600)), t(3600), five), 0);
+        assert_eq!(bucket_of(t(301), five), t(300));
+    }
+}
