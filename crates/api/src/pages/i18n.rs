@@ -232,6 +232,8 @@ labels! {
     badge_expires: "Badge expires", "徽章到期";
     best_total: "Best total tok/s", "最佳總 tok/s";
     single_stream: "Single stream tok/s", "單串流 tok/s";
+    guarantee: "Performance guarantee", "效能保證";
+    guarantee_of_verified: "of the verified per-stream speed through the gateway, or a credit", "的已驗證單串流速度（經由閘道），否則補償";
     latest_report: "Latest report", "最新報告";
     catalog_entries: "Catalog", "目錄";
     hardware_unchecked: "No catalog entries: the physics check did not run.", "無目錄項目：未執行物理檢查。";

@@ -721,6 +721,16 @@ async fn listing_page(
                 .headline_per_request_tok_s
                 .map(|v| (l.single_stream, number(v, 1))),
         );
+        facts.extend(listing.guarantee_min_bp.map(|bp| {
+            (
+                l.guarantee,
+                format!(
+                    "{} % {}",
+                    number(f64::from(bp) / 100.0, if bp % 100 == 0 { 0 } else { 2 }),
+                    l.guarantee_of_verified
+                ),
+            )
+        }));
         let catalog = frame.catalog_links(
             listing.catalog_gpu.as_deref(),
             listing.catalog_model.as_deref(),
