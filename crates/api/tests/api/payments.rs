@@ -163,11 +163,16 @@ pub(crate) async fn deliver_signed(app: &TestApp, payload: &str) -> Value {
 }
 
 async fn enable_payouts(m: &Market) -> String {
-    let res = m
-        .app
+    enable_payouts_of(&m.app, &m.org, &m.admin).await
+}
+
+/// Payouts enabled for `org`: its Connect account onboarded (by its admin) and enabled, as
+/// Stripe says in a signed `account.updated`. Returns the account's id.
+pub(crate) async fn enable_payouts_of(app: &TestApp, org: &str, admin: &Session) -> String {
+    let res = app
         .post(
-            &format!("/v1/orgs/{}/payouts/onboarding", m.org),
-            Some(&m.admin.access_token),
+            &format!("/v1/orgs/{org}/payouts/onboarding"),
+            Some(&admin.access_token),
             json!({}),
         )
         .await;
@@ -179,7 +184,7 @@ async fn enable_payouts(m: &Market) -> String {
         "account.updated",
         json!({"id": account, "object": "account", "charges_enabled": true, "payouts_enabled": true}),
     );
-    deliver_signed(&m.app, &updated).await;
+    deliver_signed(app, &updated).await;
     account
 }
 
@@ -221,7 +226,7 @@ async fn booking(m: &Market, id: &Value) -> Value {
         .await
 }
 
-fn kinds_and_amounts(statement: &Value) -> Vec<(String, i64)> {
+pub(crate) fn kinds_and_amounts(statement: &Value) -> Vec<(String, i64)> {
     statement["entries"]
         .as_array()
         .unwrap()
