@@ -285,20 +285,43 @@ fn matrix_problems(report: &Value) -> Vec<String> {
     problems
 }
 
-/// Whether a cell measured under the cost rules (`new`) agrees with one under the old
-/// procedure (`old`): the same status, a full fixed window for the old, and the throughput
-/// figures within this tier's tolerance (25 %: the tiny engine on one core drifts by up to a
-/// third between minutes).
-fn cells_agree(old: &Value, new: &Value) -> bool {
-    let figures = ["total_tok_s", "per_request_tok_s"].iter().all(|key| {
-        let (a, b) = (old[key].as_f64(), new[key].as_f64());
-        matches!((a, b), (Some(a), Some(b)) if (b / a - 1.0).abs() < 0.25)
-    });
-    old["status"] == new["status"]
-        && old["measured_s"]
-            .as_f64()
-            .is_some_and(|s| (s - 5.0).abs() < 0.5)
-        && figures
+/// Whether a cell measured under the cost rules (`new`) agrees with the cells measured under
+/// the old procedure around it (`olds`): the same status as one of them with its full fixed
+/// window, and each throughput figure within this tier's tolerance of the range those span
+/// (25 % beyond the lowest and the highest: the tiny engine on one core drifts by up to a
+/// third between minutes, so a figure between its neighbours' is the engine's drift).
+fn cells_agree(olds: &[Value], new: &Value) -> bool {
+    let comparable: Vec<&Value> = olds
+        .iter()
+        .filter(|old| {
+            old["status"] == new["status"]
+                && old["measured_s"]
+                    .as_f64()
+                    .is_some_and(|s| (s - 5.0).abs() < 0.5)
+        })
+        .collect();
+    !comparable.is_empty()
+        && ["total_tok_s", "per_request_tok_s"].iter().all(|key| {
+            let values: Vec<f64> = comparable.iter().filter_map(|c| c[key].as_f64()).collect();
+            let (lo, hi) = values.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+                (lo.min(*v), hi.max(*v))
+            });
+            new[key]
+                .as_f64()
+                .is_some_and(|v| values.len() == comparable.len() && 0.75 * lo < v && v < 1.25 * hi)
+        })
+}
+
+/// The median of `values` (the mean of the middle two of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -366,7 +389,7 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
         let mut olds = vec![cell(&fixed, context, concurrency).clone()];
         let mut new = cell(&report, context, concurrency).clone();
         let mut bracket = 0;
-        while !olds.iter().any(|old| cells_agree(old, &new)) {
+        while !cells_agree(&olds, &new) {
             assert!(
                 bracket < 3,
                 "{context} x {concurrency}: disagree in every bracket: fixed {olds:?}, cost rules {new}"
@@ -463,62 +486,69 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     }
 
     // vLLM's own client on the same server, the same lengths: within 25 % (the README's
-    // benchmark shows the closer agreement; speeds belong in benchmarks, not tests). Ours is
-    // measured right before theirs, so both see the engine in the same minute (it drifts by
-    // up to a third between minutes); a pair that disagrees is measured again, three
-    // attempts at most; a real disagreement stays.
+    // benchmark shows the closer agreement; speeds belong in benchmarks, not tests). The
+    // engine's pace on this shared machine swings by a fifth and more from one ten-second
+    // run to the next (seen at 4 streams: ours 639, theirs 828, ours 810, theirs 619 tok/s),
+    // so the two are measured back to back in alternating order, and the medians of the
+    // rounds so far must agree; five rounds at most. A real disagreement stays.
     for concurrency in [1, 4] {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for round in 1..=5 {
             let cache = cache.clone();
             let pair = run(Box::new(move |dir, base| {
                 let c = concurrency.to_string();
-                let ours = bench(
-                    dir,
-                    base,
-                    "1",
-                    false,
-                    &[
-                        "--contexts",
-                        "256",
-                        "--concurrency",
-                        &c,
-                        "--prefill-contexts",
-                        "",
-                    ],
-                );
-                let theirs = vllm_bench_serve(&cache, dir, base, concurrency, 256);
-                serde_json::json!([cell(&ours, 256, concurrency), theirs])
+                let one = [
+                    "--contexts",
+                    "256",
+                    "--concurrency",
+                    &c,
+                    "--prefill-contexts",
+                    "",
+                ];
+                let ours = || cell(&bench(dir, base, "1", false, &one), 256, concurrency).clone();
+                let theirs = || vllm_bench_serve(&cache, dir, base, concurrency, 256);
+                if round % 2 == 1 {
+                    let first = ours();
+                    serde_json::json!([first, theirs()])
+                } else {
+                    let first = theirs();
+                    serde_json::json!([ours(), first])
+                }
             }))
             .await;
-            let (ours, theirs) = (&pair[0], &pair[1]);
-            let pairs = [
-                (
-                    "output tok/s",
-                    figure(ours, "total_tok_s"),
-                    figure(theirs, "output_throughput"),
-                ),
-                (
-                    "TBT vs median TPOT",
-                    figure(ours, "tbt_ms_median"),
-                    figure(theirs, "median_tpot_ms"),
-                ),
+            ours.push((
+                figure(&pair[0], "total_tok_s"),
+                figure(&pair[0], "tbt_ms_median"),
+            ));
+            theirs.push((
+                figure(&pair[1], "output_throughput"),
+                figure(&pair[1], "median_tpot_ms"),
+            ));
+            let of = |v: &[(f64, f64)], second: bool| {
+                median(
+                    &v.iter()
+                        .map(|p| if second { p.1 } else { p.0 })
+                        .collect::<Vec<_>>(),
+                )
+            };
+            let medians = [
+                ("output tok/s", of(&ours, false), of(&theirs, false)),
+                ("TBT vs median TPOT", of(&ours, true), of(&theirs, true)),
             ];
-            for (what, ours, theirs) in &pairs {
-                println!(
-                    "concurrency {concurrency}, {what} (measurement {attempt}): ours {ours:.2}, vLLM's {theirs:.2}"
-                );
-            }
-            if pairs
+            println!(
+                "concurrency {concurrency}, round {round}: ours {:?}, vLLM's {:?}; medians {medians:?}",
+                ours.last(),
+                theirs.last()
+            );
+            if medians
                 .iter()
                 .all(|(_, ours, theirs)| (ours / theirs - 1.0).abs() < 0.25)
             {
                 break;
             }
             assert!(
-                attempt < 3,
-                "concurrency {concurrency}: ours and vLLM's disagree by more than 25 % three times: {pairs:?}"
+                round < 5,
+                "concurrency {concurrency}: the medians of five rounds disagree by more than 25 %: ours {ours:?}, vLLM's {theirs:?}"
             );
         }
     }
