@@ -1,8 +1,9 @@
 //! Performance-backed bookings: a listing may guarantee a fraction of its verified speed
 //! (`guarantee_min_bp`, in basis points); a booking made while the listing is verified keeps
 //! that guarantee and the report it refers to; the gateway records how long each request's
-//! writes to the client stayed blocked (a slow reader is not the machine's fault); buckets
-//! that under-delivered accrue credits, settled once when the booking is over.
+//! writes to the client stayed blocked (a slow reader is not the machine's fault) and whether
+//! the request is comparable with the benchmark (no options that slow decoding); buckets that
+//! under-delivered accrue credits, settled once when the booking is over.
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -30,6 +31,14 @@ impl MigrationTrait for Migration {
             )
             .await?;
         manager
+            .alter_table(
+                Table::alter()
+                    .table(GatewayRequests::Table)
+                    .add_column(boolean(GatewayRequests::Comparable).default(true))
+                    .to_owned(),
+            )
+            .await?;
+        manager
             .create_table(
                 Table::create()
                     .table(BookingGuarantees::Table)
@@ -43,6 +52,9 @@ impl MigrationTrait for Migration {
                     .col(timestamp_with_time_zone_null(BookingGuarantees::SettledAt))
                     .col(big_integer_null(BookingGuarantees::SettledAmount))
                     .col(string_null(BookingGuarantees::RefundId))
+                    .col(timestamp_with_time_zone_null(
+                        BookingGuarantees::NextCheckAt,
+                    ))
                     .foreign_key(
                         ForeignKey::create()
                             .from(BookingGuarantees::Table, BookingGuarantees::BookingId)
@@ -88,6 +100,14 @@ impl MigrationTrait for Migration {
             .alter_table(
                 Table::alter()
                     .table(GatewayRequests::Table)
+                    .drop_column(GatewayRequests::Comparable)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(GatewayRequests::Table)
                     .drop_column(GatewayRequests::ClientStallMs)
                     .to_owned(),
             )
@@ -113,6 +133,7 @@ enum Listings {
 enum GatewayRequests {
     Table,
     ClientStallMs,
+    Comparable,
 }
 
 #[derive(DeriveIden)]
@@ -126,6 +147,7 @@ enum BookingGuarantees {
     SettledAt,
     SettledAmount,
     RefundId,
+    NextCheckAt,
 }
 
 #[derive(DeriveIden)]

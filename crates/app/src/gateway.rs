@@ -9,6 +9,7 @@
 //! delivery: time to first token, per-stream speed, streams open at once.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -39,6 +40,7 @@ pub enum GatewayCredential<'a> {
 #[derive(Debug, Clone)]
 pub struct GatewayTarget {
     pub booking_id: Uuid,
+    pub listing_id: Uuid,
     pub engine_base_url: String,
     pub engine_api_key: Option<String>,
     /// Streams the booking may have open at once: its share of the machine.
@@ -50,11 +52,16 @@ pub struct GatewayTarget {
     pub ends_at: DateTime<Utc>,
 }
 
-/// Streams open now, per booking; and, per verified report, the streams its machine runs
-/// at once (a report never changes, so it is read once).
+/// The streams open to one machine (listing): each one's peak, the most streams open to the
+/// machine at once while it was.
+type MachineStreams = Arc<Mutex<HashMap<Uuid, Vec<Arc<AtomicUsize>>>>>;
+
+/// Streams open now, per booking and per machine; and, per verified report, the streams its
+/// machine runs at once (a report never changes, so it is read once).
 #[derive(Debug, Default)]
 pub(crate) struct GatewaySlots {
     open: Arc<Mutex<HashMap<Uuid, usize>>>,
+    machines: MachineStreams,
     streams_of_report: Mutex<HashMap<Uuid, usize>>,
 }
 
@@ -65,9 +72,18 @@ const REPORTS_REMEMBERED: usize = 10_000;
 #[derive(Debug)]
 pub struct GatewaySlot {
     slots: Arc<Mutex<HashMap<Uuid, usize>>>,
+    machines: MachineStreams,
     booking: Uuid,
-    /// Streams open, this one included, when it opened.
-    pub concurrency: usize,
+    listing: Uuid,
+    peak: Arc<AtomicUsize>,
+}
+
+impl GatewaySlot {
+    /// The most streams the gateway had open to the machine (any booking's, this one
+    /// included) at any moment since this one opened: the load it was served at.
+    pub fn load(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for GatewaySlot {
@@ -77,6 +93,14 @@ impl Drop for GatewaySlot {
             *n = n.saturating_sub(1);
             if *n == 0 {
                 open.remove(&self.booking);
+            }
+        }
+        drop(open);
+        let mut machines = self.machines.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(streams) = machines.get_mut(&self.listing) {
+            streams.retain(|peak| !Arc::ptr_eq(peak, &self.peak));
+            if streams.is_empty() {
+                machines.remove(&self.listing);
             }
         }
     }
@@ -95,6 +119,8 @@ pub struct Metered {
     pub outcome: &'static str,
     /// The longest the gateway's writes to the client stayed blocked (streams).
     pub client_stall_ms: Option<f64>,
+    /// Asked nothing that slows decoding: comparable with the benchmark.
+    pub comparable: bool,
 }
 
 /// Reads a streamed answer as it passes: counts the tokens the client receives, keeps the
@@ -284,6 +310,7 @@ impl Caps {
             per_stream_tok_s: None,
             outcome,
             client_stall_ms: None,
+            comparable: true,
         }
     }
 
@@ -401,6 +428,7 @@ impl App {
             machine_streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;
         Ok(GatewayTarget {
             booking_id: booking,
+            listing_id: record.listing_id,
             engine_base_url: listing.engine_base_url,
             engine_api_key: listing.engine_api_key,
             max_streams: share.max(1),
@@ -444,7 +472,7 @@ impl App {
     /// A stream slot of the booking, or 429 when its share is taken.
     pub fn gateway_slot(&self, target: &GatewayTarget) -> Result<GatewaySlot, AppError> {
         let slots = Arc::clone(&self.inner.gateway_slots.open);
-        let concurrency = {
+        {
             let mut open = slots.lock().unwrap_or_else(PoisonError::into_inner);
             let n = open.entry(target.booking_id).or_insert(0);
             if *n >= target.max_streams {
@@ -457,12 +485,24 @@ impl App {
                 });
             }
             *n += 1;
-            *n
-        };
+        }
+        let machines = Arc::clone(&self.inner.gateway_slots.machines);
+        let peak = Arc::new(AtomicUsize::new(0));
+        {
+            let mut open = machines.lock().unwrap_or_else(PoisonError::into_inner);
+            let streams = open.entry(target.listing_id).or_default();
+            streams.push(Arc::clone(&peak));
+            let now_open = streams.len();
+            for stream in streams.iter() {
+                stream.fetch_max(now_open, Ordering::Relaxed);
+            }
+        }
         Ok(GatewaySlot {
             slots,
+            machines,
             booking: target.booking_id,
-            concurrency,
+            listing: target.listing_id,
+            peak,
         })
     }
 
@@ -491,13 +531,14 @@ impl App {
                 concurrency: i32::try_from(concurrency).unwrap_or(i32::MAX),
                 outcome: metered.outcome.to_owned(),
                 client_stall_ms: metered.client_stall_ms,
+                comparable: metered.comparable,
             })
             .await?;
         Ok(())
     }
 
     /// A booking's usage, for its renter and the provider's members: totals, and per bucket
-    /// (`gateway_bucket_secs`) the requests, tokens, median TTFT and per-stream speed, the
+    /// (`gateway_bucket_secs`; a request counts in the bucket it finished in) the requests, tokens, median TTFT and per-stream speed, the
     /// most streams open at once, and the delivery against the verified report (the
     /// guarantee's, else the listing's latest) with the credit the bucket earned.
     pub async fn booking_usage(&self, caller: Caller, booking: Uuid) -> Result<Usage, AppError> {

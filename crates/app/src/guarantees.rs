@@ -12,8 +12,12 @@
 //! back once as a partial refund (`booking-<id>-credit` with Stripe; a `credit` ledger row
 //! when payments are `none`).
 //!
-//! A bucket is judged once a bucket's length after it ended (requests are recorded when they
-//! finish); a request recorded after its bucket was judged counts in usage only.
+//! A request counts in the bucket in which it finished (it is recorded then, so a bucket's
+//! requests are all known once it has ended); a bucket is judged a bucket's length after it
+//! ends. Only requests comparable with the benchmark's count (none asking for
+//! log-probabilities or structured output, which slow decoding). The load is the number of
+//! streams the gateway had open to the machine, across all its bookings, at any moment of the
+//! request (counted per API process).
 
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use domain::LedgerKind;
@@ -100,7 +104,7 @@ impl Judgement {
 pub fn judge(requests: &[&GatewayRequestRecord], cells: &[VerifiedCell]) -> Judgement {
     let mut fractions = Vec::new();
     let mut verified = Vec::new();
-    for r in requests {
+    for r in requests.iter().filter(|r| r.comparable) {
         let Some(delivered) = r.per_stream_tok_s else {
             continue;
         };
@@ -149,14 +153,14 @@ pub fn bucket_of(at: DateTime<Utc>, bucket: Duration) -> DateTime<Utc> {
     at.duration_trunc(bucket).unwrap_or(at)
 }
 
-/// Requests grouped by bucket, oldest first.
+/// Requests (in the order they finished) grouped by the bucket they finished in.
 pub fn by_bucket(
     rows: &[GatewayRequestRecord],
     bucket: Duration,
 ) -> Vec<(DateTime<Utc>, Vec<&GatewayRequestRecord>)> {
     let mut out: Vec<(DateTime<Utc>, Vec<&GatewayRequestRecord>)> = Vec::new();
     for row in rows {
-        let start = bucket_of(row.started_at, bucket);
+        let start = bucket_of(row.finished_at, bucket);
         match out.last_mut() {
             Some((last, rows)) if *last == start => rows.push(row),
             _ => out.push((start, vec![row])),
@@ -229,11 +233,13 @@ impl App {
     ) -> Result<(), AppError> {
         let bucket = self.bucket();
         let end = ended_at(booking);
-        // Buckets that ended a bucket's length ago, and none after the booking's last.
-        let until = bucket_of((now - bucket).min(end + bucket), bucket);
-        let from = guarantee.evaluated_until;
-        if from.is_none_or(|from| from < until) {
-            self.judge_buckets(guarantee, booking, from, until, now)
+        // Buckets that ended a bucket's length ago, through the one the booking ended in.
+        let last = bucket_of(end + bucket, bucket);
+        let until = bucket_of(now - bucket, bucket).min(last);
+        let mut judged = guarantee.evaluated_until;
+        if judged.is_none_or(|from| from < until) {
+            judged = self
+                .judge_buckets(guarantee, booking, judged, until, now)
                 .await?;
         }
         let over = matches!(
@@ -242,28 +248,49 @@ impl App {
                 | store::booking_status::CANCELLED
                 | store::booking_status::EXPIRED
         );
-        if over && now >= end + bucket {
-            self.settle_credits(booking).await?;
+        if over && judged.is_some_and(|judged| judged >= last) {
+            if let Err(e) = self.settle_credits(booking).await {
+                // Tried again in five minutes, not on every pass (and not before others).
+                self.db()
+                    .check_guarantee_at(booking.id, now + Duration::minutes(5))
+                    .await?;
+                return Err(e);
+            }
+            return Ok(());
         }
+        // Nothing to judge before the next bucket ends.
+        self.db()
+            .check_guarantee_at(booking.id, bucket_of(now, bucket) + bucket)
+            .await?;
         Ok(())
     }
 
+    /// Judges the buckets in `[from, until)` and records them; returns how far the
+    /// guarantee is judged now (by this call, or by another replica meanwhile).
     async fn judge_buckets(
         &self,
         guarantee: &GuaranteeRecord,
         booking: &BookingRecord,
         from: Option<DateTime<Utc>>,
-        until: DateTime<Utc>,
+        mut until: DateTime<Utc>,
         now: DateTime<Utc>,
-    ) -> Result<(), AppError> {
+    ) -> Result<Option<DateTime<Utc>>, AppError> {
         let bucket = self.bucket();
         let since = from.unwrap_or(bucket_of(booking.starts_at, bucket));
-        let rows: Vec<GatewayRequestRecord> = self
+        let fetched = self
             .db()
             .gateway_requests_of(booking.id, since, ROWS)
-            .await?
+            .await?;
+        // More requests than one read takes: judge the buckets read whole, the rest next time.
+        if fetched.len() as u64 == ROWS
+            && let Some(last) = fetched.last()
+            && bucket_of(last.finished_at, bucket) > since
+        {
+            until = until.min(bucket_of(last.finished_at, bucket));
+        }
+        let rows: Vec<GatewayRequestRecord> = fetched
             .into_iter()
-            .filter(|r| r.started_at < until)
+            .filter(|r| r.finished_at < until)
             .collect();
         let cells = verified_cells(&self.db().cells_of_report(guarantee.report_id).await?);
         let credits: Vec<CreditRecord> = by_bucket(&rows, bucket)
@@ -290,11 +317,18 @@ impl App {
             .db()
             .record_judgement(booking.id, from, until, &credits)
             .await?;
-        if recorded && !credits.is_empty() {
+        if !recorded {
+            return Ok(self
+                .db()
+                .guarantee_of(booking.id)
+                .await?
+                .and_then(|g| g.evaluated_until));
+        }
+        if !credits.is_empty() {
             tracing::info!(booking = %booking.id, buckets = credits.len(), "a booking under-delivered: credited, spot check brought forward");
             self.db().spot_check_now(booking.listing_id, now).await?;
         }
-        Ok(())
+        Ok(Some(until))
     }
 
     /// Pays a finished booking's credits back, once: within what was paid and not refunded
@@ -379,6 +413,7 @@ mod tests {
             concurrency,
             outcome: "completed".into(),
             client_stall_ms: Some(stall),
+            comparable: true,
         }
     }
 
@@ -413,9 +448,13 @@ mod tests {
         let slow_reader = [request(50, 1, 50.0, 1.0), request(50, 1, 60.0, 51.0)];
         let judged = judge(&slow_reader.iter().collect::<Vec<_>>(), &cells);
         assert!(judged.slow_reader && !judged.under(8000));
-        // A load the report did not measure as valid is not held to anything.
+        // A load the report did not measure as valid is not held to anything, nor a request
+        // that asked for what slows decoding.
         let unmeasured = [request(50, 9, 1.0, 0.0)];
         assert!(!judge(&unmeasured.iter().collect::<Vec<_>>(), &cells).under(8000));
+        let mut logprobs = request(50, 1, 10.0, 0.0);
+        logprobs.comparable = false;
+        assert!(!judge(&[&logprobs], &cells).under(8000));
     }
 
     #[test]

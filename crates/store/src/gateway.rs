@@ -2,10 +2,10 @@
 //! them to: credits per bucket that under-delivered, settled once.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait, Query};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder,
-    QuerySelect, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, IntoActiveModel, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -25,7 +25,8 @@ impl Db {
         Ok(())
     }
 
-    /// A booking's requests from `since` on, oldest first, at most `limit`.
+    /// A booking's requests that finished from `since` on, in the order they finished, at
+    /// most `limit`.
     pub async fn gateway_requests_of(
         &self,
         booking: Uuid,
@@ -34,8 +35,8 @@ impl Db {
     ) -> Result<Vec<GatewayRequestRecord>, StoreError> {
         Ok(gateway_requests::Entity::find()
             .filter(gateway_requests::Column::BookingId.eq(booking))
-            .filter(gateway_requests::Column::StartedAt.gte(since))
-            .order_by_asc(gateway_requests::Column::StartedAt)
+            .filter(gateway_requests::Column::FinishedAt.gte(since))
+            .order_by_asc(gateway_requests::Column::FinishedAt)
             .limit(limit)
             .all(self.conn())
             .await?)
@@ -65,6 +66,7 @@ pub(crate) fn guarantee_for(
         settled_at: Set(None),
         settled_amount: Set(None),
         refund_id: Set(None),
+        next_check_at: Set(None),
     })
 }
 
@@ -84,8 +86,8 @@ impl Db {
             .await?)
     }
 
-    /// Guarantees not settled yet, with their bookings, for bookings that have started (at
-    /// most `limit`, the least recently judged first).
+    /// Guarantees not settled yet and due a look (`next_check_at` passed or never set), with
+    /// their bookings, for bookings that have started (at most `limit`, longest due first).
     pub async fn open_guarantees(
         &self,
         now: DateTime<Utc>,
@@ -99,9 +101,14 @@ impl Db {
         let open = booking_guarantees::Entity::find()
             .filter(booking_guarantees::Column::SettledAt.is_null())
             .filter(booking_guarantees::Column::BookingId.in_subquery(started))
-            // Never judged first (NULLs sort first on SQLite, last on PostgreSQL).
-            .order_by_desc(booking_guarantees::Column::EvaluatedUntil.is_null())
-            .order_by_asc(booking_guarantees::Column::EvaluatedUntil)
+            .filter(
+                Condition::any()
+                    .add(booking_guarantees::Column::NextCheckAt.is_null())
+                    .add(booking_guarantees::Column::NextCheckAt.lte(now)),
+            )
+            // Never looked at first (NULLs sort first on SQLite, last on PostgreSQL).
+            .order_by_desc(booking_guarantees::Column::NextCheckAt.is_null())
+            .order_by_asc(booking_guarantees::Column::NextCheckAt)
             .limit(limit)
             .all(self.conn())
             .await?;
@@ -150,7 +157,17 @@ impl Db {
             return Ok(false);
         }
         for credit in credits {
+            // A bucket credited already (its length was configured differently then) keeps
+            // its first credit.
             booking_credits::Entity::insert(credit.clone().into_active_model())
+                .on_conflict(
+                    OnConflict::columns([
+                        booking_credits::Column::BookingId,
+                        booking_credits::Column::BucketStart,
+                    ])
+                    .do_nothing()
+                    .to_owned(),
+                )
                 .exec_without_returning(&txn)
                 .await?;
         }
@@ -187,6 +204,20 @@ impl Db {
         }
         txn.commit().await?;
         Ok(settled)
+    }
+
+    /// When the upkeep next looks at a guarantee.
+    pub async fn check_guarantee_at(
+        &self,
+        booking: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        booking_guarantees::Entity::update_many()
+            .col_expr(booking_guarantees::Column::NextCheckAt, Expr::value(at))
+            .filter(booking_guarantees::Column::BookingId.eq(booking))
+            .exec(self.conn())
+            .await?;
+        Ok(())
     }
 
     /// Brings a verified listing's next spot check forward to `now` (a booking found it

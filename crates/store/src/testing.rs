@@ -168,13 +168,21 @@ fn replace_database(url: &str, name: &str) -> String {
     }
 }
 
-/// The migrations a template must hold to be current.
+/// The migrations a template must hold to be current: their names, and the digests of their
+/// texts (`migrations/landed.sha256`), so a migration edited before it lands (never after)
+/// rebuilds the template too.
 fn fingerprint() -> String {
-    Migrator::migrations()
+    let digests: Vec<&str> = include_str!("../../../migrations/landed.sha256")
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    let names = Migrator::migrations()
         .iter()
         .map(|m| m.name().to_owned())
         .collect::<Vec<_>>()
-        .join(",")
+        .join(",");
+    format!("{names};{}", digests.join(","))
 }
 
 async fn clone_template(admin_url: &str, name: &str) -> Result<(), StoreError> {

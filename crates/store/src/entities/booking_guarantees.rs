@@ -18,6 +18,8 @@ pub struct Model {
     /// What was given back at settlement (the credits, within what was paid).
     pub settled_amount: Option<i64>,
     pub refund_id: Option<String>,
+    /// When the upkeep next looks at it (later after a failed settlement).
+    pub next_check_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -19,6 +19,9 @@ pub struct Model {
     pub outcome: String,
     /// The longest the gateway's writes to the client stayed blocked (streams only).
     pub client_stall_ms: Option<f64>,
+    /// Asked nothing that slows decoding (log-probabilities, structured output): comparable
+    /// with the benchmark's requests.
+    pub comparable: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -180,6 +180,23 @@ fn prepare(body: &[u8], cap: u64) -> Result<(Vec<u8>, bool, Caps, bool), ApiErro
     Ok((body, stream, caps, added_usage))
 }
 
+/// Whether a request (as sent on) asks nothing that slows decoding below what the benchmark
+/// measured — log-probabilities, structured or guided output, logits processors — so that
+/// its delivered speed may be held to the verified one.
+fn comparable(body: &[u8]) -> bool {
+    let Ok(Value::Object(request)) = serde_json::from_slice::<Value>(body) else {
+        return false;
+    };
+    !request.iter().any(|(key, value)| match key.as_str() {
+        _ if value.is_null() => false,
+        "logprobs" => value != &json!(false) && value != &json!(0),
+        "top_logprobs" | "prompt_logprobs" => value != &json!(0),
+        "response_format" => value["type"].as_str().is_some_and(|t| t != "text"),
+        "structured_outputs" | "logits_processors" => true,
+        key => key.starts_with("guided_"),
+    })
+}
+
 /// The engine's status as the client gets it: an engine refusing the gateway's own key
 /// (401, 403), redirecting (3xx, never followed) or answering nonsense is the machine
 /// failing, not the client.
@@ -205,6 +222,8 @@ struct Meter {
     started_at: DateTime<Utc>,
     sent: Instant,
     caps: Caps,
+    /// Asked nothing that slows decoding (see [`prepare`]).
+    comparable: bool,
     slot: Option<GatewaySlot>,
     meter: StreamMeter,
     recorded: bool,
@@ -218,8 +237,11 @@ impl Meter {
             return;
         }
         self.recorded = true;
-        let metered = metered.unwrap_or_else(|| self.meter.metered(self.caps, self.sent, outcome));
-        let concurrency = self.slot.take().map_or(1, |s| s.concurrency);
+        let mut metered =
+            metered.unwrap_or_else(|| self.meter.metered(self.caps, self.sent, outcome));
+        metered.comparable = self.comparable;
+        // The machine's load while the request ran, its own stream included.
+        let concurrency = self.slot.take().map_or(1, |s| s.load());
         let (app, booking, endpoint, started_at) = (
             self.app.clone(),
             self.booking,
@@ -260,6 +282,7 @@ async fn generate(
     let target = target_of(&app, &req, booking).await?;
     let body = read_body(payload, app.config().gateway_max_body_bytes).await?;
     let (body, stream, caps, strip_usage) = prepare(&body, target.max_tokens)?;
+    let comparable = comparable(&body);
     let slot = app.gateway_slot(&target)?;
     let url = engine_url(&target, endpoint)?;
     let mut request = client(target.allow_private)?
@@ -278,6 +301,7 @@ async fn generate(
         started_at,
         sent,
         caps,
+        comparable,
         slot: Some(slot),
         meter: StreamMeter::new(strip_usage),
         recorded: false,
@@ -595,4 +619,27 @@ pub async fn tokenize(
         Some(payload),
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_that_slow_decoding_are_not_held_to_the_benchmark() {
+        let plain = json!({"model": "m", "prompt": "x", "max_tokens": 8, "logprobs": null, "response_format": {"type": "text"}});
+        assert!(comparable(plain.to_string().as_bytes()));
+        for slow in [
+            json!({"logprobs": true, "top_logprobs": 5}),
+            json!({"logprobs": 3}),
+            json!({"response_format": {"type": "json_object"}}),
+            json!({"guided_regex": "a+"}),
+            json!({"structured_outputs": {"json": {}}}),
+        ] {
+            assert!(!comparable(slow.to_string().as_bytes()), "{slow}");
+        }
+        assert!(comparable(
+            json!({"logprobs": false}).to_string().as_bytes()
+        ));
+    }
 }
