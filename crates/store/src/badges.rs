@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait,
+    QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
@@ -175,7 +175,7 @@ impl Db {
             .await?;
         let mut expired = Vec::new();
         for (id, report) in due {
-            let txn = self.conn().begin().await?;
+            let txn = self.write().await?;
             // Still verified and still due: a spot check may have renewed it meanwhile.
             let still_due = Condition::all()
                 .add(listings::Column::VerificationState.eq(badge_state::VERIFIED))
@@ -220,7 +220,7 @@ impl Db {
         run: RunRecord,
         now: DateTime<Utc>,
     ) -> Result<Option<RunRecord>, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let taken = listings::Entity::update_many()
             .col_expr(
                 listings::Column::NextSpotCheckAt,
@@ -251,7 +251,7 @@ impl Db {
         badge: Badge,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let renewed = listings::Entity::update_many()
             .col_expr(
                 listings::Column::VerificationExpiresAt,
@@ -293,7 +293,7 @@ impl Db {
         reason: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let demoted = withdraw(&txn, listing, Some(baseline), Some(badge_state::DEMOTED)).await?;
         if demoted {
             record_check(

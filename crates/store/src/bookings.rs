@@ -7,7 +7,7 @@ use domain::booking::{Machine, Refusal};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
@@ -133,7 +133,7 @@ impl Db {
         now: DateTime<Utc>,
         rules: impl FnOnce(&Machine) -> Result<(), Refusal>,
     ) -> Result<BookingRecord, BookingError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let locked = listings::Entity::update_many()
             .col_expr(
                 listings::Column::UpdatedAt,
@@ -247,7 +247,7 @@ impl Db {
             booking_status::CONFIRMED,
             booking_status::ACTIVE,
         ];
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let fresh = bookings::Entity::update_many()
             .col_expr(bookings::Column::CancelRequestedAt, Expr::value(now))
             .col_expr(bookings::Column::RefundAmount, Expr::value(refund))

@@ -3,8 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait, prelude::Expr,
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, prelude::Expr,
 };
 use uuid::Uuid;
 
@@ -29,7 +28,7 @@ impl Db {
         run: CommunityRunRecord,
         receipt_leaf: Vec<u8>,
     ) -> Result<u64, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let (id, created_at) = (run.id, run.created_at);
         community_runs::Entity::insert(community_runs::ActiveModel::from(run).reset_all())
             .exec_without_returning(&txn)

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, EntityTrait, IntoActiveModel, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait,
+    QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
@@ -136,7 +136,7 @@ impl Db {
         until: DateTime<Utc>,
         credits: &[CreditRecord],
     ) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let total: i64 = credits.iter().map(|c| c.amount).sum();
         let mut update = booking_guarantees::Entity::update_many()
             .col_expr(
@@ -185,7 +185,7 @@ impl Db {
         ledger: &[crate::NewLedgerEntry],
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let settled = booking_guarantees::Entity::update_many()
             .col_expr(booking_guarantees::Column::SettledAt, Expr::value(now))
             .col_expr(

@@ -4,9 +4,7 @@
 use chrono::{DateTime, Utc};
 use domain::{OrgId, Role, UserId};
 use sea_orm::sea_query::{Expr, Query};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, ExprTrait, QueryFilter, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, ExprTrait, QueryFilter};
 use uuid::Uuid;
 
 use crate::entities::{invitations, memberships};
@@ -89,7 +87,7 @@ impl Db {
         role: Role,
         now: DateTime<Utc>,
     ) -> Result<Accepted, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let used = invitations::Entity::update_many()
             .col_expr(invitations::Column::AcceptedAt, Expr::value(now))
             .col_expr(invitations::Column::AcceptedBy, Expr::value(user.as_uuid()))

@@ -31,7 +31,8 @@ use std::time::Duration;
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
-    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr, SqlErr,
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    DbErr, SqlErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
 pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
@@ -152,6 +153,21 @@ impl Db {
 
     pub(crate) fn conn(&self) -> &DatabaseConnection {
         &self.conn
+    }
+
+    /// Starts a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`), waiting up to the busy timeout for it. A deferred transaction
+    /// that reads first and writes later fails at once with "database is locked" when
+    /// another connection committed since its read began (WAL's snapshot rule): no wait can
+    /// help it, so a worker's write lost to the reconciler's sweep would fail a run.
+    /// PostgreSQL ignores the mode.
+    pub(crate) async fn write(&self) -> Result<DatabaseTransaction, DbErr> {
+        self.conn
+            .begin_with_options(TransactionOptions {
+                sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+                ..TransactionOptions::default()
+            })
+            .await
     }
 }
 

@@ -5,9 +5,7 @@
 use chrono::{DateTime, Utc};
 use domain::{ListingSpec, OrgId};
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use crate::badges::{check_kind, record_check, withdraw};
@@ -106,7 +104,7 @@ impl Db {
         unverify: bool,
         now: DateTime<Utc>,
     ) -> Result<Option<ListingRecord>, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let updated = listings::Entity::update_many()
             .set(spec_model(spec))
             .col_expr(listings::Column::UpdatedAt, Expr::value(now))
@@ -141,7 +139,7 @@ impl Db {
     /// Takes a listing off the market: it can no longer be found or booked; its bookings
     /// and reports stay. `false` when it was not active.
     pub async fn delist_listing(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         listing_cells::Entity::delete_many()
             .filter(listing_cells::Column::ListingId.eq(id))
             .exec(&txn)

@@ -165,8 +165,7 @@ impl Db {
     /// Appends one leaf in a transaction of its own (tests and tools; reports append in the
     /// transaction that stores them).
     pub async fn append_log_leaf(&self, leaf: NewLeaf) -> Result<u64, StoreError> {
-        use sea_orm::TransactionTrait;
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let index = append(&txn, leaf).await?;
         txn.commit().await?;
         Ok(index)

@@ -1,9 +1,7 @@
 //! Organisation reports as stored snapshots: signed when their content changes, each logged
 //! in the transparency log in the transaction that stores it.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use crate::entities::org_reports;
@@ -34,7 +32,7 @@ impl Db {
         report: OrgReportRecord,
         leaf: Vec<u8>,
     ) -> Result<u64, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let (id, created_at) = (report.id, report.created_at);
         org_reports::Entity::insert(org_reports::ActiveModel::from(report).reset_all())
             .exec_without_returning(&txn)

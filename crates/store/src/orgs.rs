@@ -2,9 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::{OrgId, OrgName, Role, UserId};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::entities::{memberships, orgs, users};
 use crate::{Db, StoreError, conflict_as};
@@ -49,7 +47,7 @@ impl Db {
         owner: UserId,
         now: DateTime<Utc>,
     ) -> Result<OrgRecord, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let org = orgs::ActiveModel {
             id: Set(id.as_uuid()),
             name: Set(name.as_str().to_owned()),

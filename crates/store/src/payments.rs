@@ -5,7 +5,6 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -183,7 +182,7 @@ impl Db {
         ledger: &[NewLedgerEntry],
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let result = bookings::Entity::update_many()
             .col_expr(
                 bookings::Column::Status,
@@ -221,7 +220,7 @@ impl Db {
         entries: &[NewLedgerEntry],
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         insert_ledger(&txn, entries, now).await?;
         txn.commit().await?;
         Ok(())
@@ -293,7 +292,7 @@ impl Db {
         ledger: &[NewLedgerEntry],
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         if !crate::bookings::cancel(&txn, id, refund, now).await? {
             return Ok(false);
         }

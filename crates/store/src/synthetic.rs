@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use domain::listing::price_per_mtok;
 use domain::{DisplayName, Email, OrgId, OrgName, UserId};
 use sea_orm::ActiveValue::Set;
-use sea_orm::{EntityTrait, PaginatorTrait, TransactionTrait};
+use sea_orm::{EntityTrait, PaginatorTrait};
 use uuid::Uuid;
 
 use crate::bookings::booking_status;
@@ -127,7 +127,7 @@ impl Db {
         let mut done = 0;
         while done < count {
             let n = batch.min(count - done);
-            let txn = self.conn().begin().await?;
+            let txn = self.write().await?;
             let mut listing_rows = Vec::new();
             let mut report_rows = Vec::new();
             let mut cell_rows = Vec::new();

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, TransactionTrait, UpdateMany,
+    QueryOrder, QuerySelect, UpdateMany,
 };
 use uuid::Uuid;
 
@@ -359,7 +359,7 @@ impl Db {
     /// run is [`StoreError::Conflict`]`("report")`: a report is attached exactly once.
     pub async fn insert_report(&self, report: NewReport) -> Result<ReportRecord, StoreError> {
         let id = report.id;
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
         let model = reports::ActiveModel {
             id: Set(report.id),
             run_id: Set(report.run_id),
@@ -533,7 +533,17 @@ impl Db {
         kind: &str,
         data: String,
     ) -> Result<i32, StoreError> {
-        let txn = self.conn().begin().await?;
+        let txn = self.write().await?;
+        // Appends to one run's log take turns: the run's row is locked first (PostgreSQL;
+        // SQLite's write lock, taken at `BEGIN`, already serialises them), so two appends
+        // never read the same last number.
+        runs::Entity::find_by_id(run)
+            .select_only()
+            .column(runs::Column::Id)
+            .lock_exclusive()
+            .into_tuple::<Uuid>()
+            .one(&txn)
+            .await?;
         let last: Option<i32> = run_events::Entity::find()
             .select_only()
             .column_as(run_events::Column::Seq.max(), "max")

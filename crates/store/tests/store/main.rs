@@ -4,3 +4,4 @@
 
 mod bookings;
 mod migrations;
+mod writers;
