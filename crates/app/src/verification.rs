@@ -515,6 +515,9 @@ impl App {
             let mut shutdown = shutdown.clone();
             tokio::spawn(async move {
                 let mut renewed_at = tokio::time::Instant::now();
+                // The lease as last written: a database error is not a lost lease while it
+                // still runs (a busy moment must not cost the run).
+                let mut held_until = renewed_at + lease;
                 loop {
                     tokio::select! {
                         () = tokio::time::sleep(CANCEL_POLL) => {}
@@ -526,14 +529,26 @@ impl App {
                         }
                     }
                     let still_ours = if renewed_at.elapsed() >= lease / 3 {
-                        renewed_at = tokio::time::Instant::now();
-                        app.db()
+                        let now = tokio::time::Instant::now();
+                        let renewed = app
+                            .db()
                             .renew_lease(run_id, &worker, lease_until(Utc::now(), lease))
-                            .await
+                            .await;
+                        if matches!(renewed, Ok(true)) {
+                            (renewed_at, held_until) = (now, now + lease);
+                        }
+                        renewed
                     } else {
                         app.db().holds_lease(run_id, &worker).await
                     };
-                    if !matches!(still_ours, Ok(true)) {
+                    let lost = match still_ours {
+                        Ok(ours) => !ours,
+                        Err(e) => {
+                            tracing::warn!(run = %run_id, error = %e, "could not check the run's lease");
+                            tokio::time::Instant::now() + 2 * CANCEL_POLL >= held_until
+                        }
+                    };
+                    if lost {
                         let _ = lost_tx.send(true);
                         let _ = cancel_tx.send(true);
                         return;

@@ -73,6 +73,18 @@ pub fn test_config(database_url: &str) -> Config {
     }
 }
 
+/// Sends the server's warnings (or what `RUST_LOG` asks for) to the test's captured output,
+/// so a failing test shows what went wrong inside the server.
+fn log_warnings() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_test_writer()
+        .try_init();
+}
+
 /// The Redis tests use: `TEST_REDIS_URL`, default the standard local port.
 pub fn redis_url() -> String {
     std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned())
@@ -85,6 +97,7 @@ impl TestApp {
 
     /// A server whose configuration `adjust` changes first.
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Self {
+        log_warnings();
         let database = TestDatabase::new(backend)
             .await
             .unwrap_or_else(|e| panic!("a test database on {backend:?}: {e}"));
