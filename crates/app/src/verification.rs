@@ -234,32 +234,39 @@ impl App {
             return under_way(open);
         }
         let now = Utc::now();
-        self.within_daily_runs(listing.org_id, now).await?;
+        let plan = self.plan_of(listing.org_id.into()).await?;
+        let quota = plan.verification_runs_per_day as usize;
         let inserted = self
             .db()
-            .insert_run(RunRecord {
-                id: Uuid::now_v7(),
-                listing_id,
-                org_id: listing.org_id,
-                requested_by: caller.user_id.as_uuid(),
-                profile: profile.to_owned(),
-                status: run_status::QUEUED.to_owned(),
-                attempts: 0,
-                lease_owner: None,
-                lease_expires_at: None,
-                failure_reason: None,
-                failure_code: None,
-                report_id: None,
-                created_at: now,
-                started_at: None,
-                finished_at: None,
-                kind: run_kind::VERIFICATION.to_owned(),
-                baseline_report_id: None,
-                visibility: visibility.to_owned(),
-            })
-            .await;
+            .insert_run_within(
+                RunRecord {
+                    id: Uuid::now_v7(),
+                    listing_id,
+                    org_id: listing.org_id,
+                    requested_by: caller.user_id.as_uuid(),
+                    profile: profile.to_owned(),
+                    status: run_status::QUEUED.to_owned(),
+                    attempts: 0,
+                    lease_owner: None,
+                    lease_expires_at: None,
+                    failure_reason: None,
+                    failure_code: None,
+                    report_id: None,
+                    created_at: now,
+                    started_at: None,
+                    finished_at: None,
+                    kind: run_kind::VERIFICATION.to_owned(),
+                    baseline_report_id: None,
+                    visibility: visibility.to_owned(),
+                },
+                quota,
+                now - chrono::Duration::days(1),
+            )
+            .await
+            .map(|within| within.map_err(|times| over_daily_runs(&plan, &times, now)));
         let run = match inserted {
-            Ok(run) => run,
+            Ok(Ok(run)) => run,
+            Ok(Err(over_quota)) => return Err(over_quota),
             // A racing request opened one first (the database allows one): that is the run.
             Err(StoreError::Conflict(_)) => {
                 return match self.db().open_run_of_listing(listing_id).await? {
@@ -319,28 +326,6 @@ impl App {
         )
         .await?;
         self.run(id.into()).await
-    }
-
-    /// Refuses a run beyond the organisation's daily verification runs (its plan's),
-    /// saying when the oldest of the day's runs leaves the window.
-    async fn within_daily_runs(&self, org: Uuid, now: DateTime<Utc>) -> Result<(), AppError> {
-        let plan = self.plan_of(org.into()).await?;
-        let quota = plan.verification_runs_per_day as usize;
-        let day = chrono::Duration::days(1);
-        let times = self.db().run_times_of_org(org, now - day).await?;
-        if times.len() < quota {
-            return Ok(());
-        }
-        let frees_at = times[times.len() - quota] + day;
-        Err(AppError::RateLimited {
-            what: format!(
-                "the organisation asked for {} verification runs in the last 24 hours \
-                 (its {} plan allows {quota}; verification_runs_per_org_per_day)",
-                times.len(),
-                plan.name
-            ),
-            retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
-        })
     }
 
     /// Cancels a listing's queued and running runs (its claim changed), telling their
@@ -743,6 +728,27 @@ fn progress_event(progress: &bench::Progress) -> Option<(&'static str, Value)> {
         bench::Progress::Plan { .. } | bench::Progress::Phase(_) | bench::Progress::Live { .. } => {
             None
         }
+    }
+}
+
+/// The 429 of an organisation that asked for its plan's verification runs in the last 24
+/// hours (`times`, oldest first): it may ask again when the oldest that counts is a day old.
+fn over_daily_runs(
+    plan: &crate::billing::Plan,
+    times: &[DateTime<Utc>],
+    now: DateTime<Utc>,
+) -> AppError {
+    let quota = plan.verification_runs_per_day as usize;
+    let oldest_counted = times.len().saturating_sub(quota.max(1));
+    let frees_at = times.get(oldest_counted).copied().unwrap_or(now) + chrono::Duration::days(1);
+    AppError::RateLimited {
+        what: format!(
+            "the organisation asked for {} verification runs in the last 24 hours \
+             (its {} plan allows {quota}; verification_runs_per_org_per_day)",
+            times.len(),
+            plan.name
+        ),
+        retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
     }
 }
 

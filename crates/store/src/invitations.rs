@@ -8,6 +8,7 @@ use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, ExprTrait, QueryFilter
 use uuid::Uuid;
 
 use crate::entities::{invitations, memberships};
+use crate::orgs::lock_org;
 use crate::{Db, StoreError, conflict_as};
 
 pub type InvitationRecord = invitations::Model;
@@ -121,6 +122,8 @@ impl Db {
     /// Changes a member's role; `Ok(false)` when that would leave the organisation without
     /// an owner (or there is no such member).
     pub async fn set_role(&self, org: OrgId, user: UserId, role: Role) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
+        lock_org(&txn, org.as_uuid()).await?;
         let mut update = memberships::Entity::update_many()
             .col_expr(memberships::Column::Role, Expr::value(role.as_str()))
             .filter(memberships::Column::OrgId.eq(org.as_uuid()))
@@ -128,18 +131,23 @@ impl Db {
         if role != Role::Owner {
             update = update.filter(another_owner_remains(org.as_uuid(), user.as_uuid()));
         }
-        Ok(update.exec(self.conn()).await?.rows_affected == 1)
+        let changed = update.exec(&txn).await?.rows_affected == 1;
+        txn.commit().await?;
+        Ok(changed)
     }
 
     /// Removes a member; `Ok(false)` when that would leave the organisation without an owner
     /// (or there is no such member).
     pub async fn remove_member(&self, org: OrgId, user: UserId) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
+        lock_org(&txn, org.as_uuid()).await?;
         let removed = memberships::Entity::delete_many()
             .filter(memberships::Column::OrgId.eq(org.as_uuid()))
             .filter(memberships::Column::UserId.eq(user.as_uuid()))
             .filter(another_owner_remains(org.as_uuid(), user.as_uuid()))
-            .exec(self.conn())
+            .exec(&txn)
             .await?;
+        txn.commit().await?;
         Ok(removed.rows_affected == 1)
     }
 }

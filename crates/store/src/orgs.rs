@@ -2,7 +2,11 @@
 
 use chrono::{DateTime, Utc};
 use domain::{OrgId, OrgName, Role, UserId};
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+use uuid::Uuid;
 
 use crate::entities::{memberships, orgs, users};
 use crate::{Db, StoreError, conflict_as};
@@ -36,6 +40,21 @@ pub struct MemberRecord {
 fn parse_role(raw: &str) -> Result<Role, StoreError> {
     raw.parse()
         .map_err(|_| StoreError::Corrupt(format!("unknown role {raw:?}")))
+}
+
+/// Takes the organisation's row lock in a write transaction (PostgreSQL; SQLite's write
+/// lock, taken at `BEGIN`, already serialises writers): what is decided per organisation —
+/// its owners, its daily runs — is decided by one transaction at a time, so two racing ones
+/// cannot both see room.
+pub(crate) async fn lock_org(txn: &impl ConnectionTrait, org: Uuid) -> Result<(), StoreError> {
+    orgs::Entity::find_by_id(org)
+        .select_only()
+        .column(orgs::Column::Id)
+        .lock_exclusive()
+        .into_tuple::<Uuid>()
+        .one(txn)
+        .await?;
+    Ok(())
 }
 
 impl Db {

@@ -154,14 +154,19 @@ impl Db {
             .await?)
     }
 
-    /// When the organisation's verification runs asked for since `since` were created,
-    /// oldest first.
-    pub async fn run_times_of_org(
+    /// Inserts an organisation's verification run unless it asked for `quota` or more since
+    /// `since`; then answers the creation times of those, oldest first, and inserts nothing.
+    /// The organisation's row is locked first, so racing requests cannot all see room.
+    pub async fn insert_run_within(
         &self,
-        org: Uuid,
+        run: RunRecord,
+        quota: usize,
         since: DateTime<Utc>,
-    ) -> Result<Vec<DateTime<Utc>>, StoreError> {
-        Ok(runs::Entity::find()
+    ) -> Result<Result<RunRecord, Vec<DateTime<Utc>>>, StoreError> {
+        let (id, org) = (run.id, run.org_id);
+        let txn = self.write().await?;
+        crate::orgs::lock_org(&txn, org).await?;
+        let times: Vec<DateTime<Utc>> = runs::Entity::find()
             .select_only()
             .column(runs::Column::CreatedAt)
             .filter(runs::Column::OrgId.eq(org))
@@ -169,8 +174,18 @@ impl Db {
             .filter(runs::Column::CreatedAt.gte(since))
             .order_by_asc(runs::Column::CreatedAt)
             .into_tuple()
-            .all(self.conn())
-            .await?)
+            .all(&txn)
+            .await?;
+        if times.len() >= quota {
+            return Ok(Err(times));
+        }
+        insert_run_in(&txn, run).await?;
+        txn.commit().await?;
+        let inserted = self
+            .run_by_id(id)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("run {id} vanished after insert")))?;
+        Ok(Ok(inserted))
     }
 
     pub async fn run_by_id(&self, id: Uuid) -> Result<Option<RunRecord>, StoreError> {

@@ -52,43 +52,60 @@ async fn racing_verification_requests_for_one_listing_make_one_run() {
     }
 }
 
-/// An organisation's runs per day are capped; the answer says when to come back.
+/// An organisation's runs per day are capped, however many of its listings ask at once; the
+/// answer says when to come back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_organisation_runs_out_of_daily_verification_runs() {
-    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
-        c.verification_runs_per_org_per_day = 2;
-    })
-    .await;
-    let p = provider(&app).await;
-    for _ in 0..2 {
-        let listing = list(&app, &p, "http://127.0.0.1:9").await;
-        request_run(&app, &p, &listing).await;
-    }
-    let listing = list(&app, &p, "http://127.0.0.1:9").await;
-    let res = app
-        .post(
-            &format!("/v1/listings/{listing}/verifications"),
-            Some(&p.owner.access_token),
-            json!({"profile": "quick"}),
-        )
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let app = TestApp::spawn_with(backend, |c| {
+            c.verification_runs_per_org_per_day = 2;
+        })
         .await;
-    let retry_after: u64 = res.headers()["retry-after"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        retry_after > 23 * 3600 && retry_after <= 24 * 3600,
-        "{retry_after}"
-    );
-    let problem = assert_problem(res, 429, "rate_limited").await;
-    assert!(
-        problem["detail"]
-            .as_str()
-            .unwrap()
-            .contains("verification_runs_per_org_per_day"),
-        "{problem}"
-    );
+        let p = provider(&app).await;
+        let mut listings = Vec::new();
+        for _ in 0..8 {
+            listings.push(list(&app, &p, "http://127.0.0.1:9").await);
+        }
+        // Eight listings of one organisation ask at once: two runs, six refusals.
+        let requests = listings.iter().map(|listing| {
+            let request = app
+                .client
+                .post(app.url(&format!("/v1/listings/{listing}/verifications")))
+                .bearer_auth(&p.owner.access_token)
+                .json(&json!({"profile": "quick"}));
+            tokio::spawn(async move { request.send().await.unwrap() })
+        });
+        let mut refusals = Vec::new();
+        let mut accepted = 0;
+        for request in requests {
+            let res = request.await.unwrap();
+            match res.status() {
+                StatusCode::ACCEPTED => accepted += 1,
+                _ => refusals.push(res),
+            }
+        }
+        assert_eq!((accepted, refusals.len()), (2, 6), "{backend:?}");
+        assert_eq!(app.column("verification_runs", "status").await.len(), 2);
+        for res in refusals {
+            let retry_after: u64 = res.headers()["retry-after"]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(
+                retry_after > 23 * 3600 && retry_after <= 24 * 3600,
+                "{retry_after}"
+            );
+            let problem = assert_problem(res, 429, "rate_limited").await;
+            assert!(
+                problem["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("verification_runs_per_org_per_day"),
+                "{problem}"
+            );
+        }
+    }
 }
 
 /// Two hundred live event streams from one address: twenty are served, the rest refused; a

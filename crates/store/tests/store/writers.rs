@@ -5,13 +5,16 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use domain::{DisplayName, Email, ListingInput, ListingSpec, OrgId, OrgName, UserId};
+use domain::{DisplayName, Email, ListingInput, ListingSpec, OrgId, OrgName, Role, UserId};
 use store::testing::TestDatabase;
-use store::{Backend, Db, RunRecord};
+use store::{Backend, Db, ListingRecord, RunRecord};
 use uuid::Uuid;
 
-/// A database with one listing and one running verification run of it.
-async fn a_running_run(backend: Backend) -> (TestDatabase, Arc<Db>, Uuid) {
+/// A database with one organisation and `n` listings of it.
+async fn listings_of_one_org(
+    backend: Backend,
+    n: usize,
+) -> (TestDatabase, Arc<Db>, Vec<ListingRecord>) {
     let database = TestDatabase::new(backend).await.unwrap();
     let db = Arc::new(Db::connect(database.url()).await.unwrap());
     let now = Utc::now();
@@ -51,31 +54,48 @@ async fn a_running_run(backend: Backend) -> (TestDatabase, Arc<Db>, Uuid) {
         guarantee_min_fraction: None,
     })
     .unwrap();
-    let listing = db
-        .insert_listing(Uuid::now_v7(), org.id, &spec, now)
-        .await
-        .unwrap();
+    let mut listings = Vec::new();
+    for _ in 0..n {
+        listings.push(
+            db.insert_listing(Uuid::now_v7(), org.id, &spec, now)
+                .await
+                .unwrap(),
+        );
+    }
+    (database, db, listings)
+}
+
+/// A verification run of the listing, queued or (with a lease) running.
+fn run_of(listing: &ListingRecord, status: &str) -> RunRecord {
+    let now = Utc::now();
+    let running = status == "running";
+    RunRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing.id,
+        org_id: listing.org_id,
+        requested_by: Uuid::now_v7(),
+        profile: "quick".into(),
+        status: status.into(),
+        attempts: i32::from(running),
+        lease_owner: running.then(|| "w".into()),
+        lease_expires_at: running.then(|| now + chrono::Duration::minutes(5)),
+        failure_reason: None,
+        report_id: None,
+        created_at: now,
+        started_at: running.then_some(now),
+        finished_at: None,
+        failure_code: None,
+        kind: "verification".into(),
+        baseline_report_id: None,
+        visibility: "public".into(),
+    }
+}
+
+/// A database with one listing and one running verification run of it.
+async fn a_running_run(backend: Backend) -> (TestDatabase, Arc<Db>, Uuid) {
+    let (database, db, listings) = listings_of_one_org(backend, 1).await;
     let run = db
-        .insert_run(RunRecord {
-            id: Uuid::now_v7(),
-            listing_id: listing.id,
-            org_id: org.id.as_uuid(),
-            requested_by: user.as_uuid(),
-            profile: "quick".into(),
-            status: "running".into(),
-            attempts: 1,
-            lease_owner: Some("w".into()),
-            lease_expires_at: Some(now + chrono::Duration::minutes(5)),
-            failure_reason: None,
-            report_id: None,
-            created_at: now,
-            started_at: Some(now),
-            finished_at: None,
-            failure_code: None,
-            kind: "verification".into(),
-            baseline_report_id: None,
-            visibility: "public".into(),
-        })
+        .insert_run(run_of(&listings[0], "running"))
         .await
         .unwrap();
     (database, db, run.id)
@@ -130,4 +150,106 @@ async fn racing_appends_all_land_in_order_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_appends_all_land_in_order_on_postgres() {
     racing_appends_all_land_in_order(Backend::Postgres).await;
+}
+
+/// Two owners demoting (or removing) each other at the same instant: one wins, the other is
+/// refused, and the organisation always keeps an owner. Many organisations at once, so that
+/// the pairs really meet.
+async fn owners_racing_to_step_down_leave_one(backend: Backend) {
+    let database = TestDatabase::new(backend).await.unwrap();
+    let db = Arc::new(Db::connect(database.url()).await.unwrap());
+    let now = Utc::now();
+    let mut pairs = Vec::new();
+    for i in 0..24 {
+        let users = [UserId::new(), UserId::new()];
+        for (j, user) in users.iter().enumerate() {
+            db.insert_user(
+                *user,
+                &Email::parse(&format!("o{i}-{j}@example.com")).unwrap(),
+                &DisplayName::parse("O").unwrap(),
+                "x".into(),
+                now,
+            )
+            .await
+            .unwrap();
+        }
+        let org = db
+            .create_org(OrgId::new(), &OrgName::parse("P").unwrap(), users[0], now)
+            .await
+            .unwrap();
+        db.add_member(org.id, users[1], Role::Owner, now)
+            .await
+            .unwrap();
+        pairs.push((org.id, users));
+    }
+    let races = pairs.iter().enumerate().map(|(i, &(org, [a, b]))| {
+        let db = Arc::clone(&db);
+        tokio::spawn(async move {
+            // Half the pairs demote each other, half remove each other.
+            let step_down = |user| {
+                let db = Arc::clone(&db);
+                async move {
+                    if i % 2 == 0 {
+                        db.set_role(org, user, Role::Member).await.unwrap()
+                    } else {
+                        db.remove_member(org, user).await.unwrap()
+                    }
+                }
+            };
+            let (first, second) = tokio::join!(step_down(a), step_down(b));
+            (org, first, second)
+        })
+    });
+    for race in futures_util::future::join_all(races).await {
+        let (org, first, second) = race.unwrap();
+        assert!(first ^ second, "exactly one steps down: {first} {second}");
+        let owners = db
+            .members_of(org)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.role == Role::Owner)
+            .count();
+        assert_eq!(owners, 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn owners_racing_to_step_down_leave_one_on_sqlite() {
+    owners_racing_to_step_down_leave_one(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn owners_racing_to_step_down_leave_one_on_postgres() {
+    owners_racing_to_step_down_leave_one(Backend::Postgres).await;
+}
+
+/// Eight listings of one organisation asking for a run at once, with room for two more
+/// today: two runs are made, six are refused with the day's runs.
+async fn racing_runs_never_exceed_the_daily_quota(backend: Backend) {
+    let (_database, db, listings) = listings_of_one_org(backend, 8).await;
+    let since = Utc::now() - chrono::Duration::days(1);
+    let asks = listings.iter().map(|listing| {
+        let db = Arc::clone(&db);
+        let run = run_of(listing, "queued");
+        tokio::spawn(async move { db.insert_run_within(run, 2, since).await.unwrap() })
+    });
+    let mut made = 0;
+    for ask in futures_util::future::join_all(asks).await {
+        match ask.unwrap() {
+            Ok(_) => made += 1,
+            Err(times) => assert_eq!(times.len(), 2),
+        }
+    }
+    assert_eq!(made, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_runs_never_exceed_the_daily_quota_on_sqlite() {
+    racing_runs_never_exceed_the_daily_quota(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_runs_never_exceed_the_daily_quota_on_postgres() {
+    racing_runs_never_exceed_the_daily_quota(Backend::Postgres).await;
 }
