@@ -390,11 +390,13 @@ impl App {
         booking: Uuid,
         credential: GatewayCredential<'_>,
     ) -> Result<GatewayTarget, AppError> {
-        let record = self
-            .db()
-            .booking_by_id(booking)
-            .await?
-            .ok_or(AppError::NotFound("booking"))?;
+        // The booking and its listing at once: one database round trip before the engine
+        // hears of the request, not two.
+        let (record, listing) = tokio::try_join!(
+            self.db().booking_by_id(booking),
+            self.db().listing_of_booking(booking)
+        )?;
+        let record = record.ok_or(AppError::NotFound("booking"))?;
         match credential {
             GatewayCredential::Caller(caller) => {
                 if caller.user_id.as_uuid() != record.renter_id {
@@ -422,7 +424,7 @@ impl App {
                 "outside its interval".to_owned(),
             ));
         }
-        let listing = self.listing_record(record.listing_id).await?;
+        let listing = listing.ok_or(AppError::NotFound("listing"))?;
         let machine_streams = self.machine_streams(listing.latest_report_id).await?;
         let share =
             machine_streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;

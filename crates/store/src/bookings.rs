@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::booking::{Machine, Refusal};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
     QueryFilter, QueryOrder, QuerySelect,
@@ -216,6 +216,26 @@ impl Db {
 
     pub async fn booking_by_id(&self, id: Uuid) -> Result<Option<BookingRecord>, StoreError> {
         Ok(bookings::Entity::find_by_id(id).one(self.conn()).await?)
+    }
+
+    /// The listing a booking is for, in one query of its own (so that it can be read at the
+    /// same time as the booking).
+    pub async fn listing_of_booking(
+        &self,
+        booking: Uuid,
+    ) -> Result<Option<crate::ListingRecord>, StoreError> {
+        Ok(listings::Entity::find()
+            .filter(
+                listings::Column::Id.in_subquery(
+                    Query::select()
+                        .column(bookings::Column::ListingId)
+                        .from(bookings::Entity)
+                        .and_where(bookings::Column::Id.eq(booking))
+                        .to_owned(),
+                ),
+            )
+            .one(self.conn())
+            .await?)
     }
 
     pub async fn booking_by_key(
