@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use store::{Badge, CellRecord, RunRecord, run_status};
+use store::{Badge, CellRecord, RunRecord};
 use uuid::Uuid;
 
 use crate::verification::{event, run_kind};
@@ -202,27 +202,14 @@ impl App {
                     .map_or_else(|| "quick".to_owned(), |run| run.profile),
                 None => continue,
             };
-            let run = RunRecord {
-                id: Uuid::now_v7(),
-                listing_id: listing.id,
-                org_id: listing.org_id,
-                // The platform asked, not a person.
-                requested_by: Uuid::nil(),
-                profile,
-                status: run_status::QUEUED.to_owned(),
-                attempts: 0,
-                lease_owner: None,
-                lease_expires_at: None,
-                failure_reason: None,
-                failure_code: None,
-                report_id: None,
-                created_at: now,
-                started_at: None,
-                finished_at: None,
-                kind: run_kind::SPOT_CHECK.to_owned(),
-                baseline_report_id: Some(baseline),
-                visibility: store::visibility::PUBLIC.to_owned(),
-            };
+            // The platform asked, not a person.
+            let run = crate::verification::queued_run(
+                &listing,
+                Uuid::nil(),
+                (&profile, run_kind::SPOT_CHECK, Some(baseline)),
+                store::visibility::PUBLIC,
+                now,
+            );
             let Some(run) = self.db().start_spot_check(run, now).await? else {
                 continue;
             };

@@ -239,26 +239,13 @@ impl App {
         let inserted = self
             .db()
             .insert_run_within(
-                RunRecord {
-                    id: Uuid::now_v7(),
-                    listing_id,
-                    org_id: listing.org_id,
-                    requested_by: caller.user_id.as_uuid(),
-                    profile: profile.to_owned(),
-                    status: run_status::QUEUED.to_owned(),
-                    attempts: 0,
-                    lease_owner: None,
-                    lease_expires_at: None,
-                    failure_reason: None,
-                    failure_code: None,
-                    report_id: None,
-                    created_at: now,
-                    started_at: None,
-                    finished_at: None,
-                    kind: run_kind::VERIFICATION.to_owned(),
-                    baseline_report_id: None,
-                    visibility: visibility.to_owned(),
-                },
+                queued_run(
+                    &listing,
+                    caller.user_id.as_uuid(),
+                    (profile, run_kind::VERIFICATION, None),
+                    visibility,
+                    now,
+                ),
                 quota,
                 now - chrono::Duration::days(1),
             )
@@ -728,6 +715,37 @@ fn progress_event(progress: &bench::Progress) -> Option<(&'static str, Value)> {
         bench::Progress::Plan { .. } | bench::Progress::Phase(_) | bench::Progress::Live { .. } => {
             None
         }
+    }
+}
+
+/// A new queued run of the listing: `(profile, kind, baseline report)`, asked for by
+/// `requested_by` (nil: the platform).
+pub(crate) fn queued_run(
+    listing: &store::ListingRecord,
+    requested_by: Uuid,
+    (profile, kind, baseline): (&str, &str, Option<Uuid>),
+    visibility: &str,
+    now: DateTime<Utc>,
+) -> RunRecord {
+    RunRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing.id,
+        org_id: listing.org_id,
+        requested_by,
+        profile: profile.to_owned(),
+        status: run_status::QUEUED.to_owned(),
+        attempts: 0,
+        lease_owner: None,
+        lease_expires_at: None,
+        failure_reason: None,
+        failure_code: None,
+        report_id: None,
+        created_at: now,
+        started_at: None,
+        finished_at: None,
+        kind: kind.to_owned(),
+        baseline_report_id: baseline,
+        visibility: visibility.to_owned(),
     }
 }
 

@@ -4,57 +4,15 @@
 use std::sync::Arc;
 
 use chrono::{Duration, Utc};
-use domain::{DisplayName, Email, ListingInput, ListingSpec, OrgId, OrgName, UserId};
+use domain::UserId;
 use store::testing::TestDatabase;
 use store::{Backend, BookingError, BookingRecord, Db, booking_status};
 use uuid::Uuid;
 
 /// A database with one renter and one 2-GPU listing of the renter's own organisation.
 async fn marketplace(backend: Backend) -> (TestDatabase, Arc<Db>, UserId, Uuid) {
-    let database = TestDatabase::new(backend).await.unwrap();
-    let db = Arc::new(Db::connect(database.url()).await.unwrap());
-    let now = Utc::now();
-    let user = UserId::new();
-    db.insert_user(
-        user,
-        &Email::parse("r@example.com").unwrap(),
-        &DisplayName::parse("R").unwrap(),
-        "x".into(),
-        now,
-    )
-    .await
-    .unwrap();
-    let org = db
-        .create_org(OrgId::new(), &OrgName::parse("P").unwrap(), user, now)
-        .await
-        .unwrap();
-    let spec = ListingSpec::parse(&ListingInput {
-        title: "t",
-        gpu_model: "g",
-        gpu_count: 2,
-        vram_gb: 1,
-        cpu_model: "c",
-        ram_gb: 1,
-        region: "r",
-        price_per_gpu_hour: 1,
-        currency: "USD",
-        engine_base_url: "http://engine.example",
-        engine_model: "m",
-        engine_api_key: None,
-        available_from: None,
-        available_until: None,
-        ssh: None,
-        https_url: None,
-        catalog_gpu: None,
-        catalog_model: None,
-        guarantee_min_fraction: None,
-    })
-    .unwrap();
-    let listing = db
-        .insert_listing(Uuid::now_v7(), org.id, &spec, now)
-        .await
-        .unwrap();
-    (database, db, user, listing.id)
+    let (database, db, user, listings) = crate::organisation(backend, 2, 1).await;
+    (database, db, user, listings[0].id)
 }
 
 fn booking(

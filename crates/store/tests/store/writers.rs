@@ -5,65 +5,10 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use domain::{DisplayName, Email, ListingInput, ListingSpec, OrgId, OrgName, Role, UserId};
+use domain::{DisplayName, Email, OrgId, OrgName, Role, UserId};
 use store::testing::TestDatabase;
 use store::{Backend, Db, ListingRecord, RunRecord};
 use uuid::Uuid;
-
-/// A database with one organisation and `n` listings of it.
-async fn listings_of_one_org(
-    backend: Backend,
-    n: usize,
-) -> (TestDatabase, Arc<Db>, Vec<ListingRecord>) {
-    let database = TestDatabase::new(backend).await.unwrap();
-    let db = Arc::new(Db::connect(database.url()).await.unwrap());
-    let now = Utc::now();
-    let user = UserId::new();
-    db.insert_user(
-        user,
-        &Email::parse("p@example.com").unwrap(),
-        &DisplayName::parse("P").unwrap(),
-        "x".into(),
-        now,
-    )
-    .await
-    .unwrap();
-    let org = db
-        .create_org(OrgId::new(), &OrgName::parse("P").unwrap(), user, now)
-        .await
-        .unwrap();
-    let spec = ListingSpec::parse(&ListingInput {
-        title: "t",
-        gpu_model: "g",
-        gpu_count: 1,
-        vram_gb: 1,
-        cpu_model: "c",
-        ram_gb: 1,
-        region: "r",
-        price_per_gpu_hour: 1,
-        currency: "USD",
-        engine_base_url: "http://engine.example",
-        engine_model: "m",
-        engine_api_key: None,
-        available_from: None,
-        available_until: None,
-        ssh: None,
-        https_url: None,
-        catalog_gpu: None,
-        catalog_model: None,
-        guarantee_min_fraction: None,
-    })
-    .unwrap();
-    let mut listings = Vec::new();
-    for _ in 0..n {
-        listings.push(
-            db.insert_listing(Uuid::now_v7(), org.id, &spec, now)
-                .await
-                .unwrap(),
-        );
-    }
-    (database, db, listings)
-}
 
 /// A verification run of the listing, queued or (with a lease) running.
 fn run_of(listing: &ListingRecord, status: &str) -> RunRecord {
@@ -93,7 +38,7 @@ fn run_of(listing: &ListingRecord, status: &str) -> RunRecord {
 
 /// A database with one listing and one running verification run of it.
 async fn a_running_run(backend: Backend) -> (TestDatabase, Arc<Db>, Uuid) {
-    let (database, db, listings) = listings_of_one_org(backend, 1).await;
+    let (database, db, _, listings) = crate::organisation(backend, 1, 1).await;
     let run = db
         .insert_run(run_of(&listings[0], "running"))
         .await
@@ -227,7 +172,7 @@ async fn owners_racing_to_step_down_leave_one_on_postgres() {
 /// Eight listings of one organisation asking for a run at once, with room for two more
 /// today: two runs are made, six are refused with the day's runs.
 async fn racing_runs_never_exceed_the_daily_quota(backend: Backend) {
-    let (_database, db, listings) = listings_of_one_org(backend, 8).await;
+    let (_database, db, _, listings) = crate::organisation(backend, 1, 8).await;
     let since = Utc::now() - chrono::Duration::days(1);
     let asks = listings.iter().map(|listing| {
         let db = Arc::clone(&db);
