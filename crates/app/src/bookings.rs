@@ -379,6 +379,7 @@ impl App {
         if !cancelled {
             return Err(AppError::BookingNotCancellable(booking.status));
         }
+        self.forget_gate(id);
         self.one_booking(
             self.db()
                 .booking_by_id(id)

@@ -57,13 +57,33 @@ pub struct GatewayTarget {
 type MachineStreams = Arc<Mutex<HashMap<Uuid, Vec<Arc<AtomicUsize>>>>>;
 
 /// Streams open now, per booking and per machine; and, per verified report, the streams its
-/// machine runs at once (a report never changes, so it is read once).
+/// machine runs at once (a report never changes, so it is read once); and the bookings' gate
+/// facts as last read.
 #[derive(Debug, Default)]
 pub(crate) struct GatewaySlots {
     open: Arc<Mutex<HashMap<Uuid, usize>>>,
     machines: MachineStreams,
     streams_of_report: Mutex<HashMap<Uuid, usize>>,
+    /// Bookings' gate facts as last read, by booking.
+    gates: Mutex<HashMap<Uuid, (Instant, Arc<Gate>)>>,
 }
+
+/// What the gateway checks a request against: the booking (its renter, status and interval)
+/// and its listing (the engine and the machine's size).
+#[derive(Debug)]
+struct Gate {
+    booking: store::BookingRecord,
+    listing: store::ListingRecord,
+}
+
+/// How long the gateway trusts a booking's facts as last read: a request within it costs no
+/// database round trip before the engine hears of it. A booking cancelled through this
+/// process is forgotten at once; one cancelled through another replica, or a listing given a
+/// new engine, is seen within this long.
+const GATE_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Most bookings whose facts are kept.
+const GATES_REMEMBERED: usize = 10_000;
 
 /// Most reports whose machine streams are remembered.
 const REPORTS_REMEMBERED: usize = 10_000;
@@ -390,13 +410,8 @@ impl App {
         booking: Uuid,
         credential: GatewayCredential<'_>,
     ) -> Result<GatewayTarget, AppError> {
-        // The booking and its listing at once: one database round trip before the engine
-        // hears of the request, not two.
-        let (record, listing) = tokio::try_join!(
-            self.db().booking_by_id(booking),
-            self.db().listing_of_booking(booking)
-        )?;
-        let record = record.ok_or(AppError::NotFound("booking"))?;
+        let gate = self.gate(booking).await?;
+        let (record, listing) = (&gate.booking, &gate.listing);
         match credential {
             GatewayCredential::Caller(caller) => {
                 if caller.user_id.as_uuid() != record.renter_id {
@@ -417,27 +432,68 @@ impl App {
             record.status.as_str(),
             booking_status::CONFIRMED | booking_status::ACTIVE
         ) {
-            return Err(AppError::BookingNotActive(record.status));
+            return Err(AppError::BookingNotActive(record.status.clone()));
         }
         if now < record.starts_at || record.ends_at <= now {
             return Err(AppError::BookingNotActive(
                 "outside its interval".to_owned(),
             ));
         }
-        let listing = listing.ok_or(AppError::NotFound("listing"))?;
         let machine_streams = self.machine_streams(listing.latest_report_id).await?;
         let share =
             machine_streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;
         Ok(GatewayTarget {
             booking_id: booking,
             listing_id: record.listing_id,
-            engine_base_url: listing.engine_base_url,
-            engine_api_key: listing.engine_api_key,
+            engine_base_url: listing.engine_base_url.clone(),
+            engine_api_key: listing.engine_api_key.clone(),
             max_streams: share.max(1),
             max_tokens: self.config().gateway_max_tokens,
             allow_private: self.config().engine_allow_private,
             ends_at: record.ends_at,
         })
+    }
+
+    /// The booking's gate facts: as read within [`GATE_TTL`], else read afresh (the booking
+    /// and its listing at once). `NotFound` when there is no such booking.
+    async fn gate(&self, booking: Uuid) -> Result<Arc<Gate>, AppError> {
+        let gates = &self.inner.gateway_slots.gates;
+        if let Some((at, gate)) = gates
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&booking)
+            && at.elapsed() < GATE_TTL
+        {
+            return Ok(Arc::clone(gate));
+        }
+        let read_at = Instant::now();
+        let (record, listing) = tokio::try_join!(
+            self.db().booking_by_id(booking),
+            self.db().listing_of_booking(booking)
+        )?;
+        let gate = Arc::new(Gate {
+            booking: record.ok_or(AppError::NotFound("booking"))?,
+            listing: listing.ok_or(AppError::NotFound("listing"))?,
+        });
+        let mut gates = gates.lock().unwrap_or_else(PoisonError::into_inner);
+        if gates.len() >= GATES_REMEMBERED {
+            gates.retain(|_, (at, _)| at.elapsed() < GATE_TTL);
+        }
+        if gates.len() < GATES_REMEMBERED {
+            gates.insert(booking, (read_at, Arc::clone(&gate)));
+        }
+        Ok(gate)
+    }
+
+    /// Forgets what the gateway read of a booking (it was cancelled), so that its next
+    /// request reads it afresh.
+    pub(crate) fn forget_gate(&self, booking: Uuid) {
+        self.inner
+            .gateway_slots
+            .gates
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&booking);
     }
 
     /// Requests the whole machine runs at once: the most streams its verified report
