@@ -91,13 +91,76 @@ pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
     picked
 }
 
+/// One decode cell of a spot check, as compared with its baseline.
+pub(crate) struct Measured {
+    pub context: u64,
+    pub concurrency: u64,
+    /// `None` when valid; else its status in words and why.
+    pub invalid: Option<String>,
+    pub total_tok_s: f64,
+}
+
 /// Why a spot check does not confirm its baseline, or `None` when it does.
 pub(crate) fn judge(
     baseline: &Baseline,
     report: &bench::Report,
     min_fraction: f64,
 ) -> Option<String> {
-    if let (Some(verified), Some(now)) = (&baseline.fingerprint, &report.engine.fingerprint)
+    let cells: Vec<Measured> = report
+        .decode
+        .iter()
+        .map(|c| Measured {
+            context: c.context_tokens,
+            concurrency: c.concurrency,
+            invalid: (c.status != bench::Status::Valid)
+                .then(|| format!("{} ({})", c.status.words(), c.reasons.join("; "))),
+            total_tok_s: c.total_tok_s.unwrap_or(0.0),
+        })
+        .collect();
+    judge_cells(
+        baseline,
+        report.engine.fingerprint.as_deref(),
+        &cells,
+        min_fraction,
+    )
+}
+
+/// [`judge`] from a stored spot-check report: its summary's fingerprint and its cells (a
+/// worker that died before judging leaves its successor only these).
+pub(crate) fn judge_stored(
+    baseline: &Baseline,
+    summary: &str,
+    cells: &[CellRecord],
+    min_fraction: f64,
+) -> Option<String> {
+    let summary: serde_json::Value = serde_json::from_str(summary).unwrap_or_default();
+    let cells: Vec<Measured> = cells
+        .iter()
+        .filter(|c| c.phase == "decode")
+        .filter_map(|c| {
+            Some(Measured {
+                context: u64::try_from(c.context_tokens).ok()?,
+                concurrency: u64::try_from(c.concurrency).ok()?,
+                invalid: (c.status != "valid").then(|| c.status.replace('_', " ")),
+                total_tok_s: c.total_tok_s.unwrap_or(0.0),
+            })
+        })
+        .collect();
+    judge_cells(
+        baseline,
+        summary["engine_fingerprint"].as_str(),
+        &cells,
+        min_fraction,
+    )
+}
+
+fn judge_cells(
+    baseline: &Baseline,
+    fingerprint: Option<&str>,
+    cells: &[Measured],
+    min_fraction: f64,
+) -> Option<String> {
+    if let (Some(verified), Some(now)) = (&baseline.fingerprint, fingerprint)
         && verified != now
     {
         return Some(format!(
@@ -108,23 +171,20 @@ pub(crate) fn judge(
         ));
     }
     for &(context, concurrency, verified) in &baseline.cells {
-        let Some(cell) = report
-            .decode
+        let Some(cell) = cells
             .iter()
-            .find(|c| c.context_tokens == context && c.concurrency == concurrency)
+            .find(|c| c.context == context && c.concurrency == concurrency)
         else {
             return Some(format!(
                 "decode {context} x {concurrency} was not measured by the spot check"
             ));
         };
-        if cell.status != bench::Status::Valid {
+        if let Some(status) = &cell.invalid {
             return Some(format!(
-                "decode {context} x {concurrency} is {} in the spot check ({}), valid when verified",
-                cell.status.words(),
-                cell.reasons.join("; ")
+                "decode {context} x {concurrency} is {status} in the spot check, valid when verified"
             ));
         }
-        let measured = cell.total_tok_s.unwrap_or(0.0);
+        let measured = cell.total_tok_s;
         if measured < min_fraction * verified {
             return Some(format!(
                 "decode {context} x {concurrency}: {measured:.1} tok/s, {:.0} % of the verified \

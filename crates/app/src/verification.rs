@@ -452,7 +452,22 @@ impl App {
             return Ok(None); // someone else has it, or it is done
         };
         if let Some(existing) = self.db().report_by_run(run.id).await? {
-            // An earlier attempt attached its report but died before finishing the run.
+            // An earlier attempt attached its report but died before finishing the run, and
+            // perhaps before judging its spot check: judged now, from the stored report.
+            if run.kind == run_kind::SPOT_CHECK && !self.db().report_was_judged(existing.id).await?
+            {
+                let baseline = self.baseline_of(&run).await?;
+                let why_not = crate::spot_checks::judge_stored(
+                    &baseline,
+                    &existing.summary,
+                    &self.db().cells_of_report(existing.id).await?,
+                    self.config().spot_check_min_fraction,
+                );
+                let verdict = self
+                    .conclude_spot_check(&run, &baseline, Some(existing.id), why_not)
+                    .await?;
+                tracing::info!(run = %run.id, verdict, "a spot check judged after its worker died");
+            }
             self.db()
                 .finish_run(
                     run.id,

@@ -310,6 +310,15 @@ impl Db {
         Ok(demoted)
     }
 
+    /// Whether a check (a spot check's verdict) names the report as what it measured.
+    pub async fn report_was_judged(&self, report: Uuid) -> Result<bool, StoreError> {
+        Ok(verification_checks::Entity::find()
+            .filter(verification_checks::Column::ReportId.eq(report))
+            .one(self.conn())
+            .await?
+            .is_some())
+    }
+
     /// A listing's verification history, oldest first.
     pub async fn verification_checks(&self, listing: Uuid) -> Result<Vec<CheckRecord>, StoreError> {
         Ok(verification_checks::Entity::find()

@@ -221,6 +221,92 @@ async fn spot_checks_renew_an_unchanged_engine_and_demote_a_swapped_one() {
     assert_eq!(seen["listing_verification_state"], "demoted", "{seen}");
 }
 
+/// A worker that dies after storing a spot check's report but before judging it: the next
+/// worker to take the run judges it from the stored report, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let engine = start_engine("tiny");
+    let p = provider(&app).await;
+    let listing = list(&app, &p, &engine).await;
+    let run = request_run(&app, &p, &listing).await;
+    let lease = Duration::from_secs(30);
+    let (_stop, running) = tokio::sync::watch::channel(false);
+    let execute = |run: Uuid, worker: &'static str| {
+        let (app, running) = (app.app.clone(), running.clone());
+        async move {
+            app.execute_run(run.into(), worker, lease, running)
+                .await
+                .unwrap()
+        }
+    };
+    execute(run.parse().unwrap(), "w0").await;
+    let verified = badge_of(&app, &listing, &p.owner.access_token).await;
+    assert_eq!(verified["state"], "verified", "{verified}");
+
+    // The spot check is due: the platform queues it and a worker runs it to its verdict.
+    let now = Utc::now();
+    let listing_id: Uuid = listing.parse().unwrap();
+    assert!(app.app.db().spot_check_now(listing_id, now).await.unwrap());
+    app.app.verification_upkeep().await.unwrap();
+    let queued = app
+        .app
+        .db()
+        .runs_needing_dispatch(now + chrono::Duration::hours(1), now)
+        .await
+        .unwrap();
+    let [spot_check] = queued[..] else {
+        panic!("one spot check queued: {queued:?}")
+    };
+    execute(spot_check, "w1").await;
+    let passed = |badge: &Value| {
+        badge["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["kind"] == "spot_check_passed")
+            .count()
+    };
+    assert_eq!(
+        passed(&badge_of(&app, &listing, &p.owner.access_token).await),
+        1
+    );
+
+    // What a worker dying between the report and the verdict leaves: the report stored, no
+    // verdict, the run still running on a lease that ran out.
+    app.execute("DELETE FROM verification_checks WHERE kind = 'spot_check_passed'")
+        .await;
+    app.execute(&format!(
+        "UPDATE verification_runs SET status = 'running', lease_owner = 'w1', \
+         lease_expires_at = '2000-01-01 00:00:00+00:00', finished_at = NULL \
+         WHERE kind = 'spot_check'"
+    ))
+    .await;
+    assert_eq!(
+        passed(&badge_of(&app, &listing, &p.owner.access_token).await),
+        0
+    );
+    let outcome = execute(spot_check, "w2").await;
+    assert!(
+        matches!(outcome, Some(app::verification::Outcome::Reported(_))),
+        "{outcome:?}"
+    );
+    let judged = badge_of(&app, &listing, &p.owner.access_token).await;
+    assert_eq!(passed(&judged), 1, "{judged}");
+    assert_eq!(judged["state"], "verified");
+    // Taken again, it is not judged twice.
+    app.execute(&format!(
+        "UPDATE verification_runs SET status = 'running', lease_owner = 'w2', \
+         lease_expires_at = '2000-01-01 00:00:00+00:00' WHERE kind = 'spot_check'"
+    ))
+    .await;
+    execute(spot_check, "w3").await;
+    assert_eq!(
+        passed(&badge_of(&app, &listing, &p.owner.access_token).await),
+        1
+    );
+}
+
 /// A run measuring a listing whose hardware is edited meanwhile is cancelled: its figures
 /// describe another machine and give no badge.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

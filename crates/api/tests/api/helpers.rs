@@ -185,6 +185,16 @@ impl TestApp {
         }
     }
 
+    /// Runs one SQL statement straight on the database (what a crash would leave behind).
+    pub async fn execute(&self, sql: &str) {
+        let db = Database::connect(self.database.url()).await.unwrap();
+        let backend = db.get_database_backend();
+        db.execute_raw(Statement::from_string(backend, sql.to_owned()))
+            .await
+            .unwrap();
+        db.close().await.unwrap();
+    }
+
     /// Every value of one column, read straight from the database.
     pub async fn column(&self, table: &str, column: &str) -> Vec<String> {
         let db = Database::connect(self.database.url()).await.unwrap();
