@@ -276,11 +276,11 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
     // verdict, the run still running on a lease that ran out.
     app.execute("DELETE FROM verification_checks WHERE kind = 'spot_check_passed'")
         .await;
-    app.execute(&format!(
+    app.execute(
         "UPDATE verification_runs SET status = 'running', lease_owner = 'w1', \
          lease_expires_at = '2000-01-01 00:00:00+00:00', finished_at = NULL \
-         WHERE kind = 'spot_check'"
-    ))
+         WHERE kind = 'spot_check'",
+    )
     .await;
     assert_eq!(
         passed(&badge_of(&app, &listing, &p.owner.access_token).await),
@@ -295,10 +295,10 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
     assert_eq!(passed(&judged), 1, "{judged}");
     assert_eq!(judged["state"], "verified");
     // Taken again, it is not judged twice.
-    app.execute(&format!(
+    app.execute(
         "UPDATE verification_runs SET status = 'running', lease_owner = 'w2', \
-         lease_expires_at = '2000-01-01 00:00:00+00:00' WHERE kind = 'spot_check'"
-    ))
+         lease_expires_at = '2000-01-01 00:00:00+00:00' WHERE kind = 'spot_check'",
+    )
     .await;
     execute(spot_check, "w3").await;
     assert_eq!(
