@@ -92,12 +92,12 @@ pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
 }
 
 /// One decode cell of a spot check, as compared with its baseline.
-pub(crate) struct Measured {
-    pub context: u64,
-    pub concurrency: u64,
+struct Measured {
+    context: u64,
+    concurrency: u64,
     /// `None` when valid; else its status in words and why.
-    pub invalid: Option<String>,
-    pub total_tok_s: f64,
+    invalid: Option<String>,
+    total_tok_s: f64,
 }
 
 /// Why a spot check does not confirm its baseline, or `None` when it does.

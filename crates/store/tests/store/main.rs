@@ -24,16 +24,7 @@ pub async fn organisation(
     let database = TestDatabase::new(backend).await.unwrap();
     let db = Arc::new(Db::connect(database.url()).await.unwrap());
     let now = Utc::now();
-    let user = UserId::new();
-    db.insert_user(
-        user,
-        &Email::parse("p@example.com").unwrap(),
-        &DisplayName::parse("P").unwrap(),
-        "x".into(),
-        now,
-    )
-    .await
-    .unwrap();
+    let user = new_user(&db, "p@example.com").await;
     let org = db
         .create_org(OrgId::new(), &OrgName::parse("P").unwrap(), user, now)
         .await
@@ -69,4 +60,19 @@ pub async fn organisation(
         );
     }
     (database, db, user, listings)
+}
+
+/// A new user with this address.
+pub async fn new_user(db: &Db, email: &str) -> UserId {
+    let user = UserId::new();
+    db.insert_user(
+        user,
+        &Email::parse(email).unwrap(),
+        &DisplayName::parse("U").unwrap(),
+        "x".into(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    user
 }

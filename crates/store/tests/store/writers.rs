@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use domain::{DisplayName, Email, OrgId, OrgName, Role, UserId};
+use domain::{OrgId, OrgName, Role};
 use store::testing::TestDatabase;
 use store::{Backend, Db, ListingRecord, RunRecord};
 use uuid::Uuid;
@@ -106,18 +106,10 @@ async fn owners_racing_to_step_down_leave_one(backend: Backend) {
     let now = Utc::now();
     let mut pairs = Vec::new();
     for i in 0..24 {
-        let users = [UserId::new(), UserId::new()];
-        for (j, user) in users.iter().enumerate() {
-            db.insert_user(
-                *user,
-                &Email::parse(&format!("o{i}-{j}@example.com")).unwrap(),
-                &DisplayName::parse("O").unwrap(),
-                "x".into(),
-                now,
-            )
-            .await
-            .unwrap();
-        }
+        let users = [
+            crate::new_user(&db, &format!("o{i}-a@example.com")).await,
+            crate::new_user(&db, &format!("o{i}-b@example.com")).await,
+        ];
         let org = db
             .create_org(OrgId::new(), &OrgName::parse("P").unwrap(), users[0], now)
             .await
