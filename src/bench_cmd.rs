@@ -143,7 +143,7 @@ impl BenchArgs {
             model: self.model.clone(),
             api_key: self.api_key.clone(),
             params: p,
-            outbound: bench::outbound::Policy::permissive(),
+            outbound: outbound::Policy::permissive(),
         })
     }
 }

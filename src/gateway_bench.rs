@@ -1,7 +1,7 @@
 //! `gpumarket gateway-bench`: what the metered gateway adds. A simulated engine and a
 //! `gpumarket serve` run as child processes; a renter books the engine's listing; the harness
 //! measures one stream, in rounds that alternate the engine itself and the same engine
-//! through `/v1/gateway/{booking}` (the booking's access token as its key). Printed: TTFT and
+//! through `/v1/gateway/{booking}` (the renter's personal API key as its key). Printed: TTFT and
 //! inter-token gaps (median, p99) each way and what the gateway adds, and the server
 //! process's CPU per 1,000 tokens it passed (its CPU while the harness ran directly, idle
 //! work, subtracted).
@@ -125,7 +125,7 @@ async fn measure(base: &str, api_key: Option<&str>, measure_secs: f64) -> anyhow
             model: None,
             api_key: api_key.map(str::to_owned),
             params,
-            outbound: bench::outbound::Policy::permissive(),
+            outbound: outbound::Policy::permissive(),
         },
         None,
         stopped,
@@ -150,7 +150,7 @@ fn mean(values: &[Figures], pick: fn(&Figures) -> f64) -> f64 {
 }
 
 pub async fn gateway_bench(args: GatewayBenchArgs) -> anyhow::Result<std::process::ExitCode> {
-    bench::client::install_crypto_provider();
+    outbound::install_crypto_provider();
     let dir = tempfile::tempdir()?;
     let client = reqwest::Client::new();
     let (engine_port, api_port) = (free_port()?, free_port()?);
@@ -227,17 +227,16 @@ pub async fn gateway_bench(args: GatewayBenchArgs) -> anyhow::Result<std::proces
         .json()
         .await?;
     let booking_id = booking["id"].as_str().context("no booking")?.to_owned();
-    let access: Value = client
-        .get(format!("{api}/v1/bookings/{booking_id}/access"))
-        .bearer_auth(&renter)
-        .send()
-        .await?
-        .json()
-        .await?;
-    let token = access["token"]
-        .as_str()
-        .context("no access token")?
-        .to_owned();
+    // The renter's own personal key: the gateway takes the renter's credential, never the
+    // machine's access token.
+    let key = post(
+        &client,
+        &format!("{api}/v1/api-keys"),
+        Some(&renter),
+        json!({"name": "gateway-bench"}),
+    )
+    .await?;
+    let token = key["key"].as_str().context("no API key")?.to_owned();
     let gateway = format!("{api}/v1/gateway/{booking_id}");
 
     let pid = server.0.id();

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    bench::client::install_crypto_provider();
+    outbound::install_crypto_provider();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

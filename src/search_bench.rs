@@ -150,7 +150,7 @@ async fn client(base: String, seed: u64, deadline: Instant, warm_until: Instant)
 }
 
 pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
-    bench::client::install_crypto_provider();
+    outbound::install_crypto_provider();
     let dir = tempfile::tempdir().context("a temporary directory")?;
     let url = match &args.database_url {
         Some(url) => url.clone(),

@@ -32,7 +32,7 @@ fn gpumarket(dir: &Path) -> Command {
 
 /// An HTTP client (with the TLS provider installed, as the binary does at start).
 fn http() -> reqwest::Client {
-    bench::client::install_crypto_provider();
+    outbound::install_crypto_provider();
     reqwest::Client::new()
 }
 
@@ -1428,6 +1428,30 @@ fn api_worker_and_binary_name_no_store_item() {
             assert!(
                 !(line.starts_with("store") || line.starts_with("sea-orm")),
                 "{manifest} depends on the store: {line}"
+            );
+            // The outbound rules are the platform's (`outbound`), not the harness's.
+            assert!(
+                !(manifest == "crates/api/Cargo.toml" && line.starts_with("bench")),
+                "the API depends on the harness: {line}"
+            );
+        }
+    }
+    // The OpenAI wire format and SSE are read in one place (`crates/openai`).
+    let mut sources = Vec::new();
+    for dir in ["crates", "src"] {
+        rust_files(&root.join(dir), &mut sources);
+    }
+    for file in sources.iter().filter(|f| {
+        let path = f.to_string_lossy();
+        !path.contains("crates/openai/") && !path.contains("/tests/")
+    }) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for parsing in ["b\"data:", "\"data:"] {
+            assert!(
+                !code.contains(parsing),
+                "{} reads SSE itself (`{parsing}`): use crates/openai",
+                file.display()
             );
         }
     }

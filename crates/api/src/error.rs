@@ -36,6 +36,9 @@ codes! {
     UNAUTHENTICATED = ("unauthenticated", 401, "Authentication is required");
     INVALID_TOKEN = ("invalid_token", 401, "The credential is not valid");
     INVALID_CREDENTIALS = ("invalid_credentials", 401, "Email or password is wrong");
+    WRONG_TOKEN_AUDIENCE = ("wrong_token_audience", 401, "The credential is not meant for this route");
+    UNSUPPORTED_REQUEST = ("unsupported_request", 422, "The gateway does not serve this request");
+    SHARED_MACHINE = ("shared_machine", 403, "The booking shares the machine with others");
     FORBIDDEN = ("forbidden", 403, "Not allowed");
     SCOPE_REQUIRED = ("scope_required", 403, "The API key lacks the scope this needs");
     NOT_FOUND = ("not_found", 404, "Not found");
@@ -199,8 +202,15 @@ impl From<AppError> for ApiError {
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
             AppError::InvalidCredentials => Self::new(code::INVALID_CREDENTIALS, err.to_string()),
             AppError::InvalidToken(why) => Self::new(code::INVALID_TOKEN, why),
+            AppError::WrongTokenAudience(why) => Self::new(code::WRONG_TOKEN_AUDIENCE, why),
             AppError::Unauthenticated => Self::new(code::UNAUTHENTICATED, err.to_string()),
             AppError::Forbidden(why) => Self::new(code::FORBIDDEN, why),
+            AppError::UnsupportedRequest { field, why } => {
+                let mut error = Self::field(field, why);
+                error.code = code::UNSUPPORTED_REQUEST;
+                error
+            }
+            AppError::SharedMachine(why) => Self::new(code::SHARED_MACHINE, why),
             AppError::ScopeRequired(why) => Self::new(code::SCOPE_REQUIRED, why),
             AppError::NotFound(_) => Self::new(code::NOT_FOUND, err.to_string()),
             AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),

@@ -124,6 +124,8 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
             && path != "/auth/sessions/revoke-all"
         {
             RateClass::Auth
+        } else if path.starts_with("/gateway/") {
+            RateClass::Gateway
         } else if *method == Method::GET && path == "/listings" {
             RateClass::Search
         } else if *method == Method::GET && path.ends_with("/events") {
@@ -277,6 +279,10 @@ mod tests {
         assert_eq!(
             class_of(&Method::GET, "/v1/listings/x"),
             Some(RateClass::Reads)
+        );
+        assert_eq!(
+            class_of(&Method::POST, "/v1/gateway/x/v1/chat/completions"),
+            Some(RateClass::Gateway)
         );
         assert_eq!(class_of(&Method::POST, "/v1/webhooks/stripe"), None);
         assert_eq!(class_of(&Method::GET, "/healthz"), None);

@@ -109,11 +109,6 @@ fn grants_access(booking: &BookingRecord, now: DateTime<Utc>) -> bool {
 }
 
 impl App {
-    /// The booking an access token (`gmb_…`) of ours names.
-    pub(crate) fn access_token_booking(&self, token: &str) -> Option<Uuid> {
-        self.tokens().access.booking_of(token)
-    }
-
     /// The machine's connection details and a fresh access token, for the booking's renter
     /// once it is confirmed. The provider may read the booking but not act as its renter.
     pub async fn booking_access(

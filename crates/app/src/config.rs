@@ -93,6 +93,9 @@ pub struct Config {
     pub rate_limit_reads_per_minute: u32,
     pub rate_limit_search_per_minute: u32,
     pub rate_limit_events_per_minute: u32,
+    /// Requests a minute through one booking's gateway per credential: the slots bound
+    /// streams at once, this only the rate of refused or tiny requests.
+    pub rate_limit_gateway_per_minute: u32,
     /// Failed logins a minute for one account from one address, and from one address.
     pub failed_logins_per_minute: u32,
     pub failed_logins_per_address_per_minute: u32,
@@ -180,6 +183,7 @@ impl Default for Config {
             rate_limit_reads_per_minute: 600,
             rate_limit_search_per_minute: 120,
             rate_limit_events_per_minute: 60,
+            rate_limit_gateway_per_minute: 6000,
             failed_logins_per_minute: 20,
             failed_logins_per_address_per_minute: 100,
             invitation_ttl_secs: 7 * 24 * 3600,

@@ -19,9 +19,23 @@ pub enum AppError {
     /// A bearer token, refresh token or API key that does not prove anything; says why.
     #[error("{0}")]
     InvalidToken(&'static str),
+    /// A credential of ours, but for another audience (the machine's access token on the
+    /// gateway); says which credential the route takes.
+    #[error("{0}")]
+    WrongTokenAudience(&'static str),
     /// No credential where one is required.
     #[error("this needs a bearer token or an API key")]
     Unauthenticated,
+    /// A request the gateway does not serve (it would be more than one sequence); names
+    /// the field and why.
+    #[error("{field}: {why}")]
+    UnsupportedRequest {
+        field: &'static str,
+        why: &'static str,
+    },
+    /// What the booking asks for would show other renters' use of a shared machine.
+    #[error("{0}")]
+    SharedMachine(&'static str),
     /// Authenticated, but not allowed to do this; says what was needed.
     #[error("{0}")]
     Forbidden(String),

@@ -61,8 +61,8 @@ struct Inner {
     budgets: limits::LocalBudgets,
     /// Recent answers of [`App::rate_scale_of`], by credential digest.
     plan_scales: billing::ScaleCache,
-    /// Gateway streams open now, per booking.
-    gateway_slots: gateway::GatewaySlots,
+    /// The gateway's caches, engine client and stream slots.
+    gateway: gateway::GatewayState,
     trusted_proxies: Vec<ipnet::IpNet>,
     config: Config,
 }
@@ -103,7 +103,7 @@ impl App {
                 streams: Default::default(),
                 budgets: Default::default(),
                 plan_scales: Default::default(),
-                gateway_slots: Default::default(),
+                gateway: gateway::GatewayState::new(config.engine_allow_private)?,
                 trusted_proxies: limits::parse_proxies(&config.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,
@@ -144,8 +144,8 @@ impl App {
     }
 
     /// Where the worker (and any other server-side fetch) may connect.
-    pub(crate) fn outbound_policy(&self) -> bench::outbound::Policy {
-        bench::outbound::Policy::guarded(self.config().engine_allow_private)
+    pub(crate) fn outbound_policy(&self) -> outbound::Policy {
+        outbound::Policy::guarded(self.config().engine_allow_private)
     }
 
     pub(crate) fn tokens(&self) -> &tokens::TokenKeys {

@@ -29,6 +29,8 @@ pub enum RateClass {
     Search,
     /// Opening a live event stream.
     Events,
+    /// A booking's gateway (`/v1/gateway/…`).
+    Gateway,
     /// Failed logins of one account from one address.
     FailedLogins,
     /// Failed logins from one address, whatever the account.
@@ -43,6 +45,7 @@ impl RateClass {
             Self::Reads => "reads",
             Self::Search => "search",
             Self::Events => "events",
+            Self::Gateway => "gateway",
             Self::FailedLogins => "failed_logins",
             Self::FailedLoginsPerAddress => "failed_logins_per_address",
         }
@@ -139,6 +142,7 @@ impl App {
             RateClass::Reads => c.rate_limit_reads_per_minute,
             RateClass::Search => c.rate_limit_search_per_minute,
             RateClass::Events => c.rate_limit_events_per_minute,
+            RateClass::Gateway => c.rate_limit_gateway_per_minute,
             RateClass::FailedLogins => c.failed_logins_per_minute,
             RateClass::FailedLoginsPerAddress => c.failed_logins_per_address_per_minute,
         }

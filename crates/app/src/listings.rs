@@ -552,7 +552,7 @@ impl App {
     /// Refuses an engine address the platform may not connect to, naming `engine.base_url`
     /// (checked again at every connection: DNS can change).
     async fn check_engine_address(&self, spec: &ListingSpec) -> Result<(), AppError> {
-        bench::outbound::check_resolved(&spec.engine_base_url, self.outbound_policy())
+        outbound::check_resolved(&spec.engine_base_url, self.outbound_policy())
             .await
             .map(|_| ())
             .map_err(|refused| ValidationError::new("engine.base_url", refused.to_string()).into())

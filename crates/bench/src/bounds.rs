@@ -14,7 +14,7 @@ pub const METRICS_BODY: usize = 8 << 20;
 /// The most of an error answer that is read; its message is then clipped to [`MESSAGE`].
 pub const ERROR_BODY: usize = 16 << 10;
 /// The longest line (and event) of a completion stream. vLLM's chunks are a few hundred bytes.
-pub const SSE_LINE: usize = 256 << 10;
+pub const SSE_LINE: usize = openai::sse::DEFAULT_LIMIT;
 /// The most `/metrics` samples kept from one scrape.
 pub const METRIC_SAMPLES: usize = 50_000;
 

@@ -14,9 +14,9 @@ use tokio::sync::watch;
 
 use crate::BenchError;
 use crate::bounds::{self, clip};
-use crate::outbound::{self, Policy};
 use crate::prom::Snapshot;
-use crate::sse::{SseDecoder, SseEvent};
+use openai::{Chunk, SseDecoder, SseEvent};
+use outbound::Policy;
 
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -60,12 +60,6 @@ impl Halt {
     }
 }
 
-/// Installs rustls' ring crypto provider for the process (once; later calls do nothing).
-/// Every HTTP client needs it for `https://` engines.
-pub fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 /// Idle pooled connections are dropped before common servers' keep-alive timeouts end
 /// (uvicorn, under vLLM, closes them after 5 s), so a reused connection is rarely stale.
 const POOL_IDLE: Duration = Duration::from_secs(2);
@@ -75,7 +69,6 @@ fn client(
     timeout: Option<Duration>,
     api_key: Option<&str>,
 ) -> Result<reqwest::Client, BenchError> {
-    install_crypto_provider();
     let mut builder = outbound::client_builder(policy)
         .connect_timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(1)
@@ -460,21 +453,18 @@ impl ChunkSink for () {
 /// goes backwards, or a final usage that disagrees with the counts the stream carried is an
 /// error (the request, and so its cell, is then invalid).
 fn chunk_tokens(
-    chunk: &Value,
+    chunk: &Chunk<'_>,
     counted: &mut u64,
     max_tokens: u64,
     timeline: &mut Timeline,
 ) -> Result<u64, String> {
-    let has_choices = chunk
-        .get("choices")
-        .and_then(Value::as_array)
-        .is_some_and(|choices| !choices.is_empty());
+    let has_choices = chunk.has_choices();
     let mut tokens = None;
-    if let Some(usage) = chunk.get("usage").filter(|u| !u.is_null()) {
-        if let Some(prompt) = usage.get("prompt_tokens").and_then(Value::as_u64) {
+    if let Some(usage) = chunk.usage {
+        if let Some(prompt) = usage.prompt_tokens {
             timeline.prompt_tokens = Some(prompt);
         }
-        if let Some(completion) = usage.get("completion_tokens").and_then(Value::as_u64) {
+        if let Some(completion) = usage.completion_tokens {
             if completion < *counted && (has_choices || timeline.saw_usage) {
                 return Err(format!(
                     "the server's usage went backwards, from {} to {completion} tokens",
@@ -493,20 +483,7 @@ fn chunk_tokens(
             tokens = Some(completion.saturating_sub(*counted));
         }
     }
-    let tokens = tokens.unwrap_or_else(|| {
-        let has_text = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .is_some_and(|choices| {
-                choices.iter().any(|c| {
-                    c.get("text")
-                        .or_else(|| c.pointer("/delta/content"))
-                        .and_then(Value::as_str)
-                        .is_some_and(|t| !t.is_empty())
-                })
-            });
-        u64::from(has_text)
-    });
+    let tokens = tokens.unwrap_or_else(|| u64::from(chunk.has_text()));
     if *counted + tokens > max_tokens {
         return Err(format!(
             "the server claimed {} tokens for a request of max_tokens {max_tokens}",
@@ -640,14 +617,12 @@ impl StreamClient {
                         return timeline;
                     }
                     SseEvent::Data(data) => {
-                        let Ok(chunk) = serde_json::from_str::<Value>(&data) else {
+                        let Ok(chunk) = Chunk::parse(&data) else {
                             timeline.error =
                                 Some(format!("a chunk is not JSON: {}", clip(&data, 80)));
                             return timeline;
                         };
-                        if let Some(message) =
-                            chunk.pointer("/error/message").and_then(Value::as_str)
-                        {
+                        if let Some(message) = chunk.error_message() {
                             timeline.error = Some(format!(
                                 "the server failed mid-stream: {}",
                                 clip(message, bounds::MESSAGE)
@@ -676,6 +651,17 @@ impl StreamClient {
 mod tests {
     use super::*;
 
+    /// [`chunk_tokens`] of a chunk written as JSON.
+    fn tokens(
+        chunk: &Value,
+        counted: &mut u64,
+        max_tokens: u64,
+        timeline: &mut Timeline,
+    ) -> Result<u64, String> {
+        let text = chunk.to_string();
+        chunk_tokens(&Chunk::parse(&text).unwrap(), counted, max_tokens, timeline)
+    }
+
     fn reference(name: &str) -> String {
         std::fs::read_to_string(format!(
             "{}/testdata/vllm/{name}",
@@ -696,7 +682,7 @@ mod tests {
                     SseEvent::Done => timeline.completed = true,
                     SseEvent::TooLong { .. } => panic!("a capture line is too long"),
                     SseEvent::Data(data) => {
-                        let chunk: Value = serde_json::from_str(&data).unwrap();
+                        let chunk = Chunk::parse(&data).unwrap();
                         let n = chunk_tokens(&chunk, &mut previous, 1000, &mut timeline).unwrap();
                         counts.push(n);
                     }
@@ -743,18 +729,9 @@ mod tests {
         let mut timeline = Timeline::default();
         let mut previous = 0;
         let chunk = |n: u64| serde_json::json!({"choices": [{"text": "abc"}], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
-        assert_eq!(
-            chunk_tokens(&chunk(1), &mut previous, 8, &mut timeline),
-            Ok(1)
-        );
-        assert_eq!(
-            chunk_tokens(&chunk(4), &mut previous, 8, &mut timeline),
-            Ok(3)
-        );
-        assert_eq!(
-            chunk_tokens(&chunk(4), &mut previous, 8, &mut timeline),
-            Ok(0)
-        );
+        assert_eq!(tokens(&chunk(1), &mut previous, 8, &mut timeline), Ok(1));
+        assert_eq!(tokens(&chunk(4), &mut previous, 8, &mut timeline), Ok(3));
+        assert_eq!(tokens(&chunk(4), &mut previous, 8, &mut timeline), Ok(0));
     }
 
     #[test]
@@ -763,29 +740,26 @@ mod tests {
         let final_usage = |n: u64| serde_json::json!({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
         let mut timeline = Timeline::default();
         let mut counted = 0;
-        assert_eq!(
-            chunk_tokens(&chunk(3), &mut counted, 4, &mut timeline),
-            Ok(3)
-        );
-        let over = chunk_tokens(&chunk(6), &mut counted, 4, &mut timeline).unwrap_err();
+        assert_eq!(tokens(&chunk(3), &mut counted, 4, &mut timeline), Ok(3));
+        let over = tokens(&chunk(6), &mut counted, 4, &mut timeline).unwrap_err();
         assert!(
             over.contains("claimed 6 tokens") && over.contains("max_tokens 4"),
             "{over}"
         );
-        let back = chunk_tokens(&chunk(2), &mut counted, 4, &mut timeline).unwrap_err();
+        let back = tokens(&chunk(2), &mut counted, 4, &mut timeline).unwrap_err();
         assert!(back.contains("went backwards"), "{back}");
-        let disagree = chunk_tokens(&final_usage(4), &mut counted, 4, &mut timeline).unwrap_err();
+        let disagree = tokens(&final_usage(4), &mut counted, 4, &mut timeline).unwrap_err();
         assert!(disagree.contains("final usage says 4"), "{disagree}");
         assert_eq!(
-            chunk_tokens(&final_usage(3), &mut counted, 4, &mut timeline),
+            tokens(&final_usage(3), &mut counted, 4, &mut timeline),
             Ok(0)
         );
         // Without continuous usage, text chunks count one each, capped all the same.
         let mut timeline = Timeline::default();
         let mut counted = 0;
         let text = serde_json::json!({"choices": [{"text": "a"}]});
-        assert_eq!(chunk_tokens(&text, &mut counted, 1, &mut timeline), Ok(1));
-        assert!(chunk_tokens(&text, &mut counted, 1, &mut timeline).is_err());
+        assert_eq!(tokens(&text, &mut counted, 1, &mut timeline), Ok(1));
+        assert!(tokens(&text, &mut counted, 1, &mut timeline).is_err());
     }
 
     #[test]

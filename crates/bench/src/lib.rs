@@ -6,14 +6,12 @@ pub mod audit;
 pub mod bounds;
 pub mod cell;
 pub mod client;
-pub mod outbound;
 pub mod params;
 pub mod plan;
 pub mod prom;
 pub mod prompt;
 pub mod report;
 mod run;
-pub mod sse;
 pub mod stats;
 
 pub use params::Parameters;

@@ -398,7 +398,7 @@ async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String
         let predicate = stored.predicate();
         let parsed = predicate
             .as_ref()
-            .and_then(|p| serde_json::from_value::<bench::Report>(p.clone()).ok());
+            .and_then(|p| serde_json::from_value::<app::reports::model::Report>(p.clone()).ok());
         let claim = predicate
             .as_ref()
             .map(|p| p["hardware"]["claimed"].clone())
@@ -479,7 +479,7 @@ async fn run_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String>) 
             hardware.push((l.gpu, gpu.name.clone()));
             hardware.push((l.vram, format!("{} GB", number(gpu.vram_gb, 0))));
         }
-        let body = serde_json::from_value::<bench::Report>(run.report.clone())
+        let body = serde_json::from_value::<app::reports::model::Report>(run.report.clone())
             .ok()
             .map(|r| ReportBody::of(&r, hardware, l));
         let catalog = frame.catalog_links(run.catalog_gpu.as_deref(), run.catalog_model.as_deref());

@@ -3,8 +3,7 @@
 //! simultaneous requests) and every measurement. One layout for verified reports and
 //! community runs; figures are formatted here, once, so the template only places them.
 
-use bench::params::{PrefillMode, WindowRule};
-use bench::{DecodeCell, PrefillEntry, Report, Status};
+use app::reports::model::{DecodeCell, PrefillEntry, PrefillMode, Report, Status, WindowRule};
 
 use std::collections::HashMap;
 

@@ -14,7 +14,7 @@ use store::Backend;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::badges::wait_for_check;
-use crate::helpers::{Session, TestApp};
+use crate::helpers::{Session, TestApp, assert_problem};
 use crate::payments::{
     WEBHOOK_SECRET, deliver_signed, enable_payouts_of, event, intent_object, kinds_and_amounts,
 };
@@ -298,4 +298,295 @@ async fn a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_chec
     app.app.guarantee_upkeep().await.unwrap();
     let again = booking_of(&app, &id, &renter).await;
     assert_eq!(again["guarantee"], settled["guarantee"]);
+}
+
+on_both_backends!(
+    several_prompts_in_one_request_are_refused_before_the_engine,
+    a_request_beyond_the_allow_list_is_served_but_never_judged,
+    the_machines_access_token_does_not_open_the_gateway,
+    an_engine_address_with_a_query_is_refused_on_save_and_by_the_gateway,
+    an_engine_redirect_on_a_pass_through_route_is_the_machine_failing,
+    a_booking_of_one_gpu_of_two_reads_no_metrics,
+);
+
+/// An engine that does what a hostile provider's might: serves prompt arrays (one sequence
+/// each, as vLLM does), redirects `/v1/models` to an internal address, serves `/metrics` and
+/// an HTML `/version`. Counts the completions it was sent.
+fn start_hostile_engine(completions: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> String {
+    use actix_web::{HttpResponse, web};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = actix_web::HttpServer::new(move || {
+        let completions = completions.clone();
+        actix_web::App::new()
+            .route(
+                "/v1/completions",
+                web::post().to(move |body: web::Json<Value>| {
+                    let completions = completions.clone();
+                    async move {
+                        completions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let prompts = body["prompt"].as_array().map_or(1, Vec::len);
+                        let choices: Vec<Value> = (0..prompts)
+                            .map(|i| json!({"index": i, "text": "ok", "finish_reason": "length"}))
+                            .collect();
+                        HttpResponse::Ok().json(json!({
+                            "choices": choices,
+                            "usage": {"prompt_tokens": prompts, "completion_tokens": prompts},
+                        }))
+                    }
+                }),
+            )
+            .route(
+                "/v1/models",
+                web::get().to(|| async {
+                    HttpResponse::Found()
+                        .insert_header(("location", "http://169.254.169.254/latest/meta-data/"))
+                        .body("moved")
+                }),
+            )
+            .route(
+                "/version",
+                web::get().to(|| async {
+                    HttpResponse::Ok()
+                        .content_type("text/html")
+                        .body("<script>alert(1)</script>")
+                }),
+            )
+            .route(
+                "/metrics",
+                web::get().to(|| async {
+                    HttpResponse::Ok()
+                        .content_type("text/plain; version=0.0.4")
+                        .body("vllm:num_requests_running 3\n")
+                }),
+            )
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    url
+}
+
+fn counter() -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    std::sync::Arc::default()
+}
+
+async fn several_prompts_in_one_request_are_refused_before_the_engine(app: TestApp) {
+    let sent = counter();
+    let engine = start_hostile_engine(sent.clone());
+    let r = crate::gateway::rent(&app, &engine, 0).await;
+    let path = format!("/v1/gateway/{}/v1/completions", r.booking);
+    for prompt in [json!(["a", "b", "c", "d"]), json!([[1, 2], [3, 4]])] {
+        let problem = assert_problem(
+            app.post(
+                &path,
+                Some(&r.renter.access_token),
+                json!({"model": "tiny", "prompt": prompt, "max_tokens": 4}),
+            )
+            .await,
+            422,
+            "unsupported_request",
+        )
+        .await;
+        assert_eq!(problem["errors"][0]["field"], "prompt", "{problem}");
+    }
+    assert_eq!(
+        sent.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "nothing reached the engine"
+    );
+    // One prompt, as a string, a one-element list or one list of token ids, is served.
+    for prompt in [json!("a"), json!(["a"]), json!([1, 2, 3])] {
+        let res = app
+            .post(
+                &path,
+                Some(&r.renter.access_token),
+                json!({"model": "tiny", "prompt": prompt, "max_tokens": 4}),
+            )
+            .await;
+        assert_eq!(res.status(), 200, "{prompt}");
+    }
+    assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 3);
+}
+
+async fn a_request_beyond_the_allow_list_is_served_but_never_judged(app: TestApp) {
+    let engine = crate::gateway::start_engine(crate::gateway::Seen::default(), 3);
+    let r = crate::gateway::rent(&app, &engine, 0).await;
+    let token = &r.renter.access_token;
+    let plain = json!({"model": "tiny", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 8, "stream": true});
+    let mut biased = plain.clone();
+    biased["logit_bias"] = json!({"50256": -100});
+    let mut whole = plain.clone();
+    whole["stream"] = json!(false);
+    for body in [plain, biased, whole] {
+        let res = crate::gateway::chat(&app, &r.booking, token, body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        res.bytes().await.unwrap();
+    }
+    let booking: uuid::Uuid = r.booking.parse().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let rows = loop {
+        let rows = app
+            .app
+            .db()
+            .gateway_requests_of(booking, Utc::now() - chrono::Duration::hours(1), 10)
+            .await
+            .unwrap();
+        if rows.len() == 3 || std::time::Instant::now() > deadline {
+            break rows;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Served and metered all three; only the plain stream may be held to the benchmark.
+    let judged: Vec<bool> = rows.iter().map(|r| r.comparable).collect();
+    assert_eq!(judged, vec![true, false, false]);
+    assert!(rows.iter().all(|r| r.output_tokens == 3));
+}
+
+async fn the_machines_access_token_does_not_open_the_gateway(app: TestApp) {
+    let engine = crate::gateway::start_engine(crate::gateway::Seen::default(), 3);
+    let r = crate::gateway::rent(&app, &engine, 0).await;
+    let access: Value = app
+        .get_json(
+            &format!("/v1/bookings/{}/access", r.booking),
+            Some(&r.renter.access_token),
+        )
+        .await;
+    let machine_token = access["token"].as_str().unwrap();
+    assert!(machine_token.starts_with("gmb_"));
+    let ask = json!({"model": "tiny", "messages": [], "max_tokens": 4, "stream": true});
+    for path in ["v1/chat/completions", "v1/completions", "tokenize"] {
+        assert_problem(
+            app.post(
+                &format!("/v1/gateway/{}/{path}", r.booking),
+                Some(machine_token),
+                ask.clone(),
+            )
+            .await,
+            401,
+            "wrong_token_audience",
+        )
+        .await;
+    }
+    for path in ["v1/models", "version", "metrics"] {
+        assert_problem(
+            app.get(
+                &format!("/v1/gateway/{}/{path}", r.booking),
+                Some(machine_token),
+            )
+            .await,
+            401,
+            "wrong_token_audience",
+        )
+        .await;
+    }
+    // The renter's own credential still works.
+    let res = crate::gateway::chat(&app, &r.booking, &r.renter.access_token, ask)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+}
+
+async fn an_engine_address_with_a_query_is_refused_on_save_and_by_the_gateway(app: TestApp) {
+    let sent = counter();
+    let engine = start_hostile_engine(sent.clone());
+    let r = crate::gateway::rent(&app, &engine, 0).await;
+    let listing = crate::gateway::listing_of(&app, &r).await;
+    // Saving one: refused, naming the field.
+    for sneaky in [format!("{engine}/api?x="), format!("{engine}/#x")] {
+        let res = app
+            .call(
+                reqwest::Method::PATCH,
+                &format!("/v1/listings/{listing}"),
+                Some(&r.provider.access_token),
+                Some(json!({"engine": {"base_url": sneaky, "model": "tiny"}})),
+            )
+            .await;
+        let status = res.status();
+        let problem: Value = res.json().await.unwrap();
+        assert_eq!(status, 422, "{problem}");
+        assert!(problem.to_string().contains("engine.base_url"), "{problem}");
+    }
+    // One stored before the rule (written to the database directly): the gateway refuses it.
+    // (The test's database holds this one listing.)
+    app.execute(&format!(
+        "UPDATE listings SET engine_base_url = '{engine}/v1/completions?x='"
+    ))
+    .await;
+    tokio::time::sleep(Duration::from_millis(1100)).await; // the gateway's booking facts expire
+    let problem = assert_problem(
+        app.post(
+            &format!("/v1/gateway/{}/v1/completions", r.booking),
+            Some(&r.renter.access_token),
+            json!({"model": "tiny", "prompt": "x", "max_tokens": 4}),
+        )
+        .await,
+        502,
+        "engine_unavailable",
+    )
+    .await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("query"),
+        "{problem}"
+    );
+    assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+async fn an_engine_redirect_on_a_pass_through_route_is_the_machine_failing(app: TestApp) {
+    let engine = start_hostile_engine(counter());
+    let r = crate::gateway::rent(&app, &engine, 0).await;
+    let res = app
+        .get(
+            &format!("/v1/gateway/{}/v1/models", r.booking),
+            Some(&r.renter.access_token),
+        )
+        .await;
+    assert!(
+        res.headers().get("location").is_none(),
+        "the redirect is not passed on"
+    );
+    assert_problem(res, 502, "engine_unavailable").await;
+    // A page is not served from our origin either.
+    assert_problem(
+        app.get(
+            &format!("/v1/gateway/{}/version", r.booking),
+            Some(&r.renter.access_token),
+        )
+        .await,
+        502,
+        "engine_unavailable",
+    )
+    .await;
+}
+
+async fn a_booking_of_one_gpu_of_two_reads_no_metrics(app: TestApp) {
+    let engine = start_hostile_engine(counter());
+    let shared = crate::gateway::rent_of(&app, &engine, 0, 2).await;
+    assert_problem(
+        app.get(
+            &format!("/v1/gateway/{}/metrics", shared.booking),
+            Some(&shared.renter.access_token),
+        )
+        .await,
+        403,
+        "shared_machine",
+    )
+    .await;
+    let whole = crate::gateway::rent_of(&app, &engine, 0, 1).await;
+    let res = app
+        .get(
+            &format!("/v1/gateway/{}/metrics", whole.booking),
+            Some(&whole.renter.access_token),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["x-content-type-options"], "nosniff");
+    assert!(res.text().await.unwrap().contains("num_requests_running"));
 }

@@ -107,7 +107,7 @@ impl TestApp {
         let server = api::Application::build(app.clone(), 1).expect("binding port 0");
         let base = format!("http://{}", server.local_addr());
         tokio::spawn(server.run());
-        bench::client::install_crypto_provider();
+        outbound::install_crypto_provider();
         Self {
             base,
             client: reqwest::Client::builder()

@@ -16,7 +16,7 @@ async fn measured_report() -> Value {
         model: None,
         api_key: None,
         params: bench::params::profile("quick").unwrap(),
-        outbound: bench::outbound::Policy::permissive(),
+        outbound: outbound::Policy::permissive(),
     };
     let (_cancel, cancelled) = tokio::sync::watch::channel(false);
     let report = bench::run(options, None, cancelled).await.unwrap();

@@ -14,6 +14,12 @@ use store::ReportRecord;
 use crate::{App, AppError, Caller};
 
 pub use leaderboard::{LeaderboardRow, OrgReport};
+
+/// The harness's report model, as reports carry it (for the pages that draw them).
+pub mod model {
+    pub use bench::params::{PrefillMode, WindowRule};
+    pub use bench::{DecodeCell, PrefillEntry, Report, Status};
+}
 pub use signing::{Headline, SignedReport};
 pub(crate) use signing::{sha256_hex, sign_run_report};
 

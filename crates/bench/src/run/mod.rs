@@ -35,7 +35,7 @@ pub struct Options {
     pub api_key: Option<String>,
     pub params: Parameters,
     /// Where the harness may connect ([`crate::outbound`]).
-    pub outbound: crate::outbound::Policy,
+    pub outbound: outbound::Policy,
 }
 
 /// What a run reports as it goes, for progress bars and live event streams.

@@ -46,7 +46,7 @@ async fn run(
         model: model.map(str::to_owned),
         api_key: None,
         params,
-        outbound: bench::outbound::Policy::permissive(),
+        outbound: outbound::Policy::permissive(),
     };
     tokio::time::timeout(Duration::from_secs(120), bench::run(options, None, cancel))
         .await
@@ -67,7 +67,7 @@ async fn an_engine_api_key_is_required_and_sent() {
             model: None,
             api_key: api_key.map(str::to_owned),
             params: tiny_run(),
-            outbound: bench::outbound::Policy::permissive(),
+            outbound: outbound::Policy::permissive(),
         };
         async move {
             let _keep = _cancel_tx;
@@ -292,7 +292,7 @@ async fn cancelling_stops_cleanly_and_keeps_what_was_measured() {
         model: None,
         api_key: None,
         params,
-        outbound: bench::outbound::Policy::permissive(),
+        outbound: outbound::Policy::permissive(),
     };
     let running = tokio::spawn(bench::run(options, Some(progress_tx), cancel));
     let mut live = 0;
@@ -417,8 +417,7 @@ async fn a_stale_keep_alive_connection_is_retried_once_on_a_fresh_one() {
             });
         }
     });
-    let engine =
-        bench::client::Engine::new(&url, None, bench::outbound::Policy::permissive()).unwrap();
+    let engine = bench::client::Engine::new(&url, None, outbound::Policy::permissive()).unwrap();
     let client = engine.stream_client().unwrap();
     let body = br#"{"model":"m","prompt":"p","max_tokens":1,"stream":true}"#;
     let idle = bench::client::StreamLimits {
@@ -528,8 +527,7 @@ async fn a_stream_inflating_its_usage_is_refused() {
     .unwrap();
     let url = format!("http://{}", server.addrs()[0]);
     tokio::spawn(server.run());
-    let engine =
-        bench::client::Engine::new(&url, None, bench::outbound::Policy::permissive()).unwrap();
+    let engine = bench::client::Engine::new(&url, None, outbound::Policy::permissive()).unwrap();
     let limits = bench::client::StreamLimits {
         max_tokens: 64,
         idle: Duration::from_secs(5),
@@ -564,7 +562,7 @@ async fn stopping_the_run_ends_a_stuck_request_at_once() {
     let url = format!("http://{}", server.addrs()[0]);
     tokio::spawn(server.run());
     let (stop_tx, stop) = watch::channel(false);
-    let engine = bench::client::Engine::new(&url, None, bench::outbound::Policy::permissive())
+    let engine = bench::client::Engine::new(&url, None, outbound::Policy::permissive())
         .unwrap()
         .stopped_by(stop);
     let asking = tokio::spawn(async move { engine.version().await });

@@ -7,43 +7,14 @@ use actix_web::http::StatusCode;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpResponse, post};
 use futures_util::stream;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use super::{
-    Message, PromptInput, Refusal, State, chat_text, check_model, error_response, now_secs,
-};
+use openai::request::{ChatRequest, CompletionRequest, Prompt, StreamOptions};
+
+use super::{Refusal, State, chat_text, check_model, error_response, now_secs};
 use crate::engine::{Event, Submission};
 use crate::tokenizer;
-
-#[derive(Debug, Default, Deserialize)]
-struct StreamOptions {
-    #[serde(default)]
-    include_usage: bool,
-    #[serde(default)]
-    continuous_usage_stats: bool,
-}
-
-#[derive(Debug, Deserialize)]
-struct CompletionRequest {
-    model: Option<String>,
-    prompt: PromptInput,
-    max_tokens: Option<u64>,
-    #[serde(default)]
-    stream: bool,
-    stream_options: Option<StreamOptions>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ChatRequest {
-    model: Option<String>,
-    messages: Vec<Message>,
-    max_tokens: Option<u64>,
-    max_completion_tokens: Option<u64>,
-    #[serde(default)]
-    stream: bool,
-    stream_options: Option<StreamOptions>,
-}
 
 /// A request that passed validation, ready for the engine.
 struct Accepted {
@@ -242,7 +213,7 @@ struct UsageChunk<'a> {
 
 fn sse<T: Serialize>(value: &T) -> Bytes {
     let json = serde_json::to_string(value).unwrap_or_default();
-    Bytes::from(format!("data: {json}\n\n"))
+    Bytes::from(openai::sse::encode(&json))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -396,7 +367,7 @@ impl Streaming {
                 }
                 Phase::Done => {
                     self.phase = Phase::End;
-                    return Some((Ok(Bytes::from_static(b"data: [DONE]\n\n")), self));
+                    return Some((Ok(Bytes::from_static(openai::sse::DONE)), self));
                 }
                 Phase::End => return None,
             }
@@ -480,15 +451,16 @@ pub(super) async fn completions(
 ) -> Result<HttpResponse, Refusal> {
     let body = body.into_inner();
     let prompt = match body.prompt {
-        PromptInput::Text(text) => tokenizer::encode(&text),
-        PromptInput::Texts(texts) if texts.len() == 1 => tokenizer::encode(&texts[0]),
-        PromptInput::Texts(_) => {
+        Prompt::Text(text) => tokenizer::encode(&text),
+        Prompt::Texts(texts) if texts.len() == 1 => tokenizer::encode(&texts[0]),
+        Prompt::TokenLists(mut lists) if lists.len() == 1 => lists.swap_remove(0),
+        Prompt::Texts(_) | Prompt::TokenLists(_) => {
             return Err(Refusal::bad(
                 "this server accepts one prompt per request".to_owned(),
                 "prompt",
             ));
         }
-        PromptInput::Tokens(tokens) => tokens,
+        Prompt::Tokens(tokens) => tokens,
     };
     let accepted = accept(
         &state,

@@ -18,7 +18,7 @@ use actix_web::HttpResponse;
 use actix_web::dev::Server;
 use actix_web::http::StatusCode;
 use actix_web::web;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::engine::{Engine, TimeScale};
 use crate::profile::Profile;
@@ -237,28 +237,14 @@ fn error_response(status: StatusCode, message: &str, param: Option<&str>) -> Htt
     })
 }
 
-#[derive(Debug, Deserialize)]
-struct Message {
-    role: String,
-    content: String,
-}
-
 /// Renders chat messages the way a chat template would, so their tokens can be counted.
-fn chat_text(messages: &[Message]) -> String {
+fn chat_text(messages: &[openai::request::Message]) -> String {
     let mut text = String::new();
     for m in messages {
         text.push_str(&format!("<|{}|>\n{}\n", m.role, m.content));
     }
     text.push_str("<|assistant|>\n");
     text
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum PromptInput {
-    Text(String),
-    Texts(Vec<String>),
-    Tokens(Vec<u32>),
 }
 
 fn check_model(state: &State, model: Option<&str>) -> Result<(), Refusal> {

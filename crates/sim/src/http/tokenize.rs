@@ -3,7 +3,9 @@
 use actix_web::{HttpResponse, post, web};
 use serde::{Deserialize, Serialize};
 
-use super::{Message, Refusal, State, chat_text, check_model};
+use openai::request::Message;
+
+use super::{Refusal, State, chat_text, check_model};
 use crate::tokenizer;
 
 #[derive(Debug, Deserialize)]

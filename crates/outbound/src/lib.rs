@@ -2,7 +2,9 @@
 //! (the verification worker's harness, and anything else that fetches from an engine) builds
 //! its HTTP client here, so one place decides:
 //!
-//! - only `http://` and `https://` URLs with a host and no credentials;
+//! - only `http://` and `https://` URLs with a host, no credentials, and no query or fragment
+//!   (a base URL `https://victim.example/api?x=` would turn the path appended to it into a
+//!   query string: the request would go where no verification went);
 //! - no redirects, ever: a 3xx is an answer like any other, never a second destination;
 //! - no loopback, private (RFC 1918), link-local, CGNAT, unique-local, multicast, broadcast,
 //!   reserved or unspecified address, unless the operator allows private addresses
@@ -57,6 +59,8 @@ pub enum Refused {
     Scheme,
     #[error("must not contain credentials (put the engine's key in engine.api_key)")]
     Credentials,
+    #[error("must not have a query or a fragment")]
+    QueryOrFragment,
     #[error("must name a host")]
     NoHost,
     #[error("is not a valid URL")]
@@ -161,12 +165,31 @@ pub fn check_url(raw: &str, policy: Policy) -> Result<Url, Refused> {
     if policy.enforced && (!url.username().is_empty() || url.password().is_some()) {
         return Err(Refused::Credentials);
     }
+    if policy.enforced && (url.query().is_some() || url.fragment().is_some()) {
+        return Err(Refused::QueryOrFragment);
+    }
     match url.host() {
         None => Err(Refused::NoHost),
         Some(url::Host::Ipv4(ip)) => allowed(IpAddr::V4(ip), policy).map(|()| url),
         Some(url::Host::Ipv6(ip)) => allowed(IpAddr::V6(ip), policy).map(|()| url),
         Some(url::Host::Domain(_)) => Ok(url),
     }
+}
+
+/// The address of `path` (which starts with `/`) on the engine at `base`: both checked, the
+/// path appended to the base's own path.
+pub fn engine_url(base: &str, path: &str, policy: Policy) -> Result<Url, Refused> {
+    check_url(base, policy)?;
+    check_url(
+        &format!("{}{path}", base.trim().trim_end_matches('/')),
+        policy,
+    )
+}
+
+/// Installs rustls' ring crypto provider for the process (once; later calls do nothing).
+/// Every HTTP client needs it for `https://` destinations.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// [`check_url`], then resolves a name and checks every address it gives (all must be
@@ -221,6 +244,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
 /// An HTTP client builder under `policy`: no redirects; when enforced, no proxy and every
 /// name resolved through the policy.
 pub fn client_builder(policy: Policy) -> reqwest::ClientBuilder {
+    install_crypto_provider();
     let builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
     if !policy.enforced {
         return builder;
@@ -292,6 +316,27 @@ mod tests {
             Err(Refused::Credentials)
         );
         assert_eq!(check_url("ftp://8.8.8.8", STRICT), Err(Refused::Scheme));
+        for sneaky in [
+            "https://8.8.8.8/api?x=",
+            "https://8.8.8.8/api#x",
+            "https://8.8.8.8/?",
+        ] {
+            assert_eq!(
+                check_url(sneaky, STRICT),
+                Err(Refused::QueryOrFragment),
+                "{sneaky}"
+            );
+            assert_eq!(
+                engine_url(sneaky, "/v1/models", STRICT),
+                Err(Refused::QueryOrFragment)
+            );
+        }
+        assert_eq!(
+            engine_url("https://8.8.8.8:8000/base/", "/v1/models", STRICT)
+                .unwrap()
+                .as_str(),
+            "https://8.8.8.8:8000/base/v1/models"
+        );
         assert_eq!(check_url("not a url", STRICT), Err(Refused::Malformed));
         assert!(check_url("http://10.0.0.5:8000", Policy::guarded(true)).is_ok());
         assert!(check_url("http://127.0.0.1:8000", Policy::permissive()).is_ok());

@@ -1,0 +1,228 @@
+//! A completion or chat completion through the gateway, metered: prepared by
+//! `app::gateway::prepare` (one sequence, capped, usage asked for), sent within a stream slot
+//! of the booking, and metered whichever way it ends — completed, the engine failing, the
+//! booking ending, or the client going away (then from a drop, in the background).
+
+use std::time::Instant;
+
+use actix_web::http::header;
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpRequest, HttpResponse};
+use app::App;
+use app::gateway::{GatewaySlot, Metered, Prepared, StreamMeter};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use super::proxy::{self, Answers, engine_failed};
+use crate::error::{ApiError, code};
+
+/// Meters a request on its way out, once.
+struct Meter {
+    app: App,
+    booking: Uuid,
+    endpoint: &'static str,
+    started_at: DateTime<Utc>,
+    sent: Instant,
+    prepared_caps: app::gateway::Caps,
+    judged: bool,
+    slot: Option<GatewaySlot>,
+    stream: StreamMeter,
+    recorded: bool,
+}
+
+impl Meter {
+    /// Records the request once, as `metered` (the stream's metering unless given). The
+    /// insert runs on its own task, so a client going away mid-record loses nothing.
+    fn record(&mut self, outcome: &'static str, metered: Option<Metered>) {
+        if self.recorded {
+            return;
+        }
+        self.recorded = true;
+        let mut metered =
+            metered.unwrap_or_else(|| self.stream.metered(self.prepared_caps, self.sent, outcome));
+        metered.judged = self.judged;
+        // The machine's load while the request ran, its own stream included.
+        let concurrency = self.slot.take().map_or(1, |s| s.load());
+        let (app, booking, endpoint, started_at) = (
+            self.app.clone(),
+            self.booking,
+            self.endpoint,
+            self.started_at,
+        );
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::error!(%booking, "a gateway request was not metered: no runtime");
+            return;
+        };
+        runtime.spawn(async move {
+            if let Err(e) = app
+                .record_gateway_request(booking, endpoint, started_at, concurrency, &metered)
+                .await
+            {
+                tracing::error!(error = %e, %booking, "a gateway request was not metered");
+            }
+        });
+    }
+}
+
+impl Drop for Meter {
+    fn drop(&mut self) {
+        // The client went away mid-stream: metered for what it received; the upstream
+        // request is dropped with this, which cancels it at the engine.
+        self.record("client_disconnected", None);
+    }
+}
+
+/// The request's JSON object.
+fn object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err(ApiError::field("body", "must be a JSON object")),
+        Err(e) => Err(ApiError::new(
+            code::MALFORMED_JSON,
+            format!("the body is not JSON: {e}"),
+        )),
+    }
+}
+
+/// Serves `endpoint` (`/v1/completions` or `/v1/chat/completions`) for the booking.
+pub(super) async fn generate(
+    app: web::Data<App>,
+    req: HttpRequest,
+    booking: Uuid,
+    payload: web::Payload,
+    endpoint: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let target = proxy::target_of(&app, &req, booking).await?;
+    let body = proxy::read_body(payload, app.config().gateway_max_body_bytes).await?;
+    let Prepared {
+        body: sent_body,
+        stream,
+        caps,
+        strip_usage,
+        judged,
+    } = app::gateway::prepare(object(&body)?, body.len(), target.max_tokens)?;
+    let slot = app.gateway_slot(&target)?;
+    let request = proxy::request(&app, &target, endpoint, Some(sent_body))?;
+    let mut meter = Meter {
+        app: app.get_ref().clone(),
+        booking,
+        endpoint,
+        started_at: Utc::now(),
+        sent: Instant::now(),
+        prepared_caps: caps,
+        judged,
+        slot: Some(slot),
+        stream: StreamMeter::new(strip_usage),
+        recorded: false,
+    };
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(e) => {
+            meter.record("engine_error", None);
+            return Err(engine_failed(e.without_url()));
+        }
+    };
+    let checked = proxy::client_status(response.status().as_u16()).and_then(|status| {
+        Ok((
+            status,
+            proxy::content_type(&response, Answers::Json, stream)?,
+        ))
+    });
+    let (status, content_type) = match checked {
+        Ok(checked) => checked,
+        Err(e) => {
+            meter.record("engine_error", None);
+            return Err(e);
+        }
+    };
+    if !status.is_success() || !stream {
+        let body = proxy::read_answer(response).await;
+        let metered = match &body {
+            Ok(answer) if status.is_success() => caps.meter_answer(answer, "completed"),
+            _ => caps.meter(None, 0, "engine_error"),
+        };
+        meter.record(metered.outcome, Some(metered));
+        return Ok(HttpResponse::build(status)
+            .content_type(content_type)
+            .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+            .body(body?));
+    }
+    // However slowly an engine trickles, the answer ends with the booking.
+    let until_end = (target.ends_at - Utc::now()).to_std().unwrap_or_default();
+    let deadline = tokio::time::Instant::now() + until_end;
+    Ok(HttpResponse::build(status)
+        .content_type(content_type)
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(relay(response, meter, deadline)))
+}
+
+/// What the relay carries from one chunk to the next: the engine's answer, the meter,
+/// whether the stream is over, and when the last chunk was handed to the client.
+type Relay = (reqwest::Response, Meter, bool, Option<Instant>);
+
+/// Ends the relay with an error, metered as `outcome`.
+fn failed(
+    response: reqwest::Response,
+    mut meter: Meter,
+    outcome: &'static str,
+    why: String,
+) -> Option<(Result<Bytes, std::io::Error>, Relay)> {
+    meter.record(outcome, None);
+    Some((
+        Err(std::io::Error::other(why)),
+        (response, meter, true, None),
+    ))
+}
+
+/// The engine's stream as the client gets it, metered as it passes. The stream is polled
+/// for its next chunk once the client has taken the last one: the time in between is how
+/// long the writes to the client stayed blocked (a slow reader).
+fn relay(
+    response: reqwest::Response,
+    meter: Meter,
+    deadline: tokio::time::Instant,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
+    futures_util::stream::unfold(
+        (response, meter, false, None::<Instant>),
+        move |(mut response, mut meter, ended, handed): Relay| async move {
+            if ended {
+                return None;
+            }
+            if let Some(handed) = handed {
+                meter.stream.stalled(handed.elapsed());
+            }
+            loop {
+                let Ok(chunk) = tokio::time::timeout_at(deadline, response.chunk()).await else {
+                    return failed(response, meter, "booking_ended", "the booking ended".into());
+                };
+                match chunk {
+                    Ok(Some(bytes)) => match meter.stream.feed(&bytes, Instant::now()) {
+                        Ok(out) if out.is_empty() => continue,
+                        Ok(out) => {
+                            return Some((
+                                Ok(Bytes::from(out)),
+                                (response, meter, false, Some(Instant::now())),
+                            ));
+                        }
+                        Err(why) => return failed(response, meter, "engine_error", why.into()),
+                    },
+                    Ok(None) => {
+                        let rest = meter.stream.finish();
+                        meter.record("completed", None);
+                        if rest.is_empty() {
+                            return None;
+                        }
+                        return Some((Ok(Bytes::from(rest)), (response, meter, true, None)));
+                    }
+                    Err(e) => {
+                        let why = e.without_url().to_string();
+                        return failed(response, meter, "engine_error", why);
+                    }
+                }
+            }
+        },
+    )
+}

@@ -1,0 +1,39 @@
+//! `POST /v1/gateway/{booking_id}/tokenize`: the engine's token count, holding one of the
+//! booking's stream slots while it runs (tokenising is the engine's work too).
+
+use actix_web::{HttpRequest, HttpResponse, post, web};
+use app::App;
+use uuid::Uuid;
+
+use super::proxy::{self, Answers};
+use crate::error::{ApiError, Problem};
+
+/// The booked engine's `/tokenize`.
+#[utoipa::path(
+    tag = "gateway",
+    security(("bearer" = [])),
+    params(("booking_id" = Uuid, Path, description = "The booking")),
+    request_body(content = Object, description = "vLLM's tokenize request"),
+    responses(
+        (status = 200, description = "The engine's answer, unchanged", body = Object),
+        (status = 401, description = "No or invalid credential; the booking's access token (`wrong_token_audience`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such booking (or not yours)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The booking gives no access now (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "The engine did not answer, redirected, refused the gateway, or answered another content type (`engine_unavailable`)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The booking's streams are all in use (`rate_limited`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/gateway/{booking_id}/tokenize")]
+pub async fn tokenize(
+    app: web::Data<App>,
+    req: HttpRequest,
+    booking: web::Path<Uuid>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let target = proxy::target_of(&app, &req, booking.into_inner()).await?;
+    let body = proxy::read_body(payload, app.config().gateway_max_body_bytes).await?;
+    let _slot = app.gateway_slot(&target)?;
+    let request = proxy::request(&app, &target, "/tokenize", Some(body.to_vec()))?;
+    proxy::pass(request, Answers::Json).await
+}

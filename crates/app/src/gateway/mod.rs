@@ -1,0 +1,242 @@
+//! The metered gateway: one OpenAI-compatible endpoint per booking,
+//! `/v1/gateway/{booking_id}/v1/…`, open to the booking's renter (their token or personal
+//! key; never the machine's access token, which the provider sees) only while the booking is
+//! confirmed or active and inside its interval. Requests go to the listing's engine through
+//! the outbound rules (with the engine's key, never the renter's credential); answers come
+//! back unchanged, streams as they arrive. Each request is metered ([`meter`]) with the
+//! gateway's own view of the delivery — time to first token, chunks received, per-stream
+//! speed, the streams open to the machine at once ([`slots`]) — and its usage adds up per
+//! bucket ([`usage`]); guarantees judge it (`crate::guarantees`).
+
+pub mod meter;
+mod request;
+mod slots;
+pub mod usage;
+
+use std::sync::Arc;
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Utc};
+use store::{GatewayRequestRecord, booking_status};
+use uuid::Uuid;
+
+pub use meter::{Caps, Metered, StreamMeter};
+pub use request::{Prepared, prepare};
+pub use slots::GatewaySlot;
+pub use usage::{Usage, UsageBucket};
+
+use crate::{App, AppError, Caller};
+
+/// Where a booking's requests go, and their limits.
+#[derive(Debug, Clone)]
+pub struct GatewayTarget {
+    pub booking_id: Uuid,
+    pub listing_id: Uuid,
+    pub engine_base_url: String,
+    pub engine_api_key: Option<String>,
+    /// Streams the booking may have open at once: its share of the machine.
+    pub max_streams: usize,
+    /// The largest `max_tokens` a request may ask for (and what it gets when it asks none).
+    pub max_tokens: u64,
+    /// When the booking ends: no answer outlives it.
+    pub ends_at: DateTime<Utc>,
+    /// The booking holds every GPU of the machine: nobody else's counters are on it.
+    pub whole_machine: bool,
+}
+
+/// How long the gateway trusts a booking's facts as last read: a request within it costs no
+/// database round trip before the engine hears of it. A booking cancelled through this
+/// process is forgotten at once; one cancelled through another replica, or a listing given a
+/// new engine, is seen within this long.
+const GATE_TTL: StdDuration = StdDuration::from_secs(1);
+/// Most bookings whose facts are kept.
+const GATES_REMEMBERED: u64 = 10_000;
+/// Most reports whose machine streams are remembered (a report never changes).
+const REPORTS_REMEMBERED: u64 = 10_000;
+
+/// What the gateway checks a request against: the booking (its renter, status and interval)
+/// and its listing (the engine and the machine's size).
+#[derive(Debug)]
+struct Gate {
+    booking: store::BookingRecord,
+    listing: store::ListingRecord,
+}
+
+/// The gateway's state in this process: caches of what the database says, the HTTP client
+/// to engines, and the stream slots.
+#[derive(Debug)]
+pub(crate) struct GatewayState {
+    gates: moka::sync::Cache<Uuid, Arc<Gate>>,
+    streams_of_report: moka::sync::Cache<Uuid, usize>,
+    slots: slots::Slots,
+    client: reqwest::Client,
+}
+
+impl GatewayState {
+    /// One client under the outbound rules: no redirects, no proxy, every address checked;
+    /// idle connections dropped before an engine's keep-alive closes them (uvicorn's is 5 s).
+    pub(crate) fn new(allow_private: bool) -> Result<Self, AppError> {
+        let client = outbound::client_builder(outbound::Policy::guarded(allow_private))
+            .connect_timeout(StdDuration::from_secs(10))
+            .read_timeout(StdDuration::from_secs(120))
+            .pool_idle_timeout(StdDuration::from_secs(2))
+            .build()
+            .map_err(|e| AppError::Internal(format!("the gateway's HTTP client: {e}")))?;
+        Ok(Self {
+            gates: moka::sync::Cache::builder()
+                .max_capacity(GATES_REMEMBERED)
+                .time_to_live(GATE_TTL)
+                .build(),
+            streams_of_report: moka::sync::Cache::new(REPORTS_REMEMBERED),
+            slots: slots::Slots::default(),
+            client,
+        })
+    }
+}
+
+impl App {
+    /// The HTTP client every gateway request to an engine goes through.
+    pub fn gateway_client(&self) -> &reqwest::Client {
+        &self.inner.gateway.client
+    }
+
+    /// The outbound rules the gateway's engine addresses are checked against.
+    pub fn engine_policy(&self) -> outbound::Policy {
+        self.outbound_policy()
+    }
+
+    /// Who calls the gateway: a person by their token or personal API key. The machine's
+    /// access token is for the machine (its provider sees it), never for the gateway.
+    pub async fn gateway_caller(&self, bearer: &str) -> Result<Caller, AppError> {
+        if bearer.starts_with(crate::access::PREFIX) {
+            return Err(AppError::WrongTokenAudience(
+                "the booking's access token opens the machine, not the gateway: use your own token or personal API key",
+            ));
+        }
+        self.authenticate(bearer).await
+    }
+
+    /// The engine a booking's gateway sends to, for its renter (by token or personal key),
+    /// while the booking is confirmed or active and inside its interval.
+    pub async fn gateway_target(
+        &self,
+        booking: Uuid,
+        caller: Caller,
+    ) -> Result<GatewayTarget, AppError> {
+        if matches!(caller.via, crate::Credential::OrgKey { .. }) {
+            return Err(AppError::Forbidden(
+                "a booking is used by its renter: their token or personal key".into(),
+            ));
+        }
+        let gate = self.gate(booking).await?;
+        let (record, listing) = (&gate.booking, &gate.listing);
+        if caller.user_id.as_uuid() != record.renter_id {
+            // Someone else's booking: as if it did not exist.
+            return Err(AppError::NotFound("booking"));
+        }
+        let now = Utc::now();
+        if !matches!(
+            record.status.as_str(),
+            booking_status::CONFIRMED | booking_status::ACTIVE
+        ) {
+            return Err(AppError::BookingNotActive(record.status.clone()));
+        }
+        if now < record.starts_at || record.ends_at <= now {
+            return Err(AppError::BookingNotActive(
+                "outside its interval".to_owned(),
+            ));
+        }
+        let machine_streams = self.machine_streams(listing.latest_report_id).await?;
+        let share =
+            machine_streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;
+        Ok(GatewayTarget {
+            booking_id: booking,
+            listing_id: record.listing_id,
+            engine_base_url: listing.engine_base_url.clone(),
+            engine_api_key: listing.engine_api_key.clone(),
+            max_streams: share.max(1),
+            max_tokens: self.config().gateway_max_tokens,
+            ends_at: record.ends_at,
+            whole_machine: record.gpu_count >= listing.gpu_count,
+        })
+    }
+
+    /// The booking's gate facts: as read within [`GATE_TTL`], else read afresh (the booking
+    /// and its listing at once). `NotFound` when there is no such booking.
+    async fn gate(&self, booking: Uuid) -> Result<Arc<Gate>, AppError> {
+        let gates = &self.inner.gateway.gates;
+        if let Some(gate) = gates.get(&booking) {
+            return Ok(gate);
+        }
+        let (record, listing) = tokio::try_join!(
+            self.db().booking_by_id(booking),
+            self.db().listing_of_booking(booking)
+        )?;
+        let gate = Arc::new(Gate {
+            booking: record.ok_or(AppError::NotFound("booking"))?,
+            listing: listing.ok_or(AppError::NotFound("listing"))?,
+        });
+        gates.insert(booking, Arc::clone(&gate));
+        Ok(gate)
+    }
+
+    /// Forgets what the gateway read of a booking (it was cancelled), so that its next
+    /// request reads it afresh.
+    pub(crate) fn forget_gate(&self, booking: Uuid) {
+        self.inner.gateway.gates.invalidate(&booking);
+    }
+
+    /// Requests the whole machine runs at once: the most streams its verified report
+    /// measured as valid (what `max_num_seqs` let run); 1 without a report.
+    async fn machine_streams(&self, report: Option<Uuid>) -> Result<usize, AppError> {
+        let Some(report) = report else {
+            return Ok(1);
+        };
+        let remembered = &self.inner.gateway.streams_of_report;
+        if let Some(streams) = remembered.get(&report) {
+            return Ok(streams);
+        }
+        let streams = self
+            .db()
+            .cells_of_report(report)
+            .await?
+            .iter()
+            .filter(|c| c.phase == "decode" && c.status == "valid")
+            .map(|c| c.concurrency.max(1) as usize)
+            .max()
+            .unwrap_or(1);
+        remembered.insert(report, streams);
+        Ok(streams)
+    }
+
+    /// Records a metered request.
+    pub async fn record_gateway_request(
+        &self,
+        booking: Uuid,
+        endpoint: &str,
+        started_at: DateTime<Utc>,
+        concurrency: usize,
+        metered: &Metered,
+    ) -> Result<(), AppError> {
+        let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        self.db()
+            .insert_gateway_request(GatewayRequestRecord {
+                id: Uuid::now_v7(),
+                booking_id: booking,
+                endpoint: endpoint.to_owned(),
+                started_at,
+                finished_at: Utc::now(),
+                prompt_tokens: as_i64(metered.prompt_tokens),
+                output_tokens: as_i64(metered.output_tokens),
+                engine_output_tokens: metered.engine_output_tokens.map(as_i64),
+                ttft_ms: metered.ttft_ms,
+                per_stream_tok_s: metered.per_stream_tok_s,
+                concurrency: i32::try_from(concurrency).unwrap_or(i32::MAX),
+                outcome: metered.outcome.to_owned(),
+                client_stall_ms: metered.client_stall_ms,
+                comparable: metered.judged,
+            })
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,163 @@
+//! A streamed chunk (`chat.completion.chunk` or `text_completion`), and a whole answer's
+//! usage, parsed into borrowed typed structs: only the fields that say what was generated are
+//! read, everything else is skipped without being built.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+/// What an engine says it spent: `completion_tokens` so far (running usage) or in all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
+}
+
+/// One chunk of a stream.
+#[derive(Debug, Default, Deserialize)]
+pub struct Chunk<'a> {
+    #[serde(default, borrow)]
+    pub choices: Option<Vec<Choice<'a>>>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default, borrow)]
+    pub error: Option<ErrorField<'a>>,
+}
+
+/// One choice of a chunk: a completion's `text`, or a chat completion's `delta`.
+#[derive(Debug, Default, Deserialize)]
+pub struct Choice<'a> {
+    #[serde(default, borrow)]
+    pub text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub delta: Option<Delta<'a>>,
+}
+
+/// What a chat chunk adds to the answer.
+#[derive(Debug, Default, Deserialize)]
+pub struct Delta<'a> {
+    #[serde(default, borrow)]
+    pub content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub tool_calls: Option<IgnoredAny>,
+}
+
+/// An error reported mid-stream: vLLM sends `{"error": {"message": …}}`; anything else in
+/// that place is an error without a message.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ErrorField<'a> {
+    Described {
+        #[serde(default, borrow)]
+        message: Option<Cow<'a, str>>,
+    },
+    Other(IgnoredAny),
+}
+
+fn non_empty(text: Option<&Cow<'_, str>>) -> bool {
+    text.is_some_and(|t| !t.is_empty())
+}
+
+impl<'a> Chunk<'a> {
+    /// Parses one event's data.
+    pub fn parse(data: &'a str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(data)
+    }
+
+    /// Whether the chunk has at least one choice.
+    pub fn has_choices(&self) -> bool {
+        self.choices.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Whether it carries answer text (`text` or `delta.content`): what the harness counts
+    /// as a token when the engine gives no running usage.
+    pub fn has_text(&self) -> bool {
+        self.choices.iter().flatten().any(|c| {
+            non_empty(c.text.as_ref())
+                || non_empty(c.delta.as_ref().and_then(|d| d.content.as_ref()))
+        })
+    }
+
+    /// Whether it carries any generated output: text, content, reasoning or tool calls.
+    pub fn has_output(&self) -> bool {
+        self.has_text()
+            || self.choices.iter().flatten().any(|c| {
+                c.delta.as_ref().is_some_and(|d| {
+                    non_empty(d.reasoning_content.as_ref()) || d.tool_calls.is_some()
+                })
+            })
+    }
+
+    /// Nothing but usage: the final chunk `stream_options.include_usage` adds.
+    pub fn is_usage_only(&self) -> bool {
+        self.usage.is_some() && self.choices.as_ref().is_some_and(Vec::is_empty)
+    }
+
+    /// An error the engine reported in the stream, with its message when it gave one.
+    pub fn error_message(&self) -> Option<&str> {
+        match self.error.as_ref()? {
+            ErrorField::Described { message } => Some(message.as_deref().unwrap_or("")),
+            ErrorField::Other(_) => Some(""),
+        }
+    }
+}
+
+/// The usage of a whole (not streamed) answer, when it states both counts.
+pub fn answer_usage(body: &[u8]) -> Option<(u64, u64)> {
+    #[derive(Deserialize)]
+    struct Answer {
+        usage: Option<Usage>,
+    }
+    let usage = serde_json::from_slice::<Answer>(body).ok()?.usage?;
+    Some((usage.prompt_tokens?, usage.completion_tokens?))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn chunks_say_what_they_carry() {
+        let role =
+            Chunk::parse(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#)
+                .unwrap();
+        assert!(role.has_choices() && !role.has_text() && !role.has_output());
+        let text =
+            Chunk::parse(r#"{"choices":[{"text":"a\"b","logprobs":null}],"usage":null}"#).unwrap();
+        assert!(text.has_text() && text.usage.is_none());
+        let reasoning =
+            Chunk::parse(r#"{"choices":[{"delta":{"reasoning_content":"hm"}}]}"#).unwrap();
+        assert!(!reasoning.has_text() && reasoning.has_output());
+        let tools = Chunk::parse(r#"{"choices":[{"delta":{"tool_calls":[{"id":"x"}]}}]}"#).unwrap();
+        assert!(tools.has_output());
+        let usage = Chunk::parse(
+            r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}"#,
+        )
+        .unwrap();
+        assert!(usage.is_usage_only());
+        assert_eq!(usage.usage.unwrap().completion_tokens, Some(2));
+        let failed = Chunk::parse(r#"{"error":{"message":"boom","code":500}}"#).unwrap();
+        assert_eq!(failed.error_message(), Some("boom"));
+        assert_eq!(
+            Chunk::parse(r#"{"error":"x"}"#).unwrap().error_message(),
+            Some("")
+        );
+        assert!(Chunk::parse("[1]").is_err());
+    }
+
+    #[test]
+    fn an_answer_states_its_usage() {
+        assert_eq!(
+            answer_usage(br#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#),
+            Some((3, 4))
+        );
+        assert_eq!(answer_usage(br#"{"usage":{"prompt_tokens":3}}"#), None);
+        assert_eq!(answer_usage(b"nonsense"), None);
+    }
+}

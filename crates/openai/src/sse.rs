@@ -1,0 +1,274 @@
+//! Server-Sent Events, decoded incrementally as bytes arrive so every event keeps the time
+//! its bytes came in, and encoded as engines send them. Accepts what the SSE standard allows
+//! and vLLM sends: `data:` lines, comment lines (`: ping`), LF, CRLF or lone CR line ends,
+//! events split anywhere across network reads, and the `[DONE]` sentinel.
+//!
+//! A line, or an event's data, longer than the decoder's limit ends the stream with
+//! [`SseEvent::TooLong`]: nothing an engine sends makes the buffer grow without bound.
+
+/// The default longest line (and event): vLLM's chunks are a few hundred bytes.
+pub const DEFAULT_LIMIT: usize = 256 << 10;
+
+/// One complete event's `data` (multiple `data:` lines joined with `\n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseEvent {
+    Data(String),
+    /// `data: [DONE]`: the stream is over.
+    Done,
+    /// A line or an event went past the limit; nothing more is decoded.
+    TooLong {
+        limit: usize,
+    },
+}
+
+#[derive(Debug)]
+pub struct SseDecoder {
+    buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no line end: a line trickling in a byte at a
+    /// time is scanned once, not once per byte.
+    scanned: usize,
+    data: Option<String>,
+    limit: usize,
+    failed: bool,
+    /// Bytes of the stream taken out of `buffer` (whole lines) so far.
+    consumed: u64,
+    /// A CR ended the last line: an LF right after it belongs to that line end.
+    after_cr: bool,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limit(DEFAULT_LIMIT)
+    }
+}
+
+/// Encodes one event whose data is `data` (one line: JSON has no raw newline).
+pub fn encode(data: &str) -> String {
+    format!("data: {data}\n\n")
+}
+
+/// The event that ends a completion stream.
+pub const DONE: &[u8] = b"data: [DONE]\n\n";
+
+impl SseDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder that refuses lines and events longer than `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            buffer: Vec::new(),
+            scanned: 0,
+            data: None,
+            limit,
+            failed: false,
+            consumed: 0,
+            after_cr: false,
+        }
+    }
+
+    /// Feeds bytes; returns the events they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+        let mut events = Vec::new();
+        self.feed_with(bytes, |event, _| events.push(event));
+        events
+    }
+
+    /// Feeds bytes; hands each event they complete to `on_event` with the stream offset just
+    /// past its end (the blank line included), so a caller can pass the raw bytes on.
+    pub fn feed_with(&mut self, bytes: &[u8], mut on_event: impl FnMut(SseEvent, u64)) {
+        if self.failed {
+            return;
+        }
+        self.buffer.extend_from_slice(bytes);
+        let mut start = 0;
+        if self.after_cr && self.buffer.first() == Some(&b'\n') {
+            start = 1;
+        }
+        self.after_cr = false;
+        loop {
+            let from = self.scanned.max(start);
+            let Some(end) = self.buffer[from..]
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+                .map(|at| at + from)
+            else {
+                if self.buffer.len() - start > self.limit {
+                    return self.fail(&mut on_event);
+                }
+                self.scanned = self.buffer.len();
+                break;
+            };
+            if end - start > self.limit {
+                return self.fail(&mut on_event);
+            }
+            // A CR as the buffer's last byte may be the first half of a CRLF: the line ends
+            // here either way, and an LF that comes next is skipped.
+            let mut next = end + 1;
+            if self.buffer[end] == b'\r' {
+                match self.buffer.get(next) {
+                    Some(b'\n') => next += 1,
+                    Some(_) => {}
+                    None => self.after_cr = true,
+                }
+            }
+            let line = String::from_utf8_lossy(&self.buffer[start..end]).into_owned();
+            start = next;
+            self.scanned = start;
+            if let Some(event) = self.line(&line) {
+                match event {
+                    Ok(event) => on_event(event, self.consumed + start as u64),
+                    Err(()) => return self.fail(&mut on_event),
+                }
+            }
+        }
+        self.buffer.drain(..start);
+        self.consumed += start as u64;
+        self.scanned -= start;
+    }
+
+    /// Ends the stream: an event whose blank line never came (or a last line without an
+    /// end) is handed out as if it had ended.
+    pub fn finish(&mut self) -> Option<SseEvent> {
+        if self.failed {
+            return None;
+        }
+        let rest = std::mem::take(&mut self.buffer);
+        self.consumed += rest.len() as u64;
+        self.scanned = 0;
+        if !rest.is_empty() {
+            let line = String::from_utf8_lossy(&rest).into_owned();
+            if let Some(Err(())) = self.line(&line) {
+                return None;
+            }
+        }
+        self.dispatch()
+    }
+
+    /// Bytes of the stream read into whole lines so far.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Takes one line; an empty one ends the event. `Err` when the event grows too long.
+    fn line(&mut self, line: &str) -> Option<Result<SseEvent, ()>> {
+        if line.is_empty() {
+            return self.dispatch().map(Ok);
+        }
+        if line.starts_with(':') {
+            return None; // a comment (keep-alive)
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        // `event`, `id` and `retry` carry nothing this needs.
+        if field == "data" {
+            if self.data.as_ref().map_or(0, String::len) + value.len() > self.limit {
+                return Some(Err(()));
+            }
+            match &mut self.data {
+                Some(data) => {
+                    data.push('\n');
+                    data.push_str(value);
+                }
+                None => self.data = Some(value.to_owned()),
+            }
+        }
+        None
+    }
+
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let data = self.data.take()?;
+        Some(if data == "[DONE]" {
+            SseEvent::Done
+        } else {
+            SseEvent::Data(data)
+        })
+    }
+
+    fn fail(&mut self, on_event: &mut impl FnMut(SseEvent, u64)) {
+        self.failed = true;
+        self.buffer = Vec::new();
+        self.data = None;
+        on_event(SseEvent::TooLong { limit: self.limit }, self.consumed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_split_anywhere_decode_the_same() {
+        let text = b": ping\r\ndata: {\"a\":1}\r\n\r\ndata: line1\ndata: line2\n\ndata: x\r\rdata: [DONE]\n\n";
+        let whole = SseDecoder::new().feed(text);
+        assert_eq!(
+            whole,
+            vec![
+                SseEvent::Data("{\"a\":1}".into()),
+                SseEvent::Data("line1\nline2".into()),
+                SseEvent::Data("x".into()),
+                SseEvent::Done
+            ]
+        );
+        for split in 1..text.len() {
+            let mut decoder = SseDecoder::new();
+            let mut events = decoder.feed(&text[..split]);
+            events.extend(decoder.feed(&text[split..]));
+            assert_eq!(events, whole, "split at {split}");
+        }
+        // A byte at a time.
+        let mut decoder = SseDecoder::new();
+        let events: Vec<SseEvent> = text.iter().flat_map(|b| decoder.feed(&[*b])).collect();
+        assert_eq!(events, whole);
+    }
+
+    #[test]
+    fn each_event_says_where_it_ends() {
+        let text = b"data: a\r\n\r\ndata: b\n\ndata: c\r\r";
+        let mut ends = Vec::new();
+        let mut decoder = SseDecoder::new();
+        for piece in text.chunks(3) {
+            decoder.feed_with(piece, |event, end| ends.push((event, end)));
+        }
+        let a = b"data: a\r\n\r\n".len() as u64;
+        let b = a + b"data: b\n\n".len() as u64;
+        assert_eq!(
+            ends,
+            vec![
+                (SseEvent::Data("a".into()), a),
+                (SseEvent::Data("b".into()), b),
+                (SseEvent::Data("c".into()), text.len() as u64),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unended_last_event_is_handed_out_at_the_end() {
+        let mut decoder = SseDecoder::new();
+        assert!(decoder.feed(b"data: {\"a\"\ndata: :1}").is_empty());
+        assert_eq!(decoder.finish(), Some(SseEvent::Data("{\"a\"\n:1}".into())));
+        assert_eq!(decoder.finish(), None);
+    }
+
+    #[test]
+    fn a_line_without_end_stops_at_the_limit() {
+        let mut decoder = SseDecoder::with_limit(64);
+        assert_eq!(decoder.feed(b"data: {\"a\":1}\n\n").len(), 1);
+        let mut events = Vec::new();
+        for _ in 0..100 {
+            events.extend(decoder.feed(&[b'x'; 16]));
+        }
+        assert_eq!(events, vec![SseEvent::TooLong { limit: 64 }]);
+        assert!(decoder.buffer.capacity() < 1024, "the buffer was released");
+        // Many short data lines that never end the event are bounded too.
+        let mut decoder = SseDecoder::with_limit(64);
+        let mut events = Vec::new();
+        for _ in 0..100 {
+            events.extend(decoder.feed(b"data: 0123456789\n"));
+        }
+        assert_eq!(events, vec![SseEvent::TooLong { limit: 64 }]);
+    }
+}
