@@ -24,6 +24,7 @@ mod m20261201_000016_private_reports;
 mod m20261201_000017_gateway_requests;
 mod m20261201_000018_log_backfill_check;
 mod m20261201_000019_performance_guarantees;
+mod m20261202_000020_gateway_judging;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000017_gateway_requests::Migration),
             Box::new(m20261201_000018_log_backfill_check::Migration),
             Box::new(m20261201_000019_performance_guarantees::Migration),
+            Box::new(m20261202_000020_gateway_judging::Migration),
         ]
     }
 }

@@ -242,7 +242,10 @@ impl From<AppError> for ApiError {
             AppError::IdempotencyKeyReused => {
                 Self::new(code::IDEMPOTENCY_KEY_REUSED, err.to_string())
             }
-            AppError::Unavailable(what) => Self::new(code::NOT_READY, what),
+            AppError::Unavailable(what) => Self {
+                retry_after: Some(1),
+                ..Self::new(code::NOT_READY, what)
+            },
             AppError::RateLimited {
                 what,
                 retry_after_secs,

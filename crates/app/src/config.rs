@@ -126,6 +126,9 @@ pub struct Config {
     /// Length of the gateway's usage buckets, the unit performance guarantees are judged and
     /// credited in (seconds; default 300).
     pub gateway_bucket_secs: u64,
+    /// How long a gateway stream's place in the shared count lasts without renewal (renewed
+    /// a third of the way through): a crashed replica's streams stop counting after this.
+    pub gateway_stream_lease_secs: u64,
     /// The kernel send buffer of each API connection, in bytes (0: the kernel's autotuning,
     /// up to megabytes): what a client that stops reading can hold.
     pub send_buffer_bytes: usize,
@@ -195,6 +198,7 @@ impl Default for Config {
             gateway_max_body_bytes: 1024 * 1024,
             gateway_max_tokens: 8192,
             gateway_bucket_secs: 300,
+            gateway_stream_lease_secs: 10,
             send_buffer_bytes: 256 * 1024,
         }
     }
@@ -316,6 +320,9 @@ impl Config {
         }
         if self.log_checkpoint_secs == 0 {
             return Err("log_checkpoint_secs: must be at least 1".into());
+        }
+        if !(3..=3600).contains(&self.gateway_stream_lease_secs) {
+            return Err("gateway_stream_lease_secs: must be between 3 and 3600".into());
         }
         if !(1..=86_400).contains(&self.gateway_bucket_secs) {
             return Err("gateway_bucket_secs: must be between 1 and 86400".into());

@@ -103,7 +103,11 @@ impl App {
                 streams: Default::default(),
                 budgets: Default::default(),
                 plan_scales: Default::default(),
-                gateway: gateway::GatewayState::new(config.engine_allow_private)?,
+                gateway: gateway::GatewayState::new(
+                    config.engine_allow_private,
+                    redis.is_some(),
+                    db.backend(),
+                )?,
                 trusted_proxies: limits::parse_proxies(&config.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,

@@ -382,6 +382,10 @@ mod tests {
             ttft_ms: None,
             tbt_ms: None,
             prompt_tok_s: None,
+            ttft_ms_p99: None,
+            ttft_samples: None,
+            itl_ms_p99: None,
+            tokens_per_chunk: None,
         }
     }
 

@@ -215,13 +215,14 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
             .sum()
     };
 
-    let output_tokens: u64 = rec
+    let (output_tokens, token_chunks) = rec
         .requests
         .iter()
         .flat_map(|r| r.timeline.chunks.iter())
         .filter(|(at, _)| in_window(at))
-        .map(|(_, n)| n)
-        .sum();
+        .fold((0u64, 0u64), |(tokens, chunks), (_, n)| {
+            (tokens + n, chunks + 1)
+        });
 
     // Per stream slot: decode tokens over decode time, summed over its requests.
     let slots = rec
@@ -420,6 +421,7 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
         tbt_ms_median: per_request.filter(|r| *r > 0.0).map(|r| 1000.0 / r),
         itl_ms_p50: median(&itls),
         itl_ms_p99: percentile(&itls, 99.0),
+        tokens_per_chunk: (token_chunks > 0).then(|| output_tokens as f64 / token_chunks as f64),
         avg_active_requests: avg_active,
         client_in_flight: Some(client_in_flight),
         completed_requests: Some(completed),
@@ -601,10 +603,31 @@ mod tests {
             requests,
             steady_samples(base, 2.0, 0.0, 0.0),
         ));
+        assert_eq!(cell.tokens_per_chunk, Some(1.0));
         // Half the gaps are 0: the per-chunk median collapses, the page's TBT does not.
         assert!(cell.itl_ms_p50.unwrap() < 21.0);
         let tbt = cell.tbt_ms_median.unwrap();
         assert!((tbt - 20.0).abs() < 0.5, "{tbt}");
+    }
+
+    #[test]
+    fn tokens_per_chunk_is_what_each_chunk_carried() {
+        let base = Instant::now();
+        // Three tokens every 60 ms (speculative decoding, or a stream interval of 3).
+        let triples = |first: u64| Timeline {
+            chunks: (0..70).map(|i| (at(base, first + i * 60), 3)).collect(),
+            ..steady(base, 0, first, 20, 200)
+        };
+        let requests = vec![
+            request(0, true, triples(100)),
+            request(1, true, triples(110)),
+        ];
+        let cell = evaluate(&recording(
+            base,
+            requests,
+            steady_samples(base, 2.0, 0.0, 0.0),
+        ));
+        assert_eq!(cell.tokens_per_chunk, Some(3.0));
     }
 
     #[test]

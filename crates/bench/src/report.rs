@@ -155,6 +155,11 @@ pub struct DecodeCell {
     pub itl_ms_p50: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub itl_ms_p99: Option<f64>,
+    /// Output tokens ÷ token-bearing chunks inside the window (1.0 for an engine that streams
+    /// every token; more with speculative decoding or a stream interval). Reported from the
+    /// third wave on: the gateway holds a provider to the chunking it showed when verified.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tokens_per_chunk: Option<f64>,
     /// Time-weighted mean of the server's `num_requests_running` over the window.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub avg_active_requests: Option<f64>,
@@ -206,6 +211,7 @@ impl DecodeCell {
             tbt_ms_median: None,
             itl_ms_p50: None,
             itl_ms_p99: None,
+            tokens_per_chunk: None,
             avg_active_requests: None,
             client_in_flight: None,
             completed_requests: None,

@@ -25,6 +25,9 @@ pub enum QueueError {
     Redis(#[from] redis::RedisError),
     #[error("the in-process queue is closed")]
     Closed,
+    /// Redis answered something a script of ours never returns.
+    #[error("Redis: {0}")]
+    Answer(&'static str),
 }
 
 const GROUP: &str = "workers";
@@ -99,6 +102,23 @@ impl Redis {
         key: &str,
         args: &[&str],
     ) -> Result<(i64, i64), QueueError> {
+        let answer = self.eval(source, &[key], args).await?;
+        match answer[..] {
+            [a, b, ..] => Ok((a, b)),
+            _ => Err(QueueError::Answer(
+                "a script answered fewer than two integers",
+            )),
+        }
+    }
+
+    /// Runs a (short) Lua script on `keys` with `EVAL` over the one kept connection (500 ms
+    /// to connect or answer); the script answers a list of integers.
+    pub async fn eval(
+        &self,
+        source: &str,
+        keys: &[&str],
+        args: &[&str],
+    ) -> Result<Vec<i64>, QueueError> {
         let mut conn = self
             .shared
             .get_or_try_init(|| {
@@ -111,7 +131,7 @@ impl Redis {
             .await?
             .clone();
         let mut eval = redis::cmd("EVAL");
-        eval.arg(source).arg(1).arg(key);
+        eval.arg(source).arg(keys.len()).arg(keys);
         for arg in args {
             eval.arg(*arg);
         }

@@ -203,7 +203,7 @@ impl Db {
                 other => BookingError::Store(other),
             })?;
         // The listing's guarantee as it stands now is the booking's for good.
-        if let Some(guarantee) = crate::gateway::guarantee_for(id, &listing) {
+        if let Some(guarantee) = crate::guarantees::guarantee_for(id, &listing) {
             booking_guarantees::Entity::insert(guarantee)
                 .exec_without_returning(&txn)
                 .await?;

@@ -11,6 +11,7 @@ mod catalog_cells;
 mod community_runs;
 mod entities;
 mod gateway;
+mod guarantees;
 mod invitations;
 mod listings;
 mod log;
@@ -41,7 +42,8 @@ pub use billing::{BillingRecord, SubscriptionState};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use community_runs::{CommunityRunQuery, CommunityRunRecord};
-pub use gateway::{CreditRecord, GatewayRequestRecord, GuaranteeRecord};
+pub use gateway::{GatewayRequestRecord, StreamLease};
+pub use guarantees::{CreditRecord, GuaranteeRecord};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use listings::{ListingRecord, listing_status};
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
@@ -51,8 +53,8 @@ pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
 pub use shares::{ShareRecord, visibility};
 pub use verification::{
-    CellRecord, EventRecord, MeasuredClaim, NewReport, ReportRecord, RunRecord, SigningKeyRecord,
-    run_status,
+    CellFigures, CellRecord, EventRecord, MeasuredClaim, NewReport, ReportRecord, RunRecord,
+    SigningKeyRecord, run_status,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

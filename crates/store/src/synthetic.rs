@@ -164,6 +164,10 @@ impl Db {
                             ttft_ms: Set(None),
                             tbt_ms: Set(None),
                             prompt_tok_s: Set(None),
+                            ttft_ms_p99: Set(None),
+                            ttft_samples: Set(None),
+                            itl_ms_p99: Set(None),
+                            tokens_per_chunk: Set(None),
                         }
                     }));
                     report_rows.push(report);
@@ -288,6 +292,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         catalog_gpu: Set(None),
         catalog_model: Set(None),
         guarantee_min_bp: Set(None),
+        spot_check_forwarded_at: Set(None),
     };
     let report = verified.then(|| {
         (
@@ -303,6 +308,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
                 created_at: Set(now),
                 kind: Set("verification".to_owned()),
                 visibility: Set("public".to_owned()),
+                cell_figures_filled: Set(true),
             },
             cells,
         )

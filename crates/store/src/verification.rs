@@ -387,6 +387,7 @@ impl Db {
             created_at: Set(report.created_at),
             kind: Set(report.kind.clone()),
             visibility: Set(report.visibility.clone()),
+            cell_figures_filled: Set(true),
         };
         let public = report.visibility != crate::visibility::PRIVATE;
         reports::Entity::insert(model)
@@ -405,6 +406,10 @@ impl Db {
                 ttft_ms: Set(c.ttft_ms),
                 tbt_ms: Set(c.tbt_ms),
                 prompt_tok_s: Set(c.prompt_tok_s),
+                ttft_ms_p99: Set(c.ttft_ms_p99),
+                ttft_samples: Set(c.ttft_samples),
+                itl_ms_p99: Set(c.itl_ms_p99),
+                tokens_per_chunk: Set(c.tokens_per_chunk),
             });
             report_cells::Entity::insert_many(cells)
                 .exec_without_returning(&txn)
@@ -633,5 +638,73 @@ impl Db {
             .order_by_asc(signing_keys::Column::CreatedAt)
             .all(self.conn())
             .await?)
+    }
+}
+
+/// The figures of one report cell that judging reads, as its signed envelope states them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellFigures {
+    pub phase: String,
+    pub context_tokens: i64,
+    pub concurrency: i64,
+    pub ttft_ms_p99: Option<f64>,
+    pub ttft_samples: Option<i64>,
+    pub itl_ms_p99: Option<f64>,
+    pub tokens_per_chunk: Option<f64>,
+}
+
+impl Db {
+    /// Reports stored before their cells kept the figures judging reads: (id, envelope),
+    /// at most `limit`.
+    pub async fn reports_to_fill(&self, limit: u64) -> Result<Vec<(Uuid, String)>, StoreError> {
+        Ok(reports::Entity::find()
+            .select_only()
+            .column(reports::Column::Id)
+            .column(reports::Column::Envelope)
+            .filter(reports::Column::CellFiguresFilled.eq(false))
+            .order_by_asc(reports::Column::Id)
+            .limit(limit)
+            .into_tuple()
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Writes a report's cell figures and marks it filled, in one transaction; a report
+    /// filled meanwhile (by another replica) is written the same again.
+    pub async fn fill_cell_figures(
+        &self,
+        report: Uuid,
+        cells: &[CellFigures],
+    ) -> Result<(), StoreError> {
+        let txn = self.write().await?;
+        for cell in cells {
+            report_cells::Entity::update_many()
+                .col_expr(
+                    report_cells::Column::TtftMsP99,
+                    Expr::value(cell.ttft_ms_p99),
+                )
+                .col_expr(
+                    report_cells::Column::TtftSamples,
+                    Expr::value(cell.ttft_samples),
+                )
+                .col_expr(report_cells::Column::ItlMsP99, Expr::value(cell.itl_ms_p99))
+                .col_expr(
+                    report_cells::Column::TokensPerChunk,
+                    Expr::value(cell.tokens_per_chunk),
+                )
+                .filter(report_cells::Column::ReportId.eq(report))
+                .filter(report_cells::Column::Phase.eq(cell.phase.as_str()))
+                .filter(report_cells::Column::ContextTokens.eq(cell.context_tokens))
+                .filter(report_cells::Column::Concurrency.eq(cell.concurrency))
+                .exec(&txn)
+                .await?;
+        }
+        reports::Entity::update_many()
+            .col_expr(reports::Column::CellFiguresFilled, Expr::value(true))
+            .filter(reports::Column::Id.eq(report))
+            .exec(&txn)
+            .await?;
+        txn.commit().await?;
+        Ok(())
     }
 }

@@ -65,6 +65,12 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
 /// released, started bookings active, ended ones completed), and judges and settles
 /// performance guarantees. All are idempotent, so any number of replicas may run this.
 pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
+    // Once at start: reports stored before their cells kept what judging reads.
+    match app.fill_cell_figures().await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(reports = n, "report cells' judging figures filled"),
+        Err(e) => tracing::warn!(error = %e, "filling report cells' judging figures failed"),
+    }
     let interval = Duration::from_secs(app.config().reconcile_interval_secs);
     // A queued run is "lost" when it has waited this long without being claimed.
     let stale = interval * 3;

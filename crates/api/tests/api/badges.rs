@@ -247,7 +247,14 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
     // The spot check is due: the platform queues it and a worker runs it to its verdict.
     let now = Utc::now();
     let listing_id: Uuid = listing.parse().unwrap();
-    assert!(app.app.db().spot_check_now(listing_id, now).await.unwrap());
+    let day = chrono::Duration::days(1);
+    assert!(
+        app.app
+            .db()
+            .spot_check_now(listing_id, now, day)
+            .await
+            .unwrap()
+    );
     app.app.verification_upkeep().await.unwrap();
     let queued = app
         .app
@@ -380,6 +387,10 @@ pub(crate) async fn badge_report(
             ttft_ms: None,
             tbt_ms: None,
             prompt_tok_s: None,
+            ttft_ms_p99: None,
+            ttft_samples: None,
+            itl_ms_p99: None,
+            tokens_per_chunk: None,
         }],
         headline: (Some(100.0), Some(100.0)),
         measured: store::MeasuredClaim::of(&record),

@@ -71,6 +71,30 @@ async fn list(app: &TestApp, p: &Provider, extra: Value) -> String {
 /// Gives a listing a compliant report whose valid decode cells measured `cells`
 /// (`(context, concurrency, total_tok_s)`), as the verification worker would store it.
 async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
+    let cells = cells
+        .iter()
+        .map(|&(context, concurrency, tok_s)| store::CellRecord {
+            report_id: Uuid::nil(),
+            phase: "decode".into(),
+            context_tokens: context,
+            concurrency,
+            status: "valid".into(),
+            total_tok_s: Some(tok_s),
+            per_request_tok_s: Some(tok_s / concurrency as f64),
+            ttft_ms: None,
+            tbt_ms: None,
+            prompt_tok_s: None,
+            ttft_ms_p99: None,
+            ttft_samples: None,
+            itl_ms_p99: None,
+            tokens_per_chunk: None,
+        })
+        .collect();
+    verified_with(app, listing, cells).await;
+}
+
+/// Gives a listing a compliant report of these cells (decode and prefill, any figures).
+pub(crate) async fn verified_with(app: &TestApp, listing: &str, cells: Vec<store::CellRecord>) {
     let db = app.app.db();
     let listing = db
         .listing_by_id(listing.parse().unwrap())
@@ -79,7 +103,7 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
         .unwrap();
     let best = cells
         .iter()
-        .map(|c| c.2)
+        .filter_map(|c| c.total_tok_s)
         .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
     let id = Uuid::now_v7();
     db.insert_report(store::NewReport {
@@ -93,19 +117,8 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
         summary: "{}".into(),
         created_at: Utc::now(),
         cells: cells
-            .iter()
-            .map(|&(context, concurrency, tok_s)| store::CellRecord {
-                report_id: id,
-                phase: "decode".into(),
-                context_tokens: context,
-                concurrency,
-                status: "valid".into(),
-                total_tok_s: Some(tok_s),
-                per_request_tok_s: Some(tok_s / concurrency as f64),
-                ttft_ms: None,
-                tbt_ms: None,
-                prompt_tok_s: None,
-            })
+            .into_iter()
+            .map(|c| store::CellRecord { report_id: id, ..c })
             .collect(),
         headline: (best, None),
         measured: store::MeasuredClaim::of(&listing),

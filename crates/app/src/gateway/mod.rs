@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 pub use meter::{Caps, Metered, StreamMeter};
 pub use request::{Prepared, prepare};
-pub use slots::GatewaySlot;
+pub use slots::{GatewaySlot, Load};
 pub use usage::{Usage, UsageBucket};
 
 use crate::{App, AppError, Caller};
@@ -42,6 +42,9 @@ pub struct GatewayTarget {
     pub ends_at: DateTime<Utc>,
     /// The booking holds every GPU of the machine: nobody else's counters are on it.
     pub whole_machine: bool,
+    /// The booking also reaches the machine directly (SSH or an HTTPS URL): the engine's
+    /// own count of running requests is sampled beside the gateway's.
+    pub direct_access: bool,
 }
 
 /// How long the gateway trusts a booking's facts as last read: a request within it costs no
@@ -68,14 +71,20 @@ struct Gate {
 pub(crate) struct GatewayState {
     gates: moka::sync::Cache<Uuid, Arc<Gate>>,
     streams_of_report: moka::sync::Cache<Uuid, usize>,
-    slots: slots::Slots,
+    counter: slots::Counter,
     client: reqwest::Client,
 }
 
 impl GatewayState {
     /// One client under the outbound rules: no redirects, no proxy, every address checked;
     /// idle connections dropped before an engine's keep-alive closes them (uvicorn's is 5 s).
-    pub(crate) fn new(allow_private: bool) -> Result<Self, AppError> {
+    /// Streams are counted in Redis when there is one, else on PostgreSQL, else (embedded on
+    /// SQLite) in this process.
+    pub(crate) fn new(
+        allow_private: bool,
+        redis: bool,
+        backend: store::Backend,
+    ) -> Result<Self, AppError> {
         let client = outbound::client_builder(outbound::Policy::guarded(allow_private))
             .connect_timeout(StdDuration::from_secs(10))
             .read_timeout(StdDuration::from_secs(120))
@@ -88,7 +97,11 @@ impl GatewayState {
                 .time_to_live(GATE_TTL)
                 .build(),
             streams_of_report: moka::sync::Cache::new(REPORTS_REMEMBERED),
-            slots: slots::Slots::default(),
+            counter: match (redis, backend) {
+                (true, _) => slots::Counter::Redis,
+                (false, store::Backend::Postgres) => slots::Counter::Postgres,
+                (false, store::Backend::Sqlite) => slots::Counter::Local(Default::default()),
+            },
             client,
         })
     }
@@ -158,6 +171,7 @@ impl App {
             max_tokens: self.config().gateway_max_tokens,
             ends_at: record.ends_at,
             whole_machine: record.gpu_count >= listing.gpu_count,
+            direct_access: listing.access_ssh_host.is_some() || listing.access_https_url.is_some(),
         })
     }
 
@@ -215,7 +229,7 @@ impl App {
         booking: Uuid,
         endpoint: &str,
         started_at: DateTime<Utc>,
-        concurrency: usize,
+        load: Load,
         metered: &Metered,
     ) -> Result<(), AppError> {
         let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
@@ -231,10 +245,13 @@ impl App {
                 engine_output_tokens: metered.engine_output_tokens.map(as_i64),
                 ttft_ms: metered.ttft_ms,
                 per_stream_tok_s: metered.per_stream_tok_s,
-                concurrency: i32::try_from(concurrency).unwrap_or(i32::MAX),
+                concurrency: i32::try_from(load.gateway).unwrap_or(i32::MAX),
                 outcome: metered.outcome.to_owned(),
                 client_stall_ms: metered.client_stall_ms,
                 comparable: metered.judged,
+                chunks: metered.chunks.map(as_i64),
+                last_token_ms: metered.last_token_ms,
+                engine_load: load.engine.map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
             })
             .await?;
         Ok(())

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
-use crate::guarantees::{by_bucket, judge, verified_cells};
+use crate::guarantees::{Verified, by_bucket, judge, verified_cells};
 use crate::{App, AppError, Caller};
 
 /// Most requests one usage answer reads.
@@ -31,8 +31,10 @@ pub struct UsageBucket {
     /// The verified per-stream tok/s the bucket's requests are held to (median of their
     /// cells), when the report measured their load as valid.
     pub verified_tok_s: Option<f64>,
-    /// Median delivered per-stream speed over the verified one.
+    /// Median delivered share of the verified figures (at least 5 judged requests).
     pub delivered_fraction: Option<f64>,
+    /// Requests judged.
+    pub judged_requests: u64,
     /// The longest a write to the client stayed blocked.
     pub client_stall_ms_max: Option<f64>,
     /// The client read too slowly for the bucket to be judged against the machine.
@@ -64,7 +66,7 @@ impl App {
         };
         let cells = match report {
             Some(report) => verified_cells(&self.db().cells_of_report(report).await?),
-            None => Vec::new(),
+            None => Verified::default(),
         };
         let credits = self.db().credits_of(booking).await?;
         let mut usage = Usage::default();
@@ -92,6 +94,7 @@ impl App {
                     .unwrap_or(0),
                 verified_tok_s: judgement.verified_tok_s,
                 delivered_fraction: judgement.delivered_fraction,
+                judged_requests: judgement.judged,
                 client_stall_ms_max: judgement.client_stall_ms_max,
                 slow_reader: judgement.slow_reader,
                 credit_minor: credits

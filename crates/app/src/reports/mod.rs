@@ -3,6 +3,7 @@
 //! organisation reports and the leaderboard (`leaderboard.rs`). The CSV and SVG renderings
 //! live beside the API that serves them.
 
+mod figures;
 mod leaderboard;
 mod signing;
 
@@ -65,13 +66,18 @@ pub struct ShareLink {
 pub const SHARE_TTL_SECS: u64 = 7 * 24 * 3600;
 pub const SHARE_TTL_MAX_SECS: u64 = 90 * 24 * 3600;
 
+/// The predicate of the statement a DSSE envelope signs.
+pub(crate) fn predicate_of(envelope: Value) -> Option<Value> {
+    let envelope: attest::Envelope = serde_json::from_value(envelope).ok()?;
+    let mut statement: Value = serde_json::from_slice(&envelope.payload_bytes().ok()?).ok()?;
+    Some(statement.get_mut("predicate")?.take())
+}
+
 impl StoredReport {
     /// The signed statement's predicate: the harness's report with the listing's claim
     /// (`hardware.claimed`) and the run's facts (`verification`). `None` when withheld.
     pub fn predicate(&self) -> Option<Value> {
-        let envelope: attest::Envelope = serde_json::from_value(self.envelope.clone()).ok()?;
-        let statement: Value = serde_json::from_slice(&envelope.payload_bytes().ok()?).ok()?;
-        Some(statement.get("predicate")?.clone())
+        predicate_of(self.envelope.clone())
     }
 
     pub(crate) fn of(record: ReportRecord) -> Self {

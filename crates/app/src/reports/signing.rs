@@ -189,6 +189,10 @@ pub(crate) fn sign_run_report(
             ttft_ms: c.ttft_ms_median,
             tbt_ms: c.tbt_ms_median,
             prompt_tok_s: None,
+            ttft_ms_p99: c.ttft_ms_p99,
+            ttft_samples: c.ttft_samples.and_then(|n| i64::try_from(n).ok()),
+            itl_ms_p99: c.itl_ms_p99,
+            tokens_per_chunk: c.tokens_per_chunk,
         })
         .collect();
     cells.extend(report.prefill.iter().map(|e| CellRecord {
@@ -202,6 +206,10 @@ pub(crate) fn sign_run_report(
         ttft_ms: e.ttft_ms,
         tbt_ms: None,
         prompt_tok_s: e.prompt_tok_s,
+        ttft_ms_p99: None,
+        ttft_samples: None,
+        itl_ms_p99: None,
+        tokens_per_chunk: None,
     }));
     Ok(SignedReport {
         id,

@@ -42,6 +42,9 @@ pub struct Model {
     pub catalog_model: Option<String>,
     /// The guaranteed share of the verified speed, in basis points.
     pub guarantee_min_bp: Option<i32>,
+    /// When a credit last brought the spot check forward (at most once per
+    /// `spot_check_every_secs`).
+    pub spot_check_forwarded_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -6,6 +6,7 @@ pub mod booking_guarantees;
 pub mod bookings;
 pub mod community_runs;
 pub mod gateway_requests;
+pub mod gateway_streams;
 pub mod invitations;
 pub mod ledger_entries;
 pub mod listing_cells;

@@ -17,6 +17,10 @@ pub struct Model {
     pub ttft_ms: Option<f64>,
     pub tbt_ms: Option<f64>,
     pub prompt_tok_s: Option<f64>,
+    pub ttft_ms_p99: Option<f64>,
+    pub ttft_samples: Option<i64>,
+    pub itl_ms_p99: Option<f64>,
+    pub tokens_per_chunk: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -17,6 +17,9 @@ pub struct Model {
     pub kind: String,
     /// `public`, or `private` (shown to the organisation and share links only).
     pub visibility: String,
+    /// Its cells' figures for judging were read from the envelope (at insert, or by the
+    /// start-up backfill for reports stored before they were columns).
+    pub cell_figures_filled: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -34,8 +34,14 @@ pub struct UsageBucketView {
     /// median over the bucket; `null` when no request ran at a load the report measured as
     /// valid.
     pub verified_tok_s: Option<f64>,
-    /// Median of each request's delivered per-stream speed over its verified one.
+    /// Median over the bucket's judged requests of each one's delivered share of its cell:
+    /// the smallest of its per-stream speed, its pace after the TTFT allowed, and its TTFT
+    /// against the one allowed (the gateway's own timings; tokens believed up to the
+    /// report's tokens per chunk). `null` with fewer than 5 judged requests.
     pub delivered_fraction: Option<f64>,
+    /// Requests held to the report: streamed, asking only for what the benchmark sends, at
+    /// a load the report measured as valid.
+    pub judged_requests: u64,
     /// The longest the gateway's writes to the client stayed blocked (streams only).
     pub client_stall_ms_max: Option<f64>,
     /// Writes to the client stayed blocked for more than 50 ms: the bucket earns no credit
@@ -96,6 +102,7 @@ pub async fn usage(
                 concurrency_max: b.concurrency_max,
                 verified_tok_s: b.verified_tok_s,
                 delivered_fraction: b.delivered_fraction,
+                judged_requests: b.judged_requests,
                 client_stall_ms_max: b.client_stall_ms_max,
                 slow_reader: b.slow_reader,
                 credit_minor: b.credit_minor,

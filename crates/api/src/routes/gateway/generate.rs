@@ -9,7 +9,7 @@ use actix_web::http::header;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use app::App;
-use app::gateway::{GatewaySlot, Metered, Prepared, StreamMeter};
+use app::gateway::{GatewaySlot, Load, Metered, Prepared, StreamMeter};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -32,36 +32,67 @@ struct Meter {
 }
 
 impl Meter {
-    /// Records the request once, as `metered` (the stream's metering unless given). The
-    /// insert runs on its own task, so a client going away mid-record loses nothing.
-    fn record(&mut self, outcome: &'static str, metered: Option<Metered>) {
+    /// The request as metered (the stream's metering unless given); `None` once recorded.
+    fn take(
+        &mut self,
+        outcome: &'static str,
+        metered: Option<Metered>,
+    ) -> Option<(Metered, Option<GatewaySlot>)> {
         if self.recorded {
-            return;
+            return None;
         }
         self.recorded = true;
         let mut metered =
             metered.unwrap_or_else(|| self.stream.metered(self.prepared_caps, self.sent, outcome));
         metered.judged = self.judged;
-        // The machine's load while the request ran, its own stream included.
-        let concurrency = self.slot.take().map_or(1, |s| s.load());
-        let (app, booking, endpoint, started_at) = (
+        Some((metered, self.slot.take()))
+    }
+
+    /// Records the request once: its stream slot given back first (awaited, so the
+    /// booking's next request finds it free), then the row inserted on its own task, so a
+    /// client going away mid-record loses nothing.
+    async fn finish(&mut self, outcome: &'static str, metered: Option<Metered>) {
+        if let Some((metered, slot)) = self.take(outcome, metered) {
+            let load = release(slot).await;
+            self.insert(load, metered);
+        }
+    }
+
+    fn insert(&self, load: Load, metered: Metered) {
+        insert(
             self.app.clone(),
-            self.booking,
-            self.endpoint,
-            self.started_at,
+            (self.booking, self.endpoint, self.started_at),
+            load,
+            metered,
         );
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::error!(%booking, "a gateway request was not metered: no runtime");
-            return;
-        };
-        runtime.spawn(async move {
-            if let Err(e) = app
-                .record_gateway_request(booking, endpoint, started_at, concurrency, &metered)
-                .await
-            {
-                tracing::error!(error = %e, %booking, "a gateway request was not metered");
-            }
-        });
+    }
+}
+
+/// Inserts a metered request's row on its own task.
+fn insert(
+    app: App,
+    (booking, endpoint, started_at): (Uuid, &'static str, DateTime<Utc>),
+    load: Load,
+    metered: Metered,
+) {
+    tokio::spawn(async move {
+        if let Err(e) = app
+            .record_gateway_request(booking, endpoint, started_at, load, &metered)
+            .await
+        {
+            tracing::error!(error = %e, %booking, "a gateway request was not metered");
+        }
+    });
+}
+
+/// The machine's load while the request ran, its own stream included.
+async fn release(slot: Option<GatewaySlot>) -> Load {
+    match slot {
+        Some(slot) => slot.release().await,
+        None => Load {
+            gateway: 1,
+            engine: None,
+        },
     }
 }
 
@@ -69,7 +100,21 @@ impl Drop for Meter {
     fn drop(&mut self) {
         // The client went away mid-stream: metered for what it received; the upstream
         // request is dropped with this, which cancels it at the engine.
-        self.record("client_disconnected", None);
+        let Some((metered, slot)) = self.take("client_disconnected", None) else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::error!(booking = %self.booking, "a gateway request was not metered: no runtime");
+            return;
+        };
+        let (app, request) = (
+            self.app.clone(),
+            (self.booking, self.endpoint, self.started_at),
+        );
+        runtime.spawn(async move {
+            let load = release(slot).await;
+            insert(app, request, load, metered);
+        });
     }
 }
 
@@ -102,7 +147,7 @@ pub(super) async fn generate(
         strip_usage,
         judged,
     } = app::gateway::prepare(object(&body)?, body.len(), target.max_tokens)?;
-    let slot = app.gateway_slot(&target)?;
+    let slot = app.gateway_slot(&target).await?;
     let request = proxy::request(&app, &target, endpoint, Some(sent_body))?;
     let mut meter = Meter {
         app: app.get_ref().clone(),
@@ -119,7 +164,7 @@ pub(super) async fn generate(
     let response = match request.send().await {
         Ok(response) => response,
         Err(e) => {
-            meter.record("engine_error", None);
+            meter.finish("engine_error", None).await;
             return Err(engine_failed(e.without_url()));
         }
     };
@@ -132,7 +177,7 @@ pub(super) async fn generate(
     let (status, content_type) = match checked {
         Ok(checked) => checked,
         Err(e) => {
-            meter.record("engine_error", None);
+            meter.finish("engine_error", None).await;
             return Err(e);
         }
     };
@@ -142,7 +187,7 @@ pub(super) async fn generate(
             Ok(answer) if status.is_success() => caps.meter_answer(answer, "completed"),
             _ => caps.meter(None, 0, "engine_error"),
         };
-        meter.record(metered.outcome, Some(metered));
+        meter.finish(metered.outcome, Some(metered)).await;
         return Ok(HttpResponse::build(status)
             .content_type(content_type)
             .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
@@ -164,13 +209,13 @@ pub(super) async fn generate(
 type Relay = (reqwest::Response, Meter, bool, Option<Instant>);
 
 /// Ends the relay with an error, metered as `outcome`.
-fn failed(
+async fn failed(
     response: reqwest::Response,
     mut meter: Meter,
     outcome: &'static str,
     why: String,
 ) -> Option<(Result<Bytes, std::io::Error>, Relay)> {
-    meter.record(outcome, None);
+    meter.finish(outcome, None).await;
     Some((
         Err(std::io::Error::other(why)),
         (response, meter, true, None),
@@ -196,7 +241,8 @@ fn relay(
             }
             loop {
                 let Ok(chunk) = tokio::time::timeout_at(deadline, response.chunk()).await else {
-                    return failed(response, meter, "booking_ended", "the booking ended".into());
+                    return failed(response, meter, "booking_ended", "the booking ended".into())
+                        .await;
                 };
                 match chunk {
                     Ok(Some(bytes)) => match meter.stream.feed(&bytes, Instant::now()) {
@@ -207,11 +253,13 @@ fn relay(
                                 (response, meter, false, Some(Instant::now())),
                             ));
                         }
-                        Err(why) => return failed(response, meter, "engine_error", why.into()),
+                        Err(why) => {
+                            return failed(response, meter, "engine_error", why.into()).await;
+                        }
                     },
                     Ok(None) => {
                         let rest = meter.stream.finish();
-                        meter.record("completed", None);
+                        meter.finish("completed", None).await;
                         if rest.is_empty() {
                             return None;
                         }
@@ -219,7 +267,7 @@ fn relay(
                     }
                     Err(e) => {
                         let why = e.without_url().to_string();
-                        return failed(response, meter, "engine_error", why);
+                        return failed(response, meter, "engine_error", why).await;
                     }
                 }
             }

@@ -33,7 +33,12 @@ pub async fn tokenize(
 ) -> Result<HttpResponse, ApiError> {
     let target = proxy::target_of(&app, &req, booking.into_inner()).await?;
     let body = proxy::read_body(payload, app.config().gateway_max_body_bytes).await?;
-    let _slot = app.gateway_slot(&target)?;
-    let request = proxy::request(&app, &target, "/tokenize", Some(body.to_vec()))?;
-    proxy::pass(request, Answers::Json).await
+    let slot = app.gateway_slot(&target).await?;
+    let request = proxy::request(&app, &target, "/tokenize", Some(body.to_vec()));
+    let answer = match request {
+        Ok(request) => proxy::pass(request, Answers::Json).await,
+        Err(e) => Err(e),
+    };
+    slot.release().await;
+    answer
 }

@@ -1,0 +1,217 @@
+//! Performance guarantees of bookings: the report each holds the gateway's delivery to, the
+//! credits of buckets that under-delivered, settled once; and the spot check a credit brings
+//! forward.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, IntoActiveModel, QueryFilter,
+    QueryOrder, QuerySelect,
+};
+use uuid::Uuid;
+
+use crate::entities::{booking_credits, booking_guarantees, bookings, listings};
+use crate::{Db, StoreError};
+
+pub type GuaranteeRecord = booking_guarantees::Model;
+pub type CreditRecord = booking_credits::Model;
+
+/// A listing's guarantee as a booking made now takes it: the listing offers one and is
+/// verified, so there is a report to hold the delivery to.
+pub(crate) fn guarantee_for(
+    booking: Uuid,
+    listing: &crate::ListingRecord,
+) -> Option<booking_guarantees::ActiveModel> {
+    let min_bp = listing.guarantee_min_bp?;
+    let report = listing.latest_report_id?;
+    if listing.verification_state.as_deref() != Some(crate::badge_state::VERIFIED) {
+        return None;
+    }
+    Some(booking_guarantees::ActiveModel {
+        booking_id: Set(booking),
+        min_bp: Set(min_bp),
+        report_id: Set(report),
+        evaluated_until: Set(None),
+        credit_amount: Set(0),
+        settled_at: Set(None),
+        settled_amount: Set(None),
+        refund_id: Set(None),
+        next_check_at: Set(None),
+    })
+}
+
+impl Db {
+    pub async fn guarantee_of(&self, booking: Uuid) -> Result<Option<GuaranteeRecord>, StoreError> {
+        Ok(booking_guarantees::Entity::find_by_id(booking)
+            .one(self.conn())
+            .await?)
+    }
+
+    /// A booking's credits, oldest bucket first.
+    pub async fn credits_of(&self, booking: Uuid) -> Result<Vec<CreditRecord>, StoreError> {
+        Ok(booking_credits::Entity::find()
+            .filter(booking_credits::Column::BookingId.eq(booking))
+            .order_by_asc(booking_credits::Column::BucketStart)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Guarantees not settled yet and due a look (`next_check_at` passed or never set), with
+    /// their bookings, for bookings that have started (at most `limit`, longest due first).
+    pub async fn open_guarantees(
+        &self,
+        now: DateTime<Utc>,
+        limit: u64,
+    ) -> Result<Vec<(GuaranteeRecord, crate::BookingRecord)>, StoreError> {
+        let started = Query::select()
+            .column(bookings::Column::Id)
+            .from(bookings::Entity)
+            .and_where(bookings::Column::StartsAt.lte(now))
+            .to_owned();
+        let open = booking_guarantees::Entity::find()
+            .filter(booking_guarantees::Column::SettledAt.is_null())
+            .filter(booking_guarantees::Column::BookingId.in_subquery(started))
+            .filter(
+                Condition::any()
+                    .add(booking_guarantees::Column::NextCheckAt.is_null())
+                    .add(booking_guarantees::Column::NextCheckAt.lte(now)),
+            )
+            // Never looked at first (NULLs sort first on SQLite, last on PostgreSQL).
+            .order_by_desc(booking_guarantees::Column::NextCheckAt.is_null())
+            .order_by_asc(booking_guarantees::Column::NextCheckAt)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let ids: Vec<Uuid> = open.iter().map(|g| g.booking_id).collect();
+        let bookings = bookings::Entity::find()
+            .filter(bookings::Column::Id.is_in(ids))
+            .all(self.conn())
+            .await?;
+        Ok(open
+            .into_iter()
+            .filter_map(|g| {
+                let booking = bookings.iter().find(|b| b.id == g.booking_id)?.clone();
+                Some((g, booking))
+            })
+            .collect())
+    }
+
+    /// Records that a guarantee's buckets before `until` were judged, with the `credits`
+    /// they earned — only if nobody judged them since `from` was read (several replicas may
+    /// judge). Returns whether this call recorded them.
+    pub async fn record_judgement(
+        &self,
+        booking: Uuid,
+        from: Option<DateTime<Utc>>,
+        until: DateTime<Utc>,
+        credits: &[CreditRecord],
+    ) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
+        let total: i64 = credits.iter().map(|c| c.amount).sum();
+        let mut update = booking_guarantees::Entity::update_many()
+            .col_expr(
+                booking_guarantees::Column::EvaluatedUntil,
+                Expr::value(until),
+            )
+            .col_expr(
+                booking_guarantees::Column::CreditAmount,
+                Expr::col(booking_guarantees::Column::CreditAmount).add(total),
+            )
+            .filter(booking_guarantees::Column::BookingId.eq(booking))
+            .filter(booking_guarantees::Column::SettledAt.is_null());
+        update = match from {
+            Some(from) => update.filter(booking_guarantees::Column::EvaluatedUntil.eq(from)),
+            None => update.filter(booking_guarantees::Column::EvaluatedUntil.is_null()),
+        };
+        if update.exec(&txn).await?.rows_affected == 0 {
+            return Ok(false);
+        }
+        for credit in credits {
+            // A bucket credited already (its length was configured differently then) keeps
+            // its first credit.
+            booking_credits::Entity::insert(credit.clone().into_active_model())
+                .on_conflict(
+                    OnConflict::columns([
+                        booking_credits::Column::BookingId,
+                        booking_credits::Column::BucketStart,
+                    ])
+                    .do_nothing()
+                    .to_owned(),
+                )
+                .exec_without_returning(&txn)
+                .await?;
+        }
+        txn.commit().await?;
+        Ok(true)
+    }
+
+    /// Settles a guarantee once: `amount` given back (by `refund_id` when money moved), with
+    /// its ledger rows. `false` when it was settled already.
+    pub async fn settle_guarantee(
+        &self,
+        booking: Uuid,
+        amount: i64,
+        refund_id: Option<String>,
+        ledger: &[crate::NewLedgerEntry],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
+        let settled = booking_guarantees::Entity::update_many()
+            .col_expr(booking_guarantees::Column::SettledAt, Expr::value(now))
+            .col_expr(
+                booking_guarantees::Column::SettledAmount,
+                Expr::value(amount),
+            )
+            .col_expr(booking_guarantees::Column::RefundId, Expr::value(refund_id))
+            .filter(booking_guarantees::Column::BookingId.eq(booking))
+            .filter(booking_guarantees::Column::SettledAt.is_null())
+            .exec(&txn)
+            .await?
+            .rows_affected
+            == 1;
+        if settled {
+            crate::payments::insert_ledger(&txn, ledger, now).await?;
+        }
+        txn.commit().await?;
+        Ok(settled)
+    }
+
+    /// When the upkeep next looks at a guarantee.
+    pub async fn check_guarantee_at(
+        &self,
+        booking: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        booking_guarantees::Entity::update_many()
+            .col_expr(booking_guarantees::Column::NextCheckAt, Expr::value(at))
+            .filter(booking_guarantees::Column::BookingId.eq(booking))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    /// Brings a verified listing's next spot check forward to `now` (a booking found it
+    /// under-delivering). Nothing when a check is under way or already due.
+    pub async fn spot_check_now(
+        &self,
+        listing: Uuid,
+        now: DateTime<Utc>,
+        at_most_every: chrono::Duration,
+    ) -> Result<bool, StoreError> {
+        Ok(listings::Entity::update_many()
+            .col_expr(listings::Column::NextSpotCheckAt, Expr::value(now))
+            .col_expr(listings::Column::SpotCheckForwardedAt, Expr::value(now))
+            .filter(listings::Column::Id.eq(listing))
+            .filter(listings::Column::VerificationState.eq(crate::badge_state::VERIFIED))
+            .filter(listings::Column::NextSpotCheckAt.gt(now))
+            .filter(
+                Condition::any()
+                    .add(listings::Column::SpotCheckForwardedAt.is_null())
+                    .add(listings::Column::SpotCheckForwardedAt.lte(now - at_most_every)),
+            )
+            .exec(self.conn())
+            .await?
+            .rows_affected
+            == 1)
+    }
+}
