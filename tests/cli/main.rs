@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod docs;
 mod pages;
 mod real_vllm;
 
