@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::{
-    availability_bench, bench_cmd, demo, gateway_bench, log_monitor, search_bench, settings,
-    telemetry, verify_cmd,
+    availability_bench, bench_cmd, config_cmd, demo, gateway_bench, log_monitor, search_bench,
+    settings, telemetry, verify_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -76,6 +76,19 @@ enum Command {
     /// through `/v1/gateway/{booking}`, in alternating rounds; TTFT, inter-token gaps and the
     /// server's CPU per 1,000 tokens.
     GatewayBench(gateway_bench::GatewayBenchArgs),
+    /// Print the configuration in force (defaults, file, GPUMARKET_* variables; secrets only
+    /// as set), or with --markdown the configuration reference generated from the code.
+    Config {
+        /// Print the reference page (docs/src/configuration.md) instead.
+        #[arg(long)]
+        markdown: bool,
+        /// Fail when the committed reference page differs from the generated one.
+        #[arg(long, requires = "markdown")]
+        check: bool,
+        /// The committed reference page.
+        #[arg(long, default_value = app::config::REFERENCE_PAGE)]
+        file: PathBuf,
+    },
     /// Print the OpenAPI document, or check it against the committed one.
     Openapi {
         /// Fail when the committed document differs from the one the code generates.
@@ -90,6 +103,12 @@ enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Openapi { check, file } => openapi(check, &file),
+        Command::Config {
+            markdown: true,
+            check,
+            file,
+        } => config_cmd::markdown(check, &file),
+        Command::Config { .. } => config_cmd::show(&settings::load(cli.config.as_deref())?),
         Command::Serve { demo } => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.log_format);

@@ -3,6 +3,7 @@
 mod availability_bench;
 mod bench_cmd;
 mod cli;
+mod config_cmd;
 mod demo;
 mod gateway_bench;
 mod log_monitor;

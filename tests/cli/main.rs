@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod docs;
 mod pages;
 mod real_vllm;
 
@@ -1161,7 +1162,7 @@ async fn serve_demo_verifies_its_listing_within_a_minute() {
         close(per_request, predicted, 0.25),
         "{per_request} vs {predicted}"
     );
-    // Its report is in the transparency log: checked by our verifier, by the README's twenty
+    // Its report is in the transparency log: checked by our verifier, by the book's twenty
     // lines of Python, and by the monitor, which also catches a leaf changed behind its back.
     let report_id = listing["verification"]["report_id"].as_str().unwrap();
     let org_id = listing["org_id"].as_str().unwrap();
@@ -1175,7 +1176,7 @@ async fn serve_demo_verifies_its_listing_within_a_minute() {
 }
 
 /// The transparency log as its users check it, against the running demo (checkpoints every
-/// second): `verify --checkpoint`, `verify --consistency`, the README's Python and the monitor.
+/// second): `verify --checkpoint`, `verify --consistency`, the book's Python and the monitor.
 async fn log_checks(dir: &Path, base: &str, report_id: &str, org_id: &str) {
     let get_text = |url: String| async move { http_get(url).await.unwrap().text().await.unwrap() };
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -1218,15 +1219,18 @@ async fn log_checks(dir: &Path, base: &str, report_id: &str, org_id: &str) {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("included: leaf"));
 
-    // The README's check, exactly as printed there.
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let block = readme
+    // The book's check, exactly as printed there.
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/trust/transparency-log.md"
+    ))
+    .unwrap();
+    let block = page
         .split("<!-- check_log.py")
         .nth(1)
         .and_then(|rest| rest.split("```python\n").nth(1))
         .and_then(|code| code.split("```").next())
-        .expect("the README's check_log.py block");
+        .expect("the book's check_log.py block");
     std::fs::write(dir.join("check_log.py"), block).unwrap();
     let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
     let checked = Command::new(&python)

@@ -485,7 +485,7 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
         );
     }
 
-    // vLLM's own client on the same server, the same lengths: within 25 % (the README's
+    // vLLM's own client on the same server, the same lengths: within 25 % (the measurements page's
     // benchmark shows the closer agreement; speeds belong in benchmarks, not tests). The
     // engine's pace on this shared machine swings by a fifth and more from one ten-second
     // run to the next (seen at 4 streams: ours 639, theirs 828, ours 810, theirs 619 tok/s),

@@ -4,64 +4,86 @@
 
 use std::path::PathBuf;
 
+use documented::{Documented, DocumentedFields};
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The database used when none is configured: a SQLite file in the working directory,
 /// created on first start.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://gpumarket.db?mode=rwc";
 
-#[derive(Debug, Clone, Deserialize)]
+/// Settings come from the defaults, then an optional TOML file (`--config FILE` or
+/// `GPUMARKET_CONFIG=FILE`), then `GPUMARKET_*` environment variables: the key in upper
+/// case, `database_url` ↔ `GPUMARKET_DATABASE_URL`. An unknown key — in the file or in a
+/// `GPUMARKET_*` variable — stops the start with an error naming it. Secrets never appear in
+/// logs or errors.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Address the API listens on.
     pub listen: String,
-    /// `postgres://…` or `sqlite://…`; may carry a password, hence secret.
+    /// `postgres://…` or `sqlite://…` (may carry a password, so it is a secret). Unset:
+    /// `sqlite://gpumarket.db?mode=rwc`, a SQLite file in the working directory, created on
+    /// first start.
+    #[serde(serialize_with = "redacted")]
     pub database_url: Option<SecretString>,
-    /// Set: Redis delivers jobs and events between replicas. Unset: in-process.
+    /// Set: runs are delivered by a Redis stream (consumer group `workers`) and live events
+    /// wake up through Redis pub/sub, so any API replica serves any run. Unset: in-process.
+    #[serde(serialize_with = "redacted")]
     pub redis_url: Option<SecretString>,
     /// Prefix of every Redis key, so deployments can share a Redis.
     pub redis_namespace: String,
-    /// HS256 key for access tokens, at least 32 bytes. Unset: generated once and kept in the
-    /// database, so every replica and every restart shares it.
+    /// HS256 key for access tokens, at least 32 bytes. Unset: generated on first start and
+    /// kept in the database, so restarts and replicas share it.
+    #[serde(serialize_with = "redacted")]
     pub jwt_secret: Option<SecretString>,
-    /// Ed25519 PKCS#8 PEM file that signs reports. Unset: a key generated on first start
-    /// and kept in the database.
+    /// Ed25519 PKCS#8 PEM file that signs reports. Unset: a key generated on first start and
+    /// kept in the database. Changing it rotates: the new key signs, earlier keys stay
+    /// published as retired.
     pub signing_key_file: Option<PathBuf>,
-    /// Run the verification worker inside `serve`. Unset: yes when embedded (no Redis).
+    /// Whether `serve` runs a verification worker itself. Unset: yes when there is no Redis.
     pub worker_in_process: Option<bool>,
-    /// How long a worker's claim on a run lasts without renewal.
+    /// A worker's claim on a run, renewed every third of it; a dead worker's run is taken
+    /// over after it runs out.
     pub worker_lease_secs: u64,
-    /// How often the reconciler looks for runs the queue lost.
+    /// How often lost runs (queued and undelivered for 3 intervals, or on an expired lease)
+    /// are dispatched again, and how often the booking sweeper runs.
     pub reconcile_interval_secs: u64,
+    /// `text`, or `json` for one JSON object per line; filter with `RUST_LOG`.
     pub log_format: LogFormat,
     /// Lifetime of an access token. Short: a stolen one is useful briefly.
     pub access_token_ttl_secs: u64,
-    /// Lifetime of a refresh token (each is single-use; rotation issues the next).
+    /// Lifetime of a refresh token; each is single-use, rotated on every refresh.
     pub refresh_token_ttl_secs: u64,
-    /// Largest request body accepted, in bytes.
+    /// Largest request body accepted, in bytes; larger ones get 413.
     pub max_body_bytes: usize,
     /// Stripe's secret key (`sk_…`; also `STRIPE_SECRET_KEY`). Unset: payments `none` —
-    /// bookings confirm at once and nothing is collected.
+    /// bookings confirm at once and the ledger records that nothing was collected.
+    #[serde(serialize_with = "redacted")]
     pub stripe_secret_key: Option<SecretString>,
-    /// Where Stripe's API is (also `STRIPE_API_BASE`); unset: Stripe's own.
+    /// Where Stripe's API is (also `STRIPE_API_BASE`; tests point it at a local server).
+    /// Unset: Stripe's own.
     pub stripe_api_base: Option<String>,
-    /// How long one call to Stripe may take before it counts as failed.
+    /// One call to Stripe longer than this (milliseconds) counts as failed.
     pub stripe_timeout_ms: u64,
-    /// The webhook endpoint's signing secret (`whsec_…`; also `STRIPE_WEBHOOK_SECRET`).
+    /// The webhook endpoint's signing secret (`whsec_…`; also `STRIPE_WEBHOOK_SECRET`);
+    /// required with a Stripe key.
+    #[serde(serialize_with = "redacted")]
     pub stripe_webhook_secret: Option<SecretString>,
     /// The platform's fee on every booking, in basis points (1000 = 10 %).
     pub platform_fee_bps: u32,
     /// How long a booking waiting for its payment holds its GPUs.
     pub booking_hold_secs: u64,
-    /// The address users reach this API at, for links handed to Stripe (onboarding return).
+    /// This API's address as users reach it, for links handed to Stripe (onboarding return)
+    /// and the transparency log's default origin.
     pub public_url: String,
-    /// Whether engines may be at internal addresses (loopback, RFC 1918, link-local, CGNAT,
-    /// unique-local). Off: a listing's engine must be on the public internet, checked when
-    /// the listing is saved and at every connection. `serve --demo` turns it on.
+    /// Whether listings' engines may be at internal addresses (loopback, RFC 1918,
+    /// link-local, CGNAT, unique-local, multicast). Off: a listing's `engine.base_url` must
+    /// be public (422 otherwise), checked when the listing is saved and again at every
+    /// connection. `serve --demo` turns it on for its local simulator.
     pub engine_allow_private: bool,
-    /// The longest a verification run may take, from its start to its report; past it the
-    /// run stops and fails with `deadline_exceeded`.
+    /// The longest one verification (or spot-check) run may take, from its start to its
+    /// report; past it the run stops and fails with `deadline_exceeded`.
     pub verification_deadline_secs: u64,
     /// How long a badge lasts without a passing spot check.
     pub verification_ttl_secs: u64,
@@ -71,40 +93,52 @@ pub struct Config {
     /// A spot check below this fraction of the verified total tok/s, at any checked cell,
     /// demotes the listing.
     pub spot_check_min_fraction: f64,
-    /// Verification runs an organisation may ask for in any 24 hours.
+    /// Verification runs an organisation may ask for in any 24 hours (429 `rate_limited`
+    /// with `Retry-After` beyond).
     pub verification_runs_per_org_per_day: u32,
     /// Bookings one renter may have waiting for their payment at once.
     pub pending_bookings_per_renter: u32,
-    /// Password hashes computed at once (each takes 19 MiB); more logins wait their turn.
+    /// Password hashes computed at once (argon2id, 19 MiB each); further logins wait their
+    /// turn.
     pub password_hashes_at_once: u32,
-    /// Live event streams one client address may hold open at once.
+    /// Live event streams (`GET /v1/verifications/{id}/events`) one client address may hold
+    /// open at once.
     pub event_streams_per_client: u32,
     /// Live event streams one server process holds open at most.
     pub event_streams_total: u32,
-    /// Proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For` names
-    /// the client; from anyone else the header is ignored and the peer is the client.
+    /// Reverse proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For`
+    /// names the client; from anyone else the header is ignored and the peer is the client.
     pub trusted_proxies: String,
-    /// Whether request rates are limited (off for benchmarks and fuzzing).
+    /// Whether request rates are limited (`false` for benchmarks and fuzzing;
+    /// `search-bench` turns it off).
     pub rate_limits: bool,
-    /// Requests a minute per class and subject (an API key or access token, else the client
-    /// address; auth routes always by address).
+    /// Requests a minute to the auth routes (register, login, refresh, logout), by client
+    /// address.
     pub rate_limit_auth_per_minute: u32,
+    /// Write requests a minute, by credential (a digest of the API key or access token),
+    /// else by client address.
     pub rate_limit_writes_per_minute: u32,
+    /// Read requests a minute, by credential, else by client address.
     pub rate_limit_reads_per_minute: u32,
+    /// Searches (`GET /v1/listings`) a minute, by credential, else by client address.
     pub rate_limit_search_per_minute: u32,
+    /// Live event streams opened a minute, by credential, else by client address.
     pub rate_limit_events_per_minute: u32,
-    /// Requests a minute through one booking's gateway per credential: the slots bound
-    /// streams at once, this only the rate of refused or tiny requests.
+    /// Requests a minute through one booking's gateway, by credential: the booking's stream
+    /// slots bound how many run at once, this only the rate of refused or tiny requests.
     pub rate_limit_gateway_per_minute: u32,
-    /// Failed logins a minute for one account from one address, and from one address.
+    /// Failed logins a minute for one account from one address; a successful login spends
+    /// nothing, and the owner still signs in from another address.
     pub failed_logins_per_minute: u32,
+    /// Failed logins a minute from one address, whatever the account.
     pub failed_logins_per_address_per_minute: u32,
     /// How long an invitation to an organisation can be accepted.
     pub invitation_ttl_secs: u64,
     /// The transparency log's origin: the first line of its checkpoints and its note key's
-    /// name. Default: the host of `public_url` (with its port, when it names one) and `/log`.
+    /// name. Unset: the host of `public_url` (with its port, when it names one) and `/log`,
+    /// e.g. `127.0.0.1:8080/log`.
     pub log_origin: Option<String>,
-    /// A new checkpoint at most this often, when the log grew.
+    /// A new signed checkpoint at most this often, when the log grew.
     pub log_checkpoint_secs: u64,
     /// The Stripe Price (`price_…`, a monthly recurring price) of the Pro plan. Unset: no
     /// checkout; every organisation stays on the free plan.
@@ -118,24 +152,36 @@ pub struct Config {
     /// Pro's spot-check period: each verified listing of a Pro organisation is checked once
     /// in every period this long.
     pub pro_spot_check_every_secs: u64,
-    /// The largest request body the gateway forwards.
+    /// The largest request body the metered gateway forwards, in bytes.
     pub gateway_max_body_bytes: usize,
     /// The largest `max_tokens` a gateway request may ask for (and what one that asks none
     /// gets).
     pub gateway_max_tokens: u64,
-    /// Length of the gateway's usage buckets, the unit performance guarantees are judged and
-    /// credited in (seconds; default 300).
+    /// Length of the gateway's usage buckets, in which performance guarantees are judged and
+    /// credited.
     pub gateway_bucket_secs: u64,
     /// How long a gateway stream's place in the shared count lasts without renewal (renewed
     /// a third of the way through): a crashed replica's streams stop counting after this.
     pub gateway_stream_lease_secs: u64,
     /// The kernel send buffer of each API connection, in bytes (0: the kernel's autotuning,
-    /// up to megabytes): what a client that stops reading can hold.
+    /// megabytes on loopback): what a client that stops reading holds, and how far behind a
+    /// gateway stream's reader may fall before its writes block.
     pub send_buffer_bytes: usize,
 }
 
+/// A secret setting as it may be shown: whether it is set, never its value.
+fn redacted<S: serde::Serializer>(
+    value: &Option<SecretString>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(_) => serializer.serialize_str("(secret)"),
+        None => serializer.serialize_none(),
+    }
+}
+
 /// How logs are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LogFormat {
     /// Human-readable lines.
@@ -336,6 +382,77 @@ impl Config {
     }
 }
 
+/// Where the configuration reference lives in the repository.
+pub const REFERENCE_PAGE: &str = "docs/src/configuration.md";
+
+impl Config {
+    /// The configuration reference, `docs/src/configuration.md`: this type's own doc comment,
+    /// then one row per setting — its key, its default and its field's doc comment, kept at run
+    /// time by the `documented` derive. `gpumarket config --markdown` prints it.
+    pub fn reference_markdown() -> String {
+        let defaults = serde_json::to_value(Self::default()).unwrap_or_default();
+        let mut page = format!(
+            "# Configuration\n\n\
+             <!-- Generated by `gpumarket config --markdown` from the doc comments of `app::Config`\n\
+             (crates/app/src/config.rs): edit those, then run\n\
+             `cargo run -- config --markdown > {REFERENCE_PAGE}`. CI fails when this page differs. -->\n\n\
+             {}\n\n\
+             | key | default | meaning |\n\
+             |---|---|---|\n",
+            one_paragraph(Self::DOCS)
+        );
+        for (key, doc) in Self::FIELD_NAMES.iter().zip(Self::FIELD_DOCS) {
+            let default = shown_default(key, defaults.get(*key));
+            page.push_str(&format!(
+                "| `{key}` | {default} | {} |\n",
+                one_paragraph(doc).replace('|', "\\|")
+            ));
+        }
+        page
+    }
+}
+
+/// A doc comment's lines as one paragraph.
+fn one_paragraph(doc: &str) -> String {
+    doc.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A default as the reference shows it: unset, or the value, with durations and sizes also
+/// in words.
+fn shown_default(key: &str, value: Option<&serde_json::Value>) -> String {
+    use serde_json::Value;
+    let Some(value) = value else {
+        return "unset".to_owned();
+    };
+    let text = match value {
+        Value::Null => return "unset".to_owned(),
+        Value::String(s) if s.is_empty() => return "empty".to_owned(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let Some(n) = value.as_u64().filter(|n| *n > 0) else {
+        return format!("`{text}`");
+    };
+    let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    let words = if key.ends_with("_secs") {
+        [(86_400, "day"), (3600, "hour"), (60, "minute")]
+            .into_iter()
+            .find(|(unit, _)| n >= *unit && n % unit == 0)
+            .map(|(unit, name)| plural(n / unit, name))
+    } else if key.ends_with("_bytes") {
+        [(1 << 20, "MiB"), (1 << 10, "KiB")]
+            .into_iter()
+            .find(|(unit, _)| n >= *unit && n % unit == 0)
+            .map(|(unit, name)| format!("{} {name}", n / unit))
+    } else {
+        None
+    };
+    match words {
+        Some(words) => format!("`{text}` ({words})"),
+        None => format!("`{text}`"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,6 +482,19 @@ mod tests {
     }
 
     #[test]
+    fn every_setting_is_documented_with_its_default() {
+        let page = Config::reference_markdown();
+        for key in Config::FIELD_NAMES {
+            assert!(page.contains(&format!("| `{key}` |")), "{key}");
+        }
+        assert!(page.contains(&format!("Unset: `{DEFAULT_DATABASE_URL}`")));
+        assert!(page.contains("| `listen` | `127.0.0.1:8080` |"), "{page}");
+        assert!(page.contains("| `verification_ttl_secs` | `2592000` (30 days) |"));
+        assert!(page.contains("| `max_body_bytes` | `262144` (256 KiB) |"));
+        assert!(page.contains("| `jwt_secret` | unset |"));
+    }
+
+    #[test]
     fn secrets_do_not_print() {
         let config: Config = serde_json::from_str(
             r#"{"jwt_secret": "0123456789abcdef0123456789abcdef-secret", "database_url": "postgres://u:hunter2@h/db"}"#,
@@ -373,5 +503,8 @@ mod tests {
         let printed = format!("{config:?}");
         assert!(!printed.contains("hunter2"), "{printed}");
         assert!(!printed.contains("-secret"), "{printed}");
+        let shown = serde_json::to_string(&config).unwrap();
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(!shown.contains("-secret"), "{shown}");
     }
 }

@@ -1,0 +1,241 @@
+//! The documentation, held to the code: the book's and the README's tested examples run
+//! against a fresh `serve --demo`, the configuration reference is the generated one, and
+//! `ARCHITECTURE.md` names only paths that exist and every workspace member.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::{BIN, Demo, gpumarket, stderr};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The README and every page of the book, in a stable order.
+fn pages() -> Vec<PathBuf> {
+    fn walk(dir: &Path, into: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, into);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                into.push(path);
+            }
+        }
+    }
+    let mut pages = vec![Path::new(ROOT).join("README.md")];
+    walk(&Path::new(ROOT).join("docs/src"), &mut pages);
+    pages.sort();
+    pages
+}
+
+/// A page's blocks marked as tested (```` ```sh tested ````), in order.
+fn tested_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        if line.trim_end() == "```sh tested" {
+            let block: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            blocks.push(block.join("\n"));
+        }
+    }
+    blocks
+}
+
+#[test]
+fn tested_blocks_are_found_in_order() {
+    let page =
+        "a\n```sh tested\necho 1\n```\n```sh\nnot this\n```\n```sh tested\necho 2\necho 3\n```\n";
+    assert_eq!(tested_blocks(page), ["echo 1", "echo 2\necho 3"]);
+}
+
+/// Every page's tested shell blocks, in order, as one bash script against a fresh demo: the
+/// examples cannot rot. `BASE` is the demo's server, `ENGINE` its simulated engine, and the
+/// `gpumarket` under test is first on the `PATH`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documentation_s_tested_examples_run_against_the_demo() {
+    for tool in ["bash", "curl", "jq", "timeout"] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(
+            found,
+            "the book's examples need `{tool}` (Debian: apt-get install {tool})"
+        );
+    }
+    let bin_dir = Path::new(BIN).parent().unwrap().to_owned();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for page in pages() {
+        let blocks = tested_blocks(&std::fs::read_to_string(&page).unwrap());
+        if blocks.is_empty() {
+            continue;
+        }
+        let name = page.strip_prefix(ROOT).unwrap().display().to_string();
+        let dir = tempfile::tempdir().unwrap();
+        let demo = Demo::start(dir.path()).await;
+        let script = dir.path().join("examples.sh");
+        std::fs::write(&script, blocks.join("\n")).unwrap();
+        let started = std::time::Instant::now();
+        let output = tokio::task::spawn_blocking({
+            let (dir, base, engine, path) = (
+                dir.path().to_owned(),
+                demo.base.clone(),
+                format!("http://{}", demo.engine),
+                path.clone(),
+            );
+            move || {
+                let mut bash = Command::new("timeout");
+                for (key, _) in std::env::vars() {
+                    if key.starts_with("GPUMARKET_") || key.starts_with("STRIPE_") {
+                        bash.env_remove(key);
+                    }
+                }
+                bash.args(["300", "bash", "-euxo", "pipefail"])
+                    .arg(dir.join("examples.sh"))
+                    .current_dir(&dir)
+                    .env("PATH", &path)
+                    .env("BASE", &base)
+                    .env("ENGINE", &engine)
+                    .output()
+                    .unwrap()
+            }
+        })
+        .await
+        .unwrap();
+        drop(demo);
+        assert!(
+            output.status.success(),
+            "the tested examples of {name} failed ({}) after {:.0?}:\n--- stdout\n{}\n--- stderr (the script traced)\n{}",
+            output.status,
+            started.elapsed(),
+            String::from_utf8_lossy(&output.stdout),
+            stderr(&output)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 5, "only {ran} pages have tested examples");
+}
+
+/// The configuration page is exactly what `gpumarket config --markdown` generates, and the
+/// check fails on any difference.
+#[test]
+fn the_configuration_page_is_the_generated_one() {
+    let root = Path::new(ROOT);
+    let output = crate::run(gpumarket(root).args(["config", "--markdown", "--check"]));
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let dir = tempfile::tempdir().unwrap();
+    let page = std::fs::read_to_string(root.join("docs/src/configuration.md")).unwrap();
+    let drifted = dir.path().join("configuration.md");
+    std::fs::write(
+        &drifted,
+        page.replace("Address the API listens on.", "Where."),
+    )
+    .unwrap();
+    let output = crate::run(
+        gpumarket(root)
+            .args(["config", "--markdown", "--check", "--file"])
+            .arg(&drifted),
+    );
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("cargo run -- config --markdown >"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// The workspace's members, as `Cargo.toml` lists them.
+fn workspace_members() -> Vec<String> {
+    let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).unwrap();
+    let list = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("a [workspace] members list");
+    list.split(',')
+        .map(|m| m.trim().trim_matches('"').to_owned())
+        .filter(|m| !m.is_empty())
+        .collect()
+}
+
+/// What `ARCHITECTURE.md` names in backticks that looks like a path of this repository.
+fn named_paths(text: &str) -> Vec<String> {
+    const TOP: [&str; 9] = [
+        "src/",
+        "crates/",
+        "migrations/",
+        "tests/",
+        "scripts/",
+        "docs/",
+        "openapi/",
+        ".ci/",
+        ".config/",
+    ];
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| TOP.iter().any(|top| s.starts_with(top)))
+        .map(|s| s.trim_end_matches('/').to_owned())
+        .collect()
+}
+
+#[test]
+fn architecture_names_existing_paths_and_every_workspace_member() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("ARCHITECTURE.md")).unwrap();
+    let paths = named_paths(&text);
+    assert!(paths.len() > 50, "{paths:?}");
+    let missing: Vec<_> = paths
+        .iter()
+        .filter(|p| {
+            // `src/*_bench.rs`: a pattern stands for the files it matches.
+            match p.split_once('*') {
+                Some((dir_and_prefix, suffix)) => {
+                    let (dir, prefix) = dir_and_prefix
+                        .rsplit_once('/')
+                        .unwrap_or(("", dir_and_prefix));
+                    !std::fs::read_dir(Path::new(ROOT).join(dir))
+                        .map(|entries| {
+                            entries.flatten().any(|e| {
+                                let name = e.file_name().to_string_lossy().into_owned();
+                                name.starts_with(prefix) && name.ends_with(suffix)
+                            })
+                        })
+                        .unwrap_or(false)
+                }
+                None => !Path::new(ROOT).join(p).exists(),
+            }
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+
+    let members = workspace_members();
+    assert!(members.len() > 10, "{members:?}");
+    let unnamed: Vec<_> = members
+        .iter()
+        .filter(|m| {
+            let named = if m.as_str() == "." {
+                "src/main.rs"
+            } else {
+                m.as_str()
+            };
+            !paths.iter().any(|p| p == named)
+        })
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "ARCHITECTURE.md does not name these workspace members: {unnamed:?}"
+    );
+}
