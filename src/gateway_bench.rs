@@ -26,6 +26,9 @@ pub struct GatewayBenchArgs {
     /// The simulated engine's profile.
     #[arg(long, default_value = "tiny")]
     profile: String,
+    /// Count the gateway's streams in this Redis (as replicas do) instead of in the process.
+    #[arg(long)]
+    redis_url: Option<String>,
 }
 
 /// A child process killed when dropped.
@@ -160,13 +163,20 @@ pub async fn gateway_bench(args: GatewayBenchArgs) -> anyhow::Result<std::proces
         .args(["sim", "--profile", &args.profile, "--listen"])
         .arg(format!("127.0.0.1:{engine_port}"))
         .spawn()?);
-    let server = Kid(ourselves(dir.path())?
+    let mut serve = ourselves(dir.path())?;
+    serve
         .arg("serve")
         .env("GPUMARKET_LISTEN", format!("127.0.0.1:{api_port}"))
         .env("GPUMARKET_PUBLIC_URL", &api)
         .env("GPUMARKET_ENGINE_ALLOW_PRIVATE", "true")
-        .env("GPUMARKET_RATE_LIMITS", "false")
-        .spawn()?);
+        .env("GPUMARKET_RATE_LIMITS", "false");
+    if let Some(redis) = &args.redis_url {
+        serve.env("GPUMARKET_REDIS_URL", redis).env(
+            "GPUMARKET_REDIS_NAMESPACE",
+            format!("gateway-bench-{api_port}"),
+        );
+    }
+    let server = Kid(serve.spawn()?);
     wait_up(&client, &format!("{engine}/health")).await?;
     wait_up(&client, &format!("{api}/healthz")).await?;
 
@@ -263,8 +273,15 @@ pub async fn gateway_bench(args: GatewayBenchArgs) -> anyhow::Result<std::proces
         .await?;
     let tokens = usage["totals"]["output_tokens"].as_f64().unwrap_or(0.0);
     println!(
-        "\none stream, {} rounds of {:.0} s windows ({} profile), the engine itself vs through the gateway:",
-        args.rounds, args.measure_secs, args.profile
+        "\none stream, {} rounds of {:.0} s windows ({} profile, streams counted {}), the engine itself vs through the gateway:",
+        args.rounds,
+        args.measure_secs,
+        args.profile,
+        if args.redis_url.is_some() {
+            "in Redis"
+        } else {
+            "in the process"
+        }
     );
     for (what, pick) in [
         (

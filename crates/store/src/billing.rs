@@ -57,12 +57,11 @@ impl Db {
             created_at: Set(now),
             updated_at: Set(now),
         };
+        // Any conflict, not only on the organisation: two callers racing with the same new
+        // Customer would otherwise meet on its id's unique index before the organisation's
+        // (PostgreSQL raises a conflict outside the named target).
         org_billing::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(org_billing::Column::OrgId)
-                    .do_nothing()
-                    .to_owned(),
-            )
+            .on_conflict(OnConflict::new().do_nothing().to_owned())
             .exec_without_returning(self.conn())
             .await?;
         self.billing_of(org)

@@ -278,6 +278,16 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
         passed(&badge_of(&app, &listing, &p.owner.access_token).await),
         1
     );
+    // The next check is scheduled again; a credit the same day does not bring it forward
+    // (a renter cannot make the platform re-measure a machine at will), a day later it does.
+    let db = app.app.db();
+    assert!(
+        !db.spot_check_now(listing_id, Utc::now(), day)
+            .await
+            .unwrap()
+    );
+    let tomorrow = Utc::now() + day;
+    assert!(db.spot_check_now(listing_id, tomorrow, day).await.unwrap());
 
     // What a worker dying between the report and the verdict leaves: the report stored, no
     // verdict, the run still running on a lease that ran out.
@@ -378,19 +388,7 @@ pub(crate) async fn badge_report(
         created_at: Utc::now(),
         cells: vec![store::CellRecord {
             report_id: id,
-            phase: "decode".into(),
-            context_tokens: 0,
-            concurrency: 1,
-            status: "valid".into(),
-            total_tok_s: Some(100.0),
-            per_request_tok_s: Some(100.0),
-            ttft_ms: None,
-            tbt_ms: None,
-            prompt_tok_s: None,
-            ttft_ms_p99: None,
-            ttft_samples: None,
-            itl_ms_p99: None,
-            tokens_per_chunk: None,
+            ..crate::marketplace::decode_cell(0, 1, 100.0)
         }],
         headline: (Some(100.0), Some(100.0)),
         measured: store::MeasuredClaim::of(&record),

@@ -414,6 +414,29 @@ fn start_hostile_engine(completions: std::sync::Arc<std::sync::atomic::AtomicUsi
     url
 }
 
+/// The booking's metered requests, once `n` are recorded (they are recorded in the
+/// background), in the order they finished.
+async fn metered_requests(
+    app: &TestApp,
+    booking: &str,
+    n: usize,
+) -> Vec<store::GatewayRequestRecord> {
+    let booking: uuid::Uuid = booking.parse().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let rows = app
+            .app
+            .db()
+            .gateway_requests_of(booking, Utc::now() - chrono::Duration::hours(1), 10)
+            .await
+            .unwrap();
+        if rows.len() >= n || std::time::Instant::now() > deadline {
+            return rows;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn counter() -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
     std::sync::Arc::default()
 }
@@ -473,20 +496,7 @@ async fn a_request_beyond_the_allow_list_is_served_but_never_judged(app: TestApp
         assert_eq!(res.status(), 200);
         res.bytes().await.unwrap();
     }
-    let booking: uuid::Uuid = r.booking.parse().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let rows = loop {
-        let rows = app
-            .app
-            .db()
-            .gateway_requests_of(booking, Utc::now() - chrono::Duration::hours(1), 10)
-            .await
-            .unwrap();
-        if rows.len() == 3 || std::time::Instant::now() > deadline {
-            break rows;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let rows = metered_requests(&app, &r.booking, 3).await;
     // Served and metered all three; only the plain stream may be held to the benchmark.
     let judged: Vec<bool> = rows.iter().map(|r| r.comparable).collect();
     assert_eq!(judged, vec![true, false, false]);
@@ -721,29 +731,21 @@ async fn guaranteed_booking(
         .await
         .unwrap();
     let listing = listing["id"].as_str().unwrap().to_owned();
-    let cell =
-        |phase: &str, context: i64, concurrency: i64, per_stream: Option<f64>| store::CellRecord {
-            report_id: uuid::Uuid::nil(),
-            phase: phase.into(),
-            context_tokens: context,
-            concurrency,
-            status: "valid".into(),
-            total_tok_s: per_stream.map(|s| s * concurrency as f64),
-            per_request_tok_s: per_stream,
-            ttft_ms: Some(10.0),
-            tbt_ms: None,
-            prompt_tok_s: (phase == "prefill").then_some(10_000.0),
-            ttft_ms_p99: (phase == "decode").then_some(20.0),
-            ttft_samples: Some(8),
-            itl_ms_p99: Some(12.0),
-            tokens_per_chunk: (phase == "decode").then_some(1.0),
-        };
-    let cells = vec![
-        cell("decode", 0, 1, Some(100.0)),
-        cell("decode", 0, 2, Some(90.0)),
-        cell("decode", 0, 4, Some(50.0)),
-        cell("prefill", 1024, 1, None),
-    ];
+    let decode = |concurrency: i64, per_stream: f64| store::CellRecord {
+        ttft_ms_p99: Some(20.0),
+        ttft_samples: Some(8),
+        itl_ms_p99: Some(12.0),
+        tokens_per_chunk: Some(1.0),
+        ..crate::marketplace::decode_cell(0, concurrency, per_stream * concurrency as f64)
+    };
+    let prefill = store::CellRecord {
+        phase: "prefill".into(),
+        total_tok_s: None,
+        per_request_tok_s: None,
+        prompt_tok_s: Some(10_000.0),
+        ..crate::marketplace::decode_cell(1024, 1, 0.0)
+    };
+    let cells = vec![decode(1, 100.0), decode(2, 90.0), decode(4, 50.0), prefill];
     crate::marketplace::verified_with(app, &listing, cells).await;
     let renter = app.register("renter@example.com").await;
     let booking = crate::gateway::book(app, &renter, &json!(listing), 0).await;
@@ -890,23 +892,13 @@ async fn two_replicas_count_a_bookings_streams_once_and_admit_none_uncounted() {
     let engine = crate::gateway::start_engine(crate::gateway::Seen::default(), 3);
     let r = crate::gateway::rent(&app, &engine, 0).await;
     let listing = crate::gateway::listing_of(&app, &r).await;
-    let decode = |concurrency: i64| store::CellRecord {
-        report_id: uuid::Uuid::nil(),
-        phase: "decode".into(),
-        context_tokens: 0,
-        concurrency,
-        status: "valid".into(),
-        total_tok_s: Some(100.0),
-        per_request_tok_s: Some(100.0 / concurrency as f64),
-        ttft_ms: None,
-        tbt_ms: None,
-        prompt_tok_s: None,
-        ttft_ms_p99: None,
-        ttft_samples: None,
-        itl_ms_p99: None,
-        tokens_per_chunk: None,
-    };
-    crate::marketplace::verified_with(&app, &listing, vec![decode(1), decode(2)]).await;
+    let decode = crate::marketplace::decode_cell;
+    crate::marketplace::verified_with(
+        &app,
+        &listing,
+        vec![decode(0, 1, 100.0), decode(0, 2, 100.0)],
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(1100)).await; // the gateway's booking facts expire
     let path = format!("/v1/gateway/{}/v1/chat/completions", r.booking);
     let slow =
@@ -936,20 +928,7 @@ async fn two_replicas_count_a_bookings_streams_once_and_admit_none_uncounted() {
             chunk.unwrap();
         }
     }
-    let booking: uuid::Uuid = r.booking.parse().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let rows = loop {
-        let rows = app
-            .app
-            .db()
-            .gateway_requests_of(booking, Utc::now() - chrono::Duration::hours(1), 10)
-            .await
-            .unwrap();
-        if rows.len() == 2 || std::time::Instant::now() > deadline {
-            break rows;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let rows = metered_requests(&app, &r.booking, 2).await;
     let loads: Vec<i32> = rows.iter().map(|r| r.concurrency).collect();
     assert_eq!(loads, vec![2, 2]);
     // Their places came back: a stream is admitted again.

@@ -73,24 +73,30 @@ async fn list(app: &TestApp, p: &Provider, extra: Value) -> String {
 async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
     let cells = cells
         .iter()
-        .map(|&(context, concurrency, tok_s)| store::CellRecord {
-            report_id: Uuid::nil(),
-            phase: "decode".into(),
-            context_tokens: context,
-            concurrency,
-            status: "valid".into(),
-            total_tok_s: Some(tok_s),
-            per_request_tok_s: Some(tok_s / concurrency as f64),
-            ttft_ms: None,
-            tbt_ms: None,
-            prompt_tok_s: None,
-            ttft_ms_p99: None,
-            ttft_samples: None,
-            itl_ms_p99: None,
-            tokens_per_chunk: None,
-        })
+        .map(|&(context, concurrency, tok_s)| decode_cell(context, concurrency, tok_s))
         .collect();
     verified_with(app, listing, cells).await;
+}
+
+/// A valid decode cell measuring `total_tok_s` at (`context`, `concurrency`), its other
+/// figures absent.
+pub(crate) fn decode_cell(context: i64, concurrency: i64, total_tok_s: f64) -> store::CellRecord {
+    store::CellRecord {
+        report_id: Uuid::nil(),
+        phase: "decode".into(),
+        context_tokens: context,
+        concurrency,
+        status: "valid".into(),
+        total_tok_s: Some(total_tok_s),
+        per_request_tok_s: Some(total_tok_s / concurrency as f64),
+        ttft_ms: None,
+        tbt_ms: None,
+        prompt_tok_s: None,
+        ttft_ms_p99: None,
+        ttft_samples: None,
+        itl_ms_p99: None,
+        tokens_per_chunk: None,
+    }
 }
 
 /// Gives a listing a compliant report of these cells (decode and prefill, any figures).

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use openai::{Chunk, SseDecoder, SseEvent};
 
+use super::Caps;
+
 /// Longest SSE event the gateway holds while looking for its end (an engine that never ends
 /// one is cut off).
 pub const MAX_EVENT_BYTES: usize = 1024 * 1024;
@@ -35,36 +37,6 @@ pub struct Metered {
     pub client_stall_ms: Option<f64>,
     /// Asked for nothing beyond what the benchmark measured, and streamed: judged.
     pub judged: bool,
-}
-
-/// What a request's metering may not exceed: its `max_tokens`, and as many prompt tokens
-/// as its body has bytes (an engine claiming more is not believed).
-#[derive(Debug, Clone, Copy)]
-pub struct Caps {
-    pub max_tokens: u64,
-    pub max_prompt_tokens: u64,
-}
-
-impl Caps {
-    /// Metering from the engine's `usage` (prompt, completion) and the `output` tokens
-    /// believed, within the caps.
-    pub fn meter(self, usage: Option<(u64, u64)>, output: u64, outcome: &'static str) -> Metered {
-        Metered {
-            prompt_tokens: usage.map_or(0, |(prompt, _)| prompt.min(self.max_prompt_tokens)),
-            output_tokens: output.min(self.max_tokens),
-            engine_output_tokens: usage.map(|(_, completion)| completion),
-            outcome,
-            ..Metered::default()
-        }
-    }
-
-    /// A whole (not streamed) answer: its usage, the completion believed up to the answer's
-    /// length in bytes.
-    pub fn meter_answer(self, answer: &[u8], outcome: &'static str) -> Metered {
-        let usage = openai::chunk::answer_usage(answer);
-        let output = usage.map_or(0, |(_, claimed)| claimed.min(answer.len() as u64));
-        self.meter(usage, output, outcome)
-    }
 }
 
 #[derive(Debug)]

@@ -8,6 +8,7 @@
 //! speed, the streams open to the machine at once ([`slots`]) — and its usage adds up per
 //! bucket ([`usage`]); guarantees judge it (`crate::guarantees`).
 
+mod counter;
 pub mod meter;
 mod request;
 mod slots;
@@ -20,8 +21,8 @@ use chrono::{DateTime, Utc};
 use store::{GatewayRequestRecord, booking_status};
 use uuid::Uuid;
 
-pub use meter::{Caps, Metered, StreamMeter};
-pub use request::{Prepared, prepare};
+pub use meter::{Metered, StreamMeter};
+pub use request::{Caps, Prepared, prepare};
 pub use slots::{GatewaySlot, Load};
 pub use usage::{Usage, UsageBucket};
 
@@ -71,7 +72,7 @@ struct Gate {
 pub(crate) struct GatewayState {
     gates: moka::sync::Cache<Uuid, Arc<Gate>>,
     streams_of_report: moka::sync::Cache<Uuid, usize>,
-    counter: slots::Counter,
+    counter: counter::Counter,
     client: reqwest::Client,
 }
 
@@ -98,9 +99,9 @@ impl GatewayState {
                 .build(),
             streams_of_report: moka::sync::Cache::new(REPORTS_REMEMBERED),
             counter: match (redis, backend) {
-                (true, _) => slots::Counter::Redis,
-                (false, store::Backend::Postgres) => slots::Counter::Postgres,
-                (false, store::Backend::Sqlite) => slots::Counter::Local(Default::default()),
+                (true, _) => counter::Counter::Redis,
+                (false, store::Backend::Postgres) => counter::Counter::Postgres,
+                (false, store::Backend::Sqlite) => counter::Counter::Local(Default::default()),
             },
             client,
         })

@@ -5,7 +5,7 @@
 use domain::ValidationError;
 use serde_json::{Map, Value, json};
 
-use super::Caps;
+use super::Metered;
 use crate::AppError;
 
 /// A request as the engine gets it.
@@ -18,6 +18,36 @@ pub struct Prepared {
     pub strip_usage: bool,
     /// Judged against the verified figures: a stream asking for nothing else.
     pub judged: bool,
+}
+
+/// What a request's metering may not exceed: its `max_tokens`, and as many prompt tokens
+/// as its body has bytes (an engine claiming more is not believed).
+#[derive(Debug, Clone, Copy)]
+pub struct Caps {
+    pub max_tokens: u64,
+    pub max_prompt_tokens: u64,
+}
+
+impl Caps {
+    /// Metering from the engine's `usage` (prompt, completion) and the `output` tokens
+    /// believed, within the caps.
+    pub fn meter(self, usage: Option<(u64, u64)>, output: u64, outcome: &'static str) -> Metered {
+        Metered {
+            prompt_tokens: usage.map_or(0, |(prompt, _)| prompt.min(self.max_prompt_tokens)),
+            output_tokens: output.min(self.max_tokens),
+            engine_output_tokens: usage.map(|(_, completion)| completion),
+            outcome,
+            ..Metered::default()
+        }
+    }
+
+    /// A whole (not streamed) answer: its usage, the completion believed up to the answer's
+    /// length in bytes.
+    pub fn meter_answer(self, answer: &[u8], outcome: &'static str) -> Metered {
+        let usage = openai::chunk::answer_usage(answer);
+        let output = usage.map_or(0, |(_, claimed)| claimed.min(answer.len() as u64));
+        self.meter(usage, output, outcome)
+    }
 }
 
 /// Prepares `request` (a JSON object of `body_len` bytes) for the engine: one sequence,
