@@ -255,6 +255,75 @@ impl Db {
     }
 }
 
+/// Gives a listing a compliant verification report of `cells` (their report id set here), as
+/// the worker would store it, with a badge for 30 days; returns the report's id. The envelope
+/// is empty: for tests that need the cells, not a signature.
+pub async fn verified_report(
+    db: &Db,
+    listing: uuid::Uuid,
+    cells: Vec<crate::CellRecord>,
+) -> Result<uuid::Uuid, StoreError> {
+    let listing = db
+        .listing_by_id(listing)
+        .await?
+        .ok_or(StoreError::Corrupt("no such listing".into()))?;
+    let best = cells
+        .iter()
+        .filter_map(|c| c.total_tok_s)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+    let id = uuid::Uuid::now_v7();
+    let now = chrono::Utc::now();
+    db.insert_report(crate::NewReport {
+        id,
+        run_id: uuid::Uuid::now_v7(),
+        listing_id: listing.id,
+        org_id: listing.org_id,
+        compliant: true,
+        key_id: "test".into(),
+        envelope: "{}".into(),
+        summary: "{}".into(),
+        created_at: now,
+        cells: cells
+            .into_iter()
+            .map(|c| crate::CellRecord { report_id: id, ..c })
+            .collect(),
+        headline: (best, None),
+        measured: crate::MeasuredClaim::of(&listing),
+        kind: "verification".into(),
+        badge: Some(crate::Badge {
+            expires_at: now + chrono::Duration::days(30),
+            next_spot_check_at: now + chrono::Duration::days(7),
+        }),
+        cost: None,
+        log_leaf: id.as_bytes().to_vec(),
+        log_private: false,
+        visibility: "public".to_owned(),
+    })
+    .await?;
+    Ok(id)
+}
+
+/// A valid decode cell measuring `total_tok_s` at (`context`, `concurrency`), its other
+/// figures absent.
+pub fn decode_cell(context: i64, concurrency: i64, total_tok_s: f64) -> crate::CellRecord {
+    crate::CellRecord {
+        report_id: uuid::Uuid::nil(),
+        phase: "decode".into(),
+        context_tokens: context,
+        concurrency,
+        status: "valid".into(),
+        total_tok_s: Some(total_tok_s),
+        per_request_tok_s: Some(total_tok_s / concurrency as f64),
+        ttft_ms: None,
+        tbt_ms: None,
+        prompt_tok_s: None,
+        ttft_ms_p99: None,
+        ttft_samples: None,
+        itl_ms_p99: None,
+        tokens_per_chunk: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::replace_database;

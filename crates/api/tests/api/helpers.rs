@@ -120,17 +120,6 @@ impl TestApp {
         }
     }
 
-    /// Another API replica on the same database (configured as `adjust` says): its base URL.
-    pub async fn replica(&self, adjust: impl FnOnce(&mut Config)) -> String {
-        let mut config = test_config(self.database.url());
-        adjust(&mut config);
-        let app = App::build(config, false).await.expect("the replica");
-        let server = api::Application::build(app, 1).expect("binding port 0");
-        let base = format!("http://{}", server.local_addr());
-        tokio::spawn(server.run());
-        base
-    }
-
     pub fn database_url(&self) -> &str {
         self.database.url()
     }

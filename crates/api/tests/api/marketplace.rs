@@ -78,68 +78,14 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
     verified_with(app, listing, cells).await;
 }
 
-/// A valid decode cell measuring `total_tok_s` at (`context`, `concurrency`), its other
-/// figures absent.
-pub(crate) fn decode_cell(context: i64, concurrency: i64, total_tok_s: f64) -> store::CellRecord {
-    store::CellRecord {
-        report_id: Uuid::nil(),
-        phase: "decode".into(),
-        context_tokens: context,
-        concurrency,
-        status: "valid".into(),
-        total_tok_s: Some(total_tok_s),
-        per_request_tok_s: Some(total_tok_s / concurrency as f64),
-        ttft_ms: None,
-        tbt_ms: None,
-        prompt_tok_s: None,
-        ttft_ms_p99: None,
-        ttft_samples: None,
-        itl_ms_p99: None,
-        tokens_per_chunk: None,
-    }
-}
+pub(crate) use store::testing::decode_cell;
 
 /// Gives a listing a compliant report of these cells (decode and prefill, any figures).
 pub(crate) async fn verified_with(app: &TestApp, listing: &str, cells: Vec<store::CellRecord>) {
     let db = app.app.db();
-    let listing = db
-        .listing_by_id(listing.parse().unwrap())
+    store::testing::verified_report(db, listing.parse().unwrap(), cells)
         .await
-        .unwrap()
         .unwrap();
-    let best = cells
-        .iter()
-        .filter_map(|c| c.total_tok_s)
-        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-    let id = Uuid::now_v7();
-    db.insert_report(store::NewReport {
-        id,
-        run_id: Uuid::now_v7(),
-        listing_id: listing.id,
-        org_id: listing.org_id,
-        compliant: true,
-        key_id: "test".into(),
-        envelope: "{}".into(),
-        summary: "{}".into(),
-        created_at: Utc::now(),
-        cells: cells
-            .into_iter()
-            .map(|c| store::CellRecord { report_id: id, ..c })
-            .collect(),
-        headline: (best, None),
-        measured: store::MeasuredClaim::of(&listing),
-        kind: "verification".into(),
-        badge: Some(store::Badge {
-            expires_at: Utc::now() + chrono::Duration::days(30),
-            next_spot_check_at: Utc::now() + chrono::Duration::days(7),
-        }),
-        cost: None,
-        log_leaf: id.as_bytes().to_vec(),
-        log_private: false,
-        visibility: "public".to_owned(),
-    })
-    .await
-    .unwrap();
 }
 
 fn ids(page: &Value) -> Vec<String> {

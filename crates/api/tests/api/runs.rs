@@ -11,15 +11,15 @@ on_both_backends!(community_runs_are_checked_signed_listed_and_withdrawn);
 /// A real report: the quick matrix measured on a simulated engine by the harness.
 async fn measured_report() -> Value {
     let engine = start_engine("tiny");
-    let options = bench::Options {
+    let options = app::testing::Options {
         base_url: engine,
         model: None,
         api_key: None,
-        params: bench::params::profile("quick").unwrap(),
+        params: app::testing::params::profile("quick").unwrap(),
         outbound: outbound::Policy::permissive(),
     };
     let (_cancel, cancelled) = tokio::sync::watch::channel(false);
-    let report = bench::run(options, None, cancelled).await.unwrap();
+    let report = app::testing::run(options, None, cancelled).await.unwrap();
     serde_json::to_value(report).unwrap()
 }
 

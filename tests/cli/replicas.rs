@@ -1,0 +1,188 @@
+//! Two `gpumarket serve` processes sharing PostgreSQL and Redis count a booking's gateway
+//! streams once: a booking with a share of two streams opens one through each, and a third
+//! is refused by either; each stream is recorded at the load of both; with Redis gone, no
+//! stream is admitted uncounted.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use store::testing::{TestDatabase, decode_cell, verified_report};
+use store::{Backend, Db};
+
+use crate::{Server, Sim, free_port, gpumarket, http};
+
+/// A Redis server of this test's own, so that it can be stopped.
+struct OwnRedis(Child);
+
+impl OwnRedis {
+    fn start(port: u16) -> Self {
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
+            .args(["--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server (the tests' Redis) runs");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self(child)
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Sends a slow chat stream through `base`'s gateway; the response once headers arrived.
+async fn stream(base: &str, booking: &str, token: &str) -> reqwest::Response {
+    http()
+        .post(format!("{base}/v1/gateway/{booking}/v1/chat/completions"))
+        .bearer_auth(token)
+        .json(&json!({"model": "tiny", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 24, "stream": true}))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn code_of(res: reqwest::Response) -> (u16, String) {
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    (status, body["code"].as_str().unwrap_or_default().to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_api_processes_count_a_bookings_streams_once() {
+    let database = TestDatabase::new(Backend::Postgres).await.unwrap();
+    let redis_port = free_port();
+    let redis = OwnRedis::start(redis_port);
+    // A slow engine: some 6 tokens a second, so a stream lasts seconds.
+    let engine = Sim::start("tiny", 0.05).await;
+    let dir = tempfile::tempdir().unwrap();
+    let replica = || {
+        let mut command: Command = gpumarket(dir.path());
+        command
+            .env("GPUMARKET_DATABASE_URL", database.url())
+            .env(
+                "GPUMARKET_REDIS_URL",
+                format!("redis://127.0.0.1:{redis_port}"),
+            )
+            .env("GPUMARKET_WORKER_IN_PROCESS", "false")
+            .env("GPUMARKET_ENGINE_ALLOW_PRIVATE", "true")
+            .env("GPUMARKET_RATE_LIMITS", "false")
+            .env(
+                "GPUMARKET_JWT_SECRET",
+                "cli-test-secret-cli-test-secret-0123456",
+            );
+        command
+    };
+    let (mut a, mut b) = (Server::start(replica()), Server::start(replica()));
+    a.wait_until_up().await;
+    b.wait_until_up().await;
+
+    let client = http();
+    let post = |path: &str, token: Option<&str>, body: Value| {
+        let mut request = client.post(format!("{}{path}", a.base)).json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let register = |email: &str| {
+        post(
+            "/v1/auth/register",
+            None,
+            json!({"email": email, "password": "correct horse battery", "name": "x"}),
+        )
+    };
+    let provider = register("p@example.com").await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org = post("/v1/orgs", Some(&provider), json!({"name": "P"})).await;
+    let listing = post("/v1/listings", Some(&provider), json!({
+        "org_id": org["id"], "title": "tiny", "region": "local",
+        "hardware": {"gpu_model": "Sim", "gpu_count": 1, "vram_gb": 1, "cpu_model": "x", "ram_gb": 1},
+        "price": {"amount_per_gpu_hour": 10, "currency": "USD"},
+        "engine": {"base_url": engine.base, "model": "tiny"},
+    }))
+    .await;
+    // Its report ran two streams at once: a booking of the machine gets a share of two.
+    let db = Db::connect(database.url()).await.unwrap();
+    let cells = vec![decode_cell(0, 1, 6.0), decode_cell(0, 2, 12.0)];
+    verified_report(&db, listing["id"].as_str().unwrap().parse().unwrap(), cells)
+        .await
+        .unwrap();
+    let renter = register("r@example.com").await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let starts = chrono::Utc::now();
+    let booking: Value = client
+        .post(format!("{}/v1/bookings", a.base))
+        .bearer_auth(&renter)
+        .header("idempotency-key", "two-replicas")
+        .json(&json!({
+            "listing_id": listing["id"], "gpu_count": 1,
+            "starts_at": starts, "ends_at": starts + chrono::Duration::hours(1),
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(booking["status"], "confirmed", "{booking}");
+    let booking = booking["id"].as_str().unwrap().to_owned();
+
+    // One stream through each process, each holding its place while it streams.
+    let mut open = Vec::new();
+    for server in [&a, &b] {
+        let mut res = stream(&server.base, &booking, &renter).await;
+        assert_eq!(res.status(), 200);
+        assert!(!res.chunk().await.unwrap().unwrap().is_empty());
+        open.push(res);
+    }
+    for server in [&a, &b] {
+        let refused = code_of(stream(&server.base, &booking, &renter).await).await;
+        assert_eq!(refused, (429, "rate_limited".to_owned()));
+    }
+    for mut res in open {
+        while res.chunk().await.unwrap().is_some() {}
+    }
+    // Both were served while two streams were open to the machine.
+    let id: uuid::Uuid = booking.parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let loads = loop {
+        let rows = db
+            .gateway_requests_of(id, starts - chrono::Duration::hours(1), 10)
+            .await
+            .unwrap();
+        if rows.len() == 2 || Instant::now() > deadline {
+            break rows.iter().map(|r| r.concurrency).collect::<Vec<_>>();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(loads, vec![2, 2]);
+
+    // Redis gone: neither process admits a stream it cannot count.
+    drop(redis);
+    for server in [&a, &b] {
+        let res = stream(&server.base, &booking, &renter).await;
+        assert_eq!(res.headers()["retry-after"], "1");
+        assert_eq!(code_of(res).await, (503, "not_ready".to_owned()));
+    }
+    drop(engine);
+}
