@@ -77,6 +77,7 @@ pub struct ApiKeyView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
     pub created_at: DateTime<Utc>,
+    /// When the key was last used, to the minute.
     pub last_used_at: Option<DateTime<Utc>>,
 }
 

@@ -15,6 +15,15 @@ use uuid::Uuid;
 
 use crate::{App, AppError};
 
+/// Why a stream was not counted in.
+#[derive(Debug)]
+pub(super) enum NotAdmitted {
+    /// The booking has its share of streams open.
+    Taken,
+    /// The shared count cannot be reached.
+    Unreachable(AppError),
+}
+
 /// Where streams are counted.
 #[derive(Debug)]
 pub(crate) enum Counter {
@@ -111,27 +120,27 @@ impl App {
         Ok(redis.eval(script, &keys, &args).await?)
     }
 
-    /// Counts a stream in: its peak when counted in this process, `Ok(None)` otherwise;
-    /// `Err(None)` when the booking's share is taken, `Err(Some(_))` when the shared count
-    /// cannot be reached.
+    /// Counts a stream in: its peak when counted in this process (`None` when shared).
     pub(super) async fn admit_stream(
         &self,
         lease: StreamLease,
-    ) -> Result<Option<Arc<AtomicUsize>>, Option<AppError>> {
+    ) -> Result<Option<Arc<AtomicUsize>>, NotAdmitted> {
         match &self.inner.gateway.counter {
-            Counter::Local(slots) => slots.admit(&lease).map(Some).ok_or(None),
+            Counter::Local(slots) => slots.admit(&lease).map(Some).ok_or(NotAdmitted::Taken),
             Counter::Redis => {
-                let answer = self.redis_streams(ADMIT, &lease).await.map_err(Some)?;
-                if answer.first() == Some(&1) {
-                    Ok(None)
-                } else {
-                    Err(None)
+                let answer = self
+                    .redis_streams(ADMIT, &lease)
+                    .await
+                    .map_err(NotAdmitted::Unreachable)?;
+                match answer.first() {
+                    Some(1) => Ok(None),
+                    _ => Err(NotAdmitted::Taken),
                 }
             }
             Counter::Postgres => match self.db().admit_gateway_stream(lease, Utc::now()).await {
                 Ok(Some(_)) => Ok(None),
-                Ok(None) => Err(None),
-                Err(e) => Err(Some(e.into())),
+                Ok(None) => Err(NotAdmitted::Taken),
+                Err(e) => Err(NotAdmitted::Unreachable(e.into())),
             },
         }
     }

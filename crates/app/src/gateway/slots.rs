@@ -17,7 +17,7 @@ use store::StreamLease;
 use uuid::Uuid;
 
 use super::GatewayTarget;
-use super::counter::release;
+use super::counter::{NotAdmitted, release};
 use crate::{App, AppError};
 
 /// The load a request was served at.
@@ -54,21 +54,24 @@ impl App {
             max_streams: target.max_streams as u64,
             expires_at: Utc::now() + self.lease_length(),
         };
-        let local = self.admit_stream(lease).await.map_err(|e| match e {
-            Some(e) => {
-                tracing::warn!(error = %e, "the gateway's shared stream count is unavailable");
-                AppError::Unavailable(
-                    "the gateway cannot count streams right now; try again shortly".into(),
-                )
-            }
-            None => AppError::RateLimited {
-                what: format!(
-                    "the booking's share of the machine is {} stream(s) at once",
-                    target.max_streams
-                ),
-                retry_after_secs: 1,
-            },
-        })?;
+        let local = self
+            .admit_stream(lease)
+            .await
+            .map_err(|refusal| match refusal {
+                NotAdmitted::Unreachable(e) => {
+                    tracing::warn!(error = %e, "the gateway's shared stream count is unavailable");
+                    AppError::Unavailable(
+                        "the gateway cannot count streams right now; try again shortly".into(),
+                    )
+                }
+                NotAdmitted::Taken => AppError::RateLimited {
+                    what: format!(
+                        "the booking's share of the machine is {} stream(s) at once",
+                        target.max_streams
+                    ),
+                    retry_after_secs: 1,
+                },
+            })?;
         let engine_load = target.direct_access.then(|| Arc::new(AtomicUsize::new(0)));
         let shared = local.is_none();
         let keeper = (shared || engine_load.is_some()).then(|| {
