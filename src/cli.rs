@@ -306,20 +306,5 @@ async fn migrate(config: app::Config) -> anyhow::Result<ExitCode> {
 
 fn openapi(check: bool, file: &std::path::Path) -> anyhow::Result<ExitCode> {
     let generated = api::openapi_json().context("serialising the OpenAPI document")?;
-    if !check {
-        print!("{generated}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    let committed =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    if committed == generated {
-        println!("{} is up to date", file.display());
-        Ok(ExitCode::SUCCESS)
-    } else {
-        anyhow::bail!(
-            "{} differs from the document the code generates; run `cargo run -- openapi > {}` and commit it",
-            file.display(),
-            file.display()
-        )
-    }
+    config_cmd::print_or_check(&generated, check, file, "openapi")
 }

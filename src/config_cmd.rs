@@ -16,7 +16,22 @@ pub fn show(config: &app::Config) -> anyhow::Result<ExitCode> {
 
 /// Prints the reference page, or with `check` fails when `file` differs from it.
 pub fn markdown(check: bool, file: &Path) -> anyhow::Result<ExitCode> {
-    let generated = app::Config::reference_markdown();
+    print_or_check(
+        &app::Config::reference_markdown(),
+        check,
+        file,
+        "config --markdown",
+    )
+}
+
+/// Prints `generated`, or with `check` fails when the committed `file` differs from it,
+/// naming the `command` (of `cargo run --`) that writes it.
+pub fn print_or_check(
+    generated: &str,
+    check: bool,
+    file: &Path,
+    command: &str,
+) -> anyhow::Result<ExitCode> {
     if !check {
         print!("{generated}");
         return Ok(ExitCode::SUCCESS);
@@ -28,7 +43,7 @@ pub fn markdown(check: bool, file: &Path) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         anyhow::bail!(
-            "{} differs from the reference the code generates; run `cargo run -- config --markdown > {}` and commit it",
+            "{} differs from what the code generates; run `cargo run -- {command} > {}` and commit it",
             file.display(),
             file.display()
         )

@@ -155,7 +155,7 @@ impl App {
     }
 
     /// Where the worker (and any other server-side fetch) may connect.
-    pub(crate) fn outbound_policy(&self) -> outbound::Policy {
+    pub fn outbound_policy(&self) -> outbound::Policy {
         outbound::Policy::guarded(self.config().engine_allow_private)
     }
 

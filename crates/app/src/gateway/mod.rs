@@ -114,11 +114,6 @@ impl App {
         &self.inner.gateway.client
     }
 
-    /// The outbound rules the gateway's engine addresses are checked against.
-    pub fn engine_policy(&self) -> outbound::Policy {
-        self.outbound_policy()
-    }
-
     /// Who calls the gateway: a person by their token or personal API key. The machine's
     /// access token is for the machine (its provider sees it), never for the gateway.
     pub async fn gateway_caller(&self, bearer: &str) -> Result<Caller, AppError> {

@@ -127,8 +127,8 @@ async fn keep(
 impl App {
     /// The engine's `num_requests_running` now, read through the outbound rules (bounded).
     async fn engine_running(&self, target: &GatewayTarget) -> Option<usize> {
-        let url =
-            outbound::engine_url(&target.engine_base_url, "/metrics", self.engine_policy()).ok()?;
+        let url = outbound::engine_url(&target.engine_base_url, "/metrics", self.outbound_policy())
+            .ok()?;
         let mut request = self
             .gateway_client()
             .get(url)

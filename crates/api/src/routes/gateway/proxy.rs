@@ -72,7 +72,7 @@ pub(super) fn request(
     path: &str,
     body: Option<Vec<u8>>,
 ) -> Result<reqwest::RequestBuilder, ApiError> {
-    let url = outbound::engine_url(&target.engine_base_url, path, app.engine_policy())
+    let url = outbound::engine_url(&target.engine_base_url, path, app.outbound_policy())
         .map_err(|e| engine_failed(format!("its address is refused ({e})")))?;
     let client = app.gateway_client();
     let mut request = match body {
