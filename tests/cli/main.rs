@@ -35,7 +35,11 @@ fn gpumarket(dir: &Path) -> Command {
 /// An HTTP client (with the TLS provider installed, as the binary does at start).
 fn http() -> reqwest::Client {
     outbound::install_crypto_provider();
-    reqwest::Client::new()
+    // Idle connections end before the server's 5 s keep-alive closes them.
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("an HTTP client")
 }
 
 async fn http_get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {

@@ -192,16 +192,34 @@ pub async fn rate_limit(
     // across every credential it shows (unchecked credentials are free to invent; the
     // address is not).
     let address = format!("ip:{}", crate::extract::client_ip(req.request()));
-    let scale = match bearer_of(&req, class) {
-        Some(bearer) => app.rate_scale_of(bearer).await,
-        None => 1,
+    let bearer = bearer_of(&req, class);
+    // A credential not seen lately is read before its budget is known; the address pays for
+    // that read first, so made-up credentials cost their inventor's budget, not the database.
+    let looked_up = match bearer {
+        Some(bearer) if app.cached_rate_scale(bearer).is_none() => Some(
+            app.rate_scaled(class, &address, true, ADDRESS_CEILING)
+                .await
+                .map(|_| ()),
+        ),
+        _ => None,
     };
-    let spent = match app.rate_scaled(class, &subject, true, scale).await {
-        Ok(state) if subject != address => app
-            .rate_scaled(class, &address, true, ADDRESS_CEILING.saturating_mul(scale))
-            .await
-            .map(|_| state),
-        other => other,
+    let (scale, spent) = match looked_up {
+        Some(Err(e)) => (1, Err(e)),
+        _ => {
+            let scale = match bearer {
+                Some(bearer) => app.rate_scale_of(bearer).await,
+                None => 1,
+            };
+            let address_spent = looked_up.is_some() && scale == 1;
+            let spent = match app.rate_scaled(class, &subject, true, scale).await {
+                Ok(state) if subject != address && !address_spent => app
+                    .rate_scaled(class, &address, true, ADDRESS_CEILING.saturating_mul(scale))
+                    .await
+                    .map(|_| state),
+                other => other,
+            };
+            (scale, spent)
+        }
     };
     match spent {
         Ok(state) => {

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, KeyScope, OrgId, Password, Role, UserId};
 use store::{NewApiKey, NewRefreshToken, StoreError};
 
-use crate::secrets::{digest, random_secret};
+use crate::secrets::{Shape, checksummed_secret, digest, random_secret, shape};
 use crate::{App, AppError, Caller, Credential};
 
 /// Every API key starts with this, so a bearer credential tells what it is, and a leaked
@@ -15,6 +15,8 @@ pub const API_KEY_PREFIX: &str = "gpm_";
 const REFRESH_TOKEN_PREFIX: &str = "gpmr_";
 /// How much of a key is kept in clear to tell keys apart (prefix + 8 characters).
 const SHOWN_KEY_CHARS: usize = API_KEY_PREFIX.len() + 8;
+/// API keys looked up in the database (a Prometheus counter): what made-up keys would cost.
+pub const KEY_LOOKUPS_METRIC: &str = "gpumarket_api_key_lookups_total";
 
 #[derive(Debug, Clone)]
 pub struct User {
@@ -325,8 +327,21 @@ impl App {
     /// Who a bearer credential (an access token or an API key) proves the caller to be.
     pub async fn authenticate(&self, bearer: &str) -> Result<Caller, AppError> {
         if bearer.starts_with(API_KEY_PREFIX) {
-            let Some(key) = self.db().api_key_by_hash(&digest(bearer)).await? else {
-                return Err(AppError::InvalidToken("the API key is not valid"));
+            // A key no one issued costs no lookup: a wrong checksum is refused from its
+            // shape, and a digest found missing lately is remembered (keys are random: a
+            // missing one does not appear later).
+            let invalid = AppError::InvalidToken("the API key is not valid");
+            if shape(API_KEY_PREFIX, bearer) == Shape::Invalid {
+                return Err(invalid);
+            }
+            let hash = digest(bearer);
+            if self.inner.unknown_keys.contains_key(&hash) {
+                return Err(invalid);
+            }
+            metrics::counter!(KEY_LOOKUPS_METRIC).increment(1);
+            let Some(key) = self.db().api_key_by_hash(&hash).await? else {
+                self.inner.unknown_keys.insert(hash, ());
+                return Err(invalid);
             };
             if key.revoked_at.is_some() {
                 return Err(AppError::InvalidToken("the API key has been revoked"));
@@ -393,7 +408,7 @@ impl App {
             ));
         }
         let name = ApiKeyName::parse(name)?;
-        let secret = random_secret(API_KEY_PREFIX)?;
+        let secret = checksummed_secret(API_KEY_PREFIX)?;
         let record = self
             .db()
             .insert_api_key(NewApiKey {

@@ -6,9 +6,7 @@
 //! names a subscription, which is then read from Stripe and recorded — so duplicated and
 //! reordered events end in the state Stripe holds. Leaving Pro deletes nothing.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use domain::{OrgId, Role};
@@ -21,12 +19,18 @@ use crate::{App, AppError, Caller, Credential};
 /// How long a credential's rate-limit scale is reused before its plan is read again (a
 /// change made on this process clears it at once).
 const SCALE_TTL: std::time::Duration = std::time::Duration::from_secs(30);
-/// Most credentials remembered; past it the cache starts over.
-const SCALE_CACHE_MAX: usize = 10_000;
+/// Most credentials remembered (the least used are forgotten first).
+const SCALE_CACHE_MAX: u64 = 100_000;
 
-/// Credential digest → its rate-limit scale and when it was read.
-#[derive(Debug, Default)]
-pub(crate) struct ScaleCache(Mutex<HashMap<String, (u32, Instant)>>);
+/// Credential digest → its rate-limit scale.
+pub(crate) type ScaleCache = moka::sync::Cache<String, u32>;
+
+pub(crate) fn scale_cache() -> ScaleCache {
+    moka::sync::Cache::builder()
+        .max_capacity(SCALE_CACHE_MAX)
+        .time_to_live(SCALE_TTL)
+        .build()
+}
 
 /// A plan's name as the API shows it.
 pub const FREE: &str = "free";
@@ -151,15 +155,7 @@ impl App {
     /// credentials, 1 for a credential that proves nothing.
     pub async fn rate_scale_of(&self, bearer: &str) -> u32 {
         let key = crate::limits::credential_subject(bearer);
-        let cache = &self.inner.plan_scales.0;
-        let cached = cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .copied();
-        if let Some((scale, at)) = cached
-            && at.elapsed() < SCALE_TTL
-        {
+        if let Some(scale) = self.inner.plan_scales.get(&key) {
             return scale;
         }
         let scale = match self.scale_of_credential(bearer).await {
@@ -169,15 +165,15 @@ impl App {
                 return 1;
             }
         };
-        let mut cache = cache.lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.len() >= SCALE_CACHE_MAX {
-            cache.retain(|_, (_, at)| at.elapsed() < SCALE_TTL);
-        }
-        // Full of live entries (a flood of made-up credentials): the known ones stay.
-        if cache.len() < SCALE_CACHE_MAX {
-            cache.insert(key, (scale, Instant::now()));
-        }
+        self.inner.plan_scales.insert(key, scale);
         scale
+    }
+
+    /// [`App::rate_scale_of`] when it is known without reading anything.
+    pub fn cached_rate_scale(&self, bearer: &str) -> Option<u32> {
+        self.inner
+            .plan_scales
+            .get(&crate::limits::credential_subject(bearer))
     }
 
     async fn scale_of_credential(&self, authorization: &str) -> Result<u32, AppError> {
@@ -373,12 +369,7 @@ impl App {
                 .ok_or_else(|| AppError::Internal("billing row vanished".into()))?;
         }
         // Limits follow the plan at once here (other replicas within SCALE_TTL).
-        self.inner
-            .plan_scales
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
+        self.inner.plan_scales.invalidate_all();
         Ok(WebhookOutcome::Processed)
     }
 }

@@ -239,7 +239,14 @@ impl App {
             cancel_requested_at: None,
             cancel_claimed_until: None,
         };
-        let rules = |machine: &booking::Machine| booking::admit(machine, &interval, gpus);
+        let quota = booking::RenterQuota {
+            max_open: self.config().max_open_bookings,
+            max_gpu_hours: self.config().max_booked_gpu_hours,
+        };
+        let rules = |machine: &booking::Machine| {
+            booking::admit(machine, &interval, gpus)?;
+            booking::within_quota(&machine.renter_open, &interval, gpus, now, quota)
+        };
         match self.db().book(record, now, rules).await {
             Ok(booking) => {
                 let booking = match destination {
@@ -255,6 +262,33 @@ impl App {
                 })
             }
             Err(BookingError::Refused(Refusal::Capacity)) => Err(AppError::BookingConflict),
+            Err(BookingError::Refused(Refusal::Quota {
+                kind,
+                limit,
+                frees_at,
+            })) => Err(AppError::RateLimited {
+                what: match kind {
+                    booking::QuotaKind::OpenBookings => format!(
+                        "you hold {limit} bookings that have not ended (max_open_bookings); \
+                         cancel one or wait until one ends"
+                    ),
+                    booking::QuotaKind::GpuHours => format!(
+                        "with this booking you would hold more than {limit} GPU-hours ahead \
+                         (max_booked_gpu_hours)"
+                    ),
+                },
+                retry_after_secs: (frees_at - now).num_seconds().clamp(1, 3600) as u64,
+            }),
+            Err(BookingError::Refused(Refusal::TooLarge { max_gpu_hours })) => {
+                Err(ValidationError::new(
+                    "ends_at",
+                    format!(
+                        "a booking may hold at most {max_gpu_hours} GPU-hours \
+                         (max_booked_gpu_hours); book fewer GPUs or a shorter interval"
+                    ),
+                )
+                .into())
+            }
             Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
             Err(BookingError::Refused(Refusal::Delisted)) => Err(AppError::ListingDelisted),
             Err(BookingError::Refused(Refusal::OutsideWindow { from, until })) => {

@@ -98,6 +98,15 @@ pub struct Config {
     pub verification_runs_per_org_per_day: u32,
     /// Bookings one renter may have waiting for their payment at once.
     pub pending_bookings_per_renter: u32,
+    /// An organisation report is signed again (and logged) at most this often, seconds;
+    /// changes within the period show in the next snapshot.
+    pub org_report_min_secs: u64,
+    /// Bookings one renter may hold that have not ended, in every payment mode (429
+    /// `rate_limited` with `Retry-After` beyond).
+    pub max_open_bookings: u32,
+    /// GPU-hours one renter may hold booked ahead of now, in every payment mode; a single
+    /// booking larger than this is refused as invalid.
+    pub max_booked_gpu_hours: u32,
     /// Password hashes computed at once (argon2id, 19 MiB each); further logins wait their
     /// turn.
     pub password_hashes_at_once: u32,
@@ -220,6 +229,9 @@ impl Default for Config {
             spot_check_min_fraction: 0.85,
             verification_runs_per_org_per_day: 50,
             pending_bookings_per_renter: 5,
+            max_open_bookings: 5,
+            org_report_min_secs: 3600,
+            max_booked_gpu_hours: 168,
             password_hashes_at_once: 4,
             event_streams_per_client: 20,
             event_streams_total: 2000,

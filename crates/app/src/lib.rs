@@ -68,6 +68,8 @@ struct Inner {
     budgets: limits::LocalBudgets,
     /// Recent answers of [`App::rate_scale_of`], by credential digest.
     plan_scales: billing::ScaleCache,
+    /// Digests of API keys recently found not to exist.
+    unknown_keys: moka::sync::Cache<String, ()>,
     /// The gateway's caches, engine client and stream slots.
     gateway: gateway::GatewayState,
     trusted_proxies: Vec<ipnet::IpNet>,
@@ -109,7 +111,11 @@ impl App {
                 hashing,
                 streams: Default::default(),
                 budgets: Default::default(),
-                plan_scales: Default::default(),
+                plan_scales: billing::scale_cache(),
+                unknown_keys: moka::sync::Cache::builder()
+                    .max_capacity(100_000)
+                    .time_to_live(std::time::Duration::from_secs(600))
+                    .build(),
                 gateway: gateway::GatewayState::new(
                     config.engine_allow_private,
                     redis.is_some(),

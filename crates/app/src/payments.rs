@@ -709,9 +709,10 @@ impl App {
         Ok(WebhookOutcome::Processed)
     }
 
-    /// A provider's earnings: what was transferred to it, less what was reversed.
+    /// A provider's earnings: what was transferred to it, less what was reversed (its
+    /// owners and admins).
     pub async fn earnings(&self, caller: Caller, org: OrgId) -> Result<Statement, AppError> {
-        self.require_role(caller, org, Role::Member).await?;
+        self.require_role(caller, org, Role::Admin).await?;
         let entries = self.db().ledger_of_org(org.as_uuid()).await?;
         statement(
             entries,

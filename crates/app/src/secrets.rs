@@ -16,6 +16,67 @@ pub(crate) fn random_secret(prefix: &str) -> Result<String, AppError> {
     Ok(format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes)))
 }
 
+/// Characters of the checksum that ends a checksummed secret.
+const CHECKSUM_CHARS: usize = 6;
+/// Characters of a secret's random part (32 bytes, base64url).
+const RANDOM_CHARS: usize = 43;
+
+/// Base62 of the first 32 bits of the SHA-256 of `body`, always [`CHECKSUM_CHARS`] long.
+fn checksum(body: &str) -> String {
+    const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let digest = Sha256::digest(body.as_bytes());
+    let mut n = u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]]);
+    let mut out = [b'0'; CHECKSUM_CHARS];
+    for slot in out.iter_mut().rev() {
+        *slot = DIGITS[(n % 62) as usize];
+        n /= 62;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`random_secret`] with a checksum of it appended (as GitHub's tokens carry one): a
+/// mistyped or made-up secret is told apart without looking anything up.
+pub(crate) fn checksummed_secret(prefix: &str) -> Result<String, AppError> {
+    let secret = random_secret(prefix)?;
+    let sum = checksum(&secret);
+    Ok(secret + &sum)
+}
+
+/// What a presented secret of `prefix` can be, from its shape alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Checksummed, and the checksum matches.
+    Checked,
+    /// Issued before secrets carried a checksum: only a lookup tells.
+    Unchecked,
+    /// Neither: no such secret was ever issued.
+    Invalid,
+}
+
+pub(crate) fn shape(prefix: &str, secret: &str) -> Shape {
+    let Some(rest) = secret.strip_prefix(prefix) else {
+        return Shape::Invalid;
+    };
+    if !rest
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Shape::Invalid;
+    }
+    match rest.len() {
+        RANDOM_CHARS => Shape::Unchecked,
+        n if n == RANDOM_CHARS + CHECKSUM_CHARS => {
+            let (body, sum) = secret.split_at(secret.len() - CHECKSUM_CHARS);
+            if checksum(body) == sum {
+                Shape::Checked
+            } else {
+                Shape::Invalid
+            }
+        }
+        _ => Shape::Invalid,
+    }
+}
+
 /// Hex SHA-256 of a secret, as stored and looked up.
 pub(crate) fn digest(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
@@ -34,6 +95,23 @@ mod tests {
         assert_eq!(a.len(), 4 + 43);
         assert_eq!(digest(&a).len(), 64);
         assert_ne!(digest(&a), digest(&b));
+        // A checksummed secret is told from a mistyped one and from one issued before.
+        let c = checksummed_secret("gpm_").unwrap();
+        assert_eq!(c.len(), 4 + 43 + 6);
+        assert_eq!(shape("gpm_", &c), Shape::Checked);
+        assert_eq!(shape("gpm_", &a), Shape::Unchecked);
+        let mut typo = c.clone().into_bytes();
+        typo[10] = if typo[10] == b'A' { b'B' } else { b'A' };
+        assert_eq!(
+            shape("gpm_", &String::from_utf8(typo).unwrap()),
+            Shape::Invalid
+        );
+        assert_eq!(shape("gpm_", "gpm_short"), Shape::Invalid);
+        assert_eq!(
+            shape("gpm_", &format!("{}!", &c[..c.len() - 1])),
+            Shape::Invalid
+        );
+        assert_eq!(shape("gpmr_", &c), Shape::Invalid);
         // Known vector: SHA-256("abc").
         assert_eq!(
             digest("abc"),

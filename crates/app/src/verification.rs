@@ -484,7 +484,8 @@ impl App {
         self.record_event(
             run.id,
             event::STARTED,
-            json!({"run_id": run.id, "attempt": run.attempts, "worker": worker}),
+            // Events are public: the worker that runs it (a host name) stays in the logs.
+            json!({"run_id": run.id, "attempt": run.attempts}),
         )
         .await?;
 

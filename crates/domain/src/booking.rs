@@ -132,6 +132,25 @@ pub struct Machine {
     pub capacity: i32,
     /// The bookings that hold its GPUs and overlap the interval: `(starts_at, ends_at, gpus)`.
     pub holding: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    /// The renter's own bookings on any machine that hold GPUs and have not ended, read
+    /// under the renter's lock: what their quota is judged on.
+    pub renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+}
+
+/// What one renter may hold at once, in every payment mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenterQuota {
+    /// Bookings not yet ended (`max_open_bookings`).
+    pub max_open: u32,
+    /// GPU-hours booked ahead of now (`max_booked_gpu_hours`).
+    pub max_gpu_hours: u32,
+}
+
+/// Which quota a booking would break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotaKind {
+    OpenBookings,
+    GpuHours,
 }
 
 /// Why a machine cannot take a booking.
@@ -146,6 +165,68 @@ pub enum Refusal {
     },
     #[error("the machine does not have the GPUs free over the interval")]
     Capacity,
+    /// The renter holds their quota already; something frees at `frees_at` (the end of their
+    /// earliest open booking).
+    #[error("the renter holds as much as their quota allows")]
+    Quota {
+        kind: QuotaKind,
+        limit: u32,
+        frees_at: DateTime<Utc>,
+    },
+    /// The booking alone is more GPU-hours than any renter may hold.
+    #[error("the booking alone is more GPU-hours than a renter may hold")]
+    TooLarge { max_gpu_hours: u32 },
+}
+
+/// GPU-hours of `[starts_at, ends_at)` still ahead of `now`.
+fn gpu_hours_ahead(
+    starts_at: DateTime<Utc>,
+    ends_at: DateTime<Utc>,
+    gpus: i32,
+    now: DateTime<Utc>,
+) -> f64 {
+    let seconds = (ends_at - starts_at.max(now)).num_seconds().max(0);
+    f64::from(gpus) * seconds as f64 / 3600.0
+}
+
+/// The renter quota: with this booking, a renter holds at most `max_open` bookings not yet
+/// ended and `max_gpu_hours` GPU-hours ahead of `now`, across every machine. Decided on
+/// their open bookings as read under the lock that serialises the renter's bookings.
+pub fn within_quota(
+    open: &[(DateTime<Utc>, DateTime<Utc>, i32)],
+    interval: &Interval,
+    gpus: i32,
+    now: DateTime<Utc>,
+    quota: RenterQuota,
+) -> Result<(), Refusal> {
+    let wanted = gpu_hours_ahead(interval.starts_at, interval.ends_at, gpus, now);
+    if wanted > f64::from(quota.max_gpu_hours) {
+        return Err(Refusal::TooLarge {
+            max_gpu_hours: quota.max_gpu_hours,
+        });
+    }
+    let open: Vec<_> = open.iter().filter(|&&(_, e, _)| e > now).collect();
+    let frees_at = open.iter().map(|&&(_, e, _)| e).min().unwrap_or(now);
+    if open.len() >= quota.max_open as usize {
+        return Err(Refusal::Quota {
+            kind: QuotaKind::OpenBookings,
+            limit: quota.max_open,
+            frees_at,
+        });
+    }
+    let held: f64 = open
+        .iter()
+        .map(|&&(s, e, g)| gpu_hours_ahead(s, e, g, now))
+        .sum();
+    // A millionth of an hour of slack for rounding.
+    if held + wanted > f64::from(quota.max_gpu_hours) + 1e-6 {
+        return Err(Refusal::Quota {
+            kind: QuotaKind::GpuHours,
+            limit: quota.max_gpu_hours,
+            frees_at,
+        });
+    }
+    Ok(())
 }
 
 /// The booking rules: a machine takes `gpus` GPUs over `interval` only while it is listed,
@@ -259,6 +340,7 @@ mod tests {
             window: (Some(t(1)), Some(t(10))),
             capacity: 2,
             holding: vec![(t(1), t(3), 1)],
+            renter_open: vec![],
         };
         assert_eq!(admit(&machine, &interval, 1), Ok(()));
         assert_eq!(admit(&machine, &interval, 2), Err(Refusal::Capacity));
@@ -277,6 +359,49 @@ mod tests {
                 from: Some(t(3)),
                 until: None
             })
+        );
+    }
+
+    #[test]
+    fn a_renter_holds_at_most_their_quota() {
+        let now = t(0);
+        let quota = RenterQuota {
+            max_open: 2,
+            max_gpu_hours: 10,
+        };
+        let interval = Interval::new(t(1), t(3), now).unwrap();
+        assert_eq!(within_quota(&[], &interval, 1, now, quota), Ok(()));
+        // Two open: the third is refused until the earliest ends; an ended one counts not.
+        let open = [(t(-1), t(2), 1), (t(4), t(5), 1), (t(-5), t(-1), 8)];
+        assert_eq!(
+            within_quota(&open, &interval, 1, now, quota),
+            Err(Refusal::Quota {
+                kind: QuotaKind::OpenBookings,
+                limit: 2,
+                frees_at: t(2)
+            })
+        );
+        // GPU-hours ahead: 2 (the first's rest) + 8 held, 2 more asked: 12 > 10.
+        let held = [(t(-1), t(2), 1), (t(4), t(6), 4)];
+        let quota = RenterQuota {
+            max_open: 5,
+            ..quota
+        };
+        assert!(matches!(
+            within_quota(&held, &interval, 1, now, quota),
+            Err(Refusal::Quota {
+                kind: QuotaKind::GpuHours,
+                ..
+            })
+        ));
+        // Exactly at the limit is allowed.
+        let short = Interval::new(t(1), t(1) + Duration::minutes(30), now).unwrap();
+        assert_eq!(within_quota(&held, &short, 0, now, quota), Ok(()));
+        // One booking larger than the whole quota can never fit.
+        let huge = Interval::new(t(1), t(12), now).unwrap();
+        assert_eq!(
+            within_quota(&[], &huge, 1, now, quota),
+            Err(Refusal::TooLarge { max_gpu_hours: 10 })
         );
     }
 

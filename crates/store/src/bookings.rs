@@ -11,7 +11,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{booking_guarantees, bookings, listings};
+use crate::entities::{booking_guarantees, bookings, listings, users};
 use crate::{Db, StoreError, conflict_as};
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
@@ -134,6 +134,25 @@ impl Db {
         rules: impl FnOnce(&Machine) -> Result<(), Refusal>,
     ) -> Result<BookingRecord, BookingError> {
         let txn = self.write().await?;
+        // The renter first, then the listing (always in this order): the renter's lock
+        // serialises their bookings on every machine, so racing requests cannot pass their
+        // quota together.
+        users::Entity::update_many()
+            .col_expr(users::Column::Email, Expr::col(users::Column::Email))
+            .filter(users::Column::Id.eq(booking.renter_id))
+            .exec(&txn)
+            .await?;
+        let renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = bookings::Entity::find()
+            .select_only()
+            .column(bookings::Column::StartsAt)
+            .column(bookings::Column::EndsAt)
+            .column(bookings::Column::GpuCount)
+            .filter(bookings::Column::RenterId.eq(booking.renter_id))
+            .filter(bookings::Column::EndsAt.gt(now))
+            .filter(holds_capacity(now))
+            .into_tuple()
+            .all(&txn)
+            .await?;
         let locked = listings::Entity::update_many()
             .col_expr(
                 listings::Column::UpdatedAt,
@@ -168,6 +187,7 @@ impl Db {
             window: (listing.available_from, listing.available_until),
             capacity: listing.gpu_count,
             holding,
+            renter_open,
         };
         rules(&machine)?;
         let id = booking.id;

@@ -13,6 +13,7 @@ on_both_backends!(
     cancellation_frees_capacity_and_records_the_refund,
     bookings_are_private_and_bad_input_is_refused,
     a_yen_price_has_no_minor_unit,
+    a_renter_holds_at_most_their_quota_without_payments,
 );
 
 /// A provider with a 2-GPU machine at 150 cents per GPU-hour, and a renter.
@@ -333,4 +334,102 @@ async fn a_yen_price_has_no_minor_unit(app: TestApp) {
     )
     .await;
     assert_eq!(problem["errors"][0]["field"], "price.currency");
+}
+
+/// With payments off (no hold, confirmed at once), one renter still holds at most
+/// `max_open_bookings` bookings and `max_booked_gpu_hours` ahead, however many requests race.
+async fn a_renter_holds_at_most_their_quota_without_payments(app: TestApp) {
+    let (listing, _, renter) = machine(&app).await;
+    let requests = (0..10).map(|i| {
+        let (starts_at, ends_at) = interval(24 + i, 1);
+        let body = json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+        let (app, renter) = (&app, &renter);
+        async move { book(app, renter, Some(&format!("q-{i}")), &body).await }
+    });
+    let mut created = Vec::new();
+    let mut limited = 0;
+    for res in futures_util::future::join_all(requests).await {
+        match res.status().as_u16() {
+            201 => created.push(res.json::<Value>().await.unwrap()),
+            429 => {
+                let retry: u64 = res.headers()["retry-after"]
+                    .to_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!((1..=3600).contains(&retry), "{retry}");
+                let problem: Value = res.json().await.unwrap();
+                assert_eq!(problem["code"], "rate_limited");
+                assert!(
+                    problem["detail"]
+                        .as_str()
+                        .unwrap()
+                        .contains("max_open_bookings")
+                );
+                limited += 1;
+            }
+            other => panic!("unexpected {other}: {}", res.text().await.unwrap()),
+        }
+    }
+    assert_eq!((created.len(), limited), (5, 5));
+    assert!(created.iter().all(|b| b["status"] == "confirmed"));
+    // Cancelling one makes room for one more.
+    let cancelled = app
+        .post(
+            &format!("/v1/bookings/{}/cancel", created[0]["id"].as_str().unwrap()),
+            Some(&renter.access_token),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        cancelled.status(),
+        200,
+        "{}",
+        cancelled.text().await.unwrap()
+    );
+    let (starts_at, ends_at) = interval(40, 1);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    assert_eq!(
+        book(&app, &renter, Some("q-after"), &body).await.status(),
+        201
+    );
+
+    // GPU-hours: another renter. One booking beyond the whole quota is invalid; within it,
+    // what is held ahead counts.
+    let other = app.register("other@example.com").await;
+    let (starts_at, ends_at) = interval(24, 169);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    assert_problem(
+        book(&app, &other, Some("big"), &body).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    let (starts_at, ends_at) = interval(200, 50);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 2, "starts_at": starts_at, "ends_at": ends_at});
+    assert_eq!(book(&app, &other, Some("h-1"), &body).await.status(), 201);
+    let (starts_at, ends_at) = interval(260, 69);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    let res = book(&app, &other, Some("h-2"), &body).await;
+    assert_eq!(res.status(), 429);
+    let problem: Value = res.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("max_booked_gpu_hours"),
+        "{problem}"
+    );
+    let (starts_at, ends_at) = interval(260, 68);
+    let body =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": starts_at, "ends_at": ends_at});
+    assert_eq!(
+        book(&app, &other, Some("h-3"), &body).await.status(),
+        201,
+        "100 + 68 = 168 fits"
+    );
 }

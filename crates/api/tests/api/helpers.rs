@@ -69,6 +69,8 @@ pub fn test_config(database_url: &str) -> Config {
         engine_allow_private: true,
         // Tests fire requests far faster than people do; the limits tests turn them on.
         rate_limits: false,
+        // Organisation reports follow every change at once (the period has its own test).
+        org_report_min_secs: 0,
         ..Config::default()
     }
 }
@@ -110,8 +112,11 @@ impl TestApp {
         outbound::install_crypto_provider();
         Self {
             base,
+            // Idle connections are dropped before the server's 5 s keep-alive closes them: a
+            // request on a connection the server is closing fails (IncompleteMessage).
             client: reqwest::Client::builder()
                 .timeout(Duration::from_secs(30))
+                .pool_idle_timeout(Duration::from_secs(2))
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),

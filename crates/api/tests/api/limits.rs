@@ -302,6 +302,71 @@ async fn made_up_credentials_do_not_escape_the_address_ceiling() {
     assert_eq!(statuses[8..], [429, 429], "{statuses:?}");
 }
 
+/// The API keys this process has looked up in the database.
+async fn key_lookups(app: &TestApp) -> u64 {
+    let text = app.get("/metrics", None).await.text().await.unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("gpumarket_api_key_lookups_total "))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+/// A made-up API key costs no database read: a mistyped one fails its checksum, one looked
+/// up and missing is remembered, and a flood of fresh ones spends the address's budget
+/// before any is read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn made_up_api_keys_cost_at_most_the_address_budget() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.rate_limits = true;
+        c.rate_limit_reads_per_minute = 25;
+        c.rate_limit_writes_per_minute = 25;
+    })
+    .await;
+    let ada = app.register("ada@example.com").await;
+    let key: Value = app
+        .post(
+            "/v1/api-keys",
+            Some(&ada.access_token),
+            json!({"name": "script"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let key = key["key"].as_str().unwrap().to_owned();
+    assert_eq!(key.len(), "gpm_".len() + 43 + 6, "{key}");
+    assert_eq!(app.get("/v1/me", Some(&key)).await.status(), 200);
+    let before = key_lookups(&app).await;
+    assert!(before >= 1);
+    // One character changed: refused from its checksum, nothing read.
+    let mut typo = key.clone().into_bytes();
+    typo[8] = if typo[8] == b'a' { b'b' } else { b'a' };
+    let typo = String::from_utf8(typo).unwrap();
+    assert_problem(app.get("/v1/me", Some(&typo)).await, 401, "invalid_token").await;
+    assert_eq!(key_lookups(&app).await, before);
+    // A key of the old shape (no checksum) is read once, then remembered as missing.
+    let old_shape = format!("gpm_{}", "A".repeat(43));
+    for _ in 0..3 {
+        assert_problem(
+            app.get("/v1/me", Some(&old_shape)).await,
+            401,
+            "invalid_token",
+        )
+        .await;
+    }
+    assert_eq!(key_lookups(&app).await, before + 1);
+    // 1,000 fresh ones from one address: at most its budget (4 credentials' worth) is read.
+    let mut statuses = std::collections::BTreeMap::new();
+    for n in 0..1000 {
+        let junk = format!("gpm_{:0>43}", n);
+        *statuses
+            .entry(app.get("/v1/me", Some(&junk)).await.status().as_u16())
+            .or_insert(0) += 1;
+    }
+    let read = key_lookups(&app).await - before - 1;
+    assert!(read <= 100, "{read} lookups; {statuses:?}");
+    assert!(statuses[&429] >= 900, "{statuses:?}");
+}
+
 /// An organisation key stops working when the admin who made it leaves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_former_admins_organisation_keys_stop_working() {

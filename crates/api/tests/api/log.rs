@@ -21,6 +21,27 @@ on_both_backends!(
     the_log_is_backfilled_in_creation_order_without_engine_addresses,
 );
 
+on_backends!(an_organisation_report_is_signed_again_at_most_once_per_period);
+
+/// Title edits and new listings cannot grow the log faster than `org_report_min_secs`.
+async fn an_organisation_report_is_signed_again_at_most_once_per_period(backend: store::Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.org_report_min_secs = 3600).await;
+    let p = provider(&app).await;
+    list(&app, &p, "http://127.0.0.1:9").await;
+    let path = format!("/v1/orgs/{}/report", p.org);
+    let first: Value = app.get_json(&path, None).await;
+    assert_eq!(first["report"]["counts"]["listings"], 1);
+    let logged = app.app.db().log_size().await.unwrap();
+    list(&app, &p, "http://127.0.0.1:9").await;
+    let again: Value = app.get_json(&path, None).await;
+    assert_eq!(
+        again["id"], first["id"],
+        "within the period: the same snapshot"
+    );
+    assert_eq!(again["report"]["counts"]["listings"], 1);
+    assert_eq!(app.app.db().log_size().await.unwrap(), logged);
+}
+
 /// With checkpoints at most every second, so that the test sees them come.
 mod reports_are_logged_with_proofs_and_signed_checkpoints {
     use crate::helpers::TestApp;

@@ -360,14 +360,17 @@ async fn onboarding_creates_one_account_and_payouts_gate_bookings(backend: Backe
     .await;
     assert_problem(m.app.get(&payouts_path, None).await, 401, "unauthenticated").await;
     let earnings_path = format!("/v1/orgs/{}/earnings", m.org);
-    assert_problem(
-        m.app
-            .get(&earnings_path, Some(&m.renter.access_token))
-            .await,
-        403,
-        "forbidden",
-    )
-    .await;
+    // Earnings are for owners and admins: a member lists machines but does not read the money.
+    for outsider in [&m.renter, &member] {
+        assert_problem(
+            m.app
+                .get(&earnings_path, Some(&outsider.access_token))
+                .await,
+            403,
+            "forbidden",
+        )
+        .await;
+    }
     assert_problem(
         m.app.get(&earnings_path, None).await,
         401,

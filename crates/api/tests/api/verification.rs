@@ -328,6 +328,9 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
     let (_, finished) = events.last().unwrap();
     assert_eq!(finished["status"], "succeeded", "{finished}");
     let report_id = finished["report_id"].as_str().unwrap().to_owned();
+    // Events are public: nothing in them names the worker's host.
+    let (_, started) = events.iter().find(|(k, _)| k == "run_started").unwrap();
+    assert!(started.get("worker").is_none(), "{started}");
 
     let run: Value = app
         .get_json(&format!("/v1/verifications/{run_id}"), None)

@@ -57,7 +57,10 @@ impl App {
     }
 
     /// The organisation's verified fleet, signed like a listing's report: a stored snapshot,
-    /// signed and logged when its content changes (not on every read).
+    /// signed and logged when its content changes (not on every read), and at most once per
+    /// `org_report_min_secs` — within that period a change shows in the next snapshot, so a
+    /// snapshot may be that much behind (its `generated_at` says when it was true), and
+    /// edits cannot grow the transparency log faster.
     pub async fn org_report(&self, org: OrgId) -> Result<OrgReport, AppError> {
         let record = self
             .db()
@@ -76,6 +79,15 @@ impl App {
                 return Ok(OrgReport::of(latest.clone(), index));
             }
             let now = Utc::now();
+            let period = chrono::Duration::seconds(
+                i64::try_from(self.config().org_report_min_secs).unwrap_or(i64::MAX / 1000),
+            );
+            if let Some(latest) = &latest
+                && now - latest.created_at < period
+            {
+                let index = self.log_index_of(latest.id).await?;
+                return Ok(OrgReport::of(latest.clone(), index));
+            }
             let id = uuid::Uuid::now_v7();
             let mut predicate = content.clone();
             predicate["report_id"] = json!(id);

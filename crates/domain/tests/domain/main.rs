@@ -61,6 +61,7 @@ proptest! {
                         window: (None, None),
                         capacity,
                         holding: holding.clone(),
+                        renter_open: vec![],
                     };
                     if admit(&machine, &interval, gpus).is_ok() {
                         holding.push((interval.starts_at(), interval.ends_at(), gpus));

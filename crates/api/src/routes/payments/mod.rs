@@ -186,7 +186,8 @@ impl From<Statement> for StatementView {
     }
 }
 
-/// A provider's earnings: transfers to it less reversals, with the ledger rows behind them.
+/// A provider's earnings: transfers to it less reversals, with the ledger rows behind them
+/// (the organisation's owners and admins).
 #[utoipa::path(
     tag = "payments",
     security(("bearer" = [])),
@@ -194,7 +195,7 @@ impl From<Statement> for StatementView {
     responses(
         (status = 200, description = "Totals and entries", body = StatementView),
         (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an owner or admin of the organisation", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/orgs/{id}/earnings")]
