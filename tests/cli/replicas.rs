@@ -1,7 +1,7 @@
 //! Two `gpumarket serve` processes sharing PostgreSQL and Redis count a booking's gateway
 //! streams once: a booking with a share of two streams opens one through each, and a third
-//! is refused by either; each stream is recorded at the load of both; with Redis gone, no
-//! stream is admitted uncounted.
+//! is refused by either; each stream is recorded at the load of both; a session ended on one
+//! is refused by the other within a second; with Redis gone, no stream is admitted uncounted.
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -176,6 +176,37 @@ async fn two_api_processes_count_a_bookings_streams_once() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(loads, vec![2, 2]);
+
+    // A session ended on one replica is refused on the other within a second.
+    let signed_in: Value = post(
+        "/v1/auth/login",
+        None,
+        json!({"email": "r@example.com", "password": "correct horse battery"}),
+    )
+    .await;
+    let access = signed_in["access_token"].as_str().unwrap();
+    let me = |server: &Server| {
+        client
+            .get(format!("{}/v1/me", server.base))
+            .bearer_auth(access)
+            .send()
+    };
+    assert_eq!(me(&b).await.unwrap().status(), 200);
+    let out = client
+        .post(format!("{}/v1/auth/logout", a.base))
+        .json(&json!({"refresh_token": signed_in["refresh_token"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(out.status(), 204);
+    let ended = Instant::now();
+    while me(&b).await.unwrap().status() != 401 {
+        assert!(
+            ended.elapsed() < Duration::from_secs(1),
+            "still accepted after a second"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     // Redis gone: neither process admits a stream it cannot count.
     drop(redis);

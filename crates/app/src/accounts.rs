@@ -217,6 +217,7 @@ impl App {
                 .db()
                 .revoke_refresh_family(record.family_id, now)
                 .await?;
+            self.sessions_ended(&[record.family_id]).await;
             tracing::warn!(
                 user_id = %record.user_id,
                 family_id = %record.family_id,
@@ -245,26 +246,32 @@ impl App {
             self.db()
                 .revoke_refresh_family(record.family_id, Utc::now())
                 .await?;
+            self.sessions_ended(&[record.family_id]).await;
         }
         Ok(())
     }
 
-    /// Ends every login session of the caller (their access tokens stop working within
-    /// `access_token_ttl_secs`). API keys are not sessions: revoke those one by one.
+    /// Ends every login session of the caller: their access tokens are refused from now on,
+    /// on every replica. API keys are not sessions: revoke those one by one.
     pub async fn revoke_all_sessions(&self, caller: Caller) -> Result<u64, AppError> {
-        Ok(self
+        let ended = self
             .db()
             .revoke_sessions_of(caller.user_id, None, Utc::now())
-            .await?)
+            .await?;
+        self.sessions_ended(&ended).await;
+        Ok(ended.len() as u64)
     }
 
-    /// Changes the caller's password, given the current one, and ends every other login
-    /// session. Only a signed-in person may: not an API key.
+    /// Changes the caller's password, given the current one, ends every other login
+    /// session and revokes the caller's personal API keys (unless `keep_api_keys`: someone
+    /// who knew the old password may have made one). Only a signed-in person may: not an
+    /// API key.
     pub async fn change_password(
         &self,
         caller: Caller,
         current: &str,
         new: &str,
+        keep_api_keys: bool,
     ) -> Result<(), AppError> {
         let Credential::AccessToken { session } = caller.via else {
             return Err(AppError::Forbidden(
@@ -287,11 +294,18 @@ impl App {
         }
         let hash = hash_password(new).await?;
         self.db().set_password_hash(caller.user_id, hash).await?;
+        let now = Utc::now();
         let ended = self
             .db()
-            .revoke_sessions_of(caller.user_id, session, Utc::now())
+            .revoke_sessions_of(caller.user_id, session, now)
             .await?;
-        tracing::info!(user_id = %caller.user_id, ended, "password changed; other sessions ended");
+        self.sessions_ended(&ended).await;
+        let keys = if keep_api_keys {
+            0
+        } else {
+            self.db().revoke_personal_keys(caller.user_id, now).await?
+        };
+        tracing::info!(user_id = %caller.user_id, sessions = ended.len(), keys, "password changed; other sessions and personal keys ended");
         Ok(())
     }
 
@@ -369,6 +383,9 @@ impl App {
             });
         }
         let (user_id, session) = self.tokens().verify(bearer)?;
+        if session.is_some_and(|session| self.session_ended(session)) {
+            return Err(AppError::InvalidToken("the session has ended"));
+        }
         Ok(Caller {
             user_id,
             via: Credential::AccessToken { session },

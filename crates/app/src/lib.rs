@@ -25,6 +25,7 @@ pub mod payments;
 pub mod physics;
 pub mod reports;
 mod secrets;
+mod sessions;
 mod signing_key;
 pub mod spot_checks;
 pub mod tokens;
@@ -70,6 +71,8 @@ struct Inner {
     plan_scales: billing::ScaleCache,
     /// Digests of API keys recently found not to exist.
     unknown_keys: moka::sync::Cache<String, ()>,
+    /// Login sessions ended within an access token's lifetime, on any replica.
+    ended_sessions: sessions::EndedSessions,
     /// The gateway's caches, engine client and stream slots.
     gateway: gateway::GatewayState,
     trusted_proxies: Vec<ipnet::IpNet>,
@@ -105,13 +108,14 @@ impl App {
         let hashing = Arc::new(tokio::sync::Semaphore::new(
             config.password_hashes_at_once.max(1) as usize,
         ));
-        Ok(Self {
+        let app = Self {
             inner: Arc::new(Inner {
                 payments,
                 hashing,
                 streams: Default::default(),
                 budgets: Default::default(),
                 plan_scales: billing::scale_cache(),
+                ended_sessions: sessions::ended_sessions(config.access_token_ttl_secs),
                 unknown_keys: moka::sync::Cache::builder()
                     .max_capacity(100_000)
                     .time_to_live(std::time::Duration::from_secs(600))
@@ -131,7 +135,9 @@ impl App {
                 notifier,
                 config,
             }),
-        })
+        };
+        app.follow_ended_sessions().await?;
+        Ok(app)
     }
 
     /// The database. Private to the use cases; integration tests reach it with the

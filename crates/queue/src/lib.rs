@@ -257,37 +257,107 @@ impl Dispatcher {
     }
 }
 
-/// Wakes whoever streams a run's events when the run has news. With Redis, one pub/sub
-/// connection per process listens to every run's channel and fans the wake-ups out in
-/// process: a thousand followers cost one connection, not a thousand.
+/// News about login sessions that every replica must hear.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revocation {
+    /// The session (refresh family) ended: its access tokens are no longer good.
+    Session(Uuid),
+    /// News may have been missed (the subscription started or restarted, or a listener fell
+    /// behind): read what ended from the database.
+    Missed,
+}
+
+/// Wakes whoever streams a run's events when the run has news, and tells every replica
+/// which sessions ended. With Redis, one pub/sub connection per process listens to every
+/// channel and fans the news out in process: a thousand followers cost one connection, not
+/// a thousand.
 #[derive(Debug, Clone)]
 pub enum Notifier {
-    InProcess(broadcast::Sender<Uuid>),
+    InProcess {
+        local: broadcast::Sender<Uuid>,
+        sessions: broadcast::Sender<Revocation>,
+    },
     Redis {
         redis: Redis,
         local: broadcast::Sender<Uuid>,
+        sessions: broadcast::Sender<Revocation>,
         listening: Arc<std::sync::atomic::AtomicBool>,
     },
 }
 
 impl Notifier {
     pub fn in_process() -> Self {
-        Self::InProcess(broadcast::channel(1024).0)
+        Self::InProcess {
+            local: broadcast::channel(1024).0,
+            sessions: broadcast::channel(1024).0,
+        }
     }
 
     pub fn redis(redis: Redis) -> Self {
         Self::Redis {
             redis,
             local: broadcast::channel(1024).0,
+            sessions: broadcast::channel(1024).0,
             listening: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        }
+    }
+
+    /// Starts this process's pub/sub listener, once.
+    fn listen(&self) {
+        if let Self::Redis {
+            redis,
+            local,
+            sessions,
+            listening,
+        } = self
+            && !listening.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            tokio::spawn(listen(redis.clone(), local.clone(), sessions.clone()));
+        }
+    }
+
+    /// Tells every replica that `session` ended. Best effort: a replica that misses it
+    /// reads what ended from the database when its subscription comes back.
+    pub async fn revoke_session(&self, session: Uuid) {
+        match self {
+            Self::InProcess { sessions, .. } => {
+                let _ = sessions.send(Revocation::Session(session));
+            }
+            Self::Redis {
+                redis, sessions, ..
+            } => {
+                // This process hears it at once, whatever Redis does.
+                let _ = sessions.send(Revocation::Session(session));
+                let published = async {
+                    let mut conn = redis.connection().await?;
+                    let _: i64 = redis::cmd("PUBLISH")
+                        .arg(format!("{}:session-ended:{session}", redis.namespace))
+                        .arg("1")
+                        .query_async(&mut conn)
+                        .await?;
+                    Ok::<_, QueueError>(())
+                };
+                if let Err(e) = published.await {
+                    tracing::warn!(error = %e, "could not publish an ended session");
+                }
+            }
+        }
+    }
+
+    /// Every session that ends from now on, on any replica (with Redis, starting the
+    /// listener, whose first subscription says [`Revocation::Missed`]).
+    pub fn revocations(&self) -> broadcast::Receiver<Revocation> {
+        self.listen();
+        match self {
+            Self::InProcess { sessions, .. } | Self::Redis { sessions, .. } => sessions.subscribe(),
         }
     }
 
     /// Best effort: a lost wake-up only delays a stream until its next poll.
     pub async fn notify(&self, run: Uuid) {
         match self {
-            Self::InProcess(tx) => {
-                let _ = tx.send(run);
+            Self::InProcess { local, .. } => {
+                let _ = local.send(run);
             }
             Self::Redis { redis, .. } => {
                 let published = async {
@@ -308,43 +378,47 @@ impl Notifier {
 
     /// Subscribes to one run's wake-ups.
     pub async fn subscribe(&self, run: Uuid) -> Subscription {
+        self.listen();
         match self {
-            Self::InProcess(tx) => Subscription(tx.subscribe(), run),
-            Self::Redis {
-                redis,
-                local,
-                listening,
-            } => {
-                if !listening.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                    tokio::spawn(listen(redis.clone(), local.clone()));
-                }
+            Self::InProcess { local, .. } | Self::Redis { local, .. } => {
                 Subscription(local.subscribe(), run)
             }
         }
     }
 }
 
-/// The process's one pub/sub connection: every run's wake-ups, into `local`. Reconnects
-/// after a second when Redis goes away (followers poll meanwhile).
-async fn listen(redis: Redis, local: broadcast::Sender<Uuid>) {
-    let pattern = format!("{}:run:*", redis.namespace);
-    let prefix = format!("{}:run:", redis.namespace);
+/// The process's one pub/sub connection: every run's wake-ups, into `local`, and ended
+/// sessions, into `sessions`. Reconnects after a second when Redis goes away (followers
+/// poll meanwhile; sessions are read again from the database).
+async fn listen(
+    redis: Redis,
+    local: broadcast::Sender<Uuid>,
+    sessions: broadcast::Sender<Revocation>,
+) {
+    let runs = format!("{}:run:", redis.namespace);
+    let ended = format!("{}:session-ended:", redis.namespace);
     loop {
         let subscribed = async {
             let mut pubsub = redis.client.get_async_pubsub().await?;
-            pubsub.psubscribe(&pattern).await?;
+            pubsub.psubscribe(format!("{runs}*")).await?;
+            pubsub.psubscribe(format!("{ended}*")).await?;
             Ok::<_, QueueError>(pubsub)
         };
         match subscribed.await {
             Ok(mut pubsub) => {
+                let _ = sessions.send(Revocation::Missed);
                 let mut messages = pubsub.on_message();
                 while let Some(message) = messages.next().await {
-                    if let Some(run) = message
-                        .get_channel_name()
-                        .strip_prefix(&prefix)
-                        .and_then(|id| id.parse::<Uuid>().ok())
-                    {
+                    let channel = message.get_channel_name();
+                    let id = |prefix: &str| {
+                        channel
+                            .strip_prefix(prefix)
+                            .and_then(|id| id.parse::<Uuid>().ok())
+                    };
+                    if let Some(run) = id(&runs) {
                         let _ = local.send(run);
+                    } else if let Some(session) = id(&ended) {
+                        let _ = sessions.send(Revocation::Session(session));
                     }
                 }
                 tracing::warn!("the Redis wake-up subscription ended; reconnecting");

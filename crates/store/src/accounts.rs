@@ -4,7 +4,9 @@
 use chrono::{DateTime, Utc};
 use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, UserId};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use uuid::Uuid;
 
 use crate::entities::{api_keys, refresh_tokens, users};
@@ -206,15 +208,42 @@ impl Db {
         user: UserId,
         except: Option<Uuid>,
         now: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        let mut update = refresh_tokens::Entity::update_many()
-            .col_expr(refresh_tokens::Column::RevokedAt, Expr::value(now))
-            .filter(refresh_tokens::Column::UserId.eq(user.as_uuid()))
-            .filter(refresh_tokens::Column::RevokedAt.is_null());
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let mut which = Condition::all()
+            .add(refresh_tokens::Column::UserId.eq(user.as_uuid()))
+            .add(refresh_tokens::Column::RevokedAt.is_null());
         if let Some(keep) = except {
-            update = update.filter(refresh_tokens::Column::FamilyId.ne(keep));
+            which = which.add(refresh_tokens::Column::FamilyId.ne(keep));
         }
-        Ok(update.exec(self.conn()).await?.rows_affected)
+        let families: Vec<Uuid> = refresh_tokens::Entity::find()
+            .select_only()
+            .column(refresh_tokens::Column::FamilyId)
+            .distinct()
+            .filter(which.clone())
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        refresh_tokens::Entity::update_many()
+            .col_expr(refresh_tokens::Column::RevokedAt, Expr::value(now))
+            .filter(which)
+            .exec(self.conn())
+            .await?;
+        Ok(families)
+    }
+
+    /// The login sessions (refresh families) ended since `since`.
+    pub async fn sessions_ended_since(
+        &self,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        Ok(refresh_tokens::Entity::find()
+            .select_only()
+            .column(refresh_tokens::Column::FamilyId)
+            .distinct()
+            .filter(refresh_tokens::Column::RevokedAt.gt(since))
+            .into_tuple()
+            .all(self.conn())
+            .await?)
     }
 
     /// Replaces a user's password hash.
@@ -278,6 +307,22 @@ impl Db {
             .into_iter()
             .map(ApiKeyRecord::from)
             .collect())
+    }
+
+    /// Revokes a person's own API keys (not the organisation keys they made); returns how
+    /// many.
+    pub async fn revoke_personal_keys(
+        &self,
+        user: UserId,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        self.revoke_keys(
+            Condition::all()
+                .add(api_keys::Column::UserId.eq(user.as_uuid()))
+                .add(api_keys::Column::OrgId.is_null()),
+            now,
+        )
+        .await
     }
 
     /// Revokes the keys matching `which` that are not revoked yet; returns how many.

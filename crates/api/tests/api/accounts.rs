@@ -265,6 +265,16 @@ async fn logout_ends_one_session_and_revoke_all_ends_every_one(app: TestApp) {
         "invalid_token",
     )
     .await;
+    // Its access token ends with it, at once; the other session's lives on.
+    let problem = assert_problem(
+        app.get("/v1/me", Some(&first.access_token)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    assert_eq!(problem["detail"], "the session has ended");
+    let second_access = second["access_token"].as_str().unwrap();
+    assert_eq!(app.get("/v1/me", Some(second_access)).await.status(), 200);
     // Logging out with a token nobody has is answered the same way.
     let res = app
         .post(
@@ -303,6 +313,9 @@ async fn logout_ends_one_session_and_revoke_all_ends_every_one(app: TestApp) {
         "invalid_token",
     )
     .await;
+    for token in [second_access, rotated["access_token"].as_str().unwrap()] {
+        assert_problem(app.get("/v1/me", Some(token)).await, 401, "invalid_token").await;
+    }
 }
 
 async fn a_password_change_needs_the_current_one_and_ends_the_other_sessions(app: TestApp) {
@@ -384,6 +397,45 @@ async fn a_password_change_needs_the_current_one_and_ends_the_other_sessions(app
         "invalid_token",
     )
     .await;
+    // The other session's access token and the personal API key end too.
+    for token in [
+        elsewhere["access_token"].as_str().unwrap(),
+        key["key"].as_str().unwrap(),
+    ] {
+        assert_problem(app.get("/v1/me", Some(token)).await, 401, "invalid_token").await;
+    }
+    assert_eq!(
+        app.get("/v1/me", Some(&here.access_token)).await.status(),
+        200
+    );
+    // Asked to, a change keeps the keys.
+    let kept: Value = app
+        .post(
+            "/v1/api-keys",
+            Some(&here.access_token),
+            json!({"name": "kept"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let mut keep = change("a new long password", "another long password");
+    keep["keep_api_keys"] = json!(true);
+    let res = app
+        .post("/v1/auth/password", Some(&here.access_token), keep)
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_eq!(
+        app.get("/v1/me", Some(kept["key"].as_str().unwrap()))
+            .await
+            .status(),
+        200
+    );
+    let back = change("another long password", "a new long password");
+    let res = app
+        .post("/v1/auth/password", Some(&here.access_token), back)
+        .await;
+    assert_eq!(res.status(), 204);
     assert_eq!(
         refresh(&app, &here.refresh_token).await.status(),
         200,

@@ -39,16 +39,22 @@ pub async fn logout(
 pub struct PasswordRequest {
     pub current_password: String,
     pub new_password: String,
+    /// Keep your personal API keys working (by default a password change revokes them:
+    /// whoever knew the old password may have made one).
+    #[serde(default)]
+    pub keep_api_keys: bool,
 }
 
 /// Change the password. Needs the current one and a signed-in session (not an API key);
-/// every other login session of the account ends.
+/// every other login session of the account ends (its access tokens are refused at once),
+/// and the account's personal API keys are revoked unless `keep_api_keys` is true.
+/// Organisation keys are the organisation's and stay.
 #[utoipa::path(
     tag = "accounts",
     security(("bearer" = [])),
     request_body = PasswordRequest,
     responses(
-        (status = 204, description = "Changed; other sessions ended"),
+        (status = 204, description = "Changed; other sessions ended, personal API keys revoked unless kept"),
         (status = 401, description = "No credential, or the current password is wrong (`invalid_credentials`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Called with an API key", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The new password is not acceptable", body = Problem, content_type = "application/problem+json"),
@@ -60,19 +66,24 @@ pub async fn password(
     Auth(caller): Auth,
     Json(body): Json<PasswordRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    app.change_password(caller, &body.current_password, &body.new_password)
-        .await?;
+    app.change_password(
+        caller,
+        &body.current_password,
+        &body.new_password,
+        body.keep_api_keys,
+    )
+    .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RevokedView {
-    /// Refresh tokens revoked.
+    /// Login sessions ended.
     pub revoked: u64,
 }
 
-/// Sign out everywhere: every login session of the caller ends (access tokens within
-/// `access_token_ttl_secs`). API keys stay; revoke them one by one.
+/// Sign out everywhere: every login session of the caller ends, and its access tokens are
+/// refused from now on on every replica. API keys stay; revoke them one by one.
 #[utoipa::path(
     tag = "accounts",
     security(("bearer" = [])),
