@@ -33,7 +33,7 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
                 .login(
                     DEMO_EMAIL,
                     DEMO_PASSWORD,
-                    std::net::Ipv4Addr::LOCALHOST.into(),
+                    app.client_network(std::net::Ipv4Addr::LOCALHOST.into(), None),
                 )
                 .await?;
             app.authenticate(&tokens.access_token).await?

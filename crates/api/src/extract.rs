@@ -161,22 +161,23 @@ impl FromRequest for Auth {
     }
 }
 
-/// The client's address: the peer, or behind a trusted proxy the client it forwarded for
-/// (see `trusted_proxies`).
+/// The client's network, what address-keyed budgets count by: the peer, or behind a trusted
+/// proxy the client it forwarded for (see `trusted_proxies`); an IPv4 address itself, an IPv6
+/// address's `/ipv6_prefix_len` (see `ipv6_prefix_len`).
 #[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub std::net::IpAddr);
+pub struct ClientNetwork(pub ipnet::IpNet);
 
-impl FromRequest for ClientIp {
+impl FromRequest for ClientNetwork {
     type Error = ApiError;
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(Ok(ClientIp(client_ip(req))))
+        std::future::ready(Ok(ClientNetwork(client_network(req))))
     }
 }
 
-/// The client address of a request (see [`ClientIp`]).
-pub fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
+/// The client network of a request (see [`ClientNetwork`]).
+pub fn client_network(req: &HttpRequest) -> ipnet::IpNet {
     let peer = req
         .peer_addr()
         .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |a| a.ip());
@@ -185,8 +186,8 @@ pub fn client_ip(req: &HttpRequest) -> std::net::IpAddr {
         .get("x-forwarded-for")
         .and_then(|v| v.to_str().ok());
     match req.app_data::<web::Data<App>>() {
-        Some(app) => app.client_address(peer, forwarded),
-        None => peer,
+        Some(app) => app.client_network(peer, forwarded),
+        None => peer.into(),
     }
 }
 

@@ -143,7 +143,7 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
 fn subject_of(req: &ServiceRequest, class: app::limits::RateClass) -> String {
     match bearer_of(req, class) {
         Some(bearer) => app::limits::credential_subject(bearer),
-        None => format!("ip:{}", crate::extract::client_ip(req.request())),
+        None => format!("ip:{}", crate::extract::client_network(req.request())),
     }
 }
 
@@ -191,7 +191,7 @@ pub async fn rate_limit(
     // A credential's budget (its plan's scale of each class), and the address's ceiling
     // across every credential it shows (unchecked credentials are free to invent; the
     // address is not).
-    let address = format!("ip:{}", crate::extract::client_ip(req.request()));
+    let address = format!("ip:{}", crate::extract::client_network(req.request()));
     let bearer = bearer_of(&req, class);
     // A credential not seen lately is read before its budget is known; the address pays for
     // that read first, so made-up credentials cost their inventor's budget, not the database.
@@ -241,7 +241,7 @@ pub async fn rate_limit(
             let state = app::limits::RateState {
                 class,
                 limit: app.per_minute(class).saturating_mul(scale),
-                window: 60,
+                window: class.window_secs(),
                 remaining: 0,
                 reset: retry_after,
             };

@@ -149,33 +149,68 @@ impl App {
     }
 
     /// Signs in with email and password. Wrong email and wrong password are one error.
-    /// Failed attempts are limited per (client address, account) and per client address
-    /// (`failed_logins_per_minute`, `failed_logins_per_address_per_minute`); successful ones
-    /// do not count, and a locked pair does not lock the account out from another address.
+    /// Every limit is decided before the password is hashed:
+    /// - failures of one account from one network back off (1 s, doubling, to 15 min) until
+    ///   a success;
+    /// - failures from one network, whatever the account, are capped a minute
+    ///   (`failed_logins_per_address_per_minute`);
+    /// - failures of one account from every network are capped an hour
+    ///   (`login_failures_per_account_per_hour`), past which only networks that signed in to
+    ///   it in the last 90 days may try: a stranger's guessing cannot lock the owner out.
     pub async fn login(
         &self,
         email: &str,
         password: &str,
-        client: std::net::IpAddr,
+        client: ipnet::IpNet,
     ) -> Result<TokenPair, AppError> {
         use crate::limits::RateClass;
-        let pair = format!("{client}:{}", email.trim().to_lowercase());
-        let address = client.to_string();
+        let account = digest(&email.trim().to_lowercase())[..32].to_owned();
+        let network = client.to_string();
+        let pair = format!("{account}:{network}");
+        self.login_backoff_wait(&pair).await?;
         // Only looking: a login that then succeeds spends nothing.
-        self.rate(RateClass::FailedLogins, &pair, false).await?;
-        self.rate(RateClass::FailedLoginsPerAddress, &address, false)
+        self.rate(RateClass::FailedLoginsPerAddress, &network, false)
             .await?;
+        if let Err(capped) = self
+            .rate(RateClass::FailedLoginsPerAccount, &account, false)
+            .await
+            && !self.signed_in_lately(email, &network).await?
+        {
+            return Err(capped);
+        }
         match self.check_password(email, password).await {
-            Ok(user) => self.start_session(user, Utc::now()).await,
+            Ok(user) => {
+                let now = Utc::now();
+                self.login_backoff_clear(&pair).await;
+                self.db()
+                    .remember_login_network(user, &network, now)
+                    .await?;
+                self.start_session(user, now).await
+            }
             Err(AppError::InvalidCredentials) => {
-                let _ = self.rate(RateClass::FailedLogins, &pair, true).await;
+                self.login_backoff_failed(&pair).await;
                 let _ = self
-                    .rate(RateClass::FailedLoginsPerAddress, &address, true)
+                    .rate(RateClass::FailedLoginsPerAddress, &network, true)
+                    .await;
+                let _ = self
+                    .rate(RateClass::FailedLoginsPerAccount, &account, true)
                     .await;
                 Err(AppError::InvalidCredentials)
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// Whether the account of `email` signed in from `network` in the last 90 days.
+    async fn signed_in_lately(&self, email: &str, network: &str) -> Result<bool, AppError> {
+        let Ok(email) = Email::parse(email) else {
+            return Ok(false);
+        };
+        let Some(user) = self.db().user_by_email(&email).await? else {
+            return Ok(false);
+        };
+        let since = Utc::now() - Duration::days(90);
+        Ok(self.db().signed_in_from(user.id, network, since).await?)
     }
 
     /// The account `email` and `password` prove, or `InvalidCredentials` (one error for a

@@ -101,6 +101,10 @@ pub struct Config {
     /// An organisation report is signed again (and logged) at most this often, seconds;
     /// changes within the period show in the next snapshot.
     pub org_report_min_secs: u64,
+    /// IPv6 clients count by this prefix for every address-keyed budget (sign-in, live
+    /// streams, the address ceiling, failed logins): one subscriber commonly holds a /64.
+    /// IPv4 clients count by address.
+    pub ipv6_prefix_len: u8,
     /// Bookings one renter may hold that have not ended, in every payment mode (429
     /// `rate_limited` with `Retry-After` beyond).
     pub max_open_bookings: u32,
@@ -136,11 +140,14 @@ pub struct Config {
     /// Requests a minute through one booking's gateway, by credential: the booking's stream
     /// slots bound how many run at once, this only the rate of refused or tiny requests.
     pub rate_limit_gateway_per_minute: u32,
-    /// Failed logins a minute for one account from one address; a successful login spends
-    /// nothing, and the owner still signs in from another address.
-    pub failed_logins_per_minute: u32,
-    /// Failed logins a minute from one address, whatever the account.
+    /// Failed logins a minute from one network (an IPv4 address, an IPv6 /64), whatever the
+    /// account. (Failed logins of one account from one network back off: each failure
+    /// doubles the wait, 1 s to 15 min, until a success.)
     pub failed_logins_per_address_per_minute: u32,
+    /// Failed logins an hour of one account from every network together; past it only
+    /// networks that signed in to the account in the last 90 days are let try (so a
+    /// stranger's guessing cannot lock the owner out).
+    pub login_failures_per_account_per_hour: u32,
     /// How long an invitation to an organisation can be accepted.
     pub invitation_ttl_secs: u64,
     /// The transparency log's origin: the first line of its checkpoints and its note key's
@@ -230,6 +237,7 @@ impl Default for Config {
             verification_runs_per_org_per_day: 50,
             pending_bookings_per_renter: 5,
             max_open_bookings: 5,
+            ipv6_prefix_len: 64,
             org_report_min_secs: 3600,
             max_booked_gpu_hours: 168,
             password_hashes_at_once: 4,
@@ -245,8 +253,8 @@ impl Default for Config {
             rate_limit_search_per_minute: 120,
             rate_limit_events_per_minute: 60,
             rate_limit_gateway_per_minute: 6000,
-            failed_logins_per_minute: 20,
             failed_logins_per_address_per_minute: 100,
+            login_failures_per_account_per_hour: 100,
             invitation_ttl_secs: 7 * 24 * 3600,
             stripe_pro_price_id: None,
             billing_grace_secs: 3 * 24 * 3600,
@@ -378,6 +386,9 @@ impl Config {
         }
         if self.log_checkpoint_secs == 0 {
             return Err("log_checkpoint_secs: must be at least 1".into());
+        }
+        if !(32..=128).contains(&self.ipv6_prefix_len) {
+            return Err("ipv6_prefix_len: must be between 32 and 128".into());
         }
         if !(3..=3600).contains(&self.gateway_stream_lease_secs) {
             return Err("gateway_stream_lease_secs: must be between 3 and 3600".into());

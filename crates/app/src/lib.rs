@@ -19,6 +19,7 @@ mod jwt;
 pub mod limits;
 pub mod listings;
 pub mod log;
+mod login_backoff;
 pub mod maintenance;
 pub mod orgs;
 pub mod payments;
@@ -73,6 +74,8 @@ struct Inner {
     unknown_keys: moka::sync::Cache<String, ()>,
     /// Login sessions ended within an access token's lifetime, on any replica.
     ended_sessions: sessions::EndedSessions,
+    /// Failed sign-ins per (account, network), when there is no Redis.
+    login_backoff: login_backoff::LocalBackoff,
     /// The gateway's caches, engine client and stream slots.
     gateway: gateway::GatewayState,
     trusted_proxies: Vec<ipnet::IpNet>,
@@ -116,6 +119,7 @@ impl App {
                 budgets: Default::default(),
                 plan_scales: billing::scale_cache(),
                 ended_sessions: sessions::ended_sessions(config.access_token_ttl_secs),
+                login_backoff: login_backoff::local_backoff(),
                 unknown_keys: moka::sync::Cache::builder()
                     .max_capacity(100_000)
                     .time_to_live(std::time::Duration::from_secs(600))
@@ -156,14 +160,18 @@ impl App {
         &self.inner.config
     }
 
-    /// The client's address: the peer, or — when the peer is a trusted proxy — the
-    /// right-most address of `X-Forwarded-For` that is not a trusted proxy.
-    pub fn client_address(
+    /// The client's network, what every address-keyed budget counts by: the client's
+    /// address — the peer, or when the peer is a trusted proxy the right-most address of
+    /// `X-Forwarded-For` that is not one — itself for IPv4, its `/ipv6_prefix_len` for IPv6.
+    pub fn client_network(
         &self,
         peer: std::net::IpAddr,
         forwarded_for: Option<&str>,
-    ) -> std::net::IpAddr {
-        limits::client_address(&self.inner.trusted_proxies, peer, forwarded_for)
+    ) -> ipnet::IpNet {
+        limits::network_of(
+            limits::client_address(&self.inner.trusted_proxies, peer, forwarded_for),
+            self.config().ipv6_prefix_len,
+        )
     }
 
     /// Where the worker (and any other server-side fetch) may connect.

@@ -31,10 +31,10 @@ pub enum RateClass {
     Events,
     /// A booking's gateway (`/v1/gateway/…`).
     Gateway,
-    /// Failed logins of one account from one address.
-    FailedLogins,
-    /// Failed logins from one address, whatever the account.
+    /// Failed logins from one network, whatever the account.
     FailedLoginsPerAddress,
+    /// Failed logins of one account, from every network together (an hour's window).
+    FailedLoginsPerAccount,
 }
 
 impl RateClass {
@@ -46,8 +46,16 @@ impl RateClass {
             Self::Search => "search",
             Self::Events => "events",
             Self::Gateway => "gateway",
-            Self::FailedLogins => "failed_logins",
             Self::FailedLoginsPerAddress => "failed_logins_per_address",
+            Self::FailedLoginsPerAccount => "failed_logins_per_account",
+        }
+    }
+
+    /// The window its limit counts over, seconds.
+    pub fn window_secs(self) -> u32 {
+        match self {
+            Self::FailedLoginsPerAccount => 3600,
+            _ => 60,
         }
     }
 }
@@ -133,7 +141,8 @@ return {1, math.ceil(tat - now)}
 ";
 
 impl App {
-    /// The limit of `class` per minute, from the configuration.
+    /// The limit of `class` per its window (a minute, or an hour for the account-wide cap
+    /// on failed logins), from the configuration.
     pub fn per_minute(&self, class: RateClass) -> u32 {
         let c = self.config();
         match class {
@@ -143,8 +152,8 @@ impl App {
             RateClass::Search => c.rate_limit_search_per_minute,
             RateClass::Events => c.rate_limit_events_per_minute,
             RateClass::Gateway => c.rate_limit_gateway_per_minute,
-            RateClass::FailedLogins => c.failed_logins_per_minute,
             RateClass::FailedLoginsPerAddress => c.failed_logins_per_address_per_minute,
+            RateClass::FailedLoginsPerAccount => c.login_failures_per_account_per_hour,
         }
     }
 
@@ -171,14 +180,15 @@ impl App {
         scale: u32,
     ) -> Result<RateState, AppError> {
         let limit = self.per_minute(class).saturating_mul(scale.max(1));
-        let window_ms = 60_000.0;
+        let window = class.window_secs();
+        let window_ms = f64::from(window) * 1000.0;
         let state = |ms_to_whole: f64| {
             let interval = window_ms / f64::from(limit.max(1));
             let used = (ms_to_whole / interval).ceil() as u32;
             RateState {
                 class,
                 limit,
-                window: 60,
+                window,
                 remaining: limit.saturating_sub(used),
                 reset: (ms_to_whole / 1000.0).ceil() as u64,
             }
@@ -192,7 +202,11 @@ impl App {
                 .script(
                     GCRA_SCRIPT,
                     &format!("{}:rate:{key}", self.config().redis_namespace),
-                    &[&limit.to_string(), "60000", if consume { "1" } else { "0" }],
+                    &[
+                        &limit.to_string(),
+                        &(u64::from(window) * 1000).to_string(),
+                        if consume { "1" } else { "0" },
+                    ],
                 )
                 .await
             {
@@ -209,8 +223,9 @@ impl App {
             Ok(ms_to_whole) => Ok(state(ms_to_whole)),
             Err(wait_ms) => Err(AppError::RateLimited {
                 what: format!(
-                    "more than {limit} {} requests a minute; slow down",
-                    class.name().replace('_', " ")
+                    "more than {limit} {} requests {}; slow down",
+                    class.name().replace('_', " "),
+                    if window == 60 { "a minute" } else { "an hour" }
                 ),
                 retry_after_secs: (wait_ms / 1000.0).ceil().max(1.0) as u64,
             }),
@@ -229,6 +244,17 @@ pub(crate) fn parse_proxies(raw: &str) -> Result<Vec<ipnet::IpNet>, String> {
                 .map_err(|_| format!("trusted_proxies: {s:?} is not an address or a CIDR range"))
         })
         .collect()
+}
+
+/// The network an address counts as: an IPv4 address itself (also written as IPv6), an
+/// IPv6 address's `/prefix_len` — one subscriber commonly holds a whole /64, 2^64 addresses.
+pub(crate) fn network_of(ip: IpAddr, ipv6_prefix_len: u8) -> ipnet::IpNet {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => ipnet::Ipv4Net::from(v4).into(),
+        IpAddr::V6(v6) => ipnet::Ipv6Net::new(v6, ipv6_prefix_len.min(128))
+            .map_or_else(|_| ipnet::Ipv6Net::from(v6), |net| net.trunc())
+            .into(),
+    }
 }
 
 /// The client behind `peer`: the peer itself unless it is a trusted proxy; then the
@@ -251,10 +277,10 @@ pub(crate) fn client_address(
         .unwrap_or(peer)
 }
 
-/// Live event streams open now, per client address and in all.
+/// Live event streams open now, per client network and in all.
 #[derive(Debug, Default)]
 pub(crate) struct StreamSlots {
-    open: Mutex<(HashMap<IpAddr, usize>, usize)>,
+    open: Mutex<(HashMap<ipnet::IpNet, usize>, usize)>,
 }
 
 /// One open stream's place; given back when dropped (the client went away, or the stream
@@ -262,7 +288,7 @@ pub(crate) struct StreamSlots {
 #[derive(Debug)]
 pub struct StreamSlot {
     slots: Arc<StreamSlots>,
-    client: IpAddr,
+    client: ipnet::IpNet,
 }
 
 impl Drop for StreamSlot {
@@ -283,7 +309,7 @@ impl StreamSlots {
     /// A place for one more stream of `client`, within `per_client` and `total`.
     pub(crate) fn take(
         self: &Arc<Self>,
-        client: IpAddr,
+        client: ipnet::IpNet,
         per_client: usize,
         total: usize,
     ) -> Result<StreamSlot, AppError> {
@@ -293,7 +319,7 @@ impl StreamSlots {
         if mine >= per_client {
             return Err(AppError::RateLimited {
                 what: format!(
-                    "{mine} live event streams are open from this address (event_streams_per_client)"
+                    "{mine} live event streams are open from this network (event_streams_per_client)"
                 ),
                 retry_after_secs: 5,
             });
@@ -360,14 +386,39 @@ mod tests {
             ip("10.1.1.1")
         );
         assert!(parse_proxies("nonsense").is_err());
+        // IPv6 counts by network; IPv4, also written as IPv6, by address.
+        assert_eq!(
+            network_of(ip("2001:db8:1:2:aaaa::1"), 64),
+            network_of(ip("2001:db8:1:2:ffff::9"), 64)
+        );
+        assert_eq!(
+            network_of(ip("2001:db8:1:2:aaaa::1"), 64).to_string(),
+            "2001:db8:1:2::/64"
+        );
+        assert_ne!(
+            network_of(ip("2001:db8:1:2::1"), 64),
+            network_of(ip("2001:db8:1:3::1"), 64)
+        );
+        assert_eq!(
+            network_of(ip("::ffff:192.0.2.7"), 64).to_string(),
+            "192.0.2.7/32"
+        );
+        assert_ne!(
+            network_of(ip("192.0.2.7"), 64),
+            network_of(ip("192.0.2.8"), 64)
+        );
+        assert_eq!(
+            network_of(ip("2001:db8::1"), 128).to_string(),
+            "2001:db8::1/128"
+        );
         assert!(parse_proxies("").unwrap().is_empty());
     }
 
     #[test]
     fn slots_are_capped_per_client_and_in_all_and_given_back() {
         let slots = Arc::new(StreamSlots::default());
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let a = network_of("10.0.0.1".parse().unwrap(), 64);
+        let b = network_of("10.0.0.2".parse().unwrap(), 64);
         let first = slots.take(a, 2, 3).unwrap();
         let _second = slots.take(a, 2, 3).unwrap();
         assert!(matches!(

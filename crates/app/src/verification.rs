@@ -340,7 +340,7 @@ impl App {
         &self,
         id: domain::RunId,
         after: i32,
-        client: std::net::IpAddr,
+        client: ipnet::IpNet,
         viewer: Option<Caller>,
     ) -> Result<RunFollower, AppError> {
         let run = self.run_record(id.as_uuid()).await?;

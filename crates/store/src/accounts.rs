@@ -3,13 +3,13 @@
 
 use chrono::{DateTime, Utc};
 use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, UserId};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
-use crate::entities::{api_keys, refresh_tokens, users};
+use crate::entities::{api_keys, login_networks, refresh_tokens, users};
 use crate::{Db, StoreError, conflict_as};
 
 #[derive(Debug, Clone)]
@@ -229,6 +229,47 @@ impl Db {
             .exec(self.conn())
             .await?;
         Ok(families)
+    }
+
+    /// Records that `user` signed in from `network` at `at`.
+    pub async fn remember_login_network(
+        &self,
+        user: UserId,
+        network: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        login_networks::Entity::insert(login_networks::ActiveModel {
+            user_id: Set(user.as_uuid()),
+            network: Set(network.to_owned()),
+            last_success_at: Set(at),
+        })
+        .on_conflict(
+            OnConflict::columns([
+                login_networks::Column::UserId,
+                login_networks::Column::Network,
+            ])
+            .update_column(login_networks::Column::LastSuccessAt)
+            .to_owned(),
+        )
+        .exec_without_returning(self.conn())
+        .await?;
+        Ok(())
+    }
+
+    /// Whether `user` signed in from `network` since `since`.
+    pub async fn signed_in_from(
+        &self,
+        user: UserId,
+        network: &str,
+        since: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        Ok(login_networks::Entity::find()
+            .filter(login_networks::Column::UserId.eq(user.as_uuid()))
+            .filter(login_networks::Column::Network.eq(network))
+            .filter(login_networks::Column::LastSuccessAt.gt(since))
+            .one(self.conn())
+            .await?
+            .is_some())
     }
 
     /// The login sessions (refresh families) ended since `since`.

@@ -447,6 +447,8 @@ async fn a_password_change_needs_the_current_one_and_ends_the_other_sessions(app
         "invalid_credentials",
     )
     .await;
+    // A failed sign-in waits a second before the next try (the back-off).
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     assert_eq!(
         login(&app, "ada@example.com", "a new long password")
             .await

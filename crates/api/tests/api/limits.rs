@@ -9,6 +9,12 @@ use serde_json::{Value, json};
 use store::Backend;
 
 use crate::helpers::{PASSWORD, TestApp, assert_problem};
+
+on_backends!(
+    failed_logins_back_off_per_account_and_network,
+    strangers_guessing_cannot_lock_the_owner_out,
+    addresses_of_one_ipv6_network_share_one_budget,
+);
 use crate::verification::{list, provider, request_run};
 
 /// Thirty racing requests to verify one listing make one run, and all thirty are told its id.
@@ -197,38 +203,143 @@ async fn a_login_flood_keeps_memory_bounded() {
     assert!(peak < 500.0, "the process peaked at {peak:.0} MB");
 }
 
-/// The 21st failed login in a minute for one account from one address is 429 with
-/// `Retry-After`; a successful login does not count; the account still opens from another
-/// address.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn failed_logins_are_limited_per_address_and_account() {
-    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+/// A client behind the test's trusted proxy (127.0.0.1), at `from`.
+fn login_from<'a>(
+    app: &'a TestApp,
+    email: &'a str,
+    password: &'a str,
+    from: &'a str,
+) -> impl std::future::Future<Output = reqwest::Response> + 'a {
+    let request = app
+        .client
+        .post(app.url("/v1/auth/login"))
+        .header("x-forwarded-for", from)
+        .json(&json!({"email": email, "password": password}));
+    async move { request.send().await.unwrap() }
+}
+
+fn retry_after(res: &reqwest::Response) -> u64 {
+    res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Failed logins of one account from one network back off: each failure doubles the wait
+/// (1 s, 2 s, …), answered 429 with `Retry-After` before the password is looked at; a
+/// success ends it; other networks are not held back.
+async fn failed_logins_back_off_per_account_and_network(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
         c.rate_limits = true;
         c.rate_limit_auth_per_minute = 1000;
-        // Requests from "another address" come through this trusted proxy.
         c.trusted_proxies = "127.0.0.1".to_owned();
     })
     .await;
     app.register("ada@example.com").await;
-    let login = |password: &'static str, from: &'static str| {
-        app.client
-            .post(app.url("/v1/auth/login"))
-            .header("x-forwarded-for", from)
-            .json(&json!({"email": "ada@example.com", "password": password}))
-            .send()
-    };
-    assert_eq!(login(PASSWORD, "203.0.113.1").await.unwrap().status(), 200);
-    for attempt in 1..=20 {
-        let res = login("wrong password 123", "203.0.113.1").await.unwrap();
-        assert_eq!(res.status(), 401, "attempt {attempt}");
-    }
-    let res = login("wrong password 123", "203.0.113.1").await.unwrap();
-    assert!(res.headers().contains_key("retry-after"));
+    let ada = "ada@example.com";
+    let wrong = "wrong password 123";
+    let here = "203.0.113.1";
+    assert_eq!(login_from(&app, ada, wrong, here).await.status(), 401);
+    // At once again: even the right password waits its second.
+    let res = login_from(&app, ada, PASSWORD, here).await;
+    assert_eq!(retry_after(&res), 1);
     assert_problem(res, 429, "rate_limited").await;
-    // Locked for this address, even with the right password...
-    assert_eq!(login(PASSWORD, "203.0.113.1").await.unwrap().status(), 429);
-    // ...but the owner signs in from elsewhere.
-    assert_eq!(login(PASSWORD, "198.51.100.7").await.unwrap().status(), 200);
+    // Another network is not held back.
+    assert_eq!(
+        login_from(&app, ada, PASSWORD, "198.51.100.7")
+            .await
+            .status(),
+        200
+    );
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(login_from(&app, ada, wrong, here).await.status(), 401);
+    let res = login_from(&app, ada, wrong, here).await;
+    assert_eq!(res.status(), 429);
+    assert_eq!(
+        retry_after(&res),
+        2,
+        "the second failure waits twice as long"
+    );
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    // A success ends the back-off.
+    assert_eq!(login_from(&app, ada, PASSWORD, here).await.status(), 200);
+    assert_eq!(login_from(&app, ada, wrong, here).await.status(), 401);
+    assert_eq!(retry_after(&login_from(&app, ada, wrong, here).await), 1);
+}
+
+/// Thirty networks guessing one account's password meet the account's cap, while the
+/// owner's network, which signed in before, still signs in.
+async fn strangers_guessing_cannot_lock_the_owner_out(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
+        c.rate_limits = true;
+        c.rate_limit_auth_per_minute = 1000;
+        c.login_failures_per_account_per_hour = 20;
+        c.trusted_proxies = "127.0.0.1".to_owned();
+    })
+    .await;
+    app.register("ada@example.com").await;
+    let ada = "ada@example.com";
+    let home = "2001:db8:aaaa:1::10";
+    assert_eq!(login_from(&app, ada, PASSWORD, home).await.status(), 200);
+    let mut statuses = Vec::new();
+    for n in 0..30 {
+        let stranger = format!("198.51.100.{n}");
+        statuses.push(
+            login_from(&app, ada, "guess guess guess", &stranger)
+                .await
+                .status()
+                .as_u16(),
+        );
+    }
+    assert_eq!(statuses[..20], [401; 20], "{statuses:?}");
+    assert_eq!(statuses[20..], [429; 10], "{statuses:?}");
+    // A stranger with the right password is held back too...
+    assert_eq!(
+        login_from(&app, ada, PASSWORD, "192.0.2.99").await.status(),
+        429
+    );
+    // ...the owner, from another address of their home /64, is not.
+    assert_eq!(
+        login_from(&app, ada, PASSWORD, "2001:db8:aaaa:1::77")
+            .await
+            .status(),
+        200
+    );
+}
+
+/// Every address of one IPv6 /64 spends one budget; the next /64 has its own.
+async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
+        c.rate_limits = true;
+        c.rate_limit_reads_per_minute = 50;
+        c.trusted_proxies = "127.0.0.1".to_owned();
+    })
+    .await;
+    let mut ok = 0;
+    for n in 1..=200u32 {
+        let res = app
+            .client
+            .get(app.url("/v1/signing-keys"))
+            .header("x-forwarded-for", format!("2001:db8:1:2:{n:x}::{n:x}"))
+            .send()
+            .await
+            .unwrap();
+        match res.status().as_u16() {
+            200 => ok += 1,
+            429 => {}
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(ok, 50, "200 addresses of one /64, one budget of 50");
+    let res = app
+        .client
+        .get(app.url("/v1/signing-keys"))
+        .header("x-forwarded-for", "2001:db8:1:3::1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "another /64");
 }
 
 /// Two API replicas on one Redis spend one budget: five reads a minute means five in all.

@@ -15,6 +15,7 @@ pub mod log_checkpoints;
 pub mod log_entries;
 pub mod log_hashes;
 pub mod log_state;
+pub mod login_networks;
 pub mod memberships;
 pub mod org_billing;
 pub mod org_reports;

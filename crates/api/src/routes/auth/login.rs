@@ -4,7 +4,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::error::{ApiError, Problem};
-use crate::extract::{ClientIp, Json};
+use crate::extract::{ClientNetwork, Json};
 use crate::views::TokenPairView;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -27,7 +27,7 @@ pub struct LoginRequest {
 #[post("/auth/login")]
 pub async fn login(
     app: web::Data<App>,
-    ClientIp(client): ClientIp,
+    ClientNetwork(client): ClientNetwork,
     Json(body): Json<LoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let tokens = app.login(&body.email, &body.password, client).await?;

@@ -6,7 +6,7 @@ use app::App;
 use uuid::Uuid;
 
 use crate::error::{ApiError, Problem};
-use crate::extract::{ClientIp, MaybeAuth};
+use crate::extract::{ClientNetwork, MaybeAuth};
 
 /// How long the stream waits for news before looking in the log anyway (wake-ups come
 /// through the process's one subscription; this only covers a lost one).
@@ -18,7 +18,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// `cell_started`, `cell_finished` (with the cell's figures) and `run_finished`, each with
 /// its sequence number as the event id. The log is replayed from the start (or after
 /// `Last-Event-ID`), then followed live; the stream ends after `run_finished`. Public; at most
-/// `event_streams_per_client` streams at once per client address (429 `rate_limited` beyond).
+/// `event_streams_per_client` streams at once per client network (an IPv4 address, an IPv6
+/// /64; 429 `rate_limited` beyond).
 #[utoipa::path(
     tag = "verification",
     params(("id" = Uuid, Path, description = "The run's id")),
@@ -33,7 +34,7 @@ pub async fn events(
     app: web::Data<App>,
     id: web::Path<Uuid>,
     req: HttpRequest,
-    ClientIp(client): ClientIp,
+    ClientNetwork(client): ClientNetwork,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let after = req
