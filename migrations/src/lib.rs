@@ -25,7 +25,7 @@ mod m20261201_000017_gateway_requests;
 mod m20261201_000018_log_backfill_check;
 mod m20261201_000019_performance_guarantees;
 mod m20261202_000020_gateway_judging;
-mod m20261202_000021_login_networks;
+mod m20261202_000021_accounts_and_limits;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -55,7 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000018_log_backfill_check::Migration),
             Box::new(m20261201_000019_performance_guarantees::Migration),
             Box::new(m20261202_000020_gateway_judging::Migration),
-            Box::new(m20261202_000021_login_networks::Migration),
+            Box::new(m20261202_000021_accounts_and_limits::Migration),
         ]
     }
 }

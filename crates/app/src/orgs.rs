@@ -315,9 +315,12 @@ impl App {
         if !self.db().remove_member(org, member).await? {
             return Err(AppError::LastOwner);
         }
-        // Keys a former member made for the organisation stop working with them.
+        // Keys and share links a former member made for the organisation stop working with
+        // them.
+        let now = Utc::now();
+        self.db().revoke_keys_made_by(org, member, now).await?;
         self.db()
-            .revoke_keys_made_by(org, member, Utc::now())
+            .revoke_shares_made_by(org.as_uuid(), member.as_uuid(), now)
             .await?;
         Ok(())
     }

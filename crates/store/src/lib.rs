@@ -51,7 +51,7 @@ pub use org_reports::OrgReportRecord;
 pub use orgs::{MemberRecord, OrgRecord};
 pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
-pub use shares::{ShareRecord, visibility};
+pub use shares::{ShareKey, ShareRecord, visibility};
 pub use verification::{
     CellFigures, CellRecord, EventRecord, MeasuredClaim, NewReport, ReportRecord, RunRecord,
     SigningKeyRecord, run_status,

@@ -68,6 +68,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(reports::proof::proof)
                 .service(reports::share::share)
                 .service(reports::share::revoke)
+                .service(reports::share::list)
                 .service(log::checkpoint::checkpoint)
                 .service(log::verifier_key::verifier_key)
                 .service(log::consistency::consistency)

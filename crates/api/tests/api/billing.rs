@@ -590,6 +590,98 @@ async fn a_private_report_is_seen_by_members_and_share_links_only(backend: Backe
         .await;
     assert_eq!(revoked.status(), 404);
 
+    // Links are listed (never their tokens) and revoked by id; a member's links end when
+    // they leave.
+    let member = m.app.register("member@example.com").await;
+    crate::helpers::join(
+        &m.app,
+        &m.org,
+        &m.admin.access_token,
+        &member,
+        "member@example.com",
+        "member",
+    )
+    .await;
+    let make = |who: &str| {
+        let (app, path, who) = (&m.app, share_path.clone(), who.to_owned());
+        async move {
+            app.post(&path, Some(&who), json!({}))
+                .await
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let theirs = make(&member.access_token).await;
+    let ours = make(&m.admin.access_token).await;
+    assert_problem(
+        m.app.get(&share_path, Some(&m.renter.access_token)).await,
+        404,
+        "not_found",
+    )
+    .await;
+    let listed: Value = m
+        .app
+        .get_json(&share_path, Some(&m.admin.access_token))
+        .await;
+    let items = listed["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "the revoked link is not listed: {listed}");
+    assert_eq!(items[0]["id"], ours["id"]);
+    assert_eq!(items[1]["created_by"], member.user_id.as_str());
+    let prefix = items[1]["prefix"].as_str().unwrap();
+    assert!(theirs["token"].as_str().unwrap().starts_with(prefix) && prefix.len() == 12);
+    assert!(
+        !listed
+            .to_string()
+            .contains(theirs["token"].as_str().unwrap())
+    );
+    let opens = |link: &Value| {
+        let path = format!(
+            "/v1/reports/{report}?share={}",
+            link["token"].as_str().unwrap()
+        );
+        let app = &m.app;
+        async move { app.get(&path, None).await.status().as_u16() }
+    };
+    assert_eq!((opens(&ours).await, opens(&theirs).await), (200, 200));
+    let by_id = format!("{share_path}/{}", ours["id"].as_str().unwrap());
+    let res = m
+        .app
+        .call(
+            reqwest::Method::DELETE,
+            &by_id,
+            Some(&m.admin.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_eq!(opens(&ours).await, 404);
+    let res = m
+        .app
+        .call(
+            reqwest::Method::DELETE,
+            &by_id,
+            Some(&m.admin.access_token),
+            None,
+        )
+        .await;
+    assert_problem(res, 404, "not_found").await;
+    let removed = m
+        .app
+        .call(
+            reqwest::Method::DELETE,
+            &format!("/v1/orgs/{}/members/{}", m.org, member.user_id),
+            Some(&m.admin.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(removed.status(), 204);
+    assert_eq!(
+        opens(&theirs).await,
+        404,
+        "a removed member's link ends with them"
+    );
+
     // Back to free: the report stays private and the organisation's; new ones are public.
     let id = subscription["id"].as_str().unwrap();
     let canceled = m.stripe.set_subscription(id, "canceled", false).unwrap();

@@ -57,10 +57,25 @@ pub struct StoredReport {
 /// A share link of a private report: the token is shown once, here.
 #[derive(Debug, Clone)]
 pub struct ShareLink {
+    pub id: uuid::Uuid,
     pub url: String,
     pub token: String,
     pub expires_at: DateTime<Utc>,
 }
+
+/// A live share link as listed: never its token.
+#[derive(Debug, Clone)]
+pub struct SharedLink {
+    pub id: uuid::Uuid,
+    /// The token's first characters (none on links made before they were kept).
+    pub prefix: Option<String>,
+    pub created_by: domain::UserId,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Characters of a share link's token kept to tell links apart (`gms_` and 8 more).
+const SHARE_PREFIX_CHARS: usize = 12;
 
 /// How long a share link lasts unless asked otherwise, and at most.
 pub const SHARE_TTL_SECS: u64 = 7 * 24 * 3600;
@@ -208,38 +223,71 @@ impl App {
         let token = crate::secrets::random_secret("gms_")?;
         let now = Utc::now();
         let expires_at = now + chrono::Duration::seconds(ttl as i64);
+        let link = uuid::Uuid::now_v7();
         self.db()
             .insert_share(store::ShareRecord {
-                id: uuid::Uuid::now_v7(),
+                id: link,
                 report_id: id.as_uuid(),
                 token_hash: crate::secrets::digest(&token),
                 created_by: caller.user_id.as_uuid(),
                 created_at: now,
                 expires_at,
                 revoked_at: None,
+                prefix: Some(token.chars().take(SHARE_PREFIX_CHARS).collect()),
             })
             .await?;
         let base = self.config().public_url.trim_end_matches('/');
         Ok(ShareLink {
+            id: link,
             url: format!("{base}/reports/{id}?share={token}"),
             token,
             expires_at,
         })
     }
 
-    /// Revokes a share link of the report (members of its organisation).
+    /// The report's live share links (members of its organisation).
+    pub async fn shares(
+        &self,
+        caller: Caller,
+        id: domain::ReportId,
+    ) -> Result<Vec<SharedLink>, AppError> {
+        let report = self.report(id, Some(caller)).await?;
+        self.require_role(caller, report.org_id, domain::Role::Member)
+            .await?;
+        Ok(self
+            .db()
+            .live_shares(id.as_uuid(), Utc::now())
+            .await?
+            .into_iter()
+            .map(|s| SharedLink {
+                id: s.id,
+                prefix: s.prefix,
+                created_by: s.created_by.into(),
+                created_at: s.created_at,
+                expires_at: s.expires_at,
+            })
+            .collect())
+    }
+
+    /// Revokes a share link of the report, named by its id or its token (members of its
+    /// organisation).
     pub async fn revoke_share(
         &self,
         caller: Caller,
         id: domain::ReportId,
-        token: &str,
+        link: &str,
     ) -> Result<(), AppError> {
         let report = self.report(id, Some(caller)).await?;
         self.require_role(caller, report.org_id, domain::Role::Member)
             .await?;
+        let hash = crate::secrets::digest(link);
+        let key = match link.parse::<uuid::Uuid>() {
+            Ok(share) => store::ShareKey::Id(share),
+            Err(_) => store::ShareKey::TokenHash(&hash),
+        };
         if !self
             .db()
-            .revoke_share(id.as_uuid(), &crate::secrets::digest(token), Utc::now())
+            .revoke_share(id.as_uuid(), key, Utc::now())
             .await?
         {
             return Err(AppError::NotFound("share link"));

@@ -1,7 +1,7 @@
 //! Share links of private reports: whoever holds one reads the report (its JSON, exports,
 //! proof and page) until it expires or is revoked.
 
-use actix_web::{HttpResponse, delete, post, web};
+use actix_web::{HttpResponse, delete, get, post, web};
 use app::App;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,8 @@ pub struct ShareRequest {
 /// A share link; `token` is shown this once.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ShareView {
+    /// Names the link when it is listed or revoked.
+    pub id: Uuid,
     /// The report's page with the token (`?share=`); the JSON, exports and proof take the
     /// same parameter.
     pub url: String,
@@ -54,19 +56,74 @@ pub async fn share(
         .share_report(caller, id.into_inner().into(), body.expires_in_secs)
         .await?;
     Ok(HttpResponse::Created().json(ShareView {
+        id: link.id,
         url: link.url,
         token: link.token,
         expires_at: link.expires_at,
     }))
 }
 
-/// Revokes a share link at once.
+/// A live share link as listed: never its token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SharedLinkView {
+    pub id: Uuid,
+    /// The token's first characters (`gms_` and 8 more), to tell links apart; null on links
+    /// made before prefixes were kept.
+    pub prefix: Option<String>,
+    /// The member who made it.
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SharedLinksView {
+    /// Newest first.
+    pub items: Vec<SharedLinkView>,
+}
+
+/// The report's share links that are neither revoked nor expired, for members of its
+/// organisation (tokens are never shown again).
+#[utoipa::path(
+    tag = "reports",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The report's id")),
+    responses(
+        (status = 200, description = "The live links", body = SharedLinksView),
+        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a member of the report's organisation", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/reports/{id}/share")]
+pub async fn list(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let links = app.shares(caller, id.into_inner().into()).await?;
+    Ok(HttpResponse::Ok().json(SharedLinksView {
+        items: links
+            .into_iter()
+            .map(|l| SharedLinkView {
+                id: l.id,
+                prefix: l.prefix,
+                created_by: l.created_by.as_uuid(),
+                created_at: l.created_at,
+                expires_at: l.expires_at,
+            })
+            .collect(),
+    }))
+}
+
+/// Revokes a share link at once, named by its id (from the list) or its token. Links a
+/// member made are revoked when they leave the organisation.
 #[utoipa::path(
     tag = "reports",
     security(("bearer" = [])),
     params(
         ("id" = Uuid, Path, description = "The report's id"),
-        ("token" = String, Path, description = "The link's token"),
+        ("token" = String, Path, description = "The link's id, or its token"),
     ),
     responses(
         (status = 204, description = "Revoked"),

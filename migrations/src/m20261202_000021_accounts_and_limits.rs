@@ -1,9 +1,11 @@
-//! What sign-in limits and session ends read:
+//! What accounts and limits read:
 //! - `login_networks`: the networks (an IPv4 address, or an IPv6 prefix) each account has
 //!   signed in from, and when last; a network that signed in lately is never delayed by the
 //!   cap on an account's failed logins, so a stranger's guessing cannot lock the owner out;
 //! - an index on `refresh_tokens.revoked_at`, for the sessions ended lately that every
-//!   replica reads at start and whenever it may have missed news.
+//!   replica reads at start and whenever it may have missed news;
+//! - `report_shares.prefix`: a share link's first characters, so its makers can tell links
+//!   apart when they list them (links made before have none).
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -42,10 +44,26 @@ impl MigrationTrait for Migration {
                     .col(RefreshTokens::RevokedAt)
                     .to_owned(),
             )
+            .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(ReportShares::Table)
+                    .add_column(string_null(ReportShares::Prefix))
+                    .to_owned(),
+            )
             .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(ReportShares::Table)
+                    .drop_column(ReportShares::Prefix)
+                    .to_owned(),
+            )
+            .await?;
         manager
             .drop_index(
                 Index::drop()
@@ -72,6 +90,12 @@ enum LoginNetworks {
 enum Users {
     Table,
     Id,
+}
+
+#[derive(DeriveIden)]
+enum ReportShares {
+    Table,
+    Prefix,
 }
 
 #[derive(DeriveIden)]
