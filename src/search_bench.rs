@@ -179,6 +179,7 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
         worker_in_process: Some(false),
         // The benchmark's clients are one address firing as fast as they can.
         rate_limits: false,
+        secrets_key_file: Some(bench_secrets_key()?),
         ..app::Config::default()
     };
     let app = app::App::build(config, false).await?;
@@ -256,4 +257,13 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// A throwaway key for secrets at rest (PostgreSQL requires one), in the temporary folder.
+fn bench_secrets_key() -> std::io::Result<std::path::PathBuf> {
+    let path =
+        std::env::temp_dir().join(format!("gpumarket-search-bench-{}.key", std::process::id()));
+    // The benchmark's database is thrown away with it; the key protects nothing real.
+    std::fs::write(&path, "be".repeat(32))?;
+    Ok(path)
 }

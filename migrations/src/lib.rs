@@ -26,6 +26,7 @@ mod m20261201_000018_log_backfill_check;
 mod m20261201_000019_performance_guarantees;
 mod m20261202_000020_gateway_judging;
 mod m20261202_000021_accounts_and_limits;
+mod m20261202_000022_community_cells;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000019_performance_guarantees::Migration),
             Box::new(m20261202_000020_gateway_judging::Migration),
             Box::new(m20261202_000021_accounts_and_limits::Migration),
+            Box::new(m20261202_000022_community_cells::Migration),
         ]
     }
 }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod community;
 mod docs;
 mod pages;
 mod real_vllm;
@@ -29,6 +30,12 @@ fn gpumarket(dir: &Path) -> Command {
         }
     }
     command.env("RUST_LOG", "warn");
+    // PostgreSQL needs a key for secrets at rest; every test's server gets one in its folder.
+    let key = dir.join("secrets.key");
+    if !key.exists() {
+        std::fs::write(&key, format!("{}\n", "7e57".repeat(16))).unwrap();
+    }
+    command.env("GPUMARKET_SECRETS_KEY_FILE", &key);
     command
 }
 
@@ -188,6 +195,15 @@ async fn serve_runs_on_postgres_given_the_url() {
     let db = Db::connect(database.url()).await.unwrap();
     assert!(!db.applied_migrations().await.unwrap().is_empty());
     db.close().await.unwrap();
+    drop(server);
+    // Without a key for secrets at rest, it does not start on PostgreSQL.
+    let output = run(gpumarket(dir.path())
+        .arg("serve")
+        .env("GPUMARKET_DATABASE_URL", database.url())
+        .env_remove("GPUMARKET_SECRETS_KEY_FILE"));
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("secrets_key_file"), "{stderr}");
 }
 
 #[tokio::test]

@@ -109,12 +109,24 @@ pub async fn observe(
     Ok(res)
 }
 
-/// The rate class of a request, or `None` for what is never limited (health, metrics, docs,
-/// and Stripe's webhooks, which Stripe retries and signatures guard).
+/// The rate class of a request, or `None` for what is never limited (health, metrics, the
+/// API's description and its viewer, static assets, and Stripe's webhooks, which Stripe
+/// retries and signatures guard). The site's pages spend the read budget like the API.
 fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits::RateClass> {
     use actix_web::http::Method;
     use app::limits::RateClass;
-    let path = path.strip_prefix("/v1")?;
+    let Some(path) = path.strip_prefix("/v1") else {
+        let free = matches!(
+            path,
+            "/healthz" | "/readyz" | "/metrics" | "/openapi.json" | "/docs" | "/favicon.ico"
+        ) || path.starts_with("/docs/")
+            || path.starts_with("/assets/");
+        return (!free).then_some(if matches!(*method, Method::GET | Method::HEAD) {
+            RateClass::Reads
+        } else {
+            RateClass::Writes
+        });
+    };
     if path.starts_with("/webhooks/") {
         return None;
     }
@@ -303,6 +315,21 @@ mod tests {
             Some(RateClass::Gateway)
         );
         assert_eq!(class_of(&Method::POST, "/v1/webhooks/stripe"), None);
-        assert_eq!(class_of(&Method::GET, "/healthz"), None);
+        for free in [
+            "/healthz",
+            "/readyz",
+            "/metrics",
+            "/docs/",
+            "/assets/site.css",
+        ] {
+            assert_eq!(class_of(&Method::GET, free), None, "{free}");
+        }
+        for page in ["/", "/reports/x", "/calculator", "/nowhere"] {
+            assert_eq!(
+                class_of(&Method::GET, page),
+                Some(RateClass::Reads),
+                "{page}"
+            );
+        }
     }
 }

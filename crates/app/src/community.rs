@@ -32,6 +32,30 @@ pub type CommunityCell = bench::DecodeCell;
 
 /// Longest launch command and hardware notes kept.
 const MAX_NOTE_CHARS: usize = 4000;
+/// The largest report stored, as JSON after its strings are clipped.
+pub const MAX_REPORT_BYTES: usize = 128 * 1024;
+/// Most rows of the community board.
+const BOARD_ROWS: u64 = 1000;
+
+/// Every string of a submitted report cleaned of control characters and cut like an
+/// engine's: the model id to its bound, anything else to an error message's.
+fn clip_strings(value: &mut Value, key: &str) {
+    match value {
+        Value::String(text) => {
+            let max = if key == "model" {
+                bench::bounds::MODEL_ID
+            } else {
+                bench::bounds::MESSAGE
+            };
+            *text = bench::bounds::clip(text, max);
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| clip_strings(item, key)),
+        Value::Object(fields) => fields
+            .iter_mut()
+            .for_each(|(key, field)| clip_strings(field, key)),
+        _ => {}
+    }
+}
 
 /// What a submitter sends.
 #[derive(Debug, Clone, Default)]
@@ -135,13 +159,44 @@ impl App {
         }
         // Never an engine address in anything stored or shown.
         report.engine.base_url = None;
+        let cells: Vec<(usize, i64, i64, f64, Option<f64>)> = report
+            .decode
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.status == bench::Status::Valid)
+            .filter_map(|(i, c)| {
+                let total = c.total_tok_s?;
+                Some((
+                    i,
+                    c.context_tokens as i64,
+                    c.concurrency as i64,
+                    total,
+                    c.per_request_tok_s,
+                ))
+            })
+            .collect();
         let user = self
             .db()
             .user_by_id(caller.user_id)
             .await?
             .ok_or(AppError::Unauthenticated)?;
-        let stored =
+        let mut stored =
             serde_json::to_value(&report).map_err(|e| AppError::Internal(e.to_string()))?;
+        clip_strings(&mut stored, "");
+        let size = stored.to_string().len();
+        if size > MAX_REPORT_BYTES {
+            return Err(ValidationError::new(
+                "report",
+                format!("is {size} bytes as stored; at most {MAX_REPORT_BYTES}"),
+            )
+            .into());
+        }
+        let model: String = stored["engine"]["model"]
+            .as_str()
+            .unwrap_or_default()
+            .chars()
+            .take(200)
+            .collect();
         let report_sha256 = crate::reports::sha256_hex(&attest::canonical_json(&stored));
         let (id, now) = (Uuid::now_v7(), Utc::now());
         let statement = attest::statement(
@@ -167,7 +222,7 @@ impl App {
             submitter_handle: user.name,
             catalog_gpu,
             catalog_model,
-            model: report.engine.model.chars().take(200).collect(),
+            model: model.clone(),
             report: stored.to_string(),
             report_sha256,
             launch_command,
@@ -176,11 +231,40 @@ impl App {
             created_at: now,
             withdrawn_at: None,
         };
-        let index = self
+        let cells = cells
+            .into_iter()
+            .map(
+                |(i, context, concurrency, total, per_request)| store::CommunityCellRecord {
+                    run_id: id,
+                    position: i32::try_from(i).unwrap_or(i32::MAX),
+                    catalog_gpu: record.catalog_gpu.clone(),
+                    model: model.clone(),
+                    context_tokens: context,
+                    concurrency,
+                    total_tok_s: total,
+                    per_request_tok_s: per_request,
+                },
+            )
+            .collect();
+        let per_day = self.config().community_runs_per_day;
+        match self
             .db()
-            .insert_community_run(record.clone(), attest::log_leaf(&receipt_json).0)
-            .await?;
-        Ok(CommunityRun::of(record, Some(index)))
+            .insert_community_run(
+                record.clone(),
+                cells,
+                attest::log_leaf(&receipt_json).0,
+                per_day,
+            )
+            .await?
+        {
+            store::Submitted::Stored(index) => Ok(CommunityRun::of(record, Some(index))),
+            store::Submitted::OverQuota { frees_at } => Err(AppError::RateLimited {
+                what: format!(
+                    "you submitted {per_day} runs in the last 24 hours (community_runs_per_day)"
+                ),
+                retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
+            }),
+        }
     }
 
     /// A community run that was not withdrawn.
@@ -217,7 +301,8 @@ impl App {
     }
 
     /// The best total tok/s of community runs per GPU and model (the catalog GPU's name, or
-    /// `unknown`; the model the engine served), optionally at one context and concurrency.
+    /// `unknown`; the model the engine served), optionally at one context and concurrency:
+    /// read from the board's maintained cells, never from stored reports.
     pub async fn community_leaderboard(
         &self,
         context: Option<i64>,
@@ -225,43 +310,33 @@ impl App {
     ) -> Result<Vec<CommunityLeaderboardRow>, AppError> {
         let catalogs = catalog::Catalog::get().ok();
         let mut best: Vec<CommunityLeaderboardRow> = Vec::new();
-        for run in self.community_runs(None, None, None, 500).await? {
-            let Ok(report) = serde_json::from_value::<bench::Report>(run.report.clone()) else {
-                continue;
-            };
-            let gpu_model = run
+        for cell in self
+            .db()
+            .community_best(context, concurrency, BOARD_ROWS)
+            .await?
+        {
+            let gpu_model = cell
                 .catalog_gpu
                 .as_deref()
                 .and_then(|id| catalogs.and_then(|c| c.gpu(id)))
                 .map_or_else(|| "unknown".to_owned(), |g| g.name.clone());
-            for cell in report.decode.iter().filter(|c| {
-                c.status == bench::Status::Valid
-                    && context.is_none_or(|x| c.context_tokens as i64 == x)
-                    && concurrency.is_none_or(|x| c.concurrency as i64 == x)
-            }) {
-                let Some(total) = cell.total_tok_s else {
-                    continue;
-                };
-                let row = CommunityLeaderboardRow {
-                    gpu_model: gpu_model.clone(),
-                    model: run.model.clone(),
-                    context_tokens: cell.context_tokens as i64,
-                    concurrency: cell.concurrency as i64,
-                    total_tok_s: total,
-                    per_request_tok_s: cell.per_request_tok_s,
-                    run_id: run.id,
-                };
-                match best
-                    .iter_mut()
-                    .find(|r| r.gpu_model == row.gpu_model && r.model == row.model)
-                {
-                    Some(current) if current.total_tok_s >= total => {}
-                    Some(current) => *current = row,
-                    None => best.push(row),
-                }
+            // Ids the catalog no longer knows share the `unknown` row.
+            if best
+                .iter()
+                .any(|r| r.gpu_model == gpu_model && r.model == cell.model)
+            {
+                continue; // best first: the first of each pair is its best
             }
+            best.push(CommunityLeaderboardRow {
+                gpu_model,
+                model: cell.model,
+                context_tokens: cell.context_tokens,
+                concurrency: cell.concurrency,
+                total_tok_s: cell.total_tok_s,
+                per_request_tok_s: cell.per_request_tok_s,
+                run_id: cell.run_id,
+            });
         }
-        best.sort_by(|a, b| b.total_tok_s.total_cmp(&a.total_tok_s));
         Ok(best)
     }
 

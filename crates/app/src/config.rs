@@ -105,6 +105,14 @@ pub struct Config {
     /// streams, the address ceiling, failed logins): one subscriber commonly holds a /64.
     /// IPv4 clients count by address.
     pub ipv6_prefix_len: u8,
+    /// Community runs one account may submit in any 24 hours (429 `rate_limited` with
+    /// `Retry-After` beyond).
+    pub community_runs_per_day: u32,
+    /// A file holding the key (32 random bytes as 64 hex characters, `openssl rand -hex 32`)
+    /// that engine API keys and the server's generated secrets are sealed with in the
+    /// database (AES-256-GCM). Required with PostgreSQL (every replica must share it); on
+    /// SQLite, one is generated beside the database when unset (back it up with it).
+    pub secrets_key_file: Option<PathBuf>,
     /// Bookings one renter may hold that have not ended, in every payment mode (429
     /// `rate_limited` with `Retry-After` beyond).
     pub max_open_bookings: u32,
@@ -237,6 +245,8 @@ impl Default for Config {
             verification_runs_per_org_per_day: 50,
             pending_bookings_per_renter: 5,
             max_open_bookings: 5,
+            secrets_key_file: None,
+            community_runs_per_day: 50,
             ipv6_prefix_len: 64,
             org_report_min_secs: 3600,
             max_booked_gpu_hours: 168,

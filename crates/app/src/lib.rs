@@ -25,6 +25,7 @@ pub mod orgs;
 pub mod payments;
 pub mod physics;
 pub mod reports;
+pub mod sealed;
 mod secrets;
 mod sessions;
 mod signing_key;
@@ -76,6 +77,8 @@ struct Inner {
     ended_sessions: sessions::EndedSessions,
     /// Failed sign-ins per (account, network), when there is no Redis.
     login_backoff: login_backoff::LocalBackoff,
+    /// Seals and opens the secrets stored in the database.
+    sealer: sealed::SecretsKey,
     /// The gateway's caches, engine client and stream slots.
     gateway: gateway::GatewayState,
     trusted_proxies: Vec<ipnet::IpNet>,
@@ -91,8 +94,9 @@ impl App {
         if migrate {
             db.migrate().await?;
         }
-        let tokens = tokens::TokenKeys::resolve(&db, &config).await?;
-        let signer = signing_key::resolve(&db, &config).await?;
+        let sealer = sealed::SecretsKey::resolve(&config)?;
+        let tokens = tokens::TokenKeys::resolve(&db, &config, &sealer).await?;
+        let signer = signing_key::resolve(&db, &config, &sealer).await?;
         let redis = match config.redis_url() {
             Some(url) => Some(queue::Redis::open(url, &config.redis_namespace)?),
             None => None,
@@ -120,6 +124,7 @@ impl App {
                 plan_scales: billing::scale_cache(),
                 ended_sessions: sessions::ended_sessions(config.access_token_ttl_secs),
                 login_backoff: login_backoff::local_backoff(),
+                sealer,
                 unknown_keys: moka::sync::Cache::builder()
                     .max_capacity(100_000)
                     .time_to_live(std::time::Duration::from_secs(600))
@@ -141,6 +146,7 @@ impl App {
             }),
         };
         app.follow_ended_sessions().await?;
+        app.seal_stored().await?;
         Ok(app)
     }
 

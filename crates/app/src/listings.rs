@@ -485,16 +485,18 @@ impl App {
         org: OrgId,
         input: &ListingInput<'_>,
     ) -> Result<Listing, AppError> {
-        let spec = ListingSpec::parse(input)?;
+        let mut spec = ListingSpec::parse(input)?;
         self.check_engine_address(&spec).await?;
         if self.db().org_by_id(org).await?.is_none() {
             return Err(ValidationError::new("org_id", "no such organisation").into());
         }
         self.require_role(caller, org, Role::Member).await?;
-        let record = self
-            .db()
-            .insert_listing(Uuid::now_v7(), org, &spec, Utc::now())
-            .await?;
+        let id = Uuid::now_v7();
+        spec.engine_api_key = spec
+            .engine_api_key
+            .map(|key| self.seal_engine_key(id, &key))
+            .transpose()?;
+        let record = self.db().insert_listing(id, org, &spec, Utc::now()).await?;
         Listing::try_from(record)
     }
 
@@ -531,10 +533,19 @@ impl App {
         if listing.status != listing_status::ACTIVE {
             return Err(AppError::ListingDelisted);
         }
-        let spec = ListingSpec::parse(&patch.apply(&listing))?;
+        // The patch applies to the listing with its key opened; the result is sealed again.
+        let mut opened = listing.clone();
+        opened.engine_api_key = self
+            .engine_key_of(&listing)?
+            .map(|key| key.expose().to_owned());
+        let mut spec = ListingSpec::parse(&patch.apply(&opened))?;
         if spec.engine_base_url != listing.engine_base_url {
             self.check_engine_address(&spec).await?;
         }
+        spec.engine_api_key = spec
+            .engine_api_key
+            .map(|key| self.seal_engine_key(id, &key))
+            .transpose()?;
         let unverify = changes_what_was_measured(&listing, &spec);
         let record = self
             .db()

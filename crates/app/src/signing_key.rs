@@ -10,7 +10,11 @@ use crate::{AppError, Config, Db};
 
 const GENERATED_KEY: &str = "signing_key_pkcs8_pem";
 
-pub(crate) async fn resolve(db: &Db, config: &Config) -> Result<KeyPair, AppError> {
+pub(crate) async fn resolve(
+    db: &Db,
+    config: &Config,
+    sealer: &crate::sealed::SecretsKey,
+) -> Result<KeyPair, AppError> {
     let key = match &config.signing_key_file {
         Some(path) => {
             let pem = std::fs::read_to_string(path).map_err(|e| {
@@ -24,8 +28,10 @@ pub(crate) async fn resolve(db: &Db, config: &Config) -> Result<KeyPair, AppErro
             let candidate = KeyPair::generate()
                 .and_then(|k| k.to_pkcs8_pem())
                 .map_err(|e| AppError::Internal(e.to_string()))?;
-            let pem = db.secret_or_insert(GENERATED_KEY, &candidate).await?;
-            KeyPair::from_pkcs8_pem(&pem).map_err(|e| AppError::Internal(e.to_string()))?
+            let pem =
+                crate::sealed::generated_secret(db, sealer, GENERATED_KEY, &candidate).await?;
+            KeyPair::from_pkcs8_pem(secrecy::ExposeSecret::expose_secret(&pem))
+                .map_err(|e| AppError::Internal(e.to_string()))?
         }
     };
     let now = Utc::now();

@@ -50,12 +50,19 @@ impl fmt::Debug for TokenKeys {
 
 impl TokenKeys {
     /// The configured key, or the one generated on first start and kept in the database.
-    pub(crate) async fn resolve(db: &Db, config: &Config) -> Result<Self, AppError> {
+    pub(crate) async fn resolve(
+        db: &Db,
+        config: &Config,
+        sealer: &crate::sealed::SecretsKey,
+    ) -> Result<Self, AppError> {
         let secret = match &config.jwt_secret {
             Some(secret) => secret.expose_secret().to_owned(),
             None => {
                 let candidate = random_secret("")?;
-                db.secret_or_insert(GENERATED_KEY_NAME, &candidate).await?
+                crate::sealed::generated_secret(db, sealer, GENERATED_KEY_NAME, &candidate)
+                    .await?
+                    .expose_secret()
+                    .to_owned()
             }
         };
         let ttl_secs = i64::try_from(config.access_token_ttl_secs)

@@ -574,7 +574,9 @@ impl App {
         let options = bench::Options {
             base_url: listing.engine_base_url.clone(),
             model: Some(listing.engine_model.clone()),
-            api_key: listing.engine_api_key.clone(),
+            api_key: self
+                .engine_key_of(&listing)?
+                .map(|key| key.expose().to_owned()),
             params,
             outbound: self.outbound_policy(),
         };

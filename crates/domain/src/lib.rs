@@ -18,7 +18,7 @@ pub use ids::{
     RefreshTokenId, ReportId, RunId, SigningKeyId, StripeEventId, UserId,
 };
 pub use ledger::LedgerKind;
-pub use listing::{ListingInput, ListingSpec, Ssh, SshInput, catalog_id};
+pub use listing::{EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_id};
 pub use money::{Currency, Money};
 pub use org::{KeyScope, OrgName, Role};
 pub use status::{BookingStatus, ListingStatus, RunStatus, StatusError};

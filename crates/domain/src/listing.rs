@@ -5,6 +5,36 @@ use chrono::{DateTime, Utc};
 use crate::money::{Currency, Money};
 use crate::{ValidationError, bounded_text};
 
+/// An engine's API key (or, on its way to and from the database, its sealed form): never
+/// printed — `{:?}` shows `EngineKey(..)`.
+#[derive(Clone)]
+pub struct EngineKey(secrecy::SecretString);
+
+impl EngineKey {
+    pub fn new(key: String) -> Self {
+        Self(secrecy::SecretString::from(key))
+    }
+
+    /// The key, for the one call that sends (or seals) it.
+    pub fn expose(&self) -> &str {
+        secrecy::ExposeSecret::expose_secret(&self.0)
+    }
+}
+
+impl PartialEq for EngineKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.expose() == other.expose()
+    }
+}
+
+impl Eq for EngineKey {}
+
+impl std::fmt::Debug for EngineKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EngineKey(..)")
+    }
+}
+
 /// What a provider claims about a machine. Every field has been checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingSpec {
@@ -19,8 +49,8 @@ pub struct ListingSpec {
     pub price: Money,
     pub engine_base_url: String,
     pub engine_model: String,
-    /// The bearer token the engine wants, if any. Stored; never shown again.
-    pub engine_api_key: Option<String>,
+    /// The bearer token the engine wants, if any. Stored (sealed); never shown again.
+    pub engine_api_key: Option<EngineKey>,
     /// When the machine may be booked: `[from, until)`, either end open when absent.
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
@@ -131,7 +161,11 @@ impl ListingSpec {
             price: Money::new(input.price_per_gpu_hour, currency),
             engine_base_url: base_url.to_owned(),
             engine_model: bounded_text("engine.model", input.engine_model, 1, 200)?,
-            engine_api_key: input.engine_api_key.map(engine_api_key).transpose()?,
+            engine_api_key: input
+                .engine_api_key
+                .map(engine_api_key)
+                .transpose()?
+                .map(EngineKey::new),
             available_from: input.available_from,
             available_until: input.available_until,
             ssh: input.ssh.as_ref().map(ssh).transpose()?,
@@ -310,6 +344,22 @@ mod tests {
             assert_eq!(with(bad).unwrap_err().field, "guarantee.min_fraction");
         }
         assert_eq!(ListingSpec::parse(&input()).unwrap().guarantee_min_bp, None);
+    }
+
+    #[test]
+    fn an_engine_key_is_never_printed() {
+        let spec = ListingSpec::parse(&ListingInput {
+            engine_api_key: Some("sk-do-not-print-me"),
+            ..input()
+        })
+        .unwrap();
+        assert_eq!(
+            spec.engine_api_key.as_ref().unwrap().expose(),
+            "sk-do-not-print-me"
+        );
+        let shown = format!("{spec:?}");
+        assert!(!shown.contains("sk-do-not-print-me"), "{shown}");
+        assert!(shown.contains("EngineKey(..)"));
     }
 
     #[test]

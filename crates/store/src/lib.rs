@@ -41,7 +41,7 @@ pub use badges::{Badge, CheckRecord, badge_state, check_kind};
 pub use billing::{BillingRecord, SubscriptionState};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
-pub use community_runs::{CommunityRunQuery, CommunityRunRecord};
+pub use community_runs::{CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted};
 pub use gateway::{GatewayRequestRecord, StreamLease};
 pub use guarantees::{CreditRecord, GuaranteeRecord};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};

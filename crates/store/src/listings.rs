@@ -35,7 +35,10 @@ fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
         currency: Set(spec.price.currency().code().to_owned()),
         engine_base_url: Set(spec.engine_base_url.clone()),
         engine_model: Set(spec.engine_model.clone()),
-        engine_api_key: Set(spec.engine_api_key.clone()),
+        engine_api_key: Set(spec
+            .engine_api_key
+            .as_ref()
+            .map(|key| key.expose().to_owned())),
         available_from: Set(spec.available_from),
         available_until: Set(spec.available_until),
         access_ssh_host: Set(spec.ssh.as_ref().map(|s| s.host.clone())),

@@ -71,9 +71,21 @@ pub fn test_config(database_url: &str) -> Config {
         rate_limits: false,
         // Organisation reports follow every change at once (the period has its own test).
         org_report_min_secs: 0,
+        secrets_key_file: Some(secrets_key_file()),
         ..Config::default()
     }
 }
+
+/// The tests' key for secrets at rest (the same in every test: PostgreSQL requires one).
+pub fn secrets_key_file() -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("gpumarket-test-{}.key", std::process::id()));
+    if !path.exists() {
+        std::fs::write(&path, format!("{SECRETS_KEY}\n")).unwrap();
+    }
+    path
+}
+
+pub const SECRETS_KEY: &str = "5ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2";
 
 /// Sends the server's warnings (or what `RUST_LOG` asks for) to the test's captured output,
 /// so a failing test shows what went wrong inside the server.

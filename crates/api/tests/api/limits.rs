@@ -342,6 +342,30 @@ async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
     assert_eq!(res.status(), 200, "another /64");
 }
 
+/// The site's pages spend the read budget; health, metrics, docs and assets do not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_spend_the_read_budget() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.rate_limits = true;
+        c.rate_limit_reads_per_minute = 3;
+    })
+    .await;
+    let mut statuses = Vec::new();
+    for path in ["/", "/?source=community", "/", "/"] {
+        statuses.push(app.get(path, None).await.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+    for path in [
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/assets/site.css",
+        "/openapi.json",
+    ] {
+        assert_eq!(app.get(path, None).await.status(), 200, "{path}");
+    }
+}
+
 /// Two API replicas on one Redis spend one budget: five reads a minute means five in all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replicas_on_one_redis_share_one_budget() {

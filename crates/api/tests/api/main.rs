@@ -21,5 +21,6 @@ mod marketplace;
 mod orgs;
 mod payments;
 mod runs;
+mod secrets;
 mod tokens;
 mod verification;

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::helpers::{TestApp, assert_problem, start_engine};
 
 on_both_backends!(community_runs_are_checked_signed_listed_and_withdrawn);
+on_backends!(community_submissions_are_clipped_bounded_and_capped_a_day);
 
 /// A real report: the quick matrix measured on a simulated engine by the harness.
 async fn measured_report() -> Value {
@@ -244,4 +245,77 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
     assert_problem(app.get(&path, None).await, 404, "not_found").await;
     let listed: Value = app.get_json("/v1/runs", None).await;
     assert!(listed["items"].as_array().unwrap().is_empty());
+    let board: Value = app.get_json("/v1/leaderboard?source=community", None).await;
+    assert!(board["items"].as_array().unwrap().is_empty(), "{board}");
+}
+
+/// Every string of a submitted report is clipped like an engine's, a report too large is
+/// refused, and an account submits at most `community_runs_per_day` runs a day.
+async fn community_submissions_are_clipped_bounded_and_capped_a_day(backend: store::Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.community_runs_per_day = 2).await;
+    let mut report = measured_report().await;
+    let alice = app.register("alice@example.com").await;
+    report["engine"]["version"] = json!(format!("0.32\u{7}{}", "x".repeat(5000)));
+    let res = app
+        .post(
+            "/v1/runs",
+            Some(&alice.access_token),
+            json!({"report": report}),
+        )
+        .await;
+    assert_eq!(res.status(), 201, "{}", res.text().await.unwrap());
+    let runs: Value = app.get_json("/v1/runs", None).await;
+    let version = runs["items"][0]["report"]["engine"]["version"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        version.starts_with("0.32 x") && version.ends_with("…[truncated]"),
+        "{version}"
+    );
+    assert!(version.chars().count() <= 300 + "…[truncated]".chars().count());
+    // Too large even when clipped: thousands of cells.
+    let mut huge = report.clone();
+    let cell = huge["decode"][0].clone();
+    huge["decode"] = Value::Array(vec![cell; 2000]);
+    let res = app
+        .post(
+            "/v1/runs",
+            Some(&alice.access_token),
+            json!({"report": huge}),
+        )
+        .await;
+    assert!(
+        res.status() == 413 || res.status() == 422,
+        "{}",
+        res.status()
+    );
+    let res = app
+        .post(
+            "/v1/runs",
+            Some(&alice.access_token),
+            json!({"report": report}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let res = app
+        .post(
+            "/v1/runs",
+            Some(&alice.access_token),
+            json!({"report": report}),
+        )
+        .await;
+    let retry: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry > 23 * 3600, "{retry}");
+    let problem = assert_problem(res, 429, "rate_limited").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("community_runs_per_day")
+    );
 }

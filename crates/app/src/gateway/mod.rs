@@ -34,7 +34,7 @@ pub struct GatewayTarget {
     pub booking_id: Uuid,
     pub listing_id: Uuid,
     pub engine_base_url: String,
-    pub engine_api_key: Option<String>,
+    pub engine_api_key: Option<domain::EngineKey>,
     /// Streams the booking may have open at once: its share of the machine.
     pub max_streams: usize,
     /// The largest `max_tokens` a request may ask for (and what it gets when it asks none).
@@ -162,7 +162,7 @@ impl App {
             booking_id: booking,
             listing_id: record.listing_id,
             engine_base_url: listing.engine_base_url.clone(),
-            engine_api_key: listing.engine_api_key.clone(),
+            engine_api_key: self.engine_key_of(&listing)?,
             max_streams: share.max(1),
             max_tokens: self.config().gateway_max_tokens,
             ends_at: record.ends_at,

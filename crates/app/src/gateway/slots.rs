@@ -134,7 +134,7 @@ impl App {
             .get(url)
             .timeout(Duration::from_secs(2));
         if let Some(key) = &target.engine_api_key {
-            request = request.bearer_auth(key);
+            request = request.bearer_auth(key.expose());
         }
         let mut response = request.send().await.ok()?;
         if !response.status().is_success() {

@@ -4,6 +4,7 @@ pub mod api_keys;
 pub mod booking_credits;
 pub mod booking_guarantees;
 pub mod bookings;
+pub mod community_cells;
 pub mod community_runs;
 pub mod gateway_requests;
 pub mod gateway_streams;

@@ -83,7 +83,7 @@ pub(super) fn request(
         None => client.get(url),
     };
     if let Some(key) = &target.engine_api_key {
-        request = request.bearer_auth(key);
+        request = request.bearer_auth(key.expose());
     }
     Ok(request.timeout(Duration::from_secs(600)))
 }

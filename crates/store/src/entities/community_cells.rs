@@ -1,0 +1,23 @@
+use sea_orm::entity::prelude::*;
+
+/// A valid decode cell of a community run not withdrawn: what the community board reads.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "community_cells")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub run_id: Uuid,
+    /// Its place among the run's decode cells.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub position: i32,
+    pub catalog_gpu: Option<String>,
+    pub model: String,
+    pub context_tokens: i64,
+    pub concurrency: i64,
+    pub total_tok_s: f64,
+    pub per_request_tok_s: Option<f64>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}
