@@ -141,7 +141,7 @@ impl BenchArgs {
         Ok(Options {
             base_url: self.base_url.clone(),
             model: self.model.clone(),
-            api_key: self.api_key.clone(),
+            api_key: self.api_key.clone().map(Into::into),
             params: p,
             outbound: outbound::Policy::permissive(),
         })

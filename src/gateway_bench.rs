@@ -126,7 +126,7 @@ async fn measure(base: &str, api_key: Option<&str>, measure_secs: f64) -> anyhow
         bench::Options {
             base_url: base.to_owned(),
             model: None,
-            api_key: api_key.map(str::to_owned),
+            api_key: api_key.map(|key| key.to_owned().into()),
             params,
             outbound: outbound::Policy::permissive(),
         },

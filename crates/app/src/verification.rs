@@ -576,7 +576,7 @@ impl App {
             model: Some(listing.engine_model.clone()),
             api_key: self
                 .engine_key_of(&listing)?
-                .map(|key| key.expose().to_owned()),
+                .map(|key| key.expose().to_owned().into()),
             params,
             outbound: self.outbound_policy(),
         };

@@ -17,6 +17,7 @@ use crate::bounds::{self, clip};
 use crate::prom::Snapshot;
 use openai::{Chunk, SseDecoder, SseEvent};
 use outbound::Policy;
+use secrecy::{ExposeSecret, SecretString};
 
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -32,8 +33,8 @@ pub struct Model {
 pub struct Engine {
     base: String,
     http: reqwest::Client,
-    /// The bearer token the engine wants (vLLM's `--api-key`).
-    api_key: Option<String>,
+    /// The bearer token the engine wants (vLLM's `--api-key`); never printed.
+    api_key: Option<SecretString>,
     policy: Policy,
     halt: Halt,
 }
@@ -170,7 +171,7 @@ impl Engine {
         Ok(Self {
             base,
             http: client(policy, Some(CONTROL_TIMEOUT), api_key)?,
-            api_key: api_key.map(str::to_owned),
+            api_key: api_key.map(|key| SecretString::from(key.to_owned())),
             policy,
             halt: Halt(None),
         })
@@ -339,7 +340,11 @@ impl Engine {
     pub fn stream_client(&self) -> Result<StreamClient, BenchError> {
         Ok(StreamClient {
             url: self.url("/v1/completions"),
-            http: client(self.policy, None, self.api_key.as_deref())?,
+            http: client(
+                self.policy,
+                None,
+                self.api_key.as_ref().map(ExposeSecret::expose_secret),
+            )?,
             api_key: self.api_key.clone(),
             policy: self.policy,
             halt: self.halt.clone(),
@@ -365,7 +370,7 @@ impl Engine {
 pub struct StreamClient {
     url: String,
     http: reqwest::Client,
-    api_key: Option<String>,
+    api_key: Option<SecretString>,
     policy: Policy,
     halt: Halt,
 }
@@ -540,7 +545,11 @@ impl StreamClient {
                 Ok(Ok(response)) => break response,
                 // Once, on a connection of its own.
                 Ok(Err(e)) if fresh.is_none() && stale_connection(&e) => {
-                    match client(self.policy, None, self.api_key.as_deref()) {
+                    match client(
+                        self.policy,
+                        None,
+                        self.api_key.as_ref().map(ExposeSecret::expose_secret),
+                    ) {
                         Ok(http) => {
                             timeline.retried = true;
                             fresh = Some(http);

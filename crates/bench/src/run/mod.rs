@@ -31,8 +31,8 @@ pub struct Options {
     pub base_url: String,
     /// The served model to use; `None` takes the server's first.
     pub model: Option<String>,
-    /// The bearer token the engine requires, if any.
-    pub api_key: Option<String>,
+    /// The bearer token the engine requires, if any (never printed).
+    pub api_key: Option<secrecy::SecretString>,
     pub params: Parameters,
     /// Where the harness may connect ([`crate::outbound`]).
     pub outbound: outbound::Policy,
@@ -72,7 +72,10 @@ pub async fn run(
     let began = Instant::now();
     let engine = Engine::new(
         &options.base_url,
-        options.api_key.as_deref(),
+        options
+            .api_key
+            .as_ref()
+            .map(secrecy::ExposeSecret::expose_secret),
         options.outbound,
     )?
     .stopped_by(cancel.clone());

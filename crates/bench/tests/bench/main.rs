@@ -65,7 +65,7 @@ async fn an_engine_api_key_is_required_and_sent() {
         let options = Options {
             base_url: url.clone(),
             model: None,
-            api_key: api_key.map(str::to_owned),
+            api_key: api_key.map(|key| key.to_owned().into()),
             params: tiny_run(),
             outbound: outbound::Policy::permissive(),
         };
