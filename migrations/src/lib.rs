@@ -27,6 +27,7 @@ mod m20261201_000019_performance_guarantees;
 mod m20261202_000020_gateway_judging;
 mod m20261202_000021_accounts_and_limits;
 mod m20261202_000022_community_cells;
+mod m20261202_000023_email_verification;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000020_gateway_judging::Migration),
             Box::new(m20261202_000021_accounts_and_limits::Migration),
             Box::new(m20261202_000022_community_cells::Migration),
+            Box::new(m20261202_000023_email_verification::Migration),
         ]
     }
 }

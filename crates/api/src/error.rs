@@ -55,6 +55,7 @@ codes! {
     PAYOUTS_NOT_ENABLED = ("payouts_not_enabled", 409, "The provider cannot take payments yet");
     ALREADY_SUBSCRIBED = ("already_subscribed", 409, "The organisation already has a subscription");
     PLAN_REQUIRED = ("plan_required", 403, "This needs a plan the organisation does not have");
+    EMAIL_UNVERIFIED = ("email_unverified", 403, "The account has not confirmed its email address");
     PAYMENT_PROVIDER_ERROR = ("payment_provider_error", 502, "The payment provider failed");
     ENGINE_UNAVAILABLE = ("engine_unavailable", 502, "The machine's engine did not answer");
     LISTING_DELISTED = ("listing_delisted", 409, "The listing has been delisted");
@@ -200,6 +201,7 @@ impl From<AppError> for ApiError {
             AppError::Validation(v) => Self::field(v.field, v.message),
             AppError::Invalid(fields) => Self::fields(fields),
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
+            AppError::EmailUnverified => Self::new(code::EMAIL_UNVERIFIED, err.to_string()),
             AppError::InvalidCredentials => Self::new(code::INVALID_CREDENTIALS, err.to_string()),
             AppError::InvalidToken(why) => Self::new(code::INVALID_TOKEN, why),
             AppError::WrongTokenAudience(why) => Self::new(code::WRONG_TOKEN_AUDIENCE, why),

@@ -32,6 +32,9 @@ pub struct UserView {
     pub email: String,
     pub name: String,
     pub created_at: DateTime<Utc>,
+    /// When the account confirmed its address; null while it has not (see
+    /// `email_verification`).
+    pub email_verified_at: Option<DateTime<Utc>>,
 }
 
 impl From<User> for UserView {
@@ -41,6 +44,7 @@ impl From<User> for UserView {
             email: u.email,
             name: u.name,
             created_at: u.created_at,
+            email_verified_at: u.email_verified_at,
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct User {
     pub email: String,
     pub name: String,
     pub created_at: DateTime<Utc>,
+    /// When the account confirmed its address (a mailed link); `None` while it has not.
+    pub email_verified_at: Option<DateTime<Utc>>,
 }
 
 impl From<store::UserRecord> for User {
@@ -33,8 +35,19 @@ impl From<store::UserRecord> for User {
             email: r.email,
             name: r.name,
             created_at: r.created_at,
+            email_verified_at: r.email_verified_at,
         }
     }
+}
+
+/// What failed sign-ins back off by: a digest of the account's address (never the address,
+/// in Redis or anywhere) and the client's network.
+pub(crate) fn login_pair(email: &str, client: &ipnet::IpNet) -> String {
+    format!("{}:{client}", login_account(email))
+}
+
+fn login_account(email: &str) -> String {
+    digest(&email.trim().to_lowercase())[..32].to_owned()
 }
 
 /// An access token and the refresh token that renews it. The refresh token is shown once.
@@ -84,7 +97,7 @@ pub struct CreatedApiKey {
 
 /// Argon2id with the crate's defaults (19 MiB, 2 passes): the OWASP baseline. Hashing is
 /// CPU-bound, so it runs off the async workers.
-async fn hash_password(password: Password) -> Result<String, AppError> {
+pub(crate) async fn hash_password(password: Password) -> Result<String, AppError> {
     tokio::task::spawn_blocking(move || {
         Argon2::default()
             .hash_password(password.expose().as_bytes())
@@ -107,7 +120,9 @@ async fn password_matches(password: Password, hash: String) -> Result<bool, AppE
 
 impl App {
     /// A turn to compute a password hash (`password_hashes_at_once` at a time).
-    async fn hashing_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, AppError> {
+    pub(crate) async fn hashing_permit(
+        &self,
+    ) -> Result<tokio::sync::SemaphorePermit<'_>, AppError> {
         self.inner
             .hashing
             .acquire()
@@ -121,7 +136,10 @@ impl App {
 const DECOY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 impl App {
-    /// Creates an account and signs it in.
+    /// Creates an account and signs it in. When addresses must be confirmed, a link is
+    /// mailed to it; and an address registered but never confirmed is not held: registering
+    /// it again answers as a new registration would and mails a fresh link carrying this
+    /// password and name, which the account takes when that link is used.
     pub async fn register(
         &self,
         email: &str,
@@ -136,16 +154,46 @@ impl App {
             hash_password(password).await?
         };
         let now = Utc::now();
-        let user = self
+        let verify = self.config().email_verification_required();
+        match self
             .db()
-            .insert_user(UserId::new(), &email, &name, hash, now)
+            .insert_user(UserId::new(), &email, &name, hash.clone(), now)
             .await
-            .map_err(|e| match e {
-                StoreError::Conflict(_) => AppError::EmailTaken,
-                other => other.into(),
-            })?;
-        let tokens = self.start_session(user.id, now).await?;
-        Ok((user.into(), tokens))
+        {
+            Ok(user) => {
+                if verify {
+                    self.mail_confirmation(user.id, &user.email, None).await?;
+                }
+                let tokens = self.start_session(user.id, now).await?;
+                Ok((user.into(), tokens))
+            }
+            Err(StoreError::Conflict(_)) => {
+                let existing = self
+                    .db()
+                    .user_by_email(&email)
+                    .await?
+                    .ok_or(AppError::EmailTaken)?;
+                if !verify || existing.email_verified_at.is_some() {
+                    return Err(AppError::EmailTaken);
+                }
+                self.mail_confirmation(
+                    existing.id,
+                    &existing.email,
+                    Some((hash, name.as_str().to_owned())),
+                )
+                .await?;
+                let tokens = self.start_session(existing.id, now).await?;
+                let user = User {
+                    id: existing.id,
+                    email: existing.email,
+                    name: name.as_str().to_owned(),
+                    created_at: now,
+                    email_verified_at: None,
+                };
+                Ok((user, tokens))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Signs in with email and password. Wrong email and wrong password are one error.
@@ -164,9 +212,9 @@ impl App {
         client: ipnet::IpNet,
     ) -> Result<TokenPair, AppError> {
         use crate::limits::RateClass;
-        let account = digest(&email.trim().to_lowercase())[..32].to_owned();
+        let account = login_account(email);
         let network = client.to_string();
-        let pair = format!("{account}:{network}");
+        let pair = login_pair(email, &client);
         self.login_backoff_wait(&pair).await?;
         // Only looking: a login that then succeeds spends nothing.
         self.rate(RateClass::FailedLoginsPerAddress, &network, false)

@@ -170,6 +170,7 @@ impl App {
             )
             .into());
         }
+        self.require_verified_email(caller).await?;
         let fingerprint = request.fingerprint();
         let renter = caller.user_id.as_uuid();
         if let Some(existing) = self.replay(renter, key, &fingerprint).await? {

@@ -131,6 +131,7 @@ impl App {
                 "community runs are submitted by people: use your own API key".into(),
             ));
         }
+        self.require_verified_email(caller).await?;
         let catalog_gpu = submission
             .catalog_gpu
             .map(|id| domain::catalog_id("catalog.gpu", &id, |c, id| c.gpu(id).is_some()))

@@ -113,6 +113,18 @@ pub struct Config {
     /// database (AES-256-GCM). Required with PostgreSQL (every replica must share it); on
     /// SQLite, one is generated beside the database when unset (back it up with it).
     pub secrets_key_file: Option<PathBuf>,
+    /// The SMTP server that sends confirmation and password-reset links:
+    /// `smtps://user:pass@host:465` (TLS), `smtp://user:pass@host:587?tls=required`
+    /// (STARTTLS) or `smtp://host:25` (none, for a relay on the same host). Unset: no mail is
+    /// sent, and `email_verification` defaults to `off`.
+    #[serde(serialize_with = "redacted")]
+    pub smtp_url: Option<SecretString>,
+    /// The `From` of the mail sent.
+    pub smtp_from: String,
+    /// `required`: an account confirms its address (a mailed link) before it creates
+    /// organisations, books, lists, submits runs or accepts invitations. `off`: addresses are
+    /// not checked. Unset: `required` when `smtp_url` is set, else `off`.
+    pub email_verification: Option<EmailVerification>,
     /// Bookings one renter may hold that have not ended, in every payment mode (429
     /// `rate_limited` with `Retry-After` beyond).
     pub max_open_bookings: u32,
@@ -204,6 +216,14 @@ fn redacted<S: serde::Serializer>(
     }
 }
 
+/// Whether accounts confirm their email address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmailVerification {
+    Required,
+    Off,
+}
+
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -245,6 +265,9 @@ impl Default for Config {
             verification_runs_per_org_per_day: 50,
             pending_bookings_per_renter: 5,
             max_open_bookings: 5,
+            smtp_url: None,
+            smtp_from: "gpumarket <no-reply@localhost>".to_owned(),
+            email_verification: None,
             secrets_key_file: None,
             community_runs_per_day: 50,
             ipv6_prefix_len: 64,
@@ -285,6 +308,15 @@ impl Config {
         self.database_url
             .as_ref()
             .map_or(DEFAULT_DATABASE_URL, |url| url.expose_secret())
+    }
+
+    /// Whether accounts must confirm their address: as configured, else when mail is set up.
+    pub fn email_verification_required(&self) -> bool {
+        match self.email_verification {
+            Some(EmailVerification::Required) => true,
+            Some(EmailVerification::Off) => false,
+            None => self.smtp_url.is_some(),
+        }
     }
 
     pub fn redis_url(&self) -> Option<&str> {
@@ -396,6 +428,16 @@ impl Config {
         }
         if self.log_checkpoint_secs == 0 {
             return Err("log_checkpoint_secs: must be at least 1".into());
+        }
+        if self.email_verification == Some(EmailVerification::Required) && self.smtp_url.is_none() {
+            return Err(
+                "email_verification = \"required\" needs smtp_url: the links are mailed".into(),
+            );
+        }
+        if self.smtp_from.parse::<lettre::message::Mailbox>().is_err() {
+            return Err(
+                "smtp_from: must be a mailbox, e.g. `gpumarket <no-reply@example.com>`".into(),
+            );
         }
         if !(32..=128).contains(&self.ipv6_prefix_len) {
             return Err("ipv6_prefix_len: must be between 32 and 128".into());

@@ -14,6 +14,11 @@ pub enum AppError {
     Invalid(Vec<(String, String)>),
     #[error("an account with this email already exists")]
     EmailTaken,
+    /// The account has not confirmed its email address, which this needs.
+    #[error(
+        "confirm your email address first: follow the link mailed to it (POST /v1/auth/email/resend sends a new one)"
+    )]
+    EmailUnverified,
     #[error("email or password is wrong")]
     InvalidCredentials,
     /// A bearer token, refresh token or API key that does not prove anything; says why.

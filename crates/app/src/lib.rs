@@ -11,6 +11,7 @@ pub mod bookings;
 pub mod catalogs;
 pub mod community;
 pub mod config;
+mod email;
 mod error;
 pub mod gateway;
 pub mod guarantees;
@@ -20,6 +21,7 @@ pub mod limits;
 pub mod listings;
 pub mod log;
 mod login_backoff;
+mod mailer;
 pub mod maintenance;
 pub mod orgs;
 pub mod payments;
@@ -79,6 +81,8 @@ struct Inner {
     login_backoff: login_backoff::LocalBackoff,
     /// Seals and opens the secrets stored in the database.
     sealer: sealed::SecretsKey,
+    /// Sends confirmation and password-reset links.
+    mailer: mailer::Mailer,
     /// The gateway's caches, engine client and stream slots.
     gateway: gateway::GatewayState,
     trusted_proxies: Vec<ipnet::IpNet>,
@@ -125,6 +129,7 @@ impl App {
                 ended_sessions: sessions::ended_sessions(config.access_token_ttl_secs),
                 login_backoff: login_backoff::local_backoff(),
                 sealer,
+                mailer: mailer::Mailer::from_config(&config)?,
                 unknown_keys: moka::sync::Cache::builder()
                     .max_capacity(100_000)
                     .time_to_live(std::time::Duration::from_secs(600))

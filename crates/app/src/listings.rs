@@ -491,6 +491,7 @@ impl App {
             return Err(ValidationError::new("org_id", "no such organisation").into());
         }
         self.require_role(caller, org, Role::Member).await?;
+        self.require_verified_email(caller).await?;
         let id = Uuid::now_v7();
         spec.engine_api_key = spec
             .engine_api_key

@@ -125,6 +125,7 @@ impl App {
 
     /// Creates an organisation with the caller as its owner.
     pub async fn create_org(&self, caller: Caller, name: &str) -> Result<Org, AppError> {
+        self.require_verified_email(caller).await?;
         let name = OrgName::parse(name)?;
         let org = self
             .db()
@@ -208,6 +209,7 @@ impl App {
     /// Accepts an invitation: only the signed-in account with the invited email may, once,
     /// before it expires. Anything else is "not found", whoever asks.
     pub async fn accept_invitation(&self, caller: Caller, token: &str) -> Result<Member, AppError> {
+        self.require_verified_email(caller).await?;
         let not_found = AppError::NotFound("invitation");
         let Some(invitation) = self
             .db()

@@ -5,11 +5,12 @@ use chrono::{DateTime, Utc};
 use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, UserId};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
-use crate::entities::{api_keys, login_networks, refresh_tokens, users};
+use crate::entities::{api_keys, email_tokens, login_networks, refresh_tokens, users};
 use crate::{Db, StoreError, conflict_as};
 
 #[derive(Debug, Clone)]
@@ -20,6 +21,8 @@ pub struct UserRecord {
     /// A PHC string (argon2id); never the password.
     pub password_hash: String,
     pub created_at: DateTime<Utc>,
+    /// When the account proved it holds its address (a mailed link was used).
+    pub email_verified_at: Option<DateTime<Utc>>,
 }
 
 impl From<users::Model> for UserRecord {
@@ -30,9 +33,13 @@ impl From<users::Model> for UserRecord {
             name: m.name,
             password_hash: m.password_hash,
             created_at: m.created_at,
+            email_verified_at: m.email_verified_at,
         }
     }
 }
+
+/// A link mailed to an address, as stored.
+pub type EmailTokenRecord = email_tokens::Model;
 
 #[derive(Debug, Clone)]
 pub struct NewRefreshToken {
@@ -114,6 +121,7 @@ impl Db {
             name: Set(name.as_str().to_owned()),
             password_hash: Set(password_hash),
             created_at: Set(created_at),
+            email_verified_at: Set(None),
         };
         users::Entity::insert(model)
             .exec_without_returning(self.conn())
@@ -229,6 +237,63 @@ impl Db {
             .exec(self.conn())
             .await?;
         Ok(families)
+    }
+
+    /// Stores a link mailed to an address (its token's digest).
+    pub async fn insert_email_token(&self, token: EmailTokenRecord) -> Result<(), StoreError> {
+        email_tokens::Entity::insert(email_tokens::ActiveModel::from(token).reset_all())
+            .exec_without_returning(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    /// Uses the link of `purpose` whose token has this digest, once: the link, when it was
+    /// neither used nor expired at `now` (a racing second use gets `None`).
+    pub async fn use_email_token(
+        &self,
+        purpose: &str,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<EmailTokenRecord>, StoreError> {
+        let Some(token) = email_tokens::Entity::find()
+            .filter(email_tokens::Column::TokenHash.eq(token_hash))
+            .filter(email_tokens::Column::Purpose.eq(purpose))
+            .one(self.conn())
+            .await?
+        else {
+            return Ok(None);
+        };
+        if token.expires_at <= now || token.used_at.is_some() {
+            return Ok(None);
+        }
+        let used = email_tokens::Entity::update_many()
+            .col_expr(email_tokens::Column::UsedAt, Expr::value(now))
+            .filter(email_tokens::Column::Id.eq(token.id))
+            .filter(email_tokens::Column::UsedAt.is_null())
+            .exec(self.conn())
+            .await?;
+        Ok((used.rows_affected == 1).then_some(token))
+    }
+
+    /// Marks `user`'s address confirmed at `at`; with `profile`, first gives the row that
+    /// password hash and name (the confirmer of an address registered again).
+    pub async fn confirm_email(
+        &self,
+        user: UserId,
+        email: &str,
+        profile: Option<(String, String)>,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut update = users::Entity::update_many()
+            .col_expr(users::Column::EmailVerifiedAt, Expr::value(at))
+            .filter(users::Column::Id.eq(user.as_uuid()))
+            .filter(users::Column::Email.eq(email));
+        if let Some((hash, name)) = profile {
+            update = update
+                .col_expr(users::Column::PasswordHash, Expr::value(hash))
+                .col_expr(users::Column::Name, Expr::value(name));
+        }
+        Ok(update.exec(self.conn()).await?.rows_affected == 1)
     }
 
     /// Records that `user` signed in from `network` at `at`.

@@ -36,7 +36,9 @@ use sea_orm::{
     DbErr, SqlErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
-pub use accounts::{ApiKeyRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord};
+pub use accounts::{
+    ApiKeyRecord, EmailTokenRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord,
+};
 pub use badges::{Badge, CheckRecord, badge_state, check_kind};
 pub use billing::{BillingRecord, SubscriptionState};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};

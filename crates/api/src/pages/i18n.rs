@@ -105,6 +105,16 @@ labels! {
     language: "Language", "語言";
     as_json: "This page as JSON", "本頁的 JSON";
     not_found: "Not found", "找不到";
+    confirm_email_title: "Confirm your email address", "確認您的電子郵件地址";
+    confirm_email_text: "Confirm that this address is yours on gpumarket.", "確認此地址屬於您在 gpumarket 的帳號。";
+    confirm_email_button: "Confirm", "確認";
+    confirm_email_done: "Your address is confirmed. You can sign in and use your account.", "您的地址已確認。您可以登入並使用帳號。";
+    reset_password_title: "Reset your password", "重設密碼";
+    reset_password_text: "Choose a new password (at least 12 characters). Every session and personal API key of the account ends.", "請設定新密碼（至少 12 個字元）。帳號的所有工作階段與個人 API 金鑰都會結束。";
+    reset_password_button: "Set the password", "設定密碼";
+    reset_password_done: "Your password is set. Sign in with it.", "密碼已設定，請以新密碼登入。";
+    new_password: "New password", "新密碼";
+    link_not_valid: "This link is not valid: it was used, it has expired, or it was never sent.", "此連結無效：已使用、已過期，或從未寄出。";
     not_found_text: "There is no such page, or what it showed was withdrawn.", "沒有這個頁面，或其內容已撤回。";
     verified: "Verified", "已驗證";
     community: "Community", "社群";

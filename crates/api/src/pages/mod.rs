@@ -28,6 +28,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/hardware/{gpu}", web::get().to(hardware_page))
         .route("/listings/{id}", web::get().to(listing_page))
         .route("/calculator", web::get().to(calculator_page))
+        .route("/confirm-email", web::get().to(email_link_page))
+        .route("/confirm-email", web::post().to(confirm_email_form))
+        .route("/reset-password", web::get().to(email_link_page))
+        .route("/reset-password", web::post().to(reset_password_form))
         .route("/assets/site.css", web::get().to(stylesheet))
         .route("/assets/icon.svg", web::get().to(icon))
         .route("/favicon.ico", web::get().to(icon));
@@ -881,4 +885,116 @@ async fn calculator_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse 
         efficiency: number(catalog::EFFICIENCY, 2),
     };
     html(status, lang, page.render())
+}
+
+/// A page of a link mailed to an address: `/confirm-email` and `/reset-password`. Opening the
+/// link only shows a form; the action is its POST, so a mail scanner that fetches links acts
+/// on nothing.
+#[derive(Template)]
+#[template(path = "email_link.html")]
+struct EmailLinkPage {
+    frame: Frame,
+    message: &'static str,
+    show_form: bool,
+    action: &'static str,
+    token: String,
+    asks_password: bool,
+    button: &'static str,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct LinkForm {
+    token: String,
+    password: Option<String>,
+}
+
+fn email_link(
+    req: &HttpRequest,
+    status: StatusCode,
+    token: Option<String>,
+    done: bool,
+) -> HttpResponse {
+    let reset = req.path() == "/reset-password";
+    let mut frame = Frame::new(req, "/openapi.json".to_owned());
+    let l = frame.l;
+    frame.title = if reset {
+        l.reset_password_title
+    } else {
+        l.confirm_email_title
+    }
+    .to_owned();
+    let message = match (done, &token, reset) {
+        (true, _, true) => l.reset_password_done,
+        (true, _, false) => l.confirm_email_done,
+        (false, None, _) => l.link_not_valid,
+        (false, Some(_), true) => l.reset_password_text,
+        (false, Some(_), false) => l.confirm_email_text,
+    };
+    let page = EmailLinkPage {
+        message,
+        show_form: !done && token.is_some(),
+        action: if reset {
+            "/reset-password"
+        } else {
+            "/confirm-email"
+        },
+        token: token.unwrap_or_default(),
+        asks_password: reset,
+        button: if reset {
+            l.reset_password_button
+        } else {
+            l.confirm_email_button
+        },
+        frame,
+    };
+    let lang = page.frame.lang;
+    let mut res = html(status, lang, page.render());
+    // The token is in this page's address: no other site learns it from a Referer.
+    res.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    res
+}
+
+async fn email_link_page(req: HttpRequest) -> HttpResponse {
+    let token =
+        web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
+            .ok()
+            .and_then(|q| q.get("token").cloned())
+            .filter(|t| !t.is_empty() && t.len() <= 128);
+    email_link(&req, StatusCode::OK, token, false)
+}
+
+async fn confirm_email_form(
+    req: HttpRequest,
+    app: web::Data<App>,
+    form: web::Form<LinkForm>,
+) -> HttpResponse {
+    match app.confirm_email(&form.token).await {
+        Ok(_) => email_link(&req, StatusCode::OK, None, true),
+        Err(AppError::NotFound(_)) => email_link(&req, StatusCode::NOT_FOUND, None, false),
+        Err(e) => error_page(&req, e),
+    }
+}
+
+async fn reset_password_form(
+    req: HttpRequest,
+    app: web::Data<App>,
+    form: web::Form<LinkForm>,
+) -> HttpResponse {
+    let client = crate::extract::client_network(&req);
+    let password = form.password.clone().unwrap_or_default();
+    match app.reset_password(&form.token, &password, client).await {
+        Ok(()) => email_link(&req, StatusCode::OK, None, true),
+        Err(AppError::NotFound(_)) => email_link(&req, StatusCode::NOT_FOUND, None, false),
+        // A password too short: the form again, with the same token.
+        Err(AppError::Validation(_)) => email_link(
+            &req,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some(form.token.clone()),
+            false,
+        ),
+        Err(e) => error_page(&req, e),
+    }
 }

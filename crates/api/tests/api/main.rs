@@ -11,6 +11,7 @@ mod badges;
 mod billing;
 mod bookings;
 mod catalog;
+mod email;
 mod gateway;
 mod guarantees;
 mod hostile;

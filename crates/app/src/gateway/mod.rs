@@ -162,7 +162,7 @@ impl App {
             booking_id: booking,
             listing_id: record.listing_id,
             engine_base_url: listing.engine_base_url.clone(),
-            engine_api_key: self.engine_key_of(&listing)?,
+            engine_api_key: self.engine_key_of(listing)?,
             max_streams: share.max(1),
             max_tokens: self.config().gateway_max_tokens,
             ends_at: record.ends_at,

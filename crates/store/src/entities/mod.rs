@@ -6,6 +6,7 @@ pub mod booking_guarantees;
 pub mod bookings;
 pub mod community_cells;
 pub mod community_runs;
+pub mod email_tokens;
 pub mod gateway_requests;
 pub mod gateway_streams;
 pub mod invitations;

@@ -10,6 +10,8 @@ pub struct Model {
     pub name: String,
     pub password_hash: String,
     pub created_at: DateTimeUtc,
+    /// When the account proved it holds its address.
+    pub email_verified_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -80,3 +80,99 @@ fn landed_migrations_are_never_edited() {
         );
     }
 }
+
+/// What the data migrations of the accounts-and-limits wave keep: accounts that exist count
+/// as confirmed (000023), and the community board starts with the valid cells of the runs
+/// that were not withdrawn (000022).
+async fn data_migrations_keep_what_was_there(backend: Backend) {
+    use migration::sea_orm::sea_query::{Alias, Query};
+    use migration::sea_orm::{ConnectionTrait, Database};
+    let database = TestDatabase::empty(backend).await.unwrap();
+    let conn = Database::connect(database.url()).await.unwrap();
+    let names: Vec<String> = Migrator::migrations()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect();
+    let before = names
+        .iter()
+        .position(|n| n.contains("000022"))
+        .expect("migration 000022");
+    Migrator::up(&conn, Some(before as u32)).await.unwrap();
+    let user = uuid::Uuid::now_v7();
+    let now = chrono::Utc::now();
+    let insert = |table: &str, columns: Vec<&str>, values: Vec<migration::sea_orm::Value>| {
+        Query::insert()
+            .into_table(Alias::new(table))
+            .columns(columns.into_iter().map(Alias::new))
+            .values_panic(values.into_iter().map(Into::into))
+            .to_owned()
+    };
+    let statements = [
+        insert(
+            "users",
+            vec!["id", "email", "name", "password_hash", "created_at"],
+            vec![user.into(), "old@example.com".into(), "Old".into(), "x".into(), now.into()],
+        ),
+        insert(
+            "community_runs",
+            vec!["id", "submitter_id", "submitter_handle", "model", "report", "report_sha256", "receipt", "created_at"],
+            vec![
+                uuid::Uuid::now_v7().into(),
+                user.into(),
+                "Old".into(),
+                "m".into(),
+                r#"{"decode": [
+                    {"status": "valid", "context_tokens": 0, "concurrency": 1, "total_tok_s": 10.0, "per_request_tok_s": 10.0},
+                    {"status": "valid", "context_tokens": 0, "concurrency": 2, "total_tok_s": 19.0},
+                    {"status": "over_capacity", "context_tokens": 0, "concurrency": 4}
+                ]}"#.into(),
+                "0".into(),
+                "{}".into(),
+                now.into(),
+            ],
+        ),
+        insert(
+            "community_runs",
+            vec!["id", "submitter_id", "submitter_handle", "model", "report", "report_sha256", "receipt", "created_at", "withdrawn_at"],
+            vec![
+                uuid::Uuid::now_v7().into(),
+                user.into(),
+                "Old".into(),
+                "m".into(),
+                r#"{"decode": [{"status": "valid", "context_tokens": 0, "concurrency": 1, "total_tok_s": 99.0}]}"#.into(),
+                "0".into(),
+                "{}".into(),
+                now.into(),
+                now.into(),
+            ],
+        ),
+    ];
+    for statement in statements {
+        conn.execute(&statement).await.unwrap();
+    }
+    Migrator::up(&conn, None).await.unwrap();
+    let db = Db::connect(database.url()).await.unwrap();
+    let stored = db.user_by_id(user.into()).await.unwrap().unwrap();
+    assert!(
+        stored.email_verified_at.is_some(),
+        "an account from before counts as confirmed"
+    );
+    let board = db.community_best(None, None, 10).await.unwrap();
+    assert_eq!(board.len(), 1, "{board:?}");
+    assert_eq!(
+        board[0].total_tok_s, 19.0,
+        "the withdrawn run's 99 is not on the board"
+    );
+    assert_eq!(board[0].concurrency, 2);
+    db.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn data_migrations_keep_what_was_there_on_sqlite() {
+    data_migrations_keep_what_was_there(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn data_migrations_keep_what_was_there_on_postgres() {
+    data_migrations_keep_what_was_there(Backend::Postgres).await;
+}

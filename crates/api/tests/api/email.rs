@@ -1,0 +1,394 @@
+//! Email verification and password reset through a real SMTP server (Python's aiosmtpd, a
+//! separate process): the mail arrives, its link works once; an unconfirmed account reads
+//! but does not act; a squatter who registers an address first cannot keep it from the
+//! person who confirms it; a password reset answers alike whether the account exists.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use store::Backend;
+
+use crate::helpers::{PASSWORD, TestApp, assert_problem};
+
+on_backends!(
+    a_confirmation_mail_arrives_and_its_link_works_once,
+    a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it,
+    a_password_is_reset_through_the_mailed_link,
+);
+
+/// An SMTP server of the test's own that keeps every message in a maildir.
+struct SmtpSink {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl SmtpSink {
+    fn start() -> Self {
+        let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(&python)
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(dir.path().join("mail"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{python} -m aiosmtpd (scripts/check installs it): {e}"));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "aiosmtpd did not start: is it installed in {python}?"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, port, dir }
+    }
+
+    fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    fn mail_dir(&self) -> PathBuf {
+        self.dir.path().join("mail").join("new")
+    }
+
+    /// Every message received so far, as text.
+    fn messages(&self) -> Vec<String> {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(self.mail_dir())
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        paths.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
+        paths
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    }
+
+    /// Waits for the `n`th message (1-based) and returns it.
+    async fn nth(&self, n: usize) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(message) = self.messages().into_iter().nth(n - 1) {
+                return message;
+            }
+            assert!(Instant::now() < deadline, "no message {n} arrived");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A quoted-printable body decoded (RFC 2045: soft line breaks, `=XX` bytes); what is not
+/// an escape stays as it is.
+fn quoted_printable(text: &str) -> String {
+    let unfolded = text.replace("=\r\n", "").replace("=\n", "");
+    let bytes = unfolded.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escape = (bytes[i] == b'=')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escape {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The token of the link of `path` in a message.
+fn token_in(message: &str, path: &str) -> String {
+    let unfolded = quoted_printable(message);
+    let start = unfolded
+        .find(&format!("{path}?token="))
+        .unwrap_or_else(|| panic!("no {path} link in {message}"))
+        + path.len()
+        + "?token=".len();
+    unfolded[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect()
+}
+
+fn recipients(message: &str) -> Option<&str> {
+    message.lines().find_map(|l| l.strip_prefix("To: "))
+}
+
+async fn mailing_app(backend: Backend, smtp: &SmtpSink) -> TestApp {
+    let url = smtp.url();
+    TestApp::spawn_with(backend, move |c| {
+        c.smtp_url = Some(url.into());
+        c.public_url = "https://market.example".to_owned();
+    })
+    .await
+}
+
+async fn register(app: &TestApp, email: &str, password: &str, name: &str) -> reqwest::Response {
+    app.post(
+        "/v1/auth/register",
+        None,
+        json!({"email": email, "password": password, "name": name}),
+    )
+    .await
+}
+
+async fn a_confirmation_mail_arrives_and_its_link_works_once(backend: Backend) {
+    let smtp = SmtpSink::start();
+    let app = mailing_app(backend, &smtp).await;
+    let res = register(&app, "ada@example.com", PASSWORD, "Ada").await;
+    assert_eq!(res.status(), 201);
+    let ada: Value = res.json().await.unwrap();
+    let token = ada["access_token"].as_str().unwrap().to_owned();
+    assert!(ada["user"]["email_verified_at"].is_null(), "{ada}");
+    let mail = smtp.nth(1).await;
+    assert_eq!(recipients(&mail), Some("ada@example.com"));
+    assert!(
+        quoted_printable(&mail).contains("https://market.example/confirm-email?token="),
+        "{mail}"
+    );
+    let link = token_in(&mail, "/confirm-email");
+
+    // Unconfirmed: reads, but does not act.
+    assert_eq!(app.get("/v1/me", Some(&token)).await.status(), 200);
+    let problem = assert_problem(
+        app.post("/v1/orgs", Some(&token), json!({"name": "Ada's"}))
+            .await,
+        403,
+        "email_unverified",
+    )
+    .await;
+    assert!(problem["detail"].as_str().unwrap().contains("resend"));
+    let run = app
+        .post("/v1/runs", Some(&token), json!({"report": {}}))
+        .await;
+    assert_problem(run, 403, "email_unverified").await;
+    // Another link on request; the page shows a form and confirms nothing by being opened.
+    let res = app
+        .post("/v1/auth/email/resend", Some(&token), json!({}))
+        .await;
+    assert_eq!(res.status(), 204);
+    let again = token_in(&smtp.nth(2).await, "/confirm-email");
+    assert_ne!(again, link);
+    let page = app.get(&format!("/confirm-email?token={link}"), None).await;
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["referrer-policy"], "no-referrer");
+    let page = page.text().await.unwrap();
+    assert!(
+        page.contains("<form method=\"post\" action=\"/confirm-email\">"),
+        "{page}"
+    );
+    let me: Value = app.get_json("/v1/me", Some(&token)).await;
+    assert!(me["email_verified_at"].is_null());
+
+    // Confirmed through the page's form; the link works once.
+    let res = app
+        .client
+        .post(app.url("/confirm-email"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={link}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let me: Value = app.get_json("/v1/me", Some(&token)).await;
+    assert!(me["email_verified_at"].is_string(), "{me}");
+    assert_problem(
+        app.post("/v1/auth/email/confirm", None, json!({"token": link}))
+            .await,
+        404,
+        "not_found",
+    )
+    .await;
+    let res = app
+        .post("/v1/orgs", Some(&token), json!({"name": "Ada's"}))
+        .await;
+    assert_eq!(res.status(), 201);
+    // Nothing holds the token but the mail: the database keeps its digest.
+    let hashes = app.column("email_tokens", "token_hash").await;
+    assert!(hashes.iter().all(|h| h.len() == 64 && !h.contains(&link)));
+}
+
+async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backend: Backend) {
+    let smtp = SmtpSink::start();
+    let app = mailing_app(backend, &smtp).await;
+    let res = register(
+        &app,
+        "cfo@victim.example",
+        "squatter password 1",
+        "Squatter",
+    )
+    .await;
+    assert_eq!(res.status(), 201);
+    let squatter: Value = res.json().await.unwrap();
+    let squatter_token = squatter["access_token"].as_str().unwrap().to_owned();
+    let key: Value = app
+        .post(
+            "/v1/api-keys",
+            Some(&squatter_token),
+            json!({"name": "kept"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    // The real person registers the same address: answered like any registration.
+    let res = register(
+        &app,
+        "cfo@victim.example",
+        "the real cfo password",
+        "Real CFO",
+    )
+    .await;
+    assert_eq!(res.status(), 201, "an unconfirmed address is not held");
+    let real: Value = res.json().await.unwrap();
+    assert_eq!(real["user"]["name"], "Real CFO");
+    assert_eq!(
+        real.as_object().unwrap().keys().collect::<Vec<_>>(),
+        squatter.as_object().unwrap().keys().collect::<Vec<_>>()
+    );
+    // Two links went to the address; the second carries the real person's choice.
+    let _squatters = smtp.nth(1).await;
+    let theirs = token_in(&smtp.nth(2).await, "/confirm-email");
+    let confirmed: Value = app
+        .post("/v1/auth/email/confirm", None, json!({"token": theirs}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(confirmed["name"], "Real CFO");
+    assert!(confirmed["email_verified_at"].is_string());
+    // The squatter's session and key ended; their password no longer opens it.
+    for credential in [squatter_token.as_str(), key["key"].as_str().unwrap()] {
+        assert_problem(
+            app.get("/v1/me", Some(credential)).await,
+            401,
+            "invalid_token",
+        )
+        .await;
+    }
+    let login = |password: &'static str| {
+        app.post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "cfo@victim.example", "password": password}),
+        )
+    };
+    assert_eq!(login("the real cfo password").await.status(), 200);
+    assert_eq!(login("squatter password 1").await.status(), 401);
+    // A confirmed address is held.
+    assert_problem(
+        register(&app, "cfo@victim.example", "another password 12", "X").await,
+        409,
+        "email_taken",
+    )
+    .await;
+}
+
+async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
+    let smtp = SmtpSink::start();
+    let app = mailing_app(backend, &smtp).await;
+    let res = register(&app, "ada@example.com", PASSWORD, "Ada").await;
+    let ada: Value = res.json().await.unwrap();
+    let old_session = ada["access_token"].as_str().unwrap().to_owned();
+    let _confirmation = smtp.nth(1).await;
+    // The same answer for an address with no account, and no mail for it.
+    for email in ["nobody@example.com", "ada@example.com"] {
+        let res = app
+            .post("/v1/auth/password-reset", None, json!({"email": email}))
+            .await;
+        assert_eq!(res.status(), 202);
+        assert!(res.text().await.unwrap().is_empty());
+    }
+    let mail = smtp.nth(2).await;
+    assert_eq!(recipients(&mail), Some("ada@example.com"));
+    let token = token_in(&mail, "/reset-password");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        smtp.messages().len(),
+        2,
+        "nothing mailed for an unknown address"
+    );
+    let problem = assert_problem(
+        app.post(
+            "/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": token, "password": "short"}),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "password");
+    let res = app
+        .post(
+            "/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": token, "password": "a brand new password"}),
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        app.post(
+            "/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": token, "password": "yet another password"}),
+        )
+        .await,
+        404,
+        "not_found",
+    )
+    .await;
+    assert_problem(
+        app.get("/v1/me", Some(&old_session)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    let res = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "ada@example.com", "password": "a brand new password"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let me: Value = app
+        .get_json(
+            "/v1/me",
+            Some(
+                res.json::<Value>().await.unwrap()["access_token"]
+                    .as_str()
+                    .unwrap(),
+            ),
+        )
+        .await;
+    assert!(
+        me["email_verified_at"].is_string(),
+        "the reset proved the mailbox"
+    );
+}

@@ -1,0 +1,215 @@
+//! Email addresses an account proves it holds, and passwords reset through them. A link is a
+//! random token mailed to the address (the database keeps its SHA-256), used once, within a
+//! day for a confirmation and an hour for a reset. No link is ever written to a log.
+//!
+//! With `email_verification = "required"`, an unconfirmed account signs in and reads, but
+//! does not create organisations, book, list, submit runs or accept invitations
+//! (`email_unverified`). An unconfirmed address is not held: registering it again answers
+//! like a new registration and mails a fresh link carrying the new password and name, which
+//! the row takes when that link is used — ending every earlier session and personal key.
+
+use chrono::{Duration, Utc};
+use domain::{Password, UserId};
+
+use crate::accounts::{User, hash_password};
+use crate::secrets::{digest, random_secret};
+use crate::{App, AppError, Caller};
+
+const CONFIRM: &str = "confirm";
+const RESET: &str = "reset";
+/// What every mailed token starts with.
+const TOKEN_PREFIX: &str = "gme_";
+
+impl App {
+    /// Mails `email` a fresh confirmation link for `user`; `profile` (a password hash and
+    /// name) is what the row takes when it is used. A mail that cannot be sent is logged
+    /// (without the link) and not an error: `POST /v1/auth/email/resend` sends another.
+    pub(crate) async fn mail_confirmation(
+        &self,
+        user: UserId,
+        email: &str,
+        profile: Option<(String, String)>,
+    ) -> Result<(), AppError> {
+        let token = self
+            .store_email_token(user, CONFIRM, email, profile, Duration::hours(24))
+            .await?;
+        let link = format!(
+            "{}/confirm-email?token={token}",
+            self.config().public_url.trim_end_matches('/')
+        );
+        let body = format!(
+            "Confirm that this address is yours on gpumarket:\n\n{link}\n\n\
+             The link works once, for 24 hours. If you did not sign up with this address, \
+             ignore this mail: nothing happens without the link.\n"
+        );
+        self.send_quietly(email, "Confirm your email address", body)
+            .await;
+        Ok(())
+    }
+
+    async fn store_email_token(
+        &self,
+        user: UserId,
+        purpose: &str,
+        email: &str,
+        profile: Option<(String, String)>,
+        ttl: Duration,
+    ) -> Result<String, AppError> {
+        let token = random_secret(TOKEN_PREFIX)?;
+        let now = Utc::now();
+        let (password_hash, name) = profile.unzip();
+        self.db()
+            .insert_email_token(store::EmailTokenRecord {
+                id: uuid::Uuid::now_v7(),
+                user_id: user.as_uuid(),
+                purpose: purpose.to_owned(),
+                token_hash: digest(&token),
+                email: email.to_owned(),
+                password_hash,
+                name,
+                created_at: now,
+                expires_at: now + ttl,
+                used_at: None,
+            })
+            .await?;
+        Ok(token)
+    }
+
+    async fn send_quietly(&self, to: &str, subject: &str, body: String) {
+        if let Err(e) = self.inner.mailer.send(to, subject, body).await {
+            tracing::warn!(error = %e, "a mail was not sent");
+        }
+    }
+
+    /// Confirms the address a confirmation link was mailed to; with the profile of a second
+    /// registration, the row takes its password and name and every earlier session and
+    /// personal key ends.
+    pub async fn confirm_email(&self, token: &str) -> Result<User, AppError> {
+        let now = Utc::now();
+        let link = self
+            .db()
+            .use_email_token(CONFIRM, &digest(token.trim()), now)
+            .await?
+            .ok_or(AppError::NotFound("confirmation link"))?;
+        let user = UserId::from(link.user_id);
+        let profile = link.password_hash.zip(link.name);
+        let takes_profile = profile.is_some();
+        if !self
+            .db()
+            .confirm_email(user, &link.email, profile, now)
+            .await?
+        {
+            // The account's address changed since: the link was for another.
+            return Err(AppError::NotFound("confirmation link"));
+        }
+        if takes_profile {
+            self.end_every_session_and_key(user).await?;
+        }
+        tracing::info!(user_id = %user, takes_profile, "email address confirmed");
+        self.db()
+            .user_by_id(user)
+            .await?
+            .map(User::from)
+            .ok_or(AppError::NotFound("account"))
+    }
+
+    /// Mails the caller's address a fresh confirmation link (204 when it is confirmed
+    /// already: nothing to do).
+    pub async fn resend_confirmation(&self, caller: Caller) -> Result<(), AppError> {
+        let user = self
+            .db()
+            .user_by_id(caller.user_id)
+            .await?
+            .ok_or(AppError::Unauthenticated)?;
+        if user.email_verified_at.is_some() {
+            return Ok(());
+        }
+        self.mail_confirmation(user.id, &user.email, None).await
+    }
+
+    /// Mails a password-reset link when an account has this address. The answer is the same
+    /// whether it does, and takes as long: the mail goes out after it.
+    pub async fn request_password_reset(&self, email: &str) -> Result<(), AppError> {
+        let Ok(email) = domain::Email::parse(email) else {
+            return Ok(());
+        };
+        let Some(user) = self.db().user_by_email(&email).await? else {
+            return Ok(());
+        };
+        let token = self
+            .store_email_token(user.id, RESET, &user.email, None, Duration::hours(1))
+            .await?;
+        let link = format!(
+            "{}/reset-password?token={token}",
+            self.config().public_url.trim_end_matches('/')
+        );
+        let body = format!(
+            "Someone asked to reset the password of your gpumarket account:\n\n{link}\n\n\
+             The link works once, for an hour. If it was not you, ignore this mail: your \
+             password stays as it is.\n"
+        );
+        let app = self.clone();
+        tokio::spawn(async move {
+            app.send_quietly(&user.email, "Reset your password", body)
+                .await;
+        });
+        Ok(())
+    }
+
+    /// Sets a new password with a reset link: the address is then confirmed too, every
+    /// session and personal key ends, and the failed sign-ins of this account from
+    /// `client`'s network are forgiven.
+    pub async fn reset_password(
+        &self,
+        token: &str,
+        password: &str,
+        client: ipnet::IpNet,
+    ) -> Result<(), AppError> {
+        let password = Password::parse(password)?;
+        let now = Utc::now();
+        let link = self
+            .db()
+            .use_email_token(RESET, &digest(token.trim()), now)
+            .await?
+            .ok_or(AppError::NotFound("password-reset link"))?;
+        let user = UserId::from(link.user_id);
+        let hash = {
+            let _permit = self.hashing_permit().await?;
+            hash_password(password).await?
+        };
+        self.db().set_password_hash(user, hash).await?;
+        self.db()
+            .confirm_email(user, &link.email, None, now)
+            .await?;
+        self.end_every_session_and_key(user).await?;
+        self.login_backoff_clear(&crate::accounts::login_pair(&link.email, &client))
+            .await;
+        tracing::info!(user_id = %user, "password reset");
+        Ok(())
+    }
+
+    /// Every login session and personal API key of `user` ends.
+    async fn end_every_session_and_key(&self, user: UserId) -> Result<(), AppError> {
+        let now = Utc::now();
+        let ended = self.db().revoke_sessions_of(user, None, now).await?;
+        self.sessions_ended(&ended).await;
+        self.db().revoke_personal_keys(user, now).await?;
+        Ok(())
+    }
+
+    /// `email_unverified` when addresses must be confirmed and the caller's is not.
+    pub(crate) async fn require_verified_email(&self, caller: Caller) -> Result<(), AppError> {
+        if !self.config().email_verification_required() {
+            return Ok(());
+        }
+        let user = self
+            .db()
+            .user_by_id(caller.user_id)
+            .await?
+            .ok_or(AppError::Unauthenticated)?;
+        if user.email_verified_at.is_none() {
+            return Err(AppError::EmailUnverified);
+        }
+        Ok(())
+    }
+}
