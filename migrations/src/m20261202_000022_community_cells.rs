@@ -1,7 +1,8 @@
-//! The community leaderboard as a maintained aggregate: one row per valid decode cell of each
+//! The community figures as a maintained aggregate: one row per valid decode cell of each
 //! community run that is not withdrawn, written with the run (and deleted when it is
-//! withdrawn), so the board is a query over small rows, never a parse of stored reports per
-//! request. Existing runs' cells are copied here from their stored reports (`decode[]`: a
+//! withdrawn), with the run's catalog ids and the cell itself (its JSON), so the community
+//! board and the catalogs' pages are queries over small rows, never a parse of stored reports
+//! per request. Existing runs' cells are copied here from their stored reports (`decode[]`: a
 //! cell counts when its `status` is `valid` and it has a `total_tok_s`).
 
 use sea_orm_migration::prelude::*;
@@ -22,11 +23,13 @@ impl MigrationTrait for Migration {
                     .col(uuid(CommunityCells::RunId))
                     .col(integer(CommunityCells::Position))
                     .col(string_null(CommunityCells::CatalogGpu))
+                    .col(string_null(CommunityCells::CatalogModel))
                     .col(string(CommunityCells::Model))
                     .col(big_integer(CommunityCells::ContextTokens))
                     .col(big_integer(CommunityCells::Concurrency))
                     .col(double(CommunityCells::TotalTokS))
                     .col(double_null(CommunityCells::PerRequestTokS))
+                    .col(text(CommunityCells::Cell))
                     .primary_key(
                         Index::create()
                             .col(CommunityCells::RunId)
@@ -49,6 +52,26 @@ impl MigrationTrait for Migration {
                     .col(CommunityCells::CatalogGpu)
                     .col(CommunityCells::Model)
                     .col(CommunityCells::TotalTokS)
+                    // All the board reads: it is answered from the index alone.
+                    .col(CommunityCells::RunId)
+                    .col(CommunityCells::Position)
+                    .col(CommunityCells::ContextTokens)
+                    .col(CommunityCells::Concurrency)
+                    .col(CommunityCells::PerRequestTokS)
+                    .col(CommunityCells::CatalogModel)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_community_cells_catalog")
+                    .table(CommunityCells::Table)
+                    .col(CommunityCells::CatalogGpu)
+                    .col(CommunityCells::CatalogModel)
+                    // Newest runs first: a page reads its rows, not the whole table.
+                    .col(CommunityCells::RunId)
+                    .col(CommunityCells::Position)
                     .to_owned(),
             )
             .await?;
@@ -57,13 +80,14 @@ impl MigrationTrait for Migration {
         let rows = db
             .query_all_raw(Statement::from_string(
                 backend,
-                "SELECT id, catalog_gpu, model, report FROM community_runs \
+                "SELECT id, catalog_gpu, catalog_model, model, report FROM community_runs \
                  WHERE withdrawn_at IS NULL",
             ))
             .await?;
         for row in rows {
             let id: Uuid = row.try_get("", "id")?;
             let gpu: Option<String> = row.try_get("", "catalog_gpu")?;
+            let catalog_model: Option<String> = row.try_get("", "catalog_model")?;
             let model: String = row.try_get("", "model")?;
             let report: String = row.try_get("", "report")?;
             let Ok(report) = serde_json::from_str::<serde_json::Value>(&report) else {
@@ -87,21 +111,25 @@ impl MigrationTrait for Migration {
                         CommunityCells::RunId,
                         CommunityCells::Position,
                         CommunityCells::CatalogGpu,
+                        CommunityCells::CatalogModel,
                         CommunityCells::Model,
                         CommunityCells::ContextTokens,
                         CommunityCells::Concurrency,
                         CommunityCells::TotalTokS,
                         CommunityCells::PerRequestTokS,
+                        CommunityCells::Cell,
                     ])
                     .values_panic([
                         id.into(),
                         (position as i32).into(),
                         gpu.clone().into(),
+                        catalog_model.clone().into(),
                         model.clone().into(),
                         context.into(),
                         concurrency.into(),
                         total.into(),
                         cell["per_request_tok_s"].as_f64().into(),
+                        cell.to_string().into(),
                     ])
                     .to_owned();
                 manager.exec_stmt(insert).await?;
@@ -123,11 +151,13 @@ enum CommunityCells {
     RunId,
     Position,
     CatalogGpu,
+    CatalogModel,
     Model,
     ContextTokens,
     Concurrency,
     TotalTokS,
     PerRequestTokS,
+    Cell,
 }
 
 #[derive(DeriveIden)]

@@ -3,6 +3,10 @@
 //!   to it was used). Accounts that exist when this lands count as confirmed (at their
 //!   creation): they were made when addresses were not checked, and locking them out now
 //!   would take from people what they already use.
+//! - `users.confirmation_required`: the account signed up while addresses had to be
+//!   confirmed. Only such an account is held back until it confirms, and only its address,
+//!   while unconfirmed, may be registered again; accounts made while confirmation was off
+//!   keep working when it is turned on.
 //! - `email_tokens`: the single-use links mailed to an address, kept as SHA-256 digests:
 //!   `confirm` (with, when an unconfirmed address was registered again, the password hash
 //!   and name the confirmer chose) and `reset` (a password reset).
@@ -20,6 +24,14 @@ impl MigrationTrait for Migration {
                 Table::alter()
                     .table(Users::Table)
                     .add_column(timestamp_with_time_zone_null(Users::EmailVerifiedAt))
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Users::Table)
+                    .add_column(boolean(Users::ConfirmationRequired).default(false))
                     .to_owned(),
             )
             .await?;
@@ -73,6 +85,14 @@ impl MigrationTrait for Migration {
             .alter_table(
                 Table::alter()
                     .table(Users::Table)
+                    .drop_column(Users::ConfirmationRequired)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Users::Table)
                     .drop_column(Users::EmailVerifiedAt)
                     .to_owned(),
             )
@@ -86,6 +106,7 @@ enum Users {
     Id,
     CreatedAt,
     EmailVerifiedAt,
+    ConfirmationRequired,
 }
 
 #[derive(DeriveIden)]

@@ -427,14 +427,15 @@ async fn bench_quick_measures_the_simulator_as_configured() {
             "{label}"
         );
     }
-    // Prefill from the decode warm-up of 1K: one request of 28.5 ms, so within 10 % (a
-    // scheduling hiccup of a loaded test machine is a few milliseconds of it).
+    // Prefill from the decode warm-up of 1K: one request of 28.5 ms, so within 20 % (a
+    // scheduling hiccup of a loaded test machine is a few milliseconds of it: 3.2 ms, 11 %,
+    // was seen in CI with the suite running beside it; a wrong rule is off by far more).
     let prefill = &report["prefill"][0];
     assert_eq!(prefill["repeats"].as_array().unwrap().len(), 1);
     let expected = 1024.0 / ((8.0 + 0.02 * 1024.0) / 1000.0);
     let measured = prefill["prompt_tok_s"].as_f64().unwrap();
     assert!(
-        close(measured, expected, 0.10),
+        close(measured, expected, 0.20),
         "prefill {measured} vs {expected}"
     );
 }

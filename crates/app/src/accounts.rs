@@ -157,7 +157,7 @@ impl App {
         let verify = self.config().email_verification_required();
         match self
             .db()
-            .insert_user(UserId::new(), &email, &name, hash.clone(), now)
+            .insert_account(UserId::new(), &email, &name, hash.clone(), now, verify)
             .await
         {
             Ok(user) => {
@@ -173,9 +173,13 @@ impl App {
                     .user_by_email(&email)
                     .await?
                     .ok_or(AppError::EmailTaken)?;
-                if !verify || existing.email_verified_at.is_some() {
+                if !verify || !existing.awaits_confirmation() {
                     return Err(AppError::EmailTaken);
                 }
+                // The earlier links (perhaps a squatter's, in the owner's mailbox) stop working.
+                self.db()
+                    .void_email_tokens(existing.id, "confirm", now)
+                    .await?;
                 self.mail_confirmation(
                     existing.id,
                     &existing.email,
@@ -377,6 +381,10 @@ impl App {
         }
         let hash = hash_password(new).await?;
         self.db().set_password_hash(caller.user_id, hash).await?;
+        // Reset links mailed before no longer work.
+        self.db()
+            .void_email_tokens(caller.user_id, "reset", Utc::now())
+            .await?;
         let now = Utc::now();
         let ended = self
             .db()
@@ -508,6 +516,8 @@ impl App {
             ));
         }
         let name = ApiKeyName::parse(name)?;
+        // A key outlives sessions: an account that has not confirmed its address makes none.
+        self.require_verified_email(caller).await?;
         let secret = checksummed_secret(API_KEY_PREFIX)?;
         let record = self
             .db()

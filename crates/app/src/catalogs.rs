@@ -51,39 +51,27 @@ impl App {
             .into_iter()
             .map(MeasuredCell::from)
             .collect();
-        let mut community = Vec::new();
-        let runs = self
-            .community_runs(query.gpu, query.model, None, COMMUNITY_RUNS_READ)
-            .await?;
-        for run in runs {
-            let (Some(gpu), Some(model)) = (&run.catalog_gpu, &run.catalog_model) else {
-                continue;
-            };
-            let Ok(report) = serde_json::from_value::<bench::Report>(run.report.clone()) else {
-                continue;
-            };
-            let room = (MEASURED_LIMIT as usize).saturating_sub(community.len());
-            community.extend(
-                report
-                    .decode
-                    .into_iter()
-                    .filter(|c| {
-                        c.status == bench::Status::Valid
-                            && query.context.is_none_or(|x| c.context_tokens as i64 == x)
-                            && query.concurrency.is_none_or(|x| c.concurrency as i64 == x)
-                    })
-                    .take(room)
-                    .map(|cell| CommunityMeasuredCell {
-                        run_id: run.id,
-                        catalog_gpu: gpu.clone(),
-                        catalog_model: model.clone(),
-                        cell,
-                    }),
-            );
-            if community.len() as u64 >= MEASURED_LIMIT {
-                break;
-            }
-        }
+        // The maintained community cells, each parsed alone: never a whole stored report.
+        let community = self
+            .db()
+            .community_catalog_cells(
+                query.gpu,
+                query.model,
+                query.context,
+                query.concurrency,
+                MEASURED_LIMIT,
+            )
+            .await?
+            .into_iter()
+            .filter_map(|c| {
+                Some(CommunityMeasuredCell {
+                    run_id: c.run_id,
+                    catalog_gpu: c.catalog_gpu?,
+                    catalog_model: c.catalog_model?,
+                    cell: serde_json::from_str(&c.cell).ok()?,
+                })
+            })
+            .collect();
         Ok(Measured {
             verified,
             community,
@@ -107,9 +95,6 @@ pub struct Measured {
     pub verified: Vec<MeasuredCell>,
     pub community: Vec<CommunityMeasuredCell>,
 }
-
-/// Most community runs one answer reads.
-const COMMUNITY_RUNS_READ: u64 = 100;
 
 /// What the calculator answers.
 #[derive(Debug, Clone)]

@@ -239,11 +239,13 @@ impl App {
                     run_id: id,
                     position: i32::try_from(i).unwrap_or(i32::MAX),
                     catalog_gpu: record.catalog_gpu.clone(),
+                    catalog_model: record.catalog_model.clone(),
                     model: model.clone(),
                     context_tokens: context,
                     concurrency,
                     total_tok_s: total,
                     per_request_tok_s: per_request,
+                    cell: stored["decode"][i].to_string(),
                 },
             )
             .collect();

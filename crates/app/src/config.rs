@@ -121,6 +121,9 @@ pub struct Config {
     pub smtp_url: Option<SecretString>,
     /// The `From` of the mail sent.
     pub smtp_from: String,
+    /// Mails (confirmation and reset links) one address receives an hour at most, so nobody
+    /// floods a mailbox through the platform; beyond, they are not sent.
+    pub mails_per_address_per_hour: u32,
     /// `required`: an account confirms its address (a mailed link) before it creates
     /// organisations, books, lists, submits runs or accepts invitations. `off`: addresses are
     /// not checked. Unset: `required` when `smtp_url` is set, else `off`.
@@ -267,6 +270,7 @@ impl Default for Config {
             max_open_bookings: 5,
             smtp_url: None,
             smtp_from: "gpumarket <no-reply@localhost>".to_owned(),
+            mails_per_address_per_hour: 5,
             email_verification: None,
             secrets_key_file: None,
             community_runs_per_day: 50,

@@ -75,15 +75,31 @@ impl App {
         Ok(token)
     }
 
+    /// Sends a mail unless its address had `mails_per_address_per_hour` already (a stranger
+    /// cannot flood a mailbox through us); a failure is logged without the mail.
     async fn send_quietly(&self, to: &str, subject: &str, body: String) {
+        let recipient = digest(&to.trim().to_lowercase());
+        if self
+            .rate(
+                crate::limits::RateClass::MailsPerAddress,
+                &recipient[..32],
+                true,
+            )
+            .await
+            .is_err()
+        {
+            tracing::warn!("an address had its hour's mail already; this one is not sent");
+            return;
+        }
         if let Err(e) = self.inner.mailer.send(to, subject, body).await {
             tracing::warn!(error = %e, "a mail was not sent");
         }
     }
 
-    /// Confirms the address a confirmation link was mailed to; with the profile of a second
-    /// registration, the row takes its password and name and every earlier session and
-    /// personal key ends.
+    /// Confirms the address a confirmation link was mailed to (its other links stop working);
+    /// with the profile of a second registration, the row takes its password and name. Every
+    /// earlier session and personal key ends either way: whoever else registered the address
+    /// before it was confirmed keeps nothing.
     pub async fn confirm_email(&self, token: &str) -> Result<User, AppError> {
         let now = Utc::now();
         let link = self
@@ -99,12 +115,10 @@ impl App {
             .confirm_email(user, &link.email, profile, now)
             .await?
         {
-            // The account's address changed since: the link was for another.
+            // Confirmed already, or the account's address changed since.
             return Err(AppError::NotFound("confirmation link"));
         }
-        if takes_profile {
-            self.end_every_session_and_key(user).await?;
-        }
+        self.end_every_session_and_key(user).await?;
         tracing::info!(user_id = %user, takes_profile, "email address confirmed");
         self.db()
             .user_by_id(user)
@@ -121,19 +135,29 @@ impl App {
             .user_by_id(caller.user_id)
             .await?
             .ok_or(AppError::Unauthenticated)?;
-        if user.email_verified_at.is_some() {
+        if !user.awaits_confirmation() {
             return Ok(());
         }
         self.mail_confirmation(user.id, &user.email, None).await
     }
 
     /// Mails a password-reset link when an account has this address. The answer is the same
-    /// whether it does, and takes as long: the mail goes out after it.
+    /// whether it does, and as quick: the lookup and the mail happen after it.
     pub async fn request_password_reset(&self, email: &str) -> Result<(), AppError> {
         let Ok(email) = domain::Email::parse(email) else {
             return Ok(());
         };
-        let Some(user) = self.db().user_by_email(&email).await? else {
+        let app = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = app.mail_reset(&email).await {
+                tracing::warn!(error = %e, "a password-reset mail was not sent");
+            }
+        });
+        Ok(())
+    }
+
+    async fn mail_reset(&self, email: &domain::Email) -> Result<(), AppError> {
+        let Some(user) = self.db().user_by_email(email).await? else {
             return Ok(());
         };
         let token = self
@@ -148,11 +172,8 @@ impl App {
              The link works once, for an hour. If it was not you, ignore this mail: your \
              password stays as it is.\n"
         );
-        let app = self.clone();
-        tokio::spawn(async move {
-            app.send_quietly(&user.email, "Reset your password", body)
-                .await;
-        });
+        self.send_quietly(&user.email, "Reset your password", body)
+            .await;
         Ok(())
     }
 
@@ -182,8 +203,12 @@ impl App {
             .confirm_email(user, &link.email, None, now)
             .await?;
         self.end_every_session_and_key(user).await?;
+        // The mailbox's holder signs in from here, whatever strangers tried meanwhile.
         self.login_backoff_clear(&crate::accounts::login_pair(&link.email, &client))
             .await;
+        self.db()
+            .remember_login_network(user, &client.to_string(), now)
+            .await?;
         tracing::info!(user_id = %user, "password reset");
         Ok(())
     }
@@ -207,7 +232,7 @@ impl App {
             .user_by_id(caller.user_id)
             .await?
             .ok_or(AppError::Unauthenticated)?;
-        if user.email_verified_at.is_none() {
+        if user.awaits_confirmation() {
             return Err(AppError::EmailUnverified);
         }
         Ok(())

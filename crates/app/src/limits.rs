@@ -35,6 +35,8 @@ pub enum RateClass {
     FailedLoginsPerAddress,
     /// Failed logins of one account, from every network together (an hour's window).
     FailedLoginsPerAccount,
+    /// Mail to one address (an hour's window).
+    MailsPerAddress,
 }
 
 impl RateClass {
@@ -48,13 +50,14 @@ impl RateClass {
             Self::Gateway => "gateway",
             Self::FailedLoginsPerAddress => "failed_logins_per_address",
             Self::FailedLoginsPerAccount => "failed_logins_per_account",
+            Self::MailsPerAddress => "mails_per_address",
         }
     }
 
     /// The window its limit counts over, seconds.
     pub fn window_secs(self) -> u32 {
         match self {
-            Self::FailedLoginsPerAccount => 3600,
+            Self::FailedLoginsPerAccount | Self::MailsPerAddress => 3600,
             _ => 60,
         }
     }
@@ -154,6 +157,7 @@ impl App {
             RateClass::Gateway => c.rate_limit_gateway_per_minute,
             RateClass::FailedLoginsPerAddress => c.failed_logins_per_address_per_minute,
             RateClass::FailedLoginsPerAccount => c.login_failures_per_account_per_hour,
+            RateClass::MailsPerAddress => c.mails_per_address_per_hour,
         }
     }
 

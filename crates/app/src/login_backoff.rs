@@ -1,7 +1,9 @@
 //! Failed sign-ins back off per (account, network): each failure doubles the wait before the
 //! next try, 1 s to 15 min, and a success ends it. The wait is answered (429 with
 //! `Retry-After`) before a password is hashed, so guessing costs the guesser time, not the
-//! server CPU. The state is shared through Redis when configured (every replica sees one
+//! server CPU. A try takes its pair's turn atomically before it is hashed (its wait counts
+//! as a first failure's until the outcome is known), so parallel guesses from one network
+//! get one hash a second, not one each. The state is shared through Redis when configured (every replica sees one
 //! back-off), in memory when embedded; a pair's failures are forgotten after a day without
 //! one.
 
@@ -30,8 +32,9 @@ pub(crate) fn local_backoff() -> LocalBackoff {
         .build()
 }
 
-/// `check`: `{1, ms to wait}` or `{0, 0}`; `fail`: counts a failure, `{failures, ms to
-/// wait}`; `clear`: forgets the pair. On Redis's clock, so every replica agrees.
+/// `begin`: `{1, ms to wait}`, or `{0, 0}` and the pair waits a first failure's time until
+/// the try's outcome; `fail`: counts a failure, `{failures, ms to wait}`; `clear`: forgets
+/// the pair. On Redis's clock, so every replica agrees.
 const SCRIPT: &str = r"
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -40,9 +43,11 @@ if op == 'clear' then
   redis.call('DEL', KEYS[1])
   return {0, 0}
 end
-if op == 'check' then
+if op == 'begin' then
   local until_ms = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
   if now < until_ms then return {1, until_ms - now} end
+  redis.call('HSET', KEYS[1], 'until', string.format('%d', now + tonumber(ARGV[2])))
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
   return {0, 0}
 end
 local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
@@ -72,13 +77,30 @@ impl App {
         }
     }
 
-    /// 429 while `pair` (an account and a network) waits after a failed sign-in.
+    /// Takes `pair`'s (an account's and a network's) turn to try a password, or 429 while it
+    /// waits after a failed sign-in or another try under way.
     pub(crate) async fn login_backoff_wait(&self, pair: &str) -> Result<(), AppError> {
-        let wait_ms = match self.backoff_script(pair, "check").await {
+        let wait_ms = match self.backoff_script(pair, "begin").await {
             Some((_, wait_ms)) => u64::try_from(wait_ms).unwrap_or(0),
-            None => self.inner.login_backoff.get(pair).map_or(0, |(_, until)| {
-                until.saturating_duration_since(Instant::now()).as_millis() as u64
-            }),
+            None => {
+                let now = Instant::now();
+                let mut wait = 0;
+                // Looked at and taken in one step, so two tries cannot both pass.
+                self.inner
+                    .login_backoff
+                    .entry(pair.to_owned())
+                    .and_upsert_with(|entry| match entry.map(moka::Entry::into_value) {
+                        Some((failures, until)) if until > now => {
+                            wait = until.duration_since(now).as_millis() as u64;
+                            (failures, until)
+                        }
+                        other => (
+                            other.map_or(0, |(failures, _)| failures),
+                            now + Duration::from_millis(FIRST_WAIT_MS),
+                        ),
+                    });
+                wait
+            }
         };
         if wait_ms == 0 {
             return Ok(());

@@ -5,7 +5,8 @@
 //! Each process keeps the sessions ended within an access token's lifetime in memory. The
 //! replica that ends one tells the others through Redis pub/sub (in memory when embedded);
 //! whenever news may have been missed (the subscription starts or comes back, or the
-//! listener fell behind), the set is read again from the database, which is the truth.
+//! listener fell behind) and every five seconds whatever is heard, the set is read again from
+//! the database, which is the truth.
 
 use std::time::Duration;
 
@@ -22,6 +23,9 @@ pub(crate) type EndedSessions = moka::sync::Cache<Uuid, ()>;
 /// How long past an access token's lifetime an ended session is remembered (the tokens'
 /// leeway, and clocks).
 const MARGIN_SECS: u64 = 60;
+/// How often the ended sessions are read again from the database whatever pub/sub says (an
+/// indexed query of the sessions ended within a token's lifetime).
+const BACKSTOP: Duration = Duration::from_secs(5);
 
 pub(crate) fn ended_sessions(access_ttl_secs: u64) -> EndedSessions {
     moka::sync::Cache::builder()
@@ -47,9 +51,16 @@ impl App {
         reload(self.db(), &self.inner.ended_sessions, ttl).await?;
         // The follower holds the application weakly: it ends with it.
         let app = std::sync::Arc::downgrade(&self.inner);
+        let mut backstop = tokio::time::interval(BACKSTOP);
+        backstop.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::spawn(async move {
             loop {
-                let heard = news.recv().await;
+                // A publication lost while the subscription stayed up says nothing: the
+                // database is read again every few seconds whatever is heard.
+                let heard = tokio::select! {
+                    heard = news.recv() => heard,
+                    _ = backstop.tick() => Ok(Revocation::Missed),
+                };
                 let Some(inner) = app.upgrade() else { return };
                 match heard {
                     Ok(Revocation::Session(session)) => inner.ended_sessions.insert(session, ()),

@@ -23,6 +23,16 @@ pub struct UserRecord {
     pub created_at: DateTime<Utc>,
     /// When the account proved it holds its address (a mailed link was used).
     pub email_verified_at: Option<DateTime<Utc>>,
+    /// Signed up while addresses had to be confirmed.
+    pub confirmation_required: bool,
+}
+
+impl UserRecord {
+    /// Signed up while addresses had to be confirmed, and has not confirmed: held back from
+    /// acting, and its address not held.
+    pub fn awaits_confirmation(&self) -> bool {
+        self.confirmation_required && self.email_verified_at.is_none()
+    }
 }
 
 impl From<users::Model> for UserRecord {
@@ -34,6 +44,7 @@ impl From<users::Model> for UserRecord {
             password_hash: m.password_hash,
             created_at: m.created_at,
             email_verified_at: m.email_verified_at,
+            confirmation_required: m.confirmation_required,
         }
     }
 }
@@ -115,6 +126,20 @@ impl Db {
         password_hash: String,
         created_at: DateTime<Utc>,
     ) -> Result<UserRecord, StoreError> {
+        self.insert_account(id, email, name, password_hash, created_at, false)
+            .await
+    }
+
+    /// [`Db::insert_user`], saying whether its address must be confirmed.
+    pub async fn insert_account(
+        &self,
+        id: UserId,
+        email: &Email,
+        name: &DisplayName,
+        password_hash: String,
+        created_at: DateTime<Utc>,
+        confirmation_required: bool,
+    ) -> Result<UserRecord, StoreError> {
         let model = users::ActiveModel {
             id: Set(id.as_uuid()),
             email: Set(email.as_str().to_owned()),
@@ -122,6 +147,7 @@ impl Db {
             password_hash: Set(password_hash),
             created_at: Set(created_at),
             email_verified_at: Set(None),
+            confirmation_required: Set(confirmation_required),
         };
         users::Entity::insert(model)
             .exec_without_returning(self.conn())
@@ -223,19 +249,23 @@ impl Db {
         if let Some(keep) = except {
             which = which.add(refresh_tokens::Column::FamilyId.ne(keep));
         }
+        // One transaction: a session started between the read and the update is either in
+        // both (ended and announced) or in neither.
+        let txn = self.write().await?;
         let families: Vec<Uuid> = refresh_tokens::Entity::find()
             .select_only()
             .column(refresh_tokens::Column::FamilyId)
             .distinct()
             .filter(which.clone())
             .into_tuple()
-            .all(self.conn())
+            .all(&txn)
             .await?;
         refresh_tokens::Entity::update_many()
             .col_expr(refresh_tokens::Column::RevokedAt, Expr::value(now))
-            .filter(which)
-            .exec(self.conn())
+            .filter(which.add(refresh_tokens::Column::FamilyId.is_in(families.clone())))
+            .exec(&txn)
             .await?;
+        txn.commit().await?;
         Ok(families)
     }
 
@@ -272,11 +302,36 @@ impl Db {
             .filter(email_tokens::Column::UsedAt.is_null())
             .exec(self.conn())
             .await?;
-        Ok((used.rows_affected == 1).then_some(token))
+        if used.rows_affected != 1 {
+            return Ok(None);
+        }
+        // One link of a purpose decides: the account's other links of it stop working.
+        self.void_email_tokens(UserId::from(token.user_id), purpose, now)
+            .await?;
+        Ok(Some(token))
     }
 
-    /// Marks `user`'s address confirmed at `at`; with `profile`, first gives the row that
-    /// password hash and name (the confirmer of an address registered again).
+    /// Ends every unused link of `purpose` of `user` (another was used, or the password or
+    /// the registration changed); returns how many.
+    pub async fn void_email_tokens(
+        &self,
+        user: UserId,
+        purpose: &str,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        Ok(email_tokens::Entity::update_many()
+            .col_expr(email_tokens::Column::UsedAt, Expr::value(now))
+            .filter(email_tokens::Column::UserId.eq(user.as_uuid()))
+            .filter(email_tokens::Column::Purpose.eq(purpose))
+            .filter(email_tokens::Column::UsedAt.is_null())
+            .exec(self.conn())
+            .await?
+            .rows_affected)
+    }
+
+    /// Marks `user`'s address confirmed at `at` while it is unconfirmed and still `email`;
+    /// with `profile`, the row also takes that password hash and name (the confirmer of an
+    /// address registered again). Whether it did.
     pub async fn confirm_email(
         &self,
         user: UserId,
@@ -287,7 +342,9 @@ impl Db {
         let mut update = users::Entity::update_many()
             .col_expr(users::Column::EmailVerifiedAt, Expr::value(at))
             .filter(users::Column::Id.eq(user.as_uuid()))
-            .filter(users::Column::Email.eq(email));
+            .filter(users::Column::Email.eq(email))
+            // Only an address still unconfirmed is confirmed (and takes a new password).
+            .filter(users::Column::EmailVerifiedAt.is_null());
         if let Some((hash, name)) = profile {
             update = update
                 .col_expr(users::Column::PasswordHash, Expr::value(hash))

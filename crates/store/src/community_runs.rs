@@ -143,55 +143,83 @@ impl Db {
         Ok(result.rows_affected > 0)
     }
 
+    /// Community cells naming both catalog entries, by catalog GPU and model (either left
+    /// `None` matches any) and one cell, newest run first, at most `limit`.
+    pub async fn community_catalog_cells(
+        &self,
+        gpu: Option<&str>,
+        model: Option<&str>,
+        context: Option<i64>,
+        concurrency: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<CommunityCellRecord>, StoreError> {
+        let mut select = community_cells::Entity::find()
+            .filter(community_cells::Column::CatalogGpu.is_not_null())
+            .filter(community_cells::Column::CatalogModel.is_not_null());
+        if let Some(gpu) = gpu {
+            select = select.filter(community_cells::Column::CatalogGpu.eq(gpu));
+        }
+        if let Some(model) = model {
+            select = select.filter(community_cells::Column::CatalogModel.eq(model));
+        }
+        if let Some(context) = context {
+            select = select.filter(community_cells::Column::ContextTokens.eq(context));
+        }
+        if let Some(concurrency) = concurrency {
+            select = select.filter(community_cells::Column::Concurrency.eq(concurrency));
+        }
+        Ok(select
+            .order_by_desc(community_cells::Column::RunId)
+            .order_by_asc(community_cells::Column::Position)
+            .limit(limit)
+            .all(self.conn())
+            .await?)
+    }
+
     /// The community board: per catalog GPU (or none) and served model, the cell with the
-    /// best total tok/s, optionally at one context and concurrency; best first, at most
-    /// `limit` rows. Two queries over the maintained cells: each group's best, then the cells
-    /// that reach it.
+    /// best total tok/s (ties to the earliest run's first cell), optionally at one context and
+    /// concurrency; best first, at most `limit` rows. One query: each group's first row by a
+    /// window over the maintained cells, whatever the number of cells that tie. (The rows
+    /// carry no `cell` JSON: the board does not show it.)
     pub async fn community_best(
         &self,
         context: Option<i64>,
         concurrency: Option<i64>,
         limit: u64,
     ) -> Result<Vec<CommunityCellRecord>, StoreError> {
-        use sea_orm::Condition;
-        let mut at = Condition::all();
+        use sea_orm::Statement;
+        let backend = self.conn().get_database_backend();
+        let mut values: Vec<sea_orm::Value> = Vec::new();
+        let mut placeholder = |value: sea_orm::Value| {
+            values.push(value);
+            match backend {
+                sea_orm::DbBackend::Postgres => format!("${}", values.len()),
+                _ => "?".to_owned(),
+            }
+        };
+        let mut filters = vec!["1 = 1".to_owned()];
         if let Some(context) = context {
-            at = at.add(community_cells::Column::ContextTokens.eq(context));
+            filters.push(format!("context_tokens = {}", placeholder(context.into())));
         }
         if let Some(concurrency) = concurrency {
-            at = at.add(community_cells::Column::Concurrency.eq(concurrency));
+            filters.push(format!("concurrency = {}", placeholder(concurrency.into())));
         }
-        let best: Vec<(Option<String>, String, f64)> = community_cells::Entity::find()
-            .select_only()
-            .column(community_cells::Column::CatalogGpu)
-            .column(community_cells::Column::Model)
-            .column_as(community_cells::Column::TotalTokS.max(), "best")
-            .filter(at.clone())
-            .group_by(community_cells::Column::CatalogGpu)
-            .group_by(community_cells::Column::Model)
-            .order_by_desc(Expr::col(sea_orm::sea_query::Alias::new("best")))
-            .limit(limit)
-            .into_tuple()
+        let limit = placeholder(i64::try_from(limit).unwrap_or(i64::MAX).into());
+        let sql = format!(
+            "SELECT run_id, position, catalog_gpu, catalog_model, model, context_tokens, \
+             concurrency, total_tok_s, per_request_tok_s, '' AS cell FROM ( \
+               SELECT run_id, position, catalog_gpu, catalog_model, model, context_tokens, \
+                 concurrency, total_tok_s, per_request_tok_s, ROW_NUMBER() OVER ( \
+                 PARTITION BY catalog_gpu, model \
+                 ORDER BY total_tok_s DESC, run_id, position) AS place \
+               FROM community_cells WHERE {} \
+             ) ranked WHERE place = 1 ORDER BY total_tok_s DESC, run_id LIMIT {limit}",
+            filters.join(" AND ")
+        );
+        let statement = Statement::from_sql_and_values(backend, sql, values);
+        Ok(community_cells::Entity::find()
+            .from_raw_sql(statement)
             .all(self.conn())
-            .await?;
-        if best.is_empty() {
-            return Ok(Vec::new());
-        }
-        let reaching = community_cells::Entity::find()
-            .filter(at)
-            .filter(community_cells::Column::TotalTokS.is_in(best.iter().map(|b| b.2)))
-            .order_by_asc(community_cells::Column::RunId)
-            .order_by_asc(community_cells::Column::Position)
-            .all(self.conn())
-            .await?;
-        Ok(best
-            .into_iter()
-            .filter_map(|(gpu, model, total)| {
-                reaching
-                    .iter()
-                    .find(|c| c.catalog_gpu == gpu && c.model == model && c.total_tok_s == total)
-                    .cloned()
-            })
-            .collect())
+            .await?)
     }
 }

@@ -139,10 +139,19 @@ fn recipients(message: &str) -> Option<&str> {
 }
 
 async fn mailing_app(backend: Backend, smtp: &SmtpSink) -> TestApp {
+    mailing_app_with(backend, smtp, |_| {}).await
+}
+
+async fn mailing_app_with(
+    backend: Backend,
+    smtp: &SmtpSink,
+    adjust: impl FnOnce(&mut app::Config),
+) -> TestApp {
     let url = smtp.url();
     TestApp::spawn_with(backend, move |c| {
         c.smtp_url = Some(url.into());
         c.public_url = "https://market.example".to_owned();
+        adjust(c);
     })
     .await
 }
@@ -214,15 +223,30 @@ async fn a_confirmation_mail_arrives_and_its_link_works_once(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
+    // Every session from before the confirmation ends: Ada signs in again.
+    assert_problem(app.get("/v1/me", Some(&token)).await, 401, "invalid_token").await;
+    let signed_in: Value = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "ada@example.com", "password": PASSWORD}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let token = signed_in["access_token"].as_str().unwrap().to_owned();
     let me: Value = app.get_json("/v1/me", Some(&token)).await;
     assert!(me["email_verified_at"].is_string(), "{me}");
-    assert_problem(
-        app.post("/v1/auth/email/confirm", None, json!({"token": link}))
-            .await,
-        404,
-        "not_found",
-    )
-    .await;
+    for used in [&link, &again] {
+        assert_problem(
+            app.post("/v1/auth/email/confirm", None, json!({"token": used}))
+                .await,
+            404,
+            "not_found",
+        )
+        .await;
+    }
     let res = app
         .post("/v1/orgs", Some(&token), json!({"name": "Ada's"}))
         .await;
@@ -245,16 +269,18 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
     assert_eq!(res.status(), 201);
     let squatter: Value = res.json().await.unwrap();
     let squatter_token = squatter["access_token"].as_str().unwrap().to_owned();
-    let key: Value = app
-        .post(
+    // An unconfirmed account makes no key that would outlive its sessions.
+    assert_problem(
+        app.post(
             "/v1/api-keys",
             Some(&squatter_token),
             json!({"name": "kept"}),
         )
-        .await
-        .json()
-        .await
-        .unwrap();
+        .await,
+        403,
+        "email_unverified",
+    )
+    .await;
     // The real person registers the same address: answered like any registration.
     let res = register(
         &app,
@@ -271,7 +297,7 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
         squatter.as_object().unwrap().keys().collect::<Vec<_>>()
     );
     // Two links went to the address; the second carries the real person's choice.
-    let _squatters = smtp.nth(1).await;
+    let squatters_link = token_in(&smtp.nth(1).await, "/confirm-email");
     let theirs = token_in(&smtp.nth(2).await, "/confirm-email");
     let confirmed: Value = app
         .post("/v1/auth/email/confirm", None, json!({"token": theirs}))
@@ -282,7 +308,11 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
     assert_eq!(confirmed["name"], "Real CFO");
     assert!(confirmed["email_verified_at"].is_string());
     // The squatter's session and key ended; their password no longer opens it.
-    for credential in [squatter_token.as_str(), key["key"].as_str().unwrap()] {
+    // The squatter's session ended (and the real person's first one too: every session from
+    // before the confirmation ends); the squatter's own link, voided by the second
+    // registration, confirms nothing.
+    let real_token = real["access_token"].as_str().unwrap().to_owned();
+    for credential in [squatter_token.as_str(), real_token.as_str()] {
         assert_problem(
             app.get("/v1/me", Some(credential)).await,
             401,
@@ -290,6 +320,17 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
         )
         .await;
     }
+    assert_problem(
+        app.post(
+            "/v1/auth/email/confirm",
+            None,
+            json!({"token": squatters_link}),
+        )
+        .await,
+        404,
+        "not_found",
+    )
+    .await;
     let login = |password: &'static str| {
         app.post(
             "/v1/auth/login",
@@ -310,7 +351,12 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
 
 async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
     let smtp = SmtpSink::start();
-    let app = mailing_app(backend, &smtp).await;
+    let app = mailing_app_with(backend, &smtp, |c| {
+        c.rate_limits = true;
+        c.rate_limit_auth_per_minute = 1000;
+        c.mails_per_address_per_hour = 3;
+    })
+    .await;
     let res = register(&app, "ada@example.com", PASSWORD, "Ada").await;
     let ada: Value = res.json().await.unwrap();
     let old_session = ada["access_token"].as_str().unwrap().to_owned();
@@ -391,4 +437,18 @@ async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
         me["email_verified_at"].is_string(),
         "the reset proved the mailbox"
     );
+    // Nobody floods a mailbox through us: the third mail of the hour was the last.
+    for _ in 0..3 {
+        let res = app
+            .post(
+                "/v1/auth/password-reset",
+                None,
+                json!({"email": "ada@example.com"}),
+            )
+            .await;
+        assert_eq!(res.status(), 202);
+    }
+    smtp.nth(3).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(smtp.messages().len(), 3, "mails_per_address_per_hour");
 }

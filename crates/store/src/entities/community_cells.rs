@@ -10,11 +10,14 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub position: i32,
     pub catalog_gpu: Option<String>,
+    pub catalog_model: Option<String>,
     pub model: String,
     pub context_tokens: i64,
     pub concurrency: i64,
     pub total_tok_s: f64,
     pub per_request_tok_s: Option<f64>,
+    /// The decode cell as the report has it (JSON, its strings clipped).
+    pub cell: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

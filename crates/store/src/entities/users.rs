@@ -12,6 +12,8 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     /// When the account proved it holds its address.
     pub email_verified_at: Option<DateTimeUtc>,
+    /// Signed up while addresses had to be confirmed.
+    pub confirmation_required: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
