@@ -4,7 +4,6 @@
 //! memory (their peak counts more of the debug binary's and the memory-mapped database's
 //! pages): no request parses stored reports.
 
-
 use chrono::Utc;
 use serde_json::{Value, json};
 use store::testing::TestDatabase;
