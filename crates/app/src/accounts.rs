@@ -50,8 +50,9 @@ fn login_account(email: &str) -> String {
     digest(&email.trim().to_lowercase())[..32].to_owned()
 }
 
-/// An access token and the refresh token that renews it. The refresh token is shown once.
-#[derive(Debug, Clone)]
+/// An access token and the refresh token that renews it. The refresh token is shown once;
+/// neither is ever printed (`{:?}` redacts them).
+#[derive(Clone)]
 pub struct TokenPair {
     pub access_token: String,
     pub refresh_token: String,
@@ -88,11 +89,27 @@ impl From<store::ApiKeyRecord> for ApiKey {
     }
 }
 
-/// A key just created: the only time its secret is seen.
-#[derive(Debug, Clone)]
+/// A key just created: the only time its secret is seen (`{:?}` redacts it).
+#[derive(Clone)]
 pub struct CreatedApiKey {
     pub key: ApiKey,
     pub secret: String,
+}
+
+impl std::fmt::Debug for TokenPair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenPair")
+            .field("expires_in", &self.expires_in)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for CreatedApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CreatedApiKey")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Argon2id with the crate's defaults (19 MiB, 2 passes): the OWASP baseline. Hashing is
@@ -627,5 +644,32 @@ mod tests {
                 .unwrap()
         );
         assert!(argon2::PasswordHash::new(DECOY_HASH).is_ok());
+    }
+
+    #[test]
+    fn secrets_shown_once_are_never_printed() {
+        let pair = TokenPair {
+            access_token: "eyJ.secret.access".into(),
+            refresh_token: "gpmr_secret_refresh".into(),
+            expires_in: 900,
+        };
+        let shown = format!("{pair:?}");
+        assert!(!shown.contains("secret"), "{shown}");
+        let created = CreatedApiKey {
+            key: ApiKey {
+                id: ApiKeyId::new(),
+                name: "ci".into(),
+                scopes: None,
+                prefix: "gpm_abcdefgh".into(),
+                created_at: Utc::now(),
+                last_used_at: None,
+            },
+            secret: "gpm_abcdefgh_the_secret_part".into(),
+        };
+        let shown = format!("{created:?}");
+        assert!(
+            !shown.contains("the_secret_part") && shown.contains("gpm_abcdefgh"),
+            "{shown}"
+        );
     }
 }

@@ -54,13 +54,22 @@ pub struct StoredReport {
     pub visibility: String,
 }
 
-/// A share link of a private report: the token is shown once, here.
-#[derive(Debug, Clone)]
+/// A share link of a private report: the token is shown once, here (`{:?}` redacts it).
+#[derive(Clone)]
 pub struct ShareLink {
     pub id: uuid::Uuid,
     pub url: String,
     pub token: String,
     pub expires_at: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for ShareLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShareLink")
+            .field("id", &self.id)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A live share link as listed: never its token.
