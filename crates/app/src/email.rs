@@ -15,8 +15,8 @@ use crate::accounts::{User, hash_password};
 use crate::secrets::{digest, random_secret};
 use crate::{App, AppError, Caller};
 
-const CONFIRM: &str = "confirm";
-const RESET: &str = "reset";
+pub(crate) const CONFIRM: &str = "confirm";
+pub(crate) const RESET: &str = "reset";
 /// What every mailed token starts with.
 const TOKEN_PREFIX: &str = "gme_";
 
