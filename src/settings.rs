@@ -27,7 +27,7 @@ pub fn load(file: Option<&Path>) -> anyhow::Result<app::Config> {
         .iter()
         .any(|k| key.as_str().eq_ignore_ascii_case(k))
     }));
-    figment = figment.merge(Env::prefixed("GPUMARKET_").ignore(&["config"]));
+    figment = figment.merge(Env::prefixed("GPUMARKET_").ignore(app::config::NOT_SETTINGS));
     let config: app::Config = figment
         .extract()
         .map_err(|err| {

@@ -14,6 +14,7 @@ use store::{Backend, Db};
 
 mod community;
 mod docs;
+mod modules;
 mod pages;
 mod real_vllm;
 mod replicas;
@@ -139,7 +140,17 @@ fn stderr(output: &Output) -> String {
 #[tokio::test]
 async fn serve_runs_embedded_with_no_configuration_and_keeps_its_key() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(gpumarket(dir.path()));
+    // The variables the project documents for its scripts and other commands, exported in
+    // the same shell (as scripts/check's comments describe), are not settings: serve starts.
+    let mut command = gpumarket(dir.path());
+    for name in app::config::NOT_SETTINGS {
+        command.env(
+            format!("GPUMARKET_{}", name.to_uppercase()),
+            "/tmp/not-a-setting",
+        );
+    }
+    command.env_remove("GPUMARKET_CONFIG");
+    let mut server = Server::start(command);
     server.wait_until_up().await;
     assert_eq!(
         server.get("/healthz").await,

@@ -421,22 +421,27 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
             new = measured[2].clone();
         }
     }
-    // The prefill: three cold requests against the one of the warm-up. One request on this
-    // CPU engine can take 60 % longer than the next by the server's own histogram (seen 22
-    // vs 13 ms at 256 tokens), so a pair that disagrees is measured again, both procedures
-    // back to back on the 256 context alone, on fresh prompts; three disagreements fail.
+    // The prefill: three cold requests against the one of the warm-up, with the same status.
+    // One request on this CPU engine can take 60 % longer than the next by the server's own
+    // histogram (seen 22 vs 13 ms at 256 tokens), and a repeat is skipped (the entry invalid)
+    // when the server is still busy with the cell before it (a CI run's engine stalled so), so
+    // a pair that disagrees is measured again, both procedures back to back on the 256 context
+    // alone, on fresh prompts; three disagreements fail.
     let (mut a, mut b) = (fixed["prefill"][0].clone(), report["prefill"][0].clone());
-    assert_eq!(
-        (&a["status"], a["repeats"].as_array().unwrap().len()),
-        (&b["status"], 3)
-    );
-    let close = |a: &Value, b: &Value| {
-        (figure(b, "prompt_tok_s") / figure(a, "prompt_tok_s") - 1.0).abs() < 0.25
+    let agree = |a: &Value, b: &Value| {
+        let rate = |e: &Value| e["prompt_tok_s"].as_f64();
+        a["status"] == "valid"
+            && b["status"] == "valid"
+            && a["repeats"].as_array().map(Vec::len) == Some(3)
+            && rate(a)
+                .zip(rate(b))
+                .is_some_and(|(a, b)| (b / a - 1.0).abs() < 0.25)
     };
     let mut attempt = 0;
-    while !close(&a, &b) {
+    while !agree(&a, &b) {
         assert!(attempt < 2, "prefill disagrees three times: {a} {b}");
         attempt += 1;
+        println!("prefill attempt {attempt} after {a} {b}");
         let pair = run(Box::new(move |dir, base| {
             let one = [
                 "--contexts",

@@ -195,7 +195,7 @@ impl App {
                 }
                 // The earlier links (perhaps a squatter's, in the owner's mailbox) stop working.
                 self.db()
-                    .void_email_tokens(existing.id, crate::email::CONFIRM, now)
+                    .void_email_tokens(existing.id, domain::LinkPurpose::Confirm, now)
                     .await?;
                 self.mail_confirmation(
                     existing.id,
@@ -400,7 +400,7 @@ impl App {
         self.db().set_password_hash(caller.user_id, hash).await?;
         // Reset links mailed before no longer work.
         self.db()
-            .void_email_tokens(caller.user_id, crate::email::RESET, Utc::now())
+            .void_email_tokens(caller.user_id, domain::LinkPurpose::Reset, Utc::now())
             .await?;
         let now = Utc::now();
         let ended = self

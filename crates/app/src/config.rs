@@ -12,6 +12,29 @@ use serde::{Deserialize, Serialize};
 /// created on first start.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://gpumarket.db?mode=rwc";
 
+/// `GPUMARKET_*` variables that are not the server's settings, so `serve` ignores them
+/// instead of refusing them as unknown keys: the configuration file's own path, the engine's
+/// and the submitter's keys of `bench` and `sim`, the command line's server and token, and
+/// what the project's scripts and tests read (`scripts/check` documents them).
+pub const NOT_SETTINGS: &[&str] = &[
+    "config",
+    "engine_api_key",
+    "submit_key",
+    "sim_api_key",
+    "url",
+    "token",
+    "pytools",
+    "vllm_cache",
+    "tools",
+    "test_python",
+    "chromium",
+    "bin",
+    "bless",
+    "schemathesis_url",
+    "schemathesis_token",
+    "schemathesis_examples",
+];
+
 /// Settings come from the defaults, then an optional TOML file (`--config FILE` or
 /// `GPUMARKET_CONFIG=FILE`), then `GPUMARKET_*` environment variables: the key in upper
 /// case, `database_url` ↔ `GPUMARKET_DATABASE_URL`. An unknown key — in the file or in a

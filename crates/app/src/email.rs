@@ -9,14 +9,12 @@
 //! the row takes when that link is used — ending every earlier session and personal key.
 
 use chrono::{Duration, Utc};
-use domain::{Password, UserId};
+use domain::{LinkPurpose, Password, UserId};
 
 use crate::accounts::{User, hash_password};
 use crate::secrets::{digest, random_secret};
 use crate::{App, AppError, Caller};
 
-pub(crate) const CONFIRM: &str = "confirm";
-pub(crate) const RESET: &str = "reset";
 /// What every mailed token starts with.
 const TOKEN_PREFIX: &str = "gme_";
 
@@ -31,7 +29,13 @@ impl App {
         profile: Option<(String, String)>,
     ) -> Result<(), AppError> {
         let token = self
-            .store_email_token(user, CONFIRM, email, profile, Duration::hours(24))
+            .store_email_token(
+                user,
+                LinkPurpose::Confirm,
+                email,
+                profile,
+                Duration::hours(24),
+            )
             .await?;
         let link = format!(
             "{}/confirm-email?token={token}",
@@ -50,7 +54,7 @@ impl App {
     async fn store_email_token(
         &self,
         user: UserId,
-        purpose: &str,
+        purpose: LinkPurpose,
         email: &str,
         profile: Option<(String, String)>,
         ttl: Duration,
@@ -62,7 +66,7 @@ impl App {
             .insert_email_token(store::EmailTokenRecord {
                 id: uuid::Uuid::now_v7(),
                 user_id: user.as_uuid(),
-                purpose: purpose.to_owned(),
+                purpose: purpose.as_str().to_owned(),
                 token_hash: digest(&token),
                 email: email.to_owned(),
                 password_hash,
@@ -104,7 +108,7 @@ impl App {
         let now = Utc::now();
         let link = self
             .db()
-            .use_email_token(CONFIRM, &digest(token.trim()), now)
+            .use_email_token(LinkPurpose::Confirm, &digest(token.trim()), now)
             .await?
             .ok_or(AppError::NotFound("confirmation link"))?;
         let user = UserId::from(link.user_id);
@@ -161,7 +165,13 @@ impl App {
             return Ok(());
         };
         let token = self
-            .store_email_token(user.id, RESET, &user.email, None, Duration::hours(1))
+            .store_email_token(
+                user.id,
+                LinkPurpose::Reset,
+                &user.email,
+                None,
+                Duration::hours(1),
+            )
             .await?;
         let link = format!(
             "{}/reset-password?token={token}",
@@ -190,7 +200,7 @@ impl App {
         let now = Utc::now();
         let link = self
             .db()
-            .use_email_token(RESET, &digest(token.trim()), now)
+            .use_email_token(LinkPurpose::Reset, &digest(token.trim()), now)
             .await?
             .ok_or(AppError::NotFound("password-reset link"))?;
         let user = UserId::from(link.user_id);

@@ -27,6 +27,7 @@ pub mod orgs;
 pub mod payments;
 pub mod physics;
 pub mod reports;
+pub mod runs;
 pub mod sealed;
 mod secrets;
 mod sessions;

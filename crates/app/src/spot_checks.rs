@@ -11,7 +11,7 @@ use serde_json::json;
 use store::{Badge, CellRecord, RunRecord};
 use uuid::Uuid;
 
-use crate::verification::{event, run_kind};
+use crate::runs::{event, queued_run, run_kind};
 use crate::{App, AppError, Caller};
 
 /// A listing's badge and its history, for the provider's members.
@@ -263,7 +263,7 @@ impl App {
                 None => continue,
             };
             // The platform asked, not a person.
-            let run = crate::verification::queued_run(
+            let run = queued_run(
                 &listing,
                 Uuid::nil(),
                 (&profile, run_kind::SPOT_CHECK, Some(baseline)),

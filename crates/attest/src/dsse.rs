@@ -3,10 +3,9 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use ed25519_dalek::{Signature as Ed25519Signature, Verifier};
 use serde::{Deserialize, Serialize};
 
-use crate::{AttestError, PublishedKey};
+use crate::AttestError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Envelope {
@@ -46,43 +45,6 @@ impl Envelope {
         STANDARD
             .decode(&self.payload)
             .map_err(|e| AttestError::Malformed(format!("payload is not base64: {e}")))
-    }
-
-    /// The id of the first published key whose signature holds.
-    pub fn verify(&self, keys: &[PublishedKey]) -> Result<String, AttestError> {
-        let payload = self.payload_bytes()?;
-        let message = pae(&self.payload_type, &payload);
-        if self.signatures.is_empty() {
-            return Err(AttestError::Unverified(
-                "the envelope carries no signature".into(),
-            ));
-        }
-        let mut why = Vec::new();
-        for signature in &self.signatures {
-            let Some(key) = keys.iter().find(|k| k.key_id == signature.keyid) else {
-                why.push(format!("key {} is not published", signature.keyid));
-                continue;
-            };
-            let verifying = key.verifying_key()?;
-            let bytes = STANDARD
-                .decode(&signature.sig)
-                .map_err(|e| AttestError::Malformed(format!("signature is not base64: {e}")))?;
-            let Ok(sig) = Ed25519Signature::from_slice(&bytes) else {
-                why.push(format!(
-                    "the signature by {} is not 64 bytes",
-                    signature.keyid
-                ));
-                continue;
-            };
-            if verifying.verify(&message, &sig).is_ok() {
-                return Ok(key.key_id.clone());
-            }
-            why.push(format!(
-                "the signature by {} does not match the payload",
-                signature.keyid
-            ));
-        }
-        Err(AttestError::Unverified(why.join("; ")))
     }
 }
 

@@ -5,7 +5,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
 use ed25519_dalek::pkcs8::{DecodePrivateKey, EncodePrivateKey};
-use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
+use ed25519_dalek::{Signature as Ed25519Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -131,6 +131,46 @@ impl PublishedKey {
             )));
         }
         VerifyingKey::from_bytes(&raw).map_err(|e| AttestError::Key(e.to_string()))
+    }
+}
+
+/// Verification needs the published keys: it lives with them, above the envelope format.
+impl Envelope {
+    /// The id of the first published key whose signature holds.
+    pub fn verify(&self, keys: &[PublishedKey]) -> Result<String, AttestError> {
+        let payload = self.payload_bytes()?;
+        let message = pae(&self.payload_type, &payload);
+        if self.signatures.is_empty() {
+            return Err(AttestError::Unverified(
+                "the envelope carries no signature".into(),
+            ));
+        }
+        let mut why = Vec::new();
+        for signature in &self.signatures {
+            let Some(key) = keys.iter().find(|k| k.key_id == signature.keyid) else {
+                why.push(format!("key {} is not published", signature.keyid));
+                continue;
+            };
+            let verifying = key.verifying_key()?;
+            let bytes = STANDARD
+                .decode(&signature.sig)
+                .map_err(|e| AttestError::Malformed(format!("signature is not base64: {e}")))?;
+            let Ok(sig) = Ed25519Signature::from_slice(&bytes) else {
+                why.push(format!(
+                    "the signature by {} is not 64 bytes",
+                    signature.keyid
+                ));
+                continue;
+            };
+            if verifying.verify(&message, &sig).is_ok() {
+                return Ok(key.key_id.clone());
+            }
+            why.push(format!(
+                "the signature by {} does not match the payload",
+                signature.keyid
+            ));
+        }
+        Err(AttestError::Unverified(why.join("; ")))
     }
 }
 

@@ -4,6 +4,25 @@ use std::fmt;
 
 use crate::{ValidationError, bounded_text};
 
+/// What a link mailed to an address is for; each purpose's links are voided together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkPurpose {
+    /// Confirms the address an account signed up with.
+    Confirm,
+    /// Sets a new password.
+    Reset,
+}
+
+impl LinkPurpose {
+    /// The name stored with the link.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Confirm => "confirm",
+            Self::Reset => "reset",
+        }
+    }
+}
+
 /// An email address, trimmed and lower-cased, so that one address is one account.
 ///
 /// The check is deliberately plain (one `@`, a dotted domain, no spaces): deliverability is

@@ -12,7 +12,7 @@ pub mod money;
 pub mod org;
 pub mod status;
 
-pub use account::{ApiKeyName, DisplayName, Email, Password};
+pub use account::{ApiKeyName, DisplayName, Email, LinkPurpose, Password};
 pub use ids::{
     ApiKeyId, BookingId, LedgerEntryId, ListingId, MembershipId, OrgId, PayoutAccountId,
     RefreshTokenId, ReportId, RunId, SigningKeyId, StripeEventId, UserId,

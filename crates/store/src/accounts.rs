@@ -2,7 +2,7 @@
 //! Only hashes of secrets are ever stored.
 
 use chrono::{DateTime, Utc};
-use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, UserId};
+use domain::{ApiKeyId, ApiKeyName, DisplayName, Email, LinkPurpose, UserId};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter,
@@ -281,13 +281,13 @@ impl Db {
     /// neither used nor expired at `now` (a racing second use gets `None`).
     pub async fn use_email_token(
         &self,
-        purpose: &str,
+        purpose: LinkPurpose,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<EmailTokenRecord>, StoreError> {
         let Some(token) = email_tokens::Entity::find()
             .filter(email_tokens::Column::TokenHash.eq(token_hash))
-            .filter(email_tokens::Column::Purpose.eq(purpose))
+            .filter(email_tokens::Column::Purpose.eq(purpose.as_str()))
             .one(self.conn())
             .await?
         else {
@@ -316,13 +316,13 @@ impl Db {
     pub async fn void_email_tokens(
         &self,
         user: UserId,
-        purpose: &str,
+        purpose: LinkPurpose,
         now: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         Ok(email_tokens::Entity::update_many()
             .col_expr(email_tokens::Column::UsedAt, Expr::value(now))
             .filter(email_tokens::Column::UserId.eq(user.as_uuid()))
-            .filter(email_tokens::Column::Purpose.eq(purpose))
+            .filter(email_tokens::Column::Purpose.eq(purpose.as_str()))
             .filter(email_tokens::Column::UsedAt.is_null())
             .exec(self.conn())
             .await?

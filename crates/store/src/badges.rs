@@ -6,134 +6,17 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect,
-};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-use crate::entities::{listing_cells, listings, verification_checks};
-use crate::listings::{ListingRecord, listing_status};
-use crate::verification::RunRecord;
+use crate::entities::{listings, verification_checks};
+use crate::listings::ListingRecord;
+use crate::projection::{
+    Badge, CheckRecord, badge_state, check_kind, record_check, withdraw, withdraw_where,
+};
+use crate::runs::{RunRecord, insert_run_in};
+use crate::status::listing_status;
 use crate::{Db, StoreError};
-
-/// A listing's verification state as stored (`NULL`: never verified, or withdrawn by an edit).
-pub mod badge_state {
-    pub const VERIFIED: &str = "verified";
-    pub const EXPIRED: &str = "expired";
-    pub const DEMOTED: &str = "demoted";
-}
-
-/// The kinds of entries in a listing's verification history.
-pub mod check_kind {
-    /// A verification report gave the badge.
-    pub const VERIFIED: &str = "verified";
-    /// A spot check confirmed the badge and renewed it.
-    pub const SPOT_CHECK_PASSED: &str = "spot_check_passed";
-    /// A spot check found the machine no longer as verified: badge withdrawn.
-    pub const DEMOTED: &str = "demoted";
-    /// The badge reached its expiry without a renewal.
-    pub const EXPIRED: &str = "expired";
-    /// The listing's hardware or engine was edited.
-    pub const WITHDRAWN: &str = "withdrawn";
-}
-
-pub type CheckRecord = verification_checks::Model;
-
-/// How long a badge given now lasts, and when its first spot check is due.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Badge {
-    pub expires_at: DateTime<Utc>,
-    pub next_spot_check_at: DateTime<Utc>,
-}
-
-/// One entry of a listing's history.
-pub(crate) async fn record_check(
-    conn: &impl ConnectionTrait,
-    listing: Uuid,
-    kind: &str,
-    (report, baseline): (Option<Uuid>, Option<Uuid>),
-    reason: Option<&str>,
-    now: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    verification_checks::Entity::insert(verification_checks::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        listing_id: Set(listing),
-        kind: Set(kind.to_owned()),
-        report_id: Set(report),
-        baseline_report_id: Set(baseline),
-        reason: Set(reason.map(str::to_owned)),
-        created_at: Set(now),
-    })
-    .exec_without_returning(conn)
-    .await?;
-    Ok(())
-}
-
-/// Drops a listing's verification: its latest report, headline and search figures; leaves
-/// `state` (`None`: unverified) and no spot check scheduled. `Some(listing)` only matches
-/// while its latest report is `only_if` (when given), so a renewal and a withdrawal cannot
-/// both win. `false` when nothing matched.
-pub(crate) async fn withdraw(
-    conn: &impl ConnectionTrait,
-    listing: Uuid,
-    only_if: Option<Uuid>,
-    state: Option<&str>,
-) -> Result<bool, StoreError> {
-    withdraw_where(conn, listing, only_if, state, Condition::all()).await
-}
-
-/// [`withdraw`], only while the listing also meets `and`.
-async fn withdraw_where(
-    conn: &impl ConnectionTrait,
-    listing: Uuid,
-    only_if: Option<Uuid>,
-    state: Option<&str>,
-    and: Condition,
-) -> Result<bool, StoreError> {
-    let mut update = listings::Entity::update_many()
-        .col_expr(
-            listings::Column::LatestReportId,
-            Expr::value(Option::<Uuid>::None),
-        )
-        .col_expr(
-            listings::Column::VerifiedAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
-        .col_expr(
-            listings::Column::HeadlineTotalTokS,
-            Expr::value(Option::<f64>::None),
-        )
-        .col_expr(
-            listings::Column::HeadlinePerRequestTokS,
-            Expr::value(Option::<f64>::None),
-        )
-        .col_expr(
-            listings::Column::HeadlinePricePerMtok,
-            Expr::value(Option::<f64>::None),
-        )
-        .col_expr(
-            listings::Column::VerificationState,
-            Expr::value(state.map(str::to_owned)),
-        )
-        .col_expr(
-            listings::Column::NextSpotCheckAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
-        .filter(listings::Column::Id.eq(listing))
-        .filter(and);
-    if let Some(report) = only_if {
-        update = update.filter(listings::Column::LatestReportId.eq(report));
-    }
-    if update.exec(conn).await?.rows_affected == 0 {
-        return Ok(false);
-    }
-    listing_cells::Entity::delete_many()
-        .filter(listing_cells::Column::ListingId.eq(listing))
-        .exec(conn)
-        .await?;
-    Ok(true)
-}
 
 impl Db {
     /// Expires the badges whose time is up (a badge from before expiries existed gets
@@ -236,7 +119,7 @@ impl Db {
             return Ok(None);
         }
         let id = run.id;
-        crate::verification::insert_run_in(&txn, run).await?;
+        insert_run_in(&txn, run).await?;
         txn.commit().await?;
         self.run_by_id(id).await
     }

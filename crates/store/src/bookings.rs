@@ -12,6 +12,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{booking_guarantees, bookings, listings, users};
+use crate::status::booking_status;
 use crate::{Db, StoreError, conflict_as};
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
@@ -79,17 +80,6 @@ async fn holding(
 }
 
 pub type BookingRecord = bookings::Model;
-
-/// The stored names of `domain::BookingStatus` (which owns them), for queries.
-pub mod booking_status {
-    use domain::BookingStatus;
-    pub const PENDING_PAYMENT: &str = BookingStatus::PendingPayment.as_str();
-    pub const CONFIRMED: &str = BookingStatus::Confirmed.as_str();
-    pub const ACTIVE: &str = BookingStatus::Active.as_str();
-    pub const COMPLETED: &str = BookingStatus::Completed.as_str();
-    pub const CANCELLED: &str = BookingStatus::Cancelled.as_str();
-    pub const EXPIRED: &str = BookingStatus::Expired.as_str();
-}
 
 /// Why a booking was not made.
 #[derive(Debug, thiserror::Error)]

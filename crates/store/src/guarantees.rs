@@ -24,7 +24,7 @@ pub(crate) fn guarantee_for(
 ) -> Option<booking_guarantees::ActiveModel> {
     let min_bp = listing.guarantee_min_bp?;
     let report = listing.latest_report_id?;
-    if listing.verification_state.as_deref() != Some(crate::badge_state::VERIFIED) {
+    if listing.verification_state.as_deref() != Some(crate::projection::badge_state::VERIFIED) {
         return None;
     }
     Some(booking_guarantees::ActiveModel {
@@ -62,7 +62,7 @@ impl Db {
         &self,
         now: DateTime<Utc>,
         limit: u64,
-    ) -> Result<Vec<(GuaranteeRecord, crate::BookingRecord)>, StoreError> {
+    ) -> Result<Vec<(GuaranteeRecord, bookings::Model)>, StoreError> {
         let started = Query::select()
             .column(bookings::Column::Id)
             .from(bookings::Entity)
@@ -170,7 +170,7 @@ impl Db {
             .rows_affected
             == 1;
         if settled {
-            crate::payments::insert_ledger(&txn, ledger, now).await?;
+            crate::ledger::insert_ledger(&txn, ledger, now).await?;
         }
         txn.commit().await?;
         Ok(settled)
@@ -202,7 +202,9 @@ impl Db {
             .col_expr(listings::Column::NextSpotCheckAt, Expr::value(now))
             .col_expr(listings::Column::SpotCheckForwardedAt, Expr::value(now))
             .filter(listings::Column::Id.eq(listing))
-            .filter(listings::Column::VerificationState.eq(crate::badge_state::VERIFIED))
+            .filter(
+                listings::Column::VerificationState.eq(crate::projection::badge_state::VERIFIED),
+            )
             .filter(listings::Column::NextSpotCheckAt.gt(now))
             .filter(
                 Condition::any()

@@ -13,15 +13,18 @@ mod entities;
 mod gateway;
 mod guarantees;
 mod invitations;
+mod ledger;
 mod listings;
 mod log;
 mod org_reports;
 mod orgs;
 mod payments;
 mod projection;
+mod runs;
 mod search;
 mod secrets;
 mod shares;
+mod status;
 pub mod synthetic;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -39,24 +42,26 @@ use sea_orm::{
 pub use accounts::{
     ApiKeyRecord, EmailTokenRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord,
 };
-pub use badges::{Badge, CheckRecord, badge_state, check_kind};
 pub use billing::{BillingRecord, SubscriptionState};
-pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep, booking_status};
+pub use bookings::{BookingError, BookingRecord, CancelClaim, Holding, Sweep};
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use community_runs::{CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted};
 pub use gateway::{GatewayRequestRecord, StreamLease};
 pub use guarantees::{CreditRecord, GuaranteeRecord};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
-pub use listings::{ListingRecord, listing_status};
+pub use ledger::{LedgerRecord, NewLedgerEntry};
+pub use listings::ListingRecord;
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
 pub use org_reports::OrgReportRecord;
 pub use orgs::{MemberRecord, OrgRecord};
-pub use payments::{LedgerRecord, NewLedgerEntry, PayoutAccountRecord};
+pub use payments::PayoutAccountRecord;
+pub use projection::{Badge, CheckRecord, badge_state, check_kind};
+pub use runs::{MeasuredClaim, RunRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
 pub use shares::{ShareKey, ShareRecord, visibility};
+pub use status::{booking_status, listing_status, run_status};
 pub use verification::{
-    CellFigures, CellRecord, EventRecord, MeasuredClaim, NewReport, ReportRecord, RunRecord,
-    SigningKeyRecord, run_status,
+    CellFigures, CellRecord, EventRecord, NewReport, ReportRecord, SigningKeyRecord,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

@@ -8,19 +8,12 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use crate::badges::{check_kind, record_check, withdraw};
 use crate::entities::{listing_cells, listings};
-use crate::projection::refresh_prices;
+use crate::projection::{check_kind, record_check, refresh_prices, withdraw};
+use crate::status::listing_status;
 use crate::{Db, StoreError};
 
 pub type ListingRecord = listings::Model;
-
-/// The stored names of `domain::ListingStatus` (which owns them), for queries.
-pub mod listing_status {
-    use domain::ListingStatus;
-    pub const ACTIVE: &str = ListingStatus::Active.as_str();
-    pub const DELISTED: &str = ListingStatus::Delisted.as_str();
-}
 
 fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
     listings::ActiveModel {

@@ -1,18 +1,139 @@
-//! The search projection: a listing's headline figures and, in `listing_cells`, the valid
-//! decode cells of its latest compliant report, priced per million tokens — written in the
-//! report's transaction and refreshed when the price changes, so search never joins reports.
+//! What a listing shows of its verification: its badge state, its headline figures and, in
+//! `listing_cells` (the search projection), the valid decode cells of its latest compliant
+//! report, priced per million tokens — written in the report's transaction, withdrawn with
+//! the badge, refreshed when the price changes, so search never joins reports — and the
+//! entries of its verification history.
 
 use chrono::{DateTime, Utc};
 use domain::listing::price_per_mtok;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, RelationDef,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    RelationDef,
 };
 use uuid::Uuid;
 
 use crate::StoreError;
-use crate::entities::{listing_cells, listings, report_cells};
-use crate::listings::listing_status;
+use crate::entities::{listing_cells, listings, report_cells, verification_checks};
+use crate::status::listing_status;
+
+/// A listing's verification state as stored (`NULL`: never verified, or withdrawn by an edit).
+pub mod badge_state {
+    pub const VERIFIED: &str = "verified";
+    pub const EXPIRED: &str = "expired";
+    pub const DEMOTED: &str = "demoted";
+}
+
+/// The kinds of entries in a listing's verification history.
+pub mod check_kind {
+    /// A verification report gave the badge.
+    pub const VERIFIED: &str = "verified";
+    /// A spot check confirmed the badge and renewed it.
+    pub const SPOT_CHECK_PASSED: &str = "spot_check_passed";
+    /// A spot check found the machine no longer as verified: badge withdrawn.
+    pub const DEMOTED: &str = "demoted";
+    /// The badge reached its expiry without a renewal.
+    pub const EXPIRED: &str = "expired";
+    /// The listing's hardware or engine was edited.
+    pub const WITHDRAWN: &str = "withdrawn";
+}
+
+pub type CheckRecord = verification_checks::Model;
+
+/// How long a badge given now lasts, and when its first spot check is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Badge {
+    pub expires_at: DateTime<Utc>,
+    pub next_spot_check_at: DateTime<Utc>,
+}
+
+/// One entry of a listing's history.
+pub(crate) async fn record_check(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    kind: &str,
+    (report, baseline): (Option<Uuid>, Option<Uuid>),
+    reason: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    verification_checks::Entity::insert(verification_checks::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        listing_id: Set(listing),
+        kind: Set(kind.to_owned()),
+        report_id: Set(report),
+        baseline_report_id: Set(baseline),
+        reason: Set(reason.map(str::to_owned)),
+        created_at: Set(now),
+    })
+    .exec_without_returning(conn)
+    .await?;
+    Ok(())
+}
+
+/// Drops a listing's verification: its latest report, headline and search figures; leaves
+/// `state` (`None`: unverified) and no spot check scheduled. `Some(listing)` only matches
+/// while its latest report is `only_if` (when given), so a renewal and a withdrawal cannot
+/// both win. `false` when nothing matched.
+pub(crate) async fn withdraw(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    only_if: Option<Uuid>,
+    state: Option<&str>,
+) -> Result<bool, StoreError> {
+    withdraw_where(conn, listing, only_if, state, Condition::all()).await
+}
+
+/// [`withdraw`], only while the listing also meets `and`.
+pub(crate) async fn withdraw_where(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    only_if: Option<Uuid>,
+    state: Option<&str>,
+    and: Condition,
+) -> Result<bool, StoreError> {
+    let mut update = listings::Entity::update_many()
+        .col_expr(
+            listings::Column::LatestReportId,
+            Expr::value(Option::<Uuid>::None),
+        )
+        .col_expr(
+            listings::Column::VerifiedAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            listings::Column::HeadlineTotalTokS,
+            Expr::value(Option::<f64>::None),
+        )
+        .col_expr(
+            listings::Column::HeadlinePerRequestTokS,
+            Expr::value(Option::<f64>::None),
+        )
+        .col_expr(
+            listings::Column::HeadlinePricePerMtok,
+            Expr::value(Option::<f64>::None),
+        )
+        .col_expr(
+            listings::Column::VerificationState,
+            Expr::value(state.map(str::to_owned)),
+        )
+        .col_expr(
+            listings::Column::NextSpotCheckAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .filter(listings::Column::Id.eq(listing))
+        .filter(and);
+    if let Some(report) = only_if {
+        update = update.filter(listings::Column::LatestReportId.eq(report));
+    }
+    if update.exec(conn).await?.rows_affected == 0 {
+        return Ok(false);
+    }
+    listing_cells::Entity::delete_many()
+        .filter(listing_cells::Column::ListingId.eq(listing))
+        .exec(conn)
+        .await?;
+    Ok(true)
+}
 
 /// The join from a listing to its rows of the search projection.
 pub(crate) fn cells_of_listing() -> RelationDef {
@@ -97,7 +218,7 @@ async fn write_cells(
 pub(crate) async fn set_verification(
     conn: &impl ConnectionTrait,
     listing: Uuid,
-    measured: &crate::MeasuredClaim,
+    measured: &crate::runs::MeasuredClaim,
     report: Uuid,
     at: DateTime<Utc>,
     (total_tok_s, per_request_tok_s): (Option<f64>, Option<f64>),
@@ -106,7 +227,7 @@ pub(crate) async fn set_verification(
     let updated = listings::Entity::update_many()
         .col_expr(
             listings::Column::VerificationState,
-            Expr::value(crate::badge_state::VERIFIED),
+            Expr::value(badge_state::VERIFIED),
         )
         .col_expr(
             listings::Column::VerificationExpiresAt,
@@ -139,10 +260,10 @@ pub(crate) async fn set_verification(
     if updated.rows_affected == 0 {
         return Ok(false);
     }
-    crate::badges::record_check(
+    record_check(
         conn,
         listing,
-        crate::check_kind::VERIFIED,
+        check_kind::VERIFIED,
         (Some(report), None),
         None,
         at,

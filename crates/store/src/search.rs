@@ -9,8 +9,9 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{listing_cells, listings};
-use crate::listings::{ListingRecord, listing_status};
+use crate::listings::ListingRecord;
 use crate::projection::cells_of_listing;
+use crate::status::listing_status;
 use crate::{Db, StoreError};
 
 /// What search orders by. Ties are broken by id in the same direction.

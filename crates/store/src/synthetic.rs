@@ -12,9 +12,8 @@ use sea_orm::ActiveValue::Set;
 use sea_orm::{EntityTrait, PaginatorTrait};
 use uuid::Uuid;
 
-use crate::bookings::booking_status;
 use crate::entities::{bookings, listing_cells, listings, report_cells, reports};
-use crate::listings::listing_status;
+use crate::status::{booking_status, listing_status};
 use crate::{Db, StoreError};
 
 /// GPU models with their VRAM and a typical tok/s scale.

@@ -4,29 +4,20 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, UpdateMany,
+    ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    UpdateMany,
 };
 use uuid::Uuid;
 
 use crate::entities::{listings, report_cells, reports, run_events, runs, signing_keys};
-use crate::{Db, ListingRecord, StoreError, conflict_as};
+use crate::runs::{MeasuredClaim, RunRecord, insert_run_in};
+use crate::status::run_status;
+use crate::{Db, StoreError, conflict_as};
 
-pub type RunRecord = runs::Model;
 pub type ReportRecord = reports::Model;
 pub type EventRecord = run_events::Model;
 pub type SigningKeyRecord = signing_keys::Model;
 pub type CellRecord = report_cells::Model;
-
-/// The stored names of `domain::RunStatus` (which owns them), for queries.
-pub mod run_status {
-    use domain::RunStatus;
-    pub const QUEUED: &str = RunStatus::Queued.as_str();
-    pub const RUNNING: &str = RunStatus::Running.as_str();
-    pub const SUCCEEDED: &str = RunStatus::Succeeded.as_str();
-    pub const FAILED: &str = RunStatus::Failed.as_str();
-    pub const CANCELLED: &str = RunStatus::Cancelled.as_str();
-}
 
 #[derive(Debug, Clone)]
 pub struct NewReport {
@@ -61,32 +52,6 @@ pub struct NewReport {
     pub visibility: String,
 }
 
-/// What a listing claims and a run measures: hardware and engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MeasuredClaim {
-    pub gpu_model: String,
-    pub gpu_count: i32,
-    pub vram_gb: i32,
-    pub cpu_model: String,
-    pub ram_gb: i32,
-    pub engine_base_url: String,
-    pub engine_model: String,
-}
-
-impl MeasuredClaim {
-    pub fn of(listing: &ListingRecord) -> Self {
-        Self {
-            gpu_model: listing.gpu_model.clone(),
-            gpu_count: listing.gpu_count,
-            vram_gb: listing.vram_gb,
-            cpu_model: listing.cpu_model.clone(),
-            ram_gb: listing.ram_gb,
-            engine_base_url: listing.engine_base_url.clone(),
-            engine_model: listing.engine_model.clone(),
-        }
-    }
-}
-
 /// An update of runs that also drops whatever lease they hold.
 fn without_lease(update: UpdateMany<runs::Entity>) -> UpdateMany<runs::Entity> {
     update
@@ -98,38 +63,6 @@ fn without_lease(update: UpdateMany<runs::Entity>) -> UpdateMany<runs::Entity> {
             runs::Column::LeaseExpiresAt,
             Expr::value(Option::<DateTime<Utc>>::None),
         )
-}
-
-/// Inserts a run on `conn` (a transaction, or the pool).
-pub(crate) async fn insert_run_in(
-    conn: &impl ConnectionTrait,
-    run: RunRecord,
-) -> Result<(), StoreError> {
-    let model = runs::ActiveModel {
-        id: Set(run.id),
-        listing_id: Set(run.listing_id),
-        org_id: Set(run.org_id),
-        requested_by: Set(run.requested_by),
-        profile: Set(run.profile),
-        status: Set(run.status),
-        attempts: Set(run.attempts),
-        lease_owner: Set(run.lease_owner),
-        lease_expires_at: Set(run.lease_expires_at),
-        failure_reason: Set(run.failure_reason),
-        failure_code: Set(run.failure_code),
-        report_id: Set(run.report_id),
-        created_at: Set(run.created_at),
-        started_at: Set(run.started_at),
-        finished_at: Set(run.finished_at),
-        kind: Set(run.kind),
-        baseline_report_id: Set(run.baseline_report_id),
-        visibility: Set(run.visibility),
-    };
-    runs::Entity::insert(model)
-        .exec_without_returning(conn)
-        .await
-        .map_err(conflict_as("open run"))?;
-    Ok(())
 }
 
 impl Db {
@@ -515,7 +448,7 @@ impl Db {
             .from(crate::entities::listings::Entity)
             .and_where(
                 Expr::col(crate::entities::listings::Column::Status)
-                    .eq(crate::listing_status::ACTIVE),
+                    .eq(crate::status::listing_status::ACTIVE),
             )
             .and_where(Expr::col(crate::entities::listings::Column::LatestReportId).is_not_null())
             .to_owned();

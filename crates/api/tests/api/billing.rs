@@ -18,8 +18,8 @@ on_backends!(
     checkout_makes_one_customer_and_the_plan_follows_stripe,
     events_in_any_order_end_in_the_state_stripe_holds,
     an_overdue_payment_keeps_pro_for_the_grace_period_only,
-    a_private_report_is_seen_by_members_and_share_links_only,
 );
+measured_on_backend!(postgres = Postgres; a_private_report_is_seen_by_members_and_share_links_only);
 
 const PRICE: &str = "price_pro_monthly";
 

@@ -9,8 +9,8 @@ use crate::verification::{follow, listing_body, provider, request_run};
 on_both_backends!(
     catalogs_and_the_calculator_are_public_and_refuse_unknown_ids,
     listings_name_catalog_entries_checked_against_the_catalogs,
-    a_machine_faster_than_its_gpu_can_be_is_not_verified,
 );
+measured_on!(sqlite = Sqlite; a_machine_faster_than_its_gpu_can_be_is_not_verified);
 
 async fn catalogs_and_the_calculator_are_public_and_refuse_unknown_ids(app: TestApp) {
     let gpus: Value = app.get_json("/v1/hardware", None).await;

@@ -21,7 +21,7 @@ use crate::payments::{
 };
 use crate::verification::{follow, listing_body, provider, request_run};
 
-on_backends!(a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_check);
+measured_on_backend!(postgres = Postgres; a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_check);
 
 /// The usage bucket length of this test.
 const BUCKET_SECS: i64 = 3;
@@ -338,7 +338,8 @@ async fn a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_chec
     assert_eq!(again["guarantee"], settled["guarantee"]);
 }
 
-on_backends!(
+measured_on_backend!(
+    postgres = Postgres;
     a_provider_answering_in_one_chunk_earns_the_renter_credits,
     a_provider_inflating_its_usage_earns_the_renter_credits,
     load_sent_around_the_gateway_is_counted_from_the_engine,

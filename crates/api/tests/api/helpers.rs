@@ -53,6 +53,39 @@ macro_rules! on_backends {
     };
 }
 
+/// Generates, for each named `async fn(TestApp)` that measures an engine (a verification, a
+/// spot check, the gateway's buckets), one test on the named backend (`postgres = Postgres`):
+/// the scenario's backend-specific parts (claims, leases, one report per run, the log's
+/// indexes) are raced on both backends in `store/tests` and in the short tests here, and
+/// measuring twice only doubles the suite. The embedded shape's scenarios run on SQLite, the
+/// distributed shape's (Redis, replicas) on PostgreSQL.
+macro_rules! measured_on {
+    ($test:ident = $backend:ident; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$name($crate::helpers::TestApp::spawn(store::Backend::$backend).await).await;
+                }
+            }
+        )*
+    };
+}
+
+/// [`measured_on`] for an `async fn(Backend)` that builds its own app.
+macro_rules! measured_on_backend {
+    ($test:ident = $backend:ident; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$name(store::Backend::$backend).await;
+                }
+            }
+        )*
+    };
+}
+
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,

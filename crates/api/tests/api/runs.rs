@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, assert_problem, start_engine};
 
-on_both_backends!(community_runs_are_checked_signed_listed_and_withdrawn);
-on_backends!(community_submissions_are_clipped_bounded_and_capped_a_day);
+measured_on!(postgres = Postgres; community_runs_are_checked_signed_listed_and_withdrawn);
+measured_on_backend!(sqlite = Sqlite; community_submissions_are_clipped_bounded_and_capped_a_day);
 
 /// A real report: the quick matrix measured on a simulated engine by the harness.
 async fn measured_report() -> Value {

@@ -14,12 +14,19 @@ use crate::helpers::{
 on_both_backends!(
     listing_routes_per_role,
     verification_requests_per_role,
-    verified_end_to_end_in_process,
-    verified_end_to_end_through_redis_after_a_lost_delivery,
     an_unreachable_engine_fails_the_run_with_the_reason,
-    a_stopping_worker_gives_its_run_back,
     a_new_signing_key_retires_the_old_one_which_stays_published,
+);
+// The embedded shape on SQLite, the distributed one (Redis, a lost delivery) on PostgreSQL.
+measured_on!(
+    sqlite = Sqlite;
+    verified_end_to_end_in_process,
+    a_stopping_worker_gives_its_run_back,
     a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify,
+);
+measured_on!(
+    postgres = Postgres;
+    verified_end_to_end_through_redis_after_a_lost_delivery,
     cancelling_a_run_per_role_stops_it_without_a_report,
 );
 
@@ -752,7 +759,17 @@ async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
     let p = provider(&app).await;
     let listing_id = list(&app, &p, &engine).await;
     let run_id = request_run(&app, &p, &listing_id).await;
-    let _workers = app.start_workers();
+    // The worker's own outcome is awaited below: what it wrote is known, not guessed after a
+    // sleep.
+    let (_stop, stopped) = tokio::sync::watch::channel(false);
+    let worker = {
+        let app = app.app.clone();
+        let run: uuid::Uuid = run_id.parse().unwrap();
+        tokio::spawn(async move {
+            app.execute_run(run.into(), "test-worker", Duration::from_secs(30), stopped)
+                .await
+        })
+    };
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let run: Value = app
@@ -809,8 +826,14 @@ async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
 
     let events = follow(&app, &run_id).await;
     assert_eq!(events.last().unwrap().1["status"], "cancelled");
-    // The worker notices at its next renewal (a third of the 30 s lease) and writes nothing.
-    tokio::time::sleep(Duration::from_secs(11)).await;
+    // The worker notices within its cancel poll (half a second), stops measuring and finds
+    // the run no longer its own: nothing is written.
+    let outcome = tokio::time::timeout(Duration::from_secs(10), worker)
+        .await
+        .expect("the worker stops within seconds of the cancel")
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome, Some(app::verification::Outcome::LostLease));
     let run: Value = app
         .get_json(&format!("/v1/verifications/{run_id}"), None)
         .await;

@@ -348,8 +348,8 @@ impl App {
     ) -> Result<Vec<StoredReport>, AppError> {
         if let Some(kind) = kind
             && ![
-                crate::verification::run_kind::VERIFICATION,
-                crate::verification::run_kind::SPOT_CHECK,
+                crate::runs::run_kind::VERIFICATION,
+                crate::runs::run_kind::SPOT_CHECK,
             ]
             .contains(&kind)
         {

@@ -1,0 +1,64 @@
+//! A run's life cycle, shared by every use case that starts or reads runs (verification, spot
+//! checks, reports): what a run is for, the events in its log, the codes it fails with, and a
+//! new queued run.
+
+use chrono::{DateTime, Utc};
+use store::{RunRecord, run_status};
+use uuid::Uuid;
+
+/// Event kinds in a run's log (and on its SSE stream).
+pub mod event {
+    pub const QUEUED: &str = "run_queued";
+    pub const STARTED: &str = "run_started";
+    pub const CELL_STARTED: &str = "cell_started";
+    pub const CELL_FINISHED: &str = "cell_finished";
+    pub const PREFILL_FINISHED: &str = "prefill_finished";
+    pub const FINISHED: &str = "run_finished";
+}
+
+/// What a run is for: a verification the provider asked for, or an unannounced spot check
+/// of a verified listing.
+pub mod run_kind {
+    pub const VERIFICATION: &str = "verification";
+    pub const SPOT_CHECK: &str = "spot_check";
+}
+
+/// Why a run failed or was cancelled: the stable codes public views show (beside these, the
+/// harness's own: `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
+/// `engine_error`, `address_not_allowed`, `setup_failed`).
+pub mod failure {
+    pub const CANCELLED: &str = "cancelled";
+    pub const LISTING_CHANGED: &str = "listing_changed";
+    pub const DEADLINE_EXCEEDED: &str = "deadline_exceeded";
+}
+
+/// A new queued run of the listing: `(profile, kind, baseline report)`, asked for by
+/// `requested_by` (nil: the platform).
+pub(crate) fn queued_run(
+    listing: &store::ListingRecord,
+    requested_by: Uuid,
+    (profile, kind, baseline): (&str, &str, Option<Uuid>),
+    visibility: &str,
+    now: DateTime<Utc>,
+) -> RunRecord {
+    RunRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing.id,
+        org_id: listing.org_id,
+        requested_by,
+        profile: profile.to_owned(),
+        status: run_status::QUEUED.to_owned(),
+        attempts: 0,
+        lease_owner: None,
+        lease_expires_at: None,
+        failure_reason: None,
+        failure_code: None,
+        report_id: None,
+        created_at: now,
+        started_at: None,
+        finished_at: None,
+        kind: kind.to_owned(),
+        baseline_report_id: baseline,
+        visibility: visibility.to_owned(),
+    }
+}
