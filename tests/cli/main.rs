@@ -31,10 +31,17 @@ fn gpumarket(dir: &Path) -> Command {
         }
     }
     command.env("RUST_LOG", "warn");
-    // PostgreSQL needs a key for secrets at rest; every test's server gets one in its folder.
-    let key = dir.join("secrets.key");
+    // PostgreSQL needs a key for secrets at rest: every test's server gets the same one, kept
+    // in the temporary directory (not in `dir`, which may be the clone itself), written
+    // whole under another name and renamed, so a test never reads half a key.
+    let key = std::env::temp_dir().join("gpumarket-tests-secrets.key");
     if !key.exists() {
-        std::fs::write(&key, format!("{}\n", "7e57".repeat(16))).unwrap();
+        let partial = std::env::temp_dir().join(format!(
+            "gpumarket-tests-secrets.key.{}",
+            std::process::id()
+        ));
+        std::fs::write(&partial, format!("{}\n", "7e57".repeat(16))).unwrap();
+        std::fs::rename(&partial, &key).unwrap();
     }
     command.env("GPUMARKET_SECRETS_KEY_FILE", &key);
     command

@@ -569,6 +569,11 @@ impl App {
                 json!({"run_id": run.id, "reason": "worker shut down; run released"}),
             )
             .await?;
+            // Handed to the next worker now, not when the reconciler finds it waiting (a lost
+            // delivery is still found then; a duplicate claims nothing).
+            if let Err(e) = self.dispatcher().dispatch(run.id).await {
+                tracing::warn!(run = %run.id, error = %e, "a released run was not dispatched again");
+            }
             return Ok(Some(Outcome::Released));
         }
         // Still ours? A run cancelled (or taken over) while measuring gets nothing written.

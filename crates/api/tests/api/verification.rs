@@ -26,6 +26,7 @@ measured_on!(
 );
 measured_on!(
     postgres = Postgres;
+    a_stopped_worker_loop_hands_its_run_to_the_next,
     verified_end_to_end_through_redis_after_a_lost_delivery,
     cancelling_a_run_per_role_stops_it_without_a_report,
 );
@@ -716,6 +717,71 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     assert_eq!(next.size, 1);
     tlog::open_note(&next.note, &[verifier(new)]).unwrap();
     assert!(tlog::open_note(&next.note, &[verifier(old)]).is_err());
+}
+
+/// The worker loop itself (`worker::run`): stopped while it measures, it gives the run back
+/// and returns within seconds; the next worker is handed the run at once (not when the
+/// reconciler would find it waiting) and reports it, once.
+async fn a_stopped_worker_loop_hands_its_run_to_the_next(app: TestApp) {
+    let engine = start_engine("tiny");
+    let p = provider(&app).await;
+    let listing_id = list(&app, &p, &engine).await;
+    let run_id = request_run(&app, &p, &listing_id).await;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let first = tokio::spawn(worker::run(
+        app.app.clone(),
+        worker::worker_name(0),
+        stopped,
+    ));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let run: Value = app
+            .get_json(&format!("/v1/verifications/{run_id}"), None)
+            .await;
+        if run["status"] == "running" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{run}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop.send(true).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), first)
+        .await
+        .expect("the worker loop stops within seconds of its shutdown")
+        .unwrap();
+    let run: Value = app
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
+    assert_eq!(
+        (&run["status"], &run["attempts"]),
+        (&json!("queued"), &json!(1)),
+        "{run}"
+    );
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let second = tokio::spawn(worker::run(
+        app.app.clone(),
+        worker::worker_name(1),
+        stopped,
+    ));
+    let events = tokio::time::timeout(Duration::from_secs(60), follow(&app, &run_id))
+        .await
+        .expect("the next worker took the run over without the reconciler");
+    assert_eq!(
+        events.last().unwrap().1["status"],
+        "succeeded",
+        "{events:?}"
+    );
+    let run: Value = app
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
+    assert_eq!(run["attempts"], 2, "{run}");
+    assert!(run["report_id"].is_string(), "{run}");
+    let reports: Value = app
+        .get_json(&format!("/v1/listings/{listing_id}/reports"), None)
+        .await;
+    assert_eq!(reports["items"].as_array().unwrap().len(), 1);
+    stop.send(true).unwrap();
+    second.await.unwrap();
 }
 
 async fn a_non_compliant_run_is_reported_with_its_reasons_and_does_not_verify(app: TestApp) {
