@@ -10,7 +10,6 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use store::{BookingRecord, booking_status};
 use uuid::Uuid;
 
@@ -42,10 +41,7 @@ pub(crate) struct AccessKeys {
 
 impl AccessKeys {
     pub(crate) fn derive(secret: &[u8]) -> Result<Self, AppError> {
-        let mut hasher = Sha256::new();
-        hasher.update(b"gpumarket booking access tokens v1\0");
-        hasher.update(secret);
-        let key = hasher.finalize();
+        let key = access_key(secret)?;
         // Time is judged against the booking at introspection, not here.
         Ok(Self {
             key: Hs256::new(&key, AUDIENCE, &["exp", "nbf", "iss", "aud", "sub"], None)?,
@@ -72,6 +68,21 @@ impl AccessKeys {
         let claims: AccessClaims = self.key.check(jwt).ok()?;
         claims.sub.parse().ok()
     }
+}
+
+/// The key of booking access tokens: HKDF-SHA256 (RFC 5869) of the server secret, with
+/// this use's label as its `info`, so it says nothing of the secret or of other uses' keys.
+fn access_key(secret: &[u8]) -> Result<[u8; 32], AppError> {
+    use ring::hkdf::{HKDF_SHA256, Salt};
+    let failed = |_| AppError::Internal("deriving the booking access key failed".into());
+    let mut key = [0u8; 32];
+    Salt::new(HKDF_SHA256, b"gpumarket")
+        .extract(secret)
+        .expand(&[b"booking access tokens v2"], HKDF_SHA256)
+        .map_err(failed)?
+        .fill(&mut key)
+        .map_err(failed)?;
+    Ok(key)
 }
 
 /// What the renter needs to use the machine.
@@ -181,5 +192,28 @@ impl App {
                 exp: booking.ends_at.timestamp(),
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::access_key;
+
+    /// The derivation is RFC 5869's, written out with HMAC-SHA256: extract with the salt,
+    /// then the first block of expand (`T(1) = HMAC(PRK, info ‖ 0x01)`).
+    #[test]
+    fn the_access_key_is_hkdf_sha256_of_the_secret() {
+        use ring::hmac::{HMAC_SHA256, Key, sign};
+        let secret = b"test-secret-test-secret-test-secret-0123";
+        let prk = sign(&Key::new(HMAC_SHA256, b"gpumarket"), secret);
+        let okm = sign(
+            &Key::new(HMAC_SHA256, prk.as_ref()),
+            b"booking access tokens v2\x01",
+        );
+        assert_eq!(access_key(secret).unwrap().as_slice(), okm.as_ref());
+        assert_ne!(
+            access_key(b"another secret").unwrap(),
+            access_key(secret).unwrap()
+        );
     }
 }
