@@ -66,12 +66,12 @@ pub struct Verified {
 
 /// The valid decode cells and prefill rates a report measured.
 pub fn verified_cells(cells: &[CellRecord]) -> Verified {
-    let valid = |c: &&CellRecord| c.status == "valid";
+    let valid = |c: &&CellRecord| c.status == domain::CellStatus::Valid;
     Verified {
         cells: cells
             .iter()
             .filter(valid)
-            .filter(|c| c.phase == "decode")
+            .filter(|c| c.phase == domain::CellPhase::Decode)
             .filter_map(|c| {
                 Some(VerifiedCell {
                     context: u64::try_from(c.context_tokens).ok()?,
@@ -85,7 +85,7 @@ pub fn verified_cells(cells: &[CellRecord]) -> Verified {
         prefill: cells
             .iter()
             .filter(valid)
-            .filter(|c| c.phase == "prefill")
+            .filter(|c| c.phase == domain::CellPhase::Prefill)
             .filter_map(|c| {
                 Some((
                     u64::try_from(c.context_tokens).ok()?,

@@ -63,7 +63,7 @@ fn random_fraction() -> f64 {
 pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
     let valid: Vec<(u64, u64, f64)> = cells
         .iter()
-        .filter(|c| c.phase == "decode" && c.status == "valid")
+        .filter(|c| c.phase == domain::CellPhase::Decode && c.status == domain::CellStatus::Valid)
         .filter_map(|c| {
             Some((
                 u64::try_from(c.context_tokens).ok()?,
@@ -136,12 +136,13 @@ pub(crate) fn judge_stored(
     let summary: serde_json::Value = serde_json::from_str(summary).unwrap_or_default();
     let cells: Vec<Measured> = cells
         .iter()
-        .filter(|c| c.phase == "decode")
+        .filter(|c| c.phase == domain::CellPhase::Decode)
         .filter_map(|c| {
             Some(Measured {
                 context: u64::try_from(c.context_tokens).ok()?,
                 concurrency: u64::try_from(c.concurrency).ok()?,
-                invalid: (c.status != "valid").then(|| c.status.replace('_', " ")),
+                invalid: (c.status != domain::CellStatus::Valid)
+                    .then(|| c.status.words().to_owned()),
                 total_tok_s: c.total_tok_s.unwrap_or(0.0),
             })
         })
@@ -373,10 +374,10 @@ mod tests {
     fn cell(context: i64, concurrency: i64, status: &str, tok_s: f64) -> CellRecord {
         CellRecord {
             report_id: Uuid::nil(),
-            phase: "decode".into(),
+            phase: domain::CellPhase::Decode,
             context_tokens: context,
             concurrency,
-            status: status.into(),
+            status: domain::CellStatus::parse(status).unwrap(),
             total_tok_s: Some(tok_s),
             per_request_tok_s: None,
             ttft_ms: None,

@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod listing;
 pub mod money;
 pub mod org;
+pub mod report;
 pub mod status;
 
 pub use account::{ApiKeyName, DisplayName, Email, LinkPurpose, Password};
@@ -21,6 +22,7 @@ pub use ledger::LedgerKind;
 pub use listing::{EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_id};
 pub use money::{Currency, Money};
 pub use org::{KeyScope, OrgName, Role};
+pub use report::{CellPhase, CellStatus};
 pub use status::{BookingStatus, ListingStatus, RunStatus, StatusError};
 
 /// Input that breaks a rule, naming the field it came from so a client can point at it.

@@ -62,8 +62,12 @@ impl Db {
             )
             .and_where(Expr::col((l, listings::Column::CatalogGpu)).is_not_null())
             .and_where(Expr::col((l, listings::Column::CatalogModel)).is_not_null())
-            .and_where(Expr::col((c, report_cells::Column::Phase)).eq("decode"))
-            .and_where(Expr::col((c, report_cells::Column::Status)).eq("valid"))
+            .and_where(
+                Expr::col((c, report_cells::Column::Phase)).eq(domain::CellPhase::Decode.as_str()),
+            )
+            .and_where(
+                Expr::col((c, report_cells::Column::Status)).eq(domain::CellStatus::Valid.as_str()),
+            )
             .order_by((c, report_cells::Column::TotalTokS), Order::Desc)
             .limit(limit);
         if let Some(gpu) = query.gpu {

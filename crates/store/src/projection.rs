@@ -271,8 +271,8 @@ pub(crate) async fn set_verification(
     .await?;
     let cells = report_cells::Entity::find()
         .filter(report_cells::Column::ReportId.eq(report))
-        .filter(report_cells::Column::Phase.eq("decode"))
-        .filter(report_cells::Column::Status.eq("valid"))
+        .filter(report_cells::Column::Phase.eq(domain::CellPhase::Decode.as_str()))
+        .filter(report_cells::Column::Status.eq(domain::CellStatus::Valid.as_str()))
         .all(conn)
         .await?
         .into_iter()

@@ -154,10 +154,10 @@ impl Db {
                     cell_rows.extend(cells.into_iter().map(|(context, concurrency, tok_s)| {
                         report_cells::ActiveModel {
                             report_id: Set(s.report_id),
-                            phase: Set("decode".to_owned()),
+                            phase: Set(domain::CellPhase::Decode.as_str().to_owned()),
                             context_tokens: Set(context),
                             concurrency: Set(concurrency),
-                            status: Set("valid".to_owned()),
+                            status: Set(domain::CellStatus::Valid.as_str().to_owned()),
                             total_tok_s: Set(Some(tok_s)),
                             per_request_tok_s: Set(Some(tok_s / concurrency as f64)),
                             ttft_ms: Set(None),

@@ -308,10 +308,10 @@ pub async fn verified_report(
 pub fn decode_cell(context: i64, concurrency: i64, total_tok_s: f64) -> crate::CellRecord {
     crate::CellRecord {
         report_id: uuid::Uuid::nil(),
-        phase: "decode".into(),
+        phase: domain::CellPhase::Decode,
         context_tokens: context,
         concurrency,
-        status: "valid".into(),
+        status: domain::CellStatus::Valid,
         total_tok_s: Some(total_tok_s),
         per_request_tok_s: Some(total_tok_s / concurrency as f64),
         ttft_ms: None,

@@ -2,6 +2,7 @@
 //! lease a worker holds while it runs one, the events of a run, and signed reports.
 
 use chrono::{DateTime, Utc};
+use domain::{CellPhase, CellStatus};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -17,7 +18,57 @@ use crate::{Db, StoreError, conflict_as};
 pub type ReportRecord = reports::Model;
 pub type EventRecord = run_events::Model;
 pub type SigningKeyRecord = signing_keys::Model;
-pub type CellRecord = report_cells::Model;
+/// One cell of a stored report, its phase and status typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellRecord {
+    pub report_id: Uuid,
+    pub phase: CellPhase,
+    pub context_tokens: i64,
+    pub concurrency: i64,
+    pub status: CellStatus,
+    pub total_tok_s: Option<f64>,
+    pub per_request_tok_s: Option<f64>,
+    pub ttft_ms: Option<f64>,
+    pub tbt_ms: Option<f64>,
+    pub prompt_tok_s: Option<f64>,
+    pub ttft_ms_p99: Option<f64>,
+    pub ttft_samples: Option<i64>,
+    pub itl_ms_p99: Option<f64>,
+    pub tokens_per_chunk: Option<f64>,
+}
+
+impl TryFrom<report_cells::Model> for CellRecord {
+    type Error = StoreError;
+
+    fn try_from(c: report_cells::Model) -> Result<Self, StoreError> {
+        let corrupt = |what: &str, name: &str| {
+            StoreError::Corrupt(format!(
+                "report {}: a cell's {what} is {name:?}",
+                c.report_id
+            ))
+        };
+        Ok(Self {
+            report_id: c.report_id,
+            phase: CellPhase::parse(&c.phase).ok_or_else(|| corrupt("phase", &c.phase))?,
+            context_tokens: c.context_tokens,
+            concurrency: c.concurrency,
+            status: CellStatus::parse(&c.status).ok_or_else(|| corrupt("status", &c.status))?,
+            total_tok_s: c.total_tok_s,
+            per_request_tok_s: c.per_request_tok_s,
+            ttft_ms: c.ttft_ms,
+            tbt_ms: c.tbt_ms,
+            prompt_tok_s: c.prompt_tok_s,
+            ttft_ms_p99: c.ttft_ms_p99,
+            ttft_samples: c.ttft_samples,
+            itl_ms_p99: c.itl_ms_p99,
+            tokens_per_chunk: c.tokens_per_chunk,
+        })
+    }
+}
+
+fn typed_cells(models: Vec<report_cells::Model>) -> Result<Vec<CellRecord>, StoreError> {
+    models.into_iter().map(CellRecord::try_from).collect()
+}
 
 #[derive(Debug, Clone)]
 pub struct NewReport {
@@ -330,10 +381,10 @@ impl Db {
         if !report.cells.is_empty() {
             let cells = report.cells.into_iter().map(|c| report_cells::ActiveModel {
                 report_id: Set(id),
-                phase: Set(c.phase),
+                phase: Set(c.phase.as_str().to_owned()),
                 context_tokens: Set(c.context_tokens),
                 concurrency: Set(c.concurrency),
-                status: Set(c.status),
+                status: Set(c.status.as_str().to_owned()),
                 total_tok_s: Set(c.total_tok_s),
                 per_request_tok_s: Set(c.per_request_tok_s),
                 ttft_ms: Set(c.ttft_ms),
@@ -424,13 +475,15 @@ impl Db {
     }
 
     pub async fn cells_of_report(&self, report: Uuid) -> Result<Vec<CellRecord>, StoreError> {
-        Ok(report_cells::Entity::find()
-            .filter(report_cells::Column::ReportId.eq(report))
-            .order_by_asc(report_cells::Column::Phase)
-            .order_by_asc(report_cells::Column::ContextTokens)
-            .order_by_asc(report_cells::Column::Concurrency)
-            .all(self.conn())
-            .await?)
+        typed_cells(
+            report_cells::Entity::find()
+                .filter(report_cells::Column::ReportId.eq(report))
+                .order_by_asc(report_cells::Column::Phase)
+                .order_by_asc(report_cells::Column::ContextTokens)
+                .order_by_asc(report_cells::Column::Concurrency)
+                .all(self.conn())
+                .await?,
+        )
     }
 
     /// Valid decode cells of compliant reports, best total first, optionally at one context
@@ -453,8 +506,8 @@ impl Db {
             .and_where(Expr::col(crate::entities::listings::Column::LatestReportId).is_not_null())
             .to_owned();
         let mut query = report_cells::Entity::find()
-            .filter(report_cells::Column::Phase.eq("decode"))
-            .filter(report_cells::Column::Status.eq("valid"))
+            .filter(report_cells::Column::Phase.eq(CellPhase::Decode.as_str()))
+            .filter(report_cells::Column::Status.eq(CellStatus::Valid.as_str()))
             .filter(report_cells::Column::TotalTokS.is_not_null())
             .filter(Expr::col(report_cells::Column::ReportId).in_subquery(badges));
         if let Some(context) = context {
@@ -469,7 +522,7 @@ impl Db {
             .all(self.conn())
             .await?;
         let mut out = Vec::with_capacity(cells.len());
-        for cell in cells {
+        for cell in typed_cells(cells)? {
             if let Some(report) = self.report_by_id(cell.report_id).await?
                 && report.compliant
             {
@@ -577,7 +630,7 @@ impl Db {
 /// The figures of one report cell that judging reads, as its signed envelope states them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellFigures {
-    pub phase: String,
+    pub phase: CellPhase,
     pub context_tokens: i64,
     pub concurrency: i64,
     pub ttft_ms_p99: Option<f64>,

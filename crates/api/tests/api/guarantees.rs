@@ -111,9 +111,9 @@ async fn cell_figures_are_filled_again_from_the_envelope(app: &TestApp, listing:
     let report = listing.latest_report_id.unwrap();
     let stored = db.cells_of_report(report).await.unwrap();
     let decode = || {
-        stored
-            .iter()
-            .filter(|c| c.phase == "decode" && c.status == "valid")
+        stored.iter().filter(|c| {
+            c.phase == domain::CellPhase::Decode && c.status == domain::CellStatus::Valid
+        })
     };
     assert!(decode().count() > 0);
     assert!(
@@ -740,7 +740,7 @@ async fn guaranteed_booking(
         ..crate::marketplace::decode_cell(0, concurrency, per_stream * concurrency as f64)
     };
     let prefill = store::CellRecord {
-        phase: "prefill".into(),
+        phase: domain::CellPhase::Prefill,
         total_tok_s: None,
         per_request_tok_s: None,
         prompt_tok_s: Some(10_000.0),

@@ -211,7 +211,9 @@ impl App {
             .cells_of_report(report)
             .await?
             .iter()
-            .filter(|c| c.phase == "decode" && c.status == "valid")
+            .filter(|c| {
+                c.phase == domain::CellPhase::Decode && c.status == domain::CellStatus::Valid
+            })
             .map(|c| c.concurrency.max(1) as usize)
             .max()
             .unwrap_or(1);

@@ -24,7 +24,7 @@ fn figures_of(envelope: &str) -> Vec<CellFigures> {
         .decode
         .iter()
         .map(|c| CellFigures {
-            phase: "decode".to_owned(),
+            phase: domain::CellPhase::Decode,
             context_tokens: i64::try_from(c.context_tokens).unwrap_or(i64::MAX),
             concurrency: i64::try_from(c.concurrency).unwrap_or(i64::MAX),
             ttft_ms_p99: c.ttft_ms_p99,

@@ -126,12 +126,11 @@ impl StoredReport {
 /// One row of a stored report: a decode cell or a prefill entry, with its figures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportCell {
-    /// `decode` or `prefill`.
-    pub phase: String,
+    pub phase: domain::CellPhase,
     pub context_tokens: i64,
     pub concurrency: i64,
-    /// The standard's status, as the report names it (`valid`, `requests_queued`, ...).
-    pub status: String,
+    /// The standard's status.
+    pub status: domain::CellStatus,
     pub total_tok_s: Option<f64>,
     pub per_request_tok_s: Option<f64>,
     pub ttft_ms: Option<f64>,

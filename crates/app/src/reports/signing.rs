@@ -180,10 +180,10 @@ pub(crate) fn sign_run_report(
         .iter()
         .map(|c| CellRecord {
             report_id: id,
-            phase: "decode".to_owned(),
+            phase: domain::CellPhase::Decode,
             context_tokens: c.context_tokens as i64,
             concurrency: c.concurrency as i64,
-            status: status_name(c.status),
+            status: cell_status(c.status),
             total_tok_s: c.total_tok_s,
             per_request_tok_s: c.per_request_tok_s,
             ttft_ms: c.ttft_ms_median,
@@ -197,10 +197,10 @@ pub(crate) fn sign_run_report(
         .collect();
     cells.extend(report.prefill.iter().map(|e| CellRecord {
         report_id: id,
-        phase: "prefill".to_owned(),
+        phase: domain::CellPhase::Prefill,
         context_tokens: e.context_tokens as i64,
         concurrency: 1,
-        status: status_name(e.status),
+        status: cell_status(e.status),
         total_tok_s: None,
         per_request_tok_s: None,
         ttft_ms: e.ttft_ms,
@@ -229,9 +229,14 @@ pub(crate) fn sign_run_report(
     })
 }
 
-fn status_name(status: bench::Status) -> String {
-    serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
+/// The harness's verdict as the domain names it.
+pub(crate) fn cell_status(status: bench::Status) -> domain::CellStatus {
+    use domain::CellStatus;
+    match status {
+        bench::Status::Valid => CellStatus::Valid,
+        bench::Status::RequestsQueued => CellStatus::RequestsQueued,
+        bench::Status::OverCapacity => CellStatus::OverCapacity,
+        bench::Status::Invalid => CellStatus::Invalid,
+        bench::Status::ClientBound => CellStatus::ClientBound,
+    }
 }

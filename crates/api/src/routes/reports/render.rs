@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use app::reports::ReportCell;
+use domain::{CellPhase, CellStatus};
 
 /// The decode matrix of a stored report as CSV (one row per cell).
 pub fn matrix_csv(cells: &[ReportCell]) -> String {
@@ -15,7 +16,7 @@ pub fn matrix_csv(cells: &[ReportCell]) -> String {
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{}",
-            c.phase,
+            c.phase.as_str(),
             c.context_tokens,
             c.concurrency,
             c.status,
@@ -32,7 +33,10 @@ pub fn matrix_csv(cells: &[ReportCell]) -> String {
 /// The decode matrix as an SVG heatmap: rows = contexts, columns = concurrency, colour =
 /// total tok/s (darker is faster), status words in cells that did not run validly.
 pub fn matrix_svg(cells: &[ReportCell]) -> String {
-    let decode: Vec<&ReportCell> = cells.iter().filter(|c| c.phase == "decode").collect();
+    let decode: Vec<&ReportCell> = cells
+        .iter()
+        .filter(|c| c.phase == CellPhase::Decode)
+        .collect();
     let mut contexts: Vec<i64> = decode.iter().map(|c| c.context_tokens).collect();
     contexts.sort_unstable();
     contexts.dedup();
@@ -75,17 +79,21 @@ pub fn matrix_svg(cells: &[ReportCell]) -> String {
                 .iter()
                 .find(|c| c.context_tokens == *context && c.concurrency == *level);
             let (fill, text) = match cell {
-                Some(c) if c.status == "valid" || c.status == "requests_queued" => {
+                Some(c) if matches!(c.status, CellStatus::Valid | CellStatus::RequestsQueued) => {
                     let total = c.total_tok_s.unwrap_or_default();
                     let share = if best > 0.0 { total / best } else { 0.0 };
                     let light = 92.0 - 55.0 * share;
-                    let mark = if c.status == "valid" { "" } else { " (queued)" };
+                    let mark = if c.status == CellStatus::Valid {
+                        ""
+                    } else {
+                        " (queued)"
+                    };
                     (
                         format!("hsl(210,70%,{light:.0}%)"),
                         format!("{total:.1}{mark}"),
                     )
                 }
-                Some(c) => ("#eeeeee".to_owned(), c.status.replace('_', " ")),
+                Some(c) => ("#eeeeee".to_owned(), c.status.words().to_owned()),
                 None => ("#ffffff".to_owned(), String::new()),
             };
             let _ = writeln!(
