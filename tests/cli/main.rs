@@ -1425,16 +1425,7 @@ async fn log_checks(dir: &Path, base: &str, report_id: &str, org_id: &str) {
 #[test]
 fn api_worker_and_binary_name_no_store_item() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                rust_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
+    use modules::rust_files;
     let mut files = Vec::new();
     for dir in ["crates/api/src", "crates/worker/src", "src"] {
         rust_files(&root.join(dir), &mut files);

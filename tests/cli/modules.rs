@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// A module as its path below the crate root (`[]`: the root).
 type Module = Vec<String>;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file below `dir`.
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {

@@ -7,6 +7,7 @@
 //! beside the reconciler.
 
 use chrono::{DateTime, Utc};
+use domain::spot_check::CheckedCell;
 use serde_json::json;
 use store::{Badge, CellRecord, RunRecord};
 use uuid::Uuid;
@@ -58,8 +59,7 @@ fn random_fraction() -> f64 {
     (u64::from_le_bytes(bytes) >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The cells to check from a verification's valid decode cells: at concurrency 1 and at the
-/// highest valid concurrency, at the smallest and the largest valid context (at most four).
+/// The cells to check from a verification's valid decode cells ([`domain::spot_check::corner_cells`]).
 pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
     let valid: Vec<(u64, u64, f64)> = cells
         .iter()
@@ -72,32 +72,7 @@ pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
             ))
         })
         .collect();
-    let (Some(low_context), Some(high_context), Some(high_concurrency)) = (
-        valid.iter().map(|c| c.0).min(),
-        valid.iter().map(|c| c.0).max(),
-        valid.iter().map(|c| c.1).max(),
-    ) else {
-        return Vec::new();
-    };
-    let mut picked: Vec<(u64, u64, f64)> = valid
-        .into_iter()
-        .filter(|(context, concurrency, _)| {
-            [low_context, high_context].contains(context)
-                && [1, high_concurrency].contains(concurrency)
-        })
-        .collect();
-    picked.sort_by_key(|c| (c.0, c.1));
-    picked.dedup_by_key(|c| (c.0, c.1));
-    picked
-}
-
-/// One decode cell of a spot check, as compared with its baseline.
-struct Measured {
-    context: u64,
-    concurrency: u64,
-    /// `None` when valid; else its status in words and why.
-    invalid: Option<String>,
-    total_tok_s: f64,
+    domain::spot_check::corner_cells(&valid)
 }
 
 /// Why a spot check does not confirm its baseline, or `None` when it does.
@@ -106,10 +81,10 @@ pub(crate) fn judge(
     report: &bench::Report,
     min_fraction: f64,
 ) -> Option<String> {
-    let cells: Vec<Measured> = report
+    let cells: Vec<CheckedCell> = report
         .decode
         .iter()
-        .map(|c| Measured {
+        .map(|c| CheckedCell {
             context: c.context_tokens,
             concurrency: c.concurrency,
             invalid: (c.status != bench::Status::Valid)
@@ -134,11 +109,11 @@ pub(crate) fn judge_stored(
     min_fraction: f64,
 ) -> Option<String> {
     let summary: serde_json::Value = serde_json::from_str(summary).unwrap_or_default();
-    let cells: Vec<Measured> = cells
+    let cells: Vec<CheckedCell> = cells
         .iter()
         .filter(|c| c.phase == domain::CellPhase::Decode)
         .filter_map(|c| {
-            Some(Measured {
+            Some(CheckedCell {
                 context: u64::try_from(c.context_tokens).ok()?,
                 concurrency: u64::try_from(c.concurrency).ok()?,
                 invalid: (c.status != domain::CellStatus::Valid)
@@ -158,44 +133,16 @@ pub(crate) fn judge_stored(
 fn judge_cells(
     baseline: &Baseline,
     fingerprint: Option<&str>,
-    cells: &[Measured],
+    cells: &[CheckedCell],
     min_fraction: f64,
 ) -> Option<String> {
-    if let (Some(verified), Some(now)) = (&baseline.fingerprint, fingerprint)
-        && verified != now
-    {
-        return Some(format!(
-            "the engine's fingerprint changed since verification ({} → {}): another model, \
-             version or KV-cache size answers at the listing's address",
-            &verified[..12.min(verified.len())],
-            &now[..12.min(now.len())],
-        ));
-    }
-    for &(context, concurrency, verified) in &baseline.cells {
-        let Some(cell) = cells
-            .iter()
-            .find(|c| c.context == context && c.concurrency == concurrency)
-        else {
-            return Some(format!(
-                "decode {context} x {concurrency} was not measured by the spot check"
-            ));
-        };
-        if let Some(status) = &cell.invalid {
-            return Some(format!(
-                "decode {context} x {concurrency} is {status} in the spot check, valid when verified"
-            ));
-        }
-        let measured = cell.total_tok_s;
-        if measured < min_fraction * verified {
-            return Some(format!(
-                "decode {context} x {concurrency}: {measured:.1} tok/s, {:.0} % of the verified \
-                 {verified:.1} tok/s (the floor is {:.0} %)",
-                100.0 * measured / verified,
-                100.0 * min_fraction
-            ));
-        }
-    }
-    None
+    domain::spot_check::verdict(
+        &baseline.cells,
+        baseline.fingerprint.as_deref(),
+        fingerprint,
+        cells,
+        min_fraction,
+    )
 }
 
 impl App {

@@ -5,12 +5,15 @@
 
 pub mod account;
 pub mod booking;
+pub mod guarantee;
 pub mod ids;
 pub mod ledger;
 pub mod listing;
 pub mod money;
 pub mod org;
 pub mod report;
+pub mod roofline;
+pub mod spot_check;
 pub mod status;
 
 pub use account::{ApiKeyName, DisplayName, Email, LinkPurpose, Password};

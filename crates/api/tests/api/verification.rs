@@ -236,7 +236,6 @@ async fn verification_requests_per_role(app: TestApp) {
     .await;
 }
 
-/// Follows a run's SSE stream to its end; returns every event as (kind, data).
 /// Waits (up to 30 s) until a worker holds the run.
 pub(crate) async fn wait_until_running(app: &TestApp, run: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -255,6 +254,7 @@ pub(crate) async fn wait_until_running(app: &TestApp, run: &str) {
     }
 }
 
+/// Follows a run's SSE stream to its end; returns every event as (kind, data).
 pub(crate) async fn follow(app: &TestApp, run: &str) -> Vec<(String, Value)> {
     let res = app
         .client
@@ -733,17 +733,7 @@ async fn a_stopped_worker_loop_hands_its_run_to_the_next(app: TestApp) {
         worker::worker_name(0),
         stopped,
     ));
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let run: Value = app
-            .get_json(&format!("/v1/verifications/{run_id}"), None)
-            .await;
-        if run["status"] == "running" {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{run}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_until_running(&app, &run_id).await;
     stop.send(true).unwrap();
     tokio::time::timeout(Duration::from_secs(10), first)
         .await
@@ -836,17 +826,7 @@ async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
                 .await
         })
     };
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let run: Value = app
-            .get_json(&format!("/v1/verifications/{run_id}"), None)
-            .await;
-        if run["status"] == "running" {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{run}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_until_running(&app, &run_id).await;
     let path = format!("/v1/verifications/{run_id}/cancel");
     assert_problem(
         app.call(

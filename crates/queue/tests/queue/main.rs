@@ -87,44 +87,23 @@ async fn a_lost_delivery_comes_again_only_when_dispatched_again() {
     let api = Dispatcher::redis(redis.clone());
     let worker = Dispatcher::redis(replica(&ns));
     let run = Uuid::now_v7();
+    let next = async |consumer: &str, wait_ms: u64| {
+        worker
+            .next(consumer, Duration::from_millis(wait_ms))
+            .await
+            .unwrap()
+    };
     api.dispatch(run).await.unwrap();
-    assert_eq!(
-        worker.next("dies", Duration::from_secs(2)).await.unwrap(),
-        Some(run)
-    );
+    assert_eq!(next("dies", 2000).await, Some(run));
     // The consumer that took it is gone; another reads nothing.
-    assert_eq!(
-        worker
-            .next("survivor", Duration::from_millis(300))
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(next("survivor", 300).await, None);
     api.dispatch(run).await.unwrap();
-    assert_eq!(
-        worker
-            .next("survivor", Duration::from_secs(2))
-            .await
-            .unwrap(),
-        Some(run)
-    );
+    assert_eq!(next("survivor", 2000).await, Some(run));
     // Redis restarted without persistence: the stream and its group are gone.
     redis.drop_stream().await.unwrap();
-    assert_eq!(
-        worker
-            .next("survivor", Duration::from_millis(100))
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(next("survivor", 100).await, None);
     api.dispatch(run).await.unwrap();
-    assert_eq!(
-        worker
-            .next("survivor", Duration::from_secs(2))
-            .await
-            .unwrap(),
-        Some(run)
-    );
+    assert_eq!(next("survivor", 2000).await, Some(run));
 }
 
 /// The stream keeps about its last ten thousand entries however many runs were dispatched
