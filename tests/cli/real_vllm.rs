@@ -345,7 +345,9 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     // correct harness passes fail again on the next attempt; a minute in which the engine
     // or this shared machine stalls does not repeat (seen: the client's own lag past its
     // 5 ms at 32 streams once in several runs), so a matrix with problems is measured again,
-    // three attempts at most, each on fresh prompts (the engine's prefix cache holds the
+    // five attempts at most (a CI run once met three in a row whose client lag crossed 5 ms
+    // while the engine itself ran at a third of its pace: the host was busy for minutes),
+    // each on fresh prompts (the engine's prefix cache holds the
     // earlier ones, and a warm-up prefill on a cached prompt is rightly not cold).
     const MATRIX: [&str; 6] = [
         "--contexts",
@@ -374,8 +376,8 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
         }
         println!("matrix attempt {attempt}: {problems:#?}");
         assert!(
-            attempt < 3,
-            "three matrices, each with problems; the last: {problems:#?}"
+            attempt < 5,
+            "five matrices, each with problems; the last: {problems:#?}"
         );
     };
     assert_eq!(fixed["parameters"]["window_rule"], "fixed");
