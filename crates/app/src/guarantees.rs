@@ -7,7 +7,7 @@
 //! only where the report measured that cell as valid. A bucket whose median delivered share
 //! falls below the guarantee earns the booking that bucket's share of the price, unless the
 //! renter's client read slowly (the gateway's writes to it stayed blocked for more than
-//! [`SLOW_READER_MS`]): a slow reader slows the stream, not the machine. A credit brings the
+//! [`domain::guarantee::SLOW_READER_MS`]): a slow reader slows the stream, not the machine. A credit brings the
 //! listing's next spot check forward to now. When the booking is over, the credits are paid
 //! back once as a partial refund (`booking-<id>-credit` with Stripe; a `credit` ledger row
 //! when payments are `none`).
@@ -21,9 +21,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use domain::LedgerKind;
-pub use domain::guarantee::{
-    Judgement, MIN_JUDGED, Outcome, SLOW_READER_MS, ServedRequest, TOKENS_PER_CHUNK_UNMEASURED,
-    TTFT_SLACK, TTFT_SLACK_MS, Verified, VerifiedCell, bucket_of, bucket_share, delivered,
+use domain::guarantee::{
+    Judgement, Outcome, ServedRequest, Verified, VerifiedCell, bucket_of, bucket_share,
 };
 use payments::RefundRequest;
 use store::{BookingRecord, CellRecord, CreditRecord, GatewayRequestRecord, GuaranteeRecord};
@@ -68,7 +67,7 @@ pub fn verified_cells(cells: &[CellRecord]) -> Verified {
 }
 
 /// What judging reads of a recorded request.
-pub fn served(request: &GatewayRequestRecord) -> ServedRequest {
+fn served(request: &GatewayRequestRecord) -> ServedRequest {
     ServedRequest {
         outcome: match request.outcome.as_str() {
             "completed" => Outcome::Completed,

@@ -12,27 +12,8 @@ use crate::params::Parameters;
 /// The standard this report follows.
 pub const STANDARD: &str = "standard/2";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Valid,
-    RequestsQueued,
-    OverCapacity,
-    Invalid,
-    ClientBound,
-}
-
-impl Status {
-    pub fn words(self) -> &'static str {
-        match self {
-            Self::Valid => "valid",
-            Self::RequestsQueued => "requests queued",
-            Self::OverCapacity => "over capacity",
-            Self::Invalid => "invalid",
-            Self::ClientBound => "client bound",
-        }
-    }
-}
+/// A cell's verdict: the domain's, so a report's statuses and the stored cells' are one type.
+pub use domain::CellStatus as Status;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {

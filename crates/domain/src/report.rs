@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// Which part of the matrix a cell measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CellPhase {
@@ -28,8 +30,10 @@ impl CellPhase {
     }
 }
 
-/// A cell's verdict (the standard's "Status" column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A cell's verdict (the standard's "Status" column), serialized by its stored name; the
+/// harness's reports carry it too (`bench::Status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CellStatus {
     /// Measured as the standard defines it: its figures count.
     Valid,

@@ -2,9 +2,10 @@
 //! the bucket earned under the booking's guarantee.
 
 use chrono::{DateTime, Duration, Utc};
+use domain::guarantee::Verified;
 use uuid::Uuid;
 
-use crate::guarantees::{Verified, by_bucket, judge, verified_cells};
+use crate::guarantees::{by_bucket, judge, verified_cells};
 use crate::{App, AppError, Caller};
 
 /// Most requests one usage answer reads.

@@ -183,7 +183,7 @@ pub(crate) fn sign_run_report(
             phase: domain::CellPhase::Decode,
             context_tokens: c.context_tokens as i64,
             concurrency: c.concurrency as i64,
-            status: cell_status(c.status),
+            status: c.status,
             total_tok_s: c.total_tok_s,
             per_request_tok_s: c.per_request_tok_s,
             ttft_ms: c.ttft_ms_median,
@@ -200,7 +200,7 @@ pub(crate) fn sign_run_report(
         phase: domain::CellPhase::Prefill,
         context_tokens: e.context_tokens as i64,
         concurrency: 1,
-        status: cell_status(e.status),
+        status: e.status,
         total_tok_s: None,
         per_request_tok_s: None,
         ttft_ms: e.ttft_ms,
@@ -227,16 +227,4 @@ pub(crate) fn sign_run_report(
         cost: report.cost.clone(),
         visibility: run.visibility.clone(),
     })
-}
-
-/// The harness's verdict as the domain names it.
-pub(crate) fn cell_status(status: bench::Status) -> domain::CellStatus {
-    use domain::CellStatus;
-    match status {
-        bench::Status::Valid => CellStatus::Valid,
-        bench::Status::RequestsQueued => CellStatus::RequestsQueued,
-        bench::Status::OverCapacity => CellStatus::OverCapacity,
-        bench::Status::Invalid => CellStatus::Invalid,
-        bench::Status::ClientBound => CellStatus::ClientBound,
-    }
 }
