@@ -111,12 +111,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config { .. } => config_cmd::show(&settings::load(cli.config.as_deref())?),
         Command::Serve { demo } => {
             let config = settings::load(cli.config.as_deref())?;
-            telemetry::init(config.log_format);
+            telemetry::init(config.server.log_format);
             runtime()?.block_on(serve(config, demo))
         }
         Command::Worker { concurrency } => {
             let config = settings::load(cli.config.as_deref())?;
-            telemetry::init(config.log_format);
+            telemetry::init(config.server.log_format);
             runtime()?.block_on(work(config, concurrency))
         }
         Command::Verify(args) => Ok(runtime()?.block_on(verify_cmd::verify(args))),
@@ -142,7 +142,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Migrate => {
             let config = settings::load(cli.config.as_deref())?;
-            telemetry::init(config.log_format);
+            telemetry::init(config.server.log_format);
             runtime()?.block_on(migrate(config))
         }
     }
@@ -227,7 +227,7 @@ async fn shutdown_signal() {
 async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
     if demo {
         // The demo's engine is a simulator on this machine.
-        config.engine_allow_private = true;
+        config.verification.engine_allow_private = true;
     }
     let app = app::App::build(config, true)
         .await
@@ -235,7 +235,7 @@ async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> 
     let backend = app.backend_name();
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let server = api::Application::build(app.clone(), workers)
-        .with_context(|| format!("listening on {}", app.config().listen))?;
+        .with_context(|| format!("listening on {}", app.config().server.listen))?;
     let in_process = app.config().runs_worker_in_process();
     tracing::info!(
         address = %server.local_addr(),

@@ -173,15 +173,13 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
     }
     let backend = market.backend;
 
-    let config = app::Config {
-        listen: "127.0.0.1:0".to_owned(),
-        database_url: Some(SecretString::from(url.clone())),
-        worker_in_process: Some(false),
-        // The benchmark's clients are one address firing as fast as they can.
-        rate_limits: false,
-        secrets_key_file: Some(bench_secrets_key()?),
-        ..app::Config::default()
-    };
+    let mut config = app::Config::default();
+    config.server.listen = "127.0.0.1:0".to_owned();
+    config.database.url = Some(SecretString::from(url.clone()));
+    config.verification.worker_in_process = Some(false);
+    // The benchmark's clients are one address firing as fast as they can.
+    config.limits.rate_limits = false;
+    config.keys.secrets_key_file = Some(bench_secrets_key()?);
     let app = app::App::build(config, false).await?;
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let server = api::Application::build(app, workers)?;

@@ -111,10 +111,16 @@ async fn the_documentation_s_tested_examples_run_against_the_demo() {
         })
         .await
         .unwrap();
+        // What the demo's listing and its report said, for a failure that waited on them.
+        let state = if output.status.success() {
+            String::new()
+        } else {
+            demo.state().await
+        };
         drop(demo);
         assert!(
             output.status.success(),
-            "the tested examples of {name} failed ({}) after {:.0?}:\n--- stdout\n{}\n--- stderr (the script traced)\n{}",
+            "the tested examples of {name} failed ({}) after {:.0?}:\n--- stdout\n{}\n--- stderr (the script traced)\n{}\n--- the demo\n{state}",
             output.status,
             started.elapsed(),
             String::from_utf8_lossy(&output.stdout),

@@ -259,13 +259,33 @@ fn unknown_settings_are_refused_by_name() {
     let file = dir.path().join("gpumarket.toml");
     std::fs::write(
         &file,
-        "listen = \"127.0.0.1:0\"\ndatabse_url = \"sqlite://x.db\"\n",
+        "[server]\nlisten = \"127.0.0.1:0\"\n[database]\nrul = \"sqlite://x.db\"\n",
     )
     .unwrap();
     let output = run(gpumarket(dir.path()).args(["--config", file.to_str().unwrap(), "serve"]));
     assert!(!output.status.success());
+    assert!(stderr(&output).contains("rul"), "{}", stderr(&output));
+    // A file written before the sections is told where each key went.
+    std::fs::write(
+        &file,
+        "listen = \"127.0.0.1:0\"\ngateway_max_tokens = 100\n",
+    )
+    .unwrap();
+    let output = run(gpumarket(dir.path()).args(["--config", file.to_str().unwrap(), "serve"]));
+    assert!(!output.status.success());
+    let message = stderr(&output);
     assert!(
-        stderr(&output).contains("databse_url"),
+        message.contains("`listen` is now `listen` under [server]")
+            && message.contains("`gateway_max_tokens` is now `max_tokens` under [gateway]"),
+        "{message}"
+    );
+    // A value outside its range names the setting as the file and the environment spell it.
+    let output = run(gpumarket(dir.path())
+        .arg("serve")
+        .env("GPUMARKET_GATEWAY_BUCKET_SECS", "0"));
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("[gateway] bucket_secs (GPUMARKET_GATEWAY_BUCKET_SECS)"),
         "{}",
         stderr(&output)
     );
@@ -299,6 +319,35 @@ fn unknown_settings_are_refused_by_name() {
     );
     // Nothing was created by a refused start.
     assert!(!dir.path().join("gpumarket.db").exists());
+}
+
+/// The file's sections and the flat environment names land in the same settings, the
+/// environment winning; `config` shows what is in force.
+#[test]
+fn settings_come_from_sections_and_flat_environment_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gpumarket.toml");
+    std::fs::write(
+        &file,
+        "[server]\nlisten = \"127.0.0.1:9999\"\n\n[gateway]\nmax_tokens = 1234\nbucket_secs = 60\n\n[payments]\nplatform_fee_bps = 250\n",
+    )
+    .unwrap();
+    let output = run(gpumarket(dir.path())
+        .args(["--config", file.to_str().unwrap(), "config"])
+        .env("GPUMARKET_GATEWAY_BUCKET_SECS", "120")
+        .env("GPUMARKET_DATABASE_URL", "sqlite://elsewhere.db")
+        .env("GPUMARKET_PRO_RATE_LIMIT_SCALE", "7"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(shown["server"]["listen"], "127.0.0.1:9999");
+    assert_eq!(shown["gateway"]["max_tokens"], 1234);
+    assert_eq!(shown["gateway"]["bucket_secs"], 120, "the environment wins");
+    assert_eq!(shown["payments"]["platform_fee_bps"], 250);
+    assert_eq!(shown["pro"]["rate_limit_scale"], 7);
+    assert_eq!(
+        shown["database"]["url"], "(secret)",
+        "a database URL may carry a password: shown only as set"
+    );
 }
 
 #[test]
@@ -1162,6 +1211,27 @@ impl Demo {
             );
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
+    }
+}
+
+impl Demo {
+    /// The demo listing and its latest report's matrix, as text for a failure's message.
+    async fn state(&self) -> String {
+        let get = |url: String| async move {
+            match http_get(&url).await {
+                Ok(response) => response.text().await.unwrap_or_default(),
+                Err(e) => format!("GET {url}: {e}"),
+            }
+        };
+        let listing = get(self.listing_url.clone()).await;
+        let report = serde_json::from_str::<Value>(&listing)
+            .ok()
+            .and_then(|l| l["verification"]["report_id"].as_str().map(str::to_owned));
+        let cells = match report {
+            Some(id) => get(format!("{}/v1/reports/{id}/matrix.csv", self.base)).await,
+            None => "no report".to_owned(),
+        };
+        format!("listing: {listing}\nmatrix: {cells}")
     }
 }
 

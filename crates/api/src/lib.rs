@@ -189,10 +189,10 @@ impl std::fmt::Debug for Application {
 
 impl Application {
     pub fn build(app: App, workers: usize) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(&app.config().listen)?;
+        let listener = TcpListener::bind(&app.config().server.listen)?;
         let addr = listener.local_addr()?;
-        let body_limit = extract::BodyLimit(app.config().max_body_bytes);
-        let send_buffer = app.config().send_buffer_bytes;
+        let body_limit = extract::BodyLimit(app.config().server.max_body_bytes);
+        let send_buffer = app.config().server.send_buffer_bytes;
         // Install the recorder before the first request, so no measurement is lost.
         middleware::prometheus();
         let data = web::Data::new(app);

@@ -196,7 +196,7 @@ pub async fn rate_limit(
     let (Some(app), Some(class)) = (app, class_of(req.method(), req.path())) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
-    if !app.config().rate_limits {
+    if !app.config().limits.rate_limits {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let subject = subject_of(&req, class);

@@ -428,7 +428,8 @@ impl App {
         now: DateTime<Utc>,
     ) -> Result<TokenPair, AppError> {
         let refresh_token = random_secret(REFRESH_TOKEN_PREFIX)?;
-        let ttl = i64::try_from(self.config().refresh_token_ttl_secs).unwrap_or(i64::MAX / 2);
+        let ttl =
+            i64::try_from(self.config().accounts.refresh_token_ttl_secs).unwrap_or(i64::MAX / 2);
         self.db()
             .insert_refresh_token(NewRefreshToken {
                 id: uuid::Uuid::now_v7(),

@@ -95,15 +95,15 @@ impl App {
             Plan {
                 name: FREE,
                 rate_limit_scale: 1,
-                verification_runs_per_day: c.verification_runs_per_org_per_day,
-                spot_check_every_secs: c.spot_check_every_secs,
+                verification_runs_per_day: c.limits.verification_runs_per_org_per_day,
+                spot_check_every_secs: c.verification.spot_check_every_secs,
                 private_reports: false,
             },
             Plan {
                 name: PRO,
-                rate_limit_scale: c.pro_rate_limit_scale,
-                verification_runs_per_day: c.pro_verification_runs_per_org_per_day,
-                spot_check_every_secs: c.pro_spot_check_every_secs,
+                rate_limit_scale: c.pro.rate_limit_scale,
+                verification_runs_per_day: c.pro.verification_runs_per_org_per_day,
+                spot_check_every_secs: c.pro.spot_check_every_secs,
                 private_reports: true,
             },
         ]
@@ -111,7 +111,7 @@ impl App {
 
     /// When the grace of an overdue subscription ends.
     fn grace_end(&self, record: &BillingRecord) -> Option<DateTime<Utc>> {
-        let grace = Duration::seconds(self.config().billing_grace_secs as i64);
+        let grace = Duration::seconds(self.config().payments.billing_grace_secs as i64);
         match record.subscription_status.as_deref() {
             Some("past_due") => record.past_due_since.map(|since| since + grace),
             _ => None,
@@ -206,6 +206,7 @@ impl App {
         let gateway = self.payments().ok_or(AppError::PaymentsNotConfigured)?;
         let price = self
             .config()
+            .payments
             .stripe_pro_price_id
             .clone()
             .ok_or(AppError::BillingNotConfigured)?;
@@ -222,7 +223,7 @@ impl App {
         if record.subscription_status.as_deref().is_some_and(live) {
             return Err(AppError::AlreadySubscribed);
         }
-        let base = self.config().public_url.trim_end_matches('/');
+        let base = self.config().server.public_url.trim_end_matches('/');
         gateway
             .checkout_session(&CheckoutRequest {
                 customer: record.stripe_customer_id,
@@ -240,7 +241,7 @@ impl App {
         self.require_role(caller, org, Role::Admin).await?;
         let (gateway, _) = self.billing_gateway()?;
         let record = self.customer_of(gateway, org).await?;
-        let base = self.config().public_url.trim_end_matches('/');
+        let base = self.config().server.public_url.trim_end_matches('/');
         gateway
             .portal_session(
                 &record.stripe_customer_id,
@@ -306,7 +307,7 @@ impl App {
         };
         let (Some(gateway), Some(price)) = (
             self.payments(),
-            self.config().stripe_pro_price_id.as_deref(),
+            self.config().payments.stripe_pro_price_id.as_deref(),
         ) else {
             return Ok(WebhookOutcome::Ignored);
         };

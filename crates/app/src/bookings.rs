@@ -150,7 +150,7 @@ impl App {
         Ok(out)
     }
 
-    async fn one_booking(&self, record: BookingRecord) -> Result<Booking, AppError> {
+    pub(crate) async fn one_booking(&self, record: BookingRecord) -> Result<Booking, AppError> {
         self.bookings(vec![record])
             .await?
             .pop()
@@ -190,7 +190,7 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
-        let quota = self.config().pending_bookings_per_renter;
+        let quota = self.config().limits.pending_bookings_per_renter;
         if self.payments().is_some()
             && self.db().pending_bookings_of_renter(renter).await? >= u64::from(quota)
         {
@@ -199,7 +199,7 @@ impl App {
                     "{quota} bookings already wait for their payment (pending_bookings_per_renter); \
                      pay or cancel one first"
                 ),
-                retry_after_secs: self.config().booking_hold_secs.min(60),
+                retry_after_secs: self.config().payments.booking_hold_secs.min(60),
             });
         }
         // With Stripe, the provider must be able to take the money; the booking then holds
@@ -210,7 +210,11 @@ impl App {
         let (status, hold_expires_at, provider, fee) = match &destination {
             Some(_) => (
                 booking_status::PENDING_PAYMENT,
-                Some(now + chrono::Duration::seconds(self.config().booking_hold_secs as i64)),
+                Some(
+                    now + chrono::Duration::seconds(
+                        self.config().payments.booking_hold_secs as i64,
+                    ),
+                ),
                 Some("stripe".to_owned()),
                 Some(self.platform_fee(price).minor()),
             ),
@@ -241,8 +245,8 @@ impl App {
             cancel_claimed_until: None,
         };
         let quota = booking::RenterQuota {
-            max_open: self.config().max_open_bookings,
-            max_gpu_hours: self.config().max_booked_gpu_hours,
+            max_open: self.config().limits.max_open_bookings,
+            max_gpu_hours: self.config().limits.max_booked_gpu_hours,
         };
         let rules = |machine: &booking::Machine| {
             booking::admit(machine, &interval, gpus)?;
@@ -369,59 +373,6 @@ impl App {
             Some(_) => Ok(booking),
             None => Err(AppError::NotFound("booking")),
         }
-    }
-
-    /// Cancels the caller's booking, freeing its capacity; the refund due follows the rule
-    /// (all of it before the start, the unused share after).
-    pub async fn cancel_booking(
-        &self,
-        caller: Caller,
-        id: domain::BookingId,
-    ) -> Result<Booking, AppError> {
-        let id = id.as_uuid();
-        let booking = self
-            .db()
-            .booking_by_id(id)
-            .await?
-            .ok_or(AppError::NotFound("booking"))?;
-        if booking.renter_id != caller.user_id.as_uuid() {
-            return Err(AppError::NotFound("booking"));
-        }
-        let now = Utc::now();
-        let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
-            .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
-        let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
-        let refund = booking::refund(paid, &interval, now);
-        let status: domain::BookingStatus = booking
-            .status
-            .parse()
-            .map_err(|e| AppError::Internal(format!("stored booking {id}: {e}")))?;
-        if !status.can_become(domain::BookingStatus::Cancelled) {
-            // Before any money moves: a finished booking has nothing to refund.
-            return Err(AppError::BookingNotCancellable(booking.status));
-        }
-        let cancelled = if booking.payment_provider.is_some() {
-            // Money moves first; only when Stripe has done its part is the booking cancelled.
-            let refund = if booking.status == booking_status::PENDING_PAYMENT {
-                refund.with_minor(0)
-            } else {
-                refund
-            };
-            self.cancel_paid(&booking, refund).await?
-        } else {
-            self.db().cancel_booking(id, refund.minor(), now).await?
-        };
-        if !cancelled {
-            return Err(AppError::BookingNotCancellable(booking.status));
-        }
-        self.forget_gate(id);
-        self.one_booking(
-            self.db()
-                .booking_by_id(id)
-                .await?
-                .ok_or(AppError::NotFound("booking"))?,
-        )
-        .await
     }
 
     /// The caller's bookings as a renter, newest first; `before` continues a listing.

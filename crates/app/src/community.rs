@@ -249,7 +249,7 @@ impl App {
                 },
             )
             .collect();
-        let per_day = self.config().community_runs_per_day;
+        let per_day = self.config().limits.community_runs_per_day;
         match self
             .db()
             .insert_community_run(

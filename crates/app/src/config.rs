@@ -1,6 +1,8 @@
-//! The server's settings. Loading (defaults, then a file, then `GPUMARKET_*` variables) is
-//! the binary's job; this is the shape and its rules. Unknown keys are refused by name, and
-//! secrets are [`SecretString`]s that never print.
+//! The server's settings, in sections (`[server]`, `[database]`, …). Loading (defaults, then
+//! a file, then `GPUMARKET_*` variables) is the binary's job; this is the shape, its rules,
+//! and the map from each setting's environment name (flat, as the contract fixes them:
+//! `GPUMARKET_DATABASE_URL`) to its place (`database.url`). Unknown keys are refused by name,
+//! and secrets are [`SecretString`]s that never print.
 
 use std::path::PathBuf;
 
@@ -36,26 +38,114 @@ pub const NOT_SETTINGS: &[&str] = &[
 ];
 
 /// Settings come from the defaults, then an optional TOML file (`--config FILE` or
-/// `GPUMARKET_CONFIG=FILE`), then `GPUMARKET_*` environment variables: the key in upper
-/// case, `database_url` ↔ `GPUMARKET_DATABASE_URL`. An unknown key — in the file or in a
-/// `GPUMARKET_*` variable — stops the start with an error naming it. Secrets never appear in
-/// logs or errors.
-#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+/// `GPUMARKET_CONFIG=FILE`), then environment variables. The file holds one table a section:
+///
+/// ```toml
+/// [server]
+/// listen = "0.0.0.0:8080"
+/// [database]
+/// url = "postgres://gpumarket@db/gpumarket"
+/// ```
+///
+/// Every setting also has a flat `GPUMARKET_*` name, given in its row below: the key in upper
+/// case (`listen` ↔ `GPUMARKET_LISTEN`), prefixed with the section where the table says so
+/// (`[database] url` ↔ `GPUMARKET_DATABASE_URL`, `[gateway] max_tokens` ↔
+/// `GPUMARKET_GATEWAY_MAX_TOKENS`). An unknown key — in the file or in a `GPUMARKET_*`
+/// variable — stops the start with an error naming it. Secrets never appear in logs or
+/// errors.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, Documented)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    pub server: ServerSettings,
+    pub database: DatabaseSettings,
+    pub redis: RedisSettings,
+    pub keys: KeySettings,
+    pub accounts: AccountSettings,
+    pub mail: MailSettings,
+    pub verification: VerificationSettings,
+    pub reports: ReportSettings,
+    pub limits: LimitSettings,
+    pub payments: PaymentSettings,
+    pub pro: ProSettings,
+    pub gateway: GatewaySettings,
+}
+
+/// How the API listens and what it accepts.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSettings {
     /// Address the API listens on.
     pub listen: String,
+    /// This API's address as users reach it, for links handed to Stripe (onboarding return)
+    /// and the transparency log's default origin.
+    pub public_url: String,
+    /// `text`, or `json` for one JSON object per line; filter with `RUST_LOG`.
+    pub log_format: LogFormat,
+    /// Largest request body accepted, in bytes; larger ones get 413.
+    pub max_body_bytes: usize,
+    /// The kernel send buffer of each API connection, in bytes (0: the kernel's autotuning,
+    /// megabytes on loopback): what a client that stops reading holds, and how far behind a
+    /// gateway stream's reader may fall before its writes block.
+    pub send_buffer_bytes: usize,
+    /// Reverse proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For`
+    /// names the client; from anyone else the header is ignored and the peer is the client.
+    pub trusted_proxies: String,
+    /// IPv6 clients count by this prefix for every address-keyed budget (sign-in, live
+    /// streams, the address ceiling, failed logins): one subscriber commonly holds a /64.
+    /// IPv4 clients count by address.
+    pub ipv6_prefix_len: u8,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:8080".to_owned(),
+            public_url: "http://127.0.0.1:8080".to_owned(),
+            log_format: LogFormat::Text,
+            max_body_bytes: 256 * 1024,
+            send_buffer_bytes: 256 * 1024,
+            trusted_proxies: String::new(),
+            ipv6_prefix_len: 64,
+        }
+    }
+}
+
+/// Where everything is stored.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct DatabaseSettings {
     /// `postgres://…` or `sqlite://…` (may carry a password, so it is a secret). Unset:
     /// `sqlite://gpumarket.db?mode=rwc`, a SQLite file in the working directory, created on
     /// first start.
     #[serde(serialize_with = "redacted")]
-    pub database_url: Option<SecretString>,
+    pub url: Option<SecretString>,
+}
+
+/// The distributed shape's queue, wake-ups and shared counters. Unset `url`: all in-process (one machine).
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedisSettings {
     /// Set: runs are delivered by a Redis stream (consumer group `workers`) and live events
     /// wake up through Redis pub/sub, so any API replica serves any run. Unset: in-process.
     #[serde(serialize_with = "redacted")]
-    pub redis_url: Option<SecretString>,
+    pub url: Option<SecretString>,
     /// Prefix of every Redis key, so deployments can share a Redis.
-    pub redis_namespace: String,
+    pub namespace: String,
+}
+
+impl Default for RedisSettings {
+    fn default() -> Self {
+        Self {
+            url: None,
+            namespace: "gpumarket".to_owned(),
+        }
+    }
+}
+
+/// Key material: every replica must share it. Each is a secret or the path of a file holding one.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct KeySettings {
     /// HS256 key for access tokens, at least 32 bytes. Unset: generated on first start and
     /// kept in the database, so restarts and replicas share it.
     #[serde(serialize_with = "redacted")]
@@ -64,6 +154,75 @@ pub struct Config {
     /// kept in the database. Changing it rotates: the new key signs, earlier keys stay
     /// published as retired.
     pub signing_key_file: Option<PathBuf>,
+    /// A file holding the key (32 random bytes as 64 hex characters, `openssl rand -hex 32`)
+    /// that engine API keys and the server's generated secrets are sealed with in the
+    /// database (AES-256-GCM). Required with PostgreSQL (every replica must share it); on
+    /// SQLite, one is generated beside the database when unset (back it up with it).
+    pub secrets_key_file: Option<PathBuf>,
+}
+
+/// Sign-in, sessions and membership.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct AccountSettings {
+    /// Lifetime of an access token. Short: a stolen one is useful briefly.
+    pub access_token_ttl_secs: u64,
+    /// Lifetime of a refresh token; each is single-use, rotated on every refresh.
+    pub refresh_token_ttl_secs: u64,
+    /// Password hashes computed at once (argon2id, 19 MiB each); further logins wait their
+    /// turn.
+    pub password_hashes_at_once: u32,
+    /// How long an invitation to an organisation can be accepted.
+    pub invitation_ttl_secs: u64,
+    /// `required`: an account confirms its address (a mailed link) before it creates
+    /// organisations, books, lists, submits runs or accepts invitations. `off`: addresses are
+    /// not checked. Unset: `required` when `smtp_url` is set, else `off`.
+    pub email_verification: Option<EmailVerification>,
+}
+
+impl Default for AccountSettings {
+    fn default() -> Self {
+        Self {
+            access_token_ttl_secs: 15 * 60,
+            refresh_token_ttl_secs: 30 * 24 * 3600,
+            password_hashes_at_once: 4,
+            invitation_ttl_secs: 7 * 24 * 3600,
+            email_verification: None,
+        }
+    }
+}
+
+/// Mail that confirms addresses and resets passwords.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct MailSettings {
+    /// The SMTP server that sends confirmation and password-reset links:
+    /// `smtps://user:pass@host:465` (TLS), `smtp://user:pass@host:587?tls=required`
+    /// (STARTTLS) or `smtp://host:25` (none, for a relay on the same host). Unset: no mail is
+    /// sent, and `email_verification` defaults to `off`.
+    #[serde(serialize_with = "redacted")]
+    pub smtp_url: Option<SecretString>,
+    /// The `From` of the mail sent.
+    pub smtp_from: String,
+    /// Mails (confirmation and reset links) one address receives an hour at most, so nobody
+    /// floods a mailbox through the platform; beyond, they are not sent.
+    pub mails_per_address_per_hour: u32,
+}
+
+impl Default for MailSettings {
+    fn default() -> Self {
+        Self {
+            smtp_url: None,
+            smtp_from: "gpumarket <no-reply@localhost>".to_owned(),
+            mails_per_address_per_hour: 5,
+        }
+    }
+}
+
+/// The verification worker, badges and spot checks.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct VerificationSettings {
     /// Whether `serve` runs a verification worker itself. Unset: yes when there is no Redis.
     pub worker_in_process: Option<bool>,
     /// A worker's claim on a run, renewed every third of it; a dead worker's run is taken
@@ -72,34 +231,6 @@ pub struct Config {
     /// How often lost runs (queued and undelivered for 3 intervals, or on an expired lease)
     /// are dispatched again, and how often the booking sweeper runs.
     pub reconcile_interval_secs: u64,
-    /// `text`, or `json` for one JSON object per line; filter with `RUST_LOG`.
-    pub log_format: LogFormat,
-    /// Lifetime of an access token. Short: a stolen one is useful briefly.
-    pub access_token_ttl_secs: u64,
-    /// Lifetime of a refresh token; each is single-use, rotated on every refresh.
-    pub refresh_token_ttl_secs: u64,
-    /// Largest request body accepted, in bytes; larger ones get 413.
-    pub max_body_bytes: usize,
-    /// Stripe's secret key (`sk_…`; also `STRIPE_SECRET_KEY`). Unset: payments `none` —
-    /// bookings confirm at once and the ledger records that nothing was collected.
-    #[serde(serialize_with = "redacted")]
-    pub stripe_secret_key: Option<SecretString>,
-    /// Where Stripe's API is (also `STRIPE_API_BASE`; tests point it at a local server).
-    /// Unset: Stripe's own.
-    pub stripe_api_base: Option<String>,
-    /// One call to Stripe longer than this (milliseconds) counts as failed.
-    pub stripe_timeout_ms: u64,
-    /// The webhook endpoint's signing secret (`whsec_…`; also `STRIPE_WEBHOOK_SECRET`);
-    /// required with a Stripe key.
-    #[serde(serialize_with = "redacted")]
-    pub stripe_webhook_secret: Option<SecretString>,
-    /// The platform's fee on every booking, in basis points (1000 = 10 %).
-    pub platform_fee_bps: u32,
-    /// How long a booking waiting for its payment holds its GPUs.
-    pub booking_hold_secs: u64,
-    /// This API's address as users reach it, for links handed to Stripe (onboarding return)
-    /// and the transparency log's default origin.
-    pub public_url: String,
     /// Whether listings' engines may be at internal addresses (loopback, RFC 1918,
     /// link-local, CGNAT, unique-local, multicast). Off: a listing's `engine.base_url` must
     /// be public (422 otherwise), checked when the listing is saved and again at every
@@ -116,58 +247,52 @@ pub struct Config {
     /// A spot check below this fraction of the verified total tok/s, at any checked cell,
     /// demotes the listing.
     pub spot_check_min_fraction: f64,
-    /// Verification runs an organisation may ask for in any 24 hours (429 `rate_limited`
-    /// with `Retry-After` beyond).
-    pub verification_runs_per_org_per_day: u32,
-    /// Bookings one renter may have waiting for their payment at once.
-    pub pending_bookings_per_renter: u32,
+}
+
+impl Default for VerificationSettings {
+    fn default() -> Self {
+        Self {
+            worker_in_process: None,
+            worker_lease_secs: 30,
+            reconcile_interval_secs: 10,
+            engine_allow_private: false,
+            verification_deadline_secs: 3 * 3600,
+            verification_ttl_secs: 30 * 24 * 3600,
+            spot_check_every_secs: 7 * 24 * 3600,
+            spot_check_min_fraction: 0.85,
+        }
+    }
+}
+
+/// Organisation reports and the transparency log.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportSettings {
     /// An organisation report is signed again (and logged) at most this often, seconds;
     /// changes within the period show in the next snapshot.
     pub org_report_min_secs: u64,
-    /// IPv6 clients count by this prefix for every address-keyed budget (sign-in, live
-    /// streams, the address ceiling, failed logins): one subscriber commonly holds a /64.
-    /// IPv4 clients count by address.
-    pub ipv6_prefix_len: u8,
-    /// Community runs one account may submit in any 24 hours (429 `rate_limited` with
-    /// `Retry-After` beyond).
-    pub community_runs_per_day: u32,
-    /// A file holding the key (32 random bytes as 64 hex characters, `openssl rand -hex 32`)
-    /// that engine API keys and the server's generated secrets are sealed with in the
-    /// database (AES-256-GCM). Required with PostgreSQL (every replica must share it); on
-    /// SQLite, one is generated beside the database when unset (back it up with it).
-    pub secrets_key_file: Option<PathBuf>,
-    /// The SMTP server that sends confirmation and password-reset links:
-    /// `smtps://user:pass@host:465` (TLS), `smtp://user:pass@host:587?tls=required`
-    /// (STARTTLS) or `smtp://host:25` (none, for a relay on the same host). Unset: no mail is
-    /// sent, and `email_verification` defaults to `off`.
-    #[serde(serialize_with = "redacted")]
-    pub smtp_url: Option<SecretString>,
-    /// The `From` of the mail sent.
-    pub smtp_from: String,
-    /// Mails (confirmation and reset links) one address receives an hour at most, so nobody
-    /// floods a mailbox through the platform; beyond, they are not sent.
-    pub mails_per_address_per_hour: u32,
-    /// `required`: an account confirms its address (a mailed link) before it creates
-    /// organisations, books, lists, submits runs or accepts invitations. `off`: addresses are
-    /// not checked. Unset: `required` when `smtp_url` is set, else `off`.
-    pub email_verification: Option<EmailVerification>,
-    /// Bookings one renter may hold that have not ended, in every payment mode (429
-    /// `rate_limited` with `Retry-After` beyond).
-    pub max_open_bookings: u32,
-    /// GPU-hours one renter may hold booked ahead of now, in every payment mode; a single
-    /// booking larger than this is refused as invalid.
-    pub max_booked_gpu_hours: u32,
-    /// Password hashes computed at once (argon2id, 19 MiB each); further logins wait their
-    /// turn.
-    pub password_hashes_at_once: u32,
-    /// Live event streams (`GET /v1/verifications/{id}/events`) one client address may hold
-    /// open at once.
-    pub event_streams_per_client: u32,
-    /// Live event streams one server process holds open at most.
-    pub event_streams_total: u32,
-    /// Reverse proxies (addresses or CIDR ranges, comma-separated) whose `X-Forwarded-For`
-    /// names the client; from anyone else the header is ignored and the peer is the client.
-    pub trusted_proxies: String,
+    /// The transparency log's origin: the first line of its checkpoints and its note key's
+    /// name. Unset: the host of `public_url` (with its port, when it names one) and `/log`,
+    /// e.g. `127.0.0.1:8080/log`.
+    pub log_origin: Option<String>,
+    /// A new signed checkpoint at most this often, when the log grew.
+    pub log_checkpoint_secs: u64,
+}
+
+impl Default for ReportSettings {
+    fn default() -> Self {
+        Self {
+            org_report_min_secs: 3600,
+            log_origin: None,
+            log_checkpoint_secs: 10,
+        }
+    }
+}
+
+/// Request rates, quotas and ceilings of the free plan (Pro's are in `[pro]`).
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitSettings {
     /// Whether request rates are limited (`false` for benchmarks and fuzzing;
     /// `search-bench` turns it off).
     pub rate_limits: bool,
@@ -194,41 +319,142 @@ pub struct Config {
     /// networks that signed in to the account in the last 90 days are let try (so a
     /// stranger's guessing cannot lock the owner out).
     pub login_failures_per_account_per_hour: u32,
-    /// How long an invitation to an organisation can be accepted.
-    pub invitation_ttl_secs: u64,
-    /// The transparency log's origin: the first line of its checkpoints and its note key's
-    /// name. Unset: the host of `public_url` (with its port, when it names one) and `/log`,
-    /// e.g. `127.0.0.1:8080/log`.
-    pub log_origin: Option<String>,
-    /// A new signed checkpoint at most this often, when the log grew.
-    pub log_checkpoint_secs: u64,
+    /// Verification runs an organisation may ask for in any 24 hours (429 `rate_limited`
+    /// with `Retry-After` beyond).
+    pub verification_runs_per_org_per_day: u32,
+    /// Community runs one account may submit in any 24 hours (429 `rate_limited` with
+    /// `Retry-After` beyond).
+    pub community_runs_per_day: u32,
+    /// Bookings one renter may have waiting for their payment at once.
+    pub pending_bookings_per_renter: u32,
+    /// Bookings one renter may hold that have not ended, in every payment mode (429
+    /// `rate_limited` with `Retry-After` beyond).
+    pub max_open_bookings: u32,
+    /// GPU-hours one renter may hold booked ahead of now, in every payment mode; a single
+    /// booking larger than this is refused as invalid.
+    pub max_booked_gpu_hours: u32,
+    /// Live event streams (`GET /v1/verifications/{id}/events`) one client address may hold
+    /// open at once.
+    pub event_streams_per_client: u32,
+    /// Live event streams one server process holds open at most.
+    pub event_streams_total: u32,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self {
+            rate_limits: true,
+            rate_limit_auth_per_minute: 60,
+            rate_limit_writes_per_minute: 120,
+            rate_limit_reads_per_minute: 600,
+            rate_limit_search_per_minute: 120,
+            rate_limit_events_per_minute: 60,
+            rate_limit_gateway_per_minute: 6000,
+            failed_logins_per_address_per_minute: 100,
+            login_failures_per_account_per_hour: 100,
+            verification_runs_per_org_per_day: 50,
+            community_runs_per_day: 50,
+            pending_bookings_per_renter: 5,
+            max_open_bookings: 5,
+            max_booked_gpu_hours: 168,
+            event_streams_per_client: 20,
+            event_streams_total: 2000,
+        }
+    }
+}
+
+/// Stripe, the platform's fee, holds and the Pro subscription's billing.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct PaymentSettings {
+    /// Stripe's secret key (`sk_…`; also `STRIPE_SECRET_KEY`). Unset: payments `none` —
+    /// bookings confirm at once and the ledger records that nothing was collected.
+    #[serde(serialize_with = "redacted")]
+    pub stripe_secret_key: Option<SecretString>,
+    /// Where Stripe's API is (also `STRIPE_API_BASE`; tests point it at a local server).
+    /// Unset: Stripe's own.
+    pub stripe_api_base: Option<String>,
+    /// One call to Stripe longer than this (milliseconds) counts as failed.
+    pub stripe_timeout_ms: u64,
+    /// The webhook endpoint's signing secret (`whsec_…`; also `STRIPE_WEBHOOK_SECRET`);
+    /// required with a Stripe key.
+    #[serde(serialize_with = "redacted")]
+    pub stripe_webhook_secret: Option<SecretString>,
+    /// The platform's fee on every booking, in basis points (1000 = 10 %).
+    pub platform_fee_bps: u32,
+    /// How long a booking waiting for its payment holds its GPUs.
+    pub booking_hold_secs: u64,
     /// The Stripe Price (`price_…`, a monthly recurring price) of the Pro plan. Unset: no
     /// checkout; every organisation stays on the free plan.
     pub stripe_pro_price_id: Option<String>,
     /// How long a Pro organisation whose payment is overdue (`past_due`) keeps Pro.
     pub billing_grace_secs: u64,
+}
+
+impl Default for PaymentSettings {
+    fn default() -> Self {
+        Self {
+            stripe_secret_key: None,
+            stripe_api_base: None,
+            stripe_timeout_ms: 10_000,
+            stripe_webhook_secret: None,
+            platform_fee_bps: 1000,
+            booking_hold_secs: 15 * 60,
+            stripe_pro_price_id: None,
+            billing_grace_secs: 3 * 24 * 3600,
+        }
+    }
+}
+
+/// The Pro plan's limits.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProSettings {
     /// Pro's request rates: this many times every rate-limit class of the free plan.
-    pub pro_rate_limit_scale: u32,
+    pub rate_limit_scale: u32,
     /// Pro's verification runs an organisation may ask for in any 24 hours.
-    pub pro_verification_runs_per_org_per_day: u32,
+    pub verification_runs_per_org_per_day: u32,
     /// Pro's spot-check period: each verified listing of a Pro organisation is checked once
     /// in every period this long.
-    pub pro_spot_check_every_secs: u64,
+    pub spot_check_every_secs: u64,
+}
+
+impl Default for ProSettings {
+    fn default() -> Self {
+        Self {
+            rate_limit_scale: 5,
+            verification_runs_per_org_per_day: 500,
+            spot_check_every_secs: 24 * 3600,
+        }
+    }
+}
+
+/// The metered gateway in front of booked engines.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatewaySettings {
     /// The largest request body the metered gateway forwards, in bytes.
-    pub gateway_max_body_bytes: usize,
+    pub max_body_bytes: usize,
     /// The largest `max_tokens` a gateway request may ask for (and what one that asks none
     /// gets).
-    pub gateway_max_tokens: u64,
+    pub max_tokens: u64,
     /// Length of the gateway's usage buckets, in which performance guarantees are judged and
     /// credited.
-    pub gateway_bucket_secs: u64,
+    pub bucket_secs: u64,
     /// How long a gateway stream's place in the shared count lasts without renewal (renewed
     /// a third of the way through): a crashed replica's streams stop counting after this.
-    pub gateway_stream_lease_secs: u64,
-    /// The kernel send buffer of each API connection, in bytes (0: the kernel's autotuning,
-    /// megabytes on loopback): what a client that stops reading holds, and how far behind a
-    /// gateway stream's reader may fall before its writes block.
-    pub send_buffer_bytes: usize,
+    pub stream_lease_secs: u64,
+}
+
+impl Default for GatewaySettings {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: 1024 * 1024,
+            max_tokens: 8192,
+            bucket_secs: 300,
+            stream_lease_secs: 10,
+        }
+    }
 }
 
 /// A secret setting as it may be shown: whether it is set, never its value.
@@ -260,227 +486,369 @@ pub enum LogFormat {
     Json,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            listen: "127.0.0.1:8080".to_owned(),
-            database_url: None,
-            redis_url: None,
-            redis_namespace: "gpumarket".to_owned(),
-            jwt_secret: None,
-            signing_key_file: None,
-            worker_in_process: None,
-            worker_lease_secs: 30,
-            reconcile_interval_secs: 10,
-            log_format: LogFormat::Text,
-            access_token_ttl_secs: 15 * 60,
-            refresh_token_ttl_secs: 30 * 24 * 3600,
-            max_body_bytes: 256 * 1024,
-            stripe_secret_key: None,
-            stripe_api_base: None,
-            stripe_timeout_ms: 10_000,
-            stripe_webhook_secret: None,
-            platform_fee_bps: 1000,
-            booking_hold_secs: 15 * 60,
-            public_url: "http://127.0.0.1:8080".to_owned(),
-            engine_allow_private: false,
-            verification_deadline_secs: 3 * 3600,
-            verification_ttl_secs: 30 * 24 * 3600,
-            spot_check_every_secs: 7 * 24 * 3600,
-            spot_check_min_fraction: 0.85,
-            verification_runs_per_org_per_day: 50,
-            pending_bookings_per_renter: 5,
-            max_open_bookings: 5,
-            smtp_url: None,
-            smtp_from: "gpumarket <no-reply@localhost>".to_owned(),
-            mails_per_address_per_hour: 5,
-            email_verification: None,
-            secrets_key_file: None,
-            community_runs_per_day: 50,
-            ipv6_prefix_len: 64,
-            org_report_min_secs: 3600,
-            max_booked_gpu_hours: 168,
-            password_hashes_at_once: 4,
-            event_streams_per_client: 20,
-            event_streams_total: 2000,
-            trusted_proxies: String::new(),
-            rate_limits: true,
-            log_origin: None,
-            log_checkpoint_secs: 10,
-            rate_limit_auth_per_minute: 60,
-            rate_limit_writes_per_minute: 120,
-            rate_limit_reads_per_minute: 600,
-            rate_limit_search_per_minute: 120,
-            rate_limit_events_per_minute: 60,
-            rate_limit_gateway_per_minute: 6000,
-            failed_logins_per_address_per_minute: 100,
-            login_failures_per_account_per_hour: 100,
-            invitation_ttl_secs: 7 * 24 * 3600,
-            stripe_pro_price_id: None,
-            billing_grace_secs: 3 * 24 * 3600,
-            pro_rate_limit_scale: 5,
-            pro_verification_runs_per_org_per_day: 500,
-            pro_spot_check_every_secs: 24 * 3600,
-            gateway_max_body_bytes: 1024 * 1024,
-            gateway_max_tokens: 8192,
-            gateway_bucket_secs: 300,
-            gateway_stream_lease_secs: 10,
-            send_buffer_bytes: 256 * 1024,
-        }
+/// One section of the configuration, as the reference and the environment names see it.
+#[derive(Debug, Clone, Copy)]
+pub struct Section {
+    /// The table's name in the file: `server` for `[server]`.
+    pub name: &'static str,
+    /// What the section's environment names start with after `GPUMARKET_`, in lower case:
+    /// `gateway_` for `[gateway] max_tokens` ↔ `GPUMARKET_GATEWAY_MAX_TOKENS`; empty when
+    /// the keys are already unique (`listen` ↔ `GPUMARKET_LISTEN`).
+    pub env_prefix: &'static str,
+    pub docs: &'static str,
+    pub keys: &'static [&'static str],
+    pub key_docs: &'static [&'static str],
+}
+
+const fn section<S: Documented + DocumentedFields>(
+    name: &'static str,
+    env_prefix: &'static str,
+) -> Section {
+    Section {
+        name,
+        env_prefix,
+        docs: S::DOCS,
+        keys: S::FIELD_NAMES,
+        key_docs: S::FIELD_DOCS,
     }
+}
+
+/// Every section, in the order of [`Config`]'s fields and of the reference page.
+pub const SECTIONS: &[Section] = &[
+    section::<ServerSettings>("server", ""),
+    section::<DatabaseSettings>("database", "database_"),
+    section::<RedisSettings>("redis", "redis_"),
+    section::<KeySettings>("keys", ""),
+    section::<AccountSettings>("accounts", ""),
+    section::<MailSettings>("mail", ""),
+    section::<VerificationSettings>("verification", ""),
+    section::<ReportSettings>("reports", ""),
+    section::<LimitSettings>("limits", ""),
+    section::<PaymentSettings>("payments", ""),
+    section::<ProSettings>("pro", "pro_"),
+    section::<GatewaySettings>("gateway", "gateway_"),
+];
+
+impl Section {
+    /// A key's environment name: `GPUMARKET_` and the prefixed key in upper case.
+    pub fn env_name(&self, key: &str) -> String {
+        format!("GPUMARKET_{}{}", self.env_prefix, key).to_uppercase()
+    }
+}
+
+/// Where a flat setting name (an environment variable's name after `GPUMARKET_`, in any case:
+/// `database_url`, `GATEWAY_MAX_TOKENS`) lives in the sections: `database.url`. `None` for a
+/// name that is no setting.
+pub fn setting_path(flat: &str) -> Option<String> {
+    let flat = flat.to_ascii_lowercase();
+    SECTIONS.iter().find_map(|section| {
+        let key = flat.strip_prefix(section.env_prefix)?;
+        section
+            .keys
+            .contains(&key)
+            .then(|| format!("{}.{key}", section.name))
+    })
 }
 
 impl Config {
     pub fn database_url(&self) -> &str {
-        self.database_url
+        self.database
+            .url
             .as_ref()
             .map_or(DEFAULT_DATABASE_URL, |url| url.expose_secret())
     }
 
     /// Whether accounts must confirm their address: as configured, else when mail is set up.
     pub fn email_verification_required(&self) -> bool {
-        match self.email_verification {
+        match self.accounts.email_verification {
             Some(EmailVerification::Required) => true,
             Some(EmailVerification::Off) => false,
-            None => self.smtp_url.is_some(),
+            None => self.mail.smtp_url.is_some(),
         }
     }
 
     pub fn redis_url(&self) -> Option<&str> {
-        self.redis_url.as_ref().map(|url| url.expose_secret())
+        self.redis.url.as_ref().map(|url| url.expose_secret())
     }
 
     /// Whether `serve` runs a worker itself.
     pub fn runs_worker_in_process(&self) -> bool {
-        self.worker_in_process.unwrap_or(self.redis_url.is_none())
+        self.verification
+            .worker_in_process
+            .unwrap_or(self.redis.url.is_none())
     }
 
-    /// Checks the rules serde cannot express; the message names the setting.
+    /// Checks the rules serde cannot express, section by section; the message names the
+    /// setting as the file and the environment spell it:
+    /// `[keys] jwt_secret (GPUMARKET_JWT_SECRET): must be at least 32 bytes`.
     pub fn validate(&self) -> Result<(), String> {
-        if self.listen.parse::<std::net::SocketAddr>().is_err() {
-            return Err(format!(
-                "listen: {:?} is not an address like 127.0.0.1:8080",
-                self.listen
+        let checks: [(&str, Checked); 12] = [
+            ("server", self.server.check()),
+            ("database", self.database.check()),
+            ("redis", self.redis.check()),
+            ("keys", self.keys.check()),
+            ("accounts", self.accounts.check()),
+            ("mail", self.mail.check()),
+            ("verification", self.verification.check()),
+            ("reports", self.reports.check()),
+            ("limits", Ok(())),
+            ("payments", self.payments.check()),
+            ("pro", self.pro.check()),
+            ("gateway", self.gateway.check()),
+        ];
+        for (name, checked) in checks {
+            if let Err((key, why)) = checked {
+                return Err(named(name, key, &why));
+            }
+        }
+        if self.accounts.email_verification == Some(EmailVerification::Required)
+            && self.mail.smtp_url.is_none()
+        {
+            return Err(named(
+                "accounts",
+                "email_verification",
+                "`required` needs [mail] smtp_url: the links are mailed",
             ));
         }
-        let url = self.database_url();
-        if !(url.starts_with("postgres://")
-            || url.starts_with("postgresql://")
-            || url.starts_with("sqlite:"))
-        {
-            return Err(
-                "database_url: must start with postgres://, postgresql:// or sqlite:".into(),
-            );
-        }
-        if let Some(url) = self.redis_url()
-            && !(url.starts_with("redis://") || url.starts_with("rediss://"))
-        {
-            return Err("redis_url: must start with redis:// or rediss://".into());
-        }
-        if let Some(secret) = &self.jwt_secret
-            && secret.expose_secret().len() < 32
-        {
-            return Err("jwt_secret: must be at least 32 bytes".into());
-        }
-        if self.access_token_ttl_secs == 0 || self.access_token_ttl_secs > 24 * 3600 {
-            return Err("access_token_ttl_secs: must be between 1 and 86400".into());
-        }
-        if self.refresh_token_ttl_secs < self.access_token_ttl_secs {
-            return Err(
-                "refresh_token_ttl_secs: must not be shorter than access_token_ttl_secs".into(),
-            );
-        }
-        if self.redis_namespace.is_empty()
-            || !self
-                .redis_namespace
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
-            return Err("redis_namespace: letters, digits, - _ . only".into());
-        }
-        if self.worker_lease_secs < 3 {
-            return Err("worker_lease_secs: must be at least 3".into());
-        }
-        if self.verification_ttl_secs == 0 || self.spot_check_every_secs == 0 {
-            return Err(
-                "verification_ttl_secs and spot_check_every_secs: must be at least 1".into(),
-            );
-        }
-        if !(self.spot_check_min_fraction > 0.0 && self.spot_check_min_fraction <= 1.0) {
-            return Err("spot_check_min_fraction: must be in (0, 1]".into());
-        }
-        if self.verification_deadline_secs < 60 {
-            return Err("verification_deadline_secs: must be at least 60".into());
-        }
-        if self.reconcile_interval_secs == 0 {
-            return Err("reconcile_interval_secs: must be at least 1".into());
-        }
-        if self.max_body_bytes < 1024 {
-            return Err("max_body_bytes: must be at least 1024".into());
-        }
-        if let Some(key) = &self.stripe_secret_key
-            && !key.expose_secret().starts_with("sk_")
-        {
-            return Err("stripe_secret_key: must be a secret key (sk_…)".into());
-        }
-        if self.stripe_secret_key.is_some() && self.stripe_webhook_secret.is_none() {
-            return Err(
-                "stripe_webhook_secret: required with stripe_secret_key (webhooks confirm payments)"
-                    .into(),
-            );
-        }
-        if let Some(price) = &self.stripe_pro_price_id
-            && !price.starts_with("price_")
-        {
-            return Err("stripe_pro_price_id: must be a Stripe Price id (price_…)".into());
-        }
-        if self.pro_rate_limit_scale == 0 || self.pro_spot_check_every_secs == 0 {
-            return Err(
-                "pro_rate_limit_scale and pro_spot_check_every_secs: must be at least 1".into(),
-            );
-        }
-        if self.platform_fee_bps > 10_000 {
-            return Err("platform_fee_bps: must be between 0 and 10000".into());
-        }
-        if self.booking_hold_secs < 60 {
-            return Err("booking_hold_secs: must be at least 60".into());
-        }
-        if !(self.public_url.starts_with("http://") || self.public_url.starts_with("https://")) {
-            return Err("public_url: must be an http:// or https:// URL".into());
-        }
-        if let Some(origin) = &self.log_origin
-            && (origin.is_empty() || origin.chars().any(|c| c.is_whitespace() || c == '+'))
-        {
-            return Err("log_origin: must be non-empty, without spaces or `+`".into());
-        }
-        if self.log_checkpoint_secs == 0 {
-            return Err("log_checkpoint_secs: must be at least 1".into());
-        }
-        if self.email_verification == Some(EmailVerification::Required) && self.smtp_url.is_none() {
-            return Err(
-                "email_verification = \"required\" needs smtp_url: the links are mailed".into(),
-            );
-        }
-        if self.smtp_from.parse::<lettre::message::Mailbox>().is_err() {
-            return Err(
-                "smtp_from: must be a mailbox, e.g. `gpumarket <no-reply@example.com>`".into(),
-            );
-        }
-        if !(32..=128).contains(&self.ipv6_prefix_len) {
-            return Err("ipv6_prefix_len: must be between 32 and 128".into());
-        }
-        if !(3..=3600).contains(&self.gateway_stream_lease_secs) {
-            return Err("gateway_stream_lease_secs: must be between 3 and 3600".into());
-        }
-        if !(1..=86_400).contains(&self.gateway_bucket_secs) {
-            return Err("gateway_bucket_secs: must be between 1 and 86400".into());
-        }
-        if self.send_buffer_bytes != 0 && self.send_buffer_bytes < 4096 {
-            return Err(
-                "send_buffer_bytes: must be 0 (the kernel's autotuning) or at least 4096".into(),
-            );
-        }
         Ok(())
+    }
+}
+
+/// What a section's check finds wrong: the key and why.
+type Checked = Result<(), (&'static str, String)>;
+
+/// `Err((key, why))` unless `ok`.
+fn ensure(ok: bool, key: &'static str, why: impl Into<String>) -> Checked {
+    if ok { Ok(()) } else { Err((key, why.into())) }
+}
+
+/// A setting named as the file and the environment spell it.
+fn named(section: &str, key: &str, why: &str) -> String {
+    let env = SECTIONS
+        .iter()
+        .find(|s| s.name == section)
+        .map_or_else(String::new, |s| format!(" ({})", s.env_name(key)));
+    format!("[{section}] {key}{env}: {why}")
+}
+
+impl ServerSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.listen.parse::<std::net::SocketAddr>().is_ok(),
+            "listen",
+            format!("{:?} is not an address like 127.0.0.1:8080", self.listen),
+        )?;
+        ensure(
+            self.max_body_bytes >= 1024,
+            "max_body_bytes",
+            "must be at least 1024",
+        )?;
+        ensure(
+            self.public_url.starts_with("http://") || self.public_url.starts_with("https://"),
+            "public_url",
+            "must be an http:// or https:// URL",
+        )?;
+        ensure(
+            (32..=128).contains(&self.ipv6_prefix_len),
+            "ipv6_prefix_len",
+            "must be between 32 and 128",
+        )?;
+        ensure(
+            self.send_buffer_bytes == 0 || self.send_buffer_bytes >= 4096,
+            "send_buffer_bytes",
+            "must be 0 (the kernel's autotuning) or at least 4096",
+        )
+    }
+}
+
+impl DatabaseSettings {
+    fn check(&self) -> Checked {
+        let url = self
+            .url
+            .as_ref()
+            .map_or(DEFAULT_DATABASE_URL, |url| url.expose_secret());
+        ensure(
+            ["postgres://", "postgresql://", "sqlite:"]
+                .iter()
+                .any(|scheme| url.starts_with(scheme)),
+            "url",
+            "must start with postgres://, postgresql:// or sqlite:",
+        )
+    }
+}
+
+impl RedisSettings {
+    fn check(&self) -> Checked {
+        if let Some(url) = &self.url {
+            let url = url.expose_secret();
+            ensure(
+                url.starts_with("redis://") || url.starts_with("rediss://"),
+                "url",
+                "must start with redis:// or rediss://",
+            )?;
+        }
+        ensure(
+            !self.namespace.is_empty()
+                && self
+                    .namespace
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            "namespace",
+            "letters, digits, - _ . only",
+        )
+    }
+}
+
+impl KeySettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.jwt_secret
+                .as_ref()
+                .is_none_or(|secret| secret.expose_secret().len() >= 32),
+            "jwt_secret",
+            "must be at least 32 bytes",
+        )
+    }
+}
+
+impl AccountSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            (1..=24 * 3600).contains(&self.access_token_ttl_secs),
+            "access_token_ttl_secs",
+            "must be between 1 and 86400",
+        )?;
+        ensure(
+            self.refresh_token_ttl_secs >= self.access_token_ttl_secs,
+            "refresh_token_ttl_secs",
+            "must not be shorter than access_token_ttl_secs",
+        )
+    }
+}
+
+impl MailSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.smtp_from.parse::<lettre::message::Mailbox>().is_ok(),
+            "smtp_from",
+            "must be a mailbox, e.g. `gpumarket <no-reply@example.com>`",
+        )
+    }
+}
+
+impl VerificationSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.worker_lease_secs >= 3,
+            "worker_lease_secs",
+            "must be at least 3",
+        )?;
+        ensure(
+            self.reconcile_interval_secs >= 1,
+            "reconcile_interval_secs",
+            "must be at least 1",
+        )?;
+        ensure(
+            self.verification_deadline_secs >= 60,
+            "verification_deadline_secs",
+            "must be at least 60",
+        )?;
+        ensure(
+            self.verification_ttl_secs >= 1,
+            "verification_ttl_secs",
+            "must be at least 1",
+        )?;
+        ensure(
+            self.spot_check_every_secs >= 1,
+            "spot_check_every_secs",
+            "must be at least 1",
+        )?;
+        ensure(
+            self.spot_check_min_fraction > 0.0 && self.spot_check_min_fraction <= 1.0,
+            "spot_check_min_fraction",
+            "must be in (0, 1]",
+        )
+    }
+}
+
+impl ReportSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.log_origin.as_ref().is_none_or(|origin| {
+                !origin.is_empty() && !origin.chars().any(|c| c.is_whitespace() || c == '+')
+            }),
+            "log_origin",
+            "must be non-empty, without spaces or `+`",
+        )?;
+        ensure(
+            self.log_checkpoint_secs >= 1,
+            "log_checkpoint_secs",
+            "must be at least 1",
+        )
+    }
+}
+
+impl PaymentSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.stripe_secret_key
+                .as_ref()
+                .is_none_or(|key| key.expose_secret().starts_with("sk_")),
+            "stripe_secret_key",
+            "must be a secret key (sk_…)",
+        )?;
+        ensure(
+            self.stripe_secret_key.is_none() || self.stripe_webhook_secret.is_some(),
+            "stripe_webhook_secret",
+            "required with stripe_secret_key (webhooks confirm payments)",
+        )?;
+        ensure(
+            self.stripe_pro_price_id
+                .as_ref()
+                .is_none_or(|price| price.starts_with("price_")),
+            "stripe_pro_price_id",
+            "must be a Stripe Price id (price_…)",
+        )?;
+        ensure(
+            self.platform_fee_bps <= 10_000,
+            "platform_fee_bps",
+            "must be between 0 and 10000",
+        )?;
+        ensure(
+            self.booking_hold_secs >= 60,
+            "booking_hold_secs",
+            "must be at least 60",
+        )
+    }
+}
+
+impl ProSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.rate_limit_scale >= 1,
+            "rate_limit_scale",
+            "must be at least 1",
+        )?;
+        ensure(
+            self.spot_check_every_secs >= 1,
+            "spot_check_every_secs",
+            "must be at least 1",
+        )
+    }
+}
+
+impl GatewaySettings {
+    fn check(&self) -> Checked {
+        ensure(
+            (3..=3600).contains(&self.stream_lease_secs),
+            "stream_lease_secs",
+            "must be between 3 and 3600",
+        )?;
+        ensure(
+            (1..=86_400).contains(&self.bucket_secs),
+            "bucket_secs",
+            "must be between 1 and 86400",
+        )
     }
 }
 
@@ -489,8 +857,9 @@ pub const REFERENCE_PAGE: &str = "docs/src/configuration.md";
 
 impl Config {
     /// The configuration reference, `docs/src/configuration.md`: this type's own doc comment,
-    /// then one row per setting — its key, its default and its field's doc comment, kept at run
-    /// time by the `documented` derive. `gpumarket config --markdown` prints it.
+    /// then a table a section — each key, its environment name, its default and its field's
+    /// doc comment, kept at run time by the `documented` derive. `gpumarket config
+    /// --markdown` prints it.
     pub fn reference_markdown() -> String {
         let defaults = serde_json::to_value(Self::default()).unwrap_or_default();
         let mut page = format!(
@@ -498,17 +867,23 @@ impl Config {
              <!-- Generated by `gpumarket config --markdown` from the doc comments of `app::Config`\n\
              (crates/app/src/config.rs): edit those, then run\n\
              `cargo run -- config --markdown > {REFERENCE_PAGE}`. CI fails when this page differs. -->\n\n\
-             {}\n\n\
-             | key | default | meaning |\n\
-             |---|---|---|\n",
-            one_paragraph(Self::DOCS)
+             {}\n",
+            Self::DOCS
         );
-        for (key, doc) in Self::FIELD_NAMES.iter().zip(Self::FIELD_DOCS) {
-            let default = shown_default(key, defaults.get(*key));
+        for section in SECTIONS {
             page.push_str(&format!(
-                "| `{key}` | {default} | {} |\n",
-                one_paragraph(doc).replace('|', "\\|")
+                "\n## `[{}]`\n\n{}\n\n| key | environment | default | meaning |\n|---|---|---|---|\n",
+                section.name,
+                one_paragraph(section.docs)
             ));
+            for (key, doc) in section.keys.iter().zip(section.key_docs) {
+                let default = shown_default(key, defaults[section.name].get(*key));
+                page.push_str(&format!(
+                    "| `{key}` | `{}` | {default} | {} |\n",
+                    section.env_name(key),
+                    one_paragraph(doc).replace('|', "\\|")
+                ));
+            }
         }
         page
     }
@@ -569,37 +944,134 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_refused_by_name() {
-        let err = serde_json::from_str::<Config>(r#"{"lisen": "0.0.0.0:1"}"#).unwrap_err();
+        let err =
+            serde_json::from_str::<Config>(r#"{"server": {"lisen": "0.0.0.0:1"}}"#).unwrap_err();
         assert!(err.to_string().contains("lisen"), "{err}");
+        let err = serde_json::from_str::<Config>(r#"{"sever": {}}"#).unwrap_err();
+        assert!(err.to_string().contains("sever"), "{err}");
     }
 
     #[test]
-    fn bad_values_name_the_setting() {
-        let config: Config = serde_json::from_str(r#"{"jwt_secret": "short"}"#).unwrap();
-        assert!(config.validate().unwrap_err().starts_with("jwt_secret"));
-        let config: Config = serde_json::from_str(r#"{"database_url": "mysql://x"}"#).unwrap();
-        assert!(config.validate().unwrap_err().starts_with("database_url"));
-        let config: Config = serde_json::from_str(r#"{"listen": "everywhere"}"#).unwrap();
-        assert!(config.validate().unwrap_err().starts_with("listen"));
+    fn bad_values_name_the_setting_as_the_file_and_the_environment_spell_it() {
+        let config: Config = serde_json::from_str(r#"{"keys": {"jwt_secret": "short"}}"#).unwrap();
+        assert_eq!(
+            config.validate().unwrap_err(),
+            "[keys] jwt_secret (GPUMARKET_JWT_SECRET): must be at least 32 bytes"
+        );
+        let config: Config = serde_json::from_str(r#"{"database": {"url": "mysql://x"}}"#).unwrap();
+        assert!(
+            config
+                .validate()
+                .unwrap_err()
+                .starts_with("[database] url (GPUMARKET_DATABASE_URL):")
+        );
+        let config: Config =
+            serde_json::from_str(r#"{"server": {"listen": "everywhere"}}"#).unwrap();
+        assert!(
+            config
+                .validate()
+                .unwrap_err()
+                .starts_with("[server] listen")
+        );
+        let config: Config = serde_json::from_str(r#"{"gateway": {"bucket_secs": 0}}"#).unwrap();
+        assert!(
+            config
+                .validate()
+                .unwrap_err()
+                .starts_with("[gateway] bucket_secs (GPUMARKET_GATEWAY_BUCKET_SECS):")
+        );
+        let config: Config =
+            serde_json::from_str(r#"{"accounts": {"email_verification": "required"}}"#).unwrap();
+        assert!(
+            config
+                .validate()
+                .unwrap_err()
+                .starts_with("[accounts] email_verification")
+        );
+    }
+
+    #[test]
+    fn every_flat_name_finds_its_one_place() {
+        let mut names = std::collections::BTreeSet::new();
+        for section in SECTIONS {
+            for key in section.keys {
+                let env = section.env_name(key);
+                assert!(names.insert(env.clone()), "{env} names two settings");
+                let flat = env.trim_start_matches("GPUMARKET_");
+                assert_eq!(
+                    setting_path(flat).as_deref(),
+                    Some(format!("{}.{key}", section.name).as_str()),
+                    "{env}"
+                );
+            }
+        }
+        // The names the contract fixes, and a few of each kind.
+        for (flat, path) in [
+            ("DATABASE_URL", "database.url"),
+            ("REDIS_URL", "redis.url"),
+            ("LISTEN", "server.listen"),
+            ("JWT_SECRET", "keys.jwt_secret"),
+            ("SIGNING_KEY_FILE", "keys.signing_key_file"),
+            ("PLATFORM_FEE_BPS", "payments.platform_fee_bps"),
+            ("stripe_secret_key", "payments.stripe_secret_key"),
+            ("ENGINE_ALLOW_PRIVATE", "verification.engine_allow_private"),
+            ("LOG_ORIGIN", "reports.log_origin"),
+            ("GATEWAY_MAX_TOKENS", "gateway.max_tokens"),
+            ("PRO_SPOT_CHECK_EVERY_SECS", "pro.spot_check_every_secs"),
+            (
+                "RATE_LIMIT_READS_PER_MINUTE",
+                "limits.rate_limit_reads_per_minute",
+            ),
+        ] {
+            assert_eq!(setting_path(flat).as_deref(), Some(path), "{flat}");
+        }
+        assert_eq!(setting_path("listn"), None);
+        assert_eq!(setting_path("gateway_"), None);
+        // Every section is listed, in the order of the fields.
+        let shown = serde_json::to_value(Config::default()).unwrap();
+        let tables: Vec<&str> = shown
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut listed: Vec<&str> = SECTIONS.iter().map(|s| s.name).collect();
+        listed.sort_unstable();
+        let mut tables = tables;
+        tables.sort_unstable();
+        assert_eq!(tables, listed);
     }
 
     #[test]
     fn every_setting_is_documented_with_its_default() {
         let page = Config::reference_markdown();
-        for key in Config::FIELD_NAMES {
-            assert!(page.contains(&format!("| `{key}` |")), "{key}");
+        for section in SECTIONS {
+            assert!(page.contains(&format!("## `[{}]`", section.name)));
+            for key in section.keys {
+                assert!(
+                    page.contains(&format!("| `{key}` | `{}` |", section.env_name(key))),
+                    "{key}"
+                );
+            }
         }
         assert!(page.contains(&format!("Unset: `{DEFAULT_DATABASE_URL}`")));
-        assert!(page.contains("| `listen` | `127.0.0.1:8080` |"), "{page}");
-        assert!(page.contains("| `verification_ttl_secs` | `2592000` (30 days) |"));
-        assert!(page.contains("| `max_body_bytes` | `262144` (256 KiB) |"));
-        assert!(page.contains("| `jwt_secret` | unset |"));
+        assert!(
+            page.contains("| `listen` | `GPUMARKET_LISTEN` | `127.0.0.1:8080` |"),
+            "{page}"
+        );
+        assert!(page.contains(
+            "| `verification_ttl_secs` | `GPUMARKET_VERIFICATION_TTL_SECS` | `2592000` (30 days) |"
+        ));
+        assert!(page.contains(
+            "| `max_body_bytes` | `GPUMARKET_GATEWAY_MAX_BODY_BYTES` | `1048576` (1 MiB) |"
+        ));
+        assert!(page.contains("| `jwt_secret` | `GPUMARKET_JWT_SECRET` | unset |"));
     }
 
     #[test]
     fn secrets_do_not_print() {
         let config: Config = serde_json::from_str(
-            r#"{"jwt_secret": "0123456789abcdef0123456789abcdef-secret", "database_url": "postgres://u:hunter2@h/db"}"#,
+            r#"{"keys": {"jwt_secret": "0123456789abcdef0123456789abcdef-secret"}, "database": {"url": "postgres://u:hunter2@h/db"}}"#,
         )
         .unwrap();
         let printed = format!("{config:?}");

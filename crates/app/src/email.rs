@@ -39,7 +39,7 @@ impl App {
             .await?;
         let link = format!(
             "{}/confirm-email?token={token}",
-            self.config().public_url.trim_end_matches('/')
+            self.config().server.public_url.trim_end_matches('/')
         );
         let body = format!(
             "Confirm that this address is yours on gpumarket:\n\n{link}\n\n\
@@ -175,7 +175,7 @@ impl App {
             .await?;
         let link = format!(
             "{}/reset-password?token={token}",
-            self.config().public_url.trim_end_matches('/')
+            self.config().server.public_url.trim_end_matches('/')
         );
         let body = format!(
             "Someone asked to reset the password of your gpumarket account:\n\n{link}\n\n\

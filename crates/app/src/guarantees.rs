@@ -129,7 +129,7 @@ fn ended_at(booking: &BookingRecord) -> DateTime<Utc> {
 
 impl App {
     pub(crate) fn bucket(&self) -> Duration {
-        Duration::seconds(self.config().gateway_bucket_secs as i64)
+        Duration::seconds(self.config().gateway.bucket_secs as i64)
     }
 
     /// A booking's guarantee with its credits so far, when it has one.
@@ -266,7 +266,7 @@ impl App {
         }
         if !credits.is_empty() {
             tracing::info!(booking = %booking.id, buckets = credits.len(), "a booking under-delivered: credited, spot check brought forward");
-            let every = Duration::seconds(self.config().spot_check_every_secs as i64);
+            let every = Duration::seconds(self.config().verification.spot_check_every_secs as i64);
             self.db()
                 .spot_check_now(booking.listing_id, now, every)
                 .await?;
@@ -303,7 +303,12 @@ impl App {
                         booking.id
                     ))
                 })?;
-                let rows = Self::refund_rows(booking, listing.org_id, &refund.id, refund.amount)?;
+                let rows = crate::payments::refund_rows(
+                    booking,
+                    listing.org_id,
+                    &refund.id,
+                    refund.amount,
+                )?;
                 (Some(refund.id), rows)
             }
             _ => (

@@ -8,6 +8,7 @@ pub mod access;
 pub mod accounts;
 pub mod billing;
 pub mod bookings;
+mod cancellation;
 pub mod catalogs;
 pub mod community;
 pub mod config;
@@ -103,7 +104,7 @@ impl App {
         let tokens = tokens::TokenKeys::resolve(&db, &config, &sealer).await?;
         let signer = signing_key::resolve(&db, &config, &sealer).await?;
         let redis = match config.redis_url() {
-            Some(url) => Some(queue::Redis::open(url, &config.redis_namespace)?),
+            Some(url) => Some(queue::Redis::open(url, &config.redis.namespace)?),
             None => None,
         };
         let (dispatcher, notifier) = match &redis {
@@ -118,7 +119,7 @@ impl App {
         };
         let payments = payments::gateway_from(&config)?;
         let hashing = Arc::new(tokio::sync::Semaphore::new(
-            config.password_hashes_at_once.max(1) as usize,
+            config.accounts.password_hashes_at_once.max(1) as usize,
         ));
         let app = Self {
             inner: Arc::new(Inner {
@@ -127,7 +128,7 @@ impl App {
                 streams: Default::default(),
                 budgets: Default::default(),
                 plan_scales: billing::scale_cache(),
-                ended_sessions: sessions::ended_sessions(config.access_token_ttl_secs),
+                ended_sessions: sessions::ended_sessions(config.accounts.access_token_ttl_secs),
                 login_backoff: login_backoff::local_backoff(),
                 sealer,
                 mailer: mailer::Mailer::from_config(&config)?,
@@ -136,11 +137,11 @@ impl App {
                     .time_to_live(std::time::Duration::from_secs(600))
                     .build(),
                 gateway: gateway::GatewayState::new(
-                    config.engine_allow_private,
+                    config.verification.engine_allow_private,
                     redis.is_some(),
                     db.backend(),
                 )?,
-                trusted_proxies: limits::parse_proxies(&config.trusted_proxies)
+                trusted_proxies: limits::parse_proxies(&config.server.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,
                 tokens,
@@ -182,13 +183,13 @@ impl App {
     ) -> ipnet::IpNet {
         limits::network_of(
             limits::client_address(&self.inner.trusted_proxies, peer, forwarded_for),
-            self.config().ipv6_prefix_len,
+            self.config().server.ipv6_prefix_len,
         )
     }
 
     /// Where the worker (and any other server-side fetch) may connect.
     pub fn outbound_policy(&self) -> outbound::Policy {
-        outbound::Policy::guarded(self.config().engine_allow_private)
+        outbound::Policy::guarded(self.config().verification.engine_allow_private)
     }
 
     pub(crate) fn tokens(&self) -> &tokens::TokenKeys {

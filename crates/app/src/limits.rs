@@ -149,15 +149,15 @@ impl App {
     pub fn per_minute(&self, class: RateClass) -> u32 {
         let c = self.config();
         match class {
-            RateClass::Auth => c.rate_limit_auth_per_minute,
-            RateClass::Writes => c.rate_limit_writes_per_minute,
-            RateClass::Reads => c.rate_limit_reads_per_minute,
-            RateClass::Search => c.rate_limit_search_per_minute,
-            RateClass::Events => c.rate_limit_events_per_minute,
-            RateClass::Gateway => c.rate_limit_gateway_per_minute,
-            RateClass::FailedLoginsPerAddress => c.failed_logins_per_address_per_minute,
-            RateClass::FailedLoginsPerAccount => c.login_failures_per_account_per_hour,
-            RateClass::MailsPerAddress => c.mails_per_address_per_hour,
+            RateClass::Auth => c.limits.rate_limit_auth_per_minute,
+            RateClass::Writes => c.limits.rate_limit_writes_per_minute,
+            RateClass::Reads => c.limits.rate_limit_reads_per_minute,
+            RateClass::Search => c.limits.rate_limit_search_per_minute,
+            RateClass::Events => c.limits.rate_limit_events_per_minute,
+            RateClass::Gateway => c.limits.rate_limit_gateway_per_minute,
+            RateClass::FailedLoginsPerAddress => c.limits.failed_logins_per_address_per_minute,
+            RateClass::FailedLoginsPerAccount => c.limits.login_failures_per_account_per_hour,
+            RateClass::MailsPerAddress => c.mail.mails_per_address_per_hour,
         }
     }
 
@@ -197,7 +197,7 @@ impl App {
                 reset: (ms_to_whole / 1000.0).ceil() as u64,
             }
         };
-        if !self.config().rate_limits || limit == 0 {
+        if !self.config().limits.rate_limits || limit == 0 {
             return Ok(state(0.0));
         }
         let key = format!("{}:{scale}:{subject}", class.name());
@@ -205,7 +205,7 @@ impl App {
             Some(redis) => match redis
                 .script(
                     GCRA_SCRIPT,
-                    &format!("{}:rate:{key}", self.config().redis_namespace),
+                    &format!("{}:rate:{key}", self.config().redis.namespace),
                     &[
                         &limit.to_string(),
                         &(u64::from(window) * 1000).to_string(),

@@ -108,9 +108,10 @@ impl App {
     /// The log's origin: the first line of every checkpoint, and the name of its note key.
     pub fn log_origin(&self) -> String {
         self.config()
+            .reports
             .log_origin
             .clone()
-            .unwrap_or_else(|| default_origin(&self.config().public_url))
+            .unwrap_or_else(|| default_origin(&self.config().server.public_url))
     }
 
     /// The note verifier key of a published signing key (base64 of its raw public key).
@@ -139,7 +140,7 @@ impl App {
         let size = self.db().log_size().await?;
         if let Some(latest) = latest {
             let due = latest.created_at
-                + chrono::Duration::seconds(self.config().log_checkpoint_secs as i64);
+                + chrono::Duration::seconds(self.config().reports.log_checkpoint_secs as i64);
             if latest.size >= size || Utc::now() < due {
                 return Ok(latest.into());
             }
@@ -220,7 +221,7 @@ impl App {
                 .into());
             }
             return Ok(ProofOutcome::Pending {
-                retry_after_secs: self.config().log_checkpoint_secs.max(1),
+                retry_after_secs: self.config().reports.log_checkpoint_secs.max(1),
             });
         }
         let (index, size) = (entry.index, checkpoint.size);

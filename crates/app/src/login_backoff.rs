@@ -60,7 +60,7 @@ return {n, wait}
 impl App {
     async fn backoff_script(&self, pair: &str, op: &str) -> Option<(i64, i64)> {
         let redis = self.redis()?;
-        let key = format!("{}:login-backoff:{pair}", self.config().redis_namespace);
+        let key = format!("{}:login-backoff:{pair}", self.config().redis.namespace);
         let args = [
             op,
             &FIRST_WAIT_MS.to_string(),

@@ -25,6 +25,7 @@ impl std::fmt::Debug for Mailer {
 impl Mailer {
     pub(crate) fn from_config(config: &Config) -> Result<Self, AppError> {
         let transport = config
+            .mail
             .smtp_url
             .as_ref()
             .map(|url| {
@@ -39,6 +40,7 @@ impl Mailer {
             })
             .transpose()?;
         let from = config
+            .mail
             .smtp_from
             .parse()
             .map_err(|_| AppError::Config("smtp_from: not a mailbox".into()))?;

@@ -180,7 +180,7 @@ impl App {
         }
         let token = crate::secrets::random_secret(INVITATION_PREFIX)?;
         let now = Utc::now();
-        let ttl = chrono::Duration::seconds(self.config().invitation_ttl_secs as i64);
+        let ttl = chrono::Duration::seconds(self.config().accounts.invitation_ttl_secs as i64);
         let id = uuid::Uuid::now_v7();
         self.db()
             .insert_invitation(store::NewInvitation {
@@ -194,7 +194,7 @@ impl App {
                 expires_at: now + ttl,
             })
             .await?;
-        let base = self.config().public_url.trim_end_matches('/');
+        let base = self.config().server.public_url.trim_end_matches('/');
         Ok(Invitation {
             id,
             org,

@@ -72,7 +72,7 @@ impl SecretsKey {
     /// a warning: back it up with the database); on PostgreSQL, where every replica must
     /// share it, none is an error.
     pub(crate) fn resolve(config: &Config) -> Result<Self, AppError> {
-        if let Some(path) = &config.secrets_key_file {
+        if let Some(path) = &config.keys.secrets_key_file {
             let text = std::fs::read_to_string(path).map_err(|e| {
                 AppError::Config(format!("secrets_key_file {}: {e}", path.display()))
             })?;

@@ -46,7 +46,7 @@ async fn reload(db: &Db, ended: &EndedSessions, access_ttl_secs: u64) -> Result<
 impl App {
     /// Loads the sessions ended lately and follows the news of every replica from now on.
     pub(crate) async fn follow_ended_sessions(&self) -> Result<(), AppError> {
-        let ttl = self.config().access_token_ttl_secs;
+        let ttl = self.config().accounts.access_token_ttl_secs;
         let mut news = self.notifier().revocations();
         reload(self.db(), &self.inner.ended_sessions, ttl).await?;
         // The follower holds the application weakly: it ends with it.

@@ -15,7 +15,7 @@ pub(crate) async fn resolve(
     config: &Config,
     sealer: &crate::sealed::SecretsKey,
 ) -> Result<KeyPair, AppError> {
-    let key = match &config.signing_key_file {
+    let key = match &config.keys.signing_key_file {
         Some(path) => {
             let pem = std::fs::read_to_string(path).map_err(|e| {
                 AppError::Config(format!("signing_key_file {}: {e}", path.display()))

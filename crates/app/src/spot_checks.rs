@@ -180,7 +180,8 @@ impl App {
     /// A new badge from `now`: its expiry, and its first spot check at a random moment of the
     /// first period (the organisation's plan's).
     pub(crate) fn new_badge(&self, now: DateTime<Utc>, plan: &crate::billing::Plan) -> Badge {
-        let ttl = chrono::Duration::seconds(self.config().verification_ttl_secs as i64);
+        let ttl =
+            chrono::Duration::seconds(self.config().verification.verification_ttl_secs as i64);
         let every = plan.spot_check_every_secs as f64;
         Badge {
             expires_at: now + ttl,
@@ -193,7 +194,8 @@ impl App {
     /// any number of replicas may run it.
     pub async fn verification_upkeep(&self) -> Result<(), AppError> {
         let now = Utc::now();
-        let ttl = chrono::Duration::seconds(self.config().verification_ttl_secs as i64);
+        let ttl =
+            chrono::Duration::seconds(self.config().verification.verification_ttl_secs as i64);
         let expired = self.db().expire_badges(now, ttl).await?;
         if !expired.is_empty() {
             tracing::info!(count = expired.len(), "verification badges expired");
@@ -241,11 +243,11 @@ impl App {
             .report_by_id(report_id)
             .await?
             .ok_or(AppError::NotFound("report"))?;
-        let summary: serde_json::Value = serde_json::from_str(&report.summary).unwrap_or_default();
+        let summary = crate::reports::ReportSummary::of_stored(&report.summary);
         Ok(Baseline {
             report: report_id,
             cells: cells_to_check(&self.db().cells_of_report(report_id).await?),
-            fingerprint: summary["engine_fingerprint"].as_str().map(str::to_owned),
+            fingerprint: summary.engine_fingerprint,
             profile: run.profile.clone(),
         })
     }

@@ -55,7 +55,7 @@ impl TokenKeys {
         config: &Config,
         sealer: &crate::sealed::SecretsKey,
     ) -> Result<Self, AppError> {
-        let secret = match &config.jwt_secret {
+        let secret = match &config.keys.jwt_secret {
             Some(secret) => secret.expose_secret().to_owned(),
             None => {
                 let candidate = random_secret("")?;
@@ -65,7 +65,7 @@ impl TokenKeys {
                     .to_owned()
             }
         };
-        let ttl_secs = i64::try_from(config.access_token_ttl_secs)
+        let ttl_secs = i64::try_from(config.accounts.access_token_ttl_secs)
             .map_err(|_| AppError::Config("access_token_ttl_secs is too large".into()))?;
         Self::from_secret(secret.as_bytes(), ttl_secs)
     }

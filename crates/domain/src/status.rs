@@ -18,6 +18,35 @@ pub enum StatusError {
     Unknown(String),
 }
 
+/// What every life cycle offers generically, so a store can derive its queries from the table
+/// of moves instead of picking status sets by hand.
+pub trait LifeCycle: Copy + Eq + 'static {
+    /// Every status, in declaration order.
+    const ALL: &'static [Self];
+    /// The name as stored and shown.
+    fn name(self) -> &'static str;
+    /// Whether the life cycle allows moving from `self` to `next`.
+    fn may_become(self, next: Self) -> bool;
+
+    /// Every status the life cycle lets move to `next`: the rows an update to `next` may find.
+    fn sources_of(next: Self) -> Vec<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|s| s.may_become(next))
+            .collect()
+    }
+
+    /// The statuses some move leads out of: a thing in one is not over yet.
+    fn open() -> Vec<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|s| Self::ALL.iter().any(|next| s.may_become(*next)))
+            .collect()
+    }
+}
+
 macro_rules! life_cycle {
     (
         $(#[$doc:meta])*
@@ -67,6 +96,18 @@ macro_rules! life_cycle {
             /// No move leads out of it.
             pub fn is_final(self) -> bool {
                 !$name::ALL.iter().any(|next| self.can_become(*next))
+            }
+        }
+
+        impl LifeCycle for $name {
+            const ALL: &'static [$name] = $name::ALL;
+
+            fn name(self) -> &'static str {
+                self.as_str()
+            }
+
+            fn may_become(self, next: $name) -> bool {
+                self.can_become(next)
             }
         }
 
@@ -200,5 +241,38 @@ mod tests {
         assert!(Failed.is_final() && Cancelled.is_final());
         assert!(ListingStatus::Active.can_become(ListingStatus::Delisted));
         assert!(!ListingStatus::Delisted.can_become(ListingStatus::Active));
+    }
+
+    #[test]
+    fn the_sets_an_update_may_find_come_from_the_table_of_moves() {
+        use BookingStatus::*;
+        assert_eq!(
+            BookingStatus::sources_of(Cancelled),
+            [PendingPayment, Confirmed, Active]
+        );
+        assert_eq!(BookingStatus::sources_of(Confirmed), [PendingPayment]);
+        assert_eq!(BookingStatus::sources_of(Completed), [Confirmed, Active]);
+        assert_eq!(BookingStatus::sources_of(Expired), [PendingPayment]);
+        assert!(BookingStatus::sources_of(PendingPayment).is_empty());
+        assert_eq!(
+            RunStatus::sources_of(RunStatus::Cancelled),
+            [RunStatus::Queued, RunStatus::Running]
+        );
+        assert_eq!(
+            RunStatus::sources_of(RunStatus::Queued),
+            [RunStatus::Running]
+        );
+        assert_eq!(RunStatus::open(), [RunStatus::Queued, RunStatus::Running]);
+        assert_eq!(
+            ListingStatus::sources_of(ListingStatus::Delisted),
+            [ListingStatus::Active]
+        );
+        for status in BookingStatus::ALL {
+            assert_eq!(
+                status.holds_capacity(),
+                BookingStatus::open().contains(status),
+                "{status}: a booking holds its GPUs exactly while it is not over"
+            );
+        }
     }
 }

@@ -12,8 +12,9 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{booking_guarantees, bookings, listings, users};
-use crate::status::booking_status;
+use crate::status::{booking_status, may_become, move_to};
 use crate::{Db, StoreError, conflict_as};
+use domain::BookingStatus;
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
 /// no longer could be cancelled.
@@ -23,21 +24,16 @@ pub(crate) async fn cancel(
     refund: i64,
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
-    let result = bookings::Entity::update_many()
-        .col_expr(
-            bookings::Column::Status,
-            Expr::value(booking_status::CANCELLED),
-        )
-        .col_expr(bookings::Column::CancelledAt, Expr::value(now))
-        .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
-        .filter(bookings::Column::Id.eq(id))
-        .filter(bookings::Column::Status.is_in([
-            booking_status::PENDING_PAYMENT,
-            booking_status::CONFIRMED,
-            booking_status::ACTIVE,
-        ]))
-        .exec(conn)
-        .await?;
+    let result = move_to(
+        bookings::Entity::update_many(),
+        bookings::Column::Status,
+        BookingStatus::Cancelled,
+    )
+    .col_expr(bookings::Column::CancelledAt, Expr::value(now))
+    .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
+    .filter(bookings::Column::Id.eq(id))
+    .exec(conn)
+    .await?;
     Ok(result.rows_affected == 1)
 }
 
@@ -272,18 +268,16 @@ impl Db {
         now: DateTime<Utc>,
         claim_for: chrono::Duration,
     ) -> Result<CancelClaim, StoreError> {
-        let cancellable = [
-            booking_status::PENDING_PAYMENT,
-            booking_status::CONFIRMED,
-            booking_status::ACTIVE,
-        ];
         let txn = self.write().await?;
         let fresh = bookings::Entity::update_many()
             .col_expr(bookings::Column::CancelRequestedAt, Expr::value(now))
             .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
             .filter(bookings::Column::Id.eq(id))
             .filter(bookings::Column::CancelRequestedAt.is_null())
-            .filter(bookings::Column::Status.is_in(cancellable))
+            .filter(may_become(
+                bookings::Column::Status,
+                BookingStatus::Cancelled,
+            ))
             .exec(&txn)
             .await?
             .rows_affected
@@ -295,7 +289,10 @@ impl Db {
             )
             .filter(bookings::Column::Id.eq(id))
             .filter(bookings::Column::CancelRequestedAt.is_not_null())
-            .filter(bookings::Column::Status.is_in(cancellable))
+            .filter(may_become(
+                bookings::Column::Status,
+                BookingStatus::Cancelled,
+            ))
             .filter(
                 Condition::any()
                     .add(bookings::Column::CancelClaimedUntil.is_null())
@@ -315,7 +312,13 @@ impl Db {
                 refund,
                 resumed: !fresh,
             },
-            _ if cancellable.contains(&booking.status.as_str()) => CancelClaim::InProgress,
+            _ if booking
+                .status
+                .parse::<BookingStatus>()
+                .is_ok_and(|s| s.can_become(BookingStatus::Cancelled)) =>
+            {
+                CancelClaim::InProgress
+            }
             _ => CancelClaim::Finished,
         })
     }
@@ -421,42 +424,37 @@ impl Db {
         if !expired.is_empty() {
             // One by one, each only if still pending: a payment may have confirmed it.
             for id in expired {
-                let done = bookings::Entity::update_many()
-                    .col_expr(
-                        bookings::Column::Status,
-                        Expr::value(booking_status::EXPIRED),
-                    )
-                    .filter(bookings::Column::Id.eq(id))
-                    .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
-                    .exec(self.conn())
-                    .await?;
+                let done = move_to(
+                    bookings::Entity::update_many(),
+                    bookings::Column::Status,
+                    BookingStatus::Expired,
+                )
+                .filter(bookings::Column::Id.eq(id))
+                .exec(self.conn())
+                .await?;
                 if done.rows_affected == 1 {
                     sweep.expired.push(id);
                 }
             }
         }
-        sweep.completed = bookings::Entity::update_many()
-            .col_expr(
-                bookings::Column::Status,
-                Expr::value(booking_status::COMPLETED),
-            )
-            .filter(
-                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
-            )
-            .filter(bookings::Column::EndsAt.lte(now))
-            .exec(self.conn())
-            .await?
-            .rows_affected;
-        sweep.activated = bookings::Entity::update_many()
-            .col_expr(
-                bookings::Column::Status,
-                Expr::value(booking_status::ACTIVE),
-            )
-            .filter(bookings::Column::Status.eq(booking_status::CONFIRMED))
-            .filter(bookings::Column::StartsAt.lte(now))
-            .exec(self.conn())
-            .await?
-            .rows_affected;
+        sweep.completed = move_to(
+            bookings::Entity::update_many(),
+            bookings::Column::Status,
+            BookingStatus::Completed,
+        )
+        .filter(bookings::Column::EndsAt.lte(now))
+        .exec(self.conn())
+        .await?
+        .rows_affected;
+        sweep.activated = move_to(
+            bookings::Entity::update_many(),
+            bookings::Column::Status,
+            BookingStatus::Active,
+        )
+        .filter(bookings::Column::StartsAt.lte(now))
+        .exec(self.conn())
+        .await?
+        .rows_affected;
         Ok(sweep)
     }
 }

@@ -10,8 +10,9 @@ use uuid::Uuid;
 
 use crate::entities::{listing_cells, listings};
 use crate::projection::{check_kind, record_check, refresh_prices, withdraw};
-use crate::status::listing_status;
+use crate::status::{listing_status, move_to};
 use crate::{Db, StoreError};
+use domain::ListingStatus;
 
 pub type ListingRecord = listings::Model;
 
@@ -140,17 +141,16 @@ impl Db {
             .filter(listing_cells::Column::ListingId.eq(id))
             .exec(&txn)
             .await?;
-        let result = listings::Entity::update_many()
-            .col_expr(
-                listings::Column::Status,
-                Expr::value(listing_status::DELISTED),
-            )
-            .col_expr(listings::Column::DelistedAt, Expr::value(now))
-            .col_expr(listings::Column::UpdatedAt, Expr::value(now))
-            .filter(listings::Column::Id.eq(id))
-            .filter(listings::Column::Status.eq(listing_status::ACTIVE))
-            .exec(&txn)
-            .await?;
+        let result = move_to(
+            listings::Entity::update_many(),
+            listings::Column::Status,
+            ListingStatus::Delisted,
+        )
+        .col_expr(listings::Column::DelistedAt, Expr::value(now))
+        .col_expr(listings::Column::UpdatedAt, Expr::value(now))
+        .filter(listings::Column::Id.eq(id))
+        .exec(&txn)
+        .await?;
         txn.commit().await?;
         Ok(result.rows_affected == 1)
     }

@@ -8,8 +8,9 @@ use uuid::Uuid;
 
 use crate::entities::{bookings, ledger_entries, payout_accounts, stripe_events};
 use crate::ledger::{LedgerRecord, NewLedgerEntry, insert_ledger};
-use crate::status::booking_status;
+use crate::status::move_to;
 use crate::{Db, StoreError};
+use domain::BookingStatus;
 
 pub type PayoutAccountRecord = payout_accounts::Model;
 
@@ -107,15 +108,14 @@ impl Db {
         if !release {
             return Ok(false);
         }
-        let result = bookings::Entity::update_many()
-            .col_expr(
-                bookings::Column::Status,
-                Expr::value(booking_status::EXPIRED),
-            )
-            .filter(bookings::Column::Id.eq(booking))
-            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
-            .exec(self.conn())
-            .await?;
+        let result = move_to(
+            bookings::Entity::update_many(),
+            bookings::Column::Status,
+            BookingStatus::Expired,
+        )
+        .filter(bookings::Column::Id.eq(booking))
+        .exec(self.conn())
+        .await?;
         Ok(result.rows_affected == 1)
     }
 
@@ -138,29 +138,28 @@ impl Db {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let txn = self.write().await?;
-        let result = bookings::Entity::update_many()
-            .col_expr(
-                bookings::Column::Status,
-                Expr::value(booking_status::CONFIRMED),
-            )
-            .col_expr(
-                bookings::Column::HoldExpiresAt,
-                Expr::value(Option::<DateTime<Utc>>::None),
-            )
-            // A cancellation recorded while it was unpaid refunded nothing; paid now, a
-            // cancel must work its refund out afresh.
-            .col_expr(
-                bookings::Column::CancelRequestedAt,
-                Expr::value(Option::<DateTime<Utc>>::None),
-            )
-            .col_expr(
-                bookings::Column::RefundAmount,
-                Expr::value(Option::<i64>::None),
-            )
-            .filter(bookings::Column::Id.eq(booking))
-            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
-            .exec(&txn)
-            .await?;
+        let result = move_to(
+            bookings::Entity::update_many(),
+            bookings::Column::Status,
+            BookingStatus::Confirmed,
+        )
+        .col_expr(
+            bookings::Column::HoldExpiresAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        // A cancellation recorded while it was unpaid refunded nothing; paid now, a
+        // cancel must work its refund out afresh.
+        .col_expr(
+            bookings::Column::CancelRequestedAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            bookings::Column::RefundAmount,
+            Expr::value(Option::<i64>::None),
+        )
+        .filter(bookings::Column::Id.eq(booking))
+        .exec(&txn)
+        .await?;
         if result.rows_affected == 0 {
             return Ok(false);
         }

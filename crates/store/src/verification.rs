@@ -12,8 +12,9 @@ use uuid::Uuid;
 
 use crate::entities::{listings, report_cells, reports, run_events, runs, signing_keys};
 use crate::runs::{MeasuredClaim, RunRecord, insert_run_in};
-use crate::status::run_status;
+use crate::status::{is_open, may_become, move_to, run_status};
 use crate::{Db, StoreError, conflict_as};
+use domain::RunStatus;
 
 pub type ReportRecord = reports::Model;
 pub type EventRecord = run_events::Model;
@@ -133,7 +134,7 @@ impl Db {
         Ok(runs::Entity::find()
             .filter(runs::Column::ListingId.eq(listing))
             .filter(runs::Column::Kind.eq("verification"))
-            .filter(runs::Column::Status.is_in([run_status::QUEUED, run_status::RUNNING]))
+            .filter(is_open::<RunStatus>(runs::Column::Status))
             .one(self.conn())
             .await?)
     }
@@ -185,8 +186,10 @@ impl Db {
         lease_until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<Option<RunRecord>, StoreError> {
+        // A queued run moves to running; a running one whose lease ran out is taken over (it
+        // stays running, in another worker's hands: no move of its life cycle).
         let claimable = Condition::any()
-            .add(runs::Column::Status.eq(run_status::QUEUED))
+            .add(may_become(runs::Column::Status, RunStatus::Running))
             .add(
                 Condition::all()
                     .add(runs::Column::Status.eq(run_status::RUNNING))
@@ -245,37 +248,43 @@ impl Db {
 
     /// Gives a run back to the queue (a worker shutting down mid-run).
     pub async fn release_run(&self, id: Uuid, owner: &str) -> Result<bool, StoreError> {
-        let result = without_lease(runs::Entity::update_many())
-            .col_expr(runs::Column::Status, Expr::value(run_status::QUEUED))
-            .filter(runs::Column::Id.eq(id))
-            .filter(runs::Column::LeaseOwner.eq(owner))
-            .filter(runs::Column::Status.eq(run_status::RUNNING))
-            .exec(self.conn())
-            .await?;
+        let result = move_to(
+            without_lease(runs::Entity::update_many()),
+            runs::Column::Status,
+            RunStatus::Queued,
+        )
+        .filter(runs::Column::Id.eq(id))
+        .filter(runs::Column::LeaseOwner.eq(owner))
+        .exec(self.conn())
+        .await?;
         Ok(result.rows_affected == 1)
     }
 
-    /// Ends a run the owner holds: `succeeded` with its report, or `failed` with the reason.
+    /// Ends a run the owner holds: `succeeded` with its report, or `failed` with the reason
+    /// (a move the life cycle allows from `running` only).
     pub async fn finish_run(
         &self,
         id: Uuid,
         owner: &str,
-        status: &str,
+        status: RunStatus,
         report: Option<Uuid>,
         failure: Option<(&str, &str)>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let (code, reason) = failure.unzip();
-        let result = without_lease(runs::Entity::update_many())
-            .col_expr(runs::Column::Status, Expr::value(status))
-            .col_expr(runs::Column::ReportId, Expr::value(report))
-            .col_expr(runs::Column::FailureCode, Expr::value(code))
-            .col_expr(runs::Column::FailureReason, Expr::value(reason))
-            .col_expr(runs::Column::FinishedAt, Expr::value(now))
-            .filter(runs::Column::Id.eq(id))
-            .filter(runs::Column::LeaseOwner.eq(owner))
-            .exec(self.conn())
-            .await?;
+        let result = move_to(
+            without_lease(runs::Entity::update_many()),
+            runs::Column::Status,
+            status,
+        )
+        .col_expr(runs::Column::ReportId, Expr::value(report))
+        .col_expr(runs::Column::FailureCode, Expr::value(code))
+        .col_expr(runs::Column::FailureReason, Expr::value(reason))
+        .col_expr(runs::Column::FinishedAt, Expr::value(now))
+        .filter(runs::Column::Id.eq(id))
+        .filter(runs::Column::LeaseOwner.eq(owner))
+        .exec(self.conn())
+        .await?;
         Ok(result.rows_affected == 1)
     }
 
@@ -287,15 +296,17 @@ impl Db {
         (code, reason): (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = without_lease(runs::Entity::update_many())
-            .col_expr(runs::Column::Status, Expr::value(run_status::CANCELLED))
-            .col_expr(runs::Column::FailureCode, Expr::value(code))
-            .col_expr(runs::Column::FailureReason, Expr::value(reason))
-            .col_expr(runs::Column::FinishedAt, Expr::value(now))
-            .filter(runs::Column::Id.eq(id))
-            .filter(runs::Column::Status.is_in([run_status::QUEUED, run_status::RUNNING]))
-            .exec(self.conn())
-            .await?;
+        let result = move_to(
+            without_lease(runs::Entity::update_many()),
+            runs::Column::Status,
+            RunStatus::Cancelled,
+        )
+        .col_expr(runs::Column::FailureCode, Expr::value(code))
+        .col_expr(runs::Column::FailureReason, Expr::value(reason))
+        .col_expr(runs::Column::FinishedAt, Expr::value(now))
+        .filter(runs::Column::Id.eq(id))
+        .exec(self.conn())
+        .await?;
         Ok(result.rows_affected == 1)
     }
 
@@ -306,12 +317,11 @@ impl Db {
         reason: (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<Vec<Uuid>, StoreError> {
-        let open = [run_status::QUEUED, run_status::RUNNING];
         let ids: Vec<Uuid> = runs::Entity::find()
             .select_only()
             .column(runs::Column::Id)
             .filter(runs::Column::ListingId.eq(listing))
-            .filter(runs::Column::Status.is_in(open))
+            .filter(is_open::<RunStatus>(runs::Column::Status))
             .into_tuple()
             .all(self.conn())
             .await?;

@@ -25,7 +25,7 @@ pub fn worker_name(index: usize) -> String {
 
 /// Runs the worker loop until `shutdown`.
 pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
-    let lease = Duration::from_secs(app.config().worker_lease_secs);
+    let lease = Duration::from_secs(app.config().verification.worker_lease_secs);
     tracing::info!(worker = %name, lease_s = lease.as_secs(), "verification worker started");
     loop {
         if *shutdown.borrow() {
@@ -71,7 +71,7 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
         Ok(n) => tracing::info!(reports = n, "report cells' judging figures filled"),
         Err(e) => tracing::warn!(error = %e, "filling report cells' judging figures failed"),
     }
-    let interval = Duration::from_secs(app.config().reconcile_interval_secs);
+    let interval = Duration::from_secs(app.config().verification.reconcile_interval_secs);
     // A queued run is "lost" when it has waited this long without being claimed.
     let stale = interval * 3;
     loop {
@@ -104,7 +104,7 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
 /// Signs a checkpoint of the transparency log whenever it grew and the latest is
 /// `log_checkpoint_secs` old (several replicas may run this: one checkpoint per size wins).
 pub async fn checkpoints(app: App, mut shutdown: watch::Receiver<bool>) {
-    let interval = Duration::from_secs(app.config().log_checkpoint_secs.max(1));
+    let interval = Duration::from_secs(app.config().reports.log_checkpoint_secs.max(1));
     loop {
         if let Err(e) = app.checkpoint_log().await {
             tracing::warn!(error = %e, "signing a log checkpoint failed");

@@ -365,19 +365,14 @@ struct ReportPage {
 }
 
 /// The claim's rows of the hardware block.
-fn claimed_hardware(claim: &serde_json::Value, l: &'static Labels) -> Rows {
-    let text = |key: &str| match &claim[key] {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    };
+fn claimed_hardware(claim: &app::reports::ClaimedHardware, l: &'static Labels) -> Rows {
     let mut rows = Rows::new();
-    rows.extend(text("gpu_model").map(|v| (l.gpu, v)));
-    rows.extend(text("gpu_count").map(|v| (l.gpu_count, v)));
-    rows.extend(text("vram_gb").map(|v| (l.vram, format!("{v} GB"))));
-    rows.extend(text("cpu_model").map(|v| (l.cpu, v)));
-    rows.extend(text("ram_gb").map(|v| (l.ram, format!("{v} GB"))));
-    rows.extend(text("region").map(|v| (l.region, v)));
+    rows.extend(claim.gpu_model.clone().map(|v| (l.gpu, v)));
+    rows.extend(claim.gpu_count.map(|v| (l.gpu_count, v.to_string())));
+    rows.extend(claim.vram_gb.map(|v| (l.vram, format!("{v} GB"))));
+    rows.extend(claim.cpu_model.clone().map(|v| (l.cpu, v)));
+    rows.extend(claim.ram_gb.map(|v| (l.ram, format!("{v} GB"))));
+    rows.extend(claim.region.clone().map(|v| (l.region, v)));
     rows
 }
 
@@ -399,17 +394,16 @@ async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String
             .map_or_else(String::new, |t| format!("?share={t}"));
         let frame = Frame::new(&req, format!("/v1/reports/{id}{with_share}"));
         let l = frame.l;
-        let predicate = stored.predicate();
-        let parsed = predicate
-            .as_ref()
-            .and_then(|p| serde_json::from_value::<app::reports::model::Report>(p.clone()).ok());
-        let claim = predicate
-            .as_ref()
-            .map(|p| p["hardware"]["claimed"].clone())
-            .unwrap_or_default();
-        let model = stored.summary["model"].as_str().unwrap_or_default();
-        let gpu = stored.summary["gpu_model"].as_str().unwrap_or_default();
-        let body = parsed.map(|r| ReportBody::of(&r, claimed_hardware(&claim, l), l));
+        let body = stored.predicate().and_then(|signed| {
+            let report = signed.report?;
+            Some(ReportBody::of(
+                &report,
+                claimed_hardware(&signed.claimed, l),
+                l,
+            ))
+        });
+        let model = &stored.summary.model;
+        let gpu = &stored.summary.gpu_model;
         let listing = app.listing(stored.listing_id).await.ok();
         let catalog = listing.as_ref().map_or_else(Vec::new, |listing| {
             frame.catalog_links(
@@ -417,10 +411,7 @@ async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String
                 listing.catalog_model.as_deref(),
             )
         });
-        let signature = stored.envelope["signatures"][0]["sig"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
+        let signature = stored.signature().unwrap_or_default().to_owned();
         let log = log_block(&app, id, stored.log_index, share.as_deref()).await?;
         let mut frame = frame;
         let title = format!("{model} {} {gpu}", l.on);
@@ -442,7 +433,12 @@ async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String
                 signature,
                 log,
                 proof_json: format!("/v1/reports/{id}/proof{with_share}"),
-                public: app.config().public_url.trim_end_matches('/').to_owned(),
+                public: app
+                    .config()
+                    .server
+                    .public_url
+                    .trim_end_matches('/')
+                    .to_owned(),
                 with_share,
             },
             lang,
@@ -744,7 +740,7 @@ async fn listing_page(
             .map(|r| frame.link(&format!("/reports/{}", Uuid::from(r))));
         let book_example = format!(
             "curl -X POST {}/v1/bookings \\\n  -H \"Authorization: Bearer $TOKEN\" -H \"Content-Type: application/json\" \\\n  -d '{{\"listing_id\": \"{id}\", \"gpu_count\": 1, \"starts_at\": \"…\", \"ends_at\": \"…\"}}'",
-            app.config().public_url.trim_end_matches('/')
+            app.config().server.public_url.trim_end_matches('/')
         );
         let lang = frame.lang;
         Ok((

@@ -107,8 +107,8 @@ pub(crate) async fn wait_for_check(app: &TestApp, listing: &str, token: &str, ki
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spot_checks_renew_an_unchanged_engine_and_demote_a_swapped_one() {
     let app = TestApp::spawn_with(Backend::Sqlite, |c| {
-        c.reconcile_interval_secs = 1;
-        c.spot_check_every_secs = 2;
+        c.verification.reconcile_interval_secs = 1;
+        c.verification.spot_check_every_secs = 2;
     })
     .await;
     let _workers = app.start_workers();
@@ -411,7 +411,10 @@ pub(crate) async fn badge_report(
 /// sorts, stays bookable, and its history says why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_badge_leaves_verified_search_and_the_listing_stays_bookable() {
-    let app = TestApp::spawn_with(Backend::Sqlite, |c| c.reconcile_interval_secs = 1).await;
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.verification.reconcile_interval_secs = 1
+    })
+    .await;
     let p = provider(&app).await;
     let listing = list(&app, &p, "http://127.0.0.1:9").await;
     badge_report(

@@ -25,7 +25,7 @@ const PRICE: &str = "price_pro_monthly";
 
 async fn market(backend: Backend, adjust: impl FnOnce(&mut app::Config)) -> Market {
     market_configured(backend, |c| {
-        c.stripe_pro_price_id = Some(PRICE.to_owned());
+        c.payments.stripe_pro_price_id = Some(PRICE.to_owned());
         adjust(c);
     })
     .await
@@ -68,8 +68,8 @@ fn evt(kind: &str, object: &Value) -> String {
 
 async fn checkout_makes_one_customer_and_the_plan_follows_stripe(backend: Backend) {
     let m = market(backend, |c| {
-        c.rate_limits = true;
-        c.rate_limit_reads_per_minute = 5;
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_reads_per_minute = 5;
     })
     .await;
     let checkout = format!("/v1/orgs/{}/billing/checkout", m.org);
@@ -301,7 +301,7 @@ async fn events_in_any_order_end_in_the_state_stripe_holds(backend: Backend) {
 async fn an_overdue_payment_keeps_pro_for_the_grace_period_only(backend: Backend) {
     // No grace: overdue is free at once; with grace it stays Pro until it ends.
     for (grace, plan) in [(0, "free"), (3600, "pro")] {
-        let m = market(backend, |c| c.billing_grace_secs = grace).await;
+        let m = market(backend, |c| c.payments.billing_grace_secs = grace).await;
         let (_, subscription) = subscribe(&m, "active").await;
         let id = subscription["id"].as_str().unwrap();
         deliver_signed(&m.app, &evt("customer.subscription.created", &subscription)).await;
@@ -363,8 +363,8 @@ async fn finished(m: &Market, run: &str) -> Value {
 async fn a_private_report_is_seen_by_members_and_share_links_only(backend: Backend) {
     // Free listings are spot-checked once in a thousand days here, Pro's once a day.
     let m = market(backend, |c| {
-        c.spot_check_every_secs = 1000 * 24 * 3600;
-        c.pro_spot_check_every_secs = 24 * 3600;
+        c.verification.spot_check_every_secs = 1000 * 24 * 3600;
+        c.pro.spot_check_every_secs = 24 * 3600;
     })
     .await;
     let _workers = m.app.start_workers();

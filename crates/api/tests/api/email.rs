@@ -149,8 +149,8 @@ async fn mailing_app_with(
 ) -> TestApp {
     let url = smtp.url();
     TestApp::spawn_with(backend, move |c| {
-        c.smtp_url = Some(url.into());
-        c.public_url = "https://market.example".to_owned();
+        c.mail.smtp_url = Some(url.into());
+        c.server.public_url = "https://market.example".to_owned();
         adjust(c);
     })
     .await
@@ -352,9 +352,9 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
 async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
     let smtp = SmtpSink::start();
     let app = mailing_app_with(backend, &smtp, |c| {
-        c.rate_limits = true;
-        c.rate_limit_auth_per_minute = 1000;
-        c.mails_per_address_per_hour = 3;
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_auth_per_minute = 1000;
+        c.mail.mails_per_address_per_hour = 3;
     })
     .await;
     let res = register(&app, "ada@example.com", PASSWORD, "Ada").await;

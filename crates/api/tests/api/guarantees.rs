@@ -143,19 +143,19 @@ async fn a_slowed_engine_earns_credits_for_its_slow_buckets_only_and_a_spot_chec
         (backend == Backend::Postgres).then(|| payments::testing::FakeStripe::start().unwrap());
     let app = TestApp::spawn_with(backend, |c| {
         if let Some(stripe) = &stripe {
-            c.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
-            c.stripe_api_base = Some(stripe.base_url().to_owned());
-            c.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
-            c.platform_fee_bps = 1000;
+            c.payments.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
+            c.payments.stripe_api_base = Some(stripe.base_url().to_owned());
+            c.payments.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
+            c.payments.platform_fee_bps = 1000;
         }
-        c.reconcile_interval_secs = 1;
-        c.gateway_bucket_secs = BUCKET_SECS as u64;
+        c.verification.reconcile_interval_secs = 1;
+        c.gateway.bucket_secs = BUCKET_SECS as u64;
         // A client that stops reading blocks the gateway once ~50 KB behind (the kernel's
         // share of it bounded), so a slow reader shows within a short stream.
-        c.send_buffer_bytes = 16 * 1024;
+        c.server.send_buffer_bytes = 16 * 1024;
         // No spot check but the one a credit brings forward.
-        c.spot_check_every_secs = 30 * 24 * 3600;
-        c.verification_ttl_secs = 60 * 24 * 3600;
+        c.verification.spot_check_every_secs = 30 * 24 * 3600;
+        c.verification.verification_ttl_secs = 60 * 24 * 3600;
     })
     .await;
     let _workers = app.start_workers();
@@ -800,7 +800,7 @@ async fn judge_one_bucket(app: &TestApp, booking: &str, token: &str, at_once: us
 }
 
 async fn shaped(backend: Backend, shape: Shape, min_fraction: f64, ssh: bool) -> Value {
-    let app = TestApp::spawn_with(backend, |c| c.gateway_bucket_secs = BUCKET_SECS as u64).await;
+    let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
     let engine = start_shaped_engine(shape);
     let (booking, token) = guaranteed_booking(&app, &engine, min_fraction, ssh).await;
     let at_once = if shape == Shape::Paced { 1 } else { 3 };

@@ -94,19 +94,18 @@ pub struct TestApp {
 }
 
 pub fn test_config(database_url: &str) -> Config {
-    Config {
-        listen: "127.0.0.1:0".to_owned(),
-        database_url: Some(SecretString::from(database_url.to_owned())),
-        jwt_secret: Some(SecretString::from(JWT_SECRET.to_owned())),
-        // The tests' engines are simulators on this machine.
-        engine_allow_private: true,
-        // Tests fire requests far faster than people do; the limits tests turn them on.
-        rate_limits: false,
-        // Organisation reports follow every change at once (the period has its own test).
-        org_report_min_secs: 0,
-        secrets_key_file: Some(secrets_key_file()),
-        ..Config::default()
-    }
+    let mut config = Config::default();
+    config.server.listen = "127.0.0.1:0".to_owned();
+    config.database.url = Some(SecretString::from(database_url.to_owned()));
+    config.keys.jwt_secret = Some(SecretString::from(JWT_SECRET.to_owned()));
+    config.keys.secrets_key_file = Some(secrets_key_file());
+    // The tests' engines are simulators on this machine.
+    config.verification.engine_allow_private = true;
+    // Tests fire requests far faster than people do; the limits tests turn them on.
+    config.limits.rate_limits = false;
+    // Organisation reports follow every change at once (the period has its own test).
+    config.reports.org_report_min_secs = 0;
+    config
 }
 
 /// The tests' key for secrets at rest (the same in every test: PostgreSQL requires one).

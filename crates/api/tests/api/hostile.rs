@@ -162,7 +162,10 @@ async fn verify(app: &TestApp, p: &Provider, engine: &str) -> (Value, String, Va
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn engine_addresses_inside_the_network_are_refused() {
-    let app = TestApp::spawn_with(Backend::Sqlite, |c| c.engine_allow_private = false).await;
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.verification.engine_allow_private = false
+    })
+    .await;
     let p = provider(&app).await;
     for url in [
         "http://127.0.0.1:8000",

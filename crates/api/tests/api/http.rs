@@ -48,7 +48,7 @@ async fn readiness_checks_redis_when_configured(app: TestApp) {
     let backend = app.app.db().backend();
     drop(app);
     let app = TestApp::spawn_with(backend, |config| {
-        config.redis_url = Some(SecretString::from(url));
+        config.redis.url = Some(SecretString::from(url));
     })
     .await;
     let res = app.get("/readyz", None).await;
@@ -65,7 +65,7 @@ async fn readiness_names_a_redis_that_is_down(app: TestApp) {
     drop(app);
     // Nothing listens on port 1.
     let app = TestApp::spawn_with(backend, |config| {
-        config.redis_url = Some(SecretString::from("redis://127.0.0.1:1".to_owned()));
+        config.redis.url = Some(SecretString::from("redis://127.0.0.1:1".to_owned()));
     })
     .await;
     let problem = assert_problem(app.get("/readyz", None).await, 503, "not_ready").await;
@@ -101,7 +101,7 @@ async fn unknown_routes_and_bad_bodies_are_problems(app: TestApp) {
 async fn bodies_over_the_limit_are_413(app: TestApp) {
     let backend = app.app.db().backend();
     drop(app);
-    let app = TestApp::spawn_with(backend, |config| config.max_body_bytes = 1024).await;
+    let app = TestApp::spawn_with(backend, |config| config.server.max_body_bytes = 1024).await;
     let big = json!({"email": "a@example.com", "password": "x".repeat(2000), "name": "A"});
     assert_problem(
         app.post("/v1/auth/register", None, big).await,

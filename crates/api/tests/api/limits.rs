@@ -64,7 +64,7 @@ async fn racing_verification_requests_for_one_listing_make_one_run() {
 async fn an_organisation_runs_out_of_daily_verification_runs() {
     for backend in [Backend::Sqlite, Backend::Postgres] {
         let app = TestApp::spawn_with(backend, |c| {
-            c.verification_runs_per_org_per_day = 2;
+            c.limits.verification_runs_per_org_per_day = 2;
         })
         .await;
         let p = provider(&app).await;
@@ -118,7 +118,8 @@ async fn an_organisation_runs_out_of_daily_verification_runs() {
 /// closed one gives its place back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn event_streams_beyond_the_per_client_cap_are_refused() {
-    let app = TestApp::spawn_with(Backend::Sqlite, |c| c.event_streams_per_client = 20).await;
+    let app =
+        TestApp::spawn_with(Backend::Sqlite, |c| c.limits.event_streams_per_client = 20).await;
     let p = provider(&app).await;
     let listing = list(&app, &p, "http://127.0.0.1:9").await;
     let run = request_run(&app, &p, &listing).await;
@@ -231,9 +232,9 @@ fn retry_after(res: &reqwest::Response) -> u64 {
 /// success ends it; other networks are not held back.
 async fn failed_logins_back_off_per_account_and_network(backend: Backend) {
     let app = TestApp::spawn_with(backend, |c| {
-        c.rate_limits = true;
-        c.rate_limit_auth_per_minute = 1000;
-        c.trusted_proxies = "127.0.0.1".to_owned();
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_auth_per_minute = 1000;
+        c.server.trusted_proxies = "127.0.0.1".to_owned();
     })
     .await;
     app.register("ada@example.com").await;
@@ -272,10 +273,10 @@ async fn failed_logins_back_off_per_account_and_network(backend: Backend) {
 /// owner's network, which signed in before, still signs in.
 async fn strangers_guessing_cannot_lock_the_owner_out(backend: Backend) {
     let app = TestApp::spawn_with(backend, |c| {
-        c.rate_limits = true;
-        c.rate_limit_auth_per_minute = 1000;
-        c.login_failures_per_account_per_hour = 20;
-        c.trusted_proxies = "127.0.0.1".to_owned();
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_auth_per_minute = 1000;
+        c.limits.login_failures_per_account_per_hour = 20;
+        c.server.trusted_proxies = "127.0.0.1".to_owned();
     })
     .await;
     app.register("ada@example.com").await;
@@ -311,9 +312,9 @@ async fn strangers_guessing_cannot_lock_the_owner_out(backend: Backend) {
 /// Every address of one IPv6 /64 spends one budget; the next /64 has its own.
 async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
     let app = TestApp::spawn_with(backend, |c| {
-        c.rate_limits = true;
-        c.rate_limit_reads_per_minute = 50;
-        c.trusted_proxies = "127.0.0.1".to_owned();
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_reads_per_minute = 50;
+        c.server.trusted_proxies = "127.0.0.1".to_owned();
     })
     .await;
     let mut ok = 0;
@@ -346,8 +347,8 @@ async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_spend_the_read_budget() {
     let app = TestApp::spawn_with(Backend::Sqlite, |c| {
-        c.rate_limits = true;
-        c.rate_limit_reads_per_minute = 3;
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_reads_per_minute = 3;
     })
     .await;
     let mut statuses = Vec::new();
@@ -372,10 +373,10 @@ async fn replicas_on_one_redis_share_one_budget() {
     let namespace = format!("ratetest-{}", uuid::Uuid::new_v4().simple());
     let replica = |namespace: String| async move {
         TestApp::spawn_with(Backend::Sqlite, move |c| {
-            c.rate_limits = true;
-            c.rate_limit_reads_per_minute = 5;
-            c.redis_url = Some(crate::helpers::redis_url().into());
-            c.redis_namespace = namespace;
+            c.limits.rate_limits = true;
+            c.limits.rate_limit_reads_per_minute = 5;
+            c.redis.url = Some(crate::helpers::redis_url().into());
+            c.redis.namespace = namespace;
         })
         .await
     };
@@ -418,8 +419,8 @@ fn every_route_documents_rate_limited() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn made_up_credentials_do_not_escape_the_address_ceiling() {
     let app = TestApp::spawn_with(Backend::Sqlite, |c| {
-        c.rate_limits = true;
-        c.rate_limit_search_per_minute = 2;
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_search_per_minute = 2;
     })
     .await;
     let mut statuses = Vec::new();
@@ -451,9 +452,9 @@ async fn key_lookups(app: &TestApp) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn made_up_api_keys_cost_at_most_the_address_budget() {
     let app = TestApp::spawn_with(Backend::Sqlite, |c| {
-        c.rate_limits = true;
-        c.rate_limit_reads_per_minute = 25;
-        c.rate_limit_writes_per_minute = 25;
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_reads_per_minute = 25;
+        c.limits.rate_limit_writes_per_minute = 25;
     })
     .await;
     let ada = app.register("ada@example.com").await;

@@ -25,7 +25,7 @@ on_backends!(an_organisation_report_is_signed_again_at_most_once_per_period);
 
 /// Title edits and new listings cannot grow the log faster than `org_report_min_secs`.
 async fn an_organisation_report_is_signed_again_at_most_once_per_period(backend: store::Backend) {
-    let app = TestApp::spawn_with(backend, |c| c.org_report_min_secs = 3600).await;
+    let app = TestApp::spawn_with(backend, |c| c.reports.org_report_min_secs = 3600).await;
     let p = provider(&app).await;
     list(&app, &p, "http://127.0.0.1:9").await;
     let path = format!("/v1/orgs/{}/report", p.org);
@@ -49,13 +49,14 @@ mod reports_are_logged_with_proofs_and_signed_checkpoints {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sqlite() {
-        let app = TestApp::spawn_with(Backend::Sqlite, |c| c.log_checkpoint_secs = 1).await;
+        let app = TestApp::spawn_with(Backend::Sqlite, |c| c.reports.log_checkpoint_secs = 1).await;
         super::reports_are_logged_with_proofs_and_signed_checkpoints(app).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgres() {
-        let app = TestApp::spawn_with(Backend::Postgres, |c| c.log_checkpoint_secs = 1).await;
+        let app =
+            TestApp::spawn_with(Backend::Postgres, |c| c.reports.log_checkpoint_secs = 1).await;
         super::reports_are_logged_with_proofs_and_signed_checkpoints(app).await;
     }
 }

@@ -44,7 +44,10 @@ async fn market(backend: Backend) -> Market {
 
 /// A market whose calls to Stripe time out after `stripe_timeout_ms`.
 async fn market_with(backend: Backend, stripe_timeout_ms: u64) -> Market {
-    market_configured(backend, |c| c.stripe_timeout_ms = stripe_timeout_ms).await
+    market_configured(backend, |c| {
+        c.payments.stripe_timeout_ms = stripe_timeout_ms
+    })
+    .await
 }
 
 /// A market whose configuration `adjust` changes last.
@@ -55,11 +58,11 @@ pub(crate) async fn market_configured(
     let stripe = FakeStripe::start().unwrap();
     let base = stripe.base_url().to_owned();
     let app = TestApp::spawn_with(backend, |c| {
-        c.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
-        c.stripe_api_base = Some(base);
-        c.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
-        c.stripe_timeout_ms = 1000;
-        c.platform_fee_bps = 1000;
+        c.payments.stripe_secret_key = Some("sk_test_gpumarket".to_owned().into());
+        c.payments.stripe_api_base = Some(base);
+        c.payments.stripe_webhook_secret = Some(WEBHOOK_SECRET.to_owned().into());
+        c.payments.stripe_timeout_ms = 1000;
+        c.payments.platform_fee_bps = 1000;
         adjust(c);
     })
     .await;
@@ -1061,7 +1064,7 @@ async fn webhooks_that_do_not_match_the_booking_confirm_nothing(backend: Backend
 /// Bookings waiting for their payment hold GPUs: a renter may have
 /// `pending_bookings_per_renter` of them; paying one makes room.
 async fn a_renter_has_a_bounded_number_of_unpaid_bookings(backend: Backend) {
-    let m = market_configured(backend, |c| c.pending_bookings_per_renter = 2).await;
+    let m = market_configured(backend, |c| c.limits.pending_bookings_per_renter = 2).await;
     enable_payouts(&m).await;
     let first: Value = book(&m, (24, 25)).await.json().await.unwrap();
     assert_eq!(book(&m, (26, 27)).await.status(), 201);

@@ -252,7 +252,7 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
 /// Every string of a submitted report is clipped like an engine's, a report too large is
 /// refused, and an account submits at most `community_runs_per_day` runs a day.
 async fn community_submissions_are_clipped_bounded_and_capped_a_day(backend: store::Backend) {
-    let app = TestApp::spawn_with(backend, |c| c.community_runs_per_day = 2).await;
+    let app = TestApp::spawn_with(backend, |c| c.limits.community_runs_per_day = 2).await;
     let mut report = measured_report().await;
     let alice = app.register("alice@example.com").await;
     report["engine"]["version"] = json!(format!("0.32\u{7}{}", "x".repeat(5000)));

@@ -31,7 +31,7 @@ fn holds(haystack: &[u8], needle: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn engine_keys_are_sealed_at_rest_and_old_ones_by_the_start_up_job() {
     // No key configured: SQLite generates one beside the database.
-    let app = TestApp::spawn_with(Backend::Sqlite, |c| c.secrets_key_file = None).await;
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| c.keys.secrets_key_file = None).await;
     let url = app.database_url().to_owned();
     let dir = std::path::PathBuf::from(
         url.trim_start_matches("sqlite://")
@@ -109,8 +109,8 @@ async fn engine_keys_are_sealed_at_rest_and_old_ones_by_the_start_up_job() {
     let other = dir.join("other.key");
     std::fs::write(&other, "ab".repeat(32)).unwrap();
     let mut config = test_config(&url);
-    config.jwt_secret = None;
-    config.secrets_key_file = Some(other);
+    config.keys.jwt_secret = None;
+    config.keys.secrets_key_file = Some(other);
     let refused = app::App::build(config, false).await.unwrap_err();
     assert!(
         refused.to_string().contains("secrets_key_file"),

@@ -533,9 +533,9 @@ async fn verified_end_to_end_through_redis_after_a_lost_delivery(app: TestApp) {
     drop(app);
     let namespace = format!("test-{}", uuid::Uuid::new_v4().simple());
     let app = TestApp::spawn_with(backend, |config| {
-        config.redis_url = Some(SecretString::from(redis_url()));
-        config.redis_namespace = namespace.clone();
-        config.reconcile_interval_secs = 1;
+        config.redis.url = Some(SecretString::from(redis_url()));
+        config.redis.namespace = namespace.clone();
+        config.verification.reconcile_interval_secs = 1;
     })
     .await;
     assert!(app.app.dispatcher().is_redis());
@@ -678,8 +678,8 @@ async fn a_new_signing_key_retires_the_old_one_which_stays_published(app: TestAp
     let file = dir.path().join("signing.pem");
     std::fs::write(&file, key.to_pkcs8_pem().unwrap()).unwrap();
     let mut config = crate::helpers::test_config(app.database_url());
-    config.signing_key_file = Some(file);
-    config.log_checkpoint_secs = 1;
+    config.keys.signing_key_file = Some(file);
+    config.reports.log_checkpoint_secs = 1;
     let rotated = app::App::build(config, false).await.unwrap();
     let keys: Vec<Value> = app.get_json("/v1/signing-keys", None).await;
     assert_eq!(keys.len(), 2);

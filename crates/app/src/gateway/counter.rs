@@ -89,12 +89,12 @@ return {1, peak}
 
 impl App {
     pub(super) fn lease_length(&self) -> Duration {
-        Duration::from_secs(self.config().gateway_stream_lease_secs.max(1))
+        Duration::from_secs(self.config().gateway.stream_lease_secs.max(1))
     }
 
     /// The Redis keys of a booking's streams on a machine: one hash slot per machine.
     fn stream_keys(&self, lease: &StreamLease) -> [String; 3] {
-        let ns = &self.config().redis_namespace;
+        let ns = &self.config().redis.namespace;
         let machine = lease.listing_id;
         [
             format!("{ns}:gw:{{{machine}}}:booking:{}", lease.booking_id),

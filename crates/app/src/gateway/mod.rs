@@ -164,7 +164,7 @@ impl App {
             engine_base_url: listing.engine_base_url.clone(),
             engine_api_key: self.engine_key_of(listing)?,
             max_streams: share.max(1),
-            max_tokens: self.config().gateway_max_tokens,
+            max_tokens: self.config().gateway.max_tokens,
             ends_at: record.ends_at,
             whole_machine: record.gpu_count >= listing.gpu_count,
             direct_access: listing.access_ssh_host.is_some() || listing.access_https_url.is_some(),

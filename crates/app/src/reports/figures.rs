@@ -13,9 +13,9 @@ const BATCH: u64 = 100;
 /// The figures a stored envelope's report states per decode cell; none when the envelope
 /// does not parse as a harness report (it is then marked read all the same).
 fn figures_of(envelope: &str) -> Vec<CellFigures> {
-    let predicate = serde_json::from_str(envelope)
+    let predicate = serde_json::from_str::<attest::Envelope>(envelope)
         .ok()
-        .and_then(super::predicate_of);
+        .and_then(|envelope| super::predicate_of(&envelope));
     let Some(report) = predicate.and_then(|p| serde_json::from_value::<bench::Report>(p).ok())
     else {
         return Vec::new();

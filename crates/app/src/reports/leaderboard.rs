@@ -33,9 +33,9 @@ impl App {
         let cells = self.db().best_cells(context, concurrency, 2000).await?;
         let mut rows: Vec<LeaderboardRow> = Vec::new();
         for (cell, report) in cells {
-            let summary: Value = serde_json::from_str(&report.summary).unwrap_or(Value::Null);
-            let gpu_model = summary["gpu_model"].as_str().unwrap_or_default().to_owned();
-            let model = summary["model"].as_str().unwrap_or_default().to_owned();
+            let super::ReportSummary {
+                gpu_model, model, ..
+            } = super::ReportSummary::of_stored(&report.summary);
             if rows
                 .iter()
                 .any(|r| r.gpu_model == gpu_model && r.model == model)
@@ -80,7 +80,7 @@ impl App {
             }
             let now = Utc::now();
             let period = chrono::Duration::seconds(
-                i64::try_from(self.config().org_report_min_secs).unwrap_or(i64::MAX / 1000),
+                i64::try_from(self.config().reports.org_report_min_secs).unwrap_or(i64::MAX / 1000),
             );
             if let Some(latest) = &latest
                 && now - latest.created_at < period

@@ -7,8 +7,9 @@ mod figures;
 mod leaderboard;
 mod signing;
 
-use attest::PublishedKey;
+use attest::{Envelope, PublishedKey};
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use store::ReportRecord;
 
@@ -41,12 +42,12 @@ pub struct StoredReport {
     pub kind: String,
     /// The signing key's id.
     pub key_id: String,
-    /// The DSSE envelope; `Null` when withheld.
-    pub envelope: Value,
+    /// The DSSE envelope; `None` when withheld (or unreadable).
+    pub envelope: Option<Envelope>,
     /// The envelope was signed before engine addresses were left out of reports, so only
     /// the listing's organisation is shown it; everyone else gets the summary.
     pub envelope_withheld: bool,
-    pub summary: Value,
+    pub summary: ReportSummary,
     pub created_at: DateTime<Utc>,
     /// Its leaf's index in the transparency log.
     pub log_index: Option<u64>,
@@ -90,25 +91,93 @@ const SHARE_PREFIX_CHARS: usize = 12;
 pub const SHARE_TTL_SECS: u64 = 7 * 24 * 3600;
 pub const SHARE_TTL_MAX_SECS: u64 = 90 * 24 * 3600;
 
-/// The predicate of the statement a DSSE envelope signs.
-pub(crate) fn predicate_of(envelope: Value) -> Option<Value> {
-    let envelope: attest::Envelope = serde_json::from_value(envelope).ok()?;
+/// What a report says of itself without opening its envelope, as stored beside it (fields
+/// added over time are empty on older reports).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReportSummary {
+    pub compliant: bool,
+    /// Why it is not compliant.
+    pub reasons: Vec<String>,
+    pub headline: Headline,
+    /// The engine's served model.
+    pub model: String,
+    pub engine_version: Option<String>,
+    pub engine_fingerprint: Option<String>,
+    /// The listing's GPU model as claimed.
+    pub gpu_model: String,
+    pub profile: String,
+    pub partial: bool,
+    pub decode_cells: usize,
+    pub prefill_contexts: usize,
+    pub finished_at: String,
+    pub cost: Option<bench::report::Cost>,
+}
+
+impl ReportSummary {
+    /// The summary stored as text; an unreadable one is empty rather than an error (pages
+    /// and the leaderboard show what they can).
+    pub(crate) fn of_stored(text: &str) -> Self {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+}
+
+/// The listing's claim a report verifies: what the machine was said to be.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClaimedHardware {
+    pub gpu_model: Option<String>,
+    pub gpu_count: Option<i64>,
+    pub vram_gb: Option<i64>,
+    pub cpu_model: Option<String>,
+    pub ram_gb: Option<i64>,
+    pub region: Option<String>,
+}
+
+/// What a listing's report signs: the harness's report, the listing's claim and the run's
+/// facts (kept as the JSON they were signed as).
+#[derive(Debug, Clone)]
+pub struct SignedPredicate {
+    /// The harness's report; `None` when it no longer reads as today's model.
+    pub report: Option<model::Report>,
+    pub claimed: ClaimedHardware,
+    /// The run's facts (`verification`): report, run, listing and organisation ids, the
+    /// profile, kind, attempt and signing time.
+    pub verification: Value,
+}
+
+/// The predicate of the statement a DSSE envelope signs, as JSON.
+pub(crate) fn predicate_of(envelope: &Envelope) -> Option<Value> {
     let mut statement: Value = serde_json::from_slice(&envelope.payload_bytes().ok()?).ok()?;
     Some(statement.get_mut("predicate")?.take())
 }
 
 impl StoredReport {
-    /// The signed statement's predicate: the harness's report with the listing's claim
-    /// (`hardware.claimed`) and the run's facts (`verification`). `None` when withheld.
-    pub fn predicate(&self) -> Option<Value> {
-        predicate_of(self.envelope.clone())
+    /// The signed statement's predicate, typed: the harness's report with the listing's
+    /// claim (`hardware.claimed`) and the run's facts (`verification`). `None` when withheld.
+    pub fn predicate(&self) -> Option<SignedPredicate> {
+        let mut predicate = predicate_of(self.envelope.as_ref()?)?;
+        let claimed =
+            serde_json::from_value(predicate["hardware"]["claimed"].take()).unwrap_or_default();
+        let verification = predicate["verification"].take();
+        Some(SignedPredicate {
+            report: serde_json::from_value(predicate).ok(),
+            claimed,
+            verification,
+        })
+    }
+
+    /// The first signature, base64, as the page shows it.
+    pub fn signature(&self) -> Option<&str> {
+        let envelope = self.envelope.as_ref()?;
+        envelope.signatures.first().map(|s| s.sig.as_str())
     }
 
     pub(crate) fn of(record: ReportRecord) -> Self {
         Self {
-            envelope: serde_json::from_str(&record.envelope).unwrap_or(Value::Null),
+            envelope: serde_json::from_str(&record.envelope).ok(),
             envelope_withheld: false,
-            summary: serde_json::from_str(&record.summary).unwrap_or(Value::Null),
+            summary: ReportSummary::of_stored(&record.summary),
             id: record.id.into(),
             listing_id: record.listing_id.into(),
             run_id: record.run_id.into(),
@@ -244,7 +313,7 @@ impl App {
                 prefix: Some(token.chars().take(SHARE_PREFIX_CHARS).collect()),
             })
             .await?;
-        let base = self.config().public_url.trim_end_matches('/');
+        let base = self.config().server.public_url.trim_end_matches('/');
         Ok(ShareLink {
             id: link,
             url: format!("{base}/reports/{id}?share={token}"),
@@ -310,10 +379,11 @@ impl App {
         mut report: StoredReport,
         viewer: Option<Caller>,
     ) -> Result<StoredReport, AppError> {
-        if attest::names_engine_address(&report.envelope)
-            && !self.is_member(viewer, report.org_id).await?
-        {
-            report.envelope = Value::Null;
+        let names_engine = report.envelope.as_ref().is_some_and(|envelope| {
+            serde_json::to_value(envelope).is_ok_and(|json| attest::names_engine_address(&json))
+        });
+        if names_engine && !self.is_member(viewer, report.org_id).await? {
+            report.envelope = None;
             report.envelope_withheld = true;
         }
         Ok(report)

@@ -13,7 +13,8 @@ use super::REPORT_PREDICATE;
 use crate::AppError;
 
 /// The figures a listing shows from its latest report.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Headline {
     /// The best valid total tok/s of any decode cell.
     pub best_total_tok_s: Option<f64>,
@@ -59,7 +60,7 @@ pub struct SignedReport {
     pub compliant: bool,
     pub key_id: String,
     pub envelope: Envelope,
-    pub summary: Value,
+    pub summary: super::ReportSummary,
     pub headline: Headline,
     pub cells: Vec<CellRecord>,
     /// The listing's hardware and engine as measured.
@@ -87,7 +88,7 @@ impl SignedReport {
             compliant: self.compliant,
             key_id: self.key_id,
             envelope: serde_json::to_string(&self.envelope).unwrap_or_default(),
-            summary: self.summary.to_string(),
+            summary: serde_json::to_string(&self.summary).unwrap_or_default(),
             created_at: Utc::now(),
             cells: self.cells,
             headline: (
@@ -160,21 +161,21 @@ pub(crate) fn sign_run_report(
     );
     let envelope = attest::sign_statement(key, &statement);
     let headline = Headline::of(report);
-    let summary = json!({
-        "compliant": report.compliance.compliant,
-        "reasons": report.compliance.reasons,
-        "headline": headline,
-        "model": report.engine.model,
-        "engine_version": report.engine.version,
-        "engine_fingerprint": report.engine.fingerprint,
-        "gpu_model": listing.gpu_model,
-        "profile": run.profile,
-        "partial": report.partial,
-        "decode_cells": report.decode.len(),
-        "prefill_contexts": report.prefill.len(),
-        "finished_at": report.finished_at,
-        "cost": report.cost,
-    });
+    let summary = super::ReportSummary {
+        compliant: report.compliance.compliant,
+        reasons: report.compliance.reasons.clone(),
+        headline: headline.clone(),
+        model: report.engine.model.clone(),
+        engine_version: report.engine.version.clone(),
+        engine_fingerprint: report.engine.fingerprint.clone(),
+        gpu_model: listing.gpu_model.clone(),
+        profile: run.profile.clone(),
+        partial: report.partial,
+        decode_cells: report.decode.len(),
+        prefill_contexts: report.prefill.len(),
+        finished_at: report.finished_at.clone(),
+        cost: report.cost.clone(),
+    };
     let mut cells: Vec<CellRecord> = report
         .decode
         .iter()

@@ -139,7 +139,7 @@ pub(super) async fn generate(
     endpoint: &'static str,
 ) -> Result<HttpResponse, ApiError> {
     let target = proxy::target_of(&app, &req, booking).await?;
-    let body = proxy::read_body(payload, app.config().gateway_max_body_bytes).await?;
+    let body = proxy::read_body(payload, app.config().gateway.max_body_bytes).await?;
     let Prepared {
         body: sent_body,
         stream,

@@ -32,7 +32,7 @@ pub async fn tokenize(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let target = proxy::target_of(&app, &req, booking.into_inner()).await?;
-    let body = proxy::read_body(payload, app.config().gateway_max_body_bytes).await?;
+    let body = proxy::read_body(payload, app.config().gateway.max_body_bytes).await?;
     let slot = app.gateway_slot(&target).await?;
     let request = proxy::request(&app, &target, "/tokenize", Some(body.to_vec()));
     let answer = match request {

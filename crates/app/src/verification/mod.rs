@@ -2,39 +2,23 @@
 //! the dispatcher delivers it; a worker claims it with a lease, runs the standard matrix
 //! against the listing's engine, and attaches a signed report exactly once.
 
+mod execution;
+
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use domain::{OrgId, Role};
 use serde_json::{Value, json};
 use store::{RunRecord, StoreError, run_status, visibility};
-use tokio::sync::{mpsc, watch};
 use uuid::Uuid;
 
-use crate::{App, AppError, Caller, reports};
+pub use self::execution::Outcome;
+use crate::runs::failure::{CANCELLED, LISTING_CHANGED};
+use crate::runs::{event, queued_run, run_kind};
+use crate::{App, AppError, Caller};
 
 /// The profiles a run may use.
 pub const PROFILES: &[&str] = &["quick", "standard"];
-
-use crate::runs::failure::{CANCELLED, DEADLINE_EXCEEDED, LISTING_CHANGED};
-use crate::runs::{event, queued_run, run_kind};
-
-/// How often a running run looks whether it was cancelled: a cancel stops it within this
-/// and the harness's own stop (well under 2 s).
-const CANCEL_POLL: Duration = Duration::from_millis(500);
-
-/// How a worker's run ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// A report was attached (or had been already, by an earlier attempt).
-    Reported(Uuid),
-    /// The run failed; the code and the reason are kept on it.
-    Failed { code: &'static str, reason: String },
-    /// Given back to the queue (the worker is shutting down).
-    Released,
-    /// Another worker owns the run now (the lease ran out); nothing was written.
-    LostLease,
-}
 
 /// One event of a run's log, in order (`seq`), for its live stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -323,8 +307,8 @@ impl App {
         let config = self.config();
         let slot = self.inner.streams.take(
             client,
-            config.event_streams_per_client as usize,
-            config.event_streams_total as usize,
+            config.limits.event_streams_per_client as usize,
+            config.limits.event_streams_total as usize,
         )?;
         let subscription = self.notifier().subscribe(run.id).await;
         Ok(RunFollower {
@@ -407,312 +391,6 @@ impl App {
             tracing::info!(count = runs.len(), "reconciler re-dispatched runs");
         }
         Ok(runs.len())
-    }
-
-    /// Claims and executes one run as `worker`. `shutdown` turning true gives the run back.
-    pub async fn execute_run(
-        &self,
-        run: domain::RunId,
-        worker: &str,
-        lease: Duration,
-        shutdown: watch::Receiver<bool>,
-    ) -> Result<Option<Outcome>, AppError> {
-        let run_id = run.as_uuid();
-        let now = Utc::now();
-        let Some(run) = self
-            .db()
-            .claim_run(run_id, worker, lease_until(now, lease), now)
-            .await?
-        else {
-            return Ok(None); // someone else has it, or it is done
-        };
-        if let Some(existing) = self.db().report_by_run(run.id).await? {
-            // An earlier attempt attached its report but died before finishing the run, and
-            // perhaps before judging its spot check: judged now, from the stored report.
-            if run.kind == run_kind::SPOT_CHECK && !self.db().report_was_judged(existing.id).await?
-            {
-                let baseline = self.baseline_of(&run).await?;
-                let why_not = crate::spot_checks::judge_stored(
-                    &baseline,
-                    &existing.summary,
-                    &self.db().cells_of_report(existing.id).await?,
-                    self.config().spot_check_min_fraction,
-                );
-                let verdict = self
-                    .conclude_spot_check(&run, &baseline, Some(existing.id), why_not)
-                    .await?;
-                tracing::info!(run = %run.id, verdict, "a spot check judged after its worker died");
-            }
-            self.db()
-                .finish_run(
-                    run.id,
-                    worker,
-                    run_status::SUCCEEDED,
-                    Some(existing.id),
-                    None,
-                    Utc::now(),
-                )
-                .await?;
-            return Ok(Some(Outcome::Reported(existing.id)));
-        }
-        let listing = self.listing_record(run.listing_id).await?;
-        self.record_event(
-            run.id,
-            event::STARTED,
-            // Events are public: the worker that runs it (a host name) stays in the logs.
-            json!({"run_id": run.id, "attempt": run.attempts}),
-        )
-        .await?;
-
-        // The bench stops on shutdown, when the run is cancelled or its lease lost (looked at
-        // every CANCEL_POLL), or at the run's deadline.
-        let (cancel_tx, cancel_rx) = watch::channel(false);
-        let (lost_tx, mut lost_rx) = watch::channel(false);
-        let (overdue_tx, overdue_rx) = watch::channel(false);
-        let deadline = tokio::time::Instant::now()
-            + Duration::from_secs(self.config().verification_deadline_secs);
-        let renewer = {
-            let app = self.clone();
-            let worker = worker.to_owned();
-            let cancel_tx = cancel_tx.clone();
-            let mut shutdown = shutdown.clone();
-            tokio::spawn(async move {
-                let mut renewed_at = tokio::time::Instant::now();
-                // The lease as last written: a database error is not a lost lease while it
-                // still runs (a busy moment must not cost the run).
-                let mut held_until = renewed_at + lease;
-                loop {
-                    tokio::select! {
-                        () = tokio::time::sleep(CANCEL_POLL) => {}
-                        _ = shutdown.wait_for(|s| *s) => { let _ = cancel_tx.send(true); return; }
-                        () = tokio::time::sleep_until(deadline) => {
-                            let _ = overdue_tx.send(true);
-                            let _ = cancel_tx.send(true);
-                            return;
-                        }
-                    }
-                    let still_ours = if renewed_at.elapsed() >= lease / 3 {
-                        let now = tokio::time::Instant::now();
-                        let renewed = app
-                            .db()
-                            .renew_lease(run_id, &worker, lease_until(Utc::now(), lease))
-                            .await;
-                        if matches!(renewed, Ok(true)) {
-                            (renewed_at, held_until) = (now, now + lease);
-                        }
-                        renewed
-                    } else {
-                        app.db().holds_lease(run_id, &worker).await
-                    };
-                    let lost = match still_ours {
-                        Ok(ours) => !ours,
-                        Err(e) => {
-                            tracing::warn!(run = %run_id, error = %e, "could not check the run's lease");
-                            tokio::time::Instant::now() + 2 * CANCEL_POLL >= held_until
-                        }
-                    };
-                    if lost {
-                        let _ = lost_tx.send(true);
-                        let _ = cancel_tx.send(true);
-                        return;
-                    }
-                }
-            })
-        };
-        let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
-        let forwarder = {
-            let app = self.clone();
-            tokio::spawn(async move {
-                while let Some(progress) = progress_rx.recv().await {
-                    if let Some((kind, data)) = progress_event(&progress)
-                        && let Err(e) = app.record_event(run_id, kind, data).await
-                    {
-                        tracing::warn!(run = %run_id, error = %e, "could not record a progress event");
-                    }
-                }
-            })
-        };
-        let spot_check = if run.kind == run_kind::SPOT_CHECK {
-            Some(self.baseline_of(&run).await?)
-        } else {
-            None
-        };
-        let mut params = match (&spot_check, run.profile.as_str()) {
-            (Some(baseline), _) => self.spot_check_params(baseline),
-            (None, "standard") => bench::params::standard(),
-            (None, _) => bench::params::quick(),
-        };
-        // Fresh prompts for every attempt: a rerun on the same engine must not find the last
-        // run's prompts in its prefix cache (prefill is measured cold). The seed is recorded.
-        let (high, low) = run.id.as_u64_pair();
-        params.prompt_seed = high ^ low ^ (run.attempts as u64).rotate_left(32);
-        let options = bench::Options {
-            base_url: listing.engine_base_url.clone(),
-            model: Some(listing.engine_model.clone()),
-            api_key: self
-                .engine_key_of(&listing)?
-                .map(|key| key.expose().to_owned().into()),
-            params,
-            outbound: self.outbound_policy(),
-        };
-        let result = bench::run(options, Some(progress_tx), cancel_rx).await;
-        renewer.abort();
-        let _ = forwarder.await;
-        if *lost_rx.borrow_and_update() {
-            return Ok(Some(Outcome::LostLease));
-        }
-        if *shutdown.borrow() {
-            self.db().release_run(run.id, worker).await?;
-            self.record_event(
-                run.id,
-                event::QUEUED,
-                json!({"run_id": run.id, "reason": "worker shut down; run released"}),
-            )
-            .await?;
-            // Handed to the next worker now, not when the reconciler finds it waiting (a lost
-            // delivery is still found then; a duplicate claims nothing).
-            if let Err(e) = self.dispatcher().dispatch(run.id).await {
-                tracing::warn!(run = %run.id, error = %e, "a released run was not dispatched again");
-            }
-            return Ok(Some(Outcome::Released));
-        }
-        // Still ours? A run cancelled (or taken over) while measuring gets nothing written.
-        if !self
-            .db()
-            .renew_lease(run.id, worker, lease_until(Utc::now(), lease))
-            .await?
-        {
-            return Ok(Some(Outcome::LostLease));
-        }
-        let failure = match &result {
-            _ if *overdue_rx.borrow() => Some((
-                DEADLINE_EXCEEDED,
-                format!(
-                    "the run did not finish within verification_deadline_secs ({} s)",
-                    self.config().verification_deadline_secs
-                ),
-            )),
-            Err(e) => Some((e.code(), e.to_string())),
-            Ok(_) => None,
-        };
-        let mut spot_check_verdict = None;
-        let outcome = match (failure, result) {
-            (Some((code, reason)), _) => {
-                if let Some(baseline) = &spot_check {
-                    let why = format!("the spot check could not measure the engine ({code})");
-                    spot_check_verdict = Some(
-                        self.conclude_spot_check(&run, baseline, None, Some(why))
-                            .await?,
-                    );
-                }
-                self.db()
-                    .finish_run(
-                        run.id,
-                        worker,
-                        run_status::FAILED,
-                        None,
-                        Some((code, &reason)),
-                        Utc::now(),
-                    )
-                    .await?;
-                Outcome::Failed { code, reason }
-            }
-            (None, Err(_)) => unreachable!("an error always has a failure code"),
-            (None, Ok(report)) => {
-                let report_id = self.attach_report(&run, &listing, &report).await?;
-                if let Some(baseline) = &spot_check {
-                    let why_not = crate::spot_checks::judge(
-                        baseline,
-                        &report,
-                        self.config().spot_check_min_fraction,
-                    );
-                    spot_check_verdict = Some(
-                        self.conclude_spot_check(&run, baseline, Some(report_id), why_not)
-                            .await?,
-                    );
-                }
-                self.db()
-                    .finish_run(
-                        run.id,
-                        worker,
-                        run_status::SUCCEEDED,
-                        Some(report_id),
-                        None,
-                        Utc::now(),
-                    )
-                    .await?;
-                Outcome::Reported(report_id)
-            }
-        };
-        let data = match &outcome {
-            Outcome::Reported(id) => {
-                json!({"run_id": run.id, "status": "succeeded", "report_id": id, "spot_check": spot_check_verdict})
-            }
-            // Public: the code, never the detail (it may quote the engine).
-            Outcome::Failed { code, .. } => {
-                json!({"run_id": run.id, "status": "failed", "reason": code})
-            }
-            _ => json!({"run_id": run.id}),
-        };
-        self.record_event(run.id, event::FINISHED, data).await?;
-        Ok(Some(outcome))
-    }
-
-    /// Signs and stores the report; attaching twice for one run yields the first report.
-    async fn attach_report(
-        &self,
-        run: &RunRecord,
-        listing: &store::ListingRecord,
-        report: &bench::Report,
-    ) -> Result<Uuid, AppError> {
-        let report = crate::physics::check_roofline(listing, report);
-        let signed = reports::sign_run_report(self.signer(), run, listing, &report)?;
-        let id = signed.id;
-        let mut record = signed.into_record()?;
-        if run.kind == run_kind::VERIFICATION {
-            let plan = self.plan_of(listing.org_id.into()).await?;
-            record.badge = Some(self.new_badge(record.created_at, &plan));
-        }
-        match self.db().insert_report(record).await {
-            Ok(_) => {}
-            Err(StoreError::Conflict(_)) => {
-                let existing = self.db().report_by_run(run.id).await?.ok_or_else(|| {
-                    AppError::Internal(format!(
-                        "run {} has a report conflict but no report",
-                        run.id
-                    ))
-                })?;
-                return Ok(existing.id);
-            }
-            Err(e) => return Err(e.into()),
-        }
-        Ok(id)
-    }
-}
-
-fn lease_until(now: DateTime<Utc>, lease: Duration) -> DateTime<Utc> {
-    now + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::seconds(30))
-}
-
-/// The log entry for a progress event; live throughput is not logged.
-fn progress_event(progress: &bench::Progress) -> Option<(&'static str, Value)> {
-    match progress {
-        bench::Progress::CellStarted {
-            context_tokens,
-            concurrency,
-        } => Some((
-            event::CELL_STARTED,
-            json!({"context_tokens": context_tokens, "concurrency": concurrency}),
-        )),
-        bench::Progress::CellFinished(cell) => {
-            Some((event::CELL_FINISHED, serde_json::to_value(cell).ok()?))
-        }
-        bench::Progress::PrefillFinished(entry) => {
-            Some((event::PREFILL_FINISHED, serde_json::to_value(entry).ok()?))
-        }
-        bench::Progress::Plan { .. } | bench::Progress::Phase(_) | bench::Progress::Live { .. } => {
-            None
-        }
     }
 }
 
