@@ -1205,17 +1205,20 @@ impl Demo {
             if listing["verified"] == true {
                 return listing;
             }
-            assert!(
-                Instant::now() < deadline,
-                "the demo listing was not verified: {listing}"
-            );
+            if Instant::now() >= deadline {
+                panic!(
+                    "the demo listing was not verified: {listing}\n{}",
+                    self.state().await
+                );
+            }
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }
 }
 
 impl Demo {
-    /// The demo listing and its latest report's matrix, as text for a failure's message.
+    /// The demo listing, its latest report's matrix and its reports' summaries, as text for
+    /// a failure's message.
     async fn state(&self) -> String {
         let get = |url: String| async move {
             match http_get(&url).await {
@@ -1231,7 +1234,9 @@ impl Demo {
             Some(id) => get(format!("{}/v1/reports/{id}/matrix.csv", self.base)).await,
             None => "no report".to_owned(),
         };
-        format!("listing: {listing}\nmatrix: {cells}")
+        // Its reports' summaries say why one did not verify it (compliance reasons).
+        let reports = get(format!("{}/reports", self.listing_url)).await;
+        format!("listing: {listing}\nmatrix: {cells}\nreports: {reports}")
     }
 }
 

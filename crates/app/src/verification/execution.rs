@@ -138,8 +138,15 @@ impl RunLease {
         self.stop.clone()
     }
 
-    /// Stops renewing, and says whether the run is still this worker's — renewed once more
-    /// now, so a run cancelled or taken over while it measured gets nothing written.
+    /// Stops renewing and watching, the moment the harness has returned: the deadline or a
+    /// lease check can no longer overturn a measurement that finished (while its last
+    /// progress events are still being written).
+    fn stop_watching(&self) {
+        self.renewer.abort();
+    }
+
+    /// Says whether the run is still this worker's — renewed once more now, so a run
+    /// cancelled or taken over while it measured gets nothing written.
     async fn end(self, app: &App) -> Result<LeaseEnd, AppError> {
         self.renewer.abort();
         if *self.lost.borrow() {
@@ -287,6 +294,7 @@ impl App {
             outbound: self.outbound_policy(),
         };
         let result = bench::run(options, Some(progress_tx), held.stop_signal()).await;
+        held.stop_watching();
         let _ = forwarder.await;
         Ok(Measured {
             result,
@@ -340,16 +348,6 @@ impl App {
                     }
                     None => None,
                 };
-                self.db()
-                    .finish_run(
-                        run.id,
-                        worker,
-                        domain::RunStatus::Failed,
-                        None,
-                        Some((code, &reason)),
-                        Utc::now(),
-                    )
-                    .await?;
                 (Outcome::Failed { code, reason }, verdict)
             }
             (None, Err(_)) => unreachable!("an error always has a failure code"),
@@ -365,29 +363,32 @@ impl App {
                     }
                     None => None,
                 };
-                self.db()
-                    .finish_run(
-                        run.id,
-                        worker,
-                        domain::RunStatus::Succeeded,
-                        Some(report_id),
-                        None,
-                        Utc::now(),
-                    )
-                    .await?;
                 (Outcome::Reported(report_id), verdict)
             }
         };
-        let data = match &outcome {
-            Outcome::Reported(id) => {
-                json!({"run_id": run.id, "status": "succeeded", "report_id": id, "spot_check": spot_check_verdict})
-            }
+        // The run ends after its spot check's verdict is kept: a worker dying in between
+        // leaves a run the next one finishes from the stored report (`finish_reported`).
+        let (status, report, failure, data) = match &outcome {
+            Outcome::Reported(id) => (
+                domain::RunStatus::Succeeded,
+                Some(*id),
+                None,
+                json!({"run_id": run.id, "status": "succeeded", "report_id": id, "spot_check": spot_check_verdict}),
+            ),
             // Public: the code, never the detail (it may quote the engine).
-            Outcome::Failed { code, .. } => {
-                json!({"run_id": run.id, "status": "failed", "reason": code})
+            Outcome::Failed { code, reason } => (
+                domain::RunStatus::Failed,
+                None,
+                Some((*code, reason.as_str())),
+                json!({"run_id": run.id, "status": "failed", "reason": code}),
+            ),
+            Outcome::Released | Outcome::LostLease => {
+                unreachable!("a run that is no longer this worker's returned before")
             }
-            _ => json!({"run_id": run.id}),
         };
+        self.db()
+            .finish_run(run.id, worker, status, report, failure, Utc::now())
+            .await?;
         self.record_event(run.id, event::FINISHED, data).await?;
         Ok(outcome)
     }
