@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use domain::Money;
 use domain::booking::{self, Interval};
+use domain::{BookingStatus, Money};
 use payments::{PaymentGateway, RefundRequest};
-use store::{BookingRecord, booking_status};
+use store::BookingRecord;
 
 use crate::bookings::Booking;
 use crate::payments::{gateway_failed, refund_rows};
@@ -22,12 +22,12 @@ pub(crate) fn refund_due(booking: &BookingRecord, now: DateTime<Utc>) -> Result<
     let stored = |e: &dyn std::fmt::Display| {
         AppError::Internal(format!("stored booking {}: {e}", booking.id))
     };
-    let status: domain::BookingStatus = booking.status.parse().map_err(|e| stored(&e))?;
-    if !status.can_become(domain::BookingStatus::Cancelled) {
+    let status: BookingStatus = booking.status.parse().map_err(|e| stored(&e))?;
+    if !status.can_become(BookingStatus::Cancelled) {
         return Err(AppError::BookingNotCancellable(booking.status.clone()));
     }
     let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
-    if booking.payment_provider.is_some() && booking.status == booking_status::PENDING_PAYMENT {
+    if booking.payment_provider.is_some() && status == BookingStatus::PendingPayment {
         return Ok(paid.with_minor(0));
     }
     let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)

@@ -134,16 +134,13 @@ pub struct ClaimedHardware {
     pub region: Option<String>,
 }
 
-/// What a listing's report signs: the harness's report, the listing's claim and the run's
-/// facts (kept as the JSON they were signed as).
+/// What a listing's report signs, as the pages read it: the harness's report and the
+/// listing's claim (the run's facts stay in the envelope).
 #[derive(Debug, Clone)]
 pub struct SignedPredicate {
     /// The harness's report; `None` when it no longer reads as today's model.
     pub report: Option<model::Report>,
     pub claimed: ClaimedHardware,
-    /// The run's facts (`verification`): report, run, listing and organisation ids, the
-    /// profile, kind, attempt and signing time.
-    pub verification: Value,
 }
 
 /// The predicate of the statement a DSSE envelope signs, as JSON.
@@ -153,17 +150,15 @@ pub(crate) fn predicate_of(envelope: &Envelope) -> Option<Value> {
 }
 
 impl StoredReport {
-    /// The signed statement's predicate, typed: the harness's report with the listing's
-    /// claim (`hardware.claimed`) and the run's facts (`verification`). `None` when withheld.
+    /// The signed statement's predicate, typed: the harness's report and the listing's claim
+    /// (`hardware.claimed`). `None` when withheld.
     pub fn predicate(&self) -> Option<SignedPredicate> {
         let mut predicate = predicate_of(self.envelope.as_ref()?)?;
         let claimed =
             serde_json::from_value(predicate["hardware"]["claimed"].take()).unwrap_or_default();
-        let verification = predicate["verification"].take();
         Some(SignedPredicate {
             report: serde_json::from_value(predicate).ok(),
             claimed,
-            verification,
         })
     }
 

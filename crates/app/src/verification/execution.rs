@@ -336,35 +336,34 @@ impl App {
             Ok(_) => None,
         };
         let min_fraction = self.config().verification.spot_check_min_fraction;
-        let (outcome, spot_check_verdict) = match (failure, result) {
+        // What a spot check among these runs is judged on: why the measurement fails it, if
+        // it does (a run that could not measure fails it always).
+        let (outcome, why_not) = match (failure, result) {
             (Some((code, reason)), _) => {
-                let verdict = match &spot_check {
-                    Some(baseline) => {
-                        let why = format!("the spot check could not measure the engine ({code})");
-                        Some(
-                            self.conclude_spot_check(run, baseline, None, Some(why))
-                                .await?,
-                        )
-                    }
-                    None => None,
-                };
-                (Outcome::Failed { code, reason }, verdict)
+                let why = format!("the spot check could not measure the engine ({code})");
+                (Outcome::Failed { code, reason }, Some(why))
             }
             (None, Err(_)) => unreachable!("an error always has a failure code"),
             (None, Ok(report)) => {
                 let report_id = self.attach_report(run, &listing, &report).await?;
-                let verdict = match &spot_check {
-                    Some(baseline) => {
-                        let why_not = crate::spot_checks::judge(baseline, &report, min_fraction);
-                        Some(
-                            self.conclude_spot_check(run, baseline, Some(report_id), why_not)
-                                .await?,
-                        )
-                    }
-                    None => None,
-                };
-                (Outcome::Reported(report_id), verdict)
+                let why_not = spot_check.as_ref().and_then(|baseline| {
+                    crate::spot_checks::judge(baseline, &report, min_fraction)
+                });
+                (Outcome::Reported(report_id), why_not)
             }
+        };
+        let spot_check_verdict = match &spot_check {
+            Some(baseline) => {
+                let report_id = match outcome {
+                    Outcome::Reported(id) => Some(id),
+                    _ => None,
+                };
+                Some(
+                    self.conclude_spot_check(run, baseline, report_id, why_not)
+                        .await?,
+                )
+            }
+            None => None,
         };
         // The run ends after its spot check's verdict is kept: a worker dying in between
         // leaves a run the next one finishes from the stored report (`finish_reported`).
