@@ -19,11 +19,24 @@ pub struct ErrorCode {
 }
 
 macro_rules! codes {
-    ($($name:ident = ($code:literal, $status:literal, $title:literal);)*) => {
+    ($($name:ident / $type:ident = ($code:literal, $status:literal, $title:literal);)*) => {
         /// Every error code the API answers with.
         pub mod code {
             use super::ErrorCode;
             $(pub const $name: ErrorCode = ErrorCode { code: $code, status: $status, title: $title };)*
+        }
+        /// Every code as a type, for a route's documented responses:
+        /// `responses((status = 200, …), Problems<(NotFound, Forbidden)>)`.
+        pub mod problem {
+            $(
+                #[doc = $title]
+                // Codes every operation may answer are added by code, not named by a route.
+                #[allow(dead_code)]
+                pub struct $type;
+                impl super::Code for $type {
+                    const CODE: super::ErrorCode = super::code::$name;
+                }
+            )*
         }
         /// The whole table, for documentation and for the test that keeps codes unique.
         pub const ALL_CODES: &[ErrorCode] = &[$(code::$name),*];
@@ -31,44 +44,168 @@ macro_rules! codes {
 }
 
 codes! {
-    MALFORMED_JSON = ("malformed_json", 400, "The body is not valid JSON");
-    INVALID_PARAMETER = ("invalid_parameter", 400, "A path or query parameter is malformed");
-    UNAUTHENTICATED = ("unauthenticated", 401, "Authentication is required");
-    INVALID_TOKEN = ("invalid_token", 401, "The credential is not valid");
-    INVALID_CREDENTIALS = ("invalid_credentials", 401, "Email or password is wrong");
-    WRONG_TOKEN_AUDIENCE = ("wrong_token_audience", 401, "The credential is not meant for this route");
-    UNSUPPORTED_REQUEST = ("unsupported_request", 422, "The gateway does not serve this request");
-    SHARED_MACHINE = ("shared_machine", 403, "The booking shares the machine with others");
-    FORBIDDEN = ("forbidden", 403, "Not allowed");
-    SCOPE_REQUIRED = ("scope_required", 403, "The API key lacks the scope this needs");
-    NOT_FOUND = ("not_found", 404, "Not found");
-    METHOD_NOT_ALLOWED = ("method_not_allowed", 405, "Method not allowed");
-    EMAIL_TAKEN = ("email_taken", 409, "The email is taken");
-    ALREADY_MEMBER = ("already_member", 409, "Already a member");
-    LAST_OWNER = ("last_owner", 409, "The organisation needs an owner");
-    RUN_FINISHED = ("run_finished", 409, "The run has already finished");
-    RUN_IN_PROGRESS = ("run_in_progress", 409, "Another run of the listing is under way");
-    BOOKING_CONFLICT = ("booking_conflict", 409, "The capacity is taken");
-    BOOKING_NOT_CANCELLABLE = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
-    INVALID_SIGNATURE = ("invalid_signature", 400, "The webhook signature does not verify");
-    PAYMENTS_NOT_CONFIGURED = ("payments_not_configured", 409, "Payments are not configured");
-    PAYOUTS_NOT_ENABLED = ("payouts_not_enabled", 409, "The provider cannot take payments yet");
-    ALREADY_SUBSCRIBED = ("already_subscribed", 409, "The organisation already has a subscription");
-    PLAN_REQUIRED = ("plan_required", 403, "This needs a plan the organisation does not have");
-    EMAIL_UNVERIFIED = ("email_unverified", 403, "The account has not confirmed its email address");
-    PAYMENT_PROVIDER_ERROR = ("payment_provider_error", 502, "The payment provider failed");
-    ENGINE_UNAVAILABLE = ("engine_unavailable", 502, "The machine's engine did not answer");
-    LISTING_DELISTED = ("listing_delisted", 409, "The listing has been delisted");
-    OUTSIDE_AVAILABILITY = ("outside_availability", 409, "The machine is not available then");
-    BOOKING_NOT_ACTIVE = ("booking_not_active", 409, "The booking gives no access now");
-    IDEMPOTENCY_KEY_REUSED = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
-    PAYLOAD_TOO_LARGE = ("payload_too_large", 413, "The body is too large");
-    RATE_LIMITED = ("rate_limited", 429, "Too many requests");
-    UNSUPPORTED_MEDIA_TYPE = ("unsupported_media_type", 415, "The body must be JSON");
-    VALIDATION_FAILED = ("validation_failed", 422, "The request is not valid");
-    INTERNAL = ("internal", 500, "Internal server error");
-    NOT_READY = ("not_ready", 503, "A dependency is unavailable");
+    MALFORMED_JSON / MalformedJson = ("malformed_json", 400, "The body is not valid JSON");
+    INVALID_PARAMETER / InvalidParameter = ("invalid_parameter", 400, "A path or query parameter is malformed");
+    UNAUTHENTICATED / Unauthenticated = ("unauthenticated", 401, "Authentication is required");
+    INVALID_TOKEN / InvalidToken = ("invalid_token", 401, "The credential is not valid");
+    INVALID_CREDENTIALS / InvalidCredentials = ("invalid_credentials", 401, "Email or password is wrong");
+    WRONG_TOKEN_AUDIENCE / WrongTokenAudience = ("wrong_token_audience", 401, "The credential is not meant for this route");
+    UNSUPPORTED_REQUEST / UnsupportedRequest = ("unsupported_request", 422, "The gateway does not serve this request");
+    SHARED_MACHINE / SharedMachine = ("shared_machine", 403, "The booking shares the machine with others");
+    FORBIDDEN / Forbidden = ("forbidden", 403, "Not allowed");
+    SCOPE_REQUIRED / ScopeRequired = ("scope_required", 403, "The API key lacks the scope this needs");
+    NOT_FOUND / NotFound = ("not_found", 404, "Not found");
+    METHOD_NOT_ALLOWED / MethodNotAllowed = ("method_not_allowed", 405, "Method not allowed");
+    EMAIL_TAKEN / EmailTaken = ("email_taken", 409, "The email is taken");
+    ALREADY_MEMBER / AlreadyMember = ("already_member", 409, "Already a member");
+    LAST_OWNER / LastOwner = ("last_owner", 409, "The organisation needs an owner");
+    RUN_FINISHED / RunFinished = ("run_finished", 409, "The run has already finished");
+    RUN_IN_PROGRESS / RunInProgress = ("run_in_progress", 409, "Another run of the listing is under way");
+    BOOKING_CONFLICT / BookingConflict = ("booking_conflict", 409, "The capacity is taken");
+    BOOKING_NOT_CANCELLABLE / BookingNotCancellable = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
+    INVALID_SIGNATURE / InvalidSignature = ("invalid_signature", 400, "The webhook signature does not verify");
+    PAYMENTS_NOT_CONFIGURED / PaymentsNotConfigured = ("payments_not_configured", 409, "Payments are not configured");
+    PAYOUTS_NOT_ENABLED / PayoutsNotEnabled = ("payouts_not_enabled", 409, "The provider cannot take payments yet");
+    ALREADY_SUBSCRIBED / AlreadySubscribed = ("already_subscribed", 409, "The organisation already has a subscription");
+    PLAN_REQUIRED / PlanRequired = ("plan_required", 403, "This needs a plan the organisation does not have");
+    EMAIL_UNVERIFIED / EmailUnverified = ("email_unverified", 403, "The account has not confirmed its email address");
+    PAYMENT_PROVIDER_ERROR / PaymentProviderError = ("payment_provider_error", 502, "The payment provider failed");
+    ENGINE_UNAVAILABLE / EngineUnavailable = ("engine_unavailable", 502, "The machine's engine did not answer");
+    LISTING_DELISTED / ListingDelisted = ("listing_delisted", 409, "The listing has been delisted");
+    OUTSIDE_AVAILABILITY / OutsideAvailability = ("outside_availability", 409, "The machine is not available then");
+    BOOKING_NOT_ACTIVE / BookingNotActive = ("booking_not_active", 409, "The booking gives no access now");
+    IDEMPOTENCY_KEY_REUSED / IdempotencyKeyReused = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
+    PAYLOAD_TOO_LARGE / PayloadTooLarge = ("payload_too_large", 413, "The body is too large");
+    RATE_LIMITED / RateLimited = ("rate_limited", 429, "Too many requests");
+    UNSUPPORTED_MEDIA_TYPE / UnsupportedMediaType = ("unsupported_media_type", 415, "The body must be JSON");
+    VALIDATION_FAILED / ValidationFailed = ("validation_failed", 422, "The request is not valid");
+    INTERNAL / Internal = ("internal", 500, "Internal server error");
+    NOT_READY / NotReady = ("not_ready", 503, "A dependency is unavailable");
 }
+
+/// A code of the table, as a type ([`problem`]).
+pub trait Code {
+    const CODE: ErrorCode;
+}
+
+/// The codes a route may answer with: one code type or a tuple of them.
+pub trait Codes {
+    fn codes() -> Vec<ErrorCode>;
+}
+
+impl<C: Code> Codes for C {
+    fn codes() -> Vec<ErrorCode> {
+        vec![C::CODE]
+    }
+}
+
+macro_rules! tuple_codes {
+    ($($t:ident),+) => {
+        impl<$($t: Code),+> Codes for ($($t,)+) {
+            fn codes() -> Vec<ErrorCode> {
+                vec![$($t::CODE),+]
+            }
+        }
+    };
+}
+tuple_codes!(A);
+tuple_codes!(A, B);
+tuple_codes!(A, B, C);
+tuple_codes!(A, B, C, D);
+tuple_codes!(A, B, C, D, E);
+tuple_codes!(A, B, C, D, E, F);
+tuple_codes!(A, B, C, D, E, F, G);
+tuple_codes!(A, B, C, D, E, F, G, H);
+tuple_codes!(A, B, C, D, E, F, G, H, I);
+tuple_codes!(A, B, C, D, E, F, G, H, I, J);
+tuple_codes!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// A route's problem responses in the OpenAPI document, generated from the table: one
+/// response per status, its description naming each code and its title, and one example
+/// body per code (named by the code).
+pub struct Problems<T>(std::marker::PhantomData<T>);
+
+impl<T: Codes> utoipa::IntoResponses for Problems<T> {
+    fn responses()
+    -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::Response>> {
+        let mut responses = std::collections::BTreeMap::new();
+        for code in T::codes() {
+            document(&mut responses, code);
+        }
+        responses
+    }
+}
+
+/// The example body of `code`, kept once in the document's `components.examples` under the
+/// code's name.
+pub(crate) fn example_of(code: ErrorCode) -> utoipa::openapi::example::Example {
+    utoipa::openapi::example::ExampleBuilder::new()
+        .summary(code.title)
+        .value(Some(serde_json::json!({
+            "type": format!("{PROBLEM_TYPE}{}", code.code),
+            "title": code.title,
+            "status": code.status,
+            "detail": code.title,
+            "code": code.code,
+        })))
+        .build()
+}
+
+fn example_ref(code: ErrorCode) -> utoipa::openapi::RefOr<utoipa::openapi::example::Example> {
+    utoipa::openapi::RefOr::Ref(utoipa::openapi::Ref::new(format!(
+        "#/components/examples/{}",
+        code.code
+    )))
+}
+
+fn description_line(code: ErrorCode) -> String {
+    format!("`{}`: {}", code.code, code.title)
+}
+
+/// Adds `code` to `responses`: a new response for its status, or, where the status is
+/// documented already, its line in the description and its example (once).
+pub(crate) fn document(
+    responses: &mut std::collections::BTreeMap<
+        String,
+        utoipa::openapi::RefOr<utoipa::openapi::Response>,
+    >,
+    code: ErrorCode,
+) {
+    use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder};
+    let status = code.status.to_string();
+    if let Some(RefOr::T(response)) = responses.get_mut(&status)
+        && let Some(RefOr::T(content)) = response.content.get_mut(PROBLEM_JSON)
+    {
+        if !content.examples.contains_key(code.code) {
+            content
+                .examples
+                .insert(code.code.to_owned(), example_ref(code));
+            response.description = format!("{}; {}", response.description, description_line(code));
+        }
+        return;
+    }
+    let mut content = ContentBuilder::new()
+        .schema(Some(RefOr::Ref(Ref::from_schema_name("Problem"))))
+        .build();
+    content
+        .examples
+        .insert(code.code.to_owned(), example_ref(code));
+    responses.insert(
+        status,
+        RefOr::T(
+            ResponseBuilder::new()
+                .description(description_line(code))
+                .content(PROBLEM_JSON, content)
+                .build(),
+        ),
+    );
+}
+
+const PROBLEM_JSON: &str = "application/problem+json";
+
+/// Each problem's `type` is this followed by its code.
+const PROBLEM_TYPE: &str = "urn:gpumarket:problem:";
 
 /// A field that failed validation and why.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -158,7 +295,7 @@ impl ApiError {
 
     pub fn problem(&self) -> Problem {
         Problem {
-            type_uri: format!("urn:gpumarket:problem:{}", self.code.code),
+            type_uri: format!("{PROBLEM_TYPE}{}", self.code.code),
             title: self.code.title.to_owned(),
             status: self.code.status,
             detail: self.detail.clone(),

@@ -30,6 +30,8 @@ pub use error::{ALL_CODES, ApiError, ErrorCode, Problem};
         license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
     modifiers(&BearerAuth),
+    // Every error response's body; the responses themselves come from the error table.
+    components(schemas(Problem)),
     tags(
         (name = "accounts", description = "Registration, sessions, API keys"),
         (name = "organisations", description = "Providers and teams, their members and roles"),
@@ -66,58 +68,30 @@ impl Modify for BearerAuth {
     }
 }
 
-/// What every operation may answer besides its own: 400 for a malformed path, query or
-/// body, 413 and 415 for bodies, and 429 `rate_limited` (request rates, quotas).
+/// What every operation may answer besides its own, from the error table: 400 for a
+/// malformed path or query, 429 `rate_limited` (request rates, quotas), 500 `internal`; for an
+/// operation that takes input, a malformed, too large or non-JSON body and a rule broken; for
+/// one that takes a credential, an API key without the scope it needs.
 struct CommonResponses;
 
 impl Modify for CommonResponses {
     fn modify(&self, openapi: &mut OpenApiDoc) {
-        use utoipa::openapi::{ContentBuilder, RefOr, Response, ResponseBuilder};
-        let problem = |description: &str| -> Response {
-            ResponseBuilder::new()
-                .description(description)
-                .content(
-                    "application/problem+json",
-                    ContentBuilder::new()
-                        .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
-                            "Problem",
-                        ))))
-                        .build(),
-                )
-                .build()
-        };
-        let common = [
-            (
-                "400",
-                problem(
-                    "A malformed path or query parameter (`invalid_parameter`) or body (`malformed_json`)",
-                ),
-                false,
-            ),
-            (
-                "422",
-                problem("A field or parameter breaks a rule (`validation_failed`, naming it)"),
-                true,
-            ),
-            (
-                "413",
-                problem("The body is too large (`payload_too_large`)"),
-                true,
-            ),
-            (
-                "415",
-                problem("The body is not JSON (`unsupported_media_type`)"),
-                true,
-            ),
-            (
-                "429",
-                problem(
-                    "Over a rate limit or a quota (`rate_limited`): try again after `Retry-After` \
-                     seconds; `RateLimit-Policy` and `RateLimit` describe the budget",
-                ),
-                false,
-            ),
+        use error::code;
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::path::ParameterIn;
+        let every = [code::INVALID_PARAMETER, code::RATE_LIMITED, code::INTERNAL];
+        let with_input = [
+            code::MALFORMED_JSON,
+            code::VALIDATION_FAILED,
+            code::PAYLOAD_TOO_LARGE,
+            code::UNSUPPORTED_MEDIA_TYPE,
         ];
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for code in ALL_CODES {
+            components
+                .examples
+                .insert(code.code.to_owned(), RefOr::T(error::example_of(*code)));
+        }
         for item in openapi.paths.paths.values_mut() {
             for operation in [
                 &mut item.get,
@@ -131,22 +105,18 @@ impl Modify for CommonResponses {
             {
                 let has_input = operation.request_body.is_some()
                     || operation.parameters.as_ref().is_some_and(|params| {
-                        params.iter().any(|p| {
-                            matches!(
-                                p,
-                                RefOr::T(p) if p.parameter_in == utoipa::openapi::path::ParameterIn::Query
-                            )
-                        })
+                        params.iter().any(
+                            |p| matches!(p, RefOr::T(p) if p.parameter_in == ParameterIn::Query),
+                        )
                     });
-                for (status, response, for_bodies) in &common {
-                    if *for_bodies && !has_input {
-                        continue;
-                    }
-                    operation
-                        .responses
-                        .responses
-                        .entry((*status).to_owned())
-                        .or_insert_with(|| RefOr::T(response.clone()));
+                // An organisation's API key on a route its scopes do not open.
+                let signed_in = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+                let codes = every
+                    .iter()
+                    .chain(with_input.iter().filter(|_| has_input))
+                    .chain([code::SCOPE_REQUIRED].iter().filter(|_| signed_in));
+                for code in codes {
+                    error::document(&mut operation.responses.responses, *code);
                 }
             }
         }
@@ -260,4 +230,76 @@ async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
         error::code::NOT_FOUND,
         format!("no route for {} {}", req.method(), req.path()),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    /// Every error response of the document comes from the error table: problem+json, one
+    /// example per code (named by it, of the response's status), each named in the
+    /// description; none is written by hand.
+    #[test]
+    fn problem_responses_are_generated_from_the_error_table() {
+        let doc: Value = serde_json::from_str(&super::openapi_json().unwrap()).unwrap();
+        let mut operations = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                operations += 1;
+                let responses = operation["responses"].as_object().unwrap();
+                assert!(responses.contains_key("429"), "{method} {path}: no 429");
+                for (status, response) in responses {
+                    if status.as_str() < "400" {
+                        continue;
+                    }
+                    let at = format!("{method} {path} {status}");
+                    let examples = response["content"]["application/problem+json"]["examples"]
+                        .as_object()
+                        .unwrap_or_else(|| panic!("{at}: not from the table: {response}"));
+                    assert!(!examples.is_empty(), "{at}");
+                    let description = response["description"].as_str().unwrap();
+                    for (name, example) in examples {
+                        assert_eq!(
+                            example["$ref"],
+                            format!("#/components/examples/{name}"),
+                            "{at}"
+                        );
+                        let example = &doc["components"]["examples"][name];
+                        let code = super::ALL_CODES
+                            .iter()
+                            .find(|c| c.code == name)
+                            .unwrap_or_else(|| panic!("{at}: unknown code {name}"));
+                        assert_eq!(code.status.to_string(), *status, "{at}: {name}");
+                        assert_eq!(example["value"]["code"], *name, "{at}");
+                        assert_eq!(example["value"]["status"], code.status, "{at}");
+                        assert!(
+                            description.contains(&format!("`{name}`: {}", code.title)),
+                            "{at}: {description}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(operations > 50, "{operations} operations");
+        // What the responses point at is in the document.
+        assert!(doc["components"]["schemas"]["Problem"]["properties"]["code"].is_object());
+        assert!(doc["components"]["schemas"]["FieldError"].is_object());
+        // A route's own codes and the common ones share a status without losing either.
+        let booking = &doc["paths"]["/v1/bookings"]["post"]["responses"];
+        let conflicts = booking["409"]["content"]["application/problem+json"]["examples"]
+            .as_object()
+            .unwrap();
+        for code in [
+            "booking_conflict",
+            "listing_delisted",
+            "outside_availability",
+        ] {
+            assert!(conflicts.contains_key(code), "{code}");
+        }
+        let invalid = booking["422"]["content"]["application/problem+json"]["examples"]
+            .as_object()
+            .unwrap();
+        assert!(invalid.contains_key("idempotency_key_reused"));
+        assert!(invalid.contains_key("validation_failed"));
+    }
 }

@@ -4,11 +4,10 @@
 //! or changes something carries an idempotency key derived from what it is for, so a retry can
 //! never charge or refund twice.
 //!
-//! [`webhook`] checks `Stripe-Signature`; [`testing`] (feature `testing`) is a local server
+//! [`events`] checks `Stripe-Signature` and reads Stripe's events; [`testing`] (feature `testing`) is a local server
 //! that speaks Stripe's wire format and records what it received.
 
 pub mod events;
-pub mod webhook;
 
 #[cfg(feature = "testing")]
 pub mod testing;

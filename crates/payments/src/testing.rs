@@ -603,3 +603,43 @@ fn respond(request: &Recorded, state: &mut State) -> (u16, Value) {
 fn amount_or_null(form: &[(String, String)], key: &str) -> Value {
     amount(form, key).map_or(Value::Null, Value::from)
 }
+
+/// Stripe's fixture of a `kind` of object (`refund`, `charge`, ...) with `fields` over it: a
+/// whole object however few fields a test sets. `fields` alone when there is no fixture.
+pub fn object(kind: &str, fields: Value) -> Value {
+    let fixtures: HashMap<String, Value> =
+        serde_json::from_str(FIXTURES).unwrap_or_else(|e| panic!("fixtures: {e}"));
+    match (fixtures.get(kind), fields) {
+        (Some(Value::Object(base)), Value::Object(fields)) => {
+            let mut whole = base.clone();
+            whole.extend(fields);
+            Value::Object(whole)
+        }
+        (_, fields) => fields,
+    }
+}
+
+/// A webhook event as Stripe sends it, its object made whole by [`object`] (the kind named
+/// by its `object` field, else by the event type).
+pub fn event(id: &str, kind: &str, fields: Value) -> String {
+    let name = match fields.get("object").and_then(Value::as_str) {
+        Some(name) => name.to_owned(),
+        None => match kind.rsplit_once('.') {
+            Some(("customer.subscription", _)) => "subscription".to_owned(),
+            Some((resource, _)) => resource.to_owned(),
+            None => kind.to_owned(),
+        },
+    };
+    json!({
+        "id": id, "object": "event", "type": kind, "created": now(),
+        "livemode": false, "pending_webhooks": 1, "api_version": "2026-09-30.endive",
+        "data": {"object": object(&name, fields)},
+    })
+    .to_string()
+}
+
+/// A `Stripe-Signature` header for `payload` at `timestamp` (Unix seconds), as Stripe
+/// computes it.
+pub fn sign(payload: &str, secret: &str, timestamp: i64) -> String {
+    stripe_webhook::Webhook::generate_test_header(payload, secret, Some(timestamp))
+}

@@ -6,7 +6,9 @@ use app::App;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotReady;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
@@ -40,7 +42,7 @@ pub struct CheckView {
     tag = "operations",
     responses(
         (status = 200, description = "Ready", body = Readiness),
-        (status = 503, description = "A dependency is down (`not_ready`)", body = Problem, content_type = "application/problem+json"),
+        Problems<NotReady>,
     )
 )]
 #[get("/readyz")]

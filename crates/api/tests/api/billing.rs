@@ -292,7 +292,10 @@ async fn events_in_any_order_end_in_the_state_stripe_holds(backend: Backend) {
     // An invoice names its subscription under `parent`: paid, it changes nothing here.
     let invoice = json!({
         "id": "in_1", "object": "invoice", "customer": second["customer"],
-        "parent": {"subscription_details": {"subscription": second["id"]}},
+        "parent": {
+            "type": "subscription_details", "quote_details": null,
+            "subscription_details": {"metadata": {}, "subscription": second["id"]},
+        },
     });
     deliver_signed(&m.app, &evt("invoice.paid", &invoice)).await;
     assert_eq!(billing(&m).await["plan"], "pro");

@@ -38,14 +38,7 @@ impl App {
             .stripe_webhook_secret
             .as_ref()
             .ok_or(AppError::PaymentsNotConfigured)?;
-        payments::webhook::verify(
-            payload,
-            signature,
-            secret.expose_secret(),
-            Utc::now().timestamp(),
-        )
-        .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
-        let event = payments::events::parse(payload)
+        let event = payments::events::read(payload, signature, secret.expose_secret())
             .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
         let event_id = domain::StripeEventId::parse(&event.id)
             .map_err(|e| AppError::InvalidSignature(format!("the event's {e}")))?;

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{EmailUnverified, InvalidToken, Unauthenticated, ValidationFailed};
 use crate::extract::{Auth, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -32,8 +34,7 @@ pub struct CreatedApiKeyView {
     request_body = CreateApiKeyRequest,
     responses(
         (status = 201, description = "Created; the key is shown this once", body = CreatedApiKeyView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, ValidationFailed)>,
     )
 )]
 #[post("/api-keys")]

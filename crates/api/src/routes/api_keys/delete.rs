@@ -3,7 +3,9 @@ use app::App;
 use domain::ApiKeyId;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 
 /// Revoke one of the caller's API keys. It stops working at once.
@@ -13,8 +15,7 @@ use crate::extract::Auth;
     params(("id" = Uuid, Path, description = "The key's id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "The caller has no such active key", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, NotFound)>,
     )
 )]
 #[delete("/api-keys/{id}")]

@@ -1,7 +1,9 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidToken, Unauthenticated};
 use crate::extract::Auth;
 use crate::views::{ApiKeyView, Page};
 
@@ -11,7 +13,7 @@ use crate::views::{ApiKeyView, Page};
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller's keys, newest first", body = Page<ApiKeyView>),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated)>,
     )
 )]
 #[get("/api-keys")]

@@ -5,7 +5,9 @@ use app::App;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidToken, NotFound, Unauthenticated, ValidationFailed};
 use crate::extract::{Auth, ClientNetwork, Json};
 use crate::views::UserView;
 
@@ -25,7 +27,7 @@ pub struct ConfirmRequest {
     request_body = ConfirmRequest,
     responses(
         (status = 200, description = "Confirmed", body = UserView),
-        (status = 404, description = "No such link, or it was used or has expired", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[post("/auth/email/confirm")]
@@ -43,7 +45,7 @@ pub async fn confirm(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Sent, or nothing to confirm"),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated)>,
     )
 )]
 #[post("/auth/email/resend")]
@@ -89,8 +91,7 @@ pub struct ResetConfirmRequest {
     request_body = ResetConfirmRequest,
     responses(
         (status = 204, description = "The password is set"),
-        (status = 404, description = "No such link, or it was used or has expired", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The password is not acceptable", body = Problem, content_type = "application/problem+json"),
+        Problems<(NotFound, ValidationFailed)>,
     )
 )]
 #[post("/auth/password-reset/confirm")]

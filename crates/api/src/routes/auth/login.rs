@@ -3,7 +3,9 @@ use app::App;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidCredentials, RateLimited};
 use crate::extract::{ClientNetwork, Json};
 use crate::views::TokenPairView;
 
@@ -20,8 +22,7 @@ pub struct LoginRequest {
     request_body = LoginRequest,
     responses(
         (status = 200, description = "Signed in", body = TokenPairView),
-        (status = 401, description = "Email or password is wrong (`invalid_credentials`)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed logins for this account from this address, or from this address (`rate_limited`, with `Retry-After`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidCredentials, RateLimited)>,
     )
 )]
 #[post("/auth/login")]

@@ -3,7 +3,9 @@ use app::App;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::InvalidToken;
 use crate::extract::Json;
 use crate::views::TokenPairView;
 
@@ -20,7 +22,7 @@ pub struct RefreshRequest {
     request_body = RefreshRequest,
     responses(
         (status = 200, description = "A new pair; the old refresh token no longer works", body = TokenPairView),
-        (status = 401, description = "Unknown, expired, revoked or reused refresh token (`invalid_token`)", body = Problem, content_type = "application/problem+json"),
+        Problems<InvalidToken>,
     )
 )]
 #[post("/auth/refresh")]

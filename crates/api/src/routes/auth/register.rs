@@ -3,7 +3,9 @@ use app::App;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{EmailTaken, ValidationFailed};
 use crate::extract::Json;
 use crate::views::{TokenPairView, UserView};
 
@@ -29,8 +31,7 @@ pub struct RegisterResponse {
     request_body = RegisterRequest,
     responses(
         (status = 201, description = "Account created", body = RegisterResponse),
-        (status = 409, description = "The email is taken (`email_taken`)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A field is invalid (`validation_failed`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(EmailTaken, ValidationFailed)>,
     )
 )]
 #[post("/auth/register")]

@@ -5,7 +5,11 @@ use app::App;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    Forbidden, InvalidCredentials, InvalidToken, Unauthenticated, ValidationFailed,
+};
 use crate::extract::{Auth, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -22,7 +26,7 @@ pub struct LogoutRequest {
     request_body = LogoutRequest,
     responses(
         (status = 204, description = "The session is ended"),
-        (status = 422, description = "No refresh token", body = Problem, content_type = "application/problem+json"),
+        Problems<ValidationFailed>,
     )
 )]
 #[post("/auth/logout")]
@@ -55,9 +59,7 @@ pub struct PasswordRequest {
     request_body = PasswordRequest,
     responses(
         (status = 204, description = "Changed; other sessions ended, personal API keys revoked unless kept"),
-        (status = 401, description = "No credential, or the current password is wrong (`invalid_credentials`)", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Called with an API key", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The new password is not acceptable", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidCredentials, InvalidToken, Unauthenticated, Forbidden, ValidationFailed)>,
     )
 )]
 #[post("/auth/password")]
@@ -89,7 +91,7 @@ pub struct RevokedView {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Every session ended", body = RevokedView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated)>,
     )
 )]
 #[post("/auth/sessions/revoke-all")]

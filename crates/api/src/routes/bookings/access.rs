@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{BookingNotActive, Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::{Auth, Json};
 use crate::views::{AccessView, SshView};
 
@@ -35,10 +37,7 @@ pub struct AccessGrantView {
     params(("id" = Uuid, Path, description = "The booking's id")),
     responses(
         (status = 200, description = "Connection details and a token", body = AccessGrantView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not the renter (the provider may read the booking, not use it)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours to see)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Not confirmed, or cancelled or ended (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, BookingNotActive)>,
     )
 )]
 #[get("/bookings/{id}/access")]
@@ -102,8 +101,7 @@ pub struct IntrospectionView {
     request_body = IntrospectRequest,
     responses(
         (status = 200, description = "Whether the token is active, and for what", body = IntrospectionView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an API key, or the token is for another organisation's machine", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden)>,
     )
 )]
 #[post("/access/introspect")]

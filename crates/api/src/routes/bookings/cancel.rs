@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, post, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{BookingNotCancellable, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 use crate::views::BookingView;
 
@@ -14,9 +16,7 @@ use crate::views::BookingView;
     params(("id" = Uuid, Path, description = "The booking's id")),
     responses(
         (status = 200, description = "Cancelled", body = BookingView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking of yours", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already cancelled or ended (`booking_not_cancellable`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, NotFound, BookingNotCancellable)>,
     )
 )]
 #[post("/bookings/{id}/cancel")]

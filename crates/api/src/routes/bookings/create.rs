@@ -6,7 +6,13 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    BookingConflict, EmailUnverified, IdempotencyKeyReused, InvalidToken, ListingDelisted,
+    NotFound, OutsideAvailability, PaymentProviderError, PayoutsNotEnabled, Unauthenticated,
+    ValidationFailed,
+};
 use crate::extract::{Auth, Json};
 use crate::views::BookingView;
 
@@ -29,10 +35,7 @@ pub struct CreateBookingRequest {
     request_body = CreateBookingRequest,
     responses(
         (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookingView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The GPUs are not free over the interval (`booking_conflict`)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "An invalid field, a missing Idempotency-Key, or a key reused for another request", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
     )
 )]
 #[post("/bookings")]

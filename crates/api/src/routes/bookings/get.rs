@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, get, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 use crate::views::BookingView;
 
@@ -13,8 +15,7 @@ use crate::views::BookingView;
     params(("id" = Uuid, Path, description = "The booking's id")),
     responses(
         (status = 200, description = "The booking", body = BookingView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours to see)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, NotFound)>,
     )
 )]
 #[get("/bookings/{id}")]

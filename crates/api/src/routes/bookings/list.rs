@@ -4,7 +4,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 use crate::views::{BookingView, Page};
 
@@ -41,7 +43,7 @@ impl BookingPageQuery {
     params(BookingPageQuery),
     responses(
         (status = 200, description = "One page of your bookings", body = Page<BookingView>),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated)>,
     )
 )]
 #[get("/bookings")]
@@ -64,9 +66,7 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "The listing's id"), BookingPageQuery),
     responses(
         (status = 200, description = "One page of the listing's bookings", body = Page<BookingView>),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the listing's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/listings/{id}/bookings")]

@@ -5,7 +5,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -70,8 +72,7 @@ pub struct UsageView {
     params(("id" = Uuid, Path, description = "The booking's id")),
     responses(
         (status = 200, description = "Totals and five-minute buckets", body = UsageView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours to see)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, NotFound)>,
     )
 )]
 #[get("/bookings/{id}/usage")]

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::MeasuredCellView;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, ValidationFailed};
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct CalculatorQuery {
@@ -66,8 +68,7 @@ pub struct DecodeEstimateView {
     params(CalculatorQuery),
     responses(
         (status = 200, description = "The estimate and the measured figures", body = DecodeEstimateView),
-        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "An unknown catalog id or an out-of-range cell; `errors[0].field` names it", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, ValidationFailed)>,
     )
 )]
 #[get("/calculator/decode")]

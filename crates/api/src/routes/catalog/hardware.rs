@@ -4,7 +4,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{GpuView, MeasuredCellView};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GpuListView {
@@ -34,7 +36,7 @@ pub async fn list(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
     params(("gpu" = String, Path, description = "The GPU's catalog id, e.g. `rtx-3060-12gb`")),
     responses(
         (status = 200, description = "The GPU and its results", body = GpuDetailView),
-        (status = 404, description = "No such GPU in the catalog", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/hardware/{gpu}")]

@@ -4,7 +4,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{MeasuredCellView, ModelView};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ModelListView {
@@ -35,7 +37,7 @@ pub async fn list(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
     params(("id" = String, Path, description = "The model's catalog id")),
     responses(
         (status = 200, description = "The model and its results", body = ModelDetailView),
-        (status = 404, description = "No such model in the catalog", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/models/{id}")]

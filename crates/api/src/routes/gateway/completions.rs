@@ -4,7 +4,12 @@ use actix_web::{HttpRequest, HttpResponse, post, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    BookingNotActive, EngineUnavailable, Forbidden, InvalidToken, NotFound, Unauthenticated,
+    UnsupportedRequest, ValidationFailed, WrongTokenAudience,
+};
 
 /// A completion on the booked machine, metered (as chat completions). `prompt` is one
 /// prompt: a string, or one list of token ids; a list of several prompts is refused
@@ -16,12 +21,7 @@ use crate::error::{ApiError, Problem};
     request_body(content = Object, description = "An OpenAI completion request"),
     responses(
         (status = 200, description = "The engine's answer, unchanged (JSON, or an event stream)", body = Object),
-        (status = 401, description = "No or invalid credential; the booking's access token (`wrong_token_audience`)", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The booking gives no access now (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The engine did not answer, redirected, refused the gateway, or answered another content type (`engine_unavailable`)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "More than one sequence (`unsupported_request`), or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, WrongTokenAudience, Forbidden, NotFound, BookingNotActive, UnsupportedRequest, ValidationFailed, EngineUnavailable)>,
     )
 )]
 #[post("/gateway/{booking_id}/v1/completions")]

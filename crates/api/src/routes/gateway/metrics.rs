@@ -6,7 +6,12 @@ use app::{App, AppError};
 use uuid::Uuid;
 
 use super::proxy::{self, Answers};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    BookingNotActive, EngineUnavailable, Forbidden, InvalidToken, NotFound, SharedMachine,
+    Unauthenticated, WrongTokenAudience,
+};
 
 /// The booked engine's `/metrics` (Prometheus text), so the harness can measure through the
 /// gateway. Only for a booking that holds every GPU of the machine.
@@ -16,11 +21,7 @@ use crate::error::{ApiError, Problem};
     params(("booking_id" = Uuid, Path, description = "The booking")),
     responses(
         (status = 200, description = "The engine's counters, unchanged", body = String, content_type = "text/plain"),
-        (status = 401, description = "No or invalid credential; the booking's access token (`wrong_token_audience`)", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The booking gives no access now (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The engine did not answer, redirected, refused the gateway, or answered another content type (`engine_unavailable`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, WrongTokenAudience, Forbidden, SharedMachine, NotFound, BookingNotActive, EngineUnavailable)>,
     )
 )]
 #[get("/gateway/{booking_id}/metrics")]

@@ -5,7 +5,12 @@ use app::App;
 use uuid::Uuid;
 
 use super::proxy::{self, Answers};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    BookingNotActive, EngineUnavailable, Forbidden, InvalidToken, NotFound, Unauthenticated,
+    WrongTokenAudience,
+};
 
 /// The booked engine's models.
 #[utoipa::path(
@@ -14,11 +19,7 @@ use crate::error::{ApiError, Problem};
     params(("booking_id" = Uuid, Path, description = "The booking")),
     responses(
         (status = 200, description = "The engine's answer, unchanged", body = Object),
-        (status = 401, description = "No or invalid credential; the booking's access token (`wrong_token_audience`)", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The booking gives no access now (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The engine did not answer, redirected, refused the gateway, or answered another content type (`engine_unavailable`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, WrongTokenAudience, Forbidden, NotFound, BookingNotActive, EngineUnavailable)>,
     )
 )]
 #[get("/gateway/{booking_id}/v1/models")]
@@ -42,11 +43,7 @@ pub async fn models(
     params(("booking_id" = Uuid, Path, description = "The booking")),
     responses(
         (status = 200, description = "The engine's answer, unchanged", body = Object),
-        (status = 401, description = "No or invalid credential; the booking's access token (`wrong_token_audience`)", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The booking gives no access now (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The engine did not answer, redirected, refused the gateway, or answered another content type (`engine_unavailable`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, WrongTokenAudience, Forbidden, NotFound, BookingNotActive, EngineUnavailable)>,
     )
 )]
 #[get("/gateway/{booking_id}/version")]

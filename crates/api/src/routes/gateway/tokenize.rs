@@ -6,7 +6,12 @@ use app::App;
 use uuid::Uuid;
 
 use super::proxy::{self, Answers};
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    BookingNotActive, EngineUnavailable, Forbidden, InvalidToken, NotFound, RateLimited,
+    Unauthenticated, WrongTokenAudience,
+};
 
 /// The booked engine's `/tokenize`.
 #[utoipa::path(
@@ -16,12 +21,7 @@ use crate::error::{ApiError, Problem};
     request_body(content = Object, description = "vLLM's tokenize request"),
     responses(
         (status = 200, description = "The engine's answer, unchanged", body = Object),
-        (status = 401, description = "No or invalid credential; the booking's access token (`wrong_token_audience`)", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such booking (or not yours)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The booking gives no access now (`booking_not_active`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The engine did not answer, redirected, refused the gateway, or answered another content type (`engine_unavailable`)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The booking's streams are all in use (`rate_limited`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, WrongTokenAudience, Forbidden, NotFound, BookingNotActive, RateLimited, EngineUnavailable)>,
     )
 )]
 #[post("/gateway/{booking_id}/tokenize")]

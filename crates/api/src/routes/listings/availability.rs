@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, NotFound, ValidationFailed};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -41,9 +43,7 @@ pub struct AvailabilityView {
     params(("id" = Uuid, Path, description = "The listing's id"), AvailabilityQuery),
     responses(
         (status = 200, description = "Free GPUs over the range", body = AvailabilityView),
-        (status = 400, description = "A missing or malformed `from`/`to`", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "An empty, reversed or too long range", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, NotFound, ValidationFailed)>,
     )
 )]
 #[get("/listings/{id}/availability")]

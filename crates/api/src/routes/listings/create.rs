@@ -5,7 +5,11 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    EmailUnverified, Forbidden, InvalidToken, Unauthenticated, ValidationFailed,
+};
 use crate::extract::{Auth, Json};
 use crate::views::{
     AvailabilityWindowView, CatalogView, GuaranteeView, HardwareView, ListingView, PriceView,
@@ -67,9 +71,7 @@ pub struct CreateListingRequest {
     request_body = CreateListingRequest,
     responses(
         (status = 201, description = "Listed", body = ListingView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A field is invalid; `errors[0].field` names it", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, Forbidden, ValidationFailed)>,
     )
 )]
 #[post("/listings")]

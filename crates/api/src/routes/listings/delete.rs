@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, delete, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 
 /// Delist a listing (members of its organisation): it is no longer found or bookable.
@@ -13,9 +15,7 @@ use crate::extract::Auth;
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(
         (status = 204, description = "Delisted"),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the listing's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[delete("/listings/{id}")]

@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, get, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 use crate::extract::MaybeAuth;
 use crate::views::ListingView;
 
@@ -13,7 +15,7 @@ use crate::views::ListingView;
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(
         (status = 200, description = "The listing", body = ListingView),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/listings/{id}")]

@@ -4,7 +4,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 use crate::extract::MaybeAuth;
 use crate::views::{Page, ReportView};
 
@@ -26,7 +28,7 @@ pub struct ReportsQuery {
     params(("id" = Uuid, Path, description = "The listing's id"), ReportsQuery),
     responses(
         (status = 200, description = "Its reports", body = Page<ReportView>),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/listings/{id}/reports")]

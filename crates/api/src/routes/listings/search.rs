@@ -5,7 +5,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::views::{ListingView, Page};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -72,8 +74,7 @@ pub struct SearchHitView {
     params(SearchQuery),
     responses(
         (status = 200, description = "One page of matching listings", body = Page<SearchHitView>),
-        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A parameter breaks a rule; `errors[0].field` names it", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, ValidationFailed)>,
     )
 )]
 #[get("/listings")]

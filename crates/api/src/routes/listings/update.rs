@@ -6,7 +6,11 @@ use serde::{Deserialize, Deserializer};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    Forbidden, InvalidToken, ListingDelisted, NotFound, Unauthenticated, ValidationFailed,
+};
 use crate::extract::{Auth, Json};
 use crate::views::{CatalogView, GuaranteeView, ListingView, SshView};
 
@@ -125,11 +129,7 @@ impl From<UpdateListingRequest> for ListingPatch {
     request_body = UpdateListingRequest,
     responses(
         (status = 200, description = "The listing as it is now", body = ListingView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the listing's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The listing has been delisted (`listing_delisted`)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A field is invalid; `errors[0].field` names it", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, ListingDelisted, ValidationFailed)>,
     )
 )]
 #[patch("/listings/{id}")]

@@ -6,7 +6,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 
 /// One entry of a listing's verification history.
@@ -63,9 +65,7 @@ impl From<ListingVerification> for ListingVerificationView {
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(
         (status = 200, description = "The badge and its history", body = ListingVerificationView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the listing's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/listings/{id}/verification")]

@@ -4,7 +4,12 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    Forbidden, InvalidToken, NotFound, PlanRequired, RunInProgress, Unauthenticated,
+    ValidationFailed,
+};
 use crate::extract::{Auth, Json};
 use crate::views::RunView;
 
@@ -28,11 +33,7 @@ pub struct VerifyRequest {
     request_body = VerifyRequest,
     responses(
         (status = 202, description = "Queued", body = RunView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the listing's organisation (`forbidden`), or a private report on the free plan (`plan_required`)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such listing", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A run of the other visibility is under way (`run_in_progress`)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Unknown profile or visibility", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, PlanRequired, NotFound, RunInProgress, ValidationFailed)>,
     )
 )]
 #[post("/listings/{id}/verifications")]

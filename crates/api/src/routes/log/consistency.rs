@@ -3,7 +3,9 @@ use app::App;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, ValidationFailed};
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct ConsistencyQuery {
@@ -26,8 +28,7 @@ pub struct ConsistencyView {
     params(ConsistencyQuery),
     responses(
         (status = 200, description = "The proof", body = ConsistencyView),
-        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`first` above `second`, or `second` past the log", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, ValidationFailed)>,
     )
 )]
 #[get("/log/consistency")]

@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, ValidationFailed};
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct EntriesQuery {
@@ -46,8 +48,7 @@ pub struct EntriesView {
     params(EntriesQuery),
     responses(
         (status = 200, description = "A page of entries", body = EntriesView),
-        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`end` below `start`", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, ValidationFailed)>,
     )
 )]
 #[get("/log/entries")]

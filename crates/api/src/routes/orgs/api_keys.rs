@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated, ValidationFailed};
 use crate::extract::{Admin, InOrg, Json};
 use crate::views::{ApiKeyView, Page};
 
@@ -42,10 +44,7 @@ pub struct CreatedOrgKeyView {
     request_body = CreateOrgKeyRequest,
     responses(
         (status = 201, description = "Created; the key is shown this once", body = CreatedOrgKeyView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin, or called with an API key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid name or scopes", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, ValidationFailed)>,
     )
 )]
 #[post("/orgs/{id}/api-keys")]
@@ -81,9 +80,7 @@ pub async fn create(
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The keys", body = Page<ApiKeyView>),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/orgs/{id}/api-keys")]
@@ -102,9 +99,7 @@ pub async fn list(app: web::Data<App>, access: InOrg<Admin>) -> Result<HttpRespo
     ),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation or active key", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[delete("/orgs/{id}/api-keys/{key_id}")]

@@ -9,7 +9,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    AlreadySubscribed, Forbidden, InvalidToken, NotFound, PaymentProviderError,
+    PaymentsNotConfigured, Unauthenticated,
+};
 use crate::extract::Auth;
 
 /// Where to send the person: a Stripe-hosted page.
@@ -54,11 +59,7 @@ pub struct BillingView {
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The Checkout Session's address", body = BillingUrlView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Billing is not configured (`payments_not_configured`) or the organisation already has a subscription (`already_subscribed`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "Stripe refused or did not answer (`payment_provider_error`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, AlreadySubscribed, PaymentsNotConfigured, PaymentProviderError)>,
     )
 )]
 #[post("/orgs/{id}/billing/checkout")]
@@ -80,11 +81,7 @@ pub async fn checkout(
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The portal session's address", body = BillingUrlView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Billing is not configured (`payments_not_configured`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "Stripe refused or did not answer (`payment_provider_error`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, PaymentsNotConfigured, PaymentProviderError)>,
     )
 )]
 #[post("/orgs/{id}/billing/portal")]
@@ -106,9 +103,7 @@ pub async fn portal(
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The plan", body = BillingView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/orgs/{id}/billing")]

@@ -3,7 +3,9 @@ use app::App;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{EmailUnverified, InvalidToken, Unauthenticated, ValidationFailed};
 use crate::extract::{Auth, Json};
 use crate::views::OrgView;
 
@@ -20,8 +22,7 @@ pub struct CreateOrgRequest {
     request_body = CreateOrgRequest,
     responses(
         (status = 201, description = "Created", body = OrgView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid name", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, ValidationFailed)>,
     )
 )]
 #[post("/orgs")]

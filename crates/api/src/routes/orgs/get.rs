@@ -3,7 +3,9 @@ use app::App;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::{InOrg, Member};
 use crate::views::{MemberView, OrgView, RoleView};
 
@@ -23,9 +25,7 @@ pub struct OrgDetailsView {
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The organisation", body = OrgDetailsView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/orgs/{id}")]

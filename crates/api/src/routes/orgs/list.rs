@@ -3,7 +3,9 @@ use app::App;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidToken, Unauthenticated};
 use crate::extract::Auth;
 use crate::views::{OrgView, Page, RoleView};
 
@@ -21,7 +23,7 @@ pub struct MyOrgView {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller's organisations", body = Page<MyOrgView>),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated)>,
     )
 )]
 #[get("/orgs")]

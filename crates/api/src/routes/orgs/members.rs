@@ -8,7 +8,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    AlreadyMember, EmailUnverified, Forbidden, InvalidToken, LastOwner, NotFound, Unauthenticated,
+    ValidationFailed,
+};
 use crate::extract::{Admin, Auth, InOrg, Json};
 use crate::views::{MemberView, RoleView};
 
@@ -68,10 +73,7 @@ async fn invite_into(
     request_body = InviteRequest,
     responses(
         (status = 201, description = "Invited; the token is shown this once", body = InvitationView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin, or an admin inviting an owner", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid email or role", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, ValidationFailed)>,
     )
 )]
 #[post("/orgs/{id}/invitations")]
@@ -92,10 +94,7 @@ pub async fn invite(
     request_body = InviteRequest,
     responses(
         (status = 201, description = "Invited; the token is shown this once", body = InvitationView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin, or an admin inviting an owner", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid email or role", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, ValidationFailed)>,
     )
 )]
 #[post("/orgs/{id}/members")]
@@ -115,9 +114,7 @@ pub async fn add_member(
     params(("token" = String, Path, description = "The invitation's token")),
     responses(
         (status = 200, description = "Joined", body = MemberView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such invitation for this account (or used, or expired)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already a member", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, AlreadyMember)>,
     )
 )]
 #[post("/invitations/{token}/accept")]
@@ -148,10 +145,7 @@ pub struct RoleChange {
     request_body = RoleChange,
     responses(
         (status = 200, description = "The member now", body = MemberView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin, or an admin touching an owner", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation or member", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The last owner (`last_owner`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, LastOwner)>,
     )
 )]
 #[patch("/orgs/{id}/members/{user_id}")]
@@ -179,10 +173,7 @@ pub async fn set_role(
     ),
     responses(
         (status = 204, description = "Removed"),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin (and not leaving), or an admin removing an owner", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation or member", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The last owner (`last_owner`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, LastOwner)>,
     )
 )]
 #[delete("/orgs/{id}/members/{user_id}")]

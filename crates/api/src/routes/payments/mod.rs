@@ -10,7 +10,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    Forbidden, InvalidSignature, InvalidToken, NotFound, PaymentProviderError,
+    PaymentsNotConfigured, Unauthenticated,
+};
 use crate::extract::Auth;
 
 /// An organisation's Stripe Connect account.
@@ -44,11 +49,7 @@ impl From<Payouts> for PayoutsView {
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The account and the onboarding link", body = PayoutsView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Payments are not configured (`payments_not_configured`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "Stripe refused or did not answer (`payment_provider_error`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, PaymentsNotConfigured, PaymentProviderError)>,
     )
 )]
 #[post("/orgs/{id}/payouts/onboarding")]
@@ -70,9 +71,7 @@ pub async fn onboarding(
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "The account", body = PayoutsView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such organisation, or no account yet", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/orgs/{id}/payouts")]
@@ -104,8 +103,7 @@ pub struct WebhookAnswer {
     params(("Stripe-Signature" = String, Header, description = "`t=…,v1=…`", pattern = "^[!-~]*$")),
     responses(
         (status = 200, description = "Accepted", body = WebhookAnswer),
-        (status = 400, description = "Bad or stale signature, or not an event (`invalid_signature`)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Payments are not configured", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidSignature, PaymentsNotConfigured)>,
     )
 )]
 #[post("/webhooks/stripe")]
@@ -194,8 +192,7 @@ impl From<Statement> for StatementView {
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "Totals and entries", body = StatementView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an owner or admin of the organisation", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden)>,
     )
 )]
 #[get("/orgs/{id}/earnings")]
@@ -216,7 +213,7 @@ pub async fn earnings(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Totals and entries", body = StatementView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated)>,
     )
 )]
 #[get("/me/spend")]

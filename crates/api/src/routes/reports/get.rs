@@ -3,7 +3,9 @@ use app::App;
 use uuid::Uuid;
 
 use super::ShareQuery;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 use crate::extract::MaybeAuth;
 use crate::views::ReportView;
 
@@ -17,7 +19,7 @@ use crate::views::ReportView;
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "The report", body = ReportView),
-        (status = 404, description = "No such report (or a private one without access)", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/reports/{id}")]

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::views::Page;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -43,8 +45,7 @@ pub struct LeaderboardRowView {
     params(LeaderboardQuery),
     responses(
         (status = 200, description = "Best first", body = Page<LeaderboardRowView>),
-        (status = 400, description = "A malformed filter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`source` is not `verified` or `community`", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, ValidationFailed)>,
     )
 )]
 #[get("/leaderboard")]

@@ -3,7 +3,9 @@ use app::App;
 use uuid::Uuid;
 
 use super::ShareQuery;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 use crate::extract::MaybeAuth;
 
 /// A report's cells as CSV.
@@ -12,7 +14,7 @@ use crate::extract::MaybeAuth;
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "One row per cell", content_type = "text/csv", body = String),
-        (status = 404, description = "No such report (or a private one without access)", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/reports/{id}/matrix.csv")]
@@ -36,7 +38,7 @@ pub async fn csv(
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "The heatmap", content_type = "image/svg+xml", body = String),
-        (status = 404, description = "No such report (or a private one without access)", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/reports/{id}/matrix.svg")]

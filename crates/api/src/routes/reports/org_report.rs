@@ -3,7 +3,9 @@ use app::App;
 use domain::OrgId;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 use crate::views::LogPositionView;
 
 /// An organisation's verified fleet: each listing's latest report and headline figures,
@@ -15,7 +17,7 @@ use crate::views::LogPositionView;
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(
         (status = 200, description = "`{id, org_id, report, envelope, log: {leaf_index}, created_at}`", content_type = "application/json", body = Object),
-        (status = 404, description = "No such organisation", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/orgs/{id}/report")]

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, NotFound, ValidationFailed};
 use crate::extract::MaybeAuth;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -37,9 +39,7 @@ pub struct ProofView {
     responses(
         (status = 200, description = "The inclusion proof", body = ProofView),
         (status = 202, description = "Logged, but in no checkpoint yet: ask again after `Retry-After` seconds (`{status: pending, retry_after_secs}`)", body = Object),
-        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`tree_size` is not a checkpoint's, or is older than the report", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such report in the log", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, NotFound, ValidationFailed)>,
     )
 )]
 #[get("/reports/{id}/proof")]

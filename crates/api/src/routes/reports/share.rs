@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated, ValidationFailed};
 use crate::extract::{Auth, Json};
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -39,10 +41,7 @@ pub struct ShareView {
     request_body = ShareRequest,
     responses(
         (status = 201, description = "The link", body = ShareView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the report's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`expires_in_secs` out of range", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, ValidationFailed)>,
     )
 )]
 #[post("/reports/{id}/share")]
@@ -90,9 +89,7 @@ pub struct SharedLinksView {
     params(("id" = Uuid, Path, description = "The report's id")),
     responses(
         (status = 200, description = "The live links", body = SharedLinksView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the report's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such report", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[get("/reports/{id}/share")]
@@ -127,9 +124,7 @@ pub async fn list(
     ),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the report's organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such report or live link", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[delete("/reports/{id}/share/{token}")]

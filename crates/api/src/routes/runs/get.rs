@@ -3,7 +3,9 @@ use app::App;
 use uuid::Uuid;
 
 use super::CommunityRunView;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 
 /// A community run. Public.
 #[utoipa::path(
@@ -11,7 +13,7 @@ use crate::error::{ApiError, Problem};
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "The run", body = CommunityRunView),
-        (status = 404, description = "No such run, or withdrawn", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/runs/{id}")]

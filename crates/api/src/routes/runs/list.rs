@@ -5,7 +5,9 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::CommunityRunView;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::views::Page;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -28,8 +30,7 @@ pub struct RunsQuery {
     params(RunsQuery),
     responses(
         (status = 200, description = "A page of runs", body = Page<CommunityRunView>),
-        (status = 400, description = "A malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A bad page size", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidParameter, ValidationFailed)>,
     )
 )]
 #[get("/runs")]

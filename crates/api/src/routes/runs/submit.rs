@@ -5,7 +5,11 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::CommunityRunView;
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{
+    EmailUnverified, Forbidden, InvalidToken, Unauthenticated, ValidationFailed,
+};
 use crate::extract::{Auth, Json};
 use crate::views::CatalogView;
 
@@ -37,9 +41,7 @@ pub struct SubmitRunRequest {
     request_body = SubmitRunRequest,
     responses(
         (status = 201, description = "Stored, with its signed receipt", body = CommunityRunView),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "An organisation key", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The report does not hold together; `errors` names each field", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, Forbidden, ValidationFailed)>,
     )
 )]
 #[post("/runs")]

@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, delete, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 
 /// Withdraw a run you submitted: it leaves every list and page; its receipt stays in the
@@ -13,9 +15,7 @@ use crate::extract::Auth;
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 204, description = "Withdrawn"),
-        (status = 401, description = "Not signed in", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not its submitter", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such run, or withdrawn", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound)>,
     )
 )]
 #[delete("/runs/{id}")]

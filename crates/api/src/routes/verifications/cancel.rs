@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, post, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{Forbidden, InvalidToken, NotFound, RunFinished, Unauthenticated};
 use crate::extract::Auth;
 use crate::views::RunView;
 
@@ -14,10 +16,7 @@ use crate::views::RunView;
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "Cancelled", body = RunView),
-        (status = 401, description = "No or invalid credential", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not a member of the organisation", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such run", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already finished (`run_finished`)", body = Problem, content_type = "application/problem+json"),
+        Problems<(InvalidToken, Unauthenticated, Forbidden, NotFound, RunFinished)>,
     )
 )]
 #[post("/verifications/{id}/cancel")]

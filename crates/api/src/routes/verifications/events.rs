@@ -5,7 +5,9 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{NotFound, RateLimited};
 use crate::extract::{ClientNetwork, MaybeAuth};
 
 /// How long the stream waits for news before looking in the log anyway (wake-ups come
@@ -25,8 +27,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
-        (status = 404, description = "No such run", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many live streams from this client, or on this server", body = Problem, content_type = "application/problem+json"),
+        Problems<(NotFound, RateLimited)>,
     )
 )]
 #[get("/verifications/{id}/events")]

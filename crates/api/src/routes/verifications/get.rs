@@ -2,7 +2,9 @@ use actix_web::{HttpResponse, get, web};
 use app::App;
 use uuid::Uuid;
 
-use crate::error::{ApiError, Problem};
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::NotFound;
 use crate::extract::MaybeAuth;
 use crate::views::RunView;
 
@@ -14,7 +16,7 @@ use crate::views::RunView;
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "The run", body = RunView),
-        (status = 404, description = "No such run", body = Problem, content_type = "application/problem+json"),
+        Problems<NotFound>,
     )
 )]
 #[get("/verifications/{id}")]
