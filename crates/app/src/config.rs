@@ -247,6 +247,10 @@ pub struct VerificationSettings {
     /// A spot check below this fraction of the verified total tok/s, at any checked cell,
     /// demotes the listing.
     pub spot_check_min_fraction: f64,
+    /// The nominal window of each decode cell of a `quick` verification, seconds (the
+    /// adaptive rule ends a window from a third of it). The `standard` profile keeps the
+    /// reference page's 30 s.
+    pub quick_measure_secs: f64,
 }
 
 impl Default for VerificationSettings {
@@ -260,6 +264,7 @@ impl Default for VerificationSettings {
             verification_ttl_secs: 30 * 24 * 3600,
             spot_check_every_secs: 7 * 24 * 3600,
             spot_check_min_fraction: 0.85,
+            quick_measure_secs: 3.0,
         }
     }
 }
@@ -737,6 +742,18 @@ impl MailSettings {
 }
 
 impl VerificationSettings {
+    /// The harness parameters of a run of `profile`: `standard`, else `quick` with its
+    /// window from `quick_measure_secs`.
+    pub fn params(&self, profile: &str) -> bench::Parameters {
+        match profile {
+            "standard" => bench::params::standard(),
+            _ => bench::Parameters {
+                measure_secs: self.quick_measure_secs,
+                ..bench::params::quick()
+            },
+        }
+    }
+
     fn check(&self) -> Checked {
         ensure(
             self.worker_lease_secs >= 3,
@@ -767,6 +784,11 @@ impl VerificationSettings {
             self.spot_check_min_fraction > 0.0 && self.spot_check_min_fraction <= 1.0,
             "spot_check_min_fraction",
             "must be in (0, 1]",
+        )?;
+        ensure(
+            (0.5..=60.0).contains(&self.quick_measure_secs),
+            "quick_measure_secs",
+            "must be between 0.5 and 60",
         )
     }
 }

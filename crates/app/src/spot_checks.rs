@@ -256,10 +256,7 @@ impl App {
     /// check, no prefill, and `max_tokens` varied (with the prompts, which every run seeds
     /// afresh) so that no fixed shape singles a spot check out.
     pub(crate) fn spot_check_params(&self, baseline: &Baseline) -> bench::Parameters {
-        let mut params = match baseline.profile.as_str() {
-            "standard" => bench::params::standard(),
-            _ => bench::params::quick(),
-        };
+        let mut params = self.config().verification.params(&baseline.profile);
         let mut contexts: Vec<u64> = baseline.cells.iter().map(|c| c.0).collect();
         let mut concurrency: Vec<u64> = baseline.cells.iter().map(|c| c.1).collect();
         contexts.sort_unstable();

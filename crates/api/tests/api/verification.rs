@@ -362,6 +362,9 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
     let predicate = &statement["predicate"];
     assert_eq!(predicate["standard"], "standard/2");
     assert_eq!(predicate["verification"]["run_id"], run_id.as_str());
+    // The quick profile's window is the server's `quick_measure_secs` (the tests' 1.5 s).
+    assert_eq!(predicate["parameters"]["profile"], "quick");
+    assert_eq!(predicate["parameters"]["measure_secs"], 1.5);
     assert_eq!(
         predicate["hardware"]["claimed"]["gpu_model"],
         "NVIDIA GeForce RTX 3060"

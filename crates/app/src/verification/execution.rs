@@ -277,8 +277,7 @@ impl App {
         };
         let mut params = match (&spot_check, run.profile.as_str()) {
             (Some(baseline), _) => self.spot_check_params(baseline),
-            (None, "standard") => bench::params::standard(),
-            (None, _) => bench::params::quick(),
+            (None, profile) => self.config().verification.params(profile),
         };
         // Fresh prompts for every attempt: a rerun on the same engine must not find the last
         // run's prompts in its prefix cache (prefill is measured cold). The seed is recorded.
