@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::{BIN, Demo, gpumarket, stderr};
+use crate::{BIN, Demo, SHORT_WINDOWS, gpumarket, stderr};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -81,7 +81,7 @@ async fn the_documentation_s_tested_examples_run_against_the_demo() {
         }
         let name = page.strip_prefix(ROOT).unwrap().display().to_string();
         let dir = tempfile::tempdir().unwrap();
-        let demo = Demo::start(dir.path()).await;
+        let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
         let script = dir.path().join("examples.sh");
         std::fs::write(&script, blocks.join("\n")).unwrap();
         let started = std::time::Instant::now();

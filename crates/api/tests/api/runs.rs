@@ -16,7 +16,11 @@ async fn measured_report() -> Value {
         base_url: engine,
         model: None,
         api_key: None,
-        params: app::testing::params::profile("quick").unwrap(),
+        // The tiny engine's figures are exact: half the quick window measures them as well.
+        params: app::testing::params::Parameters {
+            measure_secs: 1.5,
+            ..app::testing::params::profile("quick").unwrap()
+        },
         outbound: outbound::Policy::permissive(),
     };
     let (_cancel, cancelled) = tokio::sync::watch::channel(false);

@@ -292,7 +292,7 @@ impl App {
             params,
             outbound: self.outbound_policy(),
         };
-        let result = bench::run(options, Some(progress_tx), held.stop_signal()).await;
+        let result = bench::run_apart(options, Some(progress_tx), held.stop_signal()).await;
         held.stop_watching();
         let _ = forwarder.await;
         Ok(Measured {
