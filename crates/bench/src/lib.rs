@@ -16,7 +16,7 @@ pub mod stats;
 
 pub use params::Parameters;
 pub use report::{DecodeCell, PrefillEntry, Report, Status};
-pub use run::{Options, Progress, run, run_apart};
+pub use run::{Options, Progress, run};
 
 /// Why a run could not be made. Problems inside a cell do not end the run; they make the
 /// cell `invalid` with the reason.

@@ -292,7 +292,10 @@ impl App {
             params,
             outbound: self.outbound_policy(),
         };
-        let result = bench::run_apart(options, Some(progress_tx), held.stop_signal()).await;
+        // On this runtime. A runtime of its own (two more threads) was tried and measured
+        // worse on a two-core VM: the slowed-engine guarantee test's spot check was judged
+        // client_bound (lag p99 5.4-6.2 ms) in 4 of 6 runs, against 0 of 4 on this one.
+        let result = bench::run(options, Some(progress_tx), held.stop_signal()).await;
         held.stop_watching();
         let _ = forwarder.await;
         Ok(Measured {

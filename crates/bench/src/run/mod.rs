@@ -61,41 +61,6 @@ pub enum Progress {
     CellFinished(Box<DecodeCell>),
 }
 
-/// [`run`] on a runtime of its own (two worker threads, named `harness`), for a process that
-/// serves other work too: the worker beside the API (`serve`, `serve --demo`), which also runs
-/// the simulated engine in the demo. On the caller's runtime, every request the process
-/// serves, every database write and the engine's streams queue before the harness's tasks, and
-/// the lag probe (rightly) counts that wait as the client's.
-pub async fn run_apart(
-    options: Options,
-    progress: Option<UnboundedSender<Progress>>,
-    cancel: watch::Receiver<bool>,
-) -> Result<Report, BenchError> {
-    let (done, result) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("harness".to_owned())
-        .spawn(move || {
-            let result = match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("harness")
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime.block_on(run(options, progress, cancel)),
-                Err(e) => Err(BenchError::Setup(format!(
-                    "could not start the harness's runtime: {e}"
-                ))),
-            };
-            let _ = done.send(result);
-        })
-        .map_err(|e| BenchError::Setup(format!("could not start the harness's thread: {e}")))?;
-    result.await.unwrap_or_else(|_| {
-        Err(BenchError::Setup(
-            "the harness's thread panicked".to_owned(),
-        ))
-    })
-}
-
 /// Runs the matrix. Stops early, with `partial` set, when `cancel` turns true.
 pub async fn run(
     options: Options,
