@@ -12,8 +12,8 @@ fn str_of<'a>(table: &'a toml::Value, key: &str) -> Option<&'a str> {
     table.get(key).and_then(toml::Value::as_str)
 }
 
-/// The measuring group is named in one override, and the niced wrapper's filter is exactly its
-/// negation: a test added to the group cannot be left niced, nor one removed left out of both.
+/// The measuring tests are named in one override (they run alone), and the niced wrapper's filter is exactly its
+/// negation: a test added to the list cannot be left niced, nor one removed left out of both.
 #[test]
 fn the_niced_tests_are_exactly_those_that_do_not_measure() {
     let config = nextest_config();
@@ -22,7 +22,7 @@ fn the_niced_tests_are_exactly_those_that_do_not_measure() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|o| str_of(o, "test-group") == Some("measuring"))
+        .filter(|o| str_of(o, "threads-required") == Some("num-test-threads"))
         .map(|o| str_of(o, "filter").unwrap())
         .collect();
     assert_eq!(measuring.len(), 1, "one override names the measuring tests");
