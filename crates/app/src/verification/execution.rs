@@ -292,9 +292,9 @@ impl App {
             params,
             outbound: self.outbound_policy(),
         };
-        // On this runtime. A runtime of its own (two more threads) was tried and measured
-        // worse on a two-core VM: the slowed-engine guarantee test's spot check was judged
-        // client_bound (lag p99 5.4-6.2 ms) in 4 of 6 runs, against 0 of 4 on this one.
+        // On this runtime. A runtime of its own (two more threads) was tried on a noisy
+        // two-core VM and did not help: the slowed-engine guarantee test's spot check was
+        // judged client_bound (lag p99 5.4-6.3 ms) in 4 of 6 runs with it, and in 2 of 6 here.
         let result = bench::run(options, Some(progress_tx), held.stop_signal()).await;
         held.stop_watching();
         let _ = forwarder.await;
