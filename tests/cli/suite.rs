@@ -12,27 +12,31 @@ fn str_of<'a>(table: &'a toml::Value, key: &str) -> Option<&'a str> {
     table.get(key).and_then(toml::Value::as_str)
 }
 
-/// The measuring tests are named in one override (they run alone), and the niced wrapper's filter is exactly its
-/// negation: a test added to the list cannot be left niced, nor one removed left out of both.
+/// The `filter` of each entry of `entries` whose `key` is `value`.
+fn filters_where<'a>(entries: &'a toml::Value, key: &str, value: &str) -> Vec<&'a str> {
+    entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| str_of(entry, key) == Some(value))
+        .map(|entry| str_of(entry, "filter").unwrap())
+        .collect()
+}
+
+/// The measuring tests are named in one override (they run alone), and the niced wrapper's
+/// filter is exactly its negation: a test added to the list cannot be left niced, nor one
+/// removed left out of both.
 #[test]
 fn the_niced_tests_are_exactly_those_that_do_not_measure() {
     let config = nextest_config();
     let profile = &config["profile"]["default"];
-    let measuring: Vec<&str> = profile["overrides"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|o| str_of(o, "threads-required") == Some("num-test-threads"))
-        .map(|o| str_of(o, "filter").unwrap())
-        .collect();
+    let measuring = filters_where(
+        &profile["overrides"],
+        "threads-required",
+        "num-test-threads",
+    );
     assert_eq!(measuring.len(), 1, "one override names the measuring tests");
-    let niced: Vec<&str> = profile["scripts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| str_of(s, "run-wrapper") == Some("niced"))
-        .map(|s| str_of(s, "filter").unwrap())
-        .collect();
+    let niced = filters_where(&profile["scripts"], "run-wrapper", "niced");
     assert_eq!(niced, [format!("not {}", measuring[0])]);
     let command = &config["scripts"]["wrapper"]["niced"]["command"];
     assert_eq!(
