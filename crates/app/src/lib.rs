@@ -37,13 +37,6 @@ pub mod spot_checks;
 pub mod tokens;
 pub mod verification;
 
-/// What integration tests reach beyond the use cases: the harness itself, to measure a report
-/// as `gpumarket bench` does (the API's tests submit one as a community run).
-#[cfg(feature = "testing")]
-pub mod testing {
-    pub use bench::{Options, params, run};
-}
-
 use std::sync::Arc;
 
 use domain::{ApiKeyId, UserId};

@@ -7,7 +7,7 @@
 //! beside the reconciler.
 
 use chrono::{DateTime, Utc};
-use domain::spot_check::CheckedCell;
+use domain::spot_check::{CheckedCell, Verdict};
 use serde_json::json;
 use store::{Badge, CellRecord, RunRecord};
 use uuid::Uuid;
@@ -30,7 +30,8 @@ pub struct ListingVerification {
 /// One entry of a listing's verification history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VerificationCheck {
-    /// `verified`, `spot_check_passed`, `demoted`, `expired` or `withdrawn`.
+    /// `verified`, `spot_check_passed`, `spot_check_inconclusive`, `demoted`, `expired` or
+    /// `withdrawn`.
     pub kind: String,
     /// The report this entry is about (the verification, or the spot check's own report).
     pub report_id: Option<domain::ReportId>,
@@ -49,6 +50,10 @@ pub(crate) struct Baseline {
     pub fingerprint: Option<String>,
     pub profile: String,
 }
+
+/// An inconclusive spot check is made again at a random moment of the next hour (or of the
+/// plan's period, when shorter).
+const INCONCLUSIVE_RETRY_SECS: f64 = 3600.0;
 
 /// A uniformly random fraction in `[0, 1)`.
 fn random_fraction() -> f64 {
@@ -75,20 +80,16 @@ pub(crate) fn cells_to_check(cells: &[CellRecord]) -> Vec<(u64, u64, f64)> {
     domain::spot_check::corner_cells(&valid)
 }
 
-/// Why a spot check does not confirm its baseline, or `None` when it does.
-pub(crate) fn judge(
-    baseline: &Baseline,
-    report: &bench::Report,
-    min_fraction: f64,
-) -> Option<String> {
+/// What a spot check's report says of its baseline.
+pub(crate) fn judge(baseline: &Baseline, report: &bench::Report, min_fraction: f64) -> Verdict {
     let cells: Vec<CheckedCell> = report
         .decode
         .iter()
         .map(|c| CheckedCell {
             context: c.context_tokens,
             concurrency: c.concurrency,
-            invalid: (c.status != bench::Status::Valid)
-                .then(|| format!("{} ({})", c.status.words(), c.reasons.join("; "))),
+            status: c.status,
+            reasons: c.reasons.join("; "),
             total_tok_s: c.total_tok_s.unwrap_or(0.0),
         })
         .collect();
@@ -107,7 +108,7 @@ pub(crate) fn judge_stored(
     summary: &str,
     cells: &[CellRecord],
     min_fraction: f64,
-) -> Option<String> {
+) -> Verdict {
     let summary: serde_json::Value = serde_json::from_str(summary).unwrap_or_default();
     let cells: Vec<CheckedCell> = cells
         .iter()
@@ -116,8 +117,8 @@ pub(crate) fn judge_stored(
             Some(CheckedCell {
                 context: u64::try_from(c.context_tokens).ok()?,
                 concurrency: u64::try_from(c.concurrency).ok()?,
-                invalid: (c.status != domain::CellStatus::Valid)
-                    .then(|| c.status.words().to_owned()),
+                status: c.status,
+                reasons: String::new(),
                 total_tok_s: c.total_tok_s.unwrap_or(0.0),
             })
         })
@@ -135,7 +136,7 @@ fn judge_cells(
     fingerprint: Option<&str>,
     cells: &[CheckedCell],
     min_fraction: f64,
-) -> Option<String> {
+) -> Verdict {
     domain::spot_check::verdict(
         &baseline.cells,
         baseline.fingerprint.as_deref(),
@@ -271,18 +272,19 @@ impl App {
         params
     }
 
-    /// Acts on a finished spot check: renews the badge, or demotes the listing. `measured`
-    /// is the report stored for it, `why_not` what the comparison (or the failure) found.
+    /// Acts on a finished spot check: renews the badge, demotes the listing, or (inconclusive)
+    /// checks it again within the hour. `measured` is the report stored for it, `verdict` what
+    /// the comparison (or the failure) found.
     pub(crate) async fn conclude_spot_check(
         &self,
         run: &RunRecord,
         baseline: &Baseline,
         measured: Option<Uuid>,
-        why_not: Option<String>,
+        verdict: Verdict,
     ) -> Result<&'static str, AppError> {
         let now = Utc::now();
-        match why_not {
-            None => {
+        match verdict {
+            Verdict::Confirmed => {
                 let measured = measured.ok_or_else(|| {
                     AppError::Internal("a passing spot check has a report".to_owned())
                 })?;
@@ -299,7 +301,24 @@ impl App {
                     .await?;
                 Ok("passed")
             }
-            Some(reason) => {
+            Verdict::Inconclusive(reason) => {
+                let plan = self.plan_of(run.org_id.into()).await?;
+                let soon = (plan.spot_check_every_secs as f64).min(INCONCLUSIVE_RETRY_SECS);
+                let next = now
+                    + chrono::Duration::milliseconds((random_fraction() * soon * 1000.0) as i64);
+                self.db()
+                    .spot_check_inconclusive(
+                        run.listing_id,
+                        (baseline.report, measured),
+                        &reason,
+                        next,
+                        now,
+                    )
+                    .await?;
+                tracing::warn!(listing = %run.listing_id, %reason, "a spot check was inconclusive");
+                Ok("inconclusive")
+            }
+            Verdict::Refuted(reason) => {
                 if self
                     .db()
                     .demote(run.listing_id, baseline.report, measured, &reason, now)

@@ -166,6 +166,42 @@ impl Db {
         Ok(renewed)
     }
 
+    /// A spot check of `baseline` found nothing either way, for `reason`: the badge keeps its
+    /// expiry and the next check is due at `next_check`. `false` when the listing's badge is
+    /// no longer `baseline`.
+    pub async fn spot_check_inconclusive(
+        &self,
+        listing: Uuid,
+        (baseline, report): (Uuid, Option<Uuid>),
+        reason: &str,
+        next_check: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
+        let rescheduled = listings::Entity::update_many()
+            .col_expr(listings::Column::NextSpotCheckAt, Expr::value(next_check))
+            .filter(listings::Column::Id.eq(listing))
+            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
+            .filter(listings::Column::LatestReportId.eq(baseline))
+            .exec(&txn)
+            .await?
+            .rows_affected
+            == 1;
+        if rescheduled {
+            record_check(
+                &txn,
+                listing,
+                check_kind::SPOT_CHECK_INCONCLUSIVE,
+                (report, Some(baseline)),
+                Some(reason),
+                now,
+            )
+            .await?;
+        }
+        txn.commit().await?;
+        Ok(rescheduled)
+    }
+
     /// A spot check found the machine no longer as `baseline` says: the badge is withdrawn
     /// and the listing marked demoted, with the reason and both reports in its history.
     pub async fn demote(

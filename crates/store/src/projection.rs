@@ -32,6 +32,9 @@ pub mod check_kind {
     pub const SPOT_CHECK_PASSED: &str = "spot_check_passed";
     /// A spot check found the machine no longer as verified: badge withdrawn.
     pub const DEMOTED: &str = "demoted";
+    /// A spot check found nothing either way (the platform's client was starved): the badge
+    /// is neither renewed nor withdrawn, and the next check comes soon.
+    pub const SPOT_CHECK_INCONCLUSIVE: &str = "spot_check_inconclusive";
     /// The badge reached its expiry without a renewal.
     pub const EXPIRED: &str = "expired";
     /// The listing's hardware or engine was edited.

@@ -101,6 +101,34 @@ pub(crate) async fn wait_for_check(app: &TestApp, listing: &str, token: &str, ki
     }
 }
 
+/// What the tiny profile's engine measures at one stream, in tok/s (1000·c/(8+c) at c = 1):
+/// 111.1 at its own speed, 55.6 at half of it.
+const TINY_ONE_STREAM_TOK_S: f64 = 1000.0 / 9.0;
+
+/// Verifies `listing` with a stored compliant report of one decode cell (no context, one
+/// stream) at `tok_s`, as the worker would, without measuring (the spot checks are these
+/// tests' subject), and brings its first spot check forward to now. Returns its badge.
+async fn verified_at(app: &TestApp, owner: &str, listing: &str, tok_s: f64) -> Value {
+    crate::marketplace::verified_with(
+        app,
+        listing,
+        vec![crate::marketplace::decode_cell(0, 1, tok_s)],
+    )
+    .await;
+    let id: Uuid = listing.parse().unwrap();
+    let now = Utc::now();
+    assert!(
+        app.app
+            .db()
+            .spot_check_now(id, now, chrono::Duration::days(1))
+            .await
+            .unwrap()
+    );
+    let verified = badge_of(app, listing, owner).await;
+    assert_eq!(verified["state"], "verified", "{verified}");
+    verified
+}
+
 /// One listing, verified on an engine that is later swapped for one at half the speed: the
 /// first spot check confirms the unchanged engine and renews the badge; a later one finds the
 /// slower engine and demotes the listing; its renter sees it.
@@ -111,16 +139,20 @@ async fn spot_checks_renew_an_unchanged_engine_and_demote_a_swapped_one() {
         c.verification.spot_check_every_secs = 2;
     })
     .await;
-    let _workers = app.start_workers();
     let fast = start_engine_at("tiny", 1.0);
     let engine = SwappableEngine::start(&fast).await;
     let p = provider(&app).await;
     let listing = list(&app, &p, &engine.url).await;
-    let run = request_run(&app, &p, &listing).await;
-    let (_, finished) = follow(&app, &run).await.pop().unwrap();
-    assert_eq!(finished["status"], "succeeded", "{finished}");
-    let verified = badge_of(&app, &listing, &p.owner.access_token).await;
-    assert_eq!(verified["state"], "verified");
+    // Verified at 0.9 of what the engine measures: a check passes at its own speed (the floor
+    // is 85 % of the verified figure) and fails at half of it.
+    let verified = verified_at(
+        &app,
+        &p.owner.access_token,
+        &listing,
+        0.9 * TINY_ONE_STREAM_TOK_S,
+    )
+    .await;
+    let _workers = app.start_workers();
     let first_expiry = verified["expires_at"].as_str().unwrap().to_owned();
 
     // A renter books it.
@@ -229,7 +261,6 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
     let engine = start_engine("tiny");
     let p = provider(&app).await;
     let listing = list(&app, &p, &engine).await;
-    let run = request_run(&app, &p, &listing).await;
     let lease = Duration::from_secs(30);
     let (_stop, running) = tokio::sync::watch::channel(false);
     let execute = |run: Uuid, worker: &'static str| {
@@ -240,21 +271,19 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
                 .unwrap()
         }
     };
-    execute(run.parse().unwrap(), "w0").await;
-    let verified = badge_of(&app, &listing, &p.owner.access_token).await;
-    assert_eq!(verified["state"], "verified", "{verified}");
+    // Verified well below what the engine measures, so the check passes with a margin.
+    let verified_badge = verified_at(
+        &app,
+        &p.owner.access_token,
+        &listing,
+        0.5 * TINY_ONE_STREAM_TOK_S,
+    )
+    .await;
 
     // The spot check is due: the platform queues it and a worker runs it to its verdict.
     let now = Utc::now();
     let listing_id: Uuid = listing.parse().unwrap();
     let day = chrono::Duration::days(1);
-    assert!(
-        app.app
-            .db()
-            .spot_check_now(listing_id, now, day)
-            .await
-            .unwrap()
-    );
     app.app.verification_upkeep().await.unwrap();
     let queued = app
         .app
@@ -322,6 +351,49 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
         passed(&badge_of(&app, &listing, &p.owner.access_token).await),
         1
     );
+
+    // Had the checker been starved (its cell client bound), the check would have found
+    // nothing either way: neither renewed nor demoted, and checked again within the hour.
+    app.execute("DELETE FROM verification_checks WHERE kind = 'spot_check_passed'")
+        .await;
+    app.execute(
+        "UPDATE report_cells SET status = 'client_bound' WHERE report_id IN \
+         (SELECT id FROM reports WHERE kind = 'spot_check')",
+    )
+    .await;
+    app.execute(
+        "UPDATE verification_runs SET status = 'running', lease_owner = 'w3', \
+         lease_expires_at = '2000-01-01 00:00:00+00:00' WHERE kind = 'spot_check'",
+    )
+    .await;
+    let before = db.listing_by_id(listing_id).await.unwrap().unwrap();
+    let badge_before = badge_of(&app, &listing, &p.owner.access_token).await;
+    execute(spot_check, "w4").await;
+    let judged = badge_of(&app, &listing, &p.owner.access_token).await;
+    assert_eq!(judged["state"], "verified", "{judged}");
+    assert_eq!(
+        judged["expires_at"], badge_before["expires_at"],
+        "not renewed"
+    );
+    let entry = judged["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "spot_check_inconclusive")
+        .unwrap_or_else(|| panic!("{judged}"))
+        .clone();
+    assert!(
+        entry["reason"]
+            .as_str()
+            .unwrap()
+            .contains("limited decode 0 x 1 (client bound)"),
+        "{entry}"
+    );
+    assert_eq!(entry["baseline_report_id"], verified_badge["report_id"]);
+    let after = db.listing_by_id(listing_id).await.unwrap().unwrap();
+    let next = after.next_spot_check_at.unwrap();
+    assert!(next <= Utc::now() + chrono::Duration::hours(1), "{next}");
+    assert_ne!(after.next_spot_check_at, before.next_spot_check_at);
 }
 
 /// A run measuring a listing whose hardware is edited meanwhile is cancelled: its figures

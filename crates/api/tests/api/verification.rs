@@ -27,7 +27,7 @@ measured_on!(
 measured_on!(
     postgres = Postgres;
     a_stopped_worker_loop_hands_its_run_to_the_next,
-    verified_end_to_end_through_redis_after_a_lost_delivery,
+    a_delivery_redis_lost_is_dispatched_again_and_reported_once,
     cancelling_a_run_per_role_stops_it_without_a_report,
 );
 
@@ -531,7 +531,11 @@ async fn verified_end_to_end_in_process(app: TestApp) {
     verify_listing(&app, async |_| {}).await;
 }
 
-async fn verified_end_to_end_through_redis_after_a_lost_delivery(app: TestApp) {
+/// The distributed shape: Redis loses the run's delivery before any worker reads it; the
+/// reconciler dispatches it again and one worker reports it, once. What the run measured is
+/// `verified_end_to_end_in_process`'s subject: this one runs beside other tests, so it judges
+/// the run's life cycle, not its figures.
+async fn a_delivery_redis_lost_is_dispatched_again_and_reported_once(app: TestApp) {
     let backend = app.app.db().backend();
     drop(app);
     let namespace = format!("test-{}", uuid::Uuid::new_v4().simple());
@@ -542,11 +546,37 @@ async fn verified_end_to_end_through_redis_after_a_lost_delivery(app: TestApp) {
     })
     .await;
     assert!(app.app.dispatcher().is_redis());
-    // Redis loses the delivery before any worker reads it; the reconciler puts it back.
-    verify_listing(&app, async |app| {
-        app.app.redis().unwrap().drop_stream().await.unwrap();
-    })
-    .await;
+    let engine = start_engine("tiny");
+    let p = provider(&app).await;
+    let listing_id = list(&app, &p, &engine).await;
+    let run_id = request_run(&app, &p, &listing_id).await;
+    app.app.redis().unwrap().drop_stream().await.unwrap();
+    let _workers = app.start_workers();
+    let events = tokio::time::timeout(Duration::from_secs(90), follow(&app, &run_id))
+        .await
+        .expect("the reconciler dispatched the lost run again");
+    let (kind, finished) = events.last().unwrap();
+    assert_eq!(kind, "run_finished");
+    assert_eq!(finished["status"], "succeeded", "{finished}");
+    let run: Value = app
+        .get_json(&format!("/v1/verifications/{run_id}"), None)
+        .await;
+    assert_eq!(run["attempts"], 1, "one worker measured it: {run}");
+    let reports: Value = app
+        .get_json(&format!("/v1/listings/{listing_id}/reports"), None)
+        .await;
+    let items = reports["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{reports}");
+    assert_eq!(items[0]["id"], run["report_id"]);
+    let report: Value = app
+        .get_json(
+            &format!("/v1/reports/{}", items[0]["id"].as_str().unwrap()),
+            None,
+        )
+        .await;
+    let keys: Vec<attest::PublishedKey> = app.get_json("/v1/signing-keys", None).await;
+    let envelope: attest::Envelope = serde_json::from_value(report["envelope"].clone()).unwrap();
+    attest::verify_statement(&envelope, &keys).expect("the report is signed by a published key");
 }
 
 /// Lists a machine on `engine` for the provider; returns the listing's id.

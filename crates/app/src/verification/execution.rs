@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use domain::spot_check::Verdict;
 use serde_json::{Value, json};
 use store::{RunRecord, StoreError};
 use tokio::sync::{mpsc, watch};
@@ -214,14 +215,14 @@ impl App {
         };
         if run.kind == run_kind::SPOT_CHECK && !self.db().report_was_judged(existing.id).await? {
             let baseline = self.baseline_of(run).await?;
-            let why_not = crate::spot_checks::judge_stored(
+            let found = crate::spot_checks::judge_stored(
                 &baseline,
                 &existing.summary,
                 &self.db().cells_of_report(existing.id).await?,
                 self.config().verification.spot_check_min_fraction,
             );
             let verdict = self
-                .conclude_spot_check(run, &baseline, Some(existing.id), why_not)
+                .conclude_spot_check(run, &baseline, Some(existing.id), found)
                 .await?;
             tracing::info!(run = %run.id, verdict, "a spot check judged after its worker died");
         }
@@ -338,20 +339,20 @@ impl App {
             Ok(_) => None,
         };
         let min_fraction = self.config().verification.spot_check_min_fraction;
-        // What a spot check among these runs is judged on: why the measurement fails it, if
-        // it does (a run that could not measure fails it always).
-        let (outcome, why_not) = match (failure, result) {
+        // What a spot check among these runs found (a run that could not measure refutes its
+        // baseline always).
+        let (outcome, found) = match (failure, result) {
             (Some((code, reason)), _) => {
                 let why = format!("the spot check could not measure the engine ({code})");
-                (Outcome::Failed { code, reason }, Some(why))
+                (Outcome::Failed { code, reason }, Verdict::Refuted(why))
             }
             (None, Err(_)) => unreachable!("an error always has a failure code"),
             (None, Ok(report)) => {
                 let report_id = self.attach_report(run, &listing, &report).await?;
-                let why_not = spot_check.as_ref().and_then(|baseline| {
+                let found = spot_check.as_ref().map_or(Verdict::Confirmed, |baseline| {
                     crate::spot_checks::judge(baseline, &report, min_fraction)
                 });
-                (Outcome::Reported(report_id), why_not)
+                (Outcome::Reported(report_id), found)
             }
         };
         let spot_check_verdict = match &spot_check {
@@ -361,7 +362,7 @@ impl App {
                     _ => None,
                 };
                 Some(
-                    self.conclude_spot_check(run, baseline, report_id, why_not)
+                    self.conclude_spot_check(run, baseline, report_id, found)
                         .await?,
                 )
             }

@@ -14,7 +14,8 @@ use crate::extract::Auth;
 /// One entry of a listing's verification history.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VerificationCheckView {
-    /// `verified`, `spot_check_passed`, `demoted`, `expired` or `withdrawn`.
+    /// `verified`, `spot_check_passed`, `spot_check_inconclusive`, `demoted`, `expired` or
+    /// `withdrawn`.
     pub kind: String,
     /// The report the entry is about: the verification, or the spot check's own report.
     pub report_id: Option<Uuid>,
