@@ -1,5 +1,5 @@
 //! The test suite's own rules (`.config/nextest.toml`): the tests that measure are one list,
-//! and every other test runs niced beside them.
+//! run one at a time, and every other test runs beside them at idle priority.
 
 use std::path::Path;
 
@@ -23,38 +23,39 @@ fn filters_where<'a>(entries: &'a toml::Value, key: &str, value: &str) -> Vec<&'
         .collect()
 }
 
-/// The measuring tests are named in one override (they run alone), and the niced wrapper's
-/// filter is exactly its negation: a test added to the list cannot be left niced, nor one
-/// removed left out of both.
+/// The measuring tests are named in one override (their group runs one at a time), and the
+/// idle wrapper's filter is exactly its negation: a test added to the list cannot be left at
+/// idle priority, nor one removed left out of both.
 #[test]
-fn the_niced_tests_are_exactly_those_that_do_not_measure() {
+fn the_tests_at_idle_priority_are_exactly_those_that_do_not_measure() {
     let config = nextest_config();
     let profile = &config["profile"]["default"];
-    let measuring = filters_where(
-        &profile["overrides"],
-        "threads-required",
-        "num-test-threads",
+    assert_eq!(
+        config["test-groups"]["measuring"]["max-threads"].as_integer(),
+        Some(1)
     );
+    let measuring = filters_where(&profile["overrides"], "test-group", "measuring");
     assert_eq!(measuring.len(), 1, "one override names the measuring tests");
-    let niced = filters_where(&profile["scripts"], "run-wrapper", "niced");
-    assert_eq!(niced, [format!("not {}", measuring[0])]);
-    let command = &config["scripts"]["wrapper"]["niced"]["command"];
+    let idle = filters_where(&profile["scripts"], "run-wrapper", "idle");
+    assert_eq!(idle, [format!("not {}", measuring[0])]);
+    let command = &config["scripts"]["wrapper"]["idle"]["command"];
     assert_eq!(
         command.as_array().unwrap(),
-        &["nice", "-n", "19"].map(toml::Value::from)
+        &["chrt", "--idle", "0"].map(toml::Value::from)
     );
 }
 
-/// Under nextest this test, which measures nothing, runs at the lowest priority: the wrapper is
-/// applied, not silently dropped (an experimental nextest feature). Under `cargo test` nothing
-/// is niced and the test only reads its priority.
+/// Under nextest this test, which measures nothing, runs at idle priority (SCHED_IDLE): the
+/// wrapper is applied, not silently dropped (an experimental nextest feature). Under `cargo
+/// test` nothing is wrapped and the test only reads its policy.
 #[test]
-fn a_test_that_does_not_measure_runs_niced_under_nextest() {
+fn a_test_that_does_not_measure_runs_at_idle_priority_under_nextest() {
+    const SCHED_IDLE: u32 = 5;
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    // Fields after the command's closing parenthesis; `nice` is the 19th field of the line.
+    // Fields after the command's closing parenthesis; `policy` is the 41st field of the line.
     let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-    let nice: i32 = fields[19 - 3].parse().unwrap();
+    let policy: u32 = fields[41 - 3].parse().unwrap();
     if std::env::var_os("NEXTEST").is_some() {
-        assert_eq!(nice, 19, "{stat}");
+        assert_eq!(policy, SCHED_IDLE, "{stat}");
     }
 }
