@@ -18,6 +18,7 @@ mod modules;
 mod pages;
 mod real_vllm;
 mod replicas;
+mod schemathesis;
 mod suite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_gpumarket");

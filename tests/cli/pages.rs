@@ -1,12 +1,12 @@
 //! The results site in a real headless Chromium: `tests/browser/check_pages.py` (Playwright
 //! for Python driving the system's Chromium) against `serve --demo` with its verified
-//! listing and a community run submitted with `bench --submit`.
+//! listing and a community run submitted to it.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Demo, SHORT_WINDOWS, Sim, http_get, new_api_key, stderr, submit_run};
+use super::{Demo, SHORT_WINDOWS, http_get, new_api_key, stderr};
 
 const GPU: &str = "rtx-3060-12gb";
 const MODEL: &str = "nvidia-nemotron-nano-12b-v2-awq";
@@ -21,25 +21,33 @@ async fn results_site_pages_render_in_chromium() {
         .unwrap()
         .to_owned();
 
-    // A community run on the same catalog pair; its launch command is hostile markup.
+    // A community run on the same catalog pair (a report our harness measured on the tiny
+    // simulator, recorded; `bench --submit`'s own path is `bench_submits_a_community_run`'s
+    // subject); its launch command is hostile markup.
     let key = new_api_key(&demo.base, "s@example.com", "Sandberg").await;
-    let engine = Sim::start("tiny", 1.0).await;
-    let output = submit_run(
-        dir.path(),
-        &engine.base,
-        &demo.base,
-        key,
-        [GPU, MODEL],
-        &[
-            "--launch-command",
-            "vllm serve tiny <script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">",
-            "--hardware-notes",
-            "<b>1x</b> RTX 3060 </pre><script>alert(1)</script>",
-        ],
-    )
-    .await
+    let report: Value = serde_json::from_str(include_str!(
+        "../../crates/api/tests/api/data/community-run.json"
+    ))
     .unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    let engine = report["engine"]["base_url"].as_str().unwrap().to_owned();
+    let submitted = crate::http()
+        .post(format!("{}/v1/runs", demo.base))
+        .bearer_auth(&key)
+        .json(&json!({
+            "report": report,
+            "catalog": {"gpu": GPU, "model": MODEL},
+            "launch_command": "vllm serve tiny <script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">",
+            "hardware_notes": "<b>1x</b> RTX 3060 </pre><script>alert(1)</script>",
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        submitted.status(),
+        201,
+        "{}",
+        submitted.text().await.unwrap()
+    );
     let runs: Value = http_get(format!("{}/v1/runs?gpu={GPU}&model={MODEL}", demo.base))
         .await
         .unwrap()
@@ -73,7 +81,7 @@ async fn results_site_pages_render_in_chromium() {
             "gpu": GPU,
             "model": MODEL,
             "chromium": chromium,
-            "engines": [demo.engine, engine.base.trim_start_matches("http://")],
+            "engines": [demo.engine, engine.trim_start_matches("http://")],
         })
         .to_string(),
     )

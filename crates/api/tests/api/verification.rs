@@ -288,8 +288,8 @@ pub(crate) async fn follow(app: &TestApp, run: &str) -> Vec<(String, Value)> {
 }
 
 /// Requests a quick run of a listing on a simulated engine and checks everything a run
-/// produces.
-async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp)) {
+/// produces. Returns the report's id.
+async fn verify_listing(app: &TestApp) -> String {
     // The engine wants an API key, as vLLM started with `--api-key` does: the worker must
     // present the one the listing stores.
     let mut profile = sim::Profile::load("tiny").unwrap();
@@ -316,7 +316,6 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
         .await
         .unwrap();
     let run_id = run["id"].as_str().unwrap().to_owned();
-    before_workers(app).await;
     let _workers = app.start_workers();
 
     // The live stream delivers the whole run: every cell, then the end.
@@ -525,10 +524,39 @@ async fn verify_listing(app: &TestApp, before_workers: impl AsyncFnOnce(&TestApp
     assert!(found["items"].as_array().unwrap().is_empty(), "{found}");
     let found: Value = app.get_json("/v1/listings?verified=true", None).await;
     assert!(found["items"].as_array().unwrap().is_empty(), "{found}");
+    report_id
 }
 
 async fn verified_end_to_end_in_process(app: TestApp) {
-    verify_listing(&app, async |_| {}).await;
+    let report = verify_listing(&app).await;
+    cell_figures_are_filled_again_from_the_envelope(&app, report.parse().unwrap()).await;
+}
+
+/// A report stored before its cells kept the judging figures (as one signed earlier would
+/// be: the columns empty, the report not marked) gets them back from its signed envelope
+/// at start-up, once.
+async fn cell_figures_are_filled_again_from_the_envelope(app: &TestApp, report: uuid::Uuid) {
+    let db = app.app.db();
+    let stored = db.cells_of_report(report).await.unwrap();
+    let decode = || {
+        stored.iter().filter(|c| {
+            c.phase == domain::CellPhase::Decode && c.status == domain::CellStatus::Valid
+        })
+    };
+    assert!(decode().count() > 0);
+    assert!(
+        decode().all(|c| c.ttft_ms_p99.is_some() && c.tokens_per_chunk == Some(1.0)),
+        "{stored:?}"
+    );
+    app.execute(
+        "UPDATE report_cells SET ttft_ms_p99 = NULL, ttft_samples = NULL, itl_ms_p99 = NULL, tokens_per_chunk = NULL",
+    )
+    .await;
+    app.execute("UPDATE reports SET cell_figures_filled = false")
+        .await;
+    assert_eq!(app.app.fill_cell_figures().await.unwrap(), 1);
+    assert_eq!(db.cells_of_report(report).await.unwrap(), stored);
+    assert_eq!(app.app.fill_cell_figures().await.unwrap(), 0, "once");
 }
 
 /// The distributed shape: Redis loses the run's delivery before any worker reads it; the
