@@ -439,11 +439,14 @@ async fn bench_quick_measures_the_simulator_as_configured() {
     let sim = Sim::start("tiny", 1.0).await;
     let report = tokio::task::spawn_blocking({
         let base = sim.base.clone();
-        move || bench_report(&base, &["--profile", "quick"])
+        // The quick profile on 1.5 s windows: the tiny engine's figures are exact, half the
+        // window measures them as well.
+        move || bench_report(&base, &["--profile", "quick", "--measure-secs", "1.5"])
     })
     .await
     .unwrap();
     assert_eq!(report["standard"], "standard/2");
+    assert_eq!(report["parameters"]["measure_secs"], 1.5);
     assert_eq!(
         report["compliance"]["compliant"], true,
         "{}",
