@@ -54,7 +54,7 @@ fn tested_blocks_are_found_in_order() {
 /// verified, so the test measures (it is in the measuring group, `.config/nextest.toml`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_s_tested_examples_run_against_the_demo() {
-    let ran = run_tested_examples(|page| page == Path::new(ROOT).join("README.md")).await;
+    let ran = run_tested_examples(|page| page == Path::new(ROOT).join("README.md"), true).await;
     assert_eq!(ran, 1);
 }
 
@@ -63,15 +63,17 @@ async fn the_readme_s_tested_examples_run_against_the_demo() {
 /// beside others.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_book_s_tested_examples_run_against_demos() {
-    let ran = run_tested_examples(|page| page != Path::new(ROOT).join("README.md")).await;
+    let ran = run_tested_examples(|page| page != Path::new(ROOT).join("README.md"), false).await;
     assert!(ran >= 5, "only {ran} book pages have tested examples");
 }
 
 /// The tested shell blocks of every page `which` picks, in order, as one bash script per
 /// page against a fresh demo: the examples cannot rot. `BASE` is the demo's server, `ENGINE`
-/// its simulated engine, and the `gpumarket` under test is first on the `PATH`. Returns how
-/// many pages ran.
-async fn run_tested_examples(which: impl Fn(&Path) -> bool) -> usize {
+/// its simulated engine, and the `gpumarket` under test is first on the `PATH`. With
+/// `need_verified`, a page's examples are stopped (and fail) once the demo's verification has
+/// ended without verifying its listing, instead of waiting out their timeout. Returns how many
+/// pages ran.
+async fn run_tested_examples(which: impl Fn(&Path) -> bool, need_verified: bool) -> usize {
     for tool in ["bash", "curl", "jq", "timeout"] {
         let found = Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
@@ -102,32 +104,37 @@ async fn run_tested_examples(which: impl Fn(&Path) -> bool) -> usize {
         let script = dir.path().join("examples.sh");
         std::fs::write(&script, blocks.join("\n")).unwrap();
         let started = std::time::Instant::now();
-        let output = tokio::task::spawn_blocking({
-            let (dir, base, engine, path) = (
-                dir.path().to_owned(),
-                demo.base.clone(),
-                format!("http://{}", demo.engine),
-                path.clone(),
-            );
-            move || {
-                let mut bash = Command::new("timeout");
-                for (key, _) in std::env::vars() {
-                    if key.starts_with("GPUMARKET_") || key.starts_with("STRIPE_") {
-                        bash.env_remove(key);
+        let mut bash = Command::new("timeout");
+        for (key, _) in std::env::vars() {
+            if key.starts_with("GPUMARKET_") || key.starts_with("STRIPE_") {
+                bash.env_remove(key);
+            }
+        }
+        let child = bash
+            .args(["300", "bash", "-euxo", "pipefail"])
+            .arg(dir.path().join("examples.sh"))
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .env("BASE", &demo.base)
+            .env("ENGINE", format!("http://{}", demo.engine))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id().to_string();
+        let mut output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap());
+        // An example that waits for the demo's listing to be verified would wait out its
+        // timeout when the demo's verification ended without verifying it: stop it then.
+        let output = loop {
+            tokio::select! {
+                done = &mut output => break done.unwrap(),
+                _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {
+                    if need_verified && demo.verification_failed().await {
+                        let _ = Command::new("kill").arg(&pid).status();
                     }
                 }
-                bash.args(["300", "bash", "-euxo", "pipefail"])
-                    .arg(dir.join("examples.sh"))
-                    .current_dir(&dir)
-                    .env("PATH", &path)
-                    .env("BASE", &base)
-                    .env("ENGINE", &engine)
-                    .output()
-                    .unwrap()
             }
-        })
-        .await
-        .unwrap();
+        };
         // What the demo's listing and its report said, for a failure that waited on them.
         let state = if output.status.success() {
             String::new()
