@@ -236,6 +236,34 @@ async fn no_route(req: HttpRequest) -> Result<HttpResponse, ApiError> {
 mod tests {
     use serde_json::Value;
 
+    /// Every operation has its own `operationId`, in snake case, naming what it does (SDK
+    /// generators name their methods by it, and refuse or silently merge duplicates).
+    #[test]
+    fn every_operation_has_an_id_of_its_own() {
+        let doc: Value = serde_json::from_str(&super::openapi_json().unwrap()).unwrap();
+        let mut seen = std::collections::BTreeMap::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let at = format!("{method} {path}");
+                let id = operation["operationId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{at}: no operationId"));
+                assert!(
+                    !id.is_empty()
+                        && id
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                    "{at}: {id}"
+                );
+                if let Some(other) = seen.insert(id.to_owned(), at.clone()) {
+                    panic!("{id} names both {other} and {at}");
+                }
+            }
+        }
+        assert_eq!(seen["list_bookings"], "get /v1/bookings");
+        assert_eq!(seen["list_org_api_keys"], "get /v1/orgs/{id}/api-keys");
+    }
+
     /// Every error response of the document comes from the error table: problem+json, one
     /// example per code (named by it, of the response's status), each named in the
     /// description; none is written by hand.

@@ -8,7 +8,7 @@ use crate::extract::Auth;
 use crate::views::UserView;
 
 /// The caller's account.
-#[utoipa::path(
+#[utoipa::path(operation_id = "get_me", 
     tag = "accounts",
     security(("bearer" = [])),
     responses(

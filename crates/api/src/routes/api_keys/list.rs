@@ -8,7 +8,7 @@ use crate::extract::Auth;
 use crate::views::{ApiKeyView, Page};
 
 /// The caller's API keys that are not revoked (never their secrets).
-#[utoipa::path(
+#[utoipa::path(operation_id = "list_api_keys", 
     tag = "accounts",
     security(("bearer" = [])),
     responses(

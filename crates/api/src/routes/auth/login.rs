@@ -17,7 +17,7 @@ pub struct LoginRequest {
 }
 
 /// Sign in with email and password.
-#[utoipa::path(
+#[utoipa::path(operation_id = "login", 
     tag = "accounts",
     request_body = LoginRequest,
     responses(

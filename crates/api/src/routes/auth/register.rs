@@ -26,7 +26,7 @@ pub struct RegisterResponse {
 }
 
 /// Create an account; the answer signs it in.
-#[utoipa::path(
+#[utoipa::path(operation_id = "register", 
     tag = "accounts",
     request_body = RegisterRequest,
     responses(

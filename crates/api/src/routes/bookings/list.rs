@@ -37,7 +37,7 @@ impl BookingPageQuery {
 }
 
 /// Your bookings as a renter, newest first.
-#[utoipa::path(
+#[utoipa::path(operation_id = "list_bookings", 
     tag = "bookings",
     security(("bearer" = [])),
     params(BookingPageQuery),
@@ -60,7 +60,7 @@ pub async fn list(
 }
 
 /// Bookings of a listing, newest first: for members of the provider organisation.
-#[utoipa::path(
+#[utoipa::path(operation_id = "list_listing_bookings", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id"), BookingPageQuery),

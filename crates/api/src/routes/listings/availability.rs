@@ -38,7 +38,7 @@ pub struct AvailabilityView {
 }
 
 /// Free GPUs of a listing over time. Public.
-#[utoipa::path(
+#[utoipa::path(operation_id = "get_listing_availability", 
     tag = "listings",
     params(("id" = Uuid, Path, description = "The listing's id"), AvailabilityQuery),
     responses(

@@ -65,7 +65,7 @@ pub struct CreateListingRequest {
 }
 
 /// List a machine for an organisation the caller belongs to.
-#[utoipa::path(
+#[utoipa::path(operation_id = "create_listing", 
     tag = "listings",
     security(("bearer" = [])),
     request_body = CreateListingRequest,

@@ -69,7 +69,7 @@ pub struct SearchHitView {
 
 /// Search listings by hardware, price, region, free capacity and measured performance.
 /// Public. Results are pages `{items, next_cursor}`; pass `cursor` for the next one.
-#[utoipa::path(
+#[utoipa::path(operation_id = "search_listings", 
     tag = "listings",
     params(SearchQuery),
     responses(

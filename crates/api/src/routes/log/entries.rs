@@ -43,7 +43,7 @@ pub struct EntriesView {
 
 /// The log's leaves `[start, end)`, in order, so that a monitor can replay the log and
 /// recompute its root. Public.
-#[utoipa::path(
+#[utoipa::path(operation_id = "list_log_entries", 
     tag = "log",
     params(EntriesQuery),
     responses(

@@ -16,7 +16,7 @@ pub struct CreateOrgRequest {
 }
 
 /// Create an organisation; the caller becomes its owner.
-#[utoipa::path(
+#[utoipa::path(operation_id = "create_org", 
     tag = "organisations",
     security(("bearer" = [])),
     request_body = CreateOrgRequest,

@@ -19,7 +19,7 @@ pub struct OrgDetailsView {
 }
 
 /// An organisation and its members; for its members.
-#[utoipa::path(
+#[utoipa::path(operation_id = "get_org", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),

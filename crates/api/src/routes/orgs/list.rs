@@ -18,7 +18,7 @@ pub struct MyOrgView {
 }
 
 /// The organisations the caller belongs to.
-#[utoipa::path(
+#[utoipa::path(operation_id = "list_orgs", 
     tag = "organisations",
     security(("bearer" = [])),
     responses(

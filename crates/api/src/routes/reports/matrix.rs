@@ -9,7 +9,7 @@ use crate::error::problem::NotFound;
 use crate::extract::MaybeAuth;
 
 /// A report's cells as CSV.
-#[utoipa::path(
+#[utoipa::path(operation_id = "get_report_matrix_csv", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
@@ -33,7 +33,7 @@ pub async fn csv(
 }
 
 /// A report's decode matrix as an SVG heatmap (contexts × concurrency, colour = total tok/s).
-#[utoipa::path(
+#[utoipa::path(operation_id = "get_report_matrix_svg", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(

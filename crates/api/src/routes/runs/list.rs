@@ -25,7 +25,7 @@ pub struct RunsQuery {
 
 /// Community runs, newest first, by model and hardware. Public; never mixed with verified
 /// results.
-#[utoipa::path(
+#[utoipa::path(operation_id = "list_runs", 
     tag = "runs",
     params(RunsQuery),
     responses(
