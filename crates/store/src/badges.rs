@@ -6,7 +6,9 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{
+    ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect, UpdateMany,
+};
 use uuid::Uuid;
 
 use crate::entities::{listings, verification_checks};
@@ -134,36 +136,13 @@ impl Db {
         badge: Badge,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.write().await?;
-        let renewed = listings::Entity::update_many()
-            .col_expr(
-                listings::Column::VerificationExpiresAt,
-                Expr::value(badge.expires_at),
-            )
-            .col_expr(
-                listings::Column::NextSpotCheckAt,
-                Expr::value(badge.next_spot_check_at),
-            )
-            .filter(listings::Column::Id.eq(listing))
-            .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
-            .filter(listings::Column::LatestReportId.eq(baseline))
-            .exec(&txn)
-            .await?
-            .rows_affected
-            == 1;
-        if renewed {
-            record_check(
-                &txn,
-                listing,
-                check_kind::SPOT_CHECK_PASSED,
-                (Some(report), Some(baseline)),
-                None,
-                now,
-            )
-            .await?;
-        }
-        txn.commit().await?;
-        Ok(renewed)
+        self.keep_badge(
+            (listing, baseline),
+            |update| badge.set_on(update),
+            (check_kind::SPOT_CHECK_PASSED, Some(report), None),
+            now,
+        )
+        .await
     }
 
     /// A spot check of `baseline` found nothing either way, for `reason`: the badge keeps its
@@ -177,9 +156,27 @@ impl Db {
         next_check: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        self.keep_badge(
+            (listing, baseline),
+            |update| update.col_expr(listings::Column::NextSpotCheckAt, Expr::value(next_check)),
+            (check_kind::SPOT_CHECK_INCONCLUSIVE, report, Some(reason)),
+            now,
+        )
+        .await
+    }
+
+    /// A spot check's verdict that keeps the badge: `set` on the listing while it is still
+    /// verified by `baseline`, and the check (`kind`, the spot check's report, the reason) in
+    /// its history, in one transaction. `false` when the badge is no longer `baseline`.
+    async fn keep_badge(
+        &self,
+        (listing, baseline): (Uuid, Uuid),
+        set: impl FnOnce(UpdateMany<listings::Entity>) -> UpdateMany<listings::Entity>,
+        (kind, report, reason): (&str, Option<Uuid>, Option<&str>),
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
         let txn = self.write().await?;
-        let rescheduled = listings::Entity::update_many()
-            .col_expr(listings::Column::NextSpotCheckAt, Expr::value(next_check))
+        let kept = set(listings::Entity::update_many())
             .filter(listings::Column::Id.eq(listing))
             .filter(listings::Column::VerificationState.eq(badge_state::VERIFIED))
             .filter(listings::Column::LatestReportId.eq(baseline))
@@ -187,19 +184,11 @@ impl Db {
             .await?
             .rows_affected
             == 1;
-        if rescheduled {
-            record_check(
-                &txn,
-                listing,
-                check_kind::SPOT_CHECK_INCONCLUSIVE,
-                (report, Some(baseline)),
-                Some(reason),
-                now,
-            )
-            .await?;
+        if kept {
+            record_check(&txn, listing, kind, (report, Some(baseline)), reason, now).await?;
         }
         txn.commit().await?;
-        Ok(rescheduled)
+        Ok(kept)
     }
 
     /// A spot check found the machine no longer as `baseline` says: the badge is withdrawn

@@ -9,7 +9,7 @@ use domain::listing::price_per_mtok;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    RelationDef,
+    RelationDef, UpdateMany,
 };
 use uuid::Uuid;
 
@@ -48,6 +48,24 @@ pub type CheckRecord = verification_checks::Model;
 pub struct Badge {
     pub expires_at: DateTime<Utc>,
     pub next_spot_check_at: DateTime<Utc>,
+}
+
+impl Badge {
+    /// `update` setting a listing's badge: its expiry and next spot check.
+    pub(crate) fn set_on(
+        self,
+        update: UpdateMany<listings::Entity>,
+    ) -> UpdateMany<listings::Entity> {
+        update
+            .col_expr(
+                listings::Column::VerificationExpiresAt,
+                Expr::value(self.expires_at),
+            )
+            .col_expr(
+                listings::Column::NextSpotCheckAt,
+                Expr::value(self.next_spot_check_at),
+            )
+    }
 }
 
 /// One entry of a listing's history.
@@ -227,18 +245,11 @@ pub(crate) async fn set_verification(
     (total_tok_s, per_request_tok_s): (Option<f64>, Option<f64>),
     badge: crate::Badge,
 ) -> Result<bool, StoreError> {
-    let updated = listings::Entity::update_many()
+    let updated = badge
+        .set_on(listings::Entity::update_many())
         .col_expr(
             listings::Column::VerificationState,
             Expr::value(badge_state::VERIFIED),
-        )
-        .col_expr(
-            listings::Column::VerificationExpiresAt,
-            Expr::value(badge.expires_at),
-        )
-        .col_expr(
-            listings::Column::NextSpotCheckAt,
-            Expr::value(badge.next_spot_check_at),
         )
         .col_expr(listings::Column::LatestReportId, Expr::value(report))
         .col_expr(listings::Column::VerifiedAt, Expr::value(at))
