@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::{
-    availability_bench, bench_cmd, config_cmd, demo, gateway_bench, log_monitor, search_bench,
-    settings, telemetry, verify_cmd,
+    availability_bench, bench_cmd, client_cmd, config_cmd, demo, gateway_bench, log_monitor,
+    search_bench, settings, telemetry, verify_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -28,6 +28,50 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Sign in to a server (email and password, or --api-key) and keep the credential in a
+    /// profile of $XDG_CONFIG_HOME/gpumarket/config.toml.
+    #[command(display_order = 1)]
+    Login(client_cmd::LoginArgs),
+    /// Forget a profile's credential (and end its session on the server).
+    #[command(display_order = 1)]
+    Logout(client_cmd::LogoutArgs),
+    /// Search listings with a query such as 'gpu=rtx-3060-12gb price<=0.40 usd
+    /// tok_s@16k/4>=100 verified region=eu-west'.
+    #[command(display_order = 2)]
+    Search(client_cmd::SearchArgs),
+    /// Show a listing: its machine, price, badge and verified figures.
+    #[command(display_order = 2)]
+    Show(client_cmd::ShowArgs),
+    /// Book GPUs of a listing for some hours.
+    #[command(display_order = 2)]
+    Book(client_cmd::BookArgs),
+    /// Your bookings: list, show, cancel, wait for a state, usage.
+    #[command(display_order = 2)]
+    Bookings(client_cmd::BookingsArgs),
+    /// How to reach a booked machine: its token, SSH and HTTPS, and the metered gateway.
+    #[command(display_order = 2)]
+    Access(client_cmd::AccessArgs),
+    /// Your organisation's listings: create, edit, delist, verify (and follow the run).
+    #[command(display_order = 3)]
+    Listings(client_cmd::ListingsArgs),
+    /// Your organisation's earnings statement.
+    #[command(display_order = 3)]
+    Earnings(client_cmd::EarningsArgs),
+    /// Signed reports: show, save, verify offline.
+    #[command(display_order = 4)]
+    Reports(client_cmd::ReportsArgs),
+    /// The best verified figures by hardware and model.
+    #[command(display_order = 4)]
+    Leaderboard(client_cmd::LeaderboardArgs),
+    /// Community runs: submit a report `gpumarket bench` wrote.
+    #[command(display_order = 4)]
+    Runs(client_cmd::RunsArgs),
+    /// Print a shell's completion script for gpumarket (e.g. `gpumarket completions bash >
+    /// /etc/bash_completion.d/gpumarket`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Serve the HTTP API (embedded by default: a SQLite file in the working directory, and
     /// the verification worker in-process).
     Serve {
@@ -102,6 +146,25 @@ enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Login(args) => Ok(client_cmd::run(client_cmd::login::login(args))),
+        Command::Logout(args) => Ok(client_cmd::run(client_cmd::login::logout(args))),
+        Command::Search(args) => Ok(client_cmd::run(client_cmd::renter::search(args))),
+        Command::Show(args) => Ok(client_cmd::run(client_cmd::renter::show(args))),
+        Command::Book(args) => Ok(client_cmd::run(client_cmd::renter::book(args))),
+        Command::Bookings(args) => Ok(client_cmd::run(client_cmd::renter::bookings(args))),
+        Command::Access(args) => Ok(client_cmd::run(client_cmd::renter::access(args))),
+        Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
+        Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),
+        Command::Reports(args) => Ok(client_cmd::run_with_code(client_cmd::reports::reports(
+            args,
+        ))),
+        Command::Leaderboard(args) => Ok(client_cmd::run(client_cmd::reports::leaderboard(args))),
+        Command::Runs(args) => Ok(client_cmd::run(client_cmd::reports::runs(args))),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "gpumarket", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Openapi { check, file } => openapi(check, &file),
         Command::Config {
             markdown: true,

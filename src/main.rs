@@ -3,6 +3,7 @@
 mod availability_bench;
 mod bench_cmd;
 mod cli;
+mod client_cmd;
 mod config_cmd;
 mod demo;
 mod gateway_bench;
@@ -22,16 +23,35 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
-            // `verify` and `log-monitor` promise exit code 4 for a usage error; clap's own is 2.
-            let own_codes = matches!(
-                subcommand(std::env::args().skip(1)).as_deref(),
-                Some("verify" | "log-monitor")
+            // `verify` and `log-monitor` (and `reports verify`) promise exit code 4 for a usage
+            // error, the client commands 64 (EX_USAGE); clap's own is 2.
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            let command = subcommand(args.iter().cloned());
+            let own_codes = matches!(command.as_deref(), Some("verify" | "log-monitor"))
+                || (command.as_deref() == Some("reports") && args.iter().any(|a| a == "verify"));
+            let client = matches!(
+                command.as_deref(),
+                Some(
+                    "login"
+                        | "logout"
+                        | "search"
+                        | "show"
+                        | "book"
+                        | "bookings"
+                        | "access"
+                        | "listings"
+                        | "earnings"
+                        | "reports"
+                        | "leaderboard"
+                        | "runs"
+                )
             );
             return match err.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                     ExitCode::SUCCESS
                 }
                 _ if own_codes => ExitCode::from(4),
+                _ if client => ExitCode::from(64),
                 _ => ExitCode::from(2),
             };
         }

@@ -54,8 +54,13 @@ fn tested_blocks_are_found_in_order() {
 /// verified, so the test measures (it is in the measuring group, `.config/nextest.toml`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_s_tested_examples_run_against_the_demo() {
-    let ran = run_tested_examples(|page| page == Path::new(ROOT).join("README.md"), true).await;
-    assert_eq!(ran, 1);
+    the_examples_can_run();
+    let readme = Path::new(ROOT).join("README.md");
+    let dir = tempfile::tempdir().unwrap();
+    let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
+    run_examples(&readme, &demo, dir.path(), true).await;
+    // What the README says of its first command, on the same demo.
+    crate::the_demo_verified_its_listing(demo, dir.path()).await;
 }
 
 /// Every book page's tested examples, each page against a fresh demo. None waits for a
@@ -67,13 +72,25 @@ async fn the_book_s_tested_examples_run_against_demos() {
     assert!(ran >= 5, "only {ran} book pages have tested examples");
 }
 
-/// The tested shell blocks of every page `which` picks, in order, as one bash script per
-/// page against a fresh demo: the examples cannot rot. `BASE` is the demo's server, `ENGINE`
-/// its simulated engine, and the `gpumarket` under test is first on the `PATH`. With
-/// `need_verified`, a page's examples are stopped (and fail) once the demo's verification has
-/// ended without verifying its listing, instead of waiting out their timeout. Returns how many
-/// pages ran.
+/// Every page `which` picks that has tested examples runs them against a fresh demo (see
+/// [`run_examples`]). Returns how many pages ran.
 async fn run_tested_examples(which: impl Fn(&Path) -> bool, need_verified: bool) -> usize {
+    the_examples_can_run();
+    let mut ran = 0;
+    for page in pages().into_iter().filter(|p| which(p)) {
+        if tested_blocks(&std::fs::read_to_string(&page).unwrap()).is_empty() {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
+        run_examples(&page, &demo, dir.path(), need_verified).await;
+        ran += 1;
+    }
+    ran
+}
+
+/// The tools the examples use are installed.
+fn the_examples_can_run() {
     for tool in ["bash", "curl", "jq", "timeout"] {
         let found = Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
@@ -86,73 +103,70 @@ async fn run_tested_examples(which: impl Fn(&Path) -> bool, need_verified: bool)
             "the book's examples need `{tool}` (Debian: apt-get install {tool})"
         );
     }
+}
+
+/// The tested shell blocks of `page`, in order, as one bash script against `demo`: the
+/// examples cannot rot. `BASE` is the demo's server, `ENGINE` its simulated engine, and the
+/// `gpumarket` under test is first on the `PATH`. With `need_verified`, the examples are
+/// stopped (and fail) once the demo's verification has ended without verifying its listing,
+/// instead of waiting out their timeout.
+async fn run_examples(page: &Path, demo: &Demo, dir: &Path, need_verified: bool) {
+    let blocks = tested_blocks(&std::fs::read_to_string(page).unwrap());
+    let name = page.strip_prefix(ROOT).unwrap().display().to_string();
     let bin_dir = Path::new(BIN).parent().unwrap().to_owned();
     let path = format!(
         "{}:{}",
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut ran = 0;
-    for page in pages().into_iter().filter(|p| which(p)) {
-        let blocks = tested_blocks(&std::fs::read_to_string(&page).unwrap());
-        if blocks.is_empty() {
-            continue;
+    let script = dir.join("examples.sh");
+    std::fs::write(&script, blocks.join("\n")).unwrap();
+    let started = std::time::Instant::now();
+    let mut bash = Command::new("timeout");
+    for (key, _) in std::env::vars() {
+        if key.starts_with("GPUMARKET_") || key.starts_with("STRIPE_") {
+            bash.env_remove(key);
         }
-        let name = page.strip_prefix(ROOT).unwrap().display().to_string();
-        let dir = tempfile::tempdir().unwrap();
-        let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
-        let script = dir.path().join("examples.sh");
-        std::fs::write(&script, blocks.join("\n")).unwrap();
-        let started = std::time::Instant::now();
-        let mut bash = Command::new("timeout");
-        for (key, _) in std::env::vars() {
-            if key.starts_with("GPUMARKET_") || key.starts_with("STRIPE_") {
-                bash.env_remove(key);
-            }
-        }
-        let child = bash
-            .args(["300", "bash", "-euxo", "pipefail"])
-            .arg(dir.path().join("examples.sh"))
-            .current_dir(dir.path())
-            .env("PATH", &path)
-            .env("BASE", &demo.base)
-            .env("ENGINE", format!("http://{}", demo.engine))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let pid = child.id().to_string();
-        let mut output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap());
-        // An example that waits for the demo's listing to be verified would wait out its
-        // timeout when the demo's verification ended without verifying it: stop it then.
-        let output = loop {
-            tokio::select! {
-                done = &mut output => break done.unwrap(),
-                _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {
-                    if need_verified && demo.verification_failed().await {
-                        let _ = Command::new("kill").arg(&pid).status();
-                    }
+    }
+    let child = bash
+        .args(["300", "bash", "-euxo", "pipefail"])
+        .arg(&script)
+        .current_dir(dir)
+        .env("PATH", &path)
+        .env("BASE", &demo.base)
+        .env("ENGINE", format!("http://{}", demo.engine))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let mut output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap());
+    // An example that waits for the demo's listing to be verified would wait out its
+    // timeout when the demo's verification ended without verifying it: stop it then.
+    let output = loop {
+        tokio::select! {
+            done = &mut output => break done.unwrap(),
+            _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {
+                if need_verified && demo.verification_failed().await {
+                    let _ = Command::new("kill").arg(&pid).status();
                 }
             }
-        };
-        // What the demo's listing and its report said, for a failure that waited on them.
-        let state = if output.status.success() {
-            String::new()
-        } else {
-            demo.state().await
-        };
-        drop(demo);
-        assert!(
-            output.status.success(),
-            "the tested examples of {name} failed ({}) after {:.0?}:\n--- stdout\n{}\n--- stderr (the script traced)\n{}\n--- the demo\n{state}",
-            output.status,
-            started.elapsed(),
-            String::from_utf8_lossy(&output.stdout),
-            stderr(&output)
-        );
-        ran += 1;
-    }
-    ran
+        }
+    };
+    // What the demo's listing and its report said, for a failure that waited on them.
+    let state = if output.status.success() {
+        String::new()
+    } else {
+        demo.state().await
+    };
+    assert!(
+        output.status.success(),
+        "the tested examples of {name} failed ({}) after {:.0?}:\n--- stdout\n{}\n--- stderr (the script traced)\n{}\n--- the demo\n{state}",
+        output.status,
+        started.elapsed(),
+        String::from_utf8_lossy(&output.stdout),
+        stderr(&output)
+    );
 }
 
 /// The configuration page is exactly what `gpumarket config --markdown` generates, and the

@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod client;
 mod community;
 mod docs;
 mod modules;
@@ -605,7 +606,7 @@ async fn bench_cost_rules_agree_with_fixed_windows_and_repeated_prefill() {
         "--contexts",
         "0,16K",
         "--concurrency",
-        "1,2,8",
+        "1,8",
         "--prefill-contexts",
         "8K,16K",
     ];
@@ -695,7 +696,7 @@ async fn bench_cost_rules_agree_with_fixed_windows_and_repeated_prefill() {
         // 16K × 8 does not fit the KV cache: 8 × (16384 + 8192) > 118,784 tokens.
         assert_eq!(
             (cost["cells_run"].as_u64(), cost["cells_skipped"].as_u64()),
-            (Some(5), Some(1))
+            (Some(3), Some(1))
         );
         let (wall, gpu) = (
             cost["wall_s"].as_f64().unwrap(),
@@ -1159,11 +1160,6 @@ struct Demo {
 const SHORT_WINDOWS: &[(&str, &str)] = &[("GPUMARKET_QUICK_MEASURE_SECS", "1.5")];
 
 impl Demo {
-    /// `serve --demo` as the README runs it.
-    async fn start(dir: &Path) -> Self {
-        Self::start_with(dir, &[]).await
-    }
-
     /// `serve --demo` with these settings in its environment.
     async fn start_with(dir: &Path, settings: &[(&str, &str)]) -> Self {
         let port = free_port();
@@ -1289,10 +1285,9 @@ impl Drop for Demo {
 }
 
 /// The README's first command: `serve --demo` lists a simulated machine and verifies it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn serve_demo_verifies_its_listing_within_a_minute() {
-    let dir = tempfile::tempdir().unwrap();
-    let demo = Demo::start(dir.path()).await;
+/// Checked on the demo the README's tested examples ran against (`tests/cli/docs.rs`), once
+/// they passed: one demo, one verification, for both.
+async fn the_demo_verified_its_listing(demo: Demo, dir: &Path) {
     let listing = demo.verified_listing().await;
     // Its figures were checked against the RTX 3060's physical limit for its model, and the
     // calculator shows them beside its prediction.
@@ -1309,8 +1304,14 @@ async fn serve_demo_verifies_its_listing_within_a_minute() {
     .json()
     .await
     .unwrap();
-    let measured = &estimate["measured"][0];
-    assert_eq!(measured["listing_id"], listing["id"], "{estimate}");
+    // The README's examples verified a second listing on the same engine: the demo's is
+    // one of the measured ones.
+    let measured = estimate["measured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["listing_id"] == listing["id"])
+        .unwrap_or_else(|| panic!("the demo's listing is not measured: {estimate}"));
     assert_eq!(measured["source"], "verified");
     let predicted = estimate["predicted"]["per_stream_tok_s"].as_f64().unwrap();
     let per_request = measured["per_request_tok_s"].as_f64().unwrap();
@@ -1322,7 +1323,7 @@ async fn serve_demo_verifies_its_listing_within_a_minute() {
     // lines of Python, and by the monitor, which also catches a leaf changed behind its back.
     let report_id = listing["verification"]["report_id"].as_str().unwrap();
     let org_id = listing["org_id"].as_str().unwrap();
-    log_checks(dir.path(), &demo.base, report_id, org_id).await;
+    log_checks(dir, &demo.base, report_id, org_id).await;
     drop(demo);
     // The simulated RTX 3060 decodes one stream at the page's ~40 tok/s.
     let single = listing["verification"]["single_stream_tok_s"]

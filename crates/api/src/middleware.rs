@@ -13,6 +13,9 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tracing::Instrument;
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+/// Every response carries the server's version, so a client can tell it is older than the
+/// server it talks to (`gpumarket`'s command line warns then).
+pub const VERSION: HeaderName = HeaderName::from_static("x-gpumarket-version");
 const DURATION_METRIC: &str = "http_request_duration_seconds";
 const COUNT_METRIC: &str = "http_requests_total";
 
@@ -106,6 +109,8 @@ pub async fn observe(
     if let Ok(value) = HeaderValue::from_str(&id) {
         res.headers_mut().insert(REQUEST_ID, value);
     }
+    res.headers_mut()
+        .insert(VERSION, HeaderValue::from_static(env!("CARGO_PKG_VERSION")));
     Ok(res)
 }
 

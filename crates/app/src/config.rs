@@ -16,7 +16,7 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://gpumarket.db?mode=rwc";
 
 /// `GPUMARKET_*` variables that are not the server's settings, so `serve` ignores them
 /// instead of refusing them as unknown keys: the configuration file's own path, the engine's
-/// and the submitter's keys of `bench` and `sim`, the command line's server and token, and
+/// and the submitter's keys of `bench` and `sim`, the command line's server, token and profile, and
 /// what the project's scripts and tests read (`scripts/check` documents them).
 pub const NOT_SETTINGS: &[&str] = &[
     "config",
@@ -25,6 +25,7 @@ pub const NOT_SETTINGS: &[&str] = &[
     "sim_api_key",
     "url",
     "token",
+    "profile",
     "pytools",
     "vllm_cache",
     "tools",

@@ -178,6 +178,8 @@ pub struct ListingPatch {
 #[derive(Debug, Clone, Default)]
 pub struct SearchParams {
     pub gpu_model: Option<String>,
+    /// A catalog GPU's id, name or alias.
+    pub gpu: Option<String>,
     pub min_vram_gb: Option<i64>,
     pub max_price: Option<i64>,
     pub currency: Option<String>,
@@ -244,6 +246,32 @@ fn sort_name(sort: SortKey) -> &'static str {
         .iter()
         .find(|&&(_, key)| key == sort)
         .map_or("price", |&(name, _)| name)
+}
+
+/// The catalog GPU a search's `gpu` names (its id, name or an alias, in any case): its id
+/// and the names a listing's `gpu_model` may give it.
+fn catalog_gpu(raw: &str) -> Result<(String, Vec<String>), ValidationError> {
+    let unknown = || {
+        ValidationError::new(
+            "gpu",
+            "names no GPU of the catalog (GET /v1/hardware lists their ids and aliases)",
+        )
+    };
+    let catalog = catalog::Catalog::get().map_err(|_| unknown())?;
+    let gpu = catalog
+        .gpus
+        .iter()
+        .find(|g| {
+            g.id.eq_ignore_ascii_case(raw)
+                || g.name.eq_ignore_ascii_case(raw)
+                || g.aliases.iter().any(|a| a.eq_ignore_ascii_case(raw))
+        })
+        .ok_or_else(unknown)?;
+    let names = std::iter::once(&gpu.name)
+        .chain(&gpu.aliases)
+        .cloned()
+        .collect();
+    Ok((gpu.id.clone(), names))
 }
 
 /// A client's page size: default [`DEFAULT_PAGE`], at most [`MAX_PAGE`].
@@ -371,6 +399,7 @@ impl SearchParams {
         let gpus = gpu_count.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
         let query = ListingQuery {
             gpu_model: text(self.gpu_model),
+            gpu: text(self.gpu).map(|g| catalog_gpu(&g)).transpose()?,
             min_vram_gb: positive("min_vram_gb", self.min_vram_gb, 1_000_000)?
                 .map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
             max_price: positive("max_price", self.max_price, i64::MAX)?,

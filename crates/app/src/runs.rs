@@ -10,6 +10,9 @@ use uuid::Uuid;
 pub mod event {
     pub const QUEUED: &str = "run_queued";
     pub const STARTED: &str = "run_started";
+    /// The run's shape, once its engine is read: `{prefill, decode, decode_to_run}` (prefill
+    /// contexts, decode cells, and how many of those fit the engine and will run).
+    pub const PLANNED: &str = "run_planned";
     pub const CELL_STARTED: &str = "cell_started";
     pub const CELL_FINISHED: &str = "cell_finished";
     pub const PREFILL_FINISHED: &str = "prefill_finished";

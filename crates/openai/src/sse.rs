@@ -28,6 +28,9 @@ pub struct SseDecoder {
     /// time is scanned once, not once per byte.
     scanned: usize,
     data: Option<String>,
+    /// The current event's `event:` field (our own verification events are named; engines'
+    /// completion chunks are not).
+    name: Option<String>,
     limit: usize,
     failed: bool,
     /// Bytes of the stream taken out of `buffer` (whole lines) so far.
@@ -61,6 +64,7 @@ impl SseDecoder {
             buffer: Vec::new(),
             scanned: 0,
             data: None,
+            name: None,
             limit,
             failed: false,
             consumed: 0,
@@ -78,6 +82,22 @@ impl SseDecoder {
     /// Feeds bytes; hands each event they complete to `on_event` with the stream offset just
     /// past its end (the blank line included), so a caller can pass the raw bytes on.
     pub fn feed_with(&mut self, bytes: &[u8], mut on_event: impl FnMut(SseEvent, u64)) {
+        self.feed_named(bytes, |event, _, offset| on_event(event, offset));
+    }
+
+    /// Feeds bytes; returns the events they complete with their `event:` names (`None` for an
+    /// unnamed event, SSE's `message`).
+    pub fn feed_events(&mut self, bytes: &[u8]) -> Vec<(Option<String>, SseEvent)> {
+        let mut events = Vec::new();
+        self.feed_named(bytes, |event, name, _| events.push((name, event)));
+        events
+    }
+
+    fn feed_named(
+        &mut self,
+        bytes: &[u8],
+        mut on_event: impl FnMut(SseEvent, Option<String>, u64),
+    ) {
         if self.failed {
             return;
         }
@@ -118,7 +138,7 @@ impl SseDecoder {
             self.scanned = start;
             if let Some(event) = self.line(&line) {
                 match event {
-                    Ok(event) => on_event(event, self.consumed + start as u64),
+                    Ok((name, event)) => on_event(event, name, self.consumed + start as u64),
                     Err(()) => return self.fail(&mut on_event),
                 }
             }
@@ -143,7 +163,7 @@ impl SseDecoder {
                 return None;
             }
         }
-        self.dispatch()
+        self.dispatch().map(|(_, event)| event)
     }
 
     /// Bytes of the stream read into whole lines so far.
@@ -152,7 +172,7 @@ impl SseDecoder {
     }
 
     /// Takes one line; an empty one ends the event. `Err` when the event grows too long.
-    fn line(&mut self, line: &str) -> Option<Result<SseEvent, ()>> {
+    fn line(&mut self, line: &str) -> Option<Result<(Option<String>, SseEvent), ()>> {
         if line.is_empty() {
             return self.dispatch().map(Ok);
         }
@@ -163,7 +183,10 @@ impl SseDecoder {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
-        // `event`, `id` and `retry` carry nothing this needs.
+        // `id` and `retry` carry nothing this needs.
+        if field == "event" {
+            self.name = Some(value.to_owned());
+        }
         if field == "data" {
             if self.data.as_ref().map_or(0, String::len) + value.len() > self.limit {
                 return Some(Err(()));
@@ -179,25 +202,56 @@ impl SseDecoder {
         None
     }
 
-    fn dispatch(&mut self) -> Option<SseEvent> {
+    fn dispatch(&mut self) -> Option<(Option<String>, SseEvent)> {
+        let name = self.name.take();
         let data = self.data.take()?;
-        Some(if data == "[DONE]" {
-            SseEvent::Done
-        } else {
-            SseEvent::Data(data)
-        })
+        Some((
+            name,
+            if data == "[DONE]" {
+                SseEvent::Done
+            } else {
+                SseEvent::Data(data)
+            },
+        ))
     }
 
-    fn fail(&mut self, on_event: &mut impl FnMut(SseEvent, u64)) {
+    fn fail(&mut self, on_event: &mut impl FnMut(SseEvent, Option<String>, u64)) {
         self.failed = true;
         self.buffer = Vec::new();
         self.data = None;
-        on_event(SseEvent::TooLong { limit: self.limit }, self.consumed);
+        self.name = None;
+        on_event(SseEvent::TooLong { limit: self.limit }, None, self.consumed);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn named_events_keep_their_names_across_reads() {
+        let mut decoder = super::SseDecoder::new();
+        let first = decoder.feed_events(
+            b": keep-alive\n\nid: 1\nevent: run_queued\ndata: {\"a\":1}\n\nevent: run_fin",
+        );
+        assert_eq!(
+            first,
+            [(
+                Some("run_queued".to_owned()),
+                super::SseEvent::Data("{\"a\":1}".into())
+            )]
+        );
+        let rest = decoder.feed_events(b"ished\r\ndata: {}\r\n\r\ndata: x\n\n");
+        assert_eq!(
+            rest,
+            [
+                (
+                    Some("run_finished".to_owned()),
+                    super::SseEvent::Data("{}".into())
+                ),
+                (None, super::SseEvent::Data("x".into())),
+            ]
+        );
+    }
+
     use super::*;
 
     #[test]

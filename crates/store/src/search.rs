@@ -37,6 +37,9 @@ pub struct After {
 #[derive(Debug, Clone)]
 pub struct ListingQuery {
     pub gpu_model: Option<String>,
+    /// A catalog GPU: listings that name it (`catalog_gpu`) or whose `gpu_model` is one of
+    /// these names.
+    pub gpu: Option<(String, Vec<String>)>,
     pub min_vram_gb: Option<i32>,
     pub max_price: Option<i64>,
     pub currency: Option<String>,
@@ -276,6 +279,16 @@ fn keyset(key: Expr, id: Expr, direction: Direction, after: After) -> Condition 
 fn listing_filters(query: &ListingQuery, region_index: bool) -> Condition {
     use listings::Column as L;
     let mut c = Condition::all();
+    if let Some((id, names)) = &query.gpu {
+        c = c.add(
+            Condition::any()
+                .add(Expr::col((listings::Entity, L::CatalogGpu)).eq(id.as_str()))
+                .add(
+                    Expr::col((listings::Entity, L::GpuModel))
+                        .is_in(names.iter().map(String::as_str)),
+                ),
+        );
+    }
     if let Some(vram) = query.min_vram_gb {
         c = c.add(L::VramGb.gte(vram));
     }

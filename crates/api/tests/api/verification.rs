@@ -332,6 +332,16 @@ async fn verify_listing(app: &TestApp) -> String {
         kinds.iter().filter(|k| **k == "prefill_finished").count(),
         1
     );
+    // The plan comes first: the quick profile's six cells, all of which fit, and one prefill.
+    let (_, planned) = events.iter().find(|(k, _)| k == "run_planned").unwrap();
+    assert_eq!(
+        planned,
+        &json!({"prefill": 1, "decode": 6, "decode_to_run": 6})
+    );
+    assert!(
+        kinds.iter().position(|k| *k == "run_planned")
+            < kinds.iter().position(|k| *k == "cell_started")
+    );
     let (_, finished) = events.last().unwrap();
     assert_eq!(finished["status"], "succeeded", "{finished}");
     let report_id = finished["report_id"].as_str().unwrap().to_owned();

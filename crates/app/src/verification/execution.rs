@@ -463,8 +463,14 @@ fn progress_event(progress: &bench::Progress) -> Option<(&'static str, Value)> {
         bench::Progress::PrefillFinished(entry) => {
             Some((event::PREFILL_FINISHED, serde_json::to_value(entry).ok()?))
         }
-        bench::Progress::Plan { .. } | bench::Progress::Phase(_) | bench::Progress::Live { .. } => {
-            None
-        }
+        bench::Progress::Plan {
+            prefill,
+            decode,
+            decode_to_run,
+        } => Some((
+            event::PLANNED,
+            json!({"prefill": prefill, "decode": decode, "decode_to_run": decode_to_run}),
+        )),
+        bench::Progress::Phase(_) | bench::Progress::Live { .. } => None,
     }
 }

@@ -15,6 +15,10 @@ use crate::views::{ListingView, Page};
 pub struct SearchQuery {
     /// Exactly this GPU model (e.g. `NVIDIA GeForce RTX 3060`).
     pub gpu_model: Option<String>,
+    /// A GPU of the catalog, by its id (e.g. `rtx-3060-12gb`), name or an alias, in any case:
+    /// listings that name it as their `catalog.gpu` or give one of its names as their
+    /// `hardware.gpu_model`. An unknown GPU is a 422.
+    pub gpu: Option<String>,
     /// At least this much VRAM per GPU, GB.
     pub min_vram_gb: Option<i64>,
     /// At most this price per GPU-hour, minor units.
@@ -86,6 +90,7 @@ pub async fn search(
     let page = app
         .search_listings(SearchParams {
             gpu_model: q.gpu_model,
+            gpu: q.gpu,
             min_vram_gb: q.min_vram_gb,
             max_price: q.max_price,
             currency: q.currency,

@@ -1,0 +1,261 @@
+//! What a provider does: list machines, edit and delist them, have them verified (following
+//! the run live), and read the organisation's earnings.
+
+use std::path::{Path, PathBuf};
+
+use client::types;
+use futures_util::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::output::{fields, money, table};
+use super::{Auth, Ctx, Failure, Global, uuid};
+
+#[derive(Debug, clap::Args)]
+pub struct ListingsArgs {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: ListingsCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ListingsCommand {
+    /// List a machine: the listing as `POST /v1/listings` takes it, in a TOML or JSON file
+    /// (the book's "Command line" page has an example).
+    Create {
+        #[arg(long)]
+        file: PathBuf,
+        /// Print only the new listing's id.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Change a listing: the fields to change, as `PATCH /v1/listings/{id}` takes them, in a
+    /// TOML or JSON file.
+    Edit {
+        id: String,
+        #[arg(long)]
+        file: PathBuf,
+    },
+    /// Delist a listing: no longer found or bookable (bookings already made stand).
+    Delist { id: String },
+    /// Ask for a verification of the listing; with --follow, watch it live to its report.
+    Verify {
+        id: String,
+        /// Run the full standard matrix instead of the quick profile. (`--profile` names the
+        /// credentials' profile, as on every client command.)
+        #[arg(long)]
+        standard: bool,
+        /// Follow the run's events until it ends; exit 1 when it failed.
+        #[arg(long)]
+        follow: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EarningsArgs {
+    #[command(flatten)]
+    global: Global,
+    /// The organisation's id.
+    org: String,
+}
+
+/// A file of TOML (by its `.toml` extension) or JSON, as the request type `T`.
+fn read_body<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::io(path, e))?;
+    let value: serde_json::Value = if path.extension().is_some_and(|e| e == "toml") {
+        toml::from_str(&text)
+            .map_err(|e| Failure::usage(format!("{}: not TOML: {e}", path.display())))?
+    } else {
+        serde_json::from_str(&text)
+            .map_err(|e| Failure::usage(format!("{}: not JSON: {e}", path.display())))?
+    };
+    serde_json::from_value(value).map_err(|e| {
+        Failure::usage(format!(
+            "{}: not a listing as the API takes it: {e}",
+            path.display()
+        ))
+    })
+}
+
+pub async fn listings(args: ListingsArgs) -> Result<(), Failure> {
+    let ctx = Ctx::new(&args.global, Auth::Required).await?;
+    match args.command {
+        ListingsCommand::Create { file, quiet } => {
+            let body: types::CreateListingRequest = read_body(&file)?;
+            if let Some(listing) =
+                ctx.outcome(ctx.client.create_listing().body(body).send().await)?
+            {
+                if quiet {
+                    ctx.say(&format!("{}\n", listing.id))?;
+                } else {
+                    ctx.say(&format!(
+                        "listed {} ({}); have it verified: gpumarket listings verify {} --follow\n",
+                        listing.id, listing.title, listing.id
+                    ))?;
+                }
+            }
+        }
+        ListingsCommand::Edit { id, file } => {
+            let id = uuid("listing", &id)?;
+            let body: types::UpdateListingRequest = read_body(&file)?;
+            if let Some(listing) =
+                ctx.outcome(ctx.client.update_listing().id(id).body(body).send().await)?
+            {
+                ctx.say(&format!(
+                    "updated {} ({}); badge: {}\n",
+                    listing.id,
+                    listing.title,
+                    ctx.style.state(&listing.verification_state)
+                ))?;
+            }
+        }
+        ListingsCommand::Delist { id } => {
+            let id = uuid("listing", &id)?;
+            if ctx
+                .outcome(ctx.client.delete_listing().id(id).send().await)?
+                .is_some()
+            {
+                ctx.say(&format!("delisted {id}\n"))?;
+            }
+        }
+        ListingsCommand::Verify {
+            id,
+            standard,
+            follow,
+        } => {
+            let id = uuid("listing", &id)?;
+            let body = types::VerifyRequest {
+                profile: if standard { "standard" } else { "quick" }.to_owned(),
+                visibility: None,
+            };
+            let run = ctx.outcome(
+                ctx.client
+                    .request_verification()
+                    .id(id)
+                    .body(body)
+                    .send()
+                    .await,
+            )?;
+            if let Some(run) = run {
+                if follow {
+                    follow_run(&ctx, run.id).await?;
+                } else {
+                    ctx.say(&format!(
+                        "verification {} is {}; follow it: gpumarket listings verify --follow, or GET /v1/verifications/{}/events\n",
+                        run.id, run.status, run.id
+                    ))?;
+                }
+            }
+        }
+    }
+    ctx.finish()
+}
+
+/// Follows a run's events (`GET /v1/verifications/{id}/events`, parsed as the book's "Live
+/// events" page describes them) with a progress bar on stderr, until `run_finished`; then the
+/// report's id, or the failure's code (exit 1).
+async fn follow_run(ctx: &Ctx, run: uuid::Uuid) -> Result<(), Failure> {
+    let Some(stream) = ctx.outcome(ctx.client.follow_verification_events().id(run).send().await)?
+    else {
+        return Ok(());
+    };
+    let bar = if ctx.human() {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} cells")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("verification {run}: queued"));
+    // Our own server's events are small; 1 MiB bounds what a stream may make us hold.
+    let mut events = openai::sse::SseDecoder::with_limit(1 << 20);
+    let mut bytes = stream.into_inner();
+    while let Some(chunk) = bytes.next().await {
+        let chunk = chunk.map_err(|e| Failure::Unreachable(format!("the event stream: {e}")))?;
+        if ctx.global.json {
+            // The stream as it came.
+            let _ = super::output::raw(&chunk);
+        }
+        for (kind, event) in events.feed_events(&chunk) {
+            let data: serde_json::Value = match event {
+                openai::sse::SseEvent::Data(data) => {
+                    serde_json::from_str(&data).unwrap_or_default()
+                }
+                openai::sse::SseEvent::TooLong { .. } => {
+                    return Err(Failure::Unreachable(format!(
+                        "the event stream of verification {run} sent an event past 1 MiB"
+                    )));
+                }
+                openai::sse::SseEvent::Done => continue,
+            };
+            match kind.as_deref().unwrap_or_default() {
+                "run_started" => bar.set_message(format!("verification {run}: measuring")),
+                "run_planned" => bar.set_length(data["decode_to_run"].as_u64().unwrap_or(0)),
+                "cell_started" => bar.set_message(format!(
+                    "verification {run}: {} tokens x {}",
+                    data["context_tokens"], data["concurrency"]
+                )),
+                "cell_finished" => bar.inc(1),
+                "run_finished" => {
+                    bar.finish_and_clear();
+                    return match data["status"].as_str() {
+                        Some("succeeded") => ctx.say(&format!(
+                            "verification {run} succeeded: report {}\nverify it offline: gpumarket reports get {} -o report.json && gpumarket reports verify report.json\n",
+                            data["report_id"].as_str().unwrap_or("?"),
+                            data["report_id"].as_str().unwrap_or("?"),
+                        )),
+                        _ => Err(Failure::Api {
+                            status: 200,
+                            code: data["reason"].as_str().unwrap_or("run_failed").to_owned(),
+                            detail: format!(
+                                "verification {run} failed (GET /v1/verifications/{run} tells why, to the listing's members)"
+                            ),
+                        }),
+                    };
+                }
+                _ => {}
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Err(Failure::Unreachable(format!(
+        "the event stream of verification {run} ended before the run did: follow it again"
+    )))
+}
+
+/// `earnings ORG`: the organisation's statement as a provider (what its bookings earned, less
+/// refunds and platform fees).
+pub async fn earnings(args: EarningsArgs) -> Result<(), Failure> {
+    let org = uuid("organisation", &args.org)?;
+    let ctx = Ctx::new(&args.global, Auth::Required).await?;
+    if let Some(statement) = ctx.outcome(ctx.client.get_org_earnings().id(org).send().await)? {
+        let totals: Vec<(&str, String)> = statement
+            .totals
+            .iter()
+            .map(|t| ("total", money(t.amount, &t.currency)))
+            .collect();
+        let mut out = fields(ctx.style, &totals);
+        let rows: Vec<Vec<String>> = statement
+            .entries
+            .iter()
+            .map(|e| {
+                vec![
+                    e.created_at.format("%Y-%m-%d %H:%M").to_string(),
+                    e.kind.clone(),
+                    e.booking_id.to_string(),
+                    money(e.amount, &e.currency),
+                ]
+            })
+            .collect();
+        out.push('\n');
+        out.push_str(&table(
+            ctx.style,
+            &["WHEN", "KIND", "BOOKING", "AMOUNT"],
+            &rows,
+        ));
+        ctx.say(&out)?;
+    }
+    ctx.finish()
+}

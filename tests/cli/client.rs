@@ -1,0 +1,370 @@
+//! The command line as a person drives it, against a live `serve --demo`: signing in (an API
+//! key, and email and password into a second profile), searching with the query language,
+//! booking twice under one idempotency key, waiting for a state, cancelling, listing a machine
+//! and following its verification to the report, and verifying that report offline. `--json`
+//! prints the API's bytes; `--curl`'s commands, run by a shell, get the same bytes.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::{Demo, SHORT_WINDOWS, gpumarket, http, stderr};
+
+/// `gpumarket ARGS` with its credentials in `config` (as `$XDG_CONFIG_HOME`), on a blocking
+/// thread.
+async fn cli(dir: &Path, args: &[&str]) -> Output {
+    cli_with(dir, args, None).await
+}
+
+async fn cli_with(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut command = gpumarket(dir);
+    command
+        .args(args)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("NO_COLOR", "1");
+    let stdin = stdin.map(str::to_owned);
+    tokio::task::spawn_blocking(move || {
+        command.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        if let Some(text) = stdin {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+        }
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[track_caller]
+fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status.code(),
+        stdout(output),
+        stderr(output)
+    );
+    stdout(output)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let demo = Demo::start_with(dir, SHORT_WINDOWS).await;
+    let base = demo.base.clone();
+    let listing = demo.listing_url.rsplit('/').next().unwrap().to_owned();
+
+    // Nobody is signed in yet: 67.
+    let nobody = cli(dir, &["bookings", "list", "--server", &base]).await;
+    assert_eq!(nobody.status.code(), Some(67), "{}", stderr(&nobody));
+    assert!(
+        stderr(&nobody).contains("gpumarket login"),
+        "{}",
+        stderr(&nobody)
+    );
+
+    // A renter with an API key signs in with it; the file is theirs alone.
+    let client = http();
+    let renter: Value = client
+        .post(format!("{base}/v1/auth/register"))
+        .json(&json!({"email": "cli@example.com", "password": "cli-password-1", "name": "CLI"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let access = renter["access_token"].as_str().unwrap();
+    let key: Value = client
+        .post(format!("{base}/v1/api-keys"))
+        .bearer_auth(access)
+        .json(&json!({"name": "cli"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key = key["key"].as_str().unwrap().to_owned();
+    let login = ok(&cli(dir, &["login", "--server", &base, "--api-key", &key]).await);
+    assert!(login.contains("cli@example.com"), "{login}");
+    let config = dir.join("config/gpumarket/config.toml");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&config).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(std::fs::read_to_string(&config).unwrap().contains(&key));
+
+    // Search with the query language: the demo's listing, by its catalog GPU, price and region.
+    let found = ok(&cli(
+        dir,
+        &["search", "gpu=rtx-3060-12gb price<=100 usd region=local"],
+    )
+    .await);
+    assert!(found.contains(&listing), "{found}");
+    let none = ok(&cli(dir, &["search", "gpu=h100-sxm-80gb region=local"]).await);
+    assert!(!none.contains(&listing), "{none}");
+    // The measured terms become the API's parameters, as --curl shows without sending.
+    let plan = ok(&cli(
+        dir,
+        &[
+            "search",
+            "gpu=rtx-3060-12gb price<=0.40 usd tok_s@16k/4>=100 verified",
+            "--curl",
+        ],
+    )
+    .await);
+    for part in [
+        "gpu=rtx-3060-12gb",
+        "max_price=40",
+        "currency=USD",
+        "min_total_tok_s=100",
+        "context=16384",
+        "concurrency=4",
+        "verified=true",
+    ] {
+        assert!(plan.contains(part), "{part} in {plan}");
+    }
+    // Malformed queries: 64, naming the term.
+    for (query, term) in [
+        ("gpu=rtx-3060-12gb tok_s@16q/4>=100", "tok_s@16q/4>=100"),
+        ("price<=0.40", "price<=0.40"),
+        ("verified speed>=3", "speed>=3"),
+    ] {
+        let bad = cli(dir, &["search", query]).await;
+        assert_eq!(bad.status.code(), Some(64), "{query}: {}", stderr(&bad));
+        assert!(stderr(&bad).contains(term), "{query}: {}", stderr(&bad));
+    }
+    // An unknown GPU is the server's 422, exit 1 with its code.
+    let unknown = cli(dir, &["search", "gpu=no-such-gpu"]).await;
+    assert_eq!(unknown.status.code(), Some(1), "{}", stderr(&unknown));
+    assert!(
+        stderr(&unknown).contains("422 validation_failed"),
+        "{}",
+        stderr(&unknown)
+    );
+
+    // Book twice with one key: one booking.
+    let from = (chrono::Utc::now() + chrono::Duration::hours(2))
+        .format("%Y-%m-%dT%H:00:00Z")
+        .to_string();
+    let book = [
+        "book",
+        &listing,
+        "--from",
+        &from,
+        "--hours",
+        "2",
+        "--idempotency-key",
+        "cli-booking-1",
+        "--quiet",
+    ];
+    let first = ok(&cli(dir, &book).await).trim().to_owned();
+    let second = ok(&cli(dir, &book).await).trim().to_owned();
+    assert_eq!(first, second);
+    let booking = first;
+    let mine: Value =
+        serde_json::from_str(&ok(&cli(dir, &["bookings", "list", "--json"]).await)).unwrap();
+    assert_eq!(mine["items"].as_array().unwrap().len(), 1, "{mine}");
+    ok(&cli(
+        dir,
+        &[
+            "bookings",
+            "wait",
+            &booking,
+            "--until",
+            "confirmed",
+            "--timeout",
+            "30",
+        ],
+    )
+    .await);
+    // Still confirmed a second later: a wait for the booking's end times out (75).
+    let late = cli(
+        dir,
+        &[
+            "bookings",
+            "wait",
+            &booking,
+            "--until",
+            "completed",
+            "--timeout",
+            "1",
+        ],
+    )
+    .await;
+    assert_eq!(late.status.code(), Some(75), "{}", stderr(&late));
+
+    // --json is the API's body byte for byte; --curl's command, run by a shell, gets it too.
+    let api = client
+        .get(format!("{base}/v1/bookings/{booking}"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let json = cli(dir, &["bookings", "show", &booking, "--json"]).await;
+    ok(&json);
+    assert_eq!(json.stdout.strip_suffix(b"\n").unwrap(), &api[..]);
+    let curl = ok(&cli(dir, &["bookings", "show", &booking, "--curl"]).await);
+    assert_eq!(curl.lines().count(), 1, "{curl}");
+    assert!(!curl.contains(&key), "the key is never printed: {curl}");
+    let shell = Command::new("bash")
+        .args(["-c", &curl])
+        .env("GPUMARKET_TOKEN", &key)
+        .output()
+        .unwrap();
+    assert_eq!(&shell.stdout[..], &api[..], "{}", stderr(&shell));
+
+    // Cancel; a wait for a state it can no longer reach ends at once (1).
+    let cancelled = ok(&cli(dir, &["bookings", "cancel", &booking]).await);
+    assert!(cancelled.contains("cancelled"), "{cancelled}");
+    let never = cli(
+        dir,
+        &[
+            "bookings",
+            "wait",
+            &booking,
+            "--until",
+            "active",
+            "--timeout",
+            "30",
+        ],
+    )
+    .await;
+    assert_eq!(never.status.code(), Some(1), "{}", stderr(&never));
+
+    // The demo's provider signs in with email and password, into a profile of its own, lists
+    // a machine (the demo's engine) and follows its verification to the report.
+    let provider = ok(&cli_with(
+        dir,
+        &[
+            "login",
+            "--server",
+            &base,
+            "--profile",
+            "provider",
+            "--email",
+            "demo@gpumarket.local",
+            "--password-stdin",
+        ],
+        Some("demo-password-not-secret\n"),
+    )
+    .await);
+    assert!(provider.contains("demo@gpumarket.local"), "{provider}");
+    let demo_listing: Value = client
+        .get(&demo.listing_url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let org = demo_listing["org_id"].as_str().unwrap();
+    let file = dir.join("listing.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"org_id = "{org}"
+title = "Listed from the command line"
+region = "local"
+hardware = {{ gpu_model = "NVIDIA GeForce RTX 3060", gpu_count = 1, vram_gb = 12, cpu_model = "Xeon", ram_gb = 32 }}
+price = {{ amount_per_gpu_hour = 35, currency = "USD" }}
+engine = {{ base_url = "http://{engine}", model = "{model}" }}
+"#,
+            engine = demo.engine,
+            model = demo_listing["engine"]["model"].as_str().unwrap_or("bench"),
+        ),
+    )
+    .unwrap();
+    let as_provider = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--profile", "provider"]);
+        all.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>()
+    };
+    let create = as_provider(&[
+        "listings",
+        "create",
+        "--file",
+        file.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let create: Vec<&str> = create.iter().map(String::as_str).collect();
+    let mine = ok(&cli(dir, &create).await).trim().to_owned();
+    mine.parse::<uuid::Uuid>().unwrap();
+
+    // Two commands at once with an expired access token: one refresh, both signed in (a
+    // second refresh with the spent token would end the session).
+    let text = std::fs::read_to_string(&config).unwrap();
+    let expired = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("access_expires_at") {
+                "access_expires_at = \"2000-01-01T00:00:00Z\"".to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&config, expired).unwrap();
+    let list = as_provider(&["show", &mine]);
+    let list: Vec<&str> = list.iter().map(String::as_str).collect();
+    let (a, b) = tokio::join!(cli(dir, &list), cli(dir, &list));
+    ok(&a);
+    ok(&b);
+    let verify = as_provider(&["listings", "verify", &mine, "--follow"]);
+    let verify: Vec<&str> = verify.iter().map(String::as_str).collect();
+    let followed = ok(&cli(dir, &verify).await);
+    let report = followed
+        .split("report ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no report in {followed}"))
+        .to_owned();
+
+    // The report, saved as the server sent it and verified offline against its keys.
+    ok(&cli(dir, &["reports", "get", &report, "-o", "report.json"]).await);
+    let checked = ok(&cli(dir, &["reports", "verify", "report.json"]).await);
+    assert!(checked.contains("verified"), "{checked}");
+    let mut tampered: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let sig = tampered["envelope"]["signatures"][0]["sig"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let flipped = if sig.starts_with('A') { "B" } else { "A" };
+    tampered["envelope"]["signatures"][0]["sig"] = json!(format!("{flipped}{}", &sig[1..]));
+    std::fs::write(dir.join("forged.json"), tampered.to_string()).unwrap();
+    let forged = cli(dir, &["reports", "verify", "forged.json"]).await;
+    assert_eq!(forged.status.code(), Some(1), "{}", stderr(&forged));
+
+    // A server out of reach: 69. A usage error: 64.
+    let away = cli(dir, &["leaderboard", "--server", "http://127.0.0.1:9"]).await;
+    assert_eq!(away.status.code(), Some(69), "{}", stderr(&away));
+    let usage = cli(dir, &["book", &listing, "--hours", "2"]).await;
+    assert_eq!(usage.status.code(), Some(64), "{}", stderr(&usage));
+    let refused = cli(dir, &["login", "--server", &base, "--curl"]).await;
+    assert_eq!(refused.status.code(), Some(64), "{}", stderr(&refused));
+    ok(&cli(dir, &["completions", "bash"]).await);
+}
