@@ -50,7 +50,8 @@ fn tested_blocks_are_found_in_order() {
     assert_eq!(tested_blocks(page), ["echo 1", "echo 2\necho 3"]);
 }
 
-/// The README's tested examples against a fresh demo. They wait for the demo's listing to be
+/// The README's tested examples against a fresh demo, then the SDKs' examples and what the
+/// README says of `serve --demo` on the same demo. They wait for the demo's listing to be
 /// verified, so the test measures (it is in the measuring group, `.config/nextest.toml`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_s_tested_examples_run_against_the_demo() {
@@ -59,8 +60,52 @@ async fn the_readme_s_tested_examples_run_against_the_demo() {
     let dir = tempfile::tempdir().unwrap();
     let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
     run_examples(&readme, &demo, dir.path(), true).await;
+    // The SDKs' examples (search by measured speed, book, verify the report's signature), on
+    // the same demo: its listing is verified by now.
+    the_sdks_examples_run(&demo, dir.path()).await;
     // What the README says of its first command, on the same demo.
     crate::the_demo_verified_its_listing(demo, dir.path()).await;
+}
+
+/// The Python SDK's README example (with PyNaCl) and the TypeScript SDK's example (with node),
+/// against `demo`, whose listing is verified.
+async fn the_sdks_examples_run(demo: &Demo, dir: &Path) {
+    let root = Path::new(ROOT);
+    let readme = std::fs::read_to_string(root.join("clients/python/README.md")).unwrap();
+    let example = readme
+        .split("```python\n")
+        .find(|block| block.contains("nacl.signing"))
+        .and_then(|block| block.split("```").next())
+        .expect("the Python SDK's README has its example");
+    std::fs::write(dir.join("example.py"), example).unwrap();
+    let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let mut python = Command::new(python);
+    python
+        .arg(dir.join("example.py"))
+        .env("PYTHONPATH", root.join("clients/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("BASE", &demo.base);
+    let typescript = root.join("clients/typescript");
+    assert!(
+        typescript.join("node_modules/openapi-fetch").exists(),
+        "clients/typescript has no packages: run `scripts/sdks` (or npm ci there) first"
+    );
+    let mut node = Command::new("node");
+    node.arg("example.mjs")
+        .current_dir(&typescript)
+        .env("BASE", &demo.base);
+    for (name, mut command) in [("Python", python), ("TypeScript", node)] {
+        let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap();
+        let printed = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && printed.contains("signature verified"),
+            "the {name} SDK's example failed ({}):\n{printed}\n{}",
+            output.status,
+            stderr(&output)
+        );
+    }
 }
 
 /// Every book page's tested examples, each page against a fresh demo. None waits for a

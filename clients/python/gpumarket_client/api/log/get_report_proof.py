@@ -1,0 +1,260 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.get_report_proof_response_202 import GetReportProofResponse202
+from ...models.problem import Problem
+from ...models.proof_view import ProofView
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: UUID,
+    *,
+    tree_size: int | None | Unset = UNSET,
+    share: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_tree_size: int | None | Unset
+    if isinstance(tree_size, Unset):
+        json_tree_size = UNSET
+    else:
+        json_tree_size = tree_size
+    params["tree_size"] = json_tree_size
+
+    json_share: None | str | Unset
+    if isinstance(share, Unset):
+        json_share = UNSET
+    else:
+        json_share = share
+    params["share"] = json_share
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/reports/{id}/proof".format(
+            id=quote(str(id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> GetReportProofResponse202 | Problem | ProofView | None:
+    if response.status_code == 200:
+        response_200 = ProofView.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 202:
+        response_202 = GetReportProofResponse202.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[GetReportProofResponse202 | Problem | ProofView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    tree_size: int | None | Unset = UNSET,
+    share: None | str | Unset = UNSET,
+) -> Response[GetReportProofResponse202 | Problem | ProofView]:
+    """The proof that a report (a listing's report or an organisation report) is in the
+    transparency log: its leaf's inclusion in the latest checkpoint. The leaf is the report's
+    DSSE envelope as RFC 8785 canonical JSON; its hash is SHA-256(0x00 ‖ leaf). Before a
+    checkpoint covers the report: 202 with `Retry-After`. Public, but a private report's
+    only for those who may read the report.
+
+    Args:
+        id (UUID):
+        tree_size (int | None | Unset):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GetReportProofResponse202 | Problem | ProofView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        tree_size=tree_size,
+        share=share,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    tree_size: int | None | Unset = UNSET,
+    share: None | str | Unset = UNSET,
+) -> GetReportProofResponse202 | Problem | ProofView | None:
+    """The proof that a report (a listing's report or an organisation report) is in the
+    transparency log: its leaf's inclusion in the latest checkpoint. The leaf is the report's
+    DSSE envelope as RFC 8785 canonical JSON; its hash is SHA-256(0x00 ‖ leaf). Before a
+    checkpoint covers the report: 202 with `Retry-After`. Public, but a private report's
+    only for those who may read the report.
+
+    Args:
+        id (UUID):
+        tree_size (int | None | Unset):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GetReportProofResponse202 | Problem | ProofView
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        tree_size=tree_size,
+        share=share,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    tree_size: int | None | Unset = UNSET,
+    share: None | str | Unset = UNSET,
+) -> Response[GetReportProofResponse202 | Problem | ProofView]:
+    """The proof that a report (a listing's report or an organisation report) is in the
+    transparency log: its leaf's inclusion in the latest checkpoint. The leaf is the report's
+    DSSE envelope as RFC 8785 canonical JSON; its hash is SHA-256(0x00 ‖ leaf). Before a
+    checkpoint covers the report: 202 with `Retry-After`. Public, but a private report's
+    only for those who may read the report.
+
+    Args:
+        id (UUID):
+        tree_size (int | None | Unset):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GetReportProofResponse202 | Problem | ProofView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        tree_size=tree_size,
+        share=share,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    tree_size: int | None | Unset = UNSET,
+    share: None | str | Unset = UNSET,
+) -> GetReportProofResponse202 | Problem | ProofView | None:
+    """The proof that a report (a listing's report or an organisation report) is in the
+    transparency log: its leaf's inclusion in the latest checkpoint. The leaf is the report's
+    DSSE envelope as RFC 8785 canonical JSON; its hash is SHA-256(0x00 ‖ leaf). Before a
+    checkpoint covers the report: 202 with `Retry-After`. Public, but a private report's
+    only for those who may read the report.
+
+    Args:
+        id (UUID):
+        tree_size (int | None | Unset):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GetReportProofResponse202 | Problem | ProofView
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            tree_size=tree_size,
+            share=share,
+        )
+    ).parsed

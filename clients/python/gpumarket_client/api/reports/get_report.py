@@ -1,0 +1,232 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.report_view import ReportView
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: UUID,
+    *,
+    share: None | str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_share: None | str | Unset
+    if isinstance(share, Unset):
+        json_share = UNSET
+    else:
+        json_share = share
+    params["share"] = json_share
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/reports/{id}".format(
+            id=quote(str(id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | ReportView | None:
+    if response.status_code == 200:
+        response_200 = ReportView.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | ReportView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    share: None | str | Unset = UNSET,
+) -> Response[Problem | ReportView]:
+    """A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
+    predicate is the full report. Public; a report signed before engine addresses were left
+    out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
+    listing's organisation. A private report (Pro) is shown to its organisation's members
+    and to holders of a share link (`?share=`) only; to anyone else it does not exist.
+
+    Args:
+        id (UUID):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | ReportView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        share=share,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    share: None | str | Unset = UNSET,
+) -> Problem | ReportView | None:
+    """A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
+    predicate is the full report. Public; a report signed before engine addresses were left
+    out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
+    listing's organisation. A private report (Pro) is shown to its organisation's members
+    and to holders of a share link (`?share=`) only; to anyone else it does not exist.
+
+    Args:
+        id (UUID):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | ReportView
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        share=share,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    share: None | str | Unset = UNSET,
+) -> Response[Problem | ReportView]:
+    """A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
+    predicate is the full report. Public; a report signed before engine addresses were left
+    out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
+    listing's organisation. A private report (Pro) is shown to its organisation's members
+    and to holders of a share link (`?share=`) only; to anyone else it does not exist.
+
+    Args:
+        id (UUID):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | ReportView]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        share=share,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+    share: None | str | Unset = UNSET,
+) -> Problem | ReportView | None:
+    """A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
+    predicate is the full report. Public; a report signed before engine addresses were left
+    out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
+    listing's organisation. A private report (Pro) is shown to its organisation's members
+    and to holders of a share link (`?share=`) only; to anyone else it does not exist.
+
+    Args:
+        id (UUID):
+        share (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | ReportView
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            share=share,
+        )
+    ).parsed

@@ -1,0 +1,277 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .access_grant_view import AccessGrantView
+from .access_input import AccessInput
+from .access_patch import AccessPatch
+from .access_view import AccessView
+from .api_key_view import ApiKeyView
+from .availability_patch import AvailabilityPatch
+from .availability_view import AvailabilityView
+from .availability_window_view import AvailabilityWindowView
+from .billing_url_view import BillingUrlView
+from .billing_view import BillingView
+from .booking_guarantee_view import BookingGuaranteeView
+from .booking_view import BookingView
+from .catalog_view import CatalogView
+from .check_view import CheckView
+from .community_run_view import CommunityRunView
+from .community_run_view_receipt import CommunityRunViewReceipt
+from .community_run_view_report import CommunityRunViewReport
+from .confirm_request import ConfirmRequest
+from .consistency_view import ConsistencyView
+from .create_api_key_request import CreateApiKeyRequest
+from .create_booking_request import CreateBookingRequest
+from .create_listing_request import CreateListingRequest
+from .create_org_key_request import CreateOrgKeyRequest
+from .create_org_request import CreateOrgRequest
+from .created_api_key_view import CreatedApiKeyView
+from .created_org_key_view import CreatedOrgKeyView
+from .decode_estimate_view import DecodeEstimateView
+from .engine_input import EngineInput
+from .engine_patch import EnginePatch
+from .engine_view import EngineView
+from .entries_view import EntriesView
+from .field_error import FieldError
+from .formula_view import FormulaView
+from .free_segment_view import FreeSegmentView
+from .gateway_chat_completions_body import GatewayChatCompletionsBody
+from .gateway_chat_completions_response_200 import GatewayChatCompletionsResponse200
+from .gateway_completions_body import GatewayCompletionsBody
+from .gateway_completions_response_200 import GatewayCompletionsResponse200
+from .gateway_models_response_200 import GatewayModelsResponse200
+from .gateway_tokenize_body import GatewayTokenizeBody
+from .gateway_tokenize_response_200 import GatewayTokenizeResponse200
+from .gateway_version_response_200 import GatewayVersionResponse200
+from .get_org_report_response_200 import GetOrgReportResponse200
+from .get_report_proof_response_202 import GetReportProofResponse202
+from .gpu_detail_view import GpuDetailView
+from .gpu_list_view import GpuListView
+from .gpu_view import GpuView
+from .guarantee_view import GuaranteeView
+from .hardware_patch import HardwarePatch
+from .hardware_view import HardwareView
+from .health import Health
+from .introspect_request import IntrospectRequest
+from .introspection_view import IntrospectionView
+from .invitation_view import InvitationView
+from .invite_request import InviteRequest
+from .leaderboard_row_view import LeaderboardRowView
+from .ledger_entry_view import LedgerEntryView
+from .listing_verification_view import ListingVerificationView
+from .listing_view import ListingView
+from .log_entry_view import LogEntryView
+from .log_position_view import LogPositionView
+from .login_request import LoginRequest
+from .logout_request import LogoutRequest
+from .match_view import MatchView
+from .measured_cell_view import MeasuredCellView
+from .member_view import MemberView
+from .model_detail_view import ModelDetailView
+from .model_list_view import ModelListView
+from .model_view import ModelView
+from .money_view import MoneyView
+from .my_org_view import MyOrgView
+from .org_details_view import OrgDetailsView
+from .org_view import OrgView
+from .page_api_key_view import PageApiKeyView
+from .page_api_key_view_items_item import PageApiKeyViewItemsItem
+from .page_booking_view import PageBookingView
+from .page_booking_view_items_item import PageBookingViewItemsItem
+from .page_community_run_view import PageCommunityRunView
+from .page_community_run_view_items_item import PageCommunityRunViewItemsItem
+from .page_community_run_view_items_item_receipt import PageCommunityRunViewItemsItemReceipt
+from .page_community_run_view_items_item_report import PageCommunityRunViewItemsItemReport
+from .page_leaderboard_row_view import PageLeaderboardRowView
+from .page_leaderboard_row_view_items_item import PageLeaderboardRowViewItemsItem
+from .page_my_org_view import PageMyOrgView
+from .page_my_org_view_items_item import PageMyOrgViewItemsItem
+from .page_report_view import PageReportView
+from .page_report_view_items_item import PageReportViewItemsItem
+from .page_report_view_items_item_envelope import PageReportViewItemsItemEnvelope
+from .page_report_view_items_item_summary import PageReportViewItemsItemSummary
+from .page_search_hit_view import PageSearchHitView
+from .page_search_hit_view_items_item import PageSearchHitViewItemsItem
+from .password_request import PasswordRequest
+from .payment_view import PaymentView
+from .payouts_view import PayoutsView
+from .plan_limits_view import PlanLimitsView
+from .predicted_view import PredictedView
+from .price_patch import PricePatch
+from .price_view import PriceView
+from .problem import Problem
+from .proof_view import ProofView
+from .readiness import Readiness
+from .refresh_request import RefreshRequest
+from .register_request import RegisterRequest
+from .register_response import RegisterResponse
+from .report_view import ReportView
+from .report_view_envelope import ReportViewEnvelope
+from .report_view_summary import ReportViewSummary
+from .reset_confirm_request import ResetConfirmRequest
+from .reset_request import ResetRequest
+from .revoked_view import RevokedView
+from .role_change import RoleChange
+from .role_view import RoleView
+from .run_view import RunView
+from .search_hit_view import SearchHitView
+from .share_request import ShareRequest
+from .share_view import ShareView
+from .shared_link_view import SharedLinkView
+from .shared_links_view import SharedLinksView
+from .signing_key_view import SigningKeyView
+from .ssh_view import SshView
+from .statement_view import StatementView
+from .submit_run_request import SubmitRunRequest
+from .submit_run_request_report import SubmitRunRequestReport
+from .submitter_view import SubmitterView
+from .token_pair_view import TokenPairView
+from .total_view import TotalView
+from .update_listing_request import UpdateListingRequest
+from .usage_bucket_view import UsageBucketView
+from .usage_totals_view import UsageTotalsView
+from .usage_view import UsageView
+from .user_view import UserView
+from .verification_check_view import VerificationCheckView
+from .verification_cost_view import VerificationCostView
+from .verification_summary_view import VerificationSummaryView
+from .verify_request import VerifyRequest
+from .webhook_answer import WebhookAnswer
+
+__all__ = (
+    "AccessGrantView",
+    "AccessInput",
+    "AccessPatch",
+    "AccessView",
+    "ApiKeyView",
+    "AvailabilityPatch",
+    "AvailabilityView",
+    "AvailabilityWindowView",
+    "BillingUrlView",
+    "BillingView",
+    "BookingGuaranteeView",
+    "BookingView",
+    "CatalogView",
+    "CheckView",
+    "CommunityRunView",
+    "CommunityRunViewReceipt",
+    "CommunityRunViewReport",
+    "ConfirmRequest",
+    "ConsistencyView",
+    "CreateApiKeyRequest",
+    "CreateBookingRequest",
+    "CreatedApiKeyView",
+    "CreatedOrgKeyView",
+    "CreateListingRequest",
+    "CreateOrgKeyRequest",
+    "CreateOrgRequest",
+    "DecodeEstimateView",
+    "EngineInput",
+    "EnginePatch",
+    "EngineView",
+    "EntriesView",
+    "FieldError",
+    "FormulaView",
+    "FreeSegmentView",
+    "GatewayChatCompletionsBody",
+    "GatewayChatCompletionsResponse200",
+    "GatewayCompletionsBody",
+    "GatewayCompletionsResponse200",
+    "GatewayModelsResponse200",
+    "GatewayTokenizeBody",
+    "GatewayTokenizeResponse200",
+    "GatewayVersionResponse200",
+    "GetOrgReportResponse200",
+    "GetReportProofResponse202",
+    "GpuDetailView",
+    "GpuListView",
+    "GpuView",
+    "GuaranteeView",
+    "HardwarePatch",
+    "HardwareView",
+    "Health",
+    "IntrospectionView",
+    "IntrospectRequest",
+    "InvitationView",
+    "InviteRequest",
+    "LeaderboardRowView",
+    "LedgerEntryView",
+    "ListingVerificationView",
+    "ListingView",
+    "LogEntryView",
+    "LoginRequest",
+    "LogoutRequest",
+    "LogPositionView",
+    "MatchView",
+    "MeasuredCellView",
+    "MemberView",
+    "ModelDetailView",
+    "ModelListView",
+    "ModelView",
+    "MoneyView",
+    "MyOrgView",
+    "OrgDetailsView",
+    "OrgView",
+    "PageApiKeyView",
+    "PageApiKeyViewItemsItem",
+    "PageBookingView",
+    "PageBookingViewItemsItem",
+    "PageCommunityRunView",
+    "PageCommunityRunViewItemsItem",
+    "PageCommunityRunViewItemsItemReceipt",
+    "PageCommunityRunViewItemsItemReport",
+    "PageLeaderboardRowView",
+    "PageLeaderboardRowViewItemsItem",
+    "PageMyOrgView",
+    "PageMyOrgViewItemsItem",
+    "PageReportView",
+    "PageReportViewItemsItem",
+    "PageReportViewItemsItemEnvelope",
+    "PageReportViewItemsItemSummary",
+    "PageSearchHitView",
+    "PageSearchHitViewItemsItem",
+    "PasswordRequest",
+    "PaymentView",
+    "PayoutsView",
+    "PlanLimitsView",
+    "PredictedView",
+    "PricePatch",
+    "PriceView",
+    "Problem",
+    "ProofView",
+    "Readiness",
+    "RefreshRequest",
+    "RegisterRequest",
+    "RegisterResponse",
+    "ReportView",
+    "ReportViewEnvelope",
+    "ReportViewSummary",
+    "ResetConfirmRequest",
+    "ResetRequest",
+    "RevokedView",
+    "RoleChange",
+    "RoleView",
+    "RunView",
+    "SearchHitView",
+    "SharedLinksView",
+    "SharedLinkView",
+    "ShareRequest",
+    "ShareView",
+    "SigningKeyView",
+    "SshView",
+    "StatementView",
+    "SubmitRunRequest",
+    "SubmitRunRequestReport",
+    "SubmitterView",
+    "TokenPairView",
+    "TotalView",
+    "UpdateListingRequest",
+    "UsageBucketView",
+    "UsageTotalsView",
+    "UsageView",
+    "UserView",
+    "VerificationCheckView",
+    "VerificationCostView",
+    "VerificationSummaryView",
+    "VerifyRequest",
+    "WebhookAnswer",
+)

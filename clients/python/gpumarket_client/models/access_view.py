@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.ssh_view import SshView
+
+
+T = TypeVar("T", bound="AccessView")
+
+
+@_attrs_define
+class AccessView:
+    """How renters reach the machine. The details are shown to the provider's members and,
+    through `GET /v1/bookings/{id}/access`, to renters; everyone sees `methods`.
+
+        Attributes:
+            methods (list[str]): `ssh` and/or `https`.
+            https_url (None | str | Unset):
+            ssh (None | SshView | Unset):
+    """
+
+    methods: list[str]
+    https_url: None | str | Unset = UNSET
+    ssh: None | SshView | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.ssh_view import SshView  # noqa: PLC0415
+
+        methods = self.methods
+
+        https_url: None | str | Unset
+        if isinstance(self.https_url, Unset):
+            https_url = UNSET
+        else:
+            https_url = self.https_url
+
+        ssh: dict[str, Any] | None | Unset
+        if isinstance(self.ssh, Unset):
+            ssh = UNSET
+        elif isinstance(self.ssh, SshView):
+            ssh = self.ssh.to_dict()
+        else:
+            ssh = self.ssh
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "methods": methods,
+            }
+        )
+        if https_url is not UNSET:
+            field_dict["https_url"] = https_url
+        if ssh is not UNSET:
+            field_dict["ssh"] = ssh
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.ssh_view import SshView  # noqa: PLC0415
+
+        d = dict(src_dict)
+        methods = cast(list[str], d.pop("methods"))
+
+        def _parse_https_url(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        https_url = _parse_https_url(d.pop("https_url", UNSET))
+
+        def _parse_ssh(data: object) -> None | SshView | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                ssh_type_0 = SshView.from_dict(data)
+
+                return ssh_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SshView | Unset, data)
+
+        ssh = _parse_ssh(d.pop("ssh", UNSET))
+
+        access_view = cls(
+            methods=methods,
+            https_url=https_url,
+            ssh=ssh,
+        )
+
+        access_view.additional_properties = d
+        return access_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

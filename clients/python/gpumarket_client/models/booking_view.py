@@ -1,0 +1,253 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.booking_guarantee_view import BookingGuaranteeView
+    from ..models.money_view import MoneyView
+    from ..models.payment_view import PaymentView
+
+
+T = TypeVar("T", bound="BookingView")
+
+
+@_attrs_define
+class BookingView:
+    """
+    Attributes:
+        created_at (datetime.datetime):
+        ends_at (datetime.datetime):
+        gpu_count (int):
+        id (UUID):
+        listing_id (UUID):
+        listing_verification_state (str): The booked listing's badge now: `unverified`, `verified`, `expired` or
+            `demoted` (a
+            spot check found the machine or engine no longer as verified).
+        payment (PaymentView): How a booking is paid. With no payment provider configured, `provider` is `none` and the
+            booking is confirmed at once. With `stripe`, the renter completes the PaymentIntent with
+            `client_secret` (shown while the booking waits for its payment) and the booking is
+            confirmed when Stripe reports the payment.
+        price (MoneyView): A money amount in integer minor units.
+        renter_id (UUID):
+        starts_at (datetime.datetime):
+        status (str): `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
+        cancelled_at (datetime.datetime | None | Unset):
+        guarantee (BookingGuaranteeView | None | Unset):
+        refund (MoneyView | None | Unset):
+    """
+
+    created_at: datetime.datetime
+    ends_at: datetime.datetime
+    gpu_count: int
+    id: UUID
+    listing_id: UUID
+    listing_verification_state: str
+    payment: PaymentView
+    price: MoneyView
+    renter_id: UUID
+    starts_at: datetime.datetime
+    status: str
+    cancelled_at: datetime.datetime | None | Unset = UNSET
+    guarantee: BookingGuaranteeView | None | Unset = UNSET
+    refund: MoneyView | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
+        from ..models.money_view import MoneyView  # noqa: PLC0415
+
+        created_at = self.created_at.isoformat()
+
+        ends_at = self.ends_at.isoformat()
+
+        gpu_count = self.gpu_count
+
+        id = str(self.id)
+
+        listing_id = str(self.listing_id)
+
+        listing_verification_state = self.listing_verification_state
+
+        payment = self.payment.to_dict()
+
+        price = self.price.to_dict()
+
+        renter_id = str(self.renter_id)
+
+        starts_at = self.starts_at.isoformat()
+
+        status = self.status
+
+        cancelled_at: None | str | Unset
+        if isinstance(self.cancelled_at, Unset):
+            cancelled_at = UNSET
+        elif isinstance(self.cancelled_at, datetime.datetime):
+            cancelled_at = self.cancelled_at.isoformat()
+        else:
+            cancelled_at = self.cancelled_at
+
+        guarantee: dict[str, Any] | None | Unset
+        if isinstance(self.guarantee, Unset):
+            guarantee = UNSET
+        elif isinstance(self.guarantee, BookingGuaranteeView):
+            guarantee = self.guarantee.to_dict()
+        else:
+            guarantee = self.guarantee
+
+        refund: dict[str, Any] | None | Unset
+        if isinstance(self.refund, Unset):
+            refund = UNSET
+        elif isinstance(self.refund, MoneyView):
+            refund = self.refund.to_dict()
+        else:
+            refund = self.refund
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "created_at": created_at,
+                "ends_at": ends_at,
+                "gpu_count": gpu_count,
+                "id": id,
+                "listing_id": listing_id,
+                "listing_verification_state": listing_verification_state,
+                "payment": payment,
+                "price": price,
+                "renter_id": renter_id,
+                "starts_at": starts_at,
+                "status": status,
+            }
+        )
+        if cancelled_at is not UNSET:
+            field_dict["cancelled_at"] = cancelled_at
+        if guarantee is not UNSET:
+            field_dict["guarantee"] = guarantee
+        if refund is not UNSET:
+            field_dict["refund"] = refund
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
+        from ..models.money_view import MoneyView  # noqa: PLC0415
+        from ..models.payment_view import PaymentView  # noqa: PLC0415
+
+        d = dict(src_dict)
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        ends_at = datetime.datetime.fromisoformat(d.pop("ends_at"))
+
+        gpu_count = d.pop("gpu_count")
+
+        id = UUID(d.pop("id"))
+
+        listing_id = UUID(d.pop("listing_id"))
+
+        listing_verification_state = d.pop("listing_verification_state")
+
+        payment = PaymentView.from_dict(d.pop("payment"))
+
+        price = MoneyView.from_dict(d.pop("price"))
+
+        renter_id = UUID(d.pop("renter_id"))
+
+        starts_at = datetime.datetime.fromisoformat(d.pop("starts_at"))
+
+        status = d.pop("status")
+
+        def _parse_cancelled_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                cancelled_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return cancelled_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        cancelled_at = _parse_cancelled_at(d.pop("cancelled_at", UNSET))
+
+        def _parse_guarantee(data: object) -> BookingGuaranteeView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                guarantee_type_0 = BookingGuaranteeView.from_dict(data)
+
+                return guarantee_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BookingGuaranteeView | None | Unset, data)
+
+        guarantee = _parse_guarantee(d.pop("guarantee", UNSET))
+
+        def _parse_refund(data: object) -> MoneyView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                refund_type_0 = MoneyView.from_dict(data)
+
+                return refund_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MoneyView | None | Unset, data)
+
+        refund = _parse_refund(d.pop("refund", UNSET))
+
+        booking_view = cls(
+            created_at=created_at,
+            ends_at=ends_at,
+            gpu_count=gpu_count,
+            id=id,
+            listing_id=listing_id,
+            listing_verification_state=listing_verification_state,
+            payment=payment,
+            price=price,
+            renter_id=renter_id,
+            starts_at=starts_at,
+            status=status,
+            cancelled_at=cancelled_at,
+            guarantee=guarantee,
+            refund=refund,
+        )
+
+        booking_view.additional_properties = d
+        return booking_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.field_error import FieldError
+
+
+T = TypeVar("T", bound="Problem")
+
+
+@_attrs_define
+class Problem:
+    """The body of every error response.
+
+    Attributes:
+        code (str): The stable code; match on this, not on the text.
+        detail (str):
+        status (int):
+        title (str):
+        type_ (str): A URI naming the problem type: `urn:gpumarket:problem:<code>`.
+        errors (list[FieldError] | Unset): Present on validation errors: each offending field.
+    """
+
+    code: str
+    detail: str
+    status: int
+    title: str
+    type_: str
+    errors: list[FieldError] | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        code = self.code
+
+        detail = self.detail
+
+        status = self.status
+
+        title = self.title
+
+        type_ = self.type_
+
+        errors: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.errors, Unset):
+            errors = []
+            for errors_item_data in self.errors:
+                errors_item = errors_item_data.to_dict()
+                errors.append(errors_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "code": code,
+                "detail": detail,
+                "status": status,
+                "title": title,
+                "type": type_,
+            }
+        )
+        if errors is not UNSET:
+            field_dict["errors"] = errors
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.field_error import FieldError  # noqa: PLC0415
+
+        d = dict(src_dict)
+        code = d.pop("code")
+
+        detail = d.pop("detail")
+
+        status = d.pop("status")
+
+        title = d.pop("title")
+
+        type_ = d.pop("type")
+
+        _errors = d.pop("errors", UNSET)
+        errors: list[FieldError] | Unset = UNSET
+        if _errors is not UNSET:
+            errors = []
+            for errors_item_data in _errors:
+                errors_item = FieldError.from_dict(errors_item_data)
+
+                errors.append(errors_item)
+
+        problem = cls(
+            code=code,
+            detail=detail,
+            status=status,
+            title=title,
+            type_=type_,
+            errors=errors,
+        )
+
+        problem.additional_properties = d
+        return problem
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

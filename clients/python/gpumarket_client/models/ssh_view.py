@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="SshView")
+
+
+@_attrs_define
+class SshView:
+    """SSH access to a machine.
+
+    Attributes:
+        host (str):
+        port (int):
+        user (str):
+    """
+
+    host: str
+    port: int
+    user: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        host = self.host
+
+        port = self.port
+
+        user = self.user
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "host": host,
+                "port": port,
+                "user": user,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        host = d.pop("host")
+
+        port = d.pop("port")
+
+        user = d.pop("user")
+
+        ssh_view = cls(
+            host=host,
+            port=port,
+            user=user,
+        )
+
+        ssh_view.additional_properties = d
+        return ssh_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
