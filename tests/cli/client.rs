@@ -122,6 +122,16 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
     assert!(found.contains(&listing), "{found}");
     let none = ok(&cli(dir, &["search", "gpu=h100-sxm-80gb region=local"]).await);
     assert!(!none.contains(&listing), "{none}");
+    // The issue's own query runs (the demo's machine is not in eu-west: no hits).
+    let elsewhere = ok(&cli(
+        dir,
+        &[
+            "search",
+            "gpu=rtx-3060-12gb price<=0.40 usd tok_s@16k/4>=100 verified region=eu-west",
+        ],
+    )
+    .await);
+    assert!(!elsewhere.contains(&listing), "{elsewhere}");
     // The measured terms become the API's parameters, as --curl shows without sending.
     let plan = ok(&cli(
         dir,
@@ -197,6 +207,15 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
         ],
     )
     .await);
+    // How to reach the machine: its token for the interval, and the gateway with one's own
+    // credential.
+    let access = ok(&cli(dir, &["access", &booking]).await);
+    assert!(
+        access.contains("token") && access.contains("/v1/gateway/"),
+        "{access}"
+    );
+    let usage = ok(&cli(dir, &["bookings", "usage", &booking]).await);
+    assert!(usage.contains("output tokens"), "{usage}");
     // Still confirmed a second later: a wait for the booking's end times out (75).
     let late = cli(
         dir,
@@ -343,6 +362,27 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         .unwrap_or_else(|| panic!("no report in {followed}"))
         .to_owned();
 
+    let shown = ok(&cli(dir, &["reports", "show", &report]).await);
+    assert!(
+        shown.contains("signed by") && shown.contains(&mine),
+        "{shown}"
+    );
+    let earnings = as_provider(&["earnings", org]);
+    let earnings: Vec<&str> = earnings.iter().map(String::as_str).collect();
+    ok(&cli(dir, &earnings).await);
+    // The leaderboard's --json is the API's body.
+    let board = cli(dir, &["leaderboard", "--json"]).await;
+    ok(&board);
+    let api = client
+        .get(format!("{base}/v1/leaderboard"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(board.stdout.strip_suffix(b"\n").unwrap(), &api[..]);
+
     // The report, saved as the server sent it and verified offline against its keys.
     ok(&cli(dir, &["reports", "get", &report, "-o", "report.json"]).await);
     let checked = ok(&cli(dir, &["reports", "verify", "report.json"]).await);
@@ -367,4 +407,59 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
     let refused = cli(dir, &["login", "--server", &base, "--curl"]).await;
     assert_eq!(refused.status.code(), Some(64), "{}", stderr(&refused));
     ok(&cli(dir, &["completions", "bash"]).await);
+
+    // A server newer than the command line: it says so, and carries on.
+    let newer = newer_server();
+    let warned = cli(dir, &["leaderboard", "--server", &newer.0]).await;
+    ok(&warned);
+    assert!(
+        stderr(&warned).contains("newer than this command line"),
+        "{}",
+        stderr(&warned)
+    );
+}
+
+/// A stand-in server of version 99.0.0 that answers every request with an empty page.
+fn newer_server() -> (String, KillOnDrop) {
+    let port = crate::free_port();
+    let script = format!(
+        r#"
+import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b'{{"items":[]}}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("x-gpumarket-version", "99.0.0")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", {port}), H).serve_forever()
+"#
+    );
+    let child = Command::new("python3")
+        .args(["-c", &script])
+        .spawn()
+        .unwrap();
+    let address = format!("127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stand-in did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    (format!("http://{address}"), KillOnDrop(child))
+}
+
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -67,6 +67,74 @@ async fn the_readme_s_tested_examples_run_against_the_demo() {
     crate::the_demo_verified_its_listing(demo, dir.path()).await;
 }
 
+/// The SDKs cannot drift from the document: a document changed without running
+/// `scripts/sdks` fails `scripts/sdks --check` (a CI step), which names the command.
+#[test]
+fn a_document_changed_without_regenerating_the_sdks_fails_their_check() {
+    let root = Path::new(ROOT);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |from: &str| {
+        let to = dir.path().join(from);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        let status = Command::new("cp")
+            .args(["-r"])
+            .arg(root.join(from))
+            .arg(&to)
+            .status()
+            .unwrap();
+        assert!(status.success(), "copying {from}");
+    };
+    for path in [
+        "scripts/sdks",
+        "clients/python",
+        "clients/templates",
+        "clients/openapi-python-client.yml",
+        "clients/typescript/schema.d.ts",
+        "clients/typescript/package.json",
+    ] {
+        copy(path);
+    }
+    std::os::unix::fs::symlink(
+        root.join("clients/typescript/node_modules"),
+        dir.path().join("clients/typescript/node_modules"),
+    )
+    .unwrap();
+    let document = std::fs::read_to_string(root.join("openapi/openapi.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("openapi")).unwrap();
+    let check = || {
+        let python = std::env::var("GPUMARKET_TEST_PYTHON").ok();
+        let mut command = Command::new("bash");
+        command
+            .args(["scripts/sdks", "--check"])
+            .current_dir(dir.path());
+        // The generator lives beside the tests' Python (GPUMARKET_PYTOOLS/bin).
+        if let Some(tools) = python
+            .as_deref()
+            .and_then(|p| Path::new(p).parent()?.parent())
+        {
+            command.env("GPUMARKET_PYTOOLS", tools);
+        }
+        command.output().unwrap()
+    };
+    std::fs::write(dir.path().join("openapi/openapi.json"), &document).unwrap();
+    let same = check();
+    assert!(same.status.success(), "{}", stderr(&same));
+    let changed = document.replacen(
+        "Search listings by hardware",
+        "Search the listings by hardware",
+        1,
+    );
+    assert_ne!(changed, document);
+    std::fs::write(dir.path().join("openapi/openapi.json"), changed).unwrap();
+    let stale = check();
+    assert!(!stale.status.success());
+    assert!(
+        stderr(&stale).contains("run `scripts/sdks`"),
+        "{}",
+        stderr(&stale)
+    );
+}
+
 /// The Python SDK's README example (with PyNaCl) and the TypeScript SDK's example (with node),
 /// against `demo`, whose listing is verified.
 async fn the_sdks_examples_run(demo: &Demo, dir: &Path) {
