@@ -316,11 +316,9 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         ),
     )
     .unwrap();
-    let as_provider = |args: &[&str]| {
-        let mut all = args.to_vec();
-        all.extend(["--profile", "provider"]);
-        all.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>()
-    };
+    fn as_provider<'a>(args: &[&'a str]) -> Vec<&'a str> {
+        [args, &["--profile", "provider"]].concat()
+    }
     let create = as_provider(&[
         "listings",
         "create",
@@ -328,7 +326,6 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         file.to_str().unwrap(),
         "--quiet",
     ]);
-    let create: Vec<&str> = create.iter().map(String::as_str).collect();
     let mine = ok(&cli(dir, &create).await).trim().to_owned();
     mine.parse::<uuid::Uuid>().unwrap();
 
@@ -348,12 +345,10 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         .join("\n");
     std::fs::write(&config, expired).unwrap();
     let list = as_provider(&["show", &mine]);
-    let list: Vec<&str> = list.iter().map(String::as_str).collect();
     let (a, b) = tokio::join!(cli(dir, &list), cli(dir, &list));
     ok(&a);
     ok(&b);
     let verify = as_provider(&["listings", "verify", &mine, "--follow"]);
-    let verify: Vec<&str> = verify.iter().map(String::as_str).collect();
     let followed = ok(&cli(dir, &verify).await);
     let report = followed
         .split("report ")
@@ -367,9 +362,7 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         shown.contains("signed by") && shown.contains(&mine),
         "{shown}"
     );
-    let earnings = as_provider(&["earnings", org]);
-    let earnings: Vec<&str> = earnings.iter().map(String::as_str).collect();
-    ok(&cli(dir, &earnings).await);
+    ok(&cli(dir, &as_provider(&["earnings", org])).await);
     // The leaderboard's --json is the API's body.
     let board = cli(dir, &["leaderboard", "--json"]).await;
     ok(&board);
