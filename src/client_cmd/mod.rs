@@ -60,6 +60,12 @@ pub enum Failure {
         code: String,
         detail: String,
     },
+    /// What the command waited for ended otherwise (a booking cancelled, a run failed): a code
+    /// and why.
+    Ended {
+        code: String,
+        detail: String,
+    },
     Usage(String),
     NotSignedIn(String),
     Unreachable(String),
@@ -78,7 +84,7 @@ impl Failure {
 
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Api { .. } => 1,
+            Failure::Api { .. } | Failure::Ended { .. } => 1,
             Failure::Usage(_) => 64,
             Failure::NotSignedIn(_) => 67,
             Failure::Unreachable(_) => 69,
@@ -96,6 +102,7 @@ impl std::fmt::Display for Failure {
                 code,
                 detail,
             } => write!(f, "the server answered {status} {code}: {detail}"),
+            Failure::Ended { code, detail } => write!(f, "{code}: {detail}"),
             Failure::Usage(m) => write!(f, "{m}"),
             Failure::NotSignedIn(m) => write!(f, "not signed in: {m}"),
             Failure::Unreachable(m) => write!(f, "the server is unreachable: {m}"),

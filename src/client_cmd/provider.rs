@@ -206,8 +206,7 @@ async fn follow_run(ctx: &Ctx, run: uuid::Uuid) -> Result<(), Failure> {
                             data["report_id"].as_str().unwrap_or("?"),
                             data["report_id"].as_str().unwrap_or("?"),
                         )),
-                        _ => Err(Failure::Api {
-                            status: 200,
+                        _ => Err(Failure::Ended {
                             code: data["reason"].as_str().unwrap_or("run_failed").to_owned(),
                             detail: format!(
                                 "verification {run} failed (GET /v1/verifications/{run} tells why, to the listing's members)"

@@ -307,9 +307,8 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
             .send()
             .await;
         match ctx.outcome(result) {
-            Err(Failure::Unreachable(why)) if tries < 3 => {
+            Err(Failure::Unreachable(_)) if tries < 3 => {
                 tokio::time::sleep(Duration::from_secs(tries)).await;
-                let _ = why;
             }
             Err(Failure::Unreachable(why)) => {
                 return Err(Failure::Unreachable(format!(
@@ -493,11 +492,9 @@ async fn wait(ctx: &Ctx, id: uuid::Uuid, until: WaitFor, timeout: Duration) -> R
             return ctx.say(&booking_fields(ctx, &b));
         }
         if matches!(b.status.as_str(), "cancelled" | "expired" | "completed") {
-            return Err(Failure::Api {
-                status: 200,
-                code: "booking_ended".into(),
-                detail: format!("booking {id} is {} and will not become {until:?}", b.status)
-                    .to_lowercase(),
+            return Err(Failure::Ended {
+                code: format!("booking_{}", b.status),
+                detail: format!("booking {id} will not become {until:?}").to_lowercase(),
             });
         }
         if tokio::time::Instant::now() >= deadline {
