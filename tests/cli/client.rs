@@ -363,6 +363,35 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         "{shown}"
     );
     ok(&cli(dir, &as_provider(&["earnings", org])).await);
+    // Edit the listing (a JSON patch file), then delist it: no longer found.
+    let patch = dir.join("patch.json");
+    std::fs::write(&patch, r#"{"title": "Renamed from the command line"}"#).unwrap();
+    let edited = ok(&cli(
+        dir,
+        &as_provider(&["listings", "edit", &mine, "--file", patch.to_str().unwrap()]),
+    )
+    .await);
+    assert!(edited.contains("Renamed from the command line"), "{edited}");
+    ok(&cli(dir, &as_provider(&["listings", "delist", &mine])).await);
+    let gone = ok(&cli(dir, &["show", &mine]).await);
+    assert!(gone.contains("delisted"), "{gone}");
+    // A community run: the report `gpumarket bench` wrote (recorded), with its catalog pair.
+    let recorded =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/api/tests/api/data/community-run.json");
+    let run = ok(&cli(
+        dir,
+        &[
+            "runs",
+            "submit",
+            recorded.to_str().unwrap(),
+            "--gpu",
+            "rtx-3060-12gb",
+            "--model",
+            "nvidia-nemotron-nano-12b-v2-awq",
+        ],
+    )
+    .await);
+    assert!(run.contains("community"), "{run}");
     // The leaderboard's --json is the API's body.
     let board = cli(dir, &["leaderboard", "--json"]).await;
     ok(&board);

@@ -13,6 +13,7 @@ pub mod money;
 pub mod org;
 pub mod report;
 pub mod roofline;
+pub mod slo;
 pub mod spot_check;
 pub mod status;
 
