@@ -409,6 +409,12 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
     ok(&cli(dir, &["reports", "get", &report, "-o", "report.json"]).await);
     let checked = ok(&cli(dir, &["reports", "verify", "report.json"]).await);
     assert!(checked.contains("verified"), "{checked}");
+    let fetches = ok(&cli(dir, &["reports", "verify", "report.json", "--curl"]).await);
+    assert_eq!(
+        fetches.trim(),
+        format!("curl -sS '{base}/v1/signing-keys'"),
+        "{fetches}"
+    );
     let mut tampered: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     let sig = tampered["envelope"]["signatures"][0]["sig"]
