@@ -147,6 +147,69 @@ pub fn max_concurrency(gpu: &Gpu, model: &Model, context: u64) -> u64 {
     (budget / per_stream).floor() as u64
 }
 
+/// What the roofline predicts for a GPU at a service-level objective (prompts of `context`
+/// tokens, TTFT p99 ≤ X ms, stutter p99 ≤ Y ms): the capacity planner's row where no verified
+/// report exists.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SloPrediction {
+    /// Users (streams) one machine serves at the SLO; 0 when even one is not served.
+    pub users: u64,
+    /// Per-stream tok/s at that load (at one stream when none is served).
+    pub per_stream_tok_s: f64,
+    /// Total tok/s at that load (0 when none is served).
+    pub total_tok_s: f64,
+    /// A fresh prompt's prefill: compute-bound, 2 × parameters × K ÷ the usable FLOPS.
+    pub ttft_ms: f64,
+    /// The gap between tokens: 1000 ÷ per-stream tok/s.
+    pub stutter_ms: f64,
+}
+
+/// Milliseconds to prefill `context` fresh tokens, compute-bound at [`EFFICIENCY`] of the
+/// GPU's FP16 tensor throughput.
+pub fn prefill_ms(gpu: &Gpu, model: &Model, context: u64) -> f64 {
+    2.0 * model.parameters_b * 1e9 * context as f64 / (EFFICIENCY * gpu.fp16_tensor_tflops * 1e12)
+        * 1000.0
+}
+
+/// The most users one machine serves at the SLO by the roofline: the largest concurrency whose
+/// KV cache fits ([`max_concurrency`]) and whose per-stream speed keeps the gap between tokens
+/// within `itl_p99_ms`, when a fresh prompt's prefill is within `ttft_p99_ms`. Per-stream speed
+/// only falls as streams are added, so the largest is found by bisection.
+pub fn predict_at_slo(
+    gpu: &Gpu,
+    model: &Model,
+    context: u64,
+    ttft_p99_ms: f64,
+    itl_p99_ms: f64,
+) -> SloPrediction {
+    let ttft_ms = prefill_ms(gpu, model, context);
+    let at = |concurrency: u64| predict_decode(gpu, model, context, concurrency);
+    let meets = |concurrency: u64| 1000.0 / at(concurrency).per_stream_tok_s <= itl_p99_ms;
+    let most = max_concurrency(gpu, model, context);
+    let users = if ttft_ms > ttft_p99_ms || most == 0 || !meets(1) {
+        0
+    } else {
+        let (mut low, mut high) = (1, most);
+        while low < high {
+            let middle = low + (high - low).div_ceil(2);
+            if meets(middle) {
+                low = middle;
+            } else {
+                high = middle - 1;
+            }
+        }
+        low
+    };
+    let shown = at(users.max(1));
+    SloPrediction {
+        users,
+        per_stream_tok_s: shown.per_stream_tok_s,
+        total_tok_s: if users > 0 { shown.total_tok_s } else { 0.0 },
+        ttft_ms,
+        stutter_ms: 1000.0 / shown.per_stream_tok_s,
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct GpuFile {
     gpu: Vec<Gpu>,
@@ -239,6 +302,40 @@ mod tests {
             catalog.gpu("rtx-3060-12gb").unwrap().memory_bandwidth_gb_s,
             360.0
         );
+    }
+
+    /// The planner's prediction for the reference pair: one stream at the page's ~40 tok/s
+    /// (within a quarter), as many users as the stutter limit and the memory allow.
+    #[test]
+    fn an_slo_is_predicted_from_the_roofline() {
+        let catalog = Catalog::get().unwrap();
+        let gpu = catalog.gpu("rtx-3060-12gb").unwrap();
+        let model = catalog.model("nvidia-nemotron-nano-12b-v2-awq").unwrap();
+        let loose = predict_at_slo(gpu, model, 8192, 10_000.0, 1000.0);
+        assert_eq!(loose.users, max_concurrency(gpu, model, 8192));
+        // A limit of exactly one stream's gap serves one user, at the page's speed.
+        let single = predict_decode(gpu, model, 0, 1).per_stream_tok_s;
+        let one = predict_at_slo(gpu, model, 0, 10_000.0, 1000.0 / single);
+        assert_eq!(one.users, 1, "{one:?}");
+        assert!((one.per_stream_tok_s / 40.3 - 1.0).abs() < 0.25, "{one:?}");
+        assert!((one.stutter_ms - 1000.0 / one.per_stream_tok_s).abs() < 1e-9);
+        // A limit between one stream's gap and the fullest machine's: the largest load within
+        // it, one more stream would break it.
+        let most = max_concurrency(gpu, model, 8192);
+        let gap = |c| 1000.0 / predict_decode(gpu, model, 8192, c).per_stream_tok_s;
+        let limit = (gap(1) + gap(most)) / 2.0;
+        let some = predict_at_slo(gpu, model, 8192, 10_000.0, limit);
+        assert!(some.users >= 1 && some.users < most, "{some:?}");
+        assert!(some.stutter_ms <= limit, "{some:?}");
+        let more = predict_decode(gpu, model, 8192, some.users + 1);
+        assert!(1000.0 / more.per_stream_tok_s > limit, "{some:?} {more:?}");
+        // A fresh 8K prompt, compute-bound: 2 × parameters × tokens over the usable FLOPS.
+        let ttft = 2.0 * model.parameters_b * 1e9 * 8192.0
+            / (EFFICIENCY * gpu.fp16_tensor_tflops * 1e12)
+            * 1000.0;
+        assert!((some.ttft_ms - ttft).abs() < 1e-9);
+        let too_soon = predict_at_slo(gpu, model, 8192, ttft * 0.9, limit);
+        assert_eq!((too_soon.users, too_soon.total_tok_s), (0, 0.0));
     }
 
     /// The reference page: NVIDIA-Nemotron-Nano-12B-v2-AWQ-4bit on an RTX 3060 12GB, one
