@@ -82,27 +82,7 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
 
     // A renter with an API key signs in with it; the file is theirs alone.
     let client = http();
-    let renter: Value = client
-        .post(format!("{base}/v1/auth/register"))
-        .json(&json!({"email": "cli@example.com", "password": "cli-password-1", "name": "CLI"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let access = renter["access_token"].as_str().unwrap();
-    let key: Value = client
-        .post(format!("{base}/v1/api-keys"))
-        .bearer_auth(access)
-        .json(&json!({"name": "cli"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let key = key["key"].as_str().unwrap().to_owned();
+    let key = crate::new_api_key(&base, "cli@example.com", "CLI").await;
     let login = ok(&cli(dir, &["login", "--server", &base, "--api-key", &key]).await);
     assert!(login.contains("cli@example.com"), "{login}");
     let config = dir.join("config/gpumarket/config.toml");
