@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal};
 use client::{ClientInfo, Inner, types};
 
 use super::session::{Profile, Refreshed, Store};
-use super::{Failure, Global, output};
+use super::{Failure, Global, failure, output, server_of};
 
 #[derive(Debug, clap::Args)]
 pub struct LoginArgs {
@@ -38,21 +38,8 @@ pub async fn login(args: LoginArgs) -> Result<(), Failure> {
         ));
     }
     let store = Store::locate()?;
-    let server = global
-        .server
-        .clone()
-        .or_else(|| {
-            store
-                .profile(&global.profile)
-                .ok()
-                .flatten()
-                .and_then(|p| p.server)
-        })
-        .ok_or_else(|| Failure::usage("name the server: gpumarket login --server URL"))?
-        .trim_end_matches('/')
-        .to_owned();
-    reqwest::Url::parse(&server)
-        .map_err(|e| Failure::usage(format!("--server {server}: not a URL ({e})")))?;
+    let server = server_of(global, &store)?
+        .ok_or_else(|| Failure::usage("name the server: gpumarket login --server URL"))?;
     let http =
         client::http_client().map_err(|e| Failure::Io(format!("building the HTTP client: {e}")))?;
     let ctx = |token: Option<String>| {
@@ -60,7 +47,7 @@ pub async fn login(args: LoginArgs) -> Result<(), Failure> {
     };
     let profile = if let Some(key) = args.api_key.clone().or_else(|| global.token.clone()) {
         let client = ctx(Some(key.clone()));
-        let me = call(&client, &server, client.get_me().send().await)?;
+        let me = call(&client, client.get_me().send().await)?;
         Profile {
             server: Some(server.clone()),
             api_key: Some(key),
@@ -87,7 +74,7 @@ pub async fn login(args: LoginArgs) -> Result<(), Failure> {
             email: email.clone(),
             password,
         };
-        let pair = call(&client, &server, client.login().body(body).send().await)?;
+        let pair = call(&client, client.login().body(body).send().await)?;
         Profile {
             server: Some(server.clone()),
             refresh_token: Some(pair.refresh_token),
@@ -166,31 +153,11 @@ pub async fn refresh(client: client::Client, refresh_token: String) -> Result<Re
 /// A login step's value, or its failure.
 fn call<T, E>(
     client: &client::Client,
-    server: &str,
     result: Result<client::ResponseValue<T>, client::Error<E>>,
 ) -> Result<T, Failure> {
-    match result {
-        Ok(value) => Ok(value.into_inner()),
-        Err(client::Error::CommunicationError(e)) => {
-            Err(Failure::Unreachable(format!("{server}: {e}")))
-        }
-        Err(_) => {
-            let raw = client.inner().last();
-            let problem: serde_json::Value = raw
-                .as_ref()
-                .and_then(|r| serde_json::from_slice(&r.body).ok())
-                .unwrap_or_default();
-            Err(Failure::Api {
-                status: raw.map_or(0, |r| r.status),
-                code: problem["code"].as_str().unwrap_or("unknown").to_owned(),
-                detail: problem["detail"]
-                    .as_str()
-                    .or(problem["title"].as_str())
-                    .unwrap_or("")
-                    .to_owned(),
-            })
-        }
-    }
+    result
+        .map(client::ResponseValue::into_inner)
+        .map_err(|error| failure(client, error))
 }
 
 fn prompt(label: &str) -> Result<String, Failure> {

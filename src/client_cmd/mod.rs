@@ -169,15 +169,7 @@ pub enum Auth {
 impl Ctx {
     pub async fn new(global: &Global, auth: Auth) -> Result<Self, Failure> {
         let store = Store::locate()?;
-        let profile = store.profile(&global.profile)?;
-        let server = global
-            .server
-            .clone()
-            .or_else(|| profile.as_ref().and_then(|p| p.server.clone()))
-            .unwrap_or_else(|| DEFAULT_SERVER.to_owned());
-        let server = server.trim_end_matches('/').to_owned();
-        reqwest::Url::parse(&server)
-            .map_err(|e| Failure::usage(format!("--server {server}: not a URL ({e})")))?;
+        let server = server_of(global, &store)?.unwrap_or_else(|| DEFAULT_SERVER.to_owned());
         let http = client::http_client()
             .map_err(|e| Failure::Io(format!("building the HTTP client: {e}")))?;
         let token = if global.curl {
@@ -218,11 +210,7 @@ impl Ctx {
         match result {
             Ok(value) => Ok(Some(value.into_inner())),
             Err(Error::Custom(message)) if message == DRY_RUN => Ok(None),
-            Err(Error::CommunicationError(e)) => {
-                Err(Failure::Unreachable(format!("{}: {e}", self.server)))
-            }
-            Err(Error::InvalidRequest(m)) => Err(Failure::usage(m)),
-            Err(_) => Err(self.api_failure()),
+            Err(error) => Err(failure(&self.client, error)),
         }
     }
 
@@ -235,25 +223,6 @@ impl Ctx {
             if !raw.body.ends_with(b"\n") {
                 let _ = output::raw(b"\n");
             }
-        }
-    }
-
-    /// The problem the server answered, from the response's bytes.
-    fn api_failure(&self) -> Failure {
-        let Some(raw) = self.client.inner().last() else {
-            return Failure::Unreachable(format!("{}: no response", self.server));
-        };
-        let problem: serde_json::Value = serde_json::from_slice(&raw.body).unwrap_or_default();
-        let text = |key: &str| problem[key].as_str().map(str::to_owned);
-        Failure::Api {
-            status: raw.status,
-            code: text("code").unwrap_or_else(|| "unknown".into()),
-            detail: text("detail").or_else(|| text("title")).unwrap_or_else(|| {
-                String::from_utf8_lossy(&raw.body)
-                    .chars()
-                    .take(300)
-                    .collect()
-            }),
         }
     }
 
@@ -295,6 +264,48 @@ impl Ctx {
             }
         }
         Ok(())
+    }
+}
+
+/// The server a command talks to: `--server` (or `GPUMARKET_URL`), else the profile's; checked
+/// to be a URL, without a trailing slash. `None` when neither names one.
+pub fn server_of(global: &Global, store: &Store) -> Result<Option<String>, Failure> {
+    let Some(server) = global
+        .server
+        .clone()
+        .or(store.profile(&global.profile)?.and_then(|p| p.server))
+    else {
+        return Ok(None);
+    };
+    let server = server.trim_end_matches('/').to_owned();
+    reqwest::Url::parse(&server)
+        .map_err(|e| Failure::usage(format!("--server {server}: not a URL ({e})")))?;
+    Ok(Some(server))
+}
+
+/// Why a call of `client` failed: the server out of reach, a request the client refused to
+/// build, or the problem the server answered (read from the response's bytes).
+pub fn failure<E>(client: &client::Client, error: Error<E>) -> Failure {
+    match error {
+        Error::CommunicationError(e) => Failure::Unreachable(format!("{}: {e}", client.baseurl())),
+        Error::InvalidRequest(m) => Failure::usage(m),
+        _ => {
+            let Some(raw) = client.inner().last() else {
+                return Failure::Unreachable(format!("{}: no response", client.baseurl()));
+            };
+            let problem: serde_json::Value = serde_json::from_slice(&raw.body).unwrap_or_default();
+            let text = |key: &str| problem[key].as_str().map(str::to_owned);
+            Failure::Api {
+                status: raw.status,
+                code: text("code").unwrap_or_else(|| "unknown".into()),
+                detail: text("detail").or_else(|| text("title")).unwrap_or_else(|| {
+                    String::from_utf8_lossy(&raw.body)
+                        .chars()
+                        .take(300)
+                        .collect()
+                }),
+            }
+        }
     }
 }
 

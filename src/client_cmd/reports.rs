@@ -92,14 +92,8 @@ pub async fn reports(args: ReportsArgs) -> Result<ExitCode, Failure> {
             checkpoint,
         } => {
             // Offline but for the keys (and the checkpoint): no credential is needed.
-            let server = match &args.global.server {
-                Some(server) => server.clone(),
-                None => Store::locate()?
-                    .profile(&args.global.profile)?
-                    .and_then(|p| p.server)
-                    .unwrap_or_else(|| DEFAULT_SERVER.to_owned()),
-            };
-            let server = server.trim_end_matches('/').to_owned();
+            let server = super::server_of(&args.global, &Store::locate()?)?
+                .unwrap_or_else(|| DEFAULT_SERVER.to_owned());
             let checkpoint = checkpoint.map(|c| {
                 if c == "latest" {
                     format!("{server}/v1/log/checkpoint")
@@ -212,11 +206,9 @@ pub async fn leaderboard(args: LeaderboardArgs) -> Result<(), Failure> {
     let ctx = Ctx::new(&args.global, Auth::Optional).await?;
     let mut call = ctx.client.get_leaderboard();
     if let (Some(context), Some(concurrency)) = (&args.context, args.concurrency) {
-        let cell = client::query::Search::parse(&format!("tok_s@{context}/{concurrency}>=0"))
-            .map_err(|e| Failure::usage(format!("--context {context}: {}", e.reason)))?;
-        if let Some(c) = cell.context {
-            call = call.context(c).concurrency(concurrency);
-        }
+        let context = client::query::tokens(context)
+            .map_err(|reason| Failure::usage(format!("--context: {reason}")))?;
+        call = call.context(context).concurrency(concurrency);
     }
     if let Some(page) = ctx.outcome(call.send().await)? {
         let rows: Vec<Vec<String>> = page

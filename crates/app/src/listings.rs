@@ -258,15 +258,7 @@ fn catalog_gpu(raw: &str) -> Result<(String, Vec<String>), ValidationError> {
         )
     };
     let catalog = catalog::Catalog::get().map_err(|_| unknown())?;
-    let gpu = catalog
-        .gpus
-        .iter()
-        .find(|g| {
-            g.id.eq_ignore_ascii_case(raw)
-                || g.name.eq_ignore_ascii_case(raw)
-                || g.aliases.iter().any(|a| a.eq_ignore_ascii_case(raw))
-        })
-        .ok_or_else(unknown)?;
+    let gpu = catalog.gpu_named(raw).ok_or_else(unknown)?;
     let names = std::iter::once(&gpu.name)
         .chain(&gpu.aliases)
         .cloned()

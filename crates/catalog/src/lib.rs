@@ -253,6 +253,15 @@ impl Catalog {
         self.gpus.iter().find(|g| g.id == id)
     }
 
+    /// The GPU a person names: its id, name or one of its aliases, in any case.
+    pub fn gpu_named(&self, name: &str) -> Option<&Gpu> {
+        self.gpus.iter().find(|g| {
+            g.id.eq_ignore_ascii_case(name)
+                || g.name.eq_ignore_ascii_case(name)
+                || g.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        })
+    }
+
     pub fn model(&self, id: &str) -> Option<&Model> {
         self.models.iter().find(|m| m.id == id)
     }

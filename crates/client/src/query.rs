@@ -257,7 +257,7 @@ fn positive_integer(value: &str) -> Result<i64, String> {
 }
 
 /// A context in tokens: `16k` is 16,384 (the reference page's count), `0` none.
-fn tokens(value: &str) -> Result<i64, String> {
+pub fn tokens(value: &str) -> Result<i64, String> {
     let bad = || format!("`{value}` is not a context such as 0, 1024 or 16k");
     let (digits, scale) = match value.strip_suffix(['k', 'K']) {
         Some(digits) => (digits, 1024),
