@@ -39,6 +39,11 @@ enum Command {
     /// tok_s@16k/4>=100 verified region=eu-west'.
     #[command(display_order = 2)]
     Search(client_cmd::SearchArgs),
+    /// Machines by what users feel: the users each serves within an objective such as
+    /// 'model=qwen3-0.6b context=8k users=50 ttft<=2s itl<=100ms', and the cheapest plan;
+    /// `offers book` books that plan.
+    #[command(display_order = 2)]
+    Offers(client_cmd::OffersArgs),
     /// Show a listing: its machine, price, badge and verified figures.
     #[command(display_order = 2)]
     Show(client_cmd::ShowArgs),
@@ -149,6 +154,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Login(args) => Ok(client_cmd::run(client_cmd::login::login(args))),
         Command::Logout(args) => Ok(client_cmd::run(client_cmd::login::logout(args))),
         Command::Search(args) => Ok(client_cmd::run(client_cmd::renter::search(args))),
+        Command::Offers(args) => Ok(client_cmd::run(client_cmd::offers::offers(args))),
         Command::Show(args) => Ok(client_cmd::run(client_cmd::renter::show(args))),
         Command::Book(args) => Ok(client_cmd::run(client_cmd::renter::book(args))),
         Command::Bookings(args) => Ok(client_cmd::run(client_cmd::renter::bookings(args))),

@@ -35,6 +35,7 @@ fn main() -> ExitCode {
                     "login"
                         | "logout"
                         | "search"
+                        | "offers"
                         | "show"
                         | "book"
                         | "bookings"

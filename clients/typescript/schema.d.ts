@@ -913,6 +913,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search by a service-level objective: verified machines serving a model, each with the
+         *     users it serves within the objective (goodput, from its signed report's figures), priced
+         *     per hour, per million output tokens and per user-hour, cheapest per user-hour first; and
+         *     the cheapest plan of whole machines that serves `users`. Public. Pages `{items,
+         *     next_cursor}`; the plan is over every offer, on every page.
+         */
+        get: operations["search_offers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/offers/book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book the cheapest plan that meets a service-level objective over an interval: every
+         *     listing of it whole, in one transaction, all or none. Each listing is checked again under
+         *     its lock (the offers may be stale); one taken meanwhile is left out and the plan chosen
+         *     again from the offers that still meet the objective. The `Idempotency-Key` header is
+         *     required: the same key and body again returns the same plan. A plan counts as one booking
+         *     against `max_open_bookings`; its GPU-hours count in full.
+         */
+        post: operations["book_offers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs": {
         parameters: {
             query?: never;
@@ -1583,6 +1630,55 @@ export interface components {
              */
             status?: string | null;
         };
+        /** @description The objective (as `GET /v1/offers` takes it) and the interval to book. */
+        BookPlanRequest: {
+            /**
+             * Format: int64
+             * @description The longest prompt, tokens.
+             */
+            context: number;
+            /** @description Prices in this ISO 4217 currency (default `USD`). */
+            currency?: string | null;
+            /** Format: date-time */
+            ends_at: string;
+            /** Format: double */
+            itl_p99_ms: number;
+            /**
+             * Format: int64
+             * @description At most this price per hour for each whole machine, minor units.
+             */
+            max_price_per_hour?: number | null;
+            /** @description A catalog model's id, name or alias, or the name an engine serves. */
+            model: string;
+            /**
+             * Format: date-time
+             * @description Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
+             */
+            starts_at: string;
+            /** Format: double */
+            ttft_p99_ms: number;
+            /**
+             * Format: int64
+             * @description Users to serve at once (1–10,000).
+             */
+            users: number;
+        };
+        BookedPlanView: {
+            /** @description One booking per listing of the plan, every GPU of it, by listing id. */
+            bookings: components["schemas"]["BookingView"][];
+            /**
+             * Format: uuid
+             * @description Ties the plan's bookings (each booking's `plan_id`).
+             */
+            plan_id: string;
+            /** @description Its machines' price per hour when booked. */
+            price_per_hour: components["schemas"]["MoneyView"];
+            /**
+             * Format: int64
+             * @description The users the plan serves within the objective.
+             */
+            users: number;
+        };
         /** @description A booking's performance guarantee and its credits. */
         BookingGuaranteeView: {
             /** @description Credits accrued for buckets that under-delivered. */
@@ -1626,6 +1722,11 @@ export interface components {
              */
             listing_verification_state: string;
             payment: components["schemas"]["PaymentView"];
+            /**
+             * Format: uuid
+             * @description The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
+             */
+            plan_id?: string | null;
             /** @description Fixed at booking time from the listing's price. */
             price: components["schemas"]["MoneyView"];
             refund?: components["schemas"]["MoneyView"] | null;
@@ -1834,6 +1935,41 @@ export interface components {
             from: string;
             /** Format: date-time */
             to: string;
+        };
+        /** @description What a machine shows at the load where it meets the objective. */
+        GoodputView: {
+            /**
+             * Format: int64
+             * @description The measured context the figures come from (the smallest at least the objective's).
+             */
+            context_tokens: number;
+            /**
+             * Format: double
+             * @description Stutter: the cell's inter-token gap p99, over every token of its window.
+             */
+            itl_ms_p99: number;
+            /**
+             * Format: double
+             * @description The machine's total output tok/s at that load.
+             */
+            total_tok_s: number;
+            /**
+             * Format: double
+             * @description Time to first token p99 at that load for a fresh prompt of the objective's context:
+             *     estimated (the cell's TTFT p99 plus the prompt's prefill time at the measured rate).
+             */
+            ttft_ms_p99_estimated: number;
+            /**
+             * Format: int64
+             * @description The requests behind the cell's TTFT p99 (a p99 of a few samples is near the slowest).
+             */
+            ttft_samples?: number | null;
+            /**
+             * Format: int64
+             * @description Users (concurrent streams) one machine serves within the objective: the largest
+             *     measured concurrency whose cell meets both limits.
+             */
+            users: number;
         };
         GpuDetailView: components["schemas"]["GpuView"] & {
             /**
@@ -2198,6 +2334,45 @@ export interface components {
         MyOrgView: components["schemas"]["OrgView"] & {
             role: components["schemas"]["RoleView"];
         };
+        OfferView: {
+            /**
+             * Format: double
+             * @description The closest it came: the best estimated TTFT or stutter, ms (with the reasons that
+             *     have one).
+             */
+            best_ms?: number | null;
+            /**
+             * Format: double
+             * @description Price per hour ÷ users served, minor units: what offers are sorted by.
+             */
+            cost_per_user_hour?: number | null;
+            goodput?: components["schemas"]["GoodputView"] | null;
+            listing: components["schemas"]["ListingView"];
+            /** @description Whether the machine meets the objective at some measured load. */
+            meets: boolean;
+            /** @description The whole machine's price per hour (every GPU: goodput is the engine's). */
+            price_per_hour: components["schemas"]["MoneyView"];
+            /**
+             * Format: double
+             * @description Price per million output tokens at that load, minor units.
+             */
+            price_per_mtok?: number | null;
+            /**
+             * @description Why it cannot (with `meets: false`): `context_not_measured`, `prefill_not_measured`,
+             *     `no_valid_cell`, `ttft_too_slow` or `stutter_too_long`.
+             */
+            reason?: string | null;
+        };
+        OffersView: {
+            items: components["schemas"]["OfferView"][];
+            next_cursor?: string | null;
+            plan?: components["schemas"]["PlanView"] | null;
+            /**
+             * Format: int64
+             * @description The users every offer that meets the objective serves together.
+             */
+            users_available: number;
+        };
         OrgDetailsView: components["schemas"]["OrgView"] & {
             members: components["schemas"]["MemberView"][];
             /** @description The caller's own role. */
@@ -2252,6 +2427,11 @@ export interface components {
                  */
                 listing_verification_state: string;
                 payment: components["schemas"]["PaymentView"];
+                /**
+                 * Format: uuid
+                 * @description The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
+                 */
+                plan_id?: string | null;
                 /** @description Fixed at booking time from the listing's price. */
                 price: components["schemas"]["MoneyView"];
                 refund?: components["schemas"]["MoneyView"] | null;
@@ -2422,6 +2602,17 @@ export interface components {
             spot_check_every_secs: number;
             /** Format: int32 */
             verification_runs_per_day: number;
+        };
+        /** @description The cheapest set of whole machines whose goodput adds up to the users asked for. */
+        PlanView: {
+            /** @description Listing ids, ascending. */
+            listings: string[];
+            price_per_hour: components["schemas"]["MoneyView"];
+            /**
+             * Format: int64
+             * @description The users they serve together (at least those asked for).
+             */
+            users: number;
         };
         PredictedView: {
             /** @description Whether memory bandwidth (not tensor throughput) bounds a step. */
@@ -7184,6 +7375,236 @@ export interface operations {
             };
             /** @description `internal`: Internal server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    search_offers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The model: a catalog model's id, name or alias (listings that name it as their
+                 *     `catalog.model`), or the name an engine serves (`engine.model`).
+                 */
+                model?: string;
+                /**
+                 * @description The longest prompt, tokens: figures come from the smallest measured context at least
+                 *     this long.
+                 */
+                context?: number;
+                /** @description Users to serve at once (1–10,000). */
+                users?: number;
+                /**
+                 * @description The first token within this many ms for 99 in 100 requests (estimated: the cell's
+                 *     TTFT p99 plus a fresh prompt's prefill).
+                 */
+                ttft_p99_ms?: number;
+                /** @description No gap between tokens longer than this many ms for 99 in 100 tokens. */
+                itl_p99_ms?: number;
+                /**
+                 * @description Prices in this ISO 4217 currency (default `USD`): prices in different currencies do
+                 *     not add up.
+                 */
+                currency?: string;
+                /** @description At most this price per hour for a whole machine, minor units. */
+                max_price_per_hour?: number;
+                /** @description With `available_until`: only machines free (every GPU) over the whole interval. */
+                available_from?: string;
+                available_until?: string;
+                /**
+                 * @description `true`: also list verified listings that cannot meet the objective, with `meets:
+                 *     false` and the reason, after those that can.
+                 */
+                include_failing?: boolean;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100 (default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of offers, and the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffersView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    book_offers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description A key unique to this plan; retries reuse it */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BookPlanRequest"];
+            };
+        };
+        responses: {
+            /** @description Booked (or the same request replayed: `Idempotent-Replayed: true`) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookedPlanView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `email_unverified`: The account has not confirmed its email address; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slo_unmet`: No set of offers meets the objective; `booking_conflict`: The capacity is taken; `payouts_not_enabled`: The provider cannot take payments yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_reused`: The Idempotency-Key was used for another request; `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payment_provider_error`: The payment provider failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

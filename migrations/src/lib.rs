@@ -28,6 +28,7 @@ mod m20261202_000020_gateway_judging;
 mod m20261202_000021_accounts_and_limits;
 mod m20261202_000022_community_cells;
 mod m20261202_000023_email_verification;
+mod m20261203_000024_offers;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000021_accounts_and_limits::Migration),
             Box::new(m20261202_000022_community_cells::Migration),
             Box::new(m20261202_000023_email_verification::Migration),
+            Box::new(m20261203_000024_offers::Migration),
         ]
     }
 }

@@ -10,6 +10,7 @@
 //! file unreadable or unwritable, 75 `wait` timed out. `reports verify` keeps `verify`'s.
 
 pub mod login;
+pub mod offers;
 mod output;
 pub mod provider;
 pub mod renter;
@@ -22,6 +23,7 @@ use std::process::ExitCode;
 use client::{ClientInfo, DRY_RUN, Error, Inner, ResponseValue};
 
 pub use login::{LoginArgs, LogoutArgs};
+pub use offers::OffersArgs;
 pub use provider::{EarningsArgs, ListingsArgs};
 pub use renter::{AccessArgs, BookArgs, BookingsArgs, SearchArgs, ShowArgs};
 pub use reports::{LeaderboardArgs, ReportsArgs, RunsArgs};
@@ -211,6 +213,34 @@ impl Ctx {
             Ok(value) => Ok(Some(value.into_inner())),
             Err(Error::Custom(message)) if message == DRY_RUN => Ok(None),
             Err(error) => Err(failure(&self.client, error)),
+        }
+    }
+
+    /// Sends a call that books under `key`, trying again (with the same key) twice while the
+    /// server cannot be reached; when it gives up, says how to find out without booking twice.
+    pub async fn booking_call<T, E, Fut>(
+        &self,
+        key: &str,
+        what: &str,
+        mut call: impl FnMut() -> Fut,
+    ) -> Result<Option<T>, Failure>
+    where
+        Fut: std::future::Future<Output = Result<ResponseValue<T>, Error<E>>>,
+    {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match self.outcome(call().await) {
+                Err(Failure::Unreachable(_)) if tries < 3 => {
+                    tokio::time::sleep(std::time::Duration::from_secs(tries)).await;
+                }
+                Err(Failure::Unreachable(why)) => {
+                    return Err(Failure::Unreachable(format!(
+                        "{why}; the {what} may have been made: run the same command with --idempotency-key {key} to find out without booking twice"
+                    )));
+                }
+                other => return other,
+            }
         }
     }
 

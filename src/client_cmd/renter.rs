@@ -112,8 +112,8 @@ pub struct AccessArgs {
 }
 
 /// The API's page size: the most it gives at once.
-const MAX_PAGE: u64 = 100;
-const DEFAULT_PAGE: u64 = 20;
+pub(super) const MAX_PAGE: u64 = 100;
+pub(super) const DEFAULT_PAGE: u64 = 20;
 
 /// `search '<query>'`: listings matching the query, cheapest first unless it sorts otherwise.
 pub async fn search(args: SearchArgs) -> Result<(), Failure> {
@@ -296,28 +296,15 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
         starts_at: args.from,
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
     };
-    let mut tries = 0;
-    let booking = loop {
-        tries += 1;
-        let result = ctx
-            .client
-            .create_booking()
-            .idempotency_key(key.as_str())
-            .body(body.clone())
-            .send()
-            .await;
-        match ctx.outcome(result) {
-            Err(Failure::Unreachable(_)) if tries < 3 => {
-                tokio::time::sleep(Duration::from_secs(tries)).await;
-            }
-            Err(Failure::Unreachable(why)) => {
-                return Err(Failure::Unreachable(format!(
-                    "{why}; the booking may have been made: run the same command with --idempotency-key {key} to find out without booking twice"
-                )));
-            }
-            other => break other?,
-        }
-    };
+    let booking = ctx
+        .booking_call(&key, "booking", || {
+            ctx.client
+                .create_booking()
+                .idempotency_key(key.as_str())
+                .body(body.clone())
+                .send()
+        })
+        .await?;
     if let Some(booking) = booking {
         if args.quiet {
             ctx.say(&format!("{}\n", booking.id))?;
@@ -328,7 +315,7 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
     ctx.finish()
 }
 
-fn booking_fields(ctx: &Ctx, b: &types::BookingView) -> String {
+pub(super) fn booking_fields(ctx: &Ctx, b: &types::BookingView) -> String {
     let mut pairs = vec![
         ("id", b.id.to_string()),
         ("listing", b.listing_id.to_string()),

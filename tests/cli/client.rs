@@ -152,6 +152,42 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
         stderr(&unknown)
     );
 
+    // Offers at an objective: its terms become /v1/offers's parameters (as --curl shows); an
+    // objective nothing meets lists no plan, and booking it is the server's 409 (exit 1); a
+    // missing limit is a usage error (64).
+    let asked = ok(&cli(
+        dir,
+        &[
+            "offers",
+            "model=nvidia-nemotron-nano-12b-v2-awq context=1k users=4 ttft<=3s itl<=100ms price<=1.00 usd",
+            "--curl",
+        ],
+    )
+    .await);
+    for part in [
+        "model=nvidia-nemotron-nano-12b-v2-awq",
+        "context=1024",
+        "users=4",
+        "ttft_p99_ms=3000",
+        "itl_p99_ms=100",
+        "max_price_per_hour=100",
+        "currency=USD",
+    ] {
+        assert!(asked.contains(part), "{part} in {asked}");
+    }
+    let impossible = "model=nvidia-nemotron-nano-12b-v2-awq context=1k users=1 ttft<=1ms itl<=1ms";
+    let nothing = ok(&cli(dir, &["offers", &format!("{impossible} failing")]).await);
+    assert!(nothing.contains("no plan"), "{nothing}");
+    let from = (chrono::Utc::now() + chrono::Duration::hours(30))
+        .format("%Y-%m-%dT%H:00:00Z")
+        .to_string();
+    let unmet = cli(dir, &["offers", "book", impossible, "--from", &from, "--hours", "1"]).await;
+    assert_eq!(unmet.status.code(), Some(1), "{}", stderr(&unmet));
+    assert!(stderr(&unmet).contains("409 slo_unmet"), "{}", stderr(&unmet));
+    let partial = cli(dir, &["offers", "model=m context=1k users=1 ttft<=2s"]).await;
+    assert_eq!(partial.status.code(), Some(64), "{}", stderr(&partial));
+    assert!(stderr(&partial).contains("itl<=100ms"), "{}", stderr(&partial));
+
     // Book twice with one key: one booking.
     let from = (chrono::Utc::now() + chrono::Duration::hours(2))
         .format("%Y-%m-%dT%H:00:00Z")

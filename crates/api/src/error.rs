@@ -62,6 +62,7 @@ codes! {
     RUN_FINISHED / RunFinished = ("run_finished", 409, "The run has already finished");
     RUN_IN_PROGRESS / RunInProgress = ("run_in_progress", 409, "Another run of the listing is under way");
     BOOKING_CONFLICT / BookingConflict = ("booking_conflict", 409, "The capacity is taken");
+    SLO_UNMET / SloUnmet = ("slo_unmet", 409, "No set of offers meets the objective");
     BOOKING_NOT_CANCELLABLE / BookingNotCancellable = ("booking_not_cancellable", 409, "The booking cannot be cancelled");
     INVALID_SIGNATURE / InvalidSignature = ("invalid_signature", 400, "The webhook signature does not verify");
     PAYMENTS_NOT_CONFIGURED / PaymentsNotConfigured = ("payments_not_configured", 409, "Payments are not configured");
@@ -357,6 +358,7 @@ impl From<AppError> for ApiError {
             AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
             AppError::RunInProgress(_) => Self::new(code::RUN_IN_PROGRESS, err.to_string()),
             AppError::BookingConflict => Self::new(code::BOOKING_CONFLICT, err.to_string()),
+            AppError::SloUnmet(why) => Self::new(code::SLO_UNMET, why),
             AppError::BookingNotCancellable(_) => {
                 Self::new(code::BOOKING_NOT_CANCELLABLE, err.to_string())
             }

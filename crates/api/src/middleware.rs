@@ -143,7 +143,7 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
             RateClass::Auth
         } else if path.starts_with("/gateway/") {
             RateClass::Gateway
-        } else if *method == Method::GET && path == "/listings" {
+        } else if *method == Method::GET && (path == "/listings" || path == "/offers") {
             RateClass::Search
         } else if *method == Method::GET && path.ends_with("/events") {
             RateClass::Events
@@ -305,6 +305,10 @@ mod tests {
         );
         assert_eq!(
             class_of(&Method::GET, "/v1/listings"),
+            Some(RateClass::Search)
+        );
+        assert_eq!(
+            class_of(&Method::GET, "/v1/offers"),
             Some(RateClass::Search)
         );
         assert_eq!(

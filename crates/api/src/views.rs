@@ -530,6 +530,15 @@ pub struct MoneyView {
     pub currency: String,
 }
 
+impl From<app::Money> for MoneyView {
+    fn from(m: app::Money) -> Self {
+        Self {
+            amount: m.minor(),
+            currency: m.currency().code().to_owned(),
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BookingView {
     pub id: Uuid,
@@ -553,6 +562,8 @@ pub struct BookingView {
     /// The performance guarantee the booking was made under (the listing offered one and
     /// was verified then), with the credits it earned.
     pub guarantee: Option<BookingGuaranteeView>,
+    /// The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
+    pub plan_id: Option<Uuid>,
 }
 
 /// A booking's performance guarantee and its credits.
@@ -574,10 +585,7 @@ pub struct BookingGuaranteeView {
 impl From<app::bookings::Booking> for BookingView {
     fn from(b: app::bookings::Booking) -> Self {
         let awaiting_payment = b.status == app::BookingStatus::PendingPayment;
-        let money = |m: app::Money| MoneyView {
-            amount: m.minor(),
-            currency: m.currency().code().to_owned(),
-        };
+        let money = MoneyView::from;
         Self {
             id: b.id.into(),
             listing_id: b.listing_id.into(),
@@ -600,6 +608,7 @@ impl From<app::bookings::Booking> for BookingView {
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
             listing_verification_state: b.listing_verification_state,
+            plan_id: b.plan_id,
             guarantee: b.guarantee.map(|g| BookingGuaranteeView {
                 min_fraction: f64::from(g.min_bp) / 10_000.0,
                 report_id: g.report_id,

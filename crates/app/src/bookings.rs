@@ -63,6 +63,8 @@ pub struct Booking {
     pub listing_verification_state: &'static str,
     /// The performance guarantee it was made under, with its credits.
     pub guarantee: Option<crate::guarantees::BookingGuarantee>,
+    /// The plan it was booked in, with the plan's other bookings.
+    pub plan_id: Option<Uuid>,
 }
 
 impl TryFrom<BookingRecord> for Booking {
@@ -97,16 +99,20 @@ impl TryFrom<BookingRecord> for Booking {
             created_at: b.created_at,
             listing_verification_state: "unverified",
             guarantee: None,
+            plan_id: b.plan_id,
         })
     }
 }
 
-/// What one sweep of bookings did: holds expired, bookings started, bookings ended.
+/// What one sweep of bookings did: holds expired, bookings started, bookings ended, bookings
+/// of unpaid plans released.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SweepSummary {
     pub expired: usize,
     pub activated: u64,
     pub completed: u64,
+    /// Bookings released because another booking of their plan expired unpaid.
+    pub plans_released: usize,
 }
 
 impl SweepSummary {
@@ -125,7 +131,10 @@ pub struct Booked {
 
 impl App {
     /// Bookings as handed out: each with its listing's badge state (one lookup per listing).
-    async fn bookings(&self, records: Vec<BookingRecord>) -> Result<Vec<Booking>, AppError> {
+    pub(crate) async fn booking_list(
+        &self,
+        records: Vec<BookingRecord>,
+    ) -> Result<Vec<Booking>, AppError> {
         let mut states: std::collections::HashMap<Uuid, &'static str> = Default::default();
         let mut out = Vec::with_capacity(records.len());
         for record in records {
@@ -151,7 +160,7 @@ impl App {
     }
 
     pub(crate) async fn one_booking(&self, record: BookingRecord) -> Result<Booking, AppError> {
-        self.bookings(vec![record])
+        self.booking_list(vec![record])
             .await?
             .pop()
             .ok_or(AppError::NotFound("booking"))
@@ -162,14 +171,7 @@ impl App {
         caller: Caller,
         request: &BookingRequest<'_>,
     ) -> Result<Booked, AppError> {
-        let key = request.idempotency_key.trim();
-        if key.is_empty() || key.len() > 255 || key.chars().any(char::is_control) {
-            return Err(ValidationError::new(
-                "Idempotency-Key",
-                "must be 1 to 255 printable characters",
-            )
-            .into());
-        }
+        let key = idempotency_key(request.idempotency_key)?;
         self.require_verified_email(caller).await?;
         let fingerprint = request.fingerprint();
         let renter = caller.user_id.as_uuid();
@@ -190,18 +192,7 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
-        let quota = self.config().limits.pending_bookings_per_renter;
-        if self.payments().is_some()
-            && self.db().pending_bookings_of_renter(renter).await? >= u64::from(quota)
-        {
-            return Err(AppError::RateLimited {
-                what: format!(
-                    "{quota} bookings already wait for their payment (pending_bookings_per_renter); \
-                     pay or cancel one first"
-                ),
-                retry_after_secs: self.config().payments.booking_hold_secs.min(60),
-            });
-        }
+        self.check_unpaid_quota(renter).await?;
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
@@ -243,6 +234,7 @@ impl App {
             payment_error: None,
             cancel_requested_at: None,
             cancel_claimed_until: None,
+            plan_id: None,
         };
         let quota = booking::RenterQuota {
             max_open: self.config().limits.max_open_bookings,
@@ -266,46 +258,8 @@ impl App {
                     replayed: false,
                 })
             }
-            Err(BookingError::Refused(Refusal::Capacity)) => Err(AppError::BookingConflict),
-            Err(BookingError::Refused(Refusal::Quota {
-                kind,
-                limit,
-                frees_at,
-            })) => Err(AppError::RateLimited {
-                what: match kind {
-                    booking::QuotaKind::OpenBookings => format!(
-                        "you hold {limit} bookings that have not ended (max_open_bookings); \
-                         cancel one or wait until one ends"
-                    ),
-                    booking::QuotaKind::GpuHours => format!(
-                        "with this booking you would hold more than {limit} GPU-hours ahead \
-                         (max_booked_gpu_hours)"
-                    ),
-                },
-                retry_after_secs: (frees_at - now).num_seconds().clamp(1, 3600) as u64,
-            }),
-            Err(BookingError::Refused(Refusal::TooLarge { max_gpu_hours })) => {
-                Err(ValidationError::new(
-                    "ends_at",
-                    format!(
-                        "a booking may hold at most {max_gpu_hours} GPU-hours \
-                         (max_booked_gpu_hours); book fewer GPUs or a shorter interval"
-                    ),
-                )
-                .into())
-            }
+            Err(BookingError::Refused(refusal)) => Err(refusal_error(refusal, now)),
             Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
-            Err(BookingError::Refused(Refusal::Delisted)) => Err(AppError::ListingDelisted),
-            Err(BookingError::Refused(Refusal::OutsideWindow { from, until })) => {
-                let show = |t: Option<DateTime<Utc>>, open: &str| {
-                    t.map_or_else(|| open.to_owned(), |t| t.to_rfc3339())
-                };
-                Err(AppError::OutsideAvailability(format!(
-                    "from {} until {}",
-                    show(from, "any time"),
-                    show(until, "open end")
-                )))
-            }
             // A racing request with the same key won; answer as a replay would.
             Err(BookingError::KeyUsed) => {
                 self.replay(renter, key, &fingerprint)
@@ -316,6 +270,24 @@ impl App {
             }
             Err(BookingError::Store(e)) => Err(e.into()),
         }
+    }
+
+    /// With payments on, a renter may have at most `pending_bookings_per_renter` bookings
+    /// waiting for their payment.
+    pub(crate) async fn check_unpaid_quota(&self, renter: Uuid) -> Result<(), AppError> {
+        let quota = self.config().limits.pending_bookings_per_renter;
+        if self.payments().is_some()
+            && self.db().pending_bookings_of_renter(renter).await? >= u64::from(quota)
+        {
+            return Err(AppError::RateLimited {
+                what: format!(
+                    "{quota} bookings already wait for their payment (pending_bookings_per_renter); \
+                     pay or cancel one first"
+                ),
+                retry_after_secs: self.config().payments.booking_hold_secs.min(60),
+            });
+        }
+        Ok(())
     }
 
     async fn replay(
@@ -382,7 +354,7 @@ impl App {
         before: Option<domain::BookingId>,
         limit: u64,
     ) -> Result<Vec<Booking>, AppError> {
-        self.bookings(
+        self.booking_list(
             self.db()
                 .bookings_of_renter(caller.user_id.as_uuid(), before.map(Into::into), limit)
                 .await?,
@@ -402,7 +374,7 @@ impl App {
         self.require_role(caller, found.org_id, domain::Role::Member)
             .await?;
         let mut found = self
-            .bookings(
+            .booking_list(
                 self.db()
                     .bookings_of_listing(listing.as_uuid(), before.map(Into::into), limit)
                     .await?,
@@ -420,10 +392,103 @@ impl App {
     pub async fn sweep_bookings(&self) -> Result<SweepSummary, AppError> {
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
+        let plans_released = self.release_broken_plans().await?;
         Ok(SweepSummary {
             expired: sweep.expired.len(),
             activated: sweep.activated,
             completed: sweep.completed,
+            plans_released,
         })
+    }
+
+    /// Releases what is left of plans one of whose bookings expired unpaid (its hold ran out,
+    /// or its payment failed): a plan is all or none. A booking still waiting for its payment
+    /// has its PaymentIntent cancelled; a paid one is refunded in full (transfer reversed,
+    /// fee refunded), as a cancellation would. One that fails is tried again next sweep.
+    async fn release_broken_plans(&self) -> Result<usize, AppError> {
+        let mut released = 0;
+        for booking in self.db().plan_bookings_to_release(Utc::now()).await? {
+            let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
+            let refund = if booking.status == booking_status::PENDING_PAYMENT {
+                paid.with_minor(0)
+            } else {
+                paid
+            };
+            let done = if booking.payment_provider.is_some() {
+                self.cancel_paid(&booking, refund).await
+            } else {
+                Ok(self
+                    .db()
+                    .cancel_booking(booking.id, refund.minor(), Utc::now())
+                    .await?)
+            };
+            match done {
+                Ok(true) => {
+                    self.forget_gate(booking.id);
+                    released += 1;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(booking = %booking.id, error = %e, "releasing a booking of an unpaid plan failed; trying again next sweep");
+                }
+            }
+        }
+        Ok(released)
+    }
+}
+
+/// An `Idempotency-Key` as sent, trimmed: 1 to 255 printable characters.
+pub(crate) fn idempotency_key(raw: &str) -> Result<&str, AppError> {
+    let key = raw.trim();
+    if key.is_empty() || key.len() > 255 || key.chars().any(char::is_control) {
+        return Err(ValidationError::new(
+            "Idempotency-Key",
+            "must be 1 to 255 printable characters",
+        )
+        .into());
+    }
+    Ok(key)
+}
+
+/// What a refusal of capacity or quota tells the renter.
+pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
+    match refusal {
+        Refusal::Quota {
+            kind,
+            limit,
+            frees_at,
+        } => AppError::RateLimited {
+            what: match kind {
+                booking::QuotaKind::OpenBookings => format!(
+                    "you hold {limit} bookings that have not ended (max_open_bookings); \
+                     cancel one or wait until one ends"
+                ),
+                booking::QuotaKind::GpuHours => format!(
+                    "with this booking you would hold more than {limit} GPU-hours ahead \
+                     (max_booked_gpu_hours)"
+                ),
+            },
+            retry_after_secs: (frees_at - now).num_seconds().clamp(1, 3600) as u64,
+        },
+        Refusal::TooLarge { max_gpu_hours } => ValidationError::new(
+            "ends_at",
+            format!(
+                "a booking may hold at most {max_gpu_hours} GPU-hours \
+                 (max_booked_gpu_hours); book fewer GPUs or a shorter interval"
+            ),
+        )
+        .into(),
+        Refusal::Delisted => AppError::ListingDelisted,
+        Refusal::OutsideWindow { from, until } => {
+            let show = |t: Option<DateTime<Utc>>, open: &str| {
+                t.map_or_else(|| open.to_owned(), |t| t.to_rfc3339())
+            };
+            AppError::OutsideAvailability(format!(
+                "from {} until {}",
+                show(from, "any time"),
+                show(until, "open end")
+            ))
+        }
+        Refusal::Capacity => AppError::BookingConflict,
     }
 }

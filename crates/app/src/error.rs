@@ -55,6 +55,10 @@ pub enum AppError {
     AlreadyMember,
     #[error("the organisation's last owner keeps that role; appoint another owner first")]
     LastOwner,
+    /// No set of offers meets the service-level objective for the users asked for; says
+    /// what the offers serve.
+    #[error("{0}")]
+    SloUnmet(String),
     /// The machine does not have the GPUs free over the interval.
     #[error("the machine does not have that many GPUs free over the whole interval")]
     BookingConflict,

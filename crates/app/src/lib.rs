@@ -24,6 +24,7 @@ pub mod log;
 mod login_backoff;
 mod mailer;
 pub mod maintenance;
+pub mod offers;
 pub mod orgs;
 pub mod payments;
 pub mod physics;

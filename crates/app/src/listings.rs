@@ -314,6 +314,41 @@ fn positive(
     }
 }
 
+/// An interval `[from, until)` over which a machine must be available.
+pub type Window = (DateTime<Utc>, DateTime<Utc>);
+
+/// `available_from` and `available_until` as asked: both or neither, in order, at most
+/// [`MAX_BOOKING_DAYS`] apart.
+pub(crate) fn requested_window(
+    from: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> Result<Option<Window>, ValidationError> {
+    match (from, until) {
+        (None, None) => Ok(None),
+        (Some(from), Some(until)) if until > from => {
+            if until - from > Duration::days(MAX_BOOKING_DAYS) {
+                return Err(ValidationError::new(
+                    "available_until",
+                    format!("the interval may last at most {MAX_BOOKING_DAYS} days"),
+                ));
+            }
+            Ok(Some((from, until)))
+        }
+        (Some(_), Some(_)) => Err(ValidationError::new(
+            "available_until",
+            "must be after available_from",
+        )),
+        (Some(_), None) => Err(ValidationError::new(
+            "available_until",
+            "is required with available_from",
+        )),
+        (None, Some(_)) => Err(ValidationError::new(
+            "available_from",
+            "is required with available_until",
+        )),
+    }
+}
+
 /// Empty strings are absent filters.
 fn text(value: Option<String>) -> Option<String> {
     value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
@@ -351,36 +386,7 @@ impl SearchParams {
                 "must be a non-negative number",
             ));
         }
-        let window = match (self.available_from, self.available_until) {
-            (None, None) => None,
-            (Some(from), Some(until)) if until > from => {
-                if until - from > Duration::days(MAX_BOOKING_DAYS) {
-                    return Err(ValidationError::new(
-                        "available_until",
-                        format!("the interval may last at most {MAX_BOOKING_DAYS} days"),
-                    ));
-                }
-                Some((from, until))
-            }
-            (Some(_), Some(_)) => {
-                return Err(ValidationError::new(
-                    "available_until",
-                    "must be after available_from",
-                ));
-            }
-            (Some(_), None) => {
-                return Err(ValidationError::new(
-                    "available_until",
-                    "is required with available_from",
-                ));
-            }
-            (None, Some(_)) => {
-                return Err(ValidationError::new(
-                    "available_from",
-                    "is required with available_until",
-                ));
-            }
-        };
+        let window = requested_window(self.available_from, self.available_until)?;
         let gpu_count = positive("gpu_count", self.gpu_count, 64)?;
         let limit = page_limit(self.limit)?;
         let after = self

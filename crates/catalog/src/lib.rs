@@ -265,6 +265,15 @@ impl Catalog {
     pub fn model(&self, id: &str) -> Option<&Model> {
         self.models.iter().find(|m| m.id == id)
     }
+
+    /// The model a person names: its id, name or one of its aliases, in any case.
+    pub fn model_named(&self, name: &str) -> Option<&Model> {
+        self.models.iter().find(|m| {
+            m.id.eq_ignore_ascii_case(name)
+                || m.name.eq_ignore_ascii_case(name)
+                || m.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        })
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod objective;
 pub mod openapi30;
 pub mod query;
 

@@ -234,7 +234,7 @@ impl Search {
 }
 
 /// `field`, the operator and the value of `word`, when it is a comparison.
-fn split_comparison(word: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn split_comparison(word: &str) -> Option<(&str, &str, &str)> {
     for op in ["<=", ">=", "="] {
         if let Some(at) = word.find(op) {
             let (field, rest) = word.split_at(at);
@@ -244,11 +244,11 @@ fn split_comparison(word: &str) -> Option<(&str, &str, &str)> {
     None
 }
 
-fn is_currency(word: &str) -> bool {
+pub(crate) fn is_currency(word: &str) -> bool {
     word.len() == 3 && word.chars().all(|c| c.is_ascii_alphabetic())
 }
 
-fn positive_integer(value: &str) -> Result<i64, String> {
+pub(crate) fn positive_integer(value: &str) -> Result<i64, String> {
     value
         .parse::<i64>()
         .ok()
@@ -269,7 +269,7 @@ pub fn tokens(value: &str) -> Result<i64, String> {
 
 /// `amount` in major units of `currency` as minor units, refusing more decimals than the
 /// currency has (a price is never rounded behind the renter's back).
-fn minor_units(amount: &str, currency: &str) -> Result<i64, String> {
+pub(crate) fn minor_units(amount: &str, currency: &str) -> Result<i64, String> {
     let per_major = minor_units_per_major(currency);
     let decimals = per_major.ilog10() as usize;
     let bad = || format!("`{amount}` is not an amount of {currency}");

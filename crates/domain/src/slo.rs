@@ -208,6 +208,82 @@ pub fn cost_per_user_hour(price_per_hour: i64, users: u64) -> Option<f64> {
     (users > 0).then(|| price_per_hour as f64 / users as f64)
 }
 
+/// The most users one SLO query may ask for.
+pub const MAX_USERS: u64 = 10_000;
+
+/// How many offers a plan is chosen from at most: the cheapest per user-hour.
+pub const MAX_PLAN_OFFERS: usize = 512;
+
+/// An offer a plan may take whole: the machine's price per hour (minor units) and the users
+/// it serves at the SLO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanOffer {
+    pub price_per_hour: i64,
+    pub users: u64,
+}
+
+/// The cheapest set of `offers` whose users add up to at least `users`, as indexes in
+/// ascending order; `None` when all of them together serve fewer.
+///
+/// Exact, not greedy: taking offers by cost per user-hour can overpay (for 50 users, 40 at
+/// 4.00 and 10 at 1.50 cost 5.50, where greedy takes the 40 and then 50 at 6.00, paying 10.00).
+/// A minimum-cost cover by dynamic programming over the users served so far (capped at
+/// `users`): O(offers × users) steps and bits. Among equally cheap sets it takes the one with
+/// fewer machines; the result depends only on the offers and their order.
+pub fn cheapest_plan(offers: &[PlanOffer], users: u64) -> Option<Vec<usize>> {
+    let target = usize::try_from(users).ok()?;
+    // (price per hour, machines) of the cheapest set reaching each number of users.
+    let mut best: Vec<(i64, u32)> = vec![(i64::MAX, u32::MAX); target + 1];
+    best[0] = (0, 0);
+    let words = (target + 1).div_ceil(64);
+    // took[i·words + v/64] bit v: offer i made the best set for v; from_below[i]: the state
+    // it came from when it reached `target` (every larger sum is capped there).
+    let mut took = vec![0u64; offers.len() * words];
+    let mut from_below = vec![0usize; offers.len()];
+    for (i, offer) in offers.iter().enumerate() {
+        let gain = usize::try_from(offer.users.min(users)).unwrap_or(target);
+        if gain == 0 {
+            continue;
+        }
+        // Downwards, so each state is extended from its value before this offer.
+        for u in (0..target).rev() {
+            let (price, machines) = best[u];
+            if price == i64::MAX {
+                continue;
+            }
+            let v = (u + gain).min(target);
+            let with = (price.saturating_add(offer.price_per_hour), machines + 1);
+            if with < best[v] {
+                best[v] = with;
+                took[i * words + v / 64] |= 1 << (v % 64);
+                if v == target {
+                    from_below[i] = u;
+                }
+            }
+        }
+    }
+    if best[target].0 == i64::MAX {
+        return None;
+    }
+    let mut chosen = Vec::new();
+    let mut v = target;
+    for i in (0..offers.len()).rev() {
+        if v == 0 {
+            break;
+        }
+        if took[i * words + v / 64] & (1 << (v % 64)) != 0 {
+            chosen.push(i);
+            v = if v == target {
+                from_below[i]
+            } else {
+                v - usize::try_from(offers[i].users).unwrap_or(v)
+            };
+        }
+    }
+    chosen.reverse();
+    Some(chosen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,5 +414,84 @@ mod tests {
             Slo::new(MAX_CONTEXT + 1, 1.0, 1.0).unwrap_err().field,
             "context"
         );
+    }
+
+    /// Every subset of `offers`: the cheapest price of those serving `users`.
+    fn brute_force(offers: &[PlanOffer], users: u64) -> Option<i64> {
+        (0u32..1 << offers.len())
+            .filter_map(|mask| {
+                let set = (0..offers.len()).filter(|i| mask & (1 << i) != 0);
+                let (price, served) = set.fold((0, 0), |(p, s), i| {
+                    (p + offers[i].price_per_hour, s + offers[i].users)
+                });
+                (served >= users).then_some(price)
+            })
+            .min()
+    }
+
+    #[test]
+    fn the_plan_is_the_cheapest_cover_where_greedy_overpays() {
+        let offers = [
+            PlanOffer {
+                price_per_hour: 400,
+                users: 40,
+            },
+            PlanOffer {
+                price_per_hour: 600,
+                users: 50,
+            },
+            PlanOffer {
+                price_per_hour: 150,
+                users: 10,
+            },
+        ];
+        assert_eq!(cheapest_plan(&offers, 50), Some(vec![0, 2]));
+        assert_eq!(cheapest_plan(&offers, 40), Some(vec![0]));
+        assert_eq!(cheapest_plan(&offers, 51), Some(vec![1, 2]));
+        assert_eq!(cheapest_plan(&offers, 100), Some(vec![0, 1, 2]));
+        assert_eq!(cheapest_plan(&offers, 101), None, "all of them serve 100");
+        // Equally cheap: the set with fewer machines.
+        let tie = [
+            PlanOffer {
+                price_per_hour: 100,
+                users: 5,
+            },
+            PlanOffer {
+                price_per_hour: 100,
+                users: 5,
+            },
+            PlanOffer {
+                price_per_hour: 200,
+                users: 10,
+            },
+        ];
+        assert_eq!(cheapest_plan(&tie, 10), Some(vec![2]));
+    }
+
+    #[test]
+    fn the_plan_matches_a_brute_force_over_every_subset() {
+        // A fixed linear congruential sequence: the same cases on every run.
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |below: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % below
+        };
+        for _ in 0..500 {
+            let offers: Vec<PlanOffer> = (0..1 + next(9))
+                .map(|_| PlanOffer {
+                    price_per_hour: 1 + next(1_000) as i64,
+                    users: next(40),
+                })
+                .collect();
+            let users = 1 + next(120);
+            let plan = cheapest_plan(&offers, users);
+            let cheapest = brute_force(&offers, users);
+            let priced = plan.as_ref().map(|p| {
+                assert!(p.windows(2).all(|w| w[0] < w[1]), "{p:?}");
+                assert!(p.iter().map(|&i| offers[i].users).sum::<u64>() >= users);
+                p.iter().map(|&i| offers[i].price_per_hour).sum::<i64>()
+            });
+            assert_eq!(priced, cheapest, "{offers:?} for {users}");
+        }
     }
 }

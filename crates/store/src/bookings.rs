@@ -53,7 +53,7 @@ pub enum CancelClaim {
 pub type Holding = (Uuid, DateTime<Utc>, DateTime<Utc>, i32);
 
 /// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
-async fn holding(
+pub(crate) async fn holding(
     conn: &impl ConnectionTrait,
     listings: &[Uuid],
     from: DateTime<Utc>,
@@ -76,6 +76,126 @@ async fn holding(
 }
 
 pub type BookingRecord = bookings::Model;
+
+/// Takes the renter's lock and reads their bookings that hold capacity and have not ended:
+/// what their quota is judged on. The renter is locked before any listing (always in this
+/// order): the renter's lock serialises their bookings on every machine, so racing requests
+/// cannot pass their quota together. A plan's bookings count as one (their GPUs summed over
+/// their shared interval): a plan is one booking against the quota, its GPU-hours in full.
+pub(crate) async fn lock_renter(
+    conn: &impl ConnectionTrait,
+    renter: Uuid,
+    now: DateTime<Utc>,
+) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>, i32)>, StoreError> {
+    users::Entity::update_many()
+        .col_expr(users::Column::Email, Expr::col(users::Column::Email))
+        .filter(users::Column::Id.eq(renter))
+        .exec(conn)
+        .await?;
+    // (starts_at, ends_at, GPUs, plan)
+    type Open = (DateTime<Utc>, DateTime<Utc>, i32, Option<Uuid>);
+    let rows: Vec<Open> = bookings::Entity::find()
+        .select_only()
+        .column(bookings::Column::StartsAt)
+        .column(bookings::Column::EndsAt)
+        .column(bookings::Column::GpuCount)
+        .column(bookings::Column::PlanId)
+        .filter(bookings::Column::RenterId.eq(renter))
+        .filter(bookings::Column::EndsAt.gt(now))
+        .filter(holds_capacity(now))
+        .into_tuple()
+        .all(conn)
+        .await?;
+    let mut open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = Vec::new();
+    let mut plans: std::collections::HashMap<Uuid, usize> = Default::default();
+    for (starts, ends, gpus, plan) in rows {
+        match plan.and_then(|p| plans.get(&p).copied()) {
+            Some(at) => {
+                let (s, e, g) = &mut open[at];
+                (*s, *e, *g) = ((*s).min(starts), (*e).max(ends), *g + gpus);
+            }
+            None => {
+                if let Some(plan) = plan {
+                    plans.insert(plan, open.len());
+                }
+                open.push((starts, ends, gpus));
+            }
+        }
+    }
+    Ok(open)
+}
+
+/// Takes a listing's write lock and reads it with what decides a booking of it over
+/// `[from, until)`: its status, window, GPUs and the bookings holding them.
+pub(crate) async fn lock_machine(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    (from, until): (DateTime<Utc>, DateTime<Utc>),
+    now: DateTime<Utc>,
+    renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+) -> Result<(listings::Model, Machine), BookingError> {
+    let locked = listings::Entity::update_many()
+        .col_expr(
+            listings::Column::UpdatedAt,
+            Expr::col(listings::Column::UpdatedAt),
+        )
+        .filter(listings::Column::Id.eq(listing))
+        .exec(conn)
+        .await?;
+    if locked.rows_affected == 0 {
+        return Err(BookingError::NoListing);
+    }
+    let record = listings::Entity::find_by_id(listing)
+        .one(conn)
+        .await?
+        .ok_or(BookingError::NoListing)?;
+    let holding = holding(conn, &[listing], from, until, now)
+        .await?
+        .into_iter()
+        .map(|(_, s, e, g)| (s, e, g))
+        .collect();
+    let machine = Machine {
+        status: record
+            .status
+            .parse()
+            .map_err(|e| StoreError::Corrupt(format!("listing {listing}: {e}")))?,
+        window: (record.available_from, record.available_until),
+        capacity: record.gpu_count,
+        holding,
+        renter_open,
+    };
+    Ok((record, machine))
+}
+
+/// Inserts a booking its rules admitted, with the guarantee its listing gives now.
+pub(crate) async fn insert_booking(
+    conn: &impl ConnectionTrait,
+    booking: BookingRecord,
+    listing: &listings::Model,
+) -> Result<(), BookingError> {
+    let id = booking.id;
+    use sea_orm::ActiveModelTrait;
+    // Every column written, as given; what only a cancellation sets starts empty.
+    let mut model = bookings::ActiveModel::from(booking).reset_all();
+    model.cancelled_at = Set(None);
+    model.refund_amount = Set(None);
+    model.cancel_requested_at = Set(None);
+    model.cancel_claimed_until = Set(None);
+    bookings::Entity::insert(model)
+        .exec_without_returning(conn)
+        .await
+        .map_err(|e| match conflict_as("idempotency key")(e) {
+            StoreError::Conflict(_) => BookingError::KeyUsed,
+            other => BookingError::Store(other),
+        })?;
+    // The listing's guarantee as it stands now is the booking's for good.
+    if let Some(guarantee) = crate::guarantees::guarantee_for(id, listing) {
+        booking_guarantees::Entity::insert(guarantee)
+            .exec_without_returning(conn)
+            .await?;
+    }
+    Ok(())
+}
 
 /// Why a booking was not made.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +220,7 @@ impl From<sea_orm::DbErr> for BookingError {
 
 /// Bookings that hold capacity at `now`: pending ones until their hold expires, confirmed
 /// and active ones.
-fn holds_capacity(now: DateTime<Utc>) -> Condition {
+pub(crate) fn holds_capacity(now: DateTime<Utc>) -> Condition {
     Condition::any()
         .add(bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]))
         .add(
@@ -120,100 +240,18 @@ impl Db {
         rules: impl FnOnce(&Machine) -> Result<(), Refusal>,
     ) -> Result<BookingRecord, BookingError> {
         let txn = self.write().await?;
-        // The renter first, then the listing (always in this order): the renter's lock
-        // serialises their bookings on every machine, so racing requests cannot pass their
-        // quota together.
-        users::Entity::update_many()
-            .col_expr(users::Column::Email, Expr::col(users::Column::Email))
-            .filter(users::Column::Id.eq(booking.renter_id))
-            .exec(&txn)
-            .await?;
-        let renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = bookings::Entity::find()
-            .select_only()
-            .column(bookings::Column::StartsAt)
-            .column(bookings::Column::EndsAt)
-            .column(bookings::Column::GpuCount)
-            .filter(bookings::Column::RenterId.eq(booking.renter_id))
-            .filter(bookings::Column::EndsAt.gt(now))
-            .filter(holds_capacity(now))
-            .into_tuple()
-            .all(&txn)
-            .await?;
-        let locked = listings::Entity::update_many()
-            .col_expr(
-                listings::Column::UpdatedAt,
-                Expr::col(listings::Column::UpdatedAt),
-            )
-            .filter(listings::Column::Id.eq(booking.listing_id))
-            .exec(&txn)
-            .await?;
-        if locked.rows_affected == 0 {
-            return Err(BookingError::NoListing);
-        }
-        let listing = listings::Entity::find_by_id(booking.listing_id)
-            .one(&txn)
-            .await?
-            .ok_or(BookingError::NoListing)?;
-        let holding: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = holding(
+        let renter_open = lock_renter(&txn, booking.renter_id, now).await?;
+        let (listing, machine) = lock_machine(
             &txn,
-            &[booking.listing_id],
-            booking.starts_at,
-            booking.ends_at,
+            booking.listing_id,
+            (booking.starts_at, booking.ends_at),
             now,
-        )
-        .await?
-        .into_iter()
-        .map(|(_, s, e, g)| (s, e, g))
-        .collect();
-        let machine = Machine {
-            status: listing
-                .status
-                .parse()
-                .map_err(|e| StoreError::Corrupt(format!("listing {}: {e}", booking.listing_id)))?,
-            window: (listing.available_from, listing.available_until),
-            capacity: listing.gpu_count,
-            holding,
             renter_open,
-        };
+        )
+        .await?;
         rules(&machine)?;
         let id = booking.id;
-        let model = bookings::ActiveModel {
-            id: Set(booking.id),
-            listing_id: Set(booking.listing_id),
-            renter_id: Set(booking.renter_id),
-            gpu_count: Set(booking.gpu_count),
-            starts_at: Set(booking.starts_at),
-            ends_at: Set(booking.ends_at),
-            status: Set(booking.status),
-            price_amount: Set(booking.price_amount),
-            currency: Set(booking.currency),
-            idempotency_key: Set(booking.idempotency_key),
-            request_hash: Set(booking.request_hash),
-            hold_expires_at: Set(booking.hold_expires_at),
-            cancelled_at: Set(None),
-            refund_amount: Set(None),
-            created_at: Set(booking.created_at),
-            payment_provider: Set(booking.payment_provider),
-            payment_intent_id: Set(booking.payment_intent_id),
-            client_secret: Set(booking.client_secret),
-            platform_fee_amount: Set(booking.platform_fee_amount),
-            payment_error: Set(booking.payment_error),
-            cancel_requested_at: Set(None),
-            cancel_claimed_until: Set(None),
-        };
-        bookings::Entity::insert(model)
-            .exec_without_returning(&txn)
-            .await
-            .map_err(|e| match conflict_as("idempotency key")(e) {
-                StoreError::Conflict(_) => BookingError::KeyUsed,
-                other => BookingError::Store(other),
-            })?;
-        // The listing's guarantee as it stands now is the booking's for good.
-        if let Some(guarantee) = crate::guarantees::guarantee_for(id, &listing) {
-            booking_guarantees::Entity::insert(guarantee)
-                .exec_without_returning(&txn)
-                .await?;
-        }
+        insert_booking(&txn, booking, &listing).await?;
         txn.commit().await?;
         self.booking_by_id(id).await?.ok_or_else(|| {
             BookingError::Store(StoreError::Corrupt(format!("booking {id} vanished")))

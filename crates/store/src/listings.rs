@@ -5,10 +5,10 @@
 use chrono::{DateTime, Utc};
 use domain::{ListingSpec, OrgId};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveValue::Set, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use crate::entities::{listing_cells, listings};
+use crate::entities::listings;
 use crate::projection::{check_kind, record_check, refresh_prices, withdraw};
 use crate::status::{listing_status, move_to};
 use crate::{Db, StoreError};
@@ -137,10 +137,7 @@ impl Db {
     /// and reports stay. `false` when it was not active.
     pub async fn delist_listing(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
         let txn = self.write().await?;
-        listing_cells::Entity::delete_many()
-            .filter(listing_cells::Column::ListingId.eq(id))
-            .exec(&txn)
-            .await?;
+        crate::projection::clear(&txn, id).await?;
         let result = move_to(
             listings::Entity::update_many(),
             listings::Column::Status,
@@ -154,4 +151,20 @@ impl Db {
         txn.commit().await?;
         Ok(result.rows_affected == 1)
     }
+}
+
+/// Listings whose availability window covers `[from, until)` (either end may be open).
+pub(crate) fn covers_window(from: DateTime<Utc>, until: DateTime<Utc>) -> Condition {
+    use listings::Column as L;
+    Condition::all()
+        .add(
+            Condition::any()
+                .add(L::AvailableFrom.is_null())
+                .add(L::AvailableFrom.lte(from)),
+        )
+        .add(
+            Condition::any()
+                .add(L::AvailableUntil.is_null())
+                .add(L::AvailableUntil.gte(until)),
+        )
 }

@@ -1,6 +1,6 @@
 //! What a listing shows of its verification: its badge state, its headline figures and, in
-//! `listing_cells` (the search projection), the valid decode cells of its latest compliant
-//! report, priced per million tokens — written in the report's transaction, withdrawn with
+//! `listing_cells` and `listing_prefill` (the search projection), the valid decode cells of
+//! its latest compliant report, priced per million tokens, and its prefill rates — written in the report's transaction, withdrawn with
 //! the badge, refreshed when the price changes, so search never joins reports — and the
 //! entries of its verification history.
 
@@ -14,7 +14,9 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::StoreError;
-use crate::entities::{listing_cells, listings, report_cells, verification_checks};
+use crate::entities::{
+    listing_cells, listing_prefill, listings, report_cells, verification_checks,
+};
 use crate::status::listing_status;
 
 /// A listing's verification state as stored (`NULL`: never verified, or withdrawn by an edit).
@@ -149,11 +151,45 @@ pub(crate) async fn withdraw_where(
     if update.exec(conn).await?.rows_affected == 0 {
         return Ok(false);
     }
+    clear(conn, listing).await?;
+    Ok(true)
+}
+
+/// Removes a listing's rows of the search projection (decode cells and prefill rates).
+pub(crate) async fn clear(conn: &impl ConnectionTrait, listing: Uuid) -> Result<(), StoreError> {
     listing_cells::Entity::delete_many()
         .filter(listing_cells::Column::ListingId.eq(listing))
         .exec(conn)
         .await?;
-    Ok(true)
+    listing_prefill::Entity::delete_many()
+        .filter(listing_prefill::Column::ListingId.eq(listing))
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
+/// A valid decode cell of the search projection: what goodput at an SLO is judged on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProjectedCell {
+    pub context_tokens: i64,
+    pub concurrency: i64,
+    pub total_tok_s: f64,
+    pub ttft_ms_p99: Option<f64>,
+    pub ttft_samples: Option<i64>,
+    pub itl_ms_p99: Option<f64>,
+}
+
+impl From<listing_cells::Model> for ProjectedCell {
+    fn from(c: listing_cells::Model) -> Self {
+        Self {
+            context_tokens: c.context_tokens,
+            concurrency: c.concurrency,
+            total_tok_s: c.total_tok_s,
+            ttft_ms_p99: c.ttft_ms_p99,
+            ttft_samples: c.ttft_samples,
+            itl_ms_p99: c.itl_ms_p99,
+        }
+    }
 }
 
 /// The join from a listing to its rows of the search projection.
@@ -171,32 +207,37 @@ pub(crate) async fn refresh_prices(
     conn: &impl ConnectionTrait,
     id: Uuid,
 ) -> Result<(), StoreError> {
-    let cells: Vec<(i64, i64, f64)> = listing_cells::Entity::find()
+    let cells: Vec<ProjectedCell> = listing_cells::Entity::find()
         .filter(listing_cells::Column::ListingId.eq(id))
         .all(conn)
         .await?
         .into_iter()
-        .map(|c| (c.context_tokens, c.concurrency, c.total_tok_s))
+        .map(ProjectedCell::from)
         .collect();
-    write_cells(conn, id, cells).await
+    let prefill = listing_prefill::Entity::find()
+        .filter(listing_prefill::Column::ListingId.eq(id))
+        .all(conn)
+        .await?;
+    write_cells(conn, id, cells, prefill).await
 }
 
-/// Replaces the listing's rows of the search projection with `cells`
-/// (`(context_tokens, concurrency, total_tok_s)`), pricing each and the headline.
+/// Replaces the listing's rows of the search projection with `cells` and `prefill`, pricing
+/// each cell and the headline.
 async fn write_cells(
     conn: &impl ConnectionTrait,
     id: Uuid,
-    cells: Vec<(i64, i64, f64)>,
+    cells: Vec<ProjectedCell>,
+    prefill: Vec<listing_prefill::Model>,
 ) -> Result<(), StoreError> {
     let Some(listing) = listings::Entity::find_by_id(id).one(conn).await? else {
         return Ok(());
     };
     let ppm = |tok_s: f64| price_per_mtok(listing.price_amount, listing.gpu_count, tok_s);
     // Only active listings are searched, so only they have rows.
-    let cells = if listing.status == listing_status::ACTIVE {
-        cells
+    let (cells, prefill) = if listing.status == listing_status::ACTIVE {
+        (cells, prefill)
     } else {
-        Vec::new()
+        Default::default()
     };
     listings::Entity::update_many()
         .col_expr(
@@ -206,26 +247,39 @@ async fn write_cells(
         .filter(listings::Column::Id.eq(id))
         .exec(conn)
         .await?;
-    listing_cells::Entity::delete_many()
-        .filter(listing_cells::Column::ListingId.eq(id))
-        .exec(conn)
-        .await?;
+    clear(conn, id).await?;
     let rows: Vec<listing_cells::ActiveModel> = cells
         .into_iter()
-        .filter_map(|(context_tokens, concurrency, tok_s)| {
+        .filter_map(|c| {
             Some(listing_cells::ActiveModel {
                 listing_id: Set(id),
-                context_tokens: Set(context_tokens),
-                concurrency: Set(concurrency),
+                context_tokens: Set(c.context_tokens),
+                concurrency: Set(c.concurrency),
                 gpu_model: Set(listing.gpu_model.clone()),
                 price_amount: Set(listing.price_amount),
-                total_tok_s: Set(tok_s),
-                price_per_mtok: Set(ppm(tok_s)?),
+                total_tok_s: Set(c.total_tok_s),
+                price_per_mtok: Set(ppm(c.total_tok_s)?),
+                ttft_ms_p99: Set(c.ttft_ms_p99),
+                ttft_samples: Set(c.ttft_samples),
+                itl_ms_p99: Set(c.itl_ms_p99),
             })
         })
         .collect();
     if !rows.is_empty() {
         listing_cells::Entity::insert_many(rows)
+            .exec_without_returning(conn)
+            .await?;
+    }
+    let rates: Vec<listing_prefill::ActiveModel> = prefill
+        .into_iter()
+        .map(|p| listing_prefill::ActiveModel {
+            listing_id: Set(id),
+            context_tokens: Set(p.context_tokens),
+            prompt_tok_s: Set(p.prompt_tok_s),
+        })
+        .collect();
+    if !rates.is_empty() {
+        listing_prefill::Entity::insert_many(rates)
             .exec_without_returning(conn)
             .await?;
     }
@@ -283,15 +337,37 @@ pub(crate) async fn set_verification(
         at,
     )
     .await?;
-    let cells = report_cells::Entity::find()
+    let valid = report_cells::Entity::find()
         .filter(report_cells::Column::ReportId.eq(report))
-        .filter(report_cells::Column::Phase.eq(domain::CellPhase::Decode.as_str()))
         .filter(report_cells::Column::Status.eq(domain::CellStatus::Valid.as_str()))
         .all(conn)
-        .await?
-        .into_iter()
-        .filter_map(|c| Some((c.context_tokens, c.concurrency, c.total_tok_s?)))
+        .await?;
+    let phase = |c: &report_cells::Model, phase: domain::CellPhase| c.phase == phase.as_str();
+    let cells = valid
+        .iter()
+        .filter(|c| phase(c, domain::CellPhase::Decode))
+        .filter_map(|c| {
+            Some(ProjectedCell {
+                context_tokens: c.context_tokens,
+                concurrency: c.concurrency,
+                total_tok_s: c.total_tok_s?,
+                ttft_ms_p99: c.ttft_ms_p99,
+                ttft_samples: c.ttft_samples,
+                itl_ms_p99: c.itl_ms_p99,
+            })
+        })
         .collect();
-    write_cells(conn, listing, cells).await?;
+    let prefill = valid
+        .iter()
+        .filter(|c| phase(c, domain::CellPhase::Prefill))
+        .filter_map(|c| {
+            Some(listing_prefill::Model {
+                listing_id: listing,
+                context_tokens: c.context_tokens,
+                prompt_tok_s: c.prompt_tok_s.filter(|&r| r > 0.0)?,
+            })
+        })
+        .collect();
+    write_cells(conn, listing, cells, prefill).await?;
     Ok(true)
 }

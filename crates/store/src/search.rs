@@ -311,17 +311,7 @@ fn listing_filters(query: &ListingQuery, region_index: bool) -> Condition {
         c = c.add(L::GpuCount.gte(gpus));
     }
     if let Some((from, until)) = query.window {
-        c = c
-            .add(
-                Condition::any()
-                    .add(L::AvailableFrom.is_null())
-                    .add(L::AvailableFrom.lte(from)),
-            )
-            .add(
-                Condition::any()
-                    .add(L::AvailableUntil.is_null())
-                    .add(L::AvailableUntil.gte(until)),
-            );
+        c = c.add(crate::listings::covers_window(from, until));
     }
     c.into_condition()
 }

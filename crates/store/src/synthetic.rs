@@ -148,6 +148,9 @@ impl Db {
                                 price_amount: Set(s.price),
                                 total_tok_s: Set(c.2),
                                 price_per_mtok: Set(ppm),
+                                ttft_ms_p99: Set(None),
+                                ttft_samples: Set(None),
+                                itl_ms_p99: Set(None),
                             });
                         }
                     }
@@ -339,6 +342,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             payment_error: Set(None),
             cancel_requested_at: Set(None),
             cancel_claimed_until: Set(None),
+            plan_id: Set(None),
         }
     });
     SyntheticListing {

@@ -90,6 +90,7 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
                 expired = sweep.expired,
                 activated = sweep.activated,
                 completed = sweep.completed,
+                plans_released = sweep.plans_released,
                 "bookings swept"
             ),
             Ok(_) => {}

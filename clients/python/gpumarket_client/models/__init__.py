@@ -10,6 +10,8 @@ from .availability_view import AvailabilityView
 from .availability_window_view import AvailabilityWindowView
 from .billing_url_view import BillingUrlView
 from .billing_view import BillingView
+from .book_plan_request import BookPlanRequest
+from .booked_plan_view import BookedPlanView
 from .booking_guarantee_view import BookingGuaranteeView
 from .booking_view import BookingView
 from .catalog_view import CatalogView
@@ -44,6 +46,7 @@ from .gateway_tokenize_response_200 import GatewayTokenizeResponse200
 from .gateway_version_response_200 import GatewayVersionResponse200
 from .get_org_report_response_200 import GetOrgReportResponse200
 from .get_report_proof_response_202 import GetReportProofResponse202
+from .goodput_view import GoodputView
 from .gpu_detail_view import GpuDetailView
 from .gpu_list_view import GpuListView
 from .gpu_view import GpuView
@@ -71,6 +74,8 @@ from .model_list_view import ModelListView
 from .model_view import ModelView
 from .money_view import MoneyView
 from .my_org_view import MyOrgView
+from .offer_view import OfferView
+from .offers_view import OffersView
 from .org_details_view import OrgDetailsView
 from .org_view import OrgView
 from .page_api_key_view import PageApiKeyView
@@ -95,6 +100,7 @@ from .password_request import PasswordRequest
 from .payment_view import PaymentView
 from .payouts_view import PayoutsView
 from .plan_limits_view import PlanLimitsView
+from .plan_view import PlanView
 from .predicted_view import PredictedView
 from .price_patch import PricePatch
 from .price_view import PriceView
@@ -148,8 +154,10 @@ __all__ = (
     "AvailabilityWindowView",
     "BillingUrlView",
     "BillingView",
+    "BookedPlanView",
     "BookingGuaranteeView",
     "BookingView",
+    "BookPlanRequest",
     "CatalogView",
     "CheckView",
     "CommunityRunView",
@@ -182,6 +190,7 @@ __all__ = (
     "GatewayVersionResponse200",
     "GetOrgReportResponse200",
     "GetReportProofResponse202",
+    "GoodputView",
     "GpuDetailView",
     "GpuListView",
     "GpuView",
@@ -209,6 +218,8 @@ __all__ = (
     "ModelView",
     "MoneyView",
     "MyOrgView",
+    "OffersView",
+    "OfferView",
     "OrgDetailsView",
     "OrgView",
     "PageApiKeyView",
@@ -233,6 +244,7 @@ __all__ = (
     "PaymentView",
     "PayoutsView",
     "PlanLimitsView",
+    "PlanView",
     "PredictedView",
     "PricePatch",
     "PriceView",

@@ -41,6 +41,8 @@ class BookingView:
         status (str): `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
         cancelled_at (datetime.datetime | None | Unset):
         guarantee (BookingGuaranteeView | None | Unset):
+        plan_id (None | Unset | UUID): The plan it was booked in (`POST /v1/offers/book`), with the plan's other
+            bookings.
         refund (MoneyView | None | Unset):
     """
 
@@ -57,6 +59,7 @@ class BookingView:
     status: str
     cancelled_at: datetime.datetime | None | Unset = UNSET
     guarantee: BookingGuaranteeView | None | Unset = UNSET
+    plan_id: None | Unset | UUID = UNSET
     refund: MoneyView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -102,6 +105,14 @@ class BookingView:
         else:
             guarantee = self.guarantee
 
+        plan_id: None | str | Unset
+        if isinstance(self.plan_id, Unset):
+            plan_id = UNSET
+        elif isinstance(self.plan_id, UUID):
+            plan_id = str(self.plan_id)
+        else:
+            plan_id = self.plan_id
+
         refund: dict[str, Any] | None | Unset
         if isinstance(self.refund, Unset):
             refund = UNSET
@@ -131,6 +142,8 @@ class BookingView:
             field_dict["cancelled_at"] = cancelled_at
         if guarantee is not UNSET:
             field_dict["guarantee"] = guarantee
+        if plan_id is not UNSET:
+            field_dict["plan_id"] = plan_id
         if refund is not UNSET:
             field_dict["refund"] = refund
 
@@ -199,6 +212,23 @@ class BookingView:
 
         guarantee = _parse_guarantee(d.pop("guarantee", UNSET))
 
+        def _parse_plan_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                plan_id_type_0 = UUID(data)
+
+                return plan_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        plan_id = _parse_plan_id(d.pop("plan_id", UNSET))
+
         def _parse_refund(data: object) -> MoneyView | None | Unset:
             if data is None:
                 return data
@@ -230,6 +260,7 @@ class BookingView:
             status=status,
             cancelled_at=cancelled_at,
             guarantee=guarantee,
+            plan_id=plan_id,
             refund=refund,
         )
 

@@ -10,6 +10,7 @@ pub mod health;
 pub mod listings;
 pub mod log;
 pub mod me;
+pub mod offers;
 pub mod orgs;
 pub mod payments;
 pub mod reports;
@@ -56,6 +57,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(orgs::billing::billing)
                 .service(reports::org_report::org_report)
                 .service(listings::search::search)
+                .service(offers::search::search)
+                .service(offers::book::book)
                 .service(listings::create::create)
                 .service(listings::get::get)
                 .service(listings::update::update)

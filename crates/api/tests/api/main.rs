@@ -19,6 +19,7 @@ mod http;
 mod limits;
 mod log;
 mod marketplace;
+mod offers;
 mod orgs;
 mod payments;
 mod runs;

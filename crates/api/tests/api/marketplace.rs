@@ -17,12 +17,12 @@ on_both_backends!(
     providers_and_renters_list_their_bookings,
 );
 
-struct Provider {
-    org: String,
-    member: Session,
+pub(crate) struct Provider {
+    pub(crate) org: String,
+    pub(crate) member: Session,
 }
 
-async fn provider(app: &TestApp, email: &str) -> Provider {
+pub(crate) async fn provider(app: &TestApp, email: &str) -> Provider {
     let member = app.register(email).await;
     let org: Value = app
         .post(
@@ -55,7 +55,7 @@ fn listing_body(org: &str, extra: Value) -> Value {
     body
 }
 
-async fn list(app: &TestApp, p: &Provider, extra: Value) -> String {
+pub(crate) async fn list(app: &TestApp, p: &Provider, extra: Value) -> String {
     let res = app
         .post(
             "/v1/listings",
@@ -118,7 +118,7 @@ async fn all_pages(app: &TestApp, query: &str, limit: u64) -> Vec<String> {
     panic!("the pages never ended");
 }
 
-fn at(hours_from_now: i64) -> DateTime<Utc> {
+pub(crate) fn at(hours_from_now: i64) -> DateTime<Utc> {
     (Utc::now() + Duration::hours(hours_from_now)).trunc_subsecs(0)
 }
 

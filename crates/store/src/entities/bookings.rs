@@ -30,6 +30,8 @@ pub struct Model {
     pub cancel_requested_at: Option<DateTimeUtc>,
     /// Until when one caller holds the right to carry the cancellation out.
     pub cancel_claimed_until: Option<DateTimeUtc>,
+    /// The plan it was booked in, with the plan's other bookings (all or none).
+    pub plan_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

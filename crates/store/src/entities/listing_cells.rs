@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// The search projection: the valid decode cells of an active listing's latest compliant
-/// report, with the listing's GPU model and price.
+/// report, with the listing's GPU model and price, and what goodput at an SLO needs.
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "listing_cells")]
 pub struct Model {
@@ -15,6 +15,9 @@ pub struct Model {
     pub price_amount: i64,
     pub total_tok_s: f64,
     pub price_per_mtok: f64,
+    pub ttft_ms_p99: Option<f64>,
+    pub ttft_samples: Option<i64>,
+    pub itl_ms_p99: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

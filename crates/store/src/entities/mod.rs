@@ -3,6 +3,7 @@
 pub mod api_keys;
 pub mod booking_credits;
 pub mod booking_guarantees;
+pub mod booking_plans;
 pub mod bookings;
 pub mod community_cells;
 pub mod community_runs;
@@ -12,6 +13,7 @@ pub mod gateway_streams;
 pub mod invitations;
 pub mod ledger_entries;
 pub mod listing_cells;
+pub mod listing_prefill;
 pub mod listings;
 pub mod log_checkpoints;
 pub mod log_entries;

@@ -45,6 +45,7 @@ fn booking(
         payment_error: None,
         cancel_requested_at: None,
         cancel_claimed_until: None,
+        plan_id: None,
     }
 }
 

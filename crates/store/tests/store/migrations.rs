@@ -455,3 +455,63 @@ async fn the_log_backfill_of_000012_is_pinned() {
          computes what the landed migration wrote — keep their old behaviour for 000012"
     );
 }
+
+/// Migration 000024 fills the search projection's SLO figures (TTFT and stutter p99, TTFT
+/// samples, prefill rates) from the latest reports of listings verified before it, so they
+/// are searchable by an objective at once: a listing verified, then 000024 undone (its
+/// columns and table dropped) and applied again.
+async fn the_offer_projection_is_backfilled(backend: Backend) {
+    let (database, db, _, listings) = crate::organisation(backend, 1, 1).await;
+    let listing = listings[0].id;
+    let mut prefill = store::testing::decode_cell(8192, 1, 0.0);
+    prefill.phase = domain::CellPhase::Prefill;
+    prefill.total_tok_s = None;
+    prefill.prompt_tok_s = Some(4096.0);
+    let mut decode = store::testing::decode_cell(8192, 4, 120.0);
+    decode.ttft_ms_p99 = Some(250.0);
+    decode.ttft_samples = Some(12);
+    decode.itl_ms_p99 = Some(40.0);
+    store::testing::verified_report(&db, listing, vec![decode, prefill])
+        .await
+        .unwrap();
+    let query = store::OfferQuery {
+        catalog_model: None,
+        served_model: "m".into(),
+        min_context: 0,
+        currency: "USD".into(),
+        max_price_per_hour: None,
+        window: None,
+    };
+    let before = db.offer_candidates(&query).await.unwrap();
+    assert_eq!(before.len(), 1);
+    assert_eq!(before[0].prefill, vec![(8192, 4096.0)]);
+    assert_eq!(before[0].cells[0].itl_ms_p99, Some(40.0));
+
+    let conn = migration::sea_orm::Database::connect(database.url())
+        .await
+        .unwrap();
+    let names: Vec<String> = Migrator::migrations()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect();
+    let at = names.iter().position(|n| n.contains("000024")).unwrap();
+    Migrator::down(&conn, Some((names.len() - at) as u32))
+        .await
+        .unwrap();
+    Migrator::up(&conn, None).await.unwrap();
+    let after = db.offer_candidates(&query).await.unwrap();
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0].prefill, before[0].prefill);
+    assert_eq!(after[0].cells, before[0].cells);
+    assert_eq!(after[0].cells[0].ttft_samples, Some(12));
+}
+
+#[tokio::test]
+async fn the_offer_projection_is_backfilled_on_sqlite() {
+    the_offer_projection_is_backfilled(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn the_offer_projection_is_backfilled_on_postgres() {
+    the_offer_projection_is_backfilled(Backend::Postgres).await;
+}

@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="BookPlanRequest")
+
+
+@_attrs_define
+class BookPlanRequest:
+    """The objective (as `GET /v1/offers` takes it) and the interval to book.
+
+    Attributes:
+        context (int): The longest prompt, tokens.
+        ends_at (datetime.datetime):
+        itl_p99_ms (float):
+        model (str): A catalog model's id, name or alias, or the name an engine serves.
+        starts_at (datetime.datetime): Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
+        ttft_p99_ms (float):
+        users (int): Users to serve at once (1–10,000).
+        currency (None | str | Unset): Prices in this ISO 4217 currency (default `USD`).
+        max_price_per_hour (int | None | Unset): At most this price per hour for each whole machine, minor units.
+    """
+
+    context: int
+    ends_at: datetime.datetime
+    itl_p99_ms: float
+    model: str
+    starts_at: datetime.datetime
+    ttft_p99_ms: float
+    users: int
+    currency: None | str | Unset = UNSET
+    max_price_per_hour: int | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        context = self.context
+
+        ends_at = self.ends_at.isoformat()
+
+        itl_p99_ms = self.itl_p99_ms
+
+        model = self.model
+
+        starts_at = self.starts_at.isoformat()
+
+        ttft_p99_ms = self.ttft_p99_ms
+
+        users = self.users
+
+        currency: None | str | Unset
+        if isinstance(self.currency, Unset):
+            currency = UNSET
+        else:
+            currency = self.currency
+
+        max_price_per_hour: int | None | Unset
+        if isinstance(self.max_price_per_hour, Unset):
+            max_price_per_hour = UNSET
+        else:
+            max_price_per_hour = self.max_price_per_hour
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "context": context,
+                "ends_at": ends_at,
+                "itl_p99_ms": itl_p99_ms,
+                "model": model,
+                "starts_at": starts_at,
+                "ttft_p99_ms": ttft_p99_ms,
+                "users": users,
+            }
+        )
+        if currency is not UNSET:
+            field_dict["currency"] = currency
+        if max_price_per_hour is not UNSET:
+            field_dict["max_price_per_hour"] = max_price_per_hour
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        context = d.pop("context")
+
+        ends_at = datetime.datetime.fromisoformat(d.pop("ends_at"))
+
+        itl_p99_ms = d.pop("itl_p99_ms")
+
+        model = d.pop("model")
+
+        starts_at = datetime.datetime.fromisoformat(d.pop("starts_at"))
+
+        ttft_p99_ms = d.pop("ttft_p99_ms")
+
+        users = d.pop("users")
+
+        def _parse_currency(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        currency = _parse_currency(d.pop("currency", UNSET))
+
+        def _parse_max_price_per_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_price_per_hour = _parse_max_price_per_hour(d.pop("max_price_per_hour", UNSET))
+
+        book_plan_request = cls(
+            context=context,
+            ends_at=ends_at,
+            itl_p99_ms=itl_p99_ms,
+            model=model,
+            starts_at=starts_at,
+            ttft_p99_ms=ttft_p99_ms,
+            users=users,
+            currency=currency,
+            max_price_per_hour=max_price_per_hour,
+        )
+
+        return book_plan_request

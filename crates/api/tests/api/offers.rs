@@ -1,0 +1,677 @@
+//! Search by a service-level objective (`GET /v1/offers`) and booking its plan
+//! (`POST /v1/offers/book`): three machines of different speeds and prices, their reports
+//! stored as the verification worker stores them; the offers and the plan checked against
+//! the standard's definition and a brute force over every set of machines; 8 renters racing
+//! for overlapping plans.
+
+use std::collections::{HashMap, HashSet};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::helpers::{Session, TestApp, assert_problem};
+use crate::marketplace::{Provider, at, list, provider, verified_with};
+
+on_both_backends!(
+    offers_are_the_cheapest_that_meet_the_objective,
+    racing_renters_never_book_a_machine_twice_nor_half_a_plan,
+);
+
+on_backends!(
+    a_plan_is_one_booking_against_the_quota,
+    a_plan_not_paid_in_time_is_released_whole,
+);
+
+/// A machine: GPUs, price per GPU-hour (cents), its decode cells at 8K
+/// `(concurrency, ttft p99, itl p99, total tok/s)`, and its prefill rate at 8K (tok/s).
+struct Machine {
+    name: &'static str,
+    gpus: i64,
+    price: i64,
+    cells: &'static [(i64, f64, f64, f64)],
+    prefill: f64,
+}
+
+/// At 8K, TTFT ≤ 2 s and stutter ≤ 100 ms: `fast` serves 16 (at 32 it stutters for 120 ms),
+/// `mid` 8 (at 16 the first token takes 1.2 + 1.0 s), `cheap` 4.
+const MACHINES: [Machine; 3] = [
+    Machine {
+        name: "fast",
+        gpus: 2,
+        price: 300,
+        cells: &[
+            (1, 100.0, 20.0, 50.0),
+            (4, 200.0, 30.0, 180.0),
+            (16, 500.0, 60.0, 600.0),
+            (32, 900.0, 120.0, 900.0),
+        ],
+        prefill: 16_384.0,
+    },
+    Machine {
+        name: "mid",
+        gpus: 1,
+        price: 250,
+        cells: &[
+            (1, 150.0, 25.0, 40.0),
+            (4, 300.0, 40.0, 140.0),
+            (8, 600.0, 70.0, 240.0),
+            (16, 1200.0, 150.0, 300.0),
+        ],
+        prefill: 8192.0,
+    },
+    Machine {
+        name: "cheap",
+        gpus: 1,
+        price: 100,
+        cells: &[
+            (1, 200.0, 35.0, 30.0),
+            (2, 300.0, 45.0, 55.0),
+            (4, 600.0, 90.0, 90.0),
+        ],
+        prefill: 8192.0,
+    },
+];
+
+/// Gives `listing` a report in which it serves `users` streams at 8K within 2 s and 100 ms.
+async fn serving(app: &TestApp, listing: &str, users: i64) {
+    let decode = store::CellRecord {
+        ttft_ms_p99: Some(300.0),
+        ttft_samples: Some(8),
+        itl_ms_p99: Some(50.0),
+        ..crate::marketplace::decode_cell(8192, users, 100.0)
+    };
+    let prefill = store::CellRecord {
+        phase: domain::CellPhase::Prefill,
+        total_tok_s: None,
+        per_request_tok_s: None,
+        prompt_tok_s: Some(8192.0),
+        ..crate::marketplace::decode_cell(8192, 1, 0.0)
+    };
+    verified_with(app, listing, vec![decode, prefill]).await;
+}
+
+/// The three machines listed by one provider and verified; their ids by name.
+async fn machines(app: &TestApp) -> (HashMap<&'static str, String>, Provider) {
+    let p: Provider = provider(app, "provider@example.com").await;
+    let mut ids = HashMap::new();
+    for m in &MACHINES {
+        let id = list(
+            app,
+            &p,
+            json!({
+                "title": m.name,
+                "hardware": {"gpu_model": "L4", "gpu_count": m.gpus, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": m.price, "currency": "USD"},
+            }),
+        )
+        .await;
+        let mut cells: Vec<store::CellRecord> = m
+            .cells
+            .iter()
+            .map(|&(concurrency, ttft, itl, tok_s)| store::CellRecord {
+                ttft_ms_p99: Some(ttft),
+                ttft_samples: Some(8 + concurrency),
+                itl_ms_p99: Some(itl),
+                ..crate::marketplace::decode_cell(8192, concurrency, tok_s)
+            })
+            .collect();
+        cells.push(store::CellRecord {
+            phase: domain::CellPhase::Prefill,
+            total_tok_s: None,
+            per_request_tok_s: None,
+            prompt_tok_s: Some(m.prefill),
+            ..crate::marketplace::decode_cell(8192, 1, 0.0)
+        });
+        verified_with(app, &id, cells).await;
+        ids.insert(m.name, id);
+    }
+    (ids, p)
+}
+
+fn slo(users: u64, itl: f64) -> String {
+    format!("model=m&context=8192&users={users}&ttft_p99_ms=2000&itl_p99_ms={itl}")
+}
+
+/// Every offer of a query, following its cursor `limit` at a time.
+async fn all_offers(app: &TestApp, query: &str, limit: u64) -> (Vec<Value>, Value) {
+    let mut found = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..10 {
+        let mut path = format!("/v1/offers?{query}&limit={limit}");
+        if let Some(c) = &cursor {
+            path.push_str(&format!("&cursor={c}"));
+        }
+        let page: Value = app.get_json(&path, None).await;
+        let items = page["items"].as_array().unwrap_or_else(|| panic!("{page}"));
+        assert!(items.len() as u64 <= limit);
+        found.extend(items.iter().cloned());
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return (found, page),
+        }
+    }
+    panic!("the pages never ended");
+}
+
+/// The cheapest price per hour of any set of `offers` serving `users`, over every subset.
+fn brute_force(offers: &[Value], users: u64) -> Option<i64> {
+    let meeting: Vec<(i64, u64)> = offers
+        .iter()
+        .filter(|o| o["meets"] == true)
+        .map(|o| {
+            (
+                o["price_per_hour"]["amount"].as_i64().unwrap(),
+                o["goodput"]["users"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (0u32..1 << meeting.len())
+        .filter_map(|mask| {
+            let set = (0..meeting.len()).filter(|i| mask & (1 << i) != 0);
+            let (price, served) =
+                set.fold((0, 0), |(p, s), i| (p + meeting[i].0, s + meeting[i].1));
+            (served >= users).then_some(price)
+        })
+        .min()
+}
+
+fn names(ids: &HashMap<&'static str, String>, listed: &Value) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| {
+            *ids.iter()
+                .find(|(_, v)| v.as_str() == id.as_str().unwrap())
+                .unwrap()
+                .0
+        })
+        .collect();
+    found.sort_unstable();
+    found
+}
+
+async fn offers_are_the_cheapest_that_meet_the_objective(app: TestApp) {
+    let (ids, _) = machines(&app).await;
+    let (offers, last) = all_offers(&app, &slo(20, 100.0), 1).await;
+
+    // Sorted by cost per user-hour: cheap (100/4 = 25), mid (250/8), fast (600/16).
+    let order: Vec<&str> = offers
+        .iter()
+        .map(|o| o["listing"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["cheap", "mid", "fast"]);
+    let by_name = |name: &str| {
+        offers
+            .iter()
+            .find(|o| o["listing"]["title"] == name)
+            .unwrap()
+    };
+    let fast = by_name("fast");
+    assert_eq!(fast["meets"], true);
+    assert_eq!(fast["goodput"]["users"], 16);
+    assert_eq!(fast["goodput"]["context_tokens"], 8192);
+    // The cell's 500 ms plus a fresh 8K prompt at 16,384 tok/s.
+    assert_eq!(fast["goodput"]["ttft_ms_p99_estimated"], 1000.0);
+    assert_eq!(fast["goodput"]["ttft_samples"], 24);
+    assert_eq!(fast["goodput"]["itl_ms_p99"], 60.0);
+    assert_eq!(
+        fast["price_per_hour"],
+        json!({"amount": 600, "currency": "USD"})
+    );
+    assert_eq!(fast["cost_per_user_hour"], 37.5);
+    let ppm = fast["price_per_mtok"].as_f64().unwrap();
+    assert!((ppm - 600.0 / (600.0 * 3600.0) * 1e6).abs() < 1e-9, "{ppm}");
+    assert_eq!(by_name("mid")["goodput"]["users"], 8);
+    assert_eq!(by_name("cheap")["goodput"]["users"], 4);
+    assert!(
+        offers
+            .iter()
+            .all(|o| o["listing"]["engine"].get("base_url").is_none())
+    );
+
+    // The plan: fast + cheap (700 for 20 users), where taking the cheapest per user first
+    // (cheap, mid, then fast) would pay 950. The same on every page.
+    let plan = &last["plan"];
+    assert_eq!(names(&ids, &plan["listings"]), ["cheap", "fast"]);
+    assert_eq!(plan["users"], 20);
+    assert_eq!(plan["price_per_hour"]["amount"], 700);
+    assert_eq!(Some(700), brute_force(&offers, 20));
+    assert_eq!(last["users_available"], 28);
+    for users in 1..=28 {
+        let page: Value = app
+            .get_json(&format!("/v1/offers?{}", slo(users, 100.0)), None)
+            .await;
+        assert_eq!(
+            page["plan"]["price_per_hour"]["amount"].as_i64(),
+            brute_force(&offers, users),
+            "{users} users: {}",
+            page["plan"]
+        );
+    }
+    let too_many: Value = app
+        .get_json(&format!("/v1/offers?{}", slo(29, 100.0)), None)
+        .await;
+    assert_eq!(too_many["plan"], Value::Null);
+
+    // A tighter stutter limit serves fewer users per machine: 4, 4 and 2, and for 6 users
+    // mid + cheap (350) become the plan.
+    let (tight, last) = all_offers(&app, &slo(6, 50.0), 20).await;
+    let users: HashMap<&str, u64> = tight
+        .iter()
+        .map(|o| {
+            (
+                o["listing"]["title"].as_str().unwrap(),
+                o["goodput"]["users"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        users,
+        HashMap::from([("fast", 4), ("mid", 4), ("cheap", 2)])
+    );
+    assert_eq!(names(&ids, &last["plan"]["listings"]), ["cheap", "mid"]);
+    assert_eq!(Some(350), brute_force(&tight, 6));
+
+    // An objective no machine meets: no offers; with include_failing, each says why.
+    let none: Value = app
+        .get_json(&format!("/v1/offers?{}", slo(1, 10.0)), None)
+        .await;
+    assert_eq!(none["items"], json!([]));
+    assert_eq!(none["plan"], Value::Null);
+    let (failing, _) = all_offers(&app, &format!("{}&include_failing=true", slo(1, 10.0)), 2).await;
+    assert_eq!(failing.len(), 3);
+    for o in &failing {
+        assert_eq!(o["meets"], false);
+        assert_eq!(o["reason"], "stutter_too_long");
+        assert_eq!(o["goodput"], Value::Null);
+    }
+    let best: Vec<f64> = failing
+        .iter()
+        .map(|o| o["best_ms"].as_f64().unwrap())
+        .collect();
+    assert!(best.contains(&20.0) && best.contains(&35.0), "{best:?}");
+    let longer: Value = app
+        .get_json(
+            "/v1/offers?model=m&context=16384&users=1&ttft_p99_ms=2000&itl_p99_ms=100&include_failing=true",
+            None,
+        )
+        .await;
+    assert!(
+        longer["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["reason"] == "context_not_measured"),
+        "{longer}"
+    );
+    // Another model, another currency, a price cap.
+    for query in [
+        "model=other&context=8192&users=1&ttft_p99_ms=2000&itl_p99_ms=100",
+        "model=m&context=8192&users=1&ttft_p99_ms=2000&itl_p99_ms=100&currency=eur",
+    ] {
+        let page: Value = app.get_json(&format!("/v1/offers?{query}"), None).await;
+        assert_eq!(page["items"], json!([]), "{query}");
+    }
+    let capped: Value = app
+        .get_json(
+            &format!("/v1/offers?{}&max_price_per_hour=300", slo(20, 100.0)),
+            None,
+        )
+        .await;
+    let titles: Vec<&str> = capped["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["listing"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["cheap", "mid"]);
+
+    // Bad input is a 422 naming the parameter.
+    for (query, field) in [
+        ("context=8192&users=1&ttft_p99_ms=1&itl_p99_ms=1", "model"),
+        (
+            "model=m&context=8192&users=0&ttft_p99_ms=1&itl_p99_ms=1",
+            "users",
+        ),
+        (
+            "model=m&context=8192&users=1&ttft_p99_ms=-1&itl_p99_ms=1",
+            "ttft_p99_ms",
+        ),
+        ("model=m&context=8192&users=1&ttft_p99_ms=1", "itl_p99_ms"),
+        (
+            "model=m&context=8192&users=1&ttft_p99_ms=1&itl_p99_ms=1&currency=xyz",
+            "currency",
+        ),
+        (
+            "model=m&context=8192&users=1&ttft_p99_ms=1&itl_p99_ms=1&cursor=nope",
+            "cursor",
+        ),
+    ] {
+        let body = assert_problem(
+            app.get(&format!("/v1/offers?{query}"), None).await,
+            422,
+            "validation_failed",
+        )
+        .await;
+        assert!(body.to_string().contains(field), "{query}: {body}");
+    }
+
+    // Booking the plan: both machines whole, one plan id; again with the same key, the
+    // same plan; the same key for another request is refused.
+    let renter = app.register("renter@example.com").await;
+    let span = (at(2), at(4));
+    let body = |users: u64| {
+        json!({"model": "m", "context": 8192, "users": users, "ttft_p99_ms": 2000.0, "itl_p99_ms": 100.0,
+               "starts_at": span.0, "ends_at": span.1})
+    };
+    let res = book_plan(&app, None, "k", body(20)).await;
+    assert_problem(res, 401, "unauthenticated").await;
+    let res = book_plan(&app, Some(&renter), "k", body(20)).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let booked: Value = res.json().await.unwrap();
+    let bookings = booked["bookings"].as_array().unwrap();
+    assert_eq!(bookings.len(), 2, "{booked}");
+    assert_eq!(booked["users"], 20);
+    assert_eq!(booked["price_per_hour"]["amount"], 700);
+    let listed: Vec<&str> = bookings
+        .iter()
+        .map(|b| b["listing_id"].as_str().unwrap())
+        .collect();
+    assert!(listed.contains(&ids["fast"].as_str()) && listed.contains(&ids["cheap"].as_str()));
+    for b in bookings {
+        assert_eq!(b["plan_id"], booked["plan_id"]);
+        assert_eq!(b["status"], "confirmed");
+        let gpus = if b["listing_id"] == ids["fast"].as_str() {
+            2
+        } else {
+            1
+        };
+        assert_eq!(b["gpu_count"], gpus, "every GPU of the machine");
+        // Two hours of the machine's price.
+        assert_eq!(b["price"]["amount"], if gpus == 2 { 1200 } else { 200 });
+    }
+    let again = book_plan(&app, Some(&renter), "k", body(20)).await;
+    assert_eq!(again.status(), StatusCode::CREATED);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["plan_id"], booked["plan_id"]);
+    assert_eq!(again["price_per_hour"], booked["price_per_hour"]);
+    assert_problem(
+        book_plan(&app, Some(&renter), "k", body(8)).await,
+        422,
+        "idempotency_key_reused",
+    )
+    .await;
+
+    // Over that interval only mid is free: it serves 8, so 20 cannot be planned.
+    let during = format!(
+        "{}&available_from={}&available_until={}",
+        slo(20, 100.0),
+        urlencode(span.0),
+        urlencode(span.1)
+    );
+    let free: Value = app.get_json(&format!("/v1/offers?{during}"), None).await;
+    let titles: Vec<&str> = free["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["listing"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["mid"]);
+    assert_eq!(free["plan"], Value::Null);
+    let refused = book_plan(&app, Some(&renter), "k2", body(20)).await;
+    let problem = assert_problem(refused, 409, "slo_unmet").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("serve 8 of the 20"),
+        "{problem}"
+    );
+}
+
+fn urlencode(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        .replace('+', "%2B")
+}
+
+async fn book_plan(
+    app: &TestApp,
+    who: Option<&Session>,
+    key: &str,
+    body: Value,
+) -> reqwest::Response {
+    let mut request = app
+        .client
+        .post(app.url("/v1/offers/book"))
+        .header("Idempotency-Key", key)
+        .json(&body);
+    if let Some(who) = who {
+        request = request.bearer_auth(&who.access_token);
+    }
+    request.send().await.unwrap()
+}
+
+async fn racing_renters_never_book_a_machine_twice_nor_half_a_plan(app: TestApp) {
+    let (ids, provider) = machines(&app).await;
+    let mut renters = Vec::new();
+    for i in 0..8 {
+        renters.push(app.register(&format!("renter{i}@example.com")).await);
+    }
+    // Overlapping intervals and plans of one, two or three machines.
+    let asks: Vec<(u64, (i64, i64))> = (0..8)
+        .map(|i| {
+            (
+                [4, 8, 12, 20, 24, 6, 16, 2][i],
+                ([2, 3, 2, 4, 3, 2, 5, 3][i], [6, 5, 4, 7, 6, 8, 7, 9][i]),
+            )
+        })
+        .collect();
+    let tasks: Vec<_> = renters
+        .iter()
+        .zip(&asks)
+        .map(|(renter, &(users, (from, until)))| {
+            let app = &app;
+            async move {
+                let body = json!({"model": "m", "context": 8192, "users": users, "ttft_p99_ms": 2000.0,
+                                  "itl_p99_ms": 100.0, "starts_at": at(from), "ends_at": at(until)});
+                let res = book_plan(app, Some(renter), &Uuid::new_v4().to_string(), body).await;
+                let status = res.status();
+                (users, status, res.json::<Value>().await.unwrap())
+            }
+        })
+        .collect();
+    let results = futures_util::future::join_all(tasks).await;
+    let goodput: HashMap<&str, u64> = HashMap::from([
+        (ids["fast"].as_str(), 16),
+        (ids["mid"].as_str(), 8),
+        (ids["cheap"].as_str(), 4),
+    ]);
+    let mut plans = HashSet::new();
+    let mut booked = 0;
+    let mut refused = 0;
+    for (users, status, body) in &results {
+        match status.as_u16() {
+            201 => {
+                let bookings = body["bookings"].as_array().unwrap();
+                let served: u64 = bookings
+                    .iter()
+                    .map(|b| goodput[b["listing_id"].as_str().unwrap()])
+                    .sum();
+                assert!(
+                    served >= *users,
+                    "a plan that serves {served} of {users}: {body}"
+                );
+                assert!(
+                    bookings
+                        .iter()
+                        .all(|b| b["plan_id"] == body["plan_id"] && b["status"] == "confirmed")
+                );
+                plans.insert(body["plan_id"].as_str().unwrap().to_owned());
+                booked += bookings.len();
+            }
+            409 => {
+                assert!(
+                    ["slo_unmet", "booking_conflict"].contains(&body["code"].as_str().unwrap()),
+                    "{body}"
+                );
+                refused += 1;
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    // Six of the intervals share the half hour after 3 h, and there are three machines.
+    assert!(!plans.is_empty() && refused >= 3, "{results:?}");
+    // What is stored: every booking belongs to a plan that succeeded, whole; no machine is
+    // held twice at any instant.
+    let mut stored = Vec::new();
+    for id in ids.values() {
+        let page: Value = app
+            .get_json(
+                &format!("/v1/listings/{id}/bookings?limit=100"),
+                Some(&provider.member.access_token),
+            )
+            .await;
+        stored.extend(page["items"].as_array().unwrap().iter().cloned());
+    }
+    assert_eq!(stored.len(), booked, "{stored:?}");
+    for b in &stored {
+        assert!(plans.contains(b["plan_id"].as_str().unwrap()));
+    }
+    for a in &stored {
+        for b in &stored {
+            if a["id"] != b["id"] && a["listing_id"] == b["listing_id"] {
+                let (s1, e1) = (
+                    a["starts_at"].as_str().unwrap(),
+                    a["ends_at"].as_str().unwrap(),
+                );
+                let (s2, e2) = (
+                    b["starts_at"].as_str().unwrap(),
+                    b["ends_at"].as_str().unwrap(),
+                );
+                let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap();
+                assert!(
+                    parse(e1) <= parse(s2) || parse(e2) <= parse(s1),
+                    "a machine held twice: {a} {b}"
+                );
+            }
+        }
+    }
+}
+
+async fn a_plan_is_one_booking_against_the_quota(backend: store::Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.limits.max_open_bookings = 2).await;
+    let (ids, _) = machines(&app).await;
+    let renter = app.register("renter@example.com").await;
+    let span = (at(2), at(3));
+    let body = json!({"model": "m", "context": 8192, "users": 12, "ttft_p99_ms": 2000.0, "itl_p99_ms": 100.0,
+                      "starts_at": span.0, "ends_at": span.1});
+    let res = book_plan(&app, Some(&renter), "plan", body).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let plan: Value = res.json().await.unwrap();
+    assert_eq!(
+        plan["bookings"].as_array().unwrap().len(),
+        2,
+        "mid + cheap: {plan}"
+    );
+    // Two bookings of one plan count as one: a second booking fits, a third does not.
+    let single = |key: &'static str| {
+        app.client
+            .post(app.url("/v1/bookings"))
+            .bearer_auth(&renter.access_token)
+            .header("Idempotency-Key", key)
+            .json(&json!({"listing_id": ids["fast"], "gpu_count": 1, "starts_at": at(5 + key.len() as i64), "ends_at": at(6 + key.len() as i64)}))
+            .send()
+    };
+    assert_eq!(single("one").await.unwrap().status(), StatusCode::CREATED);
+    assert_problem(single("three").await.unwrap(), 429, "rate_limited").await;
+}
+
+async fn a_plan_not_paid_in_time_is_released_whole(backend: store::Backend) {
+    use crate::payments::{
+        deliver_signed, enable_payouts_of, event, intent_object, market_configured,
+    };
+    let m = market_configured(backend, |_| {}).await;
+    let second: Value = m
+        .app
+        .post(
+            "/v1/listings",
+            Some(&m.admin.access_token),
+            json!({
+                "org_id": m.org, "title": "second", "region": "eu",
+                "hardware": {"gpu_model": "L4", "gpu_count": 1, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+                "price": {"amount_per_gpu_hour": 150, "currency": "USD"},
+                "engine": {"base_url": "http://127.0.0.1:9", "model": "m"},
+            }),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let second = second["id"].as_str().unwrap().to_owned();
+    serving(&m.app, &m.listing, 4).await;
+    serving(&m.app, &second, 4).await;
+    enable_payouts_of(&m.app, &m.org, &m.admin).await;
+    let body = json!({"model": "m", "context": 8192, "users": 8, "ttft_p99_ms": 2000.0, "itl_p99_ms": 100.0,
+                      "starts_at": at(24), "ends_at": at(26)});
+    let res = book_plan(&m.app, Some(&m.renter), "plan-1", body.clone()).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let plan: Value = res.json().await.unwrap();
+    let bookings = plan["bookings"].as_array().unwrap().clone();
+    assert_eq!(bookings.len(), 2);
+    for b in &bookings {
+        assert_eq!(
+            b["status"], "pending_payment",
+            "each paid as any booking is: {b}"
+        );
+        assert_eq!(b["price"]["amount"], 300);
+        assert!(b["payment"]["client_secret"].is_string());
+    }
+    // One is paid; the other's hold runs out.
+    let (paid, unpaid) = (&bookings[0], &bookings[1]);
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_plan_paid",
+            "payment_intent.succeeded",
+            intent_object(paid, "succeeded"),
+        ),
+    )
+    .await;
+    let id = |b: &Value| b["id"].as_str().unwrap().parse::<Uuid>().unwrap();
+    m.app
+        .app
+        .db()
+        .set_hold_expiry(
+            id(unpaid),
+            chrono::Utc::now() - chrono::Duration::seconds(1),
+        )
+        .await
+        .unwrap();
+    let sweep = m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!((sweep.expired, sweep.plans_released), (1, 1));
+    let status = |b: &Value| {
+        let path = format!("/v1/bookings/{}", b["id"].as_str().unwrap());
+        let token = m.renter.access_token.clone();
+        let app = &m.app;
+        async move { app.get_json::<Value>(&path, Some(&token)).await }
+    };
+    let released = status(paid).await;
+    assert_eq!(released["status"], "cancelled", "{released}");
+    assert_eq!(
+        released["refund"]["amount"], 300,
+        "what was paid, refunded in full"
+    );
+    assert_eq!(status(unpaid).await["status"], "expired");
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(refunds.len(), 1);
+    assert_eq!(refunds[0].field("amount"), Some("300"));
+    assert_eq!(refunds[0].field("reverse_transfer"), Some("true"));
+    // Released whole: a second sweep does nothing more, and the plan can be booked again.
+    let again = m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(again.plans_released, 0);
+    let res = book_plan(&m.app, Some(&m.renter), "plan-2", body).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+}
