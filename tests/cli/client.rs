@@ -181,12 +181,26 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
     let from = (chrono::Utc::now() + chrono::Duration::hours(30))
         .format("%Y-%m-%dT%H:00:00Z")
         .to_string();
-    let unmet = cli(dir, &["offers", "book", impossible, "--from", &from, "--hours", "1"]).await;
+    let unmet = cli(
+        dir,
+        &[
+            "offers", "book", impossible, "--from", &from, "--hours", "1",
+        ],
+    )
+    .await;
     assert_eq!(unmet.status.code(), Some(1), "{}", stderr(&unmet));
-    assert!(stderr(&unmet).contains("409 slo_unmet"), "{}", stderr(&unmet));
+    assert!(
+        stderr(&unmet).contains("409 slo_unmet"),
+        "{}",
+        stderr(&unmet)
+    );
     let partial = cli(dir, &["offers", "model=m context=1k users=1 ttft<=2s"]).await;
     assert_eq!(partial.status.code(), Some(64), "{}", stderr(&partial));
-    assert!(stderr(&partial).contains("itl<=100ms"), "{}", stderr(&partial));
+    assert!(
+        stderr(&partial).contains("itl<=100ms"),
+        "{}",
+        stderr(&partial)
+    );
 
     // Book twice with one key: one booking.
     let from = (chrono::Utc::now() + chrono::Duration::hours(2))

@@ -13,6 +13,7 @@ pub mod prompt;
 pub mod report;
 mod run;
 pub mod stats;
+pub mod wakeup;
 
 pub use params::Parameters;
 pub use report::{DecodeCell, PrefillEntry, Report, Status};

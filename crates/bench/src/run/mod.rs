@@ -68,6 +68,8 @@ pub async fn run(
     cancel: watch::Receiver<bool>,
 ) -> Result<Report, BenchError> {
     options.params.validate().map_err(BenchError::Setup)?;
+    // Until the run ends: no CPU sleeps so deeply that the lag probe's timers fire late.
+    let _wakeups = crate::wakeup::FastWakeups::request();
     let started_at = chrono::Utc::now();
     let began = Instant::now();
     let engine = Engine::new(
