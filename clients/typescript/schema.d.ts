@@ -1234,6 +1234,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/planner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The capacity planner: per GPU of the catalog, the users one machine serves within a
+         *     service-level objective for a model of the catalog — measured where verified listings of
+         *     that GPU and model exist, the decode calculator's roofline prediction where none do — and
+         *     how many machines it takes. Public.
+         */
+        get: operations["capacity_planner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports/{id}": {
         parameters: {
             query?: never;
@@ -2612,6 +2634,72 @@ export interface components {
              * Format: int64
              * @description The users they serve together (at least those asked for).
              */
+            users: number;
+        };
+        PlannerGpuModelView: {
+            id: string;
+            name: string;
+        };
+        PlannerGpuView: {
+            id: string;
+            name: string;
+            /** Format: double */
+            vram_gb: number;
+        };
+        PlannerRowView: {
+            gpu: components["schemas"]["PlannerGpuView"];
+            /**
+             * Format: int32
+             * @description The machine's GPUs (1 when predicted).
+             */
+            gpu_count: number;
+            /** @description With `measured`: how many verified listings of this GPU serve the model. */
+            listings?: number | null;
+            /**
+             * Format: int64
+             * @description Machines of this kind it takes for the users asked for (`null`: it serves none).
+             */
+            machines_needed?: number | null;
+            /** Format: double */
+            per_stream_tok_s?: number | null;
+            /**
+             * @description `measured` (verified listings of this GPU and model: the one that serves the most) or
+             *     `predicted` (the roofline, for one GPU).
+             */
+            source: string;
+            /**
+             * Format: double
+             * @description The gap between tokens at that load, ms: the cell's p99 when measured, 1000 ÷
+             *     per-stream tok/s when predicted.
+             */
+            stutter_ms?: number | null;
+            /** Format: double */
+            total_tok_s: number;
+            /**
+             * Format: double
+             * @description TTFT p99 for a fresh prompt of the objective's context at that load, estimated: when
+             *     measured, the cell's TTFT p99 plus the prompt's prefill at the measured rate; when
+             *     predicted, the roofline's compute-bound prefill (2 × parameters × context ÷ usable
+             *     FLOPS).
+             */
+            ttft_ms_p99_estimated?: number | null;
+            /**
+             * Format: int64
+             * @description Users one machine serves within the objective (0: none).
+             */
+            users: number;
+        };
+        PlannerView: {
+            /** Format: int64 */
+            context: number;
+            /** @description Every GPU of the catalog: measured rows first, then predicted; each by users served. */
+            items: components["schemas"]["PlannerRowView"][];
+            /** Format: double */
+            itl_p99_ms: number;
+            model: components["schemas"]["PlannerGpuModelView"];
+            /** Format: double */
+            ttft_p99_ms: number;
+            /** Format: int64 */
             users: number;
         };
         PredictedView: {
@@ -9074,6 +9162,91 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    capacity_planner: {
+        parameters: {
+            query?: {
+                /** @description A model of the catalog: its id, name or alias (`GET /v1/models`). */
+                model?: string;
+                /** @description The longest prompt, tokens. */
+                context?: number;
+                /** @description Users to serve at once (1–10,000). */
+                users?: number;
+                /** @description The first token within this many ms for 99 in 100 requests. */
+                ttft_p99_ms?: number;
+                /** @description No gap between tokens longer than this many ms for 99 in 100 tokens. */
+                itl_p99_ms?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every GPU of the catalog at the objective */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlannerView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -302,6 +302,28 @@ def main():
         site.open(f"/calculator?{query}")
         site.open(f"/calculator?gpu=no-such-gpu&model={model}", status=422)
         check("gpu" in page.inner_text(".problems"), "/calculator: names the unknown field")
+        # The capacity planner as a person uses it: the form, then its JSON row for row; the
+        # demo's pair measured, the other GPUs predicted.
+        site.open("/planner")
+        page.select_option('select[name="model"]', model)
+        page.fill('input[name="context"]', "1024")
+        page.fill('input[name="users"]', "8")
+        page.fill('input[name="ttft_p99_ms"]', "3000")
+        page.fill('input[name="itl_p99_ms"]', "100")
+        page.click('#planner button[type="submit"]')
+        page.wait_for_load_state("load")
+        planned = f"model={model}&context=1024&users=8&ttft_p99_ms=3000&itl_p99_ms=100"
+        plan = site.json(f"/v1/planner?{planned}")
+        shown = page.eval_on_selector_all(
+            "#plan tbody tr",
+            "rows => rows.map(r => [r.dataset.gpu, r.dataset.source, r.querySelector('.users').innerText])",
+        )
+        expected = [[r["gpu"]["id"], r["source"], f"{r['users']:,}"] for r in plan["items"]]
+        check(shown == expected, "/planner: every row of its JSON")
+        check([gpu, "measured"] in [row[:2] for row in shown], "/planner: the demo's pair measured")
+        check(sum(row[1] == "predicted" for row in shown) >= 40, "/planner: the other GPUs predicted")
+        site.open("/planner?model=no-such-model&context=1&users=1&ttft_p99_ms=1&itl_p99_ms=1", status=422)
+        check("model" in page.inner_text(".problems"), "/planner: names the unknown field")
         site.open("/reports/not-a-uuid", status=404)
         site.open("/runs/00000000-0000-0000-0000-000000000000", status=404)
         site.open("/models/no-such-model", status=404)
@@ -318,6 +340,7 @@ def main():
             f"/hardware/{gpu}",
             f"/listings/{listing_id}",
             f"/calculator?{query}",
+            f"/planner?{planned}",
         ):
             zh.open(path)
             check(zh.page.get_attribute("html", "lang") == "zh-Hant", f"{path}: zh-Hant by header")

@@ -143,7 +143,7 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
             RateClass::Auth
         } else if path.starts_with("/gateway/") {
             RateClass::Gateway
-        } else if *method == Method::GET && (path == "/listings" || path == "/offers") {
+        } else if *method == Method::GET && matches!(path, "/listings" | "/offers" | "/planner") {
             RateClass::Search
         } else if *method == Method::GET && path.ends_with("/events") {
             RateClass::Events

@@ -112,7 +112,7 @@ pub struct DecodeEstimate {
     pub measured: Measured,
 }
 
-fn catalogs() -> Result<&'static Catalog, AppError> {
+pub(crate) fn catalogs() -> Result<&'static Catalog, AppError> {
     Catalog::get().map_err(|e| AppError::Internal(e.to_string()))
 }
 

@@ -28,6 +28,7 @@ pub mod offers;
 pub mod orgs;
 pub mod payments;
 pub mod physics;
+pub mod planner;
 pub mod reports;
 pub mod runs;
 pub mod sealed;

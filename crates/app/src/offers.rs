@@ -103,7 +103,7 @@ impl OfferParams {
                 catalog_model,
                 served_model: model.to_owned(),
                 min_context: i64::try_from(context).unwrap_or(i64::MAX),
-                currency,
+                currency: Some(currency),
                 max_price_per_hour: self.max_price_per_hour,
                 window,
             },
@@ -194,6 +194,21 @@ fn offer_of(candidate: OfferCandidate, slo: &Slo) -> Result<Offer, AppError> {
             .minor()
             .saturating_mul(i64::from(candidate.listing.gpu_count)),
     );
+    let at_slo = goodput_of(&candidate, slo).map(|goodput| AtSlo {
+        price_per_mtok: slo::price_per_mtok(price_per_hour.minor(), goodput.total_tok_s),
+        cost_per_user_hour: slo::cost_per_user_hour(price_per_hour.minor(), goodput.users)
+            .unwrap_or(f64::INFINITY),
+        goodput,
+    });
+    Ok(Offer {
+        listing: Listing::try_from(candidate.listing)?,
+        price_per_hour,
+        at_slo,
+    })
+}
+
+/// A candidate's goodput at `slo`, from its projected cells and prefill rates.
+pub(crate) fn goodput_of(candidate: &OfferCandidate, slo: &Slo) -> Result<Goodput, Unmet> {
     let decode: Vec<DecodeCell> = candidate
         .cells
         .iter()
@@ -216,17 +231,7 @@ fn offer_of(candidate: OfferCandidate, slo: &Slo) -> Result<Offer, AppError> {
             prompt_tok_s: rate,
         })
         .collect();
-    let at_slo = slo::goodput(slo, &decode, &prefill).map(|goodput| AtSlo {
-        price_per_mtok: slo::price_per_mtok(price_per_hour.minor(), goodput.total_tok_s),
-        cost_per_user_hour: slo::cost_per_user_hour(price_per_hour.minor(), goodput.users)
-            .unwrap_or(f64::INFINITY),
-        goodput,
-    });
-    Ok(Offer {
-        listing: Listing::try_from(candidate.listing)?,
-        price_per_hour,
-        at_slo,
-    })
+    slo::goodput(slo, &decode, &prefill)
 }
 
 /// The cheapest plan among `offers` (those meeting the SLO, already in offer order).
@@ -358,7 +363,7 @@ impl PlanRequest<'_> {
             checked.slo.ttft_p99_ms(),
             checked.slo.itl_p99_ms(),
             checked.users,
-            q.currency,
+            q.currency.as_deref().unwrap_or_default(),
             q.max_price_per_hour.unwrap_or(0),
             q.catalog_model,
             self.starts_at.timestamp_micros(),

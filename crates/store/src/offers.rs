@@ -28,7 +28,8 @@ pub struct OfferQuery {
     pub served_model: String,
     /// Only decode cells of at least this context are read.
     pub min_context: i64,
-    pub currency: String,
+    /// Prices in this currency only (`None`: any).
+    pub currency: Option<String>,
     /// The whole machine's price per hour (minor units), at most.
     pub max_price_per_hour: Option<i64>,
     /// The listing's availability window must cover `[from, until)`.
@@ -89,8 +90,10 @@ impl Db {
         let mut select = listings::Entity::find()
             .filter(L::Status.eq(listing_status::ACTIVE))
             .filter(L::LatestReportId.is_not_null())
-            .filter(L::Currency.eq(query.currency.as_str()))
             .filter(serves);
+        if let Some(currency) = &query.currency {
+            select = select.filter(L::Currency.eq(currency.as_str()));
+        }
         if let Some(max) = query.max_price_per_hour {
             select = select.filter(
                 Expr::col((listings::Entity, L::PriceAmount))

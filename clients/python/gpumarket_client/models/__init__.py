@@ -101,6 +101,10 @@ from .payment_view import PaymentView
 from .payouts_view import PayoutsView
 from .plan_limits_view import PlanLimitsView
 from .plan_view import PlanView
+from .planner_gpu_model_view import PlannerGpuModelView
+from .planner_gpu_view import PlannerGpuView
+from .planner_row_view import PlannerRowView
+from .planner_view import PlannerView
 from .predicted_view import PredictedView
 from .price_patch import PricePatch
 from .price_view import PriceView
@@ -244,6 +248,10 @@ __all__ = (
     "PaymentView",
     "PayoutsView",
     "PlanLimitsView",
+    "PlannerGpuModelView",
+    "PlannerGpuView",
+    "PlannerRowView",
+    "PlannerView",
     "PlanView",
     "PredictedView",
     "PricePatch",

@@ -99,6 +99,7 @@ labels! {
     site_tagline: "GPU machines, measured by the standard benchmark matrix", "以標準基準矩陣量測的 GPU 機器";
     nav_leaderboard: "Leaderboard", "排行榜";
     nav_calculator: "Decode calculator", "解碼計算器";
+    nav_planner: "Capacity planner", "容量規劃";
     nav_models: "Models", "模型";
     nav_hardware: "Hardware", "硬體";
     nav_api: "API docs", "API 文件";
@@ -271,6 +272,21 @@ labels! {
     spot_check: "Spot check", "抽查";
     private_report: "Private: shown to its organisation and share links only", "私人：僅向其組織與分享連結顯示";
     report_unreadable: "This run's report cannot be read as the standard's report.", "無法以標準報告格式讀取此執行的報告。";
+    planner_title: "Capacity planner", "容量規劃";
+    planner_text: "How many users one machine of each GPU serves within a service-level objective: measured where verified listings exist, predicted from the roofline elsewhere.", "在服務水準目標內，每種 GPU 的一台機器可服務多少使用者：有已驗證刊登者為實測值，其餘為 roofline 預測值。";
+    users: "Users", "使用者";
+    ttft_limit: "First token within (ms, p99)", "首個 token 時限（毫秒，p99）";
+    itl_limit: "Gap between tokens within (ms, p99)", "token 間隔時限（毫秒，p99）";
+    plan: "Plan", "規劃";
+    source_measured: "measured", "實測";
+    source_predicted: "predicted", "預測";
+    users_per_machine: "Users per machine", "每台機器使用者";
+    machines_needed: "Machines needed", "所需機器";
+    ttft_estimated: "TTFT p99 (estimated, ms)", "TTFT p99（估計，毫秒）";
+    stutter: "Stutter p99 (ms)", "卡頓 p99（毫秒）";
+    per_stream_tok_s: "Per-stream tok/s", "每串流 tok/s";
+    choose_objective: "Choose a model and an objective.", "請選擇模型與目標。";
+    not_a_number: "not a number", "不是數字";
     matrix_left_out: "This report's cells do not form a matrix of a standard size; every measurement is in the table below.", "此報告的格子不構成標準大小的矩陣；所有量測皆列於下表。";
 }
 

@@ -59,6 +59,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::search::search)
                 .service(offers::search::search)
                 .service(offers::book::book)
+                .service(offers::planner::planner)
                 .service(listings::create::create)
                 .service(listings::get::get)
                 .service(listings::update::update)

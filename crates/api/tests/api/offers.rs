@@ -15,6 +15,7 @@ use crate::marketplace::{Provider, at, list, provider, verified_with};
 
 on_both_backends!(
     offers_are_the_cheapest_that_meet_the_objective,
+    the_planner_measures_where_verified_and_predicts_elsewhere,
     racing_renters_never_book_a_machine_twice_nor_half_a_plan,
 );
 
@@ -674,4 +675,113 @@ async fn a_plan_not_paid_in_time_is_released_whole(backend: store::Backend) {
     assert_eq!(again.plans_released, 0);
     let res = book_plan(&m.app, Some(&m.renter), "plan-2", body).await;
     assert_eq!(res.status(), StatusCode::CREATED);
+}
+
+const NEMOTRON: &str = "nvidia-nemotron-nano-12b-v2-awq";
+
+async fn the_planner_measures_where_verified_and_predicts_elsewhere(app: TestApp) {
+    let planner = |query: String| {
+        let app = &app;
+        async move {
+            app.get_json::<Value>(&format!("/v1/planner?{query}"), None)
+                .await
+        }
+    };
+    // Nothing verified yet: every GPU predicted. For the reference page's pair at each load
+    // the page measured, a stutter limit that this load just meets and one more stream would
+    // not: the planner predicts that load, at a per-stream speed within 25 % of the page's.
+    for (load, published) in [(1u64, 40.3), (2, 38.5), (4, 35.5)] {
+        let estimate: Value = app
+            .get_json(
+                &format!("/v1/calculator/decode?gpu=rtx-3060-12gb&model={NEMOTRON}&context=0&concurrency={load}"),
+                None,
+            )
+            .await;
+        let limit =
+            1000.0 / estimate["predicted"]["per_stream_tok_s"].as_f64().unwrap() * (1.0 + 1e-9);
+        let predicted = planner(format!(
+            "model={NEMOTRON}&context=0&users=10&ttft_p99_ms=2000&itl_p99_ms={limit}"
+        ))
+        .await;
+        let rows = predicted["items"].as_array().unwrap();
+        assert!(rows.len() >= 40, "every GPU of the catalog");
+        assert!(rows.iter().all(|r| r["source"] == "predicted"));
+        let rtx = rows
+            .iter()
+            .find(|r| r["gpu"]["id"] == "rtx-3060-12gb")
+            .unwrap();
+        assert_eq!(rtx["users"], load, "{rtx}");
+        let per_stream = rtx["per_stream_tok_s"].as_f64().unwrap();
+        assert!((per_stream / published - 1.0).abs() < 0.25, "{rtx}");
+        assert_eq!(rtx["machines_needed"], 10u64.div_ceil(load));
+        assert!(
+            (rtx["stutter_ms"].as_f64().unwrap() - 1000.0 / per_stream).abs() < 1e-6,
+            "{rtx}"
+        );
+    }
+    // A model with one stream at a big GPU serves more users than at a small one.
+    let by_id =
+        |rows: &[Value], id: &str| rows.iter().find(|r| r["gpu"]["id"] == id).cloned().unwrap();
+    let loose = planner(format!(
+        "model={NEMOTRON}&context=8192&users=50&ttft_p99_ms=5000&itl_p99_ms=100"
+    ))
+    .await;
+    let loose = loose["items"].as_array().unwrap();
+    assert!(
+        by_id(loose, "h100-sxm-80gb")["users"].as_u64()
+            > by_id(loose, "rtx-3060-12gb")["users"].as_u64(),
+        "{loose:?}"
+    );
+
+    // A verified listing of the pair: its row is measured (its goodput from its report).
+    let p = provider(&app, "provider@example.com").await;
+    let listing = list(
+        &app,
+        &p,
+        json!({
+            "hardware": {"gpu_model": "NVIDIA GeForce RTX 3060", "gpu_count": 1, "vram_gb": 12, "cpu_model": "x", "ram_gb": 32},
+            "catalog": {"gpu": "rtx-3060-12gb", "model": NEMOTRON},
+        }),
+    )
+    .await;
+    serving(&app, &listing, 4).await;
+    let measured = planner(format!(
+        "model={NEMOTRON}&context=8192&users=10&ttft_p99_ms=2000&itl_p99_ms=100"
+    ))
+    .await;
+    let rows = measured["items"].as_array().unwrap();
+    let first = &rows[0];
+    assert_eq!(first["gpu"]["id"], "rtx-3060-12gb");
+    assert_eq!(first["source"], "measured");
+    assert_eq!(first["listings"], 1);
+    assert_eq!(first["users"], 4);
+    assert_eq!(first["machines_needed"], 3);
+    // The cell's 300 ms plus a fresh 8K prompt at 8,192 tok/s.
+    assert_eq!(first["ttft_ms_p99_estimated"], 1300.0);
+    assert!(rows[1..].iter().all(|r| r["source"] == "predicted"));
+    assert_eq!(measured["model"]["id"], NEMOTRON);
+
+    for (query, field) in [
+        (
+            "model=nope&context=0&users=1&ttft_p99_ms=1&itl_p99_ms=1",
+            "model",
+        ),
+        ("context=0&users=1&ttft_p99_ms=1&itl_p99_ms=1", "model"),
+        (
+            &*format!("model={NEMOTRON}&context=0&users=0&ttft_p99_ms=1&itl_p99_ms=1"),
+            "users",
+        ),
+        (
+            &*format!("model={NEMOTRON}&context=0&users=1&ttft_p99_ms=1"),
+            "itl_p99_ms",
+        ),
+    ] {
+        let body = assert_problem(
+            app.get(&format!("/v1/planner?{query}"), None).await,
+            422,
+            "validation_failed",
+        )
+        .await;
+        assert_eq!(body["errors"][0]["field"], field, "{query}");
+    }
 }

@@ -478,7 +478,7 @@ async fn the_offer_projection_is_backfilled(backend: Backend) {
         catalog_model: None,
         served_model: "m".into(),
         min_context: 0,
-        currency: "USD".into(),
+        currency: Some("USD".into()),
         max_price_per_hour: None,
         window: None,
     };

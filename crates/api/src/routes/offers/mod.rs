@@ -1,4 +1,6 @@
-//! Offers at a service-level objective, and booking the cheapest plan that meets it.
+//! Offers at a service-level objective, booking the cheapest plan that meets it, and the
+//! capacity planner.
 
 pub mod book;
+pub mod planner;
 pub mod search;
