@@ -430,6 +430,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Two or three reports side by side, cell by cell: each report's figures, their ratios to the
+         *     first report's, which figures differ by more than 5 %, the standards they follow, and
+         *     each context's throughput–interactivity frontier. A private report is compared only by
+         *     those who may see it (to anyone else it does not exist).
+         */
+        get: operations["compare_reports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gateway/{booking_id}/metrics": {
         parameters: {
             query?: never;
@@ -1579,6 +1601,23 @@ export interface components {
             methods: string[];
             ssh?: components["schemas"]["SshView"] | null;
         };
+        AlignedCellView: {
+            /** Format: int64 */
+            concurrency: number;
+            /** Format: int64 */
+            context_tokens: number;
+            /** @description The figures that differ by more than 5 % between any two reports that carry them. */
+            differs: string[];
+            /** @description `prefill` or `decode`. */
+            phase: string;
+            /**
+             * @description Per figure: each report's value over the first report's (`null` where either lacks
+             *     it).
+             */
+            ratios: components["schemas"]["RatiosView"];
+            /** @description Per report, in the order asked: its figures, or `null` when it has no such cell. */
+            reports: (components["schemas"]["ComparedFiguresView"] | null)[];
+        };
         ApiKeyView: {
             /** Format: date-time */
             created_at: string;
@@ -1790,6 +1829,39 @@ export interface components {
             report_sha256: string;
             submitter: components["schemas"]["SubmitterView"];
         };
+        /** @description A report's figures at one cell. */
+        ComparedFiguresView: {
+            /** Format: double */
+            per_request_tok_s?: number | null;
+            /** Format: double */
+            prompt_tok_s?: number | null;
+            /** @description The standard's status of the cell in this report. */
+            status: string;
+            /** Format: double */
+            total_tok_s?: number | null;
+            /** Format: double */
+            ttft_ms?: number | null;
+        };
+        ComparedReportView: {
+            compliant: boolean;
+            gpu_model: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            listing_id: string;
+            model: string;
+            /**
+             * @description The standard the signed report follows (`standard/2`); `null` when its envelope is
+             *     withheld or does not read as a report.
+             */
+            standard?: string | null;
+        };
+        ComparisonView: {
+            /** @description Prefill entries first, then decode cells, by context and concurrency. */
+            cells: components["schemas"]["AlignedCellView"][];
+            frontiers: components["schemas"]["FrontierView"][];
+            reports: components["schemas"]["ComparedReportView"][];
+        };
         ConfirmRequest: {
             /** @description The token of the link mailed to the address (`…/confirm-email?token=`). */
             token: string;
@@ -1957,6 +2029,16 @@ export interface components {
             from: string;
             /** Format: date-time */
             to: string;
+        };
+        /**
+         * @description One context's throughput–interactivity frontier of each report: its valid decode cells
+         *     as `[per-user tok/s, total tok/s]`, by concurrency.
+         */
+        FrontierView: {
+            /** Format: int64 */
+            context_tokens: number;
+            /** @description Per report, in the order asked. */
+            reports: number[][][];
         };
         /** @description What a machine shows at the load where it meets the objective. */
         GoodputView: {
@@ -2743,6 +2825,13 @@ export interface components {
             leaf_index: number;
             /** Format: int64 */
             tree_size: number;
+        };
+        /** @description Per report, its figure over the first report's. */
+        RatiosView: {
+            per_request_tok_s: (number | null)[];
+            prompt_tok_s: (number | null)[];
+            total_tok_s: (number | null)[];
+            ttft_ms: (number | null)[];
         };
         Readiness: {
             /** @description Each dependency checked, and whether it answered. */
@@ -5085,6 +5174,101 @@ export interface operations {
             };
         };
     };
+    compare_reports: {
+        parameters: {
+            query: {
+                /** @description Two or three report ids, comma-separated; the first is the one ratios are taken to. */
+                reports: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reports aligned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparisonView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     gateway_metrics: {
         parameters: {
             query?: never;
@@ -6276,6 +6460,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found`: Not found */
             404: {
                 headers: {
@@ -6727,6 +6920,15 @@ export interface operations {
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9310,6 +9512,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found`: Not found */
             404: {
                 headers: {
@@ -9402,6 +9613,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found`: Not found */
             404: {
                 headers: {
@@ -9487,6 +9707,15 @@ export interface operations {
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9587,6 +9816,15 @@ export interface operations {
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10302,6 +10540,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found`: Not found */
             404: {
                 headers: {
@@ -10440,6 +10687,15 @@ export interface operations {
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

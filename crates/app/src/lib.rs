@@ -11,6 +11,7 @@ pub mod bookings;
 mod cancellation;
 pub mod catalogs;
 pub mod community;
+pub mod compare;
 pub mod config;
 mod email;
 mod error;

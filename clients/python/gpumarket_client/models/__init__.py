@@ -4,6 +4,7 @@ from .access_grant_view import AccessGrantView
 from .access_input import AccessInput
 from .access_patch import AccessPatch
 from .access_view import AccessView
+from .aligned_cell_view import AlignedCellView
 from .api_key_view import ApiKeyView
 from .availability_patch import AvailabilityPatch
 from .availability_view import AvailabilityView
@@ -19,6 +20,9 @@ from .check_view import CheckView
 from .community_run_view import CommunityRunView
 from .community_run_view_receipt import CommunityRunViewReceipt
 from .community_run_view_report import CommunityRunViewReport
+from .compared_figures_view import ComparedFiguresView
+from .compared_report_view import ComparedReportView
+from .comparison_view import ComparisonView
 from .confirm_request import ConfirmRequest
 from .consistency_view import ConsistencyView
 from .create_api_key_request import CreateApiKeyRequest
@@ -36,6 +40,7 @@ from .entries_view import EntriesView
 from .field_error import FieldError
 from .formula_view import FormulaView
 from .free_segment_view import FreeSegmentView
+from .frontier_view import FrontierView
 from .gateway_chat_completions_body import GatewayChatCompletionsBody
 from .gateway_chat_completions_response_200 import GatewayChatCompletionsResponse200
 from .gateway_completions_body import GatewayCompletionsBody
@@ -110,6 +115,7 @@ from .price_patch import PricePatch
 from .price_view import PriceView
 from .problem import Problem
 from .proof_view import ProofView
+from .ratios_view import RatiosView
 from .readiness import Readiness
 from .refresh_request import RefreshRequest
 from .register_request import RegisterRequest
@@ -152,6 +158,7 @@ __all__ = (
     "AccessInput",
     "AccessPatch",
     "AccessView",
+    "AlignedCellView",
     "ApiKeyView",
     "AvailabilityPatch",
     "AvailabilityView",
@@ -167,6 +174,9 @@ __all__ = (
     "CommunityRunView",
     "CommunityRunViewReceipt",
     "CommunityRunViewReport",
+    "ComparedFiguresView",
+    "ComparedReportView",
+    "ComparisonView",
     "ConfirmRequest",
     "ConsistencyView",
     "CreateApiKeyRequest",
@@ -184,6 +194,7 @@ __all__ = (
     "FieldError",
     "FormulaView",
     "FreeSegmentView",
+    "FrontierView",
     "GatewayChatCompletionsBody",
     "GatewayChatCompletionsResponse200",
     "GatewayCompletionsBody",
@@ -258,6 +269,7 @@ __all__ = (
     "PriceView",
     "Problem",
     "ProofView",
+    "RatiosView",
     "Readiness",
     "RefreshRequest",
     "RegisterRequest",

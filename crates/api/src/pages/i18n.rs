@@ -287,6 +287,11 @@ labels! {
     per_stream_tok_s: "Per-stream tok/s", "每串流 tok/s";
     choose_objective: "Choose a model and an objective.", "請選擇模型與目標。";
     not_a_number: "not a number", "不是數字";
+    compare_title: "Reports compared", "報告比較";
+    compare_text: "Per context, each report's per-user tok/s against total tok/s at each concurrency: the throughput–interactivity frontier.", "依上下文顯示各報告在各並行數下的每使用者 tok/s 對總 tok/s：吞吐量與互動性的邊界。";
+    per_user_axis: "Per-user tok/s", "每使用者 tok/s";
+    slo_line: "Stutter limit", "卡頓上限";
+    differs: "Differs by more than 5 %", "差異超過 5 %";
     matrix_left_out: "This report's cells do not form a matrix of a standard size; every measurement is in the table below.", "此報告的格子不構成標準大小的矩陣；所有量測皆列於下表。";
 }
 

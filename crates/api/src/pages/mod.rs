@@ -29,6 +29,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/listings/{id}", web::get().to(listing_page))
         .route("/calculator", web::get().to(calculator_page))
         .route("/planner", web::get().to(planner_page))
+        .route("/compare", web::get().to(compare_page))
         .route("/confirm-email", web::get().to(email_link_page))
         .route("/confirm-email", web::post().to(confirm_email_form))
         .route("/reset-password", web::get().to(email_link_page))
@@ -1026,6 +1027,186 @@ async fn planner_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
         problems,
     };
     html(status, lang, page.render())
+}
+
+// ---- reports compared -----------------------------------------------------------------
+
+struct ComparedRow {
+    id: String,
+    short: String,
+    link: String,
+    model: String,
+    gpu: String,
+    standard: String,
+    compliant: bool,
+}
+
+struct FrontierFigure {
+    context: i64,
+    label: String,
+    svg: String,
+}
+
+struct CellRow {
+    context: String,
+    concurrency: i64,
+    values: Vec<String>,
+    differs: bool,
+}
+
+#[derive(Template)]
+#[template(path = "compare.html")]
+struct ComparePage {
+    frame: Frame,
+    reports: Vec<ComparedRow>,
+    figures: Vec<FrontierFigure>,
+    cells: Vec<CellRow>,
+    has_slo: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct CompareForm {
+    reports: Option<String>,
+    itl_p99_ms: Option<f64>,
+}
+
+/// One context's frontier as SVG: per report a path through `(per-user tok/s, total tok/s)`
+/// by concurrency (its points also in `data-points`, unscaled), and the stutter limit's line
+/// (per-user speed 1000 ÷ `itl_p99_ms`) when given. Numbers only: nothing a report wrote.
+pub(crate) fn frontier_svg(series: &[Vec<(f64, f64)>], slo_per_user: Option<f64>) -> String {
+    const W: f64 = 480.0;
+    const H: f64 = 300.0;
+    const PAD: f64 = 40.0;
+    let max_x = series
+        .iter()
+        .flatten()
+        .map(|p| p.0)
+        .chain(slo_per_user)
+        .fold(1.0f64, f64::max)
+        * 1.1;
+    let max_y = series.iter().flatten().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
+    let x = |v: f64| PAD + v / max_x * (W - 2.0 * PAD);
+    let y = |v: f64| H - PAD - v / max_y * (H - 2.0 * PAD);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" role=\"img\">\
+         <line class=\"axis\" x1=\"{PAD}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>\
+         <line class=\"axis\" x1=\"{PAD}\" y1=\"{PAD}\" x2=\"{PAD}\" y2=\"{b}\"/>\
+         <text x=\"{r}\" y=\"{t}\" text-anchor=\"end\">{mx:.0}</text>\
+         <text x=\"4\" y=\"{PAD}\">{my:.0}</text>",
+        b = H - PAD,
+        r = W - PAD,
+        t = H - PAD / 3.0,
+        mx = max_x,
+        my = max_y,
+    );
+    for (n, points) in series.iter().enumerate() {
+        let d: Vec<String> = points
+            .iter()
+            .enumerate()
+            .map(|(i, &(u, t))| {
+                format!("{}{:.1},{:.1}", if i == 0 { 'M' } else { 'L' }, x(u), y(t))
+            })
+            .collect();
+        let raw: Vec<String> = points.iter().map(|(u, t)| format!("{u},{t}")).collect();
+        svg.push_str(&format!(
+            "<path class=\"series s{n}\" data-report=\"{n}\" data-points=\"{}\" d=\"{}\"/>",
+            raw.join(" "),
+            d.join(" ")
+        ));
+    }
+    if let Some(limit) = slo_per_user {
+        svg.push_str(&format!(
+            "<line class=\"slo\" x1=\"{v:.1}\" y1=\"{PAD}\" x2=\"{v:.1}\" y2=\"{b}\"/>",
+            v = x(limit),
+            b = H - PAD
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+async fn compare_page(
+    req: HttpRequest,
+    app: web::Data<App>,
+    viewer: crate::extract::MaybeAuth,
+) -> HttpResponse {
+    let form = web::Query::<CompareForm>::from_query(req.query_string())
+        .map(web::Query::into_inner)
+        .unwrap_or(CompareForm {
+            reports: None,
+            itl_p99_ms: None,
+        });
+    let raw = form.reports.unwrap_or_default();
+    let mut frame = Frame::new(&req, format!("/v1/compare?reports={raw}"));
+    frame.title = frame.l.compare_title.to_owned();
+    let Ok(ids) = crate::routes::reports::compare::report_ids(&raw) else {
+        return error_page(&req, AppError::NotFound("report"));
+    };
+    let comparison = match app.compare(&ids, viewer.0).await {
+        Ok(c) => c,
+        Err(e) => return error_page(&req, e),
+    };
+    let slo_per_user = form
+        .itl_p99_ms
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .map(|itl| 1000.0 / itl);
+    let figures = comparison
+        .contexts()
+        .into_iter()
+        .map(|context| {
+            let series: Vec<Vec<(f64, f64)>> = (0..comparison.reports.len())
+                .map(|r| comparison.frontier(r, context))
+                .collect();
+            FrontierFigure {
+                context,
+                label: context_label(context.max(0) as u64),
+                svg: frontier_svg(&series, slo_per_user),
+            }
+        })
+        .collect();
+    let cells = comparison
+        .cells
+        .iter()
+        .filter(|c| c.phase == domain::CellPhase::Decode)
+        .map(|c| CellRow {
+            context: context_label(c.context_tokens.max(0) as u64),
+            concurrency: c.concurrency,
+            values: (0..c.cells.len())
+                .map(|r| {
+                    let total = c.cells[r].as_ref().and_then(|x| x.total_tok_s);
+                    match (total, c.ratio("total_tok_s", r)) {
+                        (Some(t), Some(ratio)) if r > 0 => {
+                            format!("{} (×{})", number(t, 1), number(ratio, 2))
+                        }
+                        (t, _) => rate(t),
+                    }
+                })
+                .collect(),
+            differs: c.differs.contains(&"total_tok_s"),
+        })
+        .collect();
+    let reports = comparison
+        .reports
+        .iter()
+        .map(|r| ComparedRow {
+            id: r.id.to_string(),
+            short: r.id.to_string()[..8].to_owned(),
+            link: format!("/reports/{}", r.id),
+            model: r.model.clone(),
+            gpu: r.gpu_model.clone(),
+            standard: r.standard.clone().unwrap_or_else(|| "—".to_owned()),
+            compliant: r.compliant,
+        })
+        .collect();
+    let lang = frame.lang;
+    let page = ComparePage {
+        frame,
+        reports,
+        figures,
+        cells,
+        has_slo: slo_per_user.is_some(),
+    };
+    html(StatusCode::OK, lang, page.render())
 }
 
 /// A page of a link mailed to an address: `/confirm-email` and `/reset-password`. Opening the

@@ -73,6 +73,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(verifications::events::events)
                 .service(verifications::cancel::cancel)
                 .service(reports::get::get)
+                .service(reports::compare::compare)
                 .service(reports::proof::proof)
                 .service(reports::share::share)
                 .service(reports::share::revoke)

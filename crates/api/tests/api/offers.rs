@@ -16,6 +16,7 @@ use crate::marketplace::{Provider, at, list, provider, verified_with};
 on_both_backends!(
     offers_are_the_cheapest_that_meet_the_objective,
     the_planner_measures_where_verified_and_predicts_elsewhere,
+    reports_are_compared_cell_by_cell,
     racing_renters_never_book_a_machine_twice_nor_half_a_plan,
 );
 
@@ -784,4 +785,133 @@ async fn the_planner_measures_where_verified_and_predicts_elsewhere(app: TestApp
         .await;
         assert_eq!(body["errors"][0]["field"], field, "{query}");
     }
+}
+
+async fn reports_are_compared_cell_by_cell(app: TestApp) {
+    let (ids, provider) = machines(&app).await;
+    let report = |listing: &str| {
+        let app = &app;
+        let path = format!("/v1/listings/{listing}");
+        async move {
+            let l: Value = app.get_json(&path, None).await;
+            l["verification"]["report_id"].as_str().unwrap().to_owned()
+        }
+    };
+    let (fast, mid, cheap) = (
+        report(&ids["fast"]).await,
+        report(&ids["mid"]).await,
+        report(&ids["cheap"]).await,
+    );
+    let compared: Value = app
+        .get_json(&format!("/v1/compare?reports={fast},{mid}"), None)
+        .await;
+    assert_eq!(compared["reports"][0]["id"], fast.as_str());
+    assert_eq!(compared["reports"][1]["listing_id"], ids["mid"].as_str());
+    let cells = compared["cells"].as_array().unwrap();
+    // The prefill entry, then the decode cells either report has: 1, 4, 8, 16 and 32 streams.
+    assert_eq!(cells[0]["phase"], "prefill");
+    let loads: Vec<i64> = cells[1..]
+        .iter()
+        .map(|c| c["concurrency"].as_i64().unwrap())
+        .collect();
+    assert_eq!(loads, [1, 4, 8, 16, 32]);
+    let one = &cells[1];
+    assert_eq!(one["reports"][0]["total_tok_s"], 50.0);
+    assert_eq!(one["reports"][1]["total_tok_s"], 40.0);
+    assert_eq!(one["ratios"]["total_tok_s"], json!([1.0, 0.8]));
+    assert!(
+        one["differs"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("total_tok_s"))
+    );
+    let eight = cells.iter().find(|c| c["concurrency"] == 8).unwrap();
+    assert_eq!(
+        eight["reports"][0],
+        Value::Null,
+        "fast did not measure 8 streams"
+    );
+    assert_eq!(eight["ratios"]["total_tok_s"], json!([null, null]));
+    // Prefill: both 8K prompts, fast at twice the rate.
+    assert_eq!(cells[0]["ratios"]["prompt_tok_s"], json!([1.0, 0.5]));
+    // The frontier at 8K: each report's valid cells as [per-user, total].
+    let frontier = &compared["frontiers"][0];
+    assert_eq!(frontier["context_tokens"], 8192);
+    assert_eq!(frontier["reports"][1][0], json!([40.0, 40.0]));
+    assert_eq!(frontier["reports"][0].as_array().unwrap().len(), 4);
+
+    // The page draws one path per report and context, through the JSON's points, and the
+    // stutter limit's line when asked.
+    let html = app
+        .get(
+            &format!("/compare?reports={fast},{mid},{cheap}&itl_p99_ms=100"),
+            None,
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+    let three: Value = app
+        .get_json(&format!("/v1/compare?reports={fast},{mid},{cheap}"), None)
+        .await;
+    let paths: Vec<&str> = html.split("<path class=\"series").skip(1).collect();
+    assert_eq!(paths.len(), 3, "three reports, one context");
+    for (n, path) in paths.iter().enumerate() {
+        let points = path
+            .split("data-points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let expected: Vec<String> = three["frontiers"][0]["reports"][n]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| format!("{},{}", p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect();
+        assert_eq!(points, expected.join(" "), "report {n}");
+    }
+    assert!(html.contains("class=\"slo\""), "the stutter limit's line");
+
+    // Bad input: one report, the same twice, not ids: 422; an unknown report: 404.
+    for query in [
+        fast.clone(),
+        format!("{fast},{fast}"),
+        "a,b".to_owned(),
+        format!("{fast},{mid},{cheap},{fast}"),
+    ] {
+        assert_problem(
+            app.get(&format!("/v1/compare?reports={query}"), None).await,
+            422,
+            "validation_failed",
+        )
+        .await;
+    }
+    assert_problem(
+        app.get(
+            &format!("/v1/compare?reports={fast},{}", Uuid::now_v7()),
+            None,
+        )
+        .await,
+        404,
+        "not_found",
+    )
+    .await;
+    // A private report is compared only by those who may see it.
+    // (By title: the backends store ids differently.)
+    app.execute("UPDATE reports SET visibility = 'private' WHERE listing_id IN (SELECT id FROM listings WHERE title = 'mid')").await;
+    let query = format!("/v1/compare?reports={fast},{mid}");
+    assert_problem(app.get(&query, None).await, 404, "not_found").await;
+    let stranger = app.register("stranger@example.com").await;
+    assert_problem(
+        app.get(&query, Some(&stranger.access_token)).await,
+        404,
+        "not_found",
+    )
+    .await;
+    let member: Value = app
+        .get_json(&query, Some(&provider.member.access_token))
+        .await;
+    assert_eq!(member["reports"][1]["id"], mid.as_str());
 }

@@ -4,7 +4,7 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::NotFound;
+use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
 use crate::views::ListingView;
 
@@ -15,7 +15,7 @@ use crate::views::ListingView;
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(
         (status = 200, description = "The listing", body = ListingView),
-        Problems<NotFound>,
+        Problems<(InvalidToken, NotFound)>,
     )
 )]
 #[get("/listings/{id}")]

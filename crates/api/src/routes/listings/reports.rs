@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::NotFound;
+use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
 use crate::views::{Page, ReportView};
 
@@ -28,7 +28,7 @@ pub struct ReportsQuery {
     params(("id" = Uuid, Path, description = "The listing's id"), ReportsQuery),
     responses(
         (status = 200, description = "Its reports", body = Page<ReportView>),
-        Problems<NotFound>,
+        Problems<(InvalidToken, NotFound)>,
     )
 )]
 #[get("/listings/{id}/reports")]

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::ShareQuery;
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::NotFound;
+use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
 use crate::views::ReportView;
 
@@ -19,7 +19,7 @@ use crate::views::ReportView;
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "The report", body = ReportView),
-        Problems<NotFound>,
+        Problems<(InvalidToken, NotFound)>,
     )
 )]
 #[get("/reports/{id}")]

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::ShareQuery;
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::NotFound;
+use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
 
 /// A report's cells as CSV.
@@ -14,7 +14,7 @@ use crate::extract::MaybeAuth;
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "One row per cell", content_type = "text/csv", body = String),
-        Problems<NotFound>,
+        Problems<(InvalidToken, NotFound)>,
     )
 )]
 #[get("/reports/{id}/matrix.csv")]
@@ -38,7 +38,7 @@ pub async fn csv(
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
         (status = 200, description = "The heatmap", content_type = "image/svg+xml", body = String),
-        Problems<NotFound>,
+        Problems<(InvalidToken, NotFound)>,
     )
 )]
 #[get("/reports/{id}/matrix.svg")]

@@ -1,6 +1,7 @@
 //! Signed reports and their exports, their share links, the leaderboard, organisation
 //! reports, signing keys.
 
+pub mod compare;
 pub mod get;
 pub mod leaderboard;
 pub mod matrix;

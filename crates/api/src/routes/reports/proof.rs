@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::{InvalidParameter, NotFound, ValidationFailed};
+use crate::error::problem::{InvalidParameter, InvalidToken, NotFound, ValidationFailed};
 use crate::extract::MaybeAuth;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -39,7 +39,7 @@ pub struct ProofView {
     responses(
         (status = 200, description = "The inclusion proof", body = ProofView),
         (status = 202, description = "Logged, but in no checkpoint yet: ask again after `Retry-After` seconds (`{status: pending, retry_after_secs}`)", body = Object),
-        Problems<(InvalidParameter, NotFound, ValidationFailed)>,
+        Problems<(InvalidToken, InvalidParameter, NotFound, ValidationFailed)>,
     )
 )]
 #[get("/reports/{id}/proof")]

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::{NotFound, RateLimited};
+use crate::error::problem::{InvalidToken, NotFound, RateLimited};
 use crate::extract::{ClientNetwork, MaybeAuth};
 
 /// How long the stream waits for news before looking in the log anyway (wake-ups come
@@ -27,7 +27,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "An event stream", content_type = "text/event-stream", body = String),
-        Problems<(NotFound, RateLimited)>,
+        Problems<(InvalidToken, NotFound, RateLimited)>,
     )
 )]
 #[get("/verifications/{id}/events")]

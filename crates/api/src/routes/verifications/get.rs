@@ -4,7 +4,7 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::error::Problems;
-use crate::error::problem::NotFound;
+use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
 use crate::views::RunView;
 
@@ -16,7 +16,7 @@ use crate::views::RunView;
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(
         (status = 200, description = "The run", body = RunView),
-        Problems<NotFound>,
+        Problems<(InvalidToken, NotFound)>,
     )
 )]
 #[get("/verifications/{id}")]
