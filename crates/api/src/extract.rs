@@ -196,6 +196,15 @@ pub fn client_network(req: &HttpRequest) -> ipnet::IpNet {
 #[derive(Debug, Clone, Copy)]
 pub struct MaybeAuth(pub Option<Caller>);
 
+/// The request's `Idempotency-Key` header as sent (empty when absent or not text: the use
+/// case refuses it, naming the header).
+pub fn idempotency_key(req: &HttpRequest) -> &str {
+    req.headers()
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+}
+
 impl FromRequest for MaybeAuth {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;

@@ -36,6 +36,18 @@ impl BookingRequest<'_> {
     }
 }
 
+/// What a new booking is made of.
+pub(crate) struct NewBooking<'a> {
+    pub listing: Uuid,
+    pub renter: Uuid,
+    pub gpus: i32,
+    pub interval: &'a Interval,
+    pub per_gpu_hour: domain::Money,
+    pub key: &'a str,
+    pub fingerprint: &'a str,
+    pub plan: Option<Uuid>,
+}
+
 /// A booking as `app` hands it out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Booking {
@@ -197,45 +209,20 @@ impl App {
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
         let per_gpu_hour = crate::stored_money(listing.price_amount, &listing.currency)?;
-        let price = booking::price(per_gpu_hour, gpus, &interval);
-        let (status, hold_expires_at, provider, fee) = match &destination {
-            Some(_) => (
-                booking_status::PENDING_PAYMENT,
-                Some(
-                    now + chrono::Duration::seconds(
-                        self.config().payments.booking_hold_secs as i64,
-                    ),
-                ),
-                Some("stripe".to_owned()),
-                Some(self.platform_fee(price).minor()),
-            ),
-            None => (booking_status::CONFIRMED, None, None, None),
-        };
-        let record = BookingRecord {
-            id: Uuid::now_v7(),
-            listing_id: listing.id,
-            renter_id: renter,
-            gpu_count: gpus,
-            starts_at: interval.starts_at(),
-            ends_at: interval.ends_at(),
-            status: status.to_owned(),
-            price_amount: price.minor(),
-            currency: price.currency().code().to_owned(),
-            idempotency_key: key.to_owned(),
-            request_hash: fingerprint.clone(),
-            hold_expires_at,
-            cancelled_at: None,
-            refund_amount: None,
-            created_at: now,
-            payment_provider: provider,
-            payment_intent_id: None,
-            client_secret: None,
-            platform_fee_amount: fee,
-            payment_error: None,
-            cancel_requested_at: None,
-            cancel_claimed_until: None,
-            plan_id: None,
-        };
+        let record = self.new_booking(
+            NewBooking {
+                listing: listing.id,
+                renter,
+                gpus,
+                interval: &interval,
+                per_gpu_hour,
+                key,
+                fingerprint: &fingerprint,
+                plan: None,
+            },
+            destination.is_some(),
+            now,
+        );
         let quota = booking::RenterQuota {
             max_open: self.config().limits.max_open_bookings,
             max_gpu_hours: self.config().limits.max_booked_gpu_hours,
@@ -269,6 +256,56 @@ impl App {
                     })
             }
             Err(BookingError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// A booking about to be made: its price fixed from the listing's, and, when the
+    /// provider takes payments, pending until paid within the hold; else confirmed.
+    pub(crate) fn new_booking(
+        &self,
+        b: NewBooking<'_>,
+        paid: bool,
+        now: DateTime<Utc>,
+    ) -> BookingRecord {
+        let price = booking::price(b.per_gpu_hour, b.gpus, b.interval);
+        let (status, hold_expires_at, provider, fee) = if paid {
+            (
+                booking_status::PENDING_PAYMENT,
+                Some(
+                    now + chrono::Duration::seconds(
+                        self.config().payments.booking_hold_secs as i64,
+                    ),
+                ),
+                Some("stripe".to_owned()),
+                Some(self.platform_fee(price).minor()),
+            )
+        } else {
+            (booking_status::CONFIRMED, None, None, None)
+        };
+        BookingRecord {
+            id: Uuid::now_v7(),
+            listing_id: b.listing,
+            renter_id: b.renter,
+            gpu_count: b.gpus,
+            starts_at: b.interval.starts_at(),
+            ends_at: b.interval.ends_at(),
+            status: status.to_owned(),
+            price_amount: price.minor(),
+            currency: price.currency().code().to_owned(),
+            idempotency_key: b.key.to_owned(),
+            request_hash: b.fingerprint.to_owned(),
+            hold_expires_at,
+            cancelled_at: None,
+            refund_amount: None,
+            created_at: now,
+            payment_provider: provider,
+            payment_intent_id: None,
+            client_secret: None,
+            platform_fee_amount: fee,
+            payment_error: None,
+            cancel_requested_at: None,
+            cancel_claimed_until: None,
+            plan_id: b.plan,
         }
     }
 

@@ -16,10 +16,10 @@ pub use domain::slo::Unmet;
 use domain::slo::{self, DecodeCell, Goodput, PlanOffer, PrefillRate, Slo};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use store::{BookingRecord, OfferCandidate, OfferQuery, PlanError, PlanRecord, booking_status};
+use store::{OfferCandidate, OfferQuery, PlanError, PlanRecord};
 use uuid::Uuid;
 
-use crate::bookings::Booking;
+use crate::bookings::{Booking, NewBooking};
 use crate::listings::{Listing, page_limit, requested_window};
 use crate::{App, AppError, Caller};
 
@@ -425,49 +425,24 @@ impl App {
                     .ok_or_else(|| AppError::Internal("a planned listing vanished".into()))?;
                 let listing = self.listing_record(id.as_uuid()).await?;
                 let destination = self.payment_destination(&listing).await?;
-                let gpus = offer.listing.gpu_count;
-                let price = booking::price(offer.listing.price, gpus, &interval);
-                let (status, hold, provider, fee) = match &destination {
-                    Some(_) => (
-                        booking_status::PENDING_PAYMENT,
-                        Some(
-                            now + chrono::Duration::seconds(
-                                self.config().payments.booking_hold_secs as i64,
-                            ),
-                        ),
-                        Some("stripe".to_owned()),
-                        Some(self.platform_fee(price).minor()),
-                    ),
-                    None => (booking_status::CONFIRMED, None, None, None),
-                };
+                // Unique per renter like any key; a renter cannot know the plan's id before
+                // it exists.
+                let booking_key = format!("plan:{plan_id}:{id}");
+                bookings.push(self.new_booking(
+                    NewBooking {
+                        listing: id.as_uuid(),
+                        renter,
+                        gpus: offer.listing.gpu_count,
+                        interval: &interval,
+                        per_gpu_hour: offer.listing.price,
+                        key: &booking_key,
+                        fingerprint: &fingerprint,
+                        plan: Some(plan_id),
+                    },
+                    destination.is_some(),
+                    now,
+                ));
                 destinations.push((listing, destination));
-                bookings.push(BookingRecord {
-                    id: Uuid::now_v7(),
-                    listing_id: id.as_uuid(),
-                    renter_id: renter,
-                    gpu_count: gpus,
-                    starts_at: interval.starts_at(),
-                    ends_at: interval.ends_at(),
-                    status: status.to_owned(),
-                    price_amount: price.minor(),
-                    currency: price.currency().code().to_owned(),
-                    // Unique per renter like any key; a renter cannot know the plan's id
-                    // before it exists.
-                    idempotency_key: format!("plan:{plan_id}:{id}"),
-                    request_hash: fingerprint.clone(),
-                    hold_expires_at: hold,
-                    cancelled_at: None,
-                    refund_amount: None,
-                    created_at: now,
-                    payment_provider: provider,
-                    payment_intent_id: None,
-                    client_secret: None,
-                    platform_fee_amount: fee,
-                    payment_error: None,
-                    cancel_requested_at: None,
-                    cancel_claimed_until: None,
-                    plan_id: Some(plan_id),
-                });
             }
             let gpus: i32 = bookings.iter().map(|b| b.gpu_count).sum();
             let record = PlanRecord {

@@ -19,9 +19,7 @@
 //!
 //! A term that does not parse is an error naming it; nothing is guessed.
 
-use crate::query::{
-    QueryError, is_currency, minor_units, positive_integer, split_comparison, tokens,
-};
+use crate::query::{QueryError, Term, is_currency, minor_units, positive_integer, tokens};
 
 /// An objective's parameters, as its terms set them.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,29 +46,14 @@ impl Objective {
         while i < words.len() {
             let word = words[i];
             i += 1;
-            let error = |reason: String| QueryError {
-                term: word.to_owned(),
-                reason,
-            };
             if word == "failing" {
                 o.include_failing = true;
                 continue;
             }
-            let Some((field, op, value)) = split_comparison(word) else {
-                return Err(error(
-                    "expected FIELD=VALUE or FIELD<=VALUE, or `failing`".into(),
-                ));
-            };
-            let only = |allowed: &str| -> Result<(), QueryError> {
-                if op == allowed {
-                    Ok(())
-                } else {
-                    Err(error(format!("`{field}` takes `{allowed}`, not `{op}`")))
-                }
-            };
-            if value.is_empty() {
-                return Err(error("the value is missing".into()));
-            }
+            let term = Term::read(word, "expected FIELD=VALUE or FIELD<=VALUE, or `failing`")?;
+            let (field, value) = (term.field, term.value);
+            let error = |reason: String| term.error(reason);
+            let only = |allowed: &str| term.only(allowed);
             match field {
                 "model" => {
                     only("=")?;
@@ -116,15 +99,7 @@ impl Objective {
                     o.currency = Some(currency);
                 }
                 "from" | "until" => {
-                    only("=")?;
-                    let at = chrono::DateTime::parse_from_rfc3339(value)
-                        .map_err(|e| error(format!("not an RFC 3339 time ({e})")))?
-                        .to_utc();
-                    if field == "from" {
-                        o.available_from = Some(at);
-                    } else {
-                        o.available_until = Some(at);
-                    }
+                    term.set_interval(&mut o.available_from, &mut o.available_until)?;
                 }
                 _ => {
                     return Err(error(format!(

@@ -85,29 +85,17 @@ impl Search {
         while i < words.len() {
             let word = words[i];
             i += 1;
-            let error = |reason: String| QueryError {
-                term: word.to_owned(),
-                reason,
-            };
             if word == "verified" {
                 search.verified = Some(true);
                 continue;
             }
-            let Some((field, op, value)) = split_comparison(word) else {
-                return Err(error(
-                    "expected FIELD=VALUE, FIELD<=VALUE or FIELD>=VALUE, or `verified`".into(),
-                ));
-            };
-            let only = |allowed: &str| -> Result<(), QueryError> {
-                if op == allowed {
-                    Ok(())
-                } else {
-                    Err(error(format!("`{field}` takes `{allowed}`, not `{op}`")))
-                }
-            };
-            if value.is_empty() {
-                return Err(error("the value is missing".into()));
-            }
+            let term = Term::read(
+                word,
+                "expected FIELD=VALUE, FIELD<=VALUE or FIELD>=VALUE, or `verified`",
+            )?;
+            let (field, value) = (term.field, term.value);
+            let error = |reason: String| term.error(reason);
+            let only = |allowed: &str| term.only(allowed);
             match field {
                 "gpu" => {
                     only("=")?;
@@ -162,15 +150,7 @@ impl Search {
                     search.sort = Some(value.to_owned());
                 }
                 "from" | "until" => {
-                    only("=")?;
-                    let at = chrono::DateTime::parse_from_rfc3339(value)
-                        .map_err(|e| error(format!("not an RFC 3339 time ({e})")))?
-                        .to_utc();
-                    if field == "from" {
-                        search.available_from = Some(at);
-                    } else {
-                        search.available_until = Some(at);
-                    }
+                    term.set_interval(&mut search.available_from, &mut search.available_until)?;
                 }
                 _ if field == "tok_s" || field.starts_with("tok_s@") => {
                     only(">=")?;
@@ -233,8 +213,72 @@ impl Search {
     }
 }
 
+/// One term of a query: `FIELD OP VALUE`, with a value.
+pub(crate) struct Term<'a> {
+    word: &'a str,
+    pub field: &'a str,
+    pub op: &'a str,
+    pub value: &'a str,
+}
+
+impl<'a> Term<'a> {
+    /// `word` as a comparison with a value; `expected` says what a term looks like.
+    pub(crate) fn read(word: &'a str, expected: &str) -> Result<Self, QueryError> {
+        let Some((field, op, value)) = split_comparison(word) else {
+            return Err(QueryError {
+                term: word.to_owned(),
+                reason: expected.to_owned(),
+            });
+        };
+        let term = Self {
+            word,
+            field,
+            op,
+            value,
+        };
+        if value.is_empty() {
+            return Err(term.error("the value is missing".into()));
+        }
+        Ok(term)
+    }
+
+    /// This term is wrong, for `reason`.
+    pub(crate) fn error(&self, reason: String) -> QueryError {
+        QueryError {
+            term: self.word.to_owned(),
+            reason,
+        }
+    }
+
+    /// `from=T` or `until=T` (RFC 3339): the interval's end it names.
+    pub(crate) fn set_interval(
+        &self,
+        from: &mut Option<chrono::DateTime<chrono::Utc>>,
+        until: &mut Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<(), QueryError> {
+        self.only("=")?;
+        let at = chrono::DateTime::parse_from_rfc3339(self.value)
+            .map_err(|e| self.error(format!("not an RFC 3339 time ({e})")))?
+            .to_utc();
+        *if self.field == "from" { from } else { until } = Some(at);
+        Ok(())
+    }
+
+    /// Its field takes only the operator `allowed`.
+    pub(crate) fn only(&self, allowed: &str) -> Result<(), QueryError> {
+        if self.op == allowed {
+            Ok(())
+        } else {
+            Err(self.error(format!(
+                "`{}` takes `{allowed}`, not `{}`",
+                self.field, self.op
+            )))
+        }
+    }
+}
+
 /// `field`, the operator and the value of `word`, when it is a comparison.
-pub(crate) fn split_comparison(word: &str) -> Option<(&str, &str, &str)> {
+fn split_comparison(word: &str) -> Option<(&str, &str, &str)> {
     for op in ["<=", ">=", "="] {
         if let Some(at) = word.find(op) {
             let (field, rest) = word.split_at(at);

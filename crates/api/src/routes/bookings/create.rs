@@ -45,11 +45,7 @@ pub async fn create(
     req: HttpRequest,
     Json(body): Json<CreateBookingRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let key = req
-        .headers()
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let key = crate::extract::idempotency_key(&req);
     let booked = app
         .create_booking(
             caller,

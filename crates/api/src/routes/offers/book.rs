@@ -71,11 +71,7 @@ pub async fn book(
     req: HttpRequest,
     Json(body): Json<BookPlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let key = req
-        .headers()
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let key = crate::extract::idempotency_key(&req);
     let booked = app
         .book_plan(
             caller,
