@@ -324,6 +324,25 @@ def main():
         check(sum(row[1] == "predicted" for row in shown) >= 40, "/planner: the other GPUs predicted")
         site.open("/planner?model=no-such-model&context=1&users=1&ttft_p99_ms=1&itl_p99_ms=1", status=422)
         check("model" in page.inner_text(".problems"), "/planner: names the unknown field")
+        # The demo machine's two reports side by side: per context, one path per report
+        # through the points of the JSON's frontier, and the stutter limit's line.
+        pair = f"{report_id},{FACTS['second_report_id']}"
+        compared = site.json(f"/v1/compare?reports={pair}")
+        site.open(f"/compare?reports={pair}&itl_p99_ms=100")
+        drawn = page.eval_on_selector_all(
+            "figure.frontier",
+            "figs => figs.map(f => [f.dataset.context,"
+            " Array.from(f.querySelectorAll('path.series')).map(p => p.dataset.points)])",
+        )
+        points = lambda text: [[float(v) for v in p.split(",")] for p in text.split()]
+        check(
+            [[int(c), [points(p) for p in paths]] for c, paths in drawn]
+            == [[f["context_tokens"], f["reports"]] for f in compared["frontiers"]],
+            "/compare: one path per report and context, through its JSON's points",
+        )
+        check(all(len(paths) == 2 for _, paths in drawn) and drawn, "/compare: both reports drawn")
+        check(page.locator("figure.frontier line.slo").count() == len(drawn), "/compare: the stutter limit's line")
+        site.open(f"/compare?reports={report_id}", status=404)
         site.open("/reports/not-a-uuid", status=404)
         site.open("/runs/00000000-0000-0000-0000-000000000000", status=404)
         site.open("/models/no-such-model", status=404)
@@ -341,6 +360,7 @@ def main():
             f"/listings/{listing_id}",
             f"/calculator?{query}",
             f"/planner?{planned}",
+            f"/compare?reports={pair}",
         ):
             zh.open(path)
             check(zh.page.get_attribute("html", "lang") == "zh-Hant", f"{path}: zh-Hant by header")

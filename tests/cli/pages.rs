@@ -1,6 +1,7 @@
 //! The results site in a real headless Chromium: `tests/browser/check_pages.py` (Playwright
 //! for Python driving the system's Chromium) against `serve --demo` with its verified
-//! listing and a community run submitted to it.
+//! listing (verified twice, for a comparison of its reports) and a community run submitted to
+//! it.
 
 use std::time::{Duration, Instant};
 
@@ -56,6 +57,68 @@ async fn results_site_pages_render_in_chromium() {
         .unwrap();
     let run_id = runs["items"][0]["id"].as_str().unwrap().to_owned();
 
+    // A second report of the same machine, to compare with the first: a quick run the demo
+    // provider asks for (reports are compared whatever their verdict).
+    let http = crate::http();
+    let login: Value = http
+        .post(format!("{}/v1/auth/login", demo.base))
+        .json(&json!({"email": "demo@gpumarket.local", "password": "demo-password-not-secret"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let listing_id = listing["id"].as_str().unwrap();
+    let asked = http
+        .post(format!(
+            "{}/v1/listings/{listing_id}/verifications",
+            demo.base
+        ))
+        .bearer_auth(login["access_token"].as_str().unwrap())
+        .json(&json!({"profile": "quick"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), 202, "{}", asked.text().await.unwrap());
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let other_report_id = loop {
+        let reports: Value = http_get(format!("{}/reports", demo.listing_url))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let other = reports["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .find(|id| *id != report_id);
+        if let Some(id) = other {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "no second report: {reports}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+
+    // The board shows the listing's latest compliant report: the second when it passed.
+    let listing: Value = http_get(&demo.listing_url)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let latest = listing["verification"]["report_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (report_id, second_report_id) = if latest == report_id {
+        (report_id, other_report_id)
+    } else {
+        (latest, report_id)
+    };
+
     // The report's proof is on its page once a checkpoint covers it (one a second here).
     let deadline = Instant::now() + Duration::from_secs(30);
     while http_get(format!("{}/v1/reports/{report_id}/proof", demo.base))
@@ -76,6 +139,7 @@ async fn results_site_pages_render_in_chromium() {
         json!({
             "base": demo.base,
             "report_id": report_id,
+            "second_report_id": second_report_id,
             "run_id": run_id,
             "listing_id": listing["id"],
             "gpu": GPU,
