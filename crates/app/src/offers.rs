@@ -65,22 +65,8 @@ impl OfferParams {
                 "must be at most 200 characters",
             ));
         }
-        let required = |field: &'static str| ValidationError::new(field, "is required");
-        let context = self.context.ok_or_else(|| required("context"))?;
-        let context =
-            u64::try_from(context).map_err(|_| ValidationError::new("context", "must be ≥ 0"))?;
-        let users = self.users.ok_or_else(|| required("users"))?;
-        if !(1..=slo::MAX_USERS as i64).contains(&users) {
-            return Err(ValidationError::new(
-                "users",
-                format!("must be between 1 and {}", slo::MAX_USERS),
-            ));
-        }
-        let slo = Slo::new(
-            context,
-            self.ttft_p99_ms.ok_or_else(|| required("ttft_p99_ms"))?,
-            self.itl_p99_ms.ok_or_else(|| required("itl_p99_ms"))?,
-        )?;
+        let (slo, users) = objective(self.context, self.users, self.ttft_p99_ms, self.itl_p99_ms)?;
+        let context = slo.context();
         let currency = match self.currency.as_deref().map(str::trim) {
             None | Some("") => "USD".to_owned(),
             Some(code) => domain::Currency::parse("currency", code)?.code().to_owned(),
@@ -108,9 +94,36 @@ impl OfferParams {
                 window,
             },
             slo,
-            users: users as u64,
+            users,
         })
     }
+}
+
+/// An objective as asked: context, users (1 to [`slo::MAX_USERS`]) and both limits, all
+/// required; checked.
+pub(crate) fn objective(
+    context: Option<i64>,
+    users: Option<i64>,
+    ttft_p99_ms: Option<f64>,
+    itl_p99_ms: Option<f64>,
+) -> Result<(Slo, u64), ValidationError> {
+    let required = |field: &'static str| ValidationError::new(field, "is required");
+    let context = context.ok_or_else(|| required("context"))?;
+    let context =
+        u64::try_from(context).map_err(|_| ValidationError::new("context", "must be ≥ 0"))?;
+    let users = users.ok_or_else(|| required("users"))?;
+    if !(1..=slo::MAX_USERS as i64).contains(&users) {
+        return Err(ValidationError::new(
+            "users",
+            format!("must be between 1 and {}", slo::MAX_USERS),
+        ));
+    }
+    let slo = Slo::new(
+        context,
+        ttft_p99_ms.ok_or_else(|| required("ttft_p99_ms"))?,
+        itl_p99_ms.ok_or_else(|| required("itl_p99_ms"))?,
+    )?;
+    Ok((slo, users as u64))
 }
 
 /// What a listing shows at the SLO's load.

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use domain::ValidationError;
-use domain::slo::{self, Slo};
+
 use store::OfferQuery;
 
 use crate::{App, AppError};
@@ -81,24 +81,13 @@ impl App {
                 "names no model of the catalog (GET /v1/models lists them)",
             )
         })?;
-        let required = |field: &'static str| ValidationError::new(field, "is required");
-        let context = params.context.ok_or_else(|| required("context"))?;
-        let context =
-            u64::try_from(context).map_err(|_| ValidationError::new("context", "must be ≥ 0"))?;
-        let users = params.users.ok_or_else(|| required("users"))?;
-        if !(1..=slo::MAX_USERS as i64).contains(&users) {
-            return Err(ValidationError::new(
-                "users",
-                format!("must be between 1 and {}", slo::MAX_USERS),
-            )
-            .into());
-        }
-        let users = users as u64;
-        let objective = Slo::new(
-            context,
-            params.ttft_p99_ms.ok_or_else(|| required("ttft_p99_ms"))?,
-            params.itl_p99_ms.ok_or_else(|| required("itl_p99_ms"))?,
+        let (objective, users) = crate::offers::objective(
+            params.context,
+            params.users,
+            params.ttft_p99_ms,
+            params.itl_p99_ms,
         )?;
+        let context = objective.context();
         let machines = |served: u64| (served > 0).then(|| users.div_ceil(served));
 
         // Measured: the verified listings that name this model, by the GPU they name.
