@@ -246,6 +246,7 @@ fn start_workers(
         app.clone(),
         stopped.clone(),
     )));
+    tasks.push(tokio::spawn(worker::liveness(app.clone(), stopped.clone())));
     tasks.push(tokio::spawn(worker::reconcile(app.clone(), stopped)));
     (stop, tasks)
 }

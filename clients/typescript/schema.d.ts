@@ -725,6 +725,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listings/{id}/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A listing's maintenance windows that have not ended, soonest first (members of its
+         *     organisation; `GET /v1/listings/{id}/uptime` shows them publicly, without the reason).
+         */
+        get: operations["list_maintenance_windows"];
+        put?: never;
+        /**
+         * Announce a maintenance window (members of the listing's organisation). Over its interval
+         *     the whole machine is taken: availability shows no free GPU, search over the interval
+         *     leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+         *     at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
+         *     counts as downtime.
+         */
+        post: operations["create_maintenance_window"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listings/{id}/maintenance/{window_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a maintenance window (members of the listing's organisation). One that cancelled
+         *     bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+         */
+        delete: operations["delete_maintenance_window"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings/{id}/reports": {
         parameters: {
             query?: never;
@@ -737,6 +784,26 @@ export interface paths {
          *     that are withheld).
          */
         get: operations["list_listing_reports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listings/{id}/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A listing's uptime and reliability from liveness probes, its state now and its coming
+         *     maintenance. Public.
+         */
+        get: operations["get_listing_uptime"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1618,6 +1685,17 @@ export interface components {
             /** @description Per report, in the order asked: its figures, or `null` when it has no such cell. */
             reports: (components["schemas"]["ComparedFiguresView"] | null)[];
         };
+        /** @description A window announced, and the bookings it cancelled. */
+        AnnouncedView: {
+            /** @description Bookings cancelled with a full refund. */
+            cancelled_booking_ids: string[];
+            /**
+             * @description Bookings whose refund the payment provider has not made yet: the sweep cancels them
+             *     shortly. They hold no capacity the window needs (nothing can be booked over it).
+             */
+            pending_cancellation_ids: string[];
+            window: components["schemas"]["MaintenanceWindowView"];
+        };
         ApiKeyView: {
             /** Format: date-time */
             created_at: string;
@@ -1709,6 +1787,11 @@ export interface components {
              * @description At most this price per hour for each whole machine, minor units.
              */
             max_price_per_hour?: number | null;
+            /**
+             * Format: double
+             * @description Only machines whose 30-day uptime (`reliability`) is at least this, 0 to 1.
+             */
+            min_reliability?: number | null;
             /** @description A catalog model's id, name or alias, or the name an engine serves. */
             model: string;
             /**
@@ -1929,6 +2012,19 @@ export interface components {
             name: string;
             prefix: string;
             scopes: string[];
+        };
+        /** @description One day's uptime. */
+        DayUptimeView: {
+            /**
+             * Format: date
+             * @description The day, UTC.
+             */
+            date: string;
+            /**
+             * Format: double
+             * @description `null` when nothing was observed that day.
+             */
+            uptime?: number | null;
         };
         DecodeEstimateView: {
             /** Format: int64 */
@@ -2264,10 +2360,18 @@ export interface components {
             /** Format: uuid */
             id: string;
             last_verification_cost?: components["schemas"]["VerificationCostView"] | null;
+            liveness?: components["schemas"]["LivenessView"] | null;
             /** Format: uuid */
             org_id: string;
             price: components["schemas"]["PriceView"];
             region: string;
+            /**
+             * Format: double
+             * @description The 30-day uptime from liveness probes, 0 to 1 (time in maintenance announced in
+             *     time left out); `null` before the first probe. `GET /v1/listings/{id}/uptime` has
+             *     the rest.
+             */
+            reliability?: number | null;
             /** @description `active`, or `delisted` (no longer found or bookable). */
             status: string;
             title: string;
@@ -2278,6 +2382,28 @@ export interface components {
              */
             verification_state: string;
             verified: boolean;
+        };
+        /** @description The machine's state now. */
+        LivenessStateView: {
+            /**
+             * Format: date-time
+             * @description Since when it has been `up` or `down`.
+             */
+            since?: string | null;
+            /** @description `up`, `down`, `maintenance` (inside a window) or `unknown` (never probed). */
+            state: string;
+            /**
+             * Format: date-time
+             * @description When the maintenance window it is in ends.
+             */
+            until?: string | null;
+        };
+        /** @description A machine's engine as last observed. */
+        LivenessView: {
+            /** Format: date-time */
+            since: string;
+            /** @description `up` or `down`. */
+            state: string;
         };
         LogEntryView: {
             /** Format: int64 */
@@ -2315,6 +2441,31 @@ export interface components {
         };
         LogoutRequest: {
             refresh_token: string;
+        };
+        /** @description A maintenance window: the whole machine is out of service over `[from, until)`. */
+        MaintenanceWindowView: {
+            /** Format: date-time */
+            announced_at: string;
+            /**
+             * Format: int64
+             * @description Bookings it cancelled with a full refund.
+             */
+            cancelled_bookings: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Announced at least `maintenance_notice_secs` (default 24 h) before `from`: its time is
+             *     left out of uptime. Announced later, it counts as downtime.
+             */
+            in_time: boolean;
+            /** Format: uuid */
+            listing_id: string;
+            /** @description Members only (`null` in public views). */
+            reason?: string | null;
+            /** Format: date-time */
+            until: string;
         };
         /** @description The measured figures a hit was found and ordered by. */
         MatchView: {
@@ -2437,6 +2588,28 @@ export interface components {
         /** @description An organisation the caller belongs to, with the caller's role. */
         MyOrgView: components["schemas"]["OrgView"] & {
             role: components["schemas"]["RoleView"];
+        };
+        /** @description A maintenance window as a provider announces it. */
+        NewWindowRequest: {
+            /**
+             * @description Cancel the bookings that hold the machine over the window, each with a full refund
+             *     (transfer reversed, fee refunded). Without it such bookings refuse the window (409
+             *     `maintenance_overlaps_bookings`). A window that cancelled bookings can no longer be
+             *     deleted.
+             */
+            cancel_overlapping?: boolean;
+            /**
+             * Format: date-time
+             * @description Start of the half-open interval `[from, until)`, RFC 3339.
+             */
+            from: string;
+            /** @description Why, for the organisation's members (at most 500 characters; not shown publicly). */
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description Its end: in the future, at most 14 days after `from`.
+             */
+            until: string;
         };
         OfferView: {
             /**
@@ -3057,6 +3230,40 @@ export interface components {
             price?: components["schemas"]["PricePatch"] | null;
             region?: string | null;
             title?: string | null;
+        };
+        UptimeView: {
+            current: components["schemas"]["LivenessStateView"];
+            /** @description The last 30 days, oldest first. */
+            days: components["schemas"]["DayUptimeView"][];
+            /** Format: uuid */
+            listing_id: string;
+            /** @description Maintenance windows that have not ended, soonest first (without their reason). */
+            maintenance: components["schemas"]["MaintenanceWindowView"][];
+            /**
+             * Format: int64
+             * @description Seconds between probes: outages are measured to within this at either end.
+             */
+            probe_every_secs: number;
+            /**
+             * Format: double
+             * @description The listing's reliability: its 30-day uptime as of the last observation (what search's
+             *     `min_reliability` and `sort=reliability` use).
+             */
+            reliability?: number | null;
+            /**
+             * Format: double
+             * @description Shares of the last 24 hours, 7 and 30 days the machine was up, 0 to 1: time-weighted
+             *     over what probes observed (a state holds from the probe that first saw it to the one
+             *     that first saw otherwise; probes more than three periods apart leave the time between
+             *     unknown, and unknown time is left out). Time inside a maintenance window announced in
+             *     time is left out; inside one announced late, it counts as down. `null` when nothing
+             *     was observed.
+             */
+            uptime_24h?: number | null;
+            /** Format: double */
+            uptime_30d?: number | null;
+            /** Format: double */
+            uptime_7d?: number | null;
         };
         /**
          * @description A bucket (five minutes, `gateway_bucket_secs`) of the booking's requests through the
@@ -6253,9 +6460,14 @@ export interface operations {
                  */
                 gpu_count?: number;
                 /**
-                 * @description `price` (cheapest first, default), `tok_s` (fastest first) or `price_per_mtok`
-                 *     (cheapest per million output tokens first). The measured sorts list only listings
-                 *     with that figure.
+                 * @description Only machines whose 30-day uptime (`reliability`, from liveness probes) is at least
+                 *     this, 0 to 1; machines never probed are left out.
+                 */
+                min_reliability?: number;
+                /**
+                 * @description `price` (cheapest first, default), `tok_s` (fastest first), `price_per_mtok`
+                 *     (cheapest per million output tokens first) or `reliability` (most reliable first).
+                 *     The measured sorts list only listings with that figure.
                  */
                 sort?: string;
                 /** @description `next_cursor` of the previous page. */
@@ -6890,6 +7102,286 @@ export interface operations {
             };
         };
     };
+    list_maintenance_windows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceWindowView"][];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_maintenance_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description Announced */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnouncedView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `maintenance_overlaps_bookings`: Bookings hold the machine over the window */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_maintenance_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+                /** @description The window's id */
+                window_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `maintenance_window_kept`: The window cancelled bookings, so it stands */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_listing_reports: {
         parameters: {
             query?: {
@@ -6965,6 +7457,65 @@ export interface operations {
             };
             /** @description `validation_failed`: The request is not valid */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_listing_uptime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uptime */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UptimeView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7703,6 +8254,8 @@ export interface operations {
                 currency?: string;
                 /** @description At most this price per hour for a whole machine, minor units. */
                 max_price_per_hour?: number;
+                /** @description Only machines whose 30-day uptime (`reliability`) is at least this, 0 to 1. */
+                min_reliability?: number;
                 /** @description With `available_until`: only machines free (every GPU) over the whole interval. */
                 available_from?: string;
                 available_until?: string;

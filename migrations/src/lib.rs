@@ -29,6 +29,7 @@ mod m20261202_000021_accounts_and_limits;
 mod m20261202_000022_community_cells;
 mod m20261202_000023_email_verification;
 mod m20261203_000024_offers;
+mod m20261203_000025_liveness_and_maintenance;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000022_community_cells::Migration),
             Box::new(m20261202_000023_email_verification::Migration),
             Box::new(m20261203_000024_offers::Migration),
+            Box::new(m20261203_000025_liveness_and_maintenance::Migration),
         ]
     }
 }

@@ -98,6 +98,9 @@ async fn list(args: ListArgs) -> Result<(), Failure> {
         if let Some(v) = o.max_price_per_hour {
             call = call.max_price_per_hour(v);
         }
+        if let Some(v) = o.min_reliability {
+            call = call.min_reliability(v);
+        }
         if let Some(v) = o.available_from {
             call = call.available_from(v);
         }
@@ -203,6 +206,7 @@ async fn book_plan(args: BookArgs) -> Result<(), Failure> {
         itl_p99_ms: o.itl_p99_ms.unwrap_or_default(),
         currency: o.currency.clone(),
         max_price_per_hour: o.max_price_per_hour,
+        min_reliability: o.min_reliability,
         starts_at: args.from,
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
     };

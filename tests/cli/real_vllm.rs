@@ -331,6 +331,26 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     let dir = tempfile::tempdir().unwrap();
     let vllm = Vllm::start(dir.path()).await;
     let base = vllm.base.clone();
+
+    // The liveness probe (a one-token completion of the served model) finds the engine up;
+    // a model it does not serve is an error answer, so down.
+    outbound::install_crypto_provider();
+    let client = reqwest::Client::new();
+    let probe = |model: &'static str| {
+        let (client, base) = (client.clone(), base.clone());
+        async move {
+            app::liveness::probe_engine(
+                &client,
+                (&base, model),
+                None,
+                Duration::from_secs(30),
+                outbound::Policy::permissive(),
+            )
+            .await
+        }
+    };
+    assert!(probe("tiny").await, "the probe finds vLLM up");
+    assert!(!probe("no-such-model").await);
     let run = |step: Step| {
         let (dir, base) = (dir.path().to_owned(), base.clone());
         async move {

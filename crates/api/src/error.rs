@@ -73,6 +73,9 @@ codes! {
     PAYMENT_PROVIDER_ERROR / PaymentProviderError = ("payment_provider_error", 502, "The payment provider failed");
     ENGINE_UNAVAILABLE / EngineUnavailable = ("engine_unavailable", 502, "The machine's engine did not answer");
     LISTING_DELISTED / ListingDelisted = ("listing_delisted", 409, "The listing has been delisted");
+    MAINTENANCE / Maintenance = ("maintenance", 409, "The machine is in maintenance then");
+    MAINTENANCE_OVERLAPS_BOOKINGS / MaintenanceOverlapsBookings = ("maintenance_overlaps_bookings", 409, "Bookings hold the machine over the window");
+    MAINTENANCE_WINDOW_KEPT / MaintenanceWindowKept = ("maintenance_window_kept", 409, "The window cancelled bookings, so it stands");
     OUTSIDE_AVAILABILITY / OutsideAvailability = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE / BookingNotActive = ("booking_not_active", 409, "The booking gives no access now");
     IDEMPOTENCY_KEY_REUSED / IdempotencyKeyReused = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
@@ -376,6 +379,11 @@ impl From<AppError> for ApiError {
             }
             AppError::InvalidSignature(_) => Self::new(code::INVALID_SIGNATURE, err.to_string()),
             AppError::ListingDelisted => Self::new(code::LISTING_DELISTED, err.to_string()),
+            AppError::Maintenance(_) => Self::new(code::MAINTENANCE, err.to_string()),
+            AppError::MaintenanceOverlaps(why) => {
+                Self::new(code::MAINTENANCE_OVERLAPS_BOOKINGS, why)
+            }
+            AppError::MaintenanceKept(why) => Self::new(code::MAINTENANCE_WINDOW_KEPT, why),
             AppError::OutsideAvailability(_) => {
                 Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())
             }

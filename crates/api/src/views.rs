@@ -329,7 +329,22 @@ pub struct ListingView {
     pub catalog: Option<CatalogView>,
     /// The performance guarantee new bookings get, when the listing offers one.
     pub guarantee: Option<GuaranteeView>,
+    /// The 30-day uptime from liveness probes, 0 to 1 (time in maintenance announced in
+    /// time left out); `null` before the first probe. `GET /v1/listings/{id}/uptime` has
+    /// the rest.
+    pub reliability: Option<f64>,
+    /// The engine as last observed by a probe (or a gateway request that could not reach
+    /// it); `null` before the first.
+    pub liveness: Option<LivenessView>,
     pub created_at: DateTime<Utc>,
+}
+
+/// A machine's engine as last observed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LivenessView {
+    /// `up` or `down`.
+    pub state: &'static str,
+    pub since: DateTime<Utc>,
 }
 
 impl ListingView {
@@ -391,6 +406,11 @@ impl ListingView {
             catalog,
             guarantee: r.guarantee_min_bp.map(|bp| GuaranteeView {
                 min_fraction: f64::from(bp) / 10_000.0,
+            }),
+            reliability: r.reliability,
+            liveness: r.liveness.map(|(up, since)| LivenessView {
+                state: if up { "up" } else { "down" },
+                since,
             }),
             created_at: r.created_at,
         }

@@ -125,6 +125,8 @@ pub struct SweepSummary {
     pub completed: u64,
     /// Bookings released because another booking of their plan expired unpaid.
     pub plans_released: usize,
+    /// Bookings cancelled for a maintenance window (their first try had failed).
+    pub maintenance_cancelled: usize,
 }
 
 impl SweepSummary {
@@ -430,7 +432,9 @@ impl App {
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
         let plans_released = self.release_broken_plans().await?;
+        let maintenance_cancelled = self.cancel_for_maintenance().await?;
         Ok(SweepSummary {
+            maintenance_cancelled,
             expired: sweep.expired.len(),
             activated: sweep.activated,
             completed: sweep.completed,
@@ -445,25 +449,8 @@ impl App {
     async fn release_broken_plans(&self) -> Result<usize, AppError> {
         let mut released = 0;
         for booking in self.db().plan_bookings_to_release(Utc::now()).await? {
-            let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
-            let refund = if booking.status == booking_status::PENDING_PAYMENT {
-                paid.with_minor(0)
-            } else {
-                paid
-            };
-            let done = if booking.payment_provider.is_some() {
-                self.cancel_paid(&booking, refund).await
-            } else {
-                Ok(self
-                    .db()
-                    .cancel_booking(booking.id, refund.minor(), Utc::now())
-                    .await?)
-            };
-            match done {
-                Ok(true) => {
-                    self.forget_gate(booking.id);
-                    released += 1;
-                }
+            match self.cancel_in_full(&booking).await {
+                Ok(true) => released += 1,
                 Ok(false) => {}
                 Err(e) => {
                     tracing::warn!(booking = %booking.id, error = %e, "releasing a booking of an unpaid plan failed; trying again next sweep");
@@ -527,5 +514,10 @@ pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
             ))
         }
         Refusal::Capacity => AppError::BookingConflict,
+        Refusal::Maintenance { from, until } => AppError::Maintenance(format!(
+            "from {} until {}",
+            from.to_rfc3339(),
+            until.to_rfc3339()
+        )),
     }
 }

@@ -73,6 +73,31 @@ impl App {
         .await
     }
 
+    /// Cancels `booking` giving back everything paid, as the marketplace owes when a booking
+    /// ends through no act of its renter (a plan released, a provider's maintenance): one
+    /// waiting for its payment has its PaymentIntent cancelled; a paid one is refunded in
+    /// full, its transfer reversed and the platform's fee refunded. `false` when it no
+    /// longer could be cancelled.
+    pub(crate) async fn cancel_in_full(&self, booking: &BookingRecord) -> Result<bool, AppError> {
+        let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
+        let refund = if booking.status == store::booking_status::PENDING_PAYMENT {
+            paid.with_minor(0)
+        } else {
+            paid
+        };
+        let done = if booking.payment_provider.is_some() {
+            self.cancel_paid(booking, refund).await?
+        } else {
+            self.db()
+                .cancel_booking(booking.id, refund.minor(), Utc::now())
+                .await?
+        };
+        if done {
+            self.forget_gate(booking.id);
+        }
+        Ok(done)
+    }
+
     /// Cancels a paid (or pending) booking with Stripe first: a pending one's PaymentIntent
     /// is cancelled, a paid one is refunded. The cancellation and its refund are recorded
     /// before Stripe is called, and one caller at a time carries it out: concurrent cancels

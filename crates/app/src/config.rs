@@ -69,6 +69,7 @@ pub struct Config {
     pub payments: PaymentSettings,
     pub pro: ProSettings,
     pub gateway: GatewaySettings,
+    pub liveness: LivenessSettings,
 }
 
 /// How the API listens and what it accepts.
@@ -463,6 +464,66 @@ impl Default for GatewaySettings {
     }
 }
 
+/// Liveness probes of listed machines, and maintenance windows.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct LivenessSettings {
+    /// How often each listed machine's engine is probed (a one-token completion of its
+    /// served model), jittered by a tenth either way. Probes further apart than three
+    /// periods leave the time between them unknown.
+    pub liveness_every_secs: u64,
+    /// How long a probe waits for a valid answer before it counts the machine as down.
+    pub liveness_timeout_ms: u64,
+    /// A maintenance window announced at least this long before it starts is left out of
+    /// uptime; announced later, its time counts as downtime.
+    pub maintenance_notice_secs: u64,
+}
+
+impl Default for LivenessSettings {
+    fn default() -> Self {
+        Self {
+            liveness_every_secs: 300,
+            liveness_timeout_ms: 5_000,
+            maintenance_notice_secs: 24 * 3600,
+        }
+    }
+}
+
+impl LivenessSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            (1..=86_400).contains(&self.liveness_every_secs),
+            "liveness_every_secs",
+            "must be between 1 and 86400",
+        )?;
+        ensure(
+            (100..=60_000).contains(&self.liveness_timeout_ms),
+            "liveness_timeout_ms",
+            "must be between 100 and 60000",
+        )?;
+        ensure(
+            self.maintenance_notice_secs <= 30 * 86_400,
+            "maintenance_notice_secs",
+            "must be at most 30 days (2592000)",
+        )
+    }
+
+    /// The probe period.
+    pub fn period(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.liveness_every_secs)
+    }
+
+    /// How far apart observations may be for the time between them to count, and the notice
+    /// a window needs to be left out of uptime.
+    pub fn judging(&self) -> (chrono::Duration, chrono::Duration) {
+        let period = chrono::Duration::seconds(self.liveness_every_secs as i64);
+        (
+            domain::uptime::gap(period),
+            chrono::Duration::seconds(self.maintenance_notice_secs as i64),
+        )
+    }
+}
+
 /// A secret setting as it may be shown: whether it is set, never its value.
 fn redacted<S: serde::Serializer>(
     value: &Option<SecretString>,
@@ -533,6 +594,7 @@ pub const SECTIONS: &[Section] = &[
     section::<PaymentSettings>("payments", ""),
     section::<ProSettings>("pro", "pro_"),
     section::<GatewaySettings>("gateway", "gateway_"),
+    section::<LivenessSettings>("liveness", ""),
 ];
 
 impl Section {
@@ -589,7 +651,7 @@ impl Config {
     /// `[keys] jwt_secret (GPUMARKET_JWT_SECRET): must be at least 32 bytes`.
     pub fn validate(&self) -> Result<(), String> {
         // `[limits]` has no rule serde cannot express.
-        let checks: [(&str, Checked); 11] = [
+        let checks: [(&str, Checked); 12] = [
             ("server", self.server.check()),
             ("database", self.database.check()),
             ("redis", self.redis.check()),
@@ -601,6 +663,7 @@ impl Config {
             ("payments", self.payments.check()),
             ("pro", self.pro.check()),
             ("gateway", self.gateway.check()),
+            ("liveness", self.liveness.check()),
         ];
         for (name, checked) in checks {
             if let Err((key, why)) = checked {

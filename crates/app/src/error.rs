@@ -62,6 +62,15 @@ pub enum AppError {
     /// The machine does not have the GPUs free over the interval.
     #[error("the machine does not have that many GPUs free over the whole interval")]
     BookingConflict,
+    /// The machine is in maintenance over part of the interval; says when.
+    #[error("the machine is in maintenance {0}")]
+    Maintenance(String),
+    /// A maintenance window over bookings, without asking to cancel them; says which.
+    #[error("{0}")]
+    MaintenanceOverlaps(String),
+    /// A maintenance window that cancelled bookings stands; says so.
+    #[error("{0}")]
+    MaintenanceKept(String),
     /// The listing has been delisted: it cannot be booked or edited.
     #[error("the listing has been delisted")]
     ListingDelisted,

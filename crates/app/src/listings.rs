@@ -53,6 +53,10 @@ pub struct Listing {
     pub catalog_model: Option<String>,
     /// The share of the verified per-stream speed guaranteed to bookings, in basis points.
     pub guarantee_min_bp: Option<i32>,
+    /// The 30-day uptime from liveness probes, 0 to 1; `None` before the first.
+    pub reliability: Option<f64>,
+    /// The engine as last observed: up (or down), since when.
+    pub liveness: Option<(bool, DateTime<Utc>)>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -122,6 +126,12 @@ impl TryFrom<ListingRecord> for Listing {
             catalog_gpu: r.catalog_gpu,
             catalog_model: r.catalog_model,
             guarantee_min_bp: r.guarantee_min_bp,
+            reliability: r.reliability,
+            liveness: r
+                .liveness_state
+                .as_deref()
+                .zip(r.liveness_since)
+                .map(|(state, since)| (state == "up", since)),
             created_at: r.created_at,
         })
     }
@@ -191,7 +201,9 @@ pub struct SearchParams {
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
     pub gpu_count: Option<i64>,
-    /// `price` (default), `tok_s` or `price_per_mtok`.
+    /// The 30-day uptime at least this, 0 to 1.
+    pub min_reliability: Option<f64>,
+    /// `price` (default), `tok_s`, `price_per_mtok` or `reliability`.
     pub sort: Option<String>,
     pub cursor: Option<String>,
     pub limit: Option<u64>,
@@ -225,10 +237,11 @@ struct Cursor {
     id: Uuid,
 }
 
-const SORTS: [(&str, SortKey); 3] = [
+const SORTS: [(&str, SortKey); 4] = [
     ("price", SortKey::Price),
     ("tok_s", SortKey::TokS),
     ("price_per_mtok", SortKey::PricePerMtok),
+    ("reliability", SortKey::Reliability),
 ];
 
 fn sort_key(raw: Option<&str>) -> Result<SortKey, ValidationError> {
@@ -237,7 +250,12 @@ fn sort_key(raw: Option<&str>) -> Result<SortKey, ValidationError> {
         .iter()
         .find(|(name, _)| *name == raw)
         .map(|&(_, key)| key)
-        .ok_or_else(|| ValidationError::new("sort", "must be one of price, tok_s, price_per_mtok"))
+        .ok_or_else(|| {
+            ValidationError::new(
+                "sort",
+                "must be one of price, tok_s, price_per_mtok, reliability",
+            )
+        })
 }
 
 /// The name a client uses for `sort`.
@@ -349,6 +367,17 @@ pub(crate) fn requested_window(
     }
 }
 
+/// A `min_reliability` as asked: a share from 0 to 1.
+pub(crate) fn reliability_floor(raw: Option<f64>) -> Result<Option<f64>, ValidationError> {
+    match raw {
+        Some(min) if !(min.is_finite() && (0.0..=1.0).contains(&min)) => Err(ValidationError::new(
+            "min_reliability",
+            "must be a number from 0 to 1",
+        )),
+        other => Ok(other),
+    }
+}
+
 /// Empty strings are absent filters.
 fn text(value: Option<String>) -> Option<String> {
     value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
@@ -386,6 +415,7 @@ impl SearchParams {
                 "must be a non-negative number",
             ));
         }
+        let min_reliability = reliability_floor(self.min_reliability)?;
         let window = requested_window(self.available_from, self.available_until)?;
         let gpu_count = positive("gpu_count", self.gpu_count, 64)?;
         let limit = page_limit(self.limit)?;
@@ -407,6 +437,7 @@ impl SearchParams {
             min_gpu_count: gpus,
             cell,
             min_total_tok_s: self.min_total_tok_s,
+            min_reliability,
             window,
             sort,
             after,
@@ -541,7 +572,11 @@ impl App {
     }
 
     /// The listing, when the caller is a member of its organisation.
-    async fn own_listing(&self, caller: Caller, id: Uuid) -> Result<ListingRecord, AppError> {
+    pub(crate) async fn own_listing(
+        &self,
+        caller: Caller,
+        id: Uuid,
+    ) -> Result<ListingRecord, AppError> {
         let listing = self.listing_record(id).await?;
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;

@@ -34,6 +34,8 @@ pub struct OfferParams {
     pub itl_p99_ms: Option<f64>,
     pub currency: Option<String>,
     pub max_price_per_hour: Option<i64>,
+    /// The 30-day uptime at least this, 0 to 1.
+    pub min_reliability: Option<f64>,
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
     pub include_failing: Option<bool>,
@@ -91,6 +93,7 @@ impl OfferParams {
                 min_context: i64::try_from(context).unwrap_or(i64::MAX),
                 currency: Some(currency),
                 max_price_per_hour: self.max_price_per_hour,
+                min_reliability: crate::listings::reliability_floor(self.min_reliability)?,
                 window,
             },
             slo,
@@ -382,6 +385,11 @@ impl PlanRequest<'_> {
             self.starts_at.timestamp_micros(),
             self.ends_at.timestamp_micros()
         );
+        // Added later: only a request that sets it hashes it, so earlier keys still replay.
+        let canonical = match q.min_reliability {
+            Some(min) => format!("{canonical}|reliability {min}"),
+            None => canonical,
+        };
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }

@@ -99,6 +99,7 @@ impl App {
                 min_context: i64::try_from(context).unwrap_or(i64::MAX),
                 currency: None,
                 max_price_per_hour: None,
+                min_reliability: None,
                 window: None,
             })
             .await?;

@@ -56,7 +56,7 @@ pub(crate) struct Baseline {
 const INCONCLUSIVE_RETRY_SECS: f64 = 3600.0;
 
 /// A uniformly random fraction in `[0, 1)`.
-fn random_fraction() -> f64 {
+pub(crate) fn random_fraction() -> f64 {
     let mut bytes = [0u8; 8];
     if getrandom::fill(&mut bytes).is_err() {
         return 0.5;

@@ -15,6 +15,7 @@
 //! | `price<=X CUR` | `max_price_per_hour` (a whole machine, X in major units of CUR) and `currency` |
 //! | `currency=CUR` | `currency` |
 //! | `from=T` `until=T` | `available_from`, `available_until` (RFC 3339) |
+//! | `reliability>=R` | `min_reliability` (the 30-day uptime: `0.99` or `99%`) |
 //! | `failing` | `include_failing=true` |
 //!
 //! A term that does not parse is an error naming it; nothing is guessed.
@@ -33,6 +34,7 @@ pub struct Objective {
     pub currency: Option<String>,
     pub available_from: Option<chrono::DateTime<chrono::Utc>>,
     pub available_until: Option<chrono::DateTime<chrono::Utc>>,
+    pub min_reliability: Option<f64>,
     pub include_failing: bool,
 }
 
@@ -101,10 +103,14 @@ impl Objective {
                 "from" | "until" => {
                     term.set_interval(&mut o.available_from, &mut o.available_until)?;
                 }
+                "reliability" => {
+                    only(">=")?;
+                    o.min_reliability = Some(share(value).map_err(error)?);
+                }
                 _ => {
                     return Err(error(format!(
                         "unknown field `{field}` (known: model, context, users, ttft, itl, \
-                         price, currency, from, until, failing)"
+                         price, currency, from, until, reliability, failing)"
                     )));
                 }
             }
@@ -125,6 +131,20 @@ impl Objective {
         }
         Ok(o)
     }
+}
+
+/// `0.99` or `99%`, as a share from 0 to 1.
+fn share(value: &str) -> Result<f64, String> {
+    let (number, scale) = match value.strip_suffix('%') {
+        Some(percent) => (percent, 100.0),
+        None => (value, 1.0),
+    };
+    number
+        .parse::<f64>()
+        .ok()
+        .map(|n| n / scale)
+        .filter(|n| (0.0..=1.0).contains(n))
+        .ok_or_else(|| format!("`{value}` is not a share from 0 to 1 (or 0% to 100%)"))
 }
 
 /// `2s`, `0.1s`, `1500ms` or `1500` (ms), as milliseconds.
@@ -162,6 +182,14 @@ mod tests {
         assert_eq!(o.max_price_per_hour, Some(300));
         assert_eq!(o.currency.as_deref(), Some("USD"));
         assert!(o.include_failing);
+        let steady =
+            Objective::parse("model=m context=0 users=1 ttft<=1s itl<=50ms reliability>=99.5%")
+                .unwrap();
+        assert_eq!(steady.min_reliability, Some(0.995));
+        assert!(
+            Objective::parse("model=m context=0 users=1 ttft<=1s itl<=50ms reliability>=2")
+                .is_err()
+        );
         let plain = Objective::parse("model=m context=0 users=1 ttft<=1500 itl<=0.05s").unwrap();
         assert_eq!(
             (plain.ttft_p99_ms, plain.itl_p99_ms),

@@ -135,6 +135,9 @@ pub struct Machine {
     /// The renter's own bookings on any machine that hold GPUs and have not ended, read
     /// under the renter's lock: what their quota is judged on.
     pub renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    /// Its maintenance windows that overlap the interval, `[from, until)`: the whole machine
+    /// is out of service over each.
+    pub maintenance: Vec<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 /// What one renter may hold at once, in every payment mode.
@@ -165,6 +168,12 @@ pub enum Refusal {
     },
     #[error("the machine does not have the GPUs free over the interval")]
     Capacity,
+    /// Its provider takes the machine out of service over part of the interval.
+    #[error("the machine is in maintenance over part of the interval")]
+    Maintenance {
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+    },
     /// The renter holds their quota already; something frees at `frees_at` (the end of their
     /// earliest open booking).
     #[error("the renter holds as much as their quota allows")]
@@ -230,7 +239,8 @@ pub fn within_quota(
 }
 
 /// The booking rules: a machine takes `gpus` GPUs over `interval` only while it is listed,
-/// when the interval lies inside its availability window, and when at no instant of the
+/// when the interval lies inside its availability window and outside its maintenance
+/// windows, and when at no instant of the
 /// interval its bookings and this one need more GPUs than it has. Decided on the machine as
 /// read under the lock that serialises its bookings, so racing requests never overbook.
 pub fn admit(machine: &Machine, interval: &Interval, gpus: i32) -> Result<(), Refusal> {
@@ -240,6 +250,13 @@ pub fn admit(machine: &Machine, interval: &Interval, gpus: i32) -> Result<(), Re
     let (from, until) = machine.window;
     if !crate::listing::within_window(from, until, interval.starts_at, interval.ends_at) {
         return Err(Refusal::OutsideWindow { from, until });
+    }
+    if let Some(&(from, until)) = machine
+        .maintenance
+        .iter()
+        .find(|&&(from, until)| from < interval.ends_at && interval.starts_at < until)
+    {
+        return Err(Refusal::Maintenance { from, until });
     }
     let peak = peak_usage(&machine.holding, interval.starts_at, interval.ends_at);
     if peak + gpus > machine.capacity {
@@ -341,9 +358,25 @@ mod tests {
             capacity: 2,
             holding: vec![(t(1), t(3), 1)],
             renter_open: vec![],
+            maintenance: vec![(t(4), t(5))],
         };
-        assert_eq!(admit(&machine, &interval, 1), Ok(()));
+        assert_eq!(
+            admit(&machine, &interval, 1),
+            Ok(()),
+            "a window that touches is no overlap"
+        );
         assert_eq!(admit(&machine, &interval, 2), Err(Refusal::Capacity));
+        let serviced = Machine {
+            maintenance: vec![(t(3), t(5))],
+            ..machine.clone()
+        };
+        assert_eq!(
+            admit(&serviced, &interval, 1),
+            Err(Refusal::Maintenance {
+                from: t(3),
+                until: t(5)
+            })
+        );
         let delisted = Machine {
             status: ListingStatus::Delisted,
             ..machine.clone()

@@ -16,6 +16,7 @@ pub mod roofline;
 pub mod slo;
 pub mod spot_check;
 pub mod status;
+pub mod uptime;
 
 pub use account::{ApiKeyName, DisplayName, Email, LinkPurpose, Password};
 pub use ids::{

@@ -11,6 +11,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use crate::capacity::{Holding, booked, holding, holds_capacity, lock_listing, windows_over};
 use crate::entities::{booking_guarantees, bookings, listings, users};
 use crate::status::{booking_status, may_become, move_to};
 use crate::{Db, StoreError, conflict_as};
@@ -47,32 +48,6 @@ pub enum CancelClaim {
     InProgress,
     /// The booking is no longer cancellable (cancelled, expired, completed) or gone.
     Finished,
-}
-
-/// `(listing_id, starts_at, ends_at, gpu_count)` of a booking that holds capacity.
-pub type Holding = (Uuid, DateTime<Utc>, DateTime<Utc>, i32);
-
-/// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
-pub(crate) async fn holding(
-    conn: &impl ConnectionTrait,
-    listings: &[Uuid],
-    from: DateTime<Utc>,
-    until: DateTime<Utc>,
-    now: DateTime<Utc>,
-) -> Result<Vec<Holding>, StoreError> {
-    Ok(bookings::Entity::find()
-        .select_only()
-        .column(bookings::Column::ListingId)
-        .column(bookings::Column::StartsAt)
-        .column(bookings::Column::EndsAt)
-        .column(bookings::Column::GpuCount)
-        .filter(bookings::Column::ListingId.is_in(listings.iter().copied()))
-        .filter(bookings::Column::StartsAt.lt(until))
-        .filter(bookings::Column::EndsAt.gt(from))
-        .filter(holds_capacity(now))
-        .into_tuple()
-        .all(conn)
-        .await?)
 }
 
 pub type BookingRecord = bookings::Model;
@@ -134,25 +109,22 @@ pub(crate) async fn lock_machine(
     now: DateTime<Utc>,
     renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
 ) -> Result<(listings::Model, Machine), BookingError> {
-    let locked = listings::Entity::update_many()
-        .col_expr(
-            listings::Column::UpdatedAt,
-            Expr::col(listings::Column::UpdatedAt),
-        )
-        .filter(listings::Column::Id.eq(listing))
-        .exec(conn)
-        .await?;
-    if locked.rows_affected == 0 {
+    if !lock_listing(conn, listing).await? {
         return Err(BookingError::NoListing);
     }
     let record = listings::Entity::find_by_id(listing)
         .one(conn)
         .await?
         .ok_or(BookingError::NoListing)?;
-    let holding = holding(conn, &[listing], from, until, now)
+    let holding = booked(conn, &[listing], from, until, now)
         .await?
         .into_iter()
         .map(|(_, s, e, g)| (s, e, g))
+        .collect();
+    let maintenance = windows_over(conn, &[listing], from, until)
+        .await?
+        .into_iter()
+        .map(|(_, s, e)| (s, e))
         .collect();
     let machine = Machine {
         status: record
@@ -163,6 +135,7 @@ pub(crate) async fn lock_machine(
         capacity: record.gpu_count,
         holding,
         renter_open,
+        maintenance,
     };
     Ok((record, machine))
 }
@@ -216,18 +189,6 @@ impl From<sea_orm::DbErr> for BookingError {
     fn from(e: sea_orm::DbErr) -> Self {
         Self::Store(StoreError::Database(e))
     }
-}
-
-/// Bookings that hold capacity at `now`: pending ones until their hold expires, confirmed
-/// and active ones.
-pub(crate) fn holds_capacity(now: DateTime<Utc>) -> Condition {
-    Condition::any()
-        .add(bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]))
-        .add(
-            Condition::all()
-                .add(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
-                .add(bookings::Column::HoldExpiresAt.gt(now)),
-        )
 }
 
 impl Db {
@@ -386,7 +347,8 @@ impl Db {
         cancel(self.conn(), id, refund, now).await
     }
 
-    /// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
+    /// What holds the GPUs of `listings` over `[from, until)` at `now`: bookings that hold
+    /// capacity, and maintenance windows (every GPU of their machine).
     pub async fn holding_bookings(
         &self,
         listings: &[Uuid],

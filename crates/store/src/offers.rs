@@ -32,6 +32,8 @@ pub struct OfferQuery {
     pub currency: Option<String>,
     /// The whole machine's price per hour (minor units), at most.
     pub max_price_per_hour: Option<i64>,
+    /// The 30-day uptime at least this; listings never observed are left out.
+    pub min_reliability: Option<f64>,
     /// The listing's availability window must cover `[from, until)`.
     pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
@@ -101,6 +103,9 @@ impl Db {
                     .lte(max),
             );
         }
+        if let Some(min) = query.min_reliability {
+            select = select.filter(L::Reliability.gte(min));
+        }
         if let Some((from, until)) = query.window {
             select = select.filter(crate::listings::covers_window(from, until));
         }
@@ -165,7 +170,7 @@ impl Db {
             .to_owned();
         Ok(bookings::Entity::find()
             .filter(bookings::Column::PlanId.in_subquery(broken))
-            .filter(crate::bookings::holds_capacity(now))
+            .filter(crate::capacity::holds_capacity(now))
             .order_by_asc(bookings::Column::Id)
             .all(self.conn())
             .await?)

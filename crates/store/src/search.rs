@@ -23,6 +23,8 @@ pub enum SortKey {
     TokS,
     /// Price per million output tokens, cheapest first.
     PricePerMtok,
+    /// The 30-day uptime, most reliable first (listings never observed are left out).
+    Reliability,
 }
 
 /// Where the previous page ended: its last row's sort value and id.
@@ -49,6 +51,8 @@ pub struct ListingQuery {
     /// `(context_tokens, concurrency)`.
     pub cell: Option<(i64, i64)>,
     pub min_total_tok_s: Option<f64>,
+    /// The 30-day uptime at least this (0 to 1); listings never observed are left out.
+    pub min_reliability: Option<f64>,
     /// The listing's availability window must cover `[from, until)`.
     pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     pub sort: SortKey,
@@ -72,6 +76,7 @@ impl ListingHit {
             SortKey::Price => Some(self.listing.price_amount as f64),
             SortKey::TokS => self.total_tok_s,
             SortKey::PricePerMtok => self.price_per_mtok,
+            SortKey::Reliability => self.listing.reliability,
         }
     }
 }
@@ -113,6 +118,7 @@ impl Db {
             SortKey::Price => (L::PriceAmount, Direction::Asc),
             SortKey::TokS => (L::HeadlineTotalTokS, Direction::Desc),
             SortKey::PricePerMtok => (L::HeadlinePricePerMtok, Direction::Asc),
+            SortKey::Reliability => (L::Reliability, Direction::Desc),
         };
         if sort != SortKey::Price {
             select = select.filter(key.is_not_null());
@@ -157,12 +163,27 @@ impl Db {
         if let Some(price) = query.max_price {
             select = select.filter(indexable(C::PriceAmount, sort == SortKey::Price).lte(price));
         }
-        let (key, direction) = match sort {
-            SortKey::Price => (C::PriceAmount, Direction::Asc),
-            SortKey::TokS => (C::TotalTokS, Direction::Desc),
-            SortKey::PricePerMtok => (C::PricePerMtok, Direction::Asc),
+        let (key_expr, direction) = match sort {
+            SortKey::Price => (
+                Expr::col((listing_cells::Entity, C::PriceAmount)),
+                Direction::Asc,
+            ),
+            SortKey::TokS => (
+                Expr::col((listing_cells::Entity, C::TotalTokS)),
+                Direction::Desc,
+            ),
+            SortKey::PricePerMtok => (
+                Expr::col((listing_cells::Entity, C::PricePerMtok)),
+                Direction::Asc,
+            ),
+            SortKey::Reliability => (
+                Expr::col((listings::Entity, listings::Column::Reliability)),
+                Direction::Desc,
+            ),
         };
-        let key_expr = Expr::col((listing_cells::Entity, key));
+        if sort == SortKey::Reliability {
+            select = select.filter(listings::Column::Reliability.is_not_null());
+        }
         let id_expr = Expr::col((listing_cells::Entity, C::ListingId));
         if let Some(min) = query.min_total_tok_s {
             let mut cells = listing_cells::Entity::find()
@@ -171,7 +192,9 @@ impl Db {
             if let Some(model) = &query.gpu_model {
                 cells = cells.filter(C::GpuModel.eq(model.as_str()));
             }
+            // Reliability is the listing's own column: the cells' index cannot walk it.
             let by_floor = sort == SortKey::TokS
+                || sort == SortKey::Reliability
                 || self
                     .floor_is_sparse(
                         query,
@@ -309,6 +332,9 @@ fn listing_filters(query: &ListingQuery, region_index: bool) -> Condition {
     }
     if let Some(gpus) = query.min_gpu_count {
         c = c.add(L::GpuCount.gte(gpus));
+    }
+    if let Some(min) = query.min_reliability {
+        c = c.add(Expr::col((listings::Entity, L::Reliability)).gte(min));
     }
     if let Some((from, until)) = query.window {
         c = c.add(crate::listings::covers_window(from, until));

@@ -295,6 +295,10 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         catalog_model: Set(None),
         guarantee_min_bp: Set(None),
         spot_check_forwarded_at: Set(None),
+        liveness_state: Set(None),
+        liveness_since: Set(None),
+        probe_due_at: Set(None),
+        reliability: Set(None),
     };
     let report = verified.then(|| {
         (

@@ -91,6 +91,7 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
                 activated = sweep.activated,
                 completed = sweep.completed,
                 plans_released = sweep.plans_released,
+                maintenance_cancelled = sweep.maintenance_cancelled,
                 "bookings swept"
             ),
             Ok(_) => {}
@@ -98,6 +99,24 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
         }
         if let Err(e) = app.guarantee_upkeep().await {
             tracing::warn!(error = %e, "judging performance guarantees failed");
+        }
+    }
+}
+
+/// Probes listed machines' engines until `shutdown`: every tick (a quarter of the probe
+/// period, at most a second) claims the probes due and records what they find. Any number
+/// of replicas may run this: a probe is claimed in the database once a period.
+pub async fn liveness(app: App, mut shutdown: watch::Receiver<bool>) {
+    let period = app.config().liveness.period();
+    let tick = app::liveness::tick(period);
+    tracing::info!(every_s = period.as_secs(), "liveness prober started");
+    loop {
+        if let Err(e) = app.probe_due().await {
+            tracing::warn!(error = %e, "probing machines failed");
+        }
+        tokio::select! {
+            () = tokio::time::sleep(tick) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
         }
     }
 }

@@ -5,6 +5,7 @@ from .access_input import AccessInput
 from .access_patch import AccessPatch
 from .access_view import AccessView
 from .aligned_cell_view import AlignedCellView
+from .announced_view import AnnouncedView
 from .api_key_view import ApiKeyView
 from .availability_patch import AvailabilityPatch
 from .availability_view import AvailabilityView
@@ -32,6 +33,7 @@ from .create_org_key_request import CreateOrgKeyRequest
 from .create_org_request import CreateOrgRequest
 from .created_api_key_view import CreatedApiKeyView
 from .created_org_key_view import CreatedOrgKeyView
+from .day_uptime_view import DayUptimeView
 from .decode_estimate_view import DecodeEstimateView
 from .engine_input import EngineInput
 from .engine_patch import EnginePatch
@@ -67,10 +69,13 @@ from .leaderboard_row_view import LeaderboardRowView
 from .ledger_entry_view import LedgerEntryView
 from .listing_verification_view import ListingVerificationView
 from .listing_view import ListingView
+from .liveness_state_view import LivenessStateView
+from .liveness_view import LivenessView
 from .log_entry_view import LogEntryView
 from .log_position_view import LogPositionView
 from .login_request import LoginRequest
 from .logout_request import LogoutRequest
+from .maintenance_window_view import MaintenanceWindowView
 from .match_view import MatchView
 from .measured_cell_view import MeasuredCellView
 from .member_view import MemberView
@@ -79,6 +84,7 @@ from .model_list_view import ModelListView
 from .model_view import ModelView
 from .money_view import MoneyView
 from .my_org_view import MyOrgView
+from .new_window_request import NewWindowRequest
 from .offer_view import OfferView
 from .offers_view import OffersView
 from .org_details_view import OrgDetailsView
@@ -143,6 +149,7 @@ from .submitter_view import SubmitterView
 from .token_pair_view import TokenPairView
 from .total_view import TotalView
 from .update_listing_request import UpdateListingRequest
+from .uptime_view import UptimeView
 from .usage_bucket_view import UsageBucketView
 from .usage_totals_view import UsageTotalsView
 from .usage_view import UsageView
@@ -159,6 +166,7 @@ __all__ = (
     "AccessPatch",
     "AccessView",
     "AlignedCellView",
+    "AnnouncedView",
     "ApiKeyView",
     "AvailabilityPatch",
     "AvailabilityView",
@@ -186,6 +194,7 @@ __all__ = (
     "CreateListingRequest",
     "CreateOrgKeyRequest",
     "CreateOrgRequest",
+    "DayUptimeView",
     "DecodeEstimateView",
     "EngineInput",
     "EnginePatch",
@@ -221,10 +230,13 @@ __all__ = (
     "LedgerEntryView",
     "ListingVerificationView",
     "ListingView",
+    "LivenessStateView",
+    "LivenessView",
     "LogEntryView",
     "LoginRequest",
     "LogoutRequest",
     "LogPositionView",
+    "MaintenanceWindowView",
     "MatchView",
     "MeasuredCellView",
     "MemberView",
@@ -233,6 +245,7 @@ __all__ = (
     "ModelView",
     "MoneyView",
     "MyOrgView",
+    "NewWindowRequest",
     "OffersView",
     "OfferView",
     "OrgDetailsView",
@@ -297,6 +310,7 @@ __all__ = (
     "TokenPairView",
     "TotalView",
     "UpdateListingRequest",
+    "UptimeView",
     "UsageBucketView",
     "UsageTotalsView",
     "UsageView",

@@ -25,6 +25,8 @@ class BookPlanRequest:
         users (int): Users to serve at once (1–10,000).
         currency (None | str | Unset): Prices in this ISO 4217 currency (default `USD`).
         max_price_per_hour (int | None | Unset): At most this price per hour for each whole machine, minor units.
+        min_reliability (float | None | Unset): Only machines whose 30-day uptime (`reliability`) is at least this, 0 to
+            1.
     """
 
     context: int
@@ -36,6 +38,7 @@ class BookPlanRequest:
     users: int
     currency: None | str | Unset = UNSET
     max_price_per_hour: int | None | Unset = UNSET
+    min_reliability: float | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         context = self.context
@@ -64,6 +67,12 @@ class BookPlanRequest:
         else:
             max_price_per_hour = self.max_price_per_hour
 
+        min_reliability: float | None | Unset
+        if isinstance(self.min_reliability, Unset):
+            min_reliability = UNSET
+        else:
+            min_reliability = self.min_reliability
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -81,6 +90,8 @@ class BookPlanRequest:
             field_dict["currency"] = currency
         if max_price_per_hour is not UNSET:
             field_dict["max_price_per_hour"] = max_price_per_hour
+        if min_reliability is not UNSET:
+            field_dict["min_reliability"] = min_reliability
 
         return field_dict
 
@@ -119,6 +130,15 @@ class BookPlanRequest:
 
         max_price_per_hour = _parse_max_price_per_hour(d.pop("max_price_per_hour", UNSET))
 
+        def _parse_min_reliability(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        min_reliability = _parse_min_reliability(d.pop("min_reliability", UNSET))
+
         book_plan_request = cls(
             context=context,
             ends_at=ends_at,
@@ -129,6 +149,7 @@ class BookPlanRequest:
             users=users,
             currency=currency,
             max_price_per_hour=max_price_per_hour,
+            min_reliability=min_reliability,
         )
 
         return book_plan_request

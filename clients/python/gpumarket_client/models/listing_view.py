@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.engine_view import EngineView
     from ..models.guarantee_view import GuaranteeView
     from ..models.hardware_view import HardwareView
+    from ..models.liveness_view import LivenessView
     from ..models.price_view import PriceView
     from ..models.verification_cost_view import VerificationCostView
     from ..models.verification_summary_view import VerificationSummaryView
@@ -48,6 +49,11 @@ class ListingView:
         catalog (CatalogView | None | Unset):
         guarantee (GuaranteeView | None | Unset):
         last_verification_cost (None | Unset | VerificationCostView):
+        liveness (LivenessView | None | Unset):
+        reliability (float | None | Unset): The 30-day uptime from liveness probes, 0 to 1 (time in maintenance
+            announced in
+            time left out); `null` before the first probe. `GET /v1/listings/{id}/uptime` has
+            the rest.
         verification (None | Unset | VerificationSummaryView):
     """
 
@@ -67,12 +73,15 @@ class ListingView:
     catalog: CatalogView | None | Unset = UNSET
     guarantee: GuaranteeView | None | Unset = UNSET
     last_verification_cost: None | Unset | VerificationCostView = UNSET
+    liveness: LivenessView | None | Unset = UNSET
+    reliability: float | None | Unset = UNSET
     verification: None | Unset | VerificationSummaryView = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.catalog_view import CatalogView  # noqa: PLC0415
         from ..models.guarantee_view import GuaranteeView  # noqa: PLC0415
+        from ..models.liveness_view import LivenessView  # noqa: PLC0415
         from ..models.verification_cost_view import VerificationCostView  # noqa: PLC0415
         from ..models.verification_summary_view import VerificationSummaryView  # noqa: PLC0415
 
@@ -126,6 +135,20 @@ class ListingView:
         else:
             last_verification_cost = self.last_verification_cost
 
+        liveness: dict[str, Any] | None | Unset
+        if isinstance(self.liveness, Unset):
+            liveness = UNSET
+        elif isinstance(self.liveness, LivenessView):
+            liveness = self.liveness.to_dict()
+        else:
+            liveness = self.liveness
+
+        reliability: float | None | Unset
+        if isinstance(self.reliability, Unset):
+            reliability = UNSET
+        else:
+            reliability = self.reliability
+
         verification: dict[str, Any] | None | Unset
         if isinstance(self.verification, Unset):
             verification = UNSET
@@ -159,6 +182,10 @@ class ListingView:
             field_dict["guarantee"] = guarantee
         if last_verification_cost is not UNSET:
             field_dict["last_verification_cost"] = last_verification_cost
+        if liveness is not UNSET:
+            field_dict["liveness"] = liveness
+        if reliability is not UNSET:
+            field_dict["reliability"] = reliability
         if verification is not UNSET:
             field_dict["verification"] = verification
 
@@ -172,6 +199,7 @@ class ListingView:
         from ..models.engine_view import EngineView  # noqa: PLC0415
         from ..models.guarantee_view import GuaranteeView  # noqa: PLC0415
         from ..models.hardware_view import HardwareView  # noqa: PLC0415
+        from ..models.liveness_view import LivenessView  # noqa: PLC0415
         from ..models.price_view import PriceView  # noqa: PLC0415
         from ..models.verification_cost_view import VerificationCostView  # noqa: PLC0415
         from ..models.verification_summary_view import VerificationSummaryView  # noqa: PLC0415
@@ -254,6 +282,32 @@ class ListingView:
 
         last_verification_cost = _parse_last_verification_cost(d.pop("last_verification_cost", UNSET))
 
+        def _parse_liveness(data: object) -> LivenessView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                liveness_type_0 = LivenessView.from_dict(data)
+
+                return liveness_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(LivenessView | None | Unset, data)
+
+        liveness = _parse_liveness(d.pop("liveness", UNSET))
+
+        def _parse_reliability(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        reliability = _parse_reliability(d.pop("reliability", UNSET))
+
         def _parse_verification(data: object) -> None | Unset | VerificationSummaryView:
             if data is None:
                 return data
@@ -288,6 +342,8 @@ class ListingView:
             catalog=catalog,
             guarantee=guarantee,
             last_verification_cost=last_verification_cost,
+            liveness=liveness,
+            reliability=reliability,
             verification=verification,
         )
 

@@ -246,6 +246,11 @@ labels! {
     guarantee: "Performance guarantee", "效能保證";
     guarantee_of_verified: "of the verified per-stream speed through the gateway, or a credit", "的已驗證單串流速度（經由閘道），否則補償";
     latest_report: "Latest report", "最新報告";
+    uptime_30d: "Uptime, last 30 days", "近 30 天運作時間";
+    uptime_caption: "One bar a day (UTC), from liveness probes; maintenance announced in time is left out.", "每天一格（UTC），來自存活探測；及時公告的維護時段不計入。";
+    reliability: "Reliability (30-day uptime)", "可靠度（30 天運作時間）";
+    state_now: "State now", "目前狀態";
+    not_observed: "Not yet probed", "尚未探測";
     catalog_entries: "Catalog", "目錄";
     hardware_unchecked: "No catalog entries: the physics check did not run.", "無目錄項目：未執行物理檢查。";
     book: "Book through the API", "透過 API 預訂";

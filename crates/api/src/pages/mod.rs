@@ -683,6 +683,8 @@ struct ListingPage {
     report_href: Option<String>,
     catalog: Vec<(String, String)>,
     book_example: String,
+    /// The last 30 days' uptime as SVG (numbers and dates only).
+    uptime_svg: String,
 }
 
 async fn listing_page(
@@ -744,10 +746,30 @@ async fn listing_page(
             "curl -X POST {}/v1/bookings \\\n  -H \"Authorization: Bearer $TOKEN\" -H \"Content-Type: application/json\" \\\n  -d '{{\"listing_id\": \"{id}\", \"gpu_count\": 1, \"starts_at\": \"…\", \"ends_at\": \"…\"}}'",
             app.config().server.public_url.trim_end_matches('/')
         );
+        let uptime = app.uptime(id.into()).await?;
+        facts.push((
+            l.state_now,
+            match uptime.state {
+                domain::uptime::Liveness::Up { since } | domain::uptime::Liveness::Down { since } => {
+                    format!("{} · {}", uptime.state.name(), since.to_rfc3339())
+                }
+                domain::uptime::Liveness::Maintenance { until } => {
+                    format!("maintenance · {}", until.to_rfc3339())
+                }
+                domain::uptime::Liveness::Unknown => l.not_observed.to_owned(),
+            },
+        ));
+        facts.extend(
+            uptime
+                .reliability
+                .map(|r| (l.reliability, format!("{} %", number(r * 100.0, 2)))),
+        );
+        let uptime_svg = uptime_svg(&uptime.days);
         let lang = frame.lang;
         Ok((
             ListingPage {
                 frame,
+                uptime_svg,
                 badge: listing.verification_state,
                 badge_words,
                 facts,
@@ -1068,6 +1090,43 @@ struct ComparePage {
 struct CompareForm {
     reports: Option<String>,
     itl_p99_ms: Option<f64>,
+}
+
+/// Daily uptime as a strip of bars, oldest first: each bar's height its share up, its class
+/// how it fared (`full` at 99.9 % or more, `ok` at 99 %, `low` below, `none` unobserved),
+/// the day and share also in `data-` attributes and a `<title>`. Numbers and dates only.
+pub(crate) fn uptime_svg(days: &[(chrono::NaiveDate, Option<f64>)]) -> String {
+    const BAR: f64 = 10.0;
+    const GAP: f64 = 3.0;
+    const H: f64 = 40.0;
+    let width = days.len() as f64 * (BAR + GAP);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {H}\" role=\"img\">"
+    );
+    for (i, (day, share)) in days.iter().enumerate() {
+        let x = i as f64 * (BAR + GAP);
+        let (class, height, shown) = match share {
+            None => ("none", 4.0, "–".to_owned()),
+            Some(s) => (
+                if *s >= 0.999 {
+                    "full"
+                } else if *s >= 0.99 {
+                    "ok"
+                } else {
+                    "low"
+                },
+                (H * s).max(4.0),
+                format!("{:.2} %", s * 100.0),
+            ),
+        };
+        svg.push_str(&format!(
+            "<rect class=\"day {class}\" data-date=\"{day}\" data-uptime=\"{}\" x=\"{x}\" y=\"{:.1}\" width=\"{BAR}\" height=\"{height:.1}\"><title>{day}: {shown}</title></rect>",
+            share.map_or_else(String::new, |s| format!("{s:.6}")),
+            H - height,
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
 }
 
 /// One context's frontier as SVG: per report a path through `(per-user tok/s, total tok/s)`

@@ -25,4 +25,5 @@ mod payments;
 mod runs;
 mod secrets;
 mod tokens;
+mod uptime;
 mod verification;

@@ -27,6 +27,7 @@ on_backends!(
     a_cancel_retried_after_a_stripe_timeout_makes_one_refund,
     webhooks_that_do_not_match_the_booking_confirm_nothing,
     a_renter_has_a_bounded_number_of_unpaid_bookings,
+    maintenance_over_paid_bookings_refunds_them_in_full,
 );
 
 pub(crate) struct Market {
@@ -1108,4 +1109,144 @@ async fn a_renter_has_a_bounded_number_of_unpaid_bookings(backend: Backend) {
     )
     .await;
     assert_eq!(book(&m, (28, 29)).await.status(), 201);
+}
+
+/// A provider's maintenance window over paid bookings — one not started, one running — and
+/// an unpaid one: with `cancel_overlapping`, each is cancelled and every cent paid given
+/// back through Stripe (transfer reversed, fee refunded, ledger rows), the unpaid one's
+/// PaymentIntent cancelled; the window then stands.
+async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
+    let m = market(backend).await;
+    enable_payouts(&m).await;
+    let ahead: Value = book(&m, (24, 28)).await.json().await.unwrap();
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_ahead",
+            "payment_intent.succeeded",
+            intent_object(&ahead, "succeeded"),
+        ),
+    )
+    .await;
+    let unpaid: Value = book(&m, (29, 30)).await.json().await.unwrap();
+    assert_eq!(unpaid["status"], "pending_payment");
+    let running = paid_booking_starting_now(&m).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(booking(&m, &running["id"]).await["status"], "active");
+
+    let window = |cancel: bool| {
+        json!({"from": Utc::now() + chrono::Duration::minutes(1), "until": hours_from_now(31),
+               "reason": "PSU swap", "cancel_overlapping": cancel})
+    };
+    let post = |listing: &str, body: Value| {
+        let path = format!("/v1/listings/{listing}/maintenance");
+        let token = m.admin.access_token.clone();
+        let app = &m.app;
+        async move { app.post(&path, Some(&token), body).await }
+    };
+    // Without asking, the bookings refuse the window; nothing moves.
+    let refused = assert_problem(
+        post(&m.listing, window(false)).await,
+        409,
+        "maintenance_overlaps_bookings",
+    )
+    .await;
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains(ahead["id"].as_str().unwrap())
+    );
+    assert!(m.stripe.requests_to("POST", "/v1/refunds").is_empty());
+
+    let res = post(&m.listing, window(true)).await;
+    assert_eq!(res.status(), 201);
+    let announced: Value = res.json().await.unwrap();
+    let mut cancelled: Vec<&str> = announced["cancelled_booking_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    cancelled.sort_unstable();
+    let mut expected = vec![
+        ahead["id"].as_str().unwrap(),
+        unpaid["id"].as_str().unwrap(),
+    ];
+    expected.sort_unstable();
+    assert_eq!(cancelled, expected, "{announced}");
+    assert_eq!(announced["window"]["cancelled_bookings"], 2);
+    assert_eq!(
+        announced["window"]["in_time"], false,
+        "it starts within the notice"
+    );
+    let after = booking(&m, &ahead["id"]).await;
+    assert_eq!(after["status"], "cancelled");
+    assert_eq!(after["refund"]["amount"], 600, "all of it: {after}");
+    assert_eq!(booking(&m, &unpaid["id"]).await["status"], "cancelled");
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(
+        refunds.len(),
+        1,
+        "the unpaid one is not refunded, its intent cancelled"
+    );
+    assert_eq!(refunds[0].field("amount"), Some("600"));
+    assert_eq!(refunds[0].field("reverse_transfer"), Some("true"));
+    assert_eq!(refunds[0].field("refund_application_fee"), Some("true"));
+    assert_eq!(
+        m.stripe
+            .requests_to(
+                "POST",
+                &format!(
+                    "/v1/payment_intents/{}/cancel",
+                    unpaid["payment"]["payment_intent_id"].as_str().unwrap()
+                )
+            )
+            .len(),
+        1
+    );
+    let earnings: Value = m
+        .app
+        .get_json(
+            &format!("/v1/orgs/{}/earnings", m.org),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    assert!(kinds_and_amounts(&earnings).contains(&("transfer_reversal".to_owned(), -540)));
+    assert!(kinds_and_amounts(&earnings).contains(&("fee_refund".to_owned(), -60)));
+
+    // The running booking on the other machine: refunded in full although it has begun.
+    let res = post(running["listing_id"].as_str().unwrap(), window(true)).await;
+    assert_eq!(res.status(), 201);
+    let after = booking(&m, &running["id"]).await;
+    assert_eq!(after["status"], "cancelled");
+    assert_eq!(after["refund"]["amount"], 60_000, "{after}");
+    assert_eq!(refund_rows(&m).await.iter().sum::<i64>(), -60_600);
+
+    // The window stands: it cannot be deleted, and its interval cannot be booked.
+    let delete = format!(
+        "/v1/listings/{}/maintenance/{}",
+        m.listing,
+        announced["window"]["id"].as_str().unwrap()
+    );
+    assert_problem(
+        m.app
+            .call(Method::DELETE, &delete, Some(&m.admin.access_token), None)
+            .await,
+        409,
+        "maintenance_window_kept",
+    )
+    .await;
+    assert_problem(book(&m, (24, 25)).await, 409, "maintenance").await;
+    // A second sweep finds nothing left to cancel.
+    assert_eq!(
+        m.app
+            .app
+            .sweep_bookings()
+            .await
+            .unwrap()
+            .maintenance_cancelled,
+        0
+    );
 }

@@ -74,6 +74,8 @@ pub(crate) struct GatewayState {
     streams_of_report: moka::sync::Cache<Uuid, usize>,
     counter: counter::Counter,
     client: reqwest::Client,
+    /// Listings whose engine a request could not reach within the last second.
+    unreachable: moka::sync::Cache<Uuid, ()>,
 }
 
 impl GatewayState {
@@ -104,7 +106,19 @@ impl GatewayState {
                 (false, store::Backend::Sqlite) => counter::Counter::Local(Default::default()),
             },
             client,
+            unreachable: moka::sync::Cache::builder()
+                .max_capacity(GATES_REMEMBERED)
+                .time_to_live(StdDuration::from_secs(1))
+                .build(),
         })
+    }
+
+    /// Notes that a request could not reach `listing`'s engine; `false` when one was noted
+    /// within the last second.
+    pub(crate) fn note_unreachable(&self, listing: Uuid) -> bool {
+        let mut fresh = false;
+        self.unreachable.get_with(listing, || fresh = true);
+        fresh
     }
 }
 

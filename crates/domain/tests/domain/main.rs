@@ -62,6 +62,7 @@ proptest! {
                         capacity,
                         holding: holding.clone(),
                         renter_open: vec![],
+                        maintenance: vec![],
                     };
                     if admit(&machine, &interval, gpus).is_ok() {
                         holding.push((interval.starts_at(), interval.ends_at(), gpus));

@@ -45,6 +45,14 @@ pub struct Model {
     /// When a credit last brought the spot check forward (at most once per
     /// `spot_check_every_secs`).
     pub spot_check_forwarded_at: Option<DateTimeUtc>,
+    /// `up` or `down` as last observed (by a probe or the gateway); unset before the first.
+    pub liveness_state: Option<String>,
+    /// Since when it has been in `liveness_state`.
+    pub liveness_since: Option<DateTimeUtc>,
+    /// When its engine is next probed; claiming a probe moves it a period ahead.
+    pub probe_due_at: Option<DateTimeUtc>,
+    /// Its 30-day uptime, 0 to 1; unset before the first observation.
+    pub reliability: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

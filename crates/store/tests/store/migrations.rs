@@ -480,6 +480,7 @@ async fn the_offer_projection_is_backfilled(backend: Backend) {
         min_context: 0,
         currency: Some("USD".into()),
         max_price_per_hour: None,
+        min_reliability: None,
         window: None,
     };
     let before = db.offer_candidates(&query).await.unwrap();

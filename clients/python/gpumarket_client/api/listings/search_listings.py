@@ -26,6 +26,7 @@ def _get_kwargs(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -64,6 +65,8 @@ def _get_kwargs(
     params["available_until"] = json_available_until
 
     params["gpu_count"] = gpu_count
+
+    params["min_reliability"] = min_reliability
 
     params["sort"] = sort
 
@@ -153,6 +156,7 @@ def sync_detailed(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -174,6 +178,7 @@ def sync_detailed(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
+        min_reliability (float | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -200,6 +205,7 @@ def sync_detailed(
         available_from=available_from,
         available_until=available_until,
         gpu_count=gpu_count,
+        min_reliability=min_reliability,
         sort=sort,
         cursor=cursor,
         limit=limit,
@@ -228,6 +234,7 @@ def sync(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -249,6 +256,7 @@ def sync(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
+        min_reliability (float | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -276,6 +284,7 @@ def sync(
         available_from=available_from,
         available_until=available_until,
         gpu_count=gpu_count,
+        min_reliability=min_reliability,
         sort=sort,
         cursor=cursor,
         limit=limit,
@@ -298,6 +307,7 @@ async def asyncio_detailed(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -319,6 +329,7 @@ async def asyncio_detailed(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
+        min_reliability (float | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -345,6 +356,7 @@ async def asyncio_detailed(
         available_from=available_from,
         available_until=available_until,
         gpu_count=gpu_count,
+        min_reliability=min_reliability,
         sort=sort,
         cursor=cursor,
         limit=limit,
@@ -371,6 +383,7 @@ async def asyncio(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -392,6 +405,7 @@ async def asyncio(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
+        min_reliability (float | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -420,6 +434,7 @@ async def asyncio(
             available_from=available_from,
             available_until=available_until,
             gpu_count=gpu_count,
+            min_reliability=min_reliability,
             sort=sort,
             cursor=cursor,
             limit=limit,

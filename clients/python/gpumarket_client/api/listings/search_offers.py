@@ -20,6 +20,7 @@ def _get_kwargs(
     itl_p99_ms: float | Unset = UNSET,
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -42,6 +43,8 @@ def _get_kwargs(
     params["currency"] = currency
 
     params["max_price_per_hour"] = max_price_per_hour
+
+    params["min_reliability"] = min_reliability
 
     json_available_from: str | Unset = UNSET
     if not isinstance(available_from, Unset):
@@ -133,6 +136,7 @@ def sync_detailed(
     itl_p99_ms: float | Unset = UNSET,
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -153,6 +157,7 @@ def sync_detailed(
         itl_p99_ms (float | Unset):
         currency (str | Unset):
         max_price_per_hour (int | Unset):
+        min_reliability (float | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -175,6 +180,7 @@ def sync_detailed(
         itl_p99_ms=itl_p99_ms,
         currency=currency,
         max_price_per_hour=max_price_per_hour,
+        min_reliability=min_reliability,
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
@@ -199,6 +205,7 @@ def sync(
     itl_p99_ms: float | Unset = UNSET,
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -219,6 +226,7 @@ def sync(
         itl_p99_ms (float | Unset):
         currency (str | Unset):
         max_price_per_hour (int | Unset):
+        min_reliability (float | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -242,6 +250,7 @@ def sync(
         itl_p99_ms=itl_p99_ms,
         currency=currency,
         max_price_per_hour=max_price_per_hour,
+        min_reliability=min_reliability,
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
@@ -260,6 +269,7 @@ async def asyncio_detailed(
     itl_p99_ms: float | Unset = UNSET,
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -280,6 +290,7 @@ async def asyncio_detailed(
         itl_p99_ms (float | Unset):
         currency (str | Unset):
         max_price_per_hour (int | Unset):
+        min_reliability (float | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -302,6 +313,7 @@ async def asyncio_detailed(
         itl_p99_ms=itl_p99_ms,
         currency=currency,
         max_price_per_hour=max_price_per_hour,
+        min_reliability=min_reliability,
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
@@ -324,6 +336,7 @@ async def asyncio(
     itl_p99_ms: float | Unset = UNSET,
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
+    min_reliability: float | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -344,6 +357,7 @@ async def asyncio(
         itl_p99_ms (float | Unset):
         currency (str | Unset):
         max_price_per_hour (int | Unset):
+        min_reliability (float | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -368,6 +382,7 @@ async def asyncio(
             itl_p99_ms=itl_p99_ms,
             currency=currency,
             max_price_per_hour=max_price_per_hour,
+            min_reliability=min_reliability,
             available_from=available_from,
             available_until=available_until,
             include_failing=include_failing,

@@ -164,6 +164,11 @@ pub(super) async fn generate(
     let response = match request.send().await {
         Ok(response) => response,
         Err(e) => {
+            // A refused or unreachable connection is down evidence; what a request's own
+            // content may cause (a timeout, an error answer) is not.
+            if e.is_connect() {
+                app.engine_unreachable(target.listing_id);
+            }
             meter.finish("engine_error", None).await;
             return Err(engine_failed(e.without_url()));
         }

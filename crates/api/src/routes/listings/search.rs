@@ -43,9 +43,12 @@ pub struct SearchQuery {
     /// GPUs needed (default 1 with an interval): machines with at least this many, free
     /// over the interval when one is given.
     pub gpu_count: Option<i64>,
-    /// `price` (cheapest first, default), `tok_s` (fastest first) or `price_per_mtok`
-    /// (cheapest per million output tokens first). The measured sorts list only listings
-    /// with that figure.
+    /// Only machines whose 30-day uptime (`reliability`, from liveness probes) is at least
+    /// this, 0 to 1; machines never probed are left out.
+    pub min_reliability: Option<f64>,
+    /// `price` (cheapest first, default), `tok_s` (fastest first), `price_per_mtok`
+    /// (cheapest per million output tokens first) or `reliability` (most reliable first).
+    /// The measured sorts list only listings with that figure.
     pub sort: Option<String>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -102,6 +105,7 @@ pub async fn search(
             available_from: q.available_from,
             available_until: q.available_until,
             gpu_count: q.gpu_count,
+            min_reliability: q.min_reliability,
             sort: q.sort,
             cursor: q.cursor,
             limit: q.limit,

@@ -31,6 +31,8 @@ pub struct BookPlanRequest {
     pub currency: Option<String>,
     /// At most this price per hour for each whole machine, minor units.
     pub max_price_per_hour: Option<i64>,
+    /// Only machines whose 30-day uptime (`reliability`) is at least this, 0 to 1.
+    pub min_reliability: Option<f64>,
     /// Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
@@ -84,6 +86,7 @@ pub async fn book(
                     itl_p99_ms: Some(body.itl_p99_ms),
                     currency: body.currency,
                     max_price_per_hour: body.max_price_per_hour,
+                    min_reliability: body.min_reliability,
                     ..OfferParams::default()
                 },
                 starts_at: body.starts_at,

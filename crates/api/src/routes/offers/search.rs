@@ -33,6 +33,8 @@ pub struct OffersQuery {
     pub currency: Option<String>,
     /// At most this price per hour for a whole machine, minor units.
     pub max_price_per_hour: Option<i64>,
+    /// Only machines whose 30-day uptime (`reliability`) is at least this, 0 to 1.
+    pub min_reliability: Option<f64>,
     /// With `available_until`: only machines free (every GPU) over the whole interval.
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
@@ -196,6 +198,7 @@ pub async fn search(
             itl_p99_ms: q.itl_p99_ms,
             currency: q.currency,
             max_price_per_hour: q.max_price_per_hour,
+            min_reliability: q.min_reliability,
             available_from: q.available_from,
             available_until: q.available_until,
             include_failing: q.include_failing,

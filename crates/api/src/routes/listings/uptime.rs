@@ -1,0 +1,100 @@
+use actix_web::{HttpResponse, get, web};
+use app::App;
+use chrono::{DateTime, NaiveDate, Utc};
+use domain::uptime::Liveness;
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::maintenance::MaintenanceWindowView;
+use crate::error::ApiError;
+use crate::error::Problems;
+use crate::error::problem::{InvalidParameter, NotFound};
+
+/// The machine's state now.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LivenessStateView {
+    /// `up`, `down`, `maintenance` (inside a window) or `unknown` (never probed).
+    pub state: &'static str,
+    /// Since when it has been `up` or `down`.
+    pub since: Option<DateTime<Utc>>,
+    /// When the maintenance window it is in ends.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// One day's uptime.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DayUptimeView {
+    /// The day, UTC.
+    #[schema(value_type = String, format = Date)]
+    pub date: NaiveDate,
+    /// `null` when nothing was observed that day.
+    pub uptime: Option<f64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UptimeView {
+    pub listing_id: Uuid,
+    pub current: LivenessStateView,
+    /// Shares of the last 24 hours, 7 and 30 days the machine was up, 0 to 1: time-weighted
+    /// over what probes observed (a state holds from the probe that first saw it to the one
+    /// that first saw otherwise; probes more than three periods apart leave the time between
+    /// unknown, and unknown time is left out). Time inside a maintenance window announced in
+    /// time is left out; inside one announced late, it counts as down. `null` when nothing
+    /// was observed.
+    pub uptime_24h: Option<f64>,
+    pub uptime_7d: Option<f64>,
+    pub uptime_30d: Option<f64>,
+    /// The listing's reliability: its 30-day uptime as of the last observation (what search's
+    /// `min_reliability` and `sort=reliability` use).
+    pub reliability: Option<f64>,
+    /// The last 30 days, oldest first.
+    pub days: Vec<DayUptimeView>,
+    /// Maintenance windows that have not ended, soonest first (without their reason).
+    pub maintenance: Vec<MaintenanceWindowView>,
+    /// Seconds between probes: outages are measured to within this at either end.
+    pub probe_every_secs: u64,
+}
+
+/// A listing's uptime and reliability from liveness probes, its state now and its coming
+/// maintenance. Public.
+#[utoipa::path(operation_id = "get_listing_uptime",
+    tag = "listings",
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    responses(
+        (status = 200, description = "Uptime", body = UptimeView),
+        Problems<(InvalidParameter, NotFound)>,
+    )
+)]
+#[get("/listings/{id}/uptime")]
+pub async fn uptime(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResponse, ApiError> {
+    let found = app.uptime(id.into_inner().into()).await?;
+    let (since, until) = match found.state {
+        Liveness::Up { since } | Liveness::Down { since } => (Some(since), None),
+        Liveness::Maintenance { until } => (None, Some(until)),
+        Liveness::Unknown => (None, None),
+    };
+    Ok(HttpResponse::Ok().json(UptimeView {
+        listing_id: found.listing_id.into(),
+        current: LivenessStateView {
+            state: found.state.name(),
+            since,
+            until,
+        },
+        uptime_24h: found.last_24h,
+        uptime_7d: found.last_7d,
+        uptime_30d: found.last_30d,
+        reliability: found.reliability,
+        days: found
+            .days
+            .into_iter()
+            .map(|(date, uptime)| DayUptimeView { date, uptime })
+            .collect(),
+        maintenance: found
+            .windows
+            .into_iter()
+            .map(|w| MaintenanceWindowView::new(w, false))
+            .collect(),
+        probe_every_secs: found.probe_every_secs,
+    }))
+}

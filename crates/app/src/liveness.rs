@@ -1,0 +1,287 @@
+//! Liveness: whether listed machines' engines answer, and the uptime and reliability that
+//! follow. Workers probe every active listing once a period (claimed in the database, so
+//! several workers never probe one machine twice in a period) with a one-token completion
+//! of its served model, through the outbound rules and bounded like every engine read; a
+//! gateway request whose connection the engine refused counts as down evidence too. Probes
+//! go straight to the engine, never through a booking's stream slots.
+
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration, Utc};
+use domain::ListingId;
+use domain::uptime::{self, Liveness, Window};
+use store::{ListingRecord, WindowRecord};
+use uuid::Uuid;
+
+use crate::{App, AppError};
+
+/// How often a prober looks for due probes: a quarter of the period, between 0.1 and 1 s.
+pub fn tick(period: StdDuration) -> StdDuration {
+    (period / 4).clamp(StdDuration::from_millis(100), StdDuration::from_secs(1))
+}
+
+/// The most probes one worker claims per tick: twice the fleet's share of a tick (so a
+/// fleet is spread over the period, and a worker alone keeps up), at least 8.
+pub fn claims_per_tick(listings: u64, period: StdDuration) -> u64 {
+    let per_tick = listings as f64 * tick(period).as_secs_f64() / period.as_secs_f64().max(1e-3);
+    ((2.0 * per_tick).ceil() as u64).max(8)
+}
+
+/// Whether a completion's answer is one: JSON with at least one choice.
+fn answered(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        choices: Vec<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Answer>(body).is_ok_and(|a| !a.choices.is_empty())
+}
+
+/// Probes an engine: a one-token completion of `model` at `base`'s `/v1/completions`, with
+/// `key` as its bearer token, answered HTTP 2xx with at least one choice within `timeout`.
+/// The address is checked under `policy` (the client must be built under it too, so that
+/// every resolved address is checked); the answer is read up to 64 KiB and only judged.
+pub async fn probe_engine(
+    client: &reqwest::Client,
+    (base, model): (&str, &str),
+    key: Option<&str>,
+    timeout: StdDuration,
+    policy: outbound::Policy,
+) -> bool {
+    let Ok(url) = outbound::engine_url(base, "/v1/completions", policy) else {
+        return false;
+    };
+    let body = serde_json::json!({
+        "model": model,
+        "prompt": "ping",
+        "max_tokens": 1,
+        "temperature": 0,
+    });
+    let mut request = client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .timeout(timeout);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    let exchange = async {
+        let mut response = request.send().await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let body = bench::bounds::read_body(&mut response, bench::bounds::SMALL_BODY)
+            .await
+            .ok()?
+            .ok()?;
+        answered(&body).then_some(())
+    };
+    matches!(tokio::time::timeout(timeout, exchange).await, Ok(Some(())))
+}
+
+/// A listing's uptime as anyone may read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Uptime {
+    pub listing_id: ListingId,
+    pub state: Liveness,
+    /// Shares of the last 24 hours, 7 and 30 days the machine was up (see
+    /// [`domain::uptime::uptime`]); `None` when nothing was observed.
+    pub last_24h: Option<f64>,
+    pub last_7d: Option<f64>,
+    pub last_30d: Option<f64>,
+    /// The 30-day uptime, as search filters and sorts on it.
+    pub reliability: Option<f64>,
+    /// Each of the last 30 days (UTC), oldest first, with its uptime.
+    pub days: Vec<(chrono::NaiveDate, Option<f64>)>,
+    /// Maintenance windows that have not ended, soonest first.
+    pub windows: Vec<MaintenanceWindow>,
+    /// The probe period, seconds: how closely an outage is measured.
+    pub probe_every_secs: u64,
+}
+
+/// A maintenance window as handed out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaintenanceWindow {
+    pub id: Uuid,
+    pub listing_id: ListingId,
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub reason: String,
+    pub announced_at: DateTime<Utc>,
+    /// Announced at least `maintenance_notice_secs` ahead: its time is left out of uptime.
+    pub in_time: bool,
+    /// Bookings announcing it cancelled (with a full refund); then it can no longer be
+    /// deleted.
+    pub cancelled_bookings: i64,
+}
+
+impl App {
+    pub(crate) fn window_view(&self, w: WindowRecord) -> MaintenanceWindow {
+        let (_, notice) = self.config().liveness.judging();
+        MaintenanceWindow {
+            id: w.id,
+            listing_id: ListingId::from_uuid(w.listing_id),
+            in_time: uptime::in_time(w.created_at, w.starts_at, notice),
+            from: w.starts_at,
+            until: w.ends_at,
+            reason: w.reason,
+            announced_at: w.created_at,
+            cancelled_bookings: w.cancelled_bookings,
+        }
+    }
+
+    /// One prober's round: claims the due probes it may (see [`claims_per_tick`]), probes
+    /// them at once, and records what each found. A machine inside a maintenance window is
+    /// not probed. Returns how many were probed.
+    pub async fn probe_due(&self) -> Result<usize, AppError> {
+        let settings = &self.config().liveness;
+        let period = settings.period();
+        let limit = claims_per_tick(self.db().probed_listings().await?, period);
+        let now = Utc::now();
+        let claimed = self
+            .db()
+            .claim_probes(now, limit, || {
+                let jitter = 0.9 + 0.2 * crate::spot_checks::random_fraction();
+                now + Duration::milliseconds((period.as_millis() as f64 * jitter) as i64)
+            })
+            .await?;
+        if claimed.is_empty() {
+            return Ok(0);
+        }
+        let ids: Vec<Uuid> = claimed.iter().map(|l| l.id).collect();
+        let serviced = self.db().in_maintenance(&ids, now).await?;
+        let mut probes = tokio::task::JoinSet::new();
+        for listing in claimed.into_iter().filter(|l| !serviced.contains(&l.id)) {
+            let app = self.clone();
+            probes.spawn(async move {
+                let up = app.probe(&listing).await;
+                (listing.id, up, Utc::now())
+            });
+        }
+        let mut probed = 0;
+        while let Some(done) = probes.join_next().await {
+            let Ok((listing, up, at)) = done else {
+                continue;
+            };
+            probed += 1;
+            if let Err(e) = self.observe_liveness(listing, up, at).await {
+                tracing::warn!(%listing, error = %e, "recording a probe failed");
+            }
+        }
+        Ok(probed)
+    }
+
+    /// Probes one listing's engine through the gateway's client (see [`probe_engine`]).
+    async fn probe(&self, listing: &ListingRecord) -> bool {
+        let Ok(key) = self.engine_key_of(listing) else {
+            return false;
+        };
+        probe_engine(
+            self.gateway_client(),
+            (&listing.engine_base_url, &listing.engine_model),
+            key.as_ref().map(domain::EngineKey::expose),
+            StdDuration::from_millis(self.config().liveness.liveness_timeout_ms),
+            self.outbound_policy(),
+        )
+        .await
+    }
+
+    /// Records an observation of a listing's engine, and logs a change of state.
+    pub async fn observe_liveness(
+        &self,
+        listing: Uuid,
+        up: bool,
+        at: DateTime<Utc>,
+    ) -> Result<(), AppError> {
+        let judging = self.config().liveness.judging();
+        if let Some(observed) = self.db().record_liveness(listing, up, at, judging).await?
+            && observed.flipped()
+        {
+            tracing::info!(%listing, up, reliability = ?observed.reliability, "a machine's liveness changed");
+        }
+        Ok(())
+    }
+
+    /// A gateway request could not connect to the listing's engine: down evidence, recorded
+    /// at most once a second per listing by this process.
+    pub fn engine_unreachable(&self, listing: Uuid) {
+        if !self.inner.gateway.note_unreachable(listing) {
+            return;
+        }
+        let app = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = app.observe_liveness(listing, false, Utc::now()).await {
+                tracing::warn!(%listing, error = %e, "recording an unreachable engine failed");
+            }
+        });
+    }
+
+    /// A listing's uptime, state and coming maintenance. Public.
+    pub async fn uptime(&self, id: ListingId) -> Result<Uptime, AppError> {
+        let listing = self.listing_record(id.as_uuid()).await?;
+        let now = Utc::now();
+        let from = now - Duration::days(store::RELIABILITY_DAYS);
+        let (spans, windows) = self.db().uptime_facts(listing.id, from, now).await?;
+        let (_, notice) = self.config().liveness.judging();
+        let judged: Vec<Window> = windows
+            .iter()
+            .map(|w| store::window_of(w, notice))
+            .collect();
+        let share = |days: i64| uptime::uptime(&spans, &judged, now - Duration::days(days), now);
+        let observed = listing
+            .liveness_state
+            .as_deref()
+            .zip(listing.liveness_since)
+            .map(|(state, since)| (state == "up", since));
+        let coming = self.db().maintenance_windows(listing.id, now).await?;
+        let all: Vec<Window> = coming.iter().map(|w| store::window_of(w, notice)).collect();
+        let today = now.date_naive();
+        let days = (0..30)
+            .rev()
+            .map(|back| {
+                let day = today - chrono::Days::new(back);
+                let start = day.and_time(chrono::NaiveTime::MIN).and_utc();
+                (
+                    day,
+                    uptime::uptime(&spans, &judged, start, (start + Duration::days(1)).min(now)),
+                )
+            })
+            .collect();
+        Ok(Uptime {
+            listing_id: id,
+            state: Liveness::at(observed, &all, now),
+            last_24h: share(1),
+            last_7d: share(7),
+            last_30d: share(30),
+            reliability: listing.reliability,
+            days,
+            windows: coming.into_iter().map(|w| self.window_view(w)).collect(),
+            probe_every_secs: self.config().liveness.liveness_every_secs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fleet_is_spread_over_the_period() {
+        let period = StdDuration::from_secs(300);
+        assert_eq!(tick(period), StdDuration::from_secs(1));
+        assert_eq!(
+            tick(StdDuration::from_secs(2)),
+            StdDuration::from_millis(500)
+        );
+        // 10,000 listings over 300 s: 34 a second, a worker claims up to twice that.
+        assert_eq!(claims_per_tick(10_000, period), 67);
+        assert_eq!(claims_per_tick(3, period), 8);
+    }
+
+    #[test]
+    fn only_a_completion_with_a_choice_is_an_answer() {
+        assert!(answered(br#"{"choices":[{"text":"x"}]}"#));
+        assert!(!answered(br#"{"choices":[]}"#));
+        assert!(!answered(br#"{"object":"error"}"#));
+        assert!(!answered(b"<html>"));
+    }
+}

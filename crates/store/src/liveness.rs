@@ -1,0 +1,241 @@
+//! Liveness: which machines' engines answer. Probes are claimed by moving a listing's
+//! `probe_due_at` a period ahead, so however many workers probe, one machine is probed once
+//! a period. Observations (a probe's, or a gateway request's that could not reach the
+//! engine) extend or change the listing's timeline (`liveness_spans`) under the listing's
+//! lock, and its 30-day uptime (`reliability`) is worked out again with them.
+
+use chrono::{DateTime, Duration, Utc};
+use domain::uptime::{self, Span, Step, Window};
+use sea_orm::sea_query::{Expr, Func};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect,
+};
+use uuid::Uuid;
+
+use crate::capacity::lock_listing;
+use crate::entities::{listings, liveness_spans, maintenance_windows};
+use crate::maintenance::WindowRecord;
+use crate::status::listing_status;
+use crate::{Db, ListingRecord, StoreError};
+
+/// A claimed probe: the listing whose engine to probe.
+pub type ProbeClaim = ListingRecord;
+
+/// What one observation changed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Observed {
+    /// The state before, when there was one.
+    pub was: Option<bool>,
+    /// The state now.
+    pub up: bool,
+    pub reliability: Option<f64>,
+}
+
+impl Observed {
+    /// Whether the machine went from up to down or back.
+    pub fn flipped(&self) -> bool {
+        self.was.is_some_and(|was| was != self.up)
+    }
+}
+
+/// How far back reliability looks.
+pub const RELIABILITY_DAYS: i64 = 30;
+
+fn span_of(record: &liveness_spans::Model) -> Span {
+    Span {
+        up: record.up,
+        from: record.started_at,
+        until: record.ended_at,
+    }
+}
+
+/// A window as uptime judges it: in time when announced `notice` ahead of its start.
+pub fn window_of(record: &WindowRecord, notice: Duration) -> Window {
+    Window {
+        from: record.starts_at,
+        until: record.ends_at,
+        in_time: uptime::in_time(record.created_at, record.starts_at, notice),
+    }
+}
+
+/// Probes due: the listing's first, or its period came round.
+fn due(now: DateTime<Utc>) -> Condition {
+    Condition::any()
+        .add(listings::Column::ProbeDueAt.is_null())
+        .add(listings::Column::ProbeDueAt.lte(now))
+}
+
+async fn spans_over(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Result<Vec<Span>, StoreError> {
+    Ok(liveness_spans::Entity::find()
+        .filter(liveness_spans::Column::ListingId.eq(listing))
+        .filter(liveness_spans::Column::EndedAt.gte(from))
+        .filter(liveness_spans::Column::StartedAt.lt(to))
+        .order_by_asc(liveness_spans::Column::StartedAt)
+        .all(conn)
+        .await?
+        .iter()
+        .map(span_of)
+        .collect())
+}
+
+async fn windows_between(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Result<Vec<WindowRecord>, StoreError> {
+    use maintenance_windows::Column as W;
+    Ok(maintenance_windows::Entity::find()
+        .filter(W::ListingId.eq(listing))
+        .filter(W::EndsAt.gt(from))
+        .filter(W::StartsAt.lt(to))
+        .order_by_asc(W::StartsAt)
+        .all(conn)
+        .await?)
+}
+
+impl Db {
+    /// Claims up to `limit` due probes of active listings, the longest due first: each
+    /// claimed listing's next probe is moved to `next_due()`, and only a claim that moved it
+    /// counts (a racing worker's claim moved it first).
+    pub async fn claim_probes(
+        &self,
+        now: DateTime<Utc>,
+        limit: u64,
+        next_due: impl Fn() -> DateTime<Utc>,
+    ) -> Result<Vec<ProbeClaim>, StoreError> {
+        use listings::Column as L;
+        let candidates = listings::Entity::find()
+            .filter(L::Status.eq(listing_status::ACTIVE))
+            .filter(due(now))
+            .order_by_asc(Func::coalesce([
+                Expr::col(L::ProbeDueAt),
+                Expr::val(DateTime::<Utc>::UNIX_EPOCH),
+            ]))
+            .order_by_asc(L::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let mut claimed = Vec::with_capacity(candidates.len());
+        for listing in candidates {
+            let moved = listings::Entity::update_many()
+                .col_expr(L::ProbeDueAt, Expr::value(next_due()))
+                .filter(L::Id.eq(listing.id))
+                .filter(due(now))
+                .exec(self.conn())
+                .await?;
+            if moved.rows_affected == 1 {
+                claimed.push(listing);
+            }
+        }
+        Ok(claimed)
+    }
+
+    /// How many listings are probed: the active ones.
+    pub async fn probed_listings(&self) -> Result<u64, StoreError> {
+        use sea_orm::PaginatorTrait;
+        Ok(listings::Entity::find()
+            .filter(listings::Column::Status.eq(listing_status::ACTIVE))
+            .count(self.conn())
+            .await?)
+    }
+
+    /// Records that `listing`'s engine was `up` (or not) at `at`, and works its reliability
+    /// out again (the 30 days to `at`; windows announced `notice` ahead left out, later ones
+    /// counted as down). Observations further apart than `gap` leave the time between them
+    /// unknown. `None` when the listing is gone, or the observation is older than the last.
+    pub async fn record_liveness(
+        &self,
+        listing: Uuid,
+        up: bool,
+        at: DateTime<Utc>,
+        (gap, notice): (Duration, Duration),
+    ) -> Result<Option<Observed>, StoreError> {
+        let txn = self.write().await?;
+        if !lock_listing(&txn, listing).await? {
+            return Ok(None);
+        }
+        let latest = liveness_spans::Entity::find()
+            .filter(liveness_spans::Column::ListingId.eq(listing))
+            .order_by_desc(liveness_spans::Column::StartedAt)
+            .order_by_desc(liveness_spans::Column::Id)
+            .one(&txn)
+            .await?;
+        let step = uptime::observe(latest.as_ref().map(span_of).as_ref(), up, at, gap);
+        let end = |id: Uuid, until: DateTime<Utc>| {
+            liveness_spans::Entity::update_many()
+                .col_expr(liveness_spans::Column::EndedAt, Expr::value(until))
+                .filter(liveness_spans::Column::Id.eq(id))
+        };
+        let start = || liveness_spans::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            listing_id: Set(listing),
+            up: Set(up),
+            started_at: Set(at),
+            ended_at: Set(at),
+        };
+        match (step, &latest) {
+            (Step::Stale, _) => return Ok(None),
+            (Step::Extend { until }, Some(span)) => {
+                end(span.id, until).exec(&txn).await?;
+            }
+            (Step::Change { at }, Some(span)) => {
+                end(span.id, at).exec(&txn).await?;
+                start().insert(&txn).await?;
+            }
+            _ => {
+                start().insert(&txn).await?;
+            }
+        }
+        let record = listings::Entity::find_by_id(listing)
+            .one(&txn)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("listing {listing} vanished")))?;
+        let was = record.liveness_state.as_deref().map(|s| s == "up");
+        let from = at - Duration::days(RELIABILITY_DAYS);
+        let spans = spans_over(&txn, listing, from, at).await?;
+        let windows: Vec<Window> = windows_between(&txn, listing, from, at)
+            .await?
+            .iter()
+            .map(|w| window_of(w, notice))
+            .collect();
+        let reliability = uptime::uptime(&spans, &windows, from, at);
+        let mut update = listings::Entity::update_many()
+            .col_expr(listings::Column::Reliability, Expr::value(reliability))
+            .filter(listings::Column::Id.eq(listing));
+        if was != Some(up) {
+            update = update
+                .col_expr(
+                    listings::Column::LivenessState,
+                    Expr::value(if up { "up" } else { "down" }),
+                )
+                .col_expr(listings::Column::LivenessSince, Expr::value(at));
+        }
+        update.exec(&txn).await?;
+        txn.commit().await?;
+        Ok(Some(Observed {
+            was,
+            up,
+            reliability,
+        }))
+    }
+
+    /// A listing's timeline and windows over `[from, to)`: what its uptime is computed from.
+    pub async fn uptime_facts(
+        &self,
+        listing: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<(Vec<Span>, Vec<WindowRecord>), StoreError> {
+        Ok((
+            spans_over(self.conn(), listing, from, to).await?,
+            windows_between(self.conn(), listing, from, to).await?,
+        ))
+    }
+}

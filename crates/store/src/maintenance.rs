@@ -1,0 +1,177 @@
+//! Maintenance windows: intervals a provider takes a machine out of service. Every capacity
+//! decision treats a window as a booking of the whole machine — availability, search over an
+//! interval and offers read them through [`crate::capacity::holding`]; the booking
+//! transaction reads them under the listing's lock and refuses with its own reason. A window
+//! is added under the same lock, so a window and a booking never both take one interval.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use uuid::Uuid;
+
+use crate::capacity::{holds_capacity, lock_listing, windows_over};
+use crate::entities::{bookings, maintenance_windows};
+
+type BookingRecord = bookings::Model;
+use crate::{Db, StoreError};
+
+pub type WindowRecord = maintenance_windows::Model;
+
+/// Why a window was not added.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("no such listing")]
+    NoListing,
+    /// Bookings hold the machine over the window, and cancelling them was not asked for.
+    #[error("bookings overlap the window")]
+    Overlaps(Vec<Uuid>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sea_orm::DbErr> for WindowError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        Self::Store(StoreError::Database(e))
+    }
+}
+
+/// What deleting a window did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowDeleted {
+    Deleted,
+    /// It cancelled bookings: it stands, so its interval cannot be let again.
+    Kept,
+    NotFound,
+}
+
+impl Db {
+    /// Adds `window` under its listing's lock. Bookings that hold the machine over it refuse
+    /// it ([`WindowError::Overlaps`]) unless `window.cancel_overlapping`: then it is added
+    /// with their count, and they are returned, to be cancelled with a full refund (until
+    /// they are, [`Db::bookings_in_maintenance`] finds them).
+    pub async fn add_maintenance_window(
+        &self,
+        mut window: WindowRecord,
+        now: DateTime<Utc>,
+    ) -> Result<(WindowRecord, Vec<BookingRecord>), WindowError> {
+        let txn = self.write().await?;
+        if !lock_listing(&txn, window.listing_id).await? {
+            return Err(WindowError::NoListing);
+        }
+        let overlapping = bookings::Entity::find()
+            .filter(bookings::Column::ListingId.eq(window.listing_id))
+            .filter(bookings::Column::StartsAt.lt(window.ends_at))
+            .filter(bookings::Column::EndsAt.gt(window.starts_at))
+            .filter(holds_capacity(now))
+            .order_by_asc(bookings::Column::Id)
+            .all(&txn)
+            .await?;
+        if !overlapping.is_empty() && !window.cancel_overlapping {
+            return Err(WindowError::Overlaps(
+                overlapping.iter().map(|b| b.id).collect(),
+            ));
+        }
+        window.cancelled_bookings = overlapping.len() as i64;
+        use sea_orm::ActiveModelTrait;
+        maintenance_windows::Entity::insert(
+            maintenance_windows::ActiveModel::from(window.clone()).reset_all(),
+        )
+        .exec_without_returning(&txn)
+        .await?;
+        txn.commit().await?;
+        Ok((window, overlapping))
+    }
+
+    /// Which of `listings` are inside a maintenance window at `at`.
+    pub async fn in_maintenance(
+        &self,
+        listings: &[Uuid],
+        at: DateTime<Utc>,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let at_end = at + chrono::Duration::milliseconds(1);
+        Ok(windows_over(self.conn(), listings, at, at_end)
+            .await?
+            .into_iter()
+            .map(|(listing, _, _)| listing)
+            .collect())
+    }
+
+    /// A listing's windows that end after `after`, soonest first.
+    pub async fn maintenance_windows(
+        &self,
+        listing: Uuid,
+        after: DateTime<Utc>,
+    ) -> Result<Vec<WindowRecord>, StoreError> {
+        use maintenance_windows::Column as W;
+        Ok(maintenance_windows::Entity::find()
+            .filter(W::ListingId.eq(listing))
+            .filter(W::EndsAt.gt(after))
+            .order_by_asc(W::StartsAt)
+            .order_by_asc(W::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Deletes a window that cancelled no booking.
+    pub async fn delete_maintenance_window(
+        &self,
+        listing: Uuid,
+        id: Uuid,
+    ) -> Result<WindowDeleted, StoreError> {
+        use maintenance_windows::Column as W;
+        let deleted = maintenance_windows::Entity::delete_many()
+            .filter(W::Id.eq(id))
+            .filter(W::ListingId.eq(listing))
+            .filter(W::CancelledBookings.eq(0))
+            .exec(self.conn())
+            .await?;
+        if deleted.rows_affected == 1 {
+            return Ok(WindowDeleted::Deleted);
+        }
+        let exists = maintenance_windows::Entity::find_by_id(id)
+            .filter(W::ListingId.eq(listing))
+            .one(self.conn())
+            .await?
+            .is_some();
+        Ok(if exists {
+            WindowDeleted::Kept
+        } else {
+            WindowDeleted::NotFound
+        })
+    }
+
+    /// Bookings that still hold a machine over one of its maintenance windows: those a
+    /// window that cancels what it overlaps has not cancelled yet (nothing else can overlap
+    /// a window: each is refused under the listing's lock while the other stands).
+    pub async fn bookings_in_maintenance(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<BookingRecord>, StoreError> {
+        use maintenance_windows::Column as W;
+        let windows: Vec<(Uuid, DateTime<Utc>, DateTime<Utc>)> =
+            maintenance_windows::Entity::find()
+                .select_only()
+                .column(W::ListingId)
+                .column(W::StartsAt)
+                .column(W::EndsAt)
+                .filter(W::CancelledBookings.gt(0))
+                .filter(W::EndsAt.gt(now))
+                .into_tuple()
+                .all(self.conn())
+                .await?;
+        let mut found = Vec::new();
+        for (listing, from, until) in windows {
+            found.extend(
+                bookings::Entity::find()
+                    .filter(bookings::Column::ListingId.eq(listing))
+                    .filter(bookings::Column::StartsAt.lt(until))
+                    .filter(bookings::Column::EndsAt.gt(from))
+                    .filter(holds_capacity(now))
+                    .all(self.conn())
+                    .await?,
+            );
+        }
+        found.sort_by_key(|b| b.id);
+        found.dedup_by_key(|b| b.id);
+        Ok(found)
+    }
+}
