@@ -132,10 +132,9 @@ async fn run(args: VerifyArgs) -> anyhow::Result<Result<(), Refusal>> {
         "subject: {}",
         statement["subject"][0]["name"].as_str().unwrap_or("?")
     );
-    println!(
-        "predicate: {}",
-        statement["predicateType"].as_str().unwrap_or("?")
-    );
+    let predicate = statement["predicateType"].as_str().unwrap_or("?");
+    println!("predicate: {predicate}");
+    println!("kind: {}", kind_of(predicate));
     if let Some(compliance) = statement["predicate"].get("compliance") {
         println!("compliant: {}", compliance["compliant"]);
     }
@@ -143,6 +142,17 @@ async fn run(args: VerifyArgs) -> anyhow::Result<Result<(), Refusal>> {
         return Ok(Ok(()));
     }
     inclusion(&document, &envelope_json, &args, server.as_deref(), &keys).await
+}
+
+/// What a statement of this `predicateType` is, in words.
+fn kind_of(predicate: &str) -> &'static str {
+    match predicate {
+        app::reports::REPORT_PREDICATE => "benchmark report",
+        app::reports::ORG_PREDICATE => "organisation report",
+        app::liveness::UPTIME_PREDICATE => "uptime statement",
+        app::community::RECEIPT_PREDICATE => "community run receipt",
+        _ => "unknown statement",
+    }
 }
 
 /// Checks the report's leaf against a signed checkpoint.

@@ -2409,8 +2409,9 @@ export interface components {
             /** Format: int64 */
             index: number;
             /**
-             * @description `verification`, `spot_check`, `organisation` (an organisation report) or
-             *     `community_receipt` (the receipt of a community run).
+             * @description `verification`, `spot_check`, `organisation` (an organisation report),
+             *     `community_receipt` (the receipt of a community run) or `uptime` (a listing's signed
+             *     uptime statement over one period).
              */
             kind: string;
             /**
@@ -2422,8 +2423,9 @@ export interface components {
             private: boolean;
             /**
              * Format: uuid
-             * @description The logged report: a listing's report, an organisation report, or a community run;
-             *     `null` for a `private` entry (its existence and place are provable, nothing more).
+             * @description The logged report: a listing's report, an organisation report, a community run or an
+             *     uptime statement; `null` for a `private` entry (its existence and place are provable,
+             *     nothing more).
              */
             report_id?: string | null;
         };
@@ -3231,6 +3233,25 @@ export interface components {
             region?: string | null;
             title?: string | null;
         };
+        /** @description A signed statement of the machine's uptime over one period. */
+        UptimeStatementView: {
+            /**
+             * @description The DSSE envelope of an in-toto statement whose `predicateType` is
+             *     `https://gpumarket.dev/attestations/uptime/v1`.
+             */
+            envelope: unknown;
+            /**
+             * Format: uuid
+             * @description Its id: its log entry's (`GET /v1/reports/{id}/proof`).
+             */
+            id: string;
+            /** Format: date-time */
+            period_end: string;
+            /** Format: date-time */
+            period_start: string;
+            /** Format: double */
+            uptime?: number | null;
+        };
         UptimeView: {
             current: components["schemas"]["LivenessStateView"];
             /** @description The last 30 days, oldest first. */
@@ -3250,6 +3271,13 @@ export interface components {
              *     `min_reliability` and `sort=reliability` use).
              */
             reliability?: number | null;
+            /**
+             * @description The latest signed uptime statements, newest first (at most 30): one per period of
+             *     `uptime_statement_secs` (UTC days by default) in which the machine was observed.
+             *     Verify one with `gpumarket verify` (the item as a file); each is in the transparency
+             *     log (`GET /v1/reports/{id}/proof`).
+             */
+            statements: components["schemas"]["UptimeStatementView"][];
             /**
              * Format: double
              * @description Shares of the last 24 hours, 7 and 30 days the machine was up, 0 to 1: time-weighted

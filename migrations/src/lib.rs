@@ -30,6 +30,7 @@ mod m20261202_000022_community_cells;
 mod m20261202_000023_email_verification;
 mod m20261203_000024_offers;
 mod m20261203_000025_liveness_and_maintenance;
+mod m20261203_000026_uptime_statements;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -64,6 +65,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000023_email_verification::Migration),
             Box::new(m20261203_000024_offers::Migration),
             Box::new(m20261203_000025_liveness_and_maintenance::Migration),
+            Box::new(m20261203_000026_uptime_statements::Migration),
         ]
     }
 }

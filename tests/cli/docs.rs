@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::{BIN, Demo, SHORT_WINDOWS, gpumarket, stderr};
+use crate::{BIN, Demo, SHORT_PERIODS, SHORT_WINDOWS, gpumarket, stderr};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -58,7 +58,7 @@ async fn the_readme_s_tested_examples_run_against_the_demo() {
     the_examples_can_run();
     let readme = Path::new(ROOT).join("README.md");
     let dir = tempfile::tempdir().unwrap();
-    let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
+    let demo = Demo::start_with(dir.path(), SHORT_PERIODS).await;
     run_examples(&readme, &demo, dir.path(), true).await;
     // The SDKs' examples (search by measured speed, book, verify the report's signature), on
     // the same demo: its listing is verified by now.

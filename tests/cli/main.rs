@@ -1159,6 +1159,14 @@ struct Demo {
 /// quick profile's windows halved (its measurement ends ~10 s sooner).
 const SHORT_WINDOWS: &[(&str, &str)] = &[("GPUMARKET_QUICK_MEASURE_SECS", "1.5")];
 
+/// [`SHORT_WINDOWS`], with its machines probed every second and their uptime signed every
+/// 4 s (instead of every UTC day), so that statements exist within the test.
+const SHORT_PERIODS: &[(&str, &str)] = &[
+    ("GPUMARKET_QUICK_MEASURE_SECS", "1.5"),
+    ("GPUMARKET_LIVENESS_EVERY_SECS", "1"),
+    ("GPUMARKET_UPTIME_STATEMENT_SECS", "4"),
+];
+
 impl Demo {
     /// `serve --demo` with these settings in its environment.
     async fn start_with(dir: &Path, settings: &[(&str, &str)]) -> Self {
@@ -1324,12 +1332,59 @@ async fn the_demo_verified_its_listing(demo: Demo, dir: &Path) {
     let report_id = listing["verification"]["report_id"].as_str().unwrap();
     let org_id = listing["org_id"].as_str().unwrap();
     log_checks(dir, &demo.base, report_id, org_id).await;
+    uptime_checks(dir, &demo.base, listing["id"].as_str().unwrap()).await;
     drop(demo);
     // The simulated RTX 3060 decodes one stream at the page's ~40 tok/s.
     let single = listing["verification"]["single_stream_tok_s"]
         .as_f64()
         .unwrap();
     assert!(close(single, 40.3, 0.10), "{single}");
+}
+
+/// The listing's signed uptime statements (every 4 s here) as their users check them: the
+/// latest, as `GET …/uptime` lists it, verifies with `gpumarket verify` and is in the log.
+async fn uptime_checks(dir: &Path, base: &str, listing: &str) {
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let statement = loop {
+        let uptime: Value = http_get(format!("{base}/v1/listings/{listing}/uptime"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(uptime["current"]["state"], "up", "{uptime}");
+        if let Some(latest) = uptime["statements"].get(0) {
+            break latest.clone();
+        }
+        assert!(Instant::now() < deadline, "no uptime statement: {uptime}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(
+        statement["uptime"].as_f64().is_some_and(|u| u > 0.0),
+        "{statement}"
+    );
+    std::fs::write(dir.join("uptime.json"), statement.to_string()).unwrap();
+    let (keys, checkpoint) = (
+        format!("{base}/v1/signing-keys"),
+        format!("{base}/v1/log/checkpoint"),
+    );
+    let dir = dir.to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        crate::run(gpumarket(&dir).args([
+            "verify",
+            "uptime.json",
+            "--keys",
+            &keys,
+            "--checkpoint",
+            &checkpoint,
+        ]))
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", stderr(&output));
+    assert!(stdout.contains("kind: uptime statement"), "{stdout}");
+    assert!(stdout.contains("included: leaf"), "{stdout}");
 }
 
 /// The transparency log as its users check it, against the running demo (checkpoints every

@@ -477,6 +477,10 @@ pub struct LivenessSettings {
     /// A maintenance window announced at least this long before it starts is left out of
     /// uptime; announced later, its time counts as downtime.
     pub maintenance_notice_secs: u64,
+    /// Each listing observed during a period this long (aligned to the Unix epoch: with the
+    /// default, UTC days) gets a signed, logged statement of its uptime in it, once the period
+    /// has ended.
+    pub uptime_statement_secs: u64,
 }
 
 impl Default for LivenessSettings {
@@ -485,6 +489,7 @@ impl Default for LivenessSettings {
             liveness_every_secs: 300,
             liveness_timeout_ms: 5_000,
             maintenance_notice_secs: 24 * 3600,
+            uptime_statement_secs: 24 * 3600,
         }
     }
 }
@@ -505,6 +510,11 @@ impl LivenessSettings {
             self.maintenance_notice_secs <= 30 * 86_400,
             "maintenance_notice_secs",
             "must be at most 30 days (2592000)",
+        )?;
+        ensure(
+            (1..=86_400).contains(&self.uptime_statement_secs),
+            "uptime_statement_secs",
+            "must be between 1 and 86400",
         )
     }
 

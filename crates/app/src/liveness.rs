@@ -15,6 +15,23 @@ use uuid::Uuid;
 
 use crate::{App, AppError};
 
+/// The `predicateType` of a signed uptime statement.
+pub const UPTIME_PREDICATE: &str = "https://gpumarket.dev/attestations/uptime/v1";
+
+/// How many listings one pass signs statements for, per period.
+const STATEMENTS_PER_PASS: u64 = 500;
+
+/// A signed statement of a listing's uptime over one period.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UptimeStatement {
+    pub id: Uuid,
+    pub period_start: DateTime<Utc>,
+    pub period_end: DateTime<Utc>,
+    pub uptime: Option<f64>,
+    /// The DSSE envelope.
+    pub envelope: serde_json::Value,
+}
+
 /// How often a prober looks for due probes: a quarter of the period, between 0.1 and 1 s.
 pub fn tick(period: StdDuration) -> StdDuration {
     (period / 4).clamp(StdDuration::from_millis(100), StdDuration::from_secs(1))
@@ -94,6 +111,8 @@ pub struct Uptime {
     pub days: Vec<(chrono::NaiveDate, Option<f64>)>,
     /// Maintenance windows that have not ended, soonest first.
     pub windows: Vec<MaintenanceWindow>,
+    /// The latest signed statements, newest first (at most 30).
+    pub statements: Vec<UptimeStatement>,
     /// The probe period, seconds: how closely an outage is measured.
     pub probe_every_secs: u64,
 }
@@ -215,6 +234,99 @@ impl App {
         });
     }
 
+    /// Signs the statements due: for each of the last two ended periods of
+    /// `uptime_statement_secs` (UTC days by default), each listing observed in it without a
+    /// statement yet gets one, logged in the same transaction. Any number of replicas may
+    /// run this: one statement per listing and period wins. Returns how many were signed.
+    pub async fn sign_uptime_statements(&self) -> Result<usize, AppError> {
+        let period = self.config().liveness.uptime_statement_secs.max(1) as i64;
+        let current = Utc::now().timestamp().div_euclid(period) * period;
+        let mut signed = 0;
+        for back in 1..=2 {
+            let start = DateTime::from_timestamp(current - back * period, 0)
+                .ok_or_else(|| AppError::Internal("a period before the epoch".into()))?;
+            let end = start + Duration::seconds(period);
+            for listing in self
+                .db()
+                .listings_to_attest((start, end), STATEMENTS_PER_PASS)
+                .await?
+            {
+                if self.sign_uptime_statement(listing, (start, end)).await? {
+                    signed += 1;
+                }
+            }
+        }
+        Ok(signed)
+    }
+
+    /// One listing's statement over `[start, end)`: its observed intervals and maintenance
+    /// windows clipped to the period, and the period's uptime by the published rule; no
+    /// window's reason, no engine address. `false` when another replica signed it first.
+    async fn sign_uptime_statement(
+        &self,
+        listing: Uuid,
+        (start, end): (DateTime<Utc>, DateTime<Utc>),
+    ) -> Result<bool, AppError> {
+        let (spans, windows) = self.db().uptime_facts(listing, start, end).await?;
+        let (_, notice) = self.config().liveness.judging();
+        let judged: Vec<Window> = windows
+            .iter()
+            .map(|w| store::window_of(w, notice))
+            .collect();
+        let observed: Vec<serde_json::Value> = spans
+            .iter()
+            .map(|s| (s.up, s.from.max(start), s.until.min(end)))
+            .filter(|(_, from, until)| from <= until)
+            .map(|(up, from, until)| {
+                serde_json::json!({"state": if up { "up" } else { "down" }, "from": from, "until": until})
+            })
+            .collect();
+        let maintenance: Vec<serde_json::Value> = judged
+            .iter()
+            .map(|w| {
+                serde_json::json!({
+                    "from": w.from.max(start),
+                    "until": w.until.min(end),
+                    "announced_in_time": w.in_time,
+                })
+            })
+            .collect();
+        let uptime = uptime::uptime(&spans, &judged, start, end);
+        let predicate = serde_json::json!({
+            "listing_id": listing,
+            "period": {"start": start, "end": end},
+            "observed": observed,
+            "maintenance": maintenance,
+            "uptime": uptime,
+            "probe_every_secs": self.config().liveness.liveness_every_secs,
+            "rule": "uptime = time up / (time up + time down) over the period: a state holds from the observation that first saw it to the one that first saw otherwise; time inside maintenance announced in time is left out, inside maintenance announced late it is down; time no observation covers is left out",
+        });
+        let digest = crate::reports::sha256_hex(&attest::canonical_json(&predicate));
+        let statement = attest::statement(
+            &format!("gpumarket:listing:{listing}:uptime:{}", start.to_rfc3339()),
+            &digest,
+            UPTIME_PREDICATE,
+            predicate,
+        );
+        let envelope = serde_json::to_value(attest::sign_statement(self.signer(), &statement))
+            .map_err(|e| AppError::Internal(e.to_string()))?;
+        let (leaf, _) = attest::log_leaf(&envelope);
+        let record = store::UptimeStatementRecord {
+            id: Uuid::now_v7(),
+            listing_id: listing,
+            period_start: start,
+            period_end: end,
+            uptime,
+            envelope: envelope.to_string(),
+            created_at: Utc::now(),
+        };
+        Ok(self
+            .db()
+            .insert_uptime_statement(record, leaf)
+            .await?
+            .is_some())
+    }
+
     /// A listing's uptime, state and coming maintenance. Public.
     pub async fn uptime(&self, id: ListingId) -> Result<Uptime, AppError> {
         let listing = self.listing_record(id.as_uuid()).await?;
@@ -255,6 +367,19 @@ impl App {
             reliability: listing.reliability,
             days,
             windows: coming.into_iter().map(|w| self.window_view(w)).collect(),
+            statements: self
+                .db()
+                .uptime_statements(listing.id, 30)
+                .await?
+                .into_iter()
+                .map(|s| UptimeStatement {
+                    id: s.id,
+                    period_start: s.period_start,
+                    period_end: s.period_end,
+                    uptime: s.uptime,
+                    envelope: serde_json::from_str(&s.envelope).unwrap_or_default(),
+                })
+                .collect(),
             probe_every_secs: self.config().liveness.liveness_every_secs,
         })
     }

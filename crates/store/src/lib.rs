@@ -56,7 +56,7 @@ pub use guarantees::{CreditRecord, GuaranteeRecord};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use ledger::{LedgerRecord, NewLedgerEntry};
 pub use listings::ListingRecord;
-pub use liveness::{Observed, ProbeClaim, RELIABILITY_DAYS, window_of};
+pub use liveness::{Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of};
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
 pub use maintenance::{WindowDeleted, WindowError, WindowRecord};
 pub use offers::{OfferCandidate, OfferQuery, PlanError, PlanRecord};

@@ -14,7 +14,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::capacity::lock_listing;
-use crate::entities::{listings, liveness_spans, maintenance_windows};
+use crate::entities::{listings, liveness_spans, maintenance_windows, uptime_statements};
 use crate::maintenance::WindowRecord;
 use crate::status::listing_status;
 use crate::{Db, ListingRecord, StoreError};
@@ -237,5 +237,90 @@ impl Db {
             spans_over(self.conn(), listing, from, to).await?,
             windows_between(self.conn(), listing, from, to).await?,
         ))
+    }
+}
+
+/// A signed uptime statement as stored.
+pub type UptimeStatementRecord = uptime_statements::Model;
+
+impl Db {
+    /// Listings observed during `[start, end)` that have no uptime statement for the period
+    /// starting at `start` yet (at most `limit`).
+    pub async fn listings_to_attest(
+        &self,
+        (start, end): (DateTime<Utc>, DateTime<Utc>),
+        limit: u64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        let attested = sea_orm::sea_query::Query::select()
+            .column(uptime_statements::Column::ListingId)
+            .from(uptime_statements::Entity)
+            .and_where(uptime_statements::Column::PeriodStart.eq(start))
+            .to_owned();
+        Ok(liveness_spans::Entity::find()
+            .select_only()
+            .column(liveness_spans::Column::ListingId)
+            .distinct()
+            .filter(liveness_spans::Column::StartedAt.lt(end))
+            .filter(liveness_spans::Column::EndedAt.gte(start))
+            .filter(liveness_spans::Column::ListingId.not_in_subquery(attested))
+            .order_by_asc(liveness_spans::Column::ListingId)
+            .limit(limit)
+            .into_tuple()
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Stores a statement and appends its log leaf in one transaction; `None` when the
+    /// listing's period already has one (another replica signed it first: nothing is logged).
+    pub async fn insert_uptime_statement(
+        &self,
+        record: UptimeStatementRecord,
+        leaf: Vec<u8>,
+    ) -> Result<Option<u64>, StoreError> {
+        let txn = self.write().await?;
+        let (id, created_at) = (record.id, record.created_at);
+        let inserted = uptime_statements::Entity::insert(
+            uptime_statements::ActiveModel::from(record).reset_all(),
+        )
+        .on_conflict(
+            sea_orm::sea_query::OnConflict::columns([
+                uptime_statements::Column::ListingId,
+                uptime_statements::Column::PeriodStart,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(&txn)
+        .await?;
+        if inserted == 0 {
+            return Ok(None);
+        }
+        let index = crate::log::append(
+            &txn,
+            crate::NewLeaf {
+                report_id: id,
+                kind: "uptime".to_owned(),
+                leaf,
+                private: false,
+                created_at,
+            },
+        )
+        .await?;
+        txn.commit().await?;
+        Ok(Some(index))
+    }
+
+    /// A listing's latest `limit` statements, newest first.
+    pub async fn uptime_statements(
+        &self,
+        listing: Uuid,
+        limit: u64,
+    ) -> Result<Vec<UptimeStatementRecord>, StoreError> {
+        Ok(uptime_statements::Entity::find()
+            .filter(uptime_statements::Column::ListingId.eq(listing))
+            .order_by_desc(uptime_statements::Column::PeriodStart)
+            .limit(limit)
+            .all(self.conn())
+            .await?)
     }
 }

@@ -62,8 +62,9 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
 
 /// Every `reconcile_interval_secs` until `shutdown`: re-dispatches lost runs, expires badges
 /// and starts due spot checks, and sweeps bookings along with the clock (expired holds
-/// released, started bookings active, ended ones completed), and judges and settles
-/// performance guarantees. All are idempotent, so any number of replicas may run this.
+/// released, started bookings active, ended ones completed), judges and settles
+/// performance guarantees, and signs the uptime statements of periods that ended. All are
+/// idempotent, so any number of replicas may run this.
 pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
     // Once at start: reports stored before their cells kept what judging reads.
     match app.fill_cell_figures().await {
@@ -99,6 +100,11 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
         }
         if let Err(e) = app.guarantee_upkeep().await {
             tracing::warn!(error = %e, "judging performance guarantees failed");
+        }
+        match app.sign_uptime_statements().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(statements = n, "uptime statements signed"),
+            Err(e) => tracing::warn!(error = %e, "signing uptime statements failed"),
         }
     }
 }

@@ -149,6 +149,7 @@ from .submitter_view import SubmitterView
 from .token_pair_view import TokenPairView
 from .total_view import TotalView
 from .update_listing_request import UpdateListingRequest
+from .uptime_statement_view import UptimeStatementView
 from .uptime_view import UptimeView
 from .usage_bucket_view import UsageBucketView
 from .usage_totals_view import UsageTotalsView
@@ -310,6 +311,7 @@ __all__ = (
     "TokenPairView",
     "TotalView",
     "UpdateListingRequest",
+    "UptimeStatementView",
     "UptimeView",
     "UsageBucketView",
     "UsageTotalsView",

@@ -17,14 +17,16 @@ class LogEntryView:
     """
     Attributes:
         index (int):
-        kind (str): `verification`, `spot_check`, `organisation` (an organisation report) or
-            `community_receipt` (the receipt of a community run).
+        kind (str): `verification`, `spot_check`, `organisation` (an organisation report),
+            `community_receipt` (the receipt of a community run) or `uptime` (a listing's signed
+            uptime statement over one period).
         leaf (str): Standard base64 of the leaf's bytes: the report's DSSE envelope as RFC 8785 canonical
             JSON; for a `private` entry, the SHA-256 of that.
         private (bool): The leaf is a digest: the envelope itself is not public.
-        report_id (None | Unset | UUID): The logged report: a listing's report, an organisation report, or a community
-            run;
-            `null` for a `private` entry (its existence and place are provable, nothing more).
+        report_id (None | Unset | UUID): The logged report: a listing's report, an organisation report, a community run
+            or an
+            uptime statement; `null` for a `private` entry (its existence and place are provable,
+            nothing more).
     """
 
     index: int

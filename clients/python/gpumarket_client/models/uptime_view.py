@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..models.day_uptime_view import DayUptimeView
     from ..models.liveness_state_view import LivenessStateView
     from ..models.maintenance_window_view import MaintenanceWindowView
+    from ..models.uptime_statement_view import UptimeStatementView
 
 
 T = TypeVar("T", bound="UptimeView")
@@ -28,6 +29,11 @@ class UptimeView:
         maintenance (list[MaintenanceWindowView]): Maintenance windows that have not ended, soonest first (without their
             reason).
         probe_every_secs (int): Seconds between probes: outages are measured to within this at either end.
+        statements (list[UptimeStatementView]): The latest signed uptime statements, newest first (at most 30): one per
+            period of
+            `uptime_statement_secs` (UTC days by default) in which the machine was observed.
+            Verify one with `gpumarket verify` (the item as a file); each is in the transparency
+            log (`GET /v1/reports/{id}/proof`).
         reliability (float | None | Unset): The listing's reliability: its 30-day uptime as of the last observation
             (what search's
             `min_reliability` and `sort=reliability` use).
@@ -47,6 +53,7 @@ class UptimeView:
     listing_id: UUID
     maintenance: list[MaintenanceWindowView]
     probe_every_secs: int
+    statements: list[UptimeStatementView]
     reliability: float | None | Unset = UNSET
     uptime_24h: float | None | Unset = UNSET
     uptime_30d: float | None | Unset = UNSET
@@ -69,6 +76,11 @@ class UptimeView:
             maintenance.append(maintenance_item)
 
         probe_every_secs = self.probe_every_secs
+
+        statements = []
+        for statements_item_data in self.statements:
+            statements_item = statements_item_data.to_dict()
+            statements.append(statements_item)
 
         reliability: float | None | Unset
         if isinstance(self.reliability, Unset):
@@ -103,6 +115,7 @@ class UptimeView:
                 "listing_id": listing_id,
                 "maintenance": maintenance,
                 "probe_every_secs": probe_every_secs,
+                "statements": statements,
             }
         )
         if reliability is not UNSET:
@@ -121,6 +134,7 @@ class UptimeView:
         from ..models.day_uptime_view import DayUptimeView  # noqa: PLC0415
         from ..models.liveness_state_view import LivenessStateView  # noqa: PLC0415
         from ..models.maintenance_window_view import MaintenanceWindowView  # noqa: PLC0415
+        from ..models.uptime_statement_view import UptimeStatementView  # noqa: PLC0415
 
         d = dict(src_dict)
         current = LivenessStateView.from_dict(d.pop("current"))
@@ -142,6 +156,13 @@ class UptimeView:
             maintenance.append(maintenance_item)
 
         probe_every_secs = d.pop("probe_every_secs")
+
+        statements = []
+        _statements = d.pop("statements")
+        for statements_item_data in _statements:
+            statements_item = UptimeStatementView.from_dict(statements_item_data)
+
+            statements.append(statements_item)
 
         def _parse_reliability(data: object) -> float | None | Unset:
             if data is None:
@@ -185,6 +206,7 @@ class UptimeView:
             listing_id=listing_id,
             maintenance=maintenance,
             probe_every_secs=probe_every_secs,
+            statements=statements,
             reliability=reliability,
             uptime_24h=uptime_24h,
             uptime_30d=uptime_30d,

@@ -22,6 +22,8 @@ on_both_backends!(
     search_filters_and_sorts_by_reliability,
 );
 
+on_backends!(a_period_s_uptime_is_signed_once_and_logged);
+
 measured_on!(sqlite = Sqlite; a_gateway_request_that_cannot_reach_the_engine_is_down_evidence);
 
 measured_on_backend!(postgres = Postgres; probes_measure_an_outage_and_windows_as_announced);
@@ -656,4 +658,89 @@ async fn search_filters_and_sorts_by_reliability(app: TestApp) {
     let shaky = uptime(&app, &ids[1]).await;
     assert_eq!(shaky["current"]["state"], "down");
     assert_eq!(shaky["uptime_24h"], json!(0.75));
+}
+
+/// Once an hour (the period here) has ended, each listing observed in it gets one signed
+/// statement of its intervals and uptime, however many replicas sign at once; it verifies
+/// against the published keys and is in the transparency log.
+async fn a_period_s_uptime_is_signed_once_and_logged(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.liveness.uptime_statement_secs = 3600).await;
+    let p = crate::marketplace::provider(&app, "provider@example.com").await;
+    let listing = crate::marketplace::list(&app, &p, json!({})).await;
+    let id: Uuid = listing.parse().unwrap();
+    let now = Utc::now().timestamp();
+    let hour = DateTime::from_timestamp(now - now.rem_euclid(3600) - 3600, 0).unwrap();
+    // Up for 40 minutes of the last whole hour, then down for 15, seen every 5 minutes.
+    for minutes in (5..=45).step_by(5) {
+        let at = hour + chrono::Duration::minutes(minutes);
+        app.app.observe_liveness(id, true, at).await.unwrap();
+    }
+    for minutes in (45..=60).step_by(5) {
+        let at = hour + chrono::Duration::minutes(minutes);
+        app.app.observe_liveness(id, false, at).await.unwrap();
+    }
+    let (a, b) = tokio::join!(
+        app.app.sign_uptime_statements(),
+        app.app.sign_uptime_statements()
+    );
+    assert_eq!(
+        a.unwrap() + b.unwrap(),
+        1,
+        "one statement per listing and period"
+    );
+    assert_eq!(app.app.sign_uptime_statements().await.unwrap(), 0);
+
+    let shown = uptime(&app, &listing).await;
+    let statements = shown["statements"].as_array().unwrap();
+    assert_eq!(statements.len(), 1, "{shown}");
+    let statement = &statements[0];
+    assert_eq!(time(&statement["period_start"]), hour);
+    assert_eq!(
+        time(&statement["period_end"]),
+        hour + chrono::Duration::hours(1)
+    );
+    assert_eq!(statement["uptime"], json!(40.0 / 55.0));
+    let keys: Value = app.get_json("/v1/signing-keys", None).await;
+    let keys: Vec<attest::PublishedKey> = serde_json::from_value(keys).unwrap();
+    let envelope: attest::Envelope = serde_json::from_value(statement["envelope"].clone()).unwrap();
+    let (signed, _) = attest::verify_statement(&envelope, &keys).unwrap();
+    assert_eq!(signed["predicateType"], app::liveness::UPTIME_PREDICATE);
+    let predicate = &signed["predicate"];
+    assert_eq!(predicate["listing_id"], listing);
+    assert_eq!(predicate["uptime"], statement["uptime"]);
+    let observed = predicate["observed"].as_array().unwrap();
+    assert_eq!(
+        observed
+            .iter()
+            .map(|o| o["state"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["up", "down"],
+        "{predicate}"
+    );
+    assert!(
+        !signed.to_string().contains("127.0.0.1"),
+        "no engine address"
+    );
+    // What one leaf adds to the log (the book states the log's growth from it).
+    let leaf = attest::log_leaf(&statement["envelope"]).0.len();
+    println!("an uptime statement's leaf with an outage: {leaf} bytes");
+    assert!(leaf < 4096, "{leaf}");
+
+    app.app.checkpoint_log().await.unwrap();
+    let proof: Value = app
+        .get_json(
+            &format!("/v1/reports/{}/proof", statement["id"].as_str().unwrap()),
+            None,
+        )
+        .await;
+    assert!(proof["leaf_index"].is_u64(), "{proof}");
+    let entries: Value = app.get_json("/v1/log/entries?start=0", None).await;
+    let logged = entries["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["report_id"] == statement["id"])
+        .unwrap_or_else(|| panic!("not in the log: {entries}"))
+        .clone();
+    assert_eq!(logged["kind"], "uptime", "{logged}");
 }

@@ -36,5 +36,6 @@ pub mod runs;
 pub mod server_secrets;
 pub mod signing_keys;
 pub mod stripe_events;
+pub mod uptime_statements;
 pub mod users;
 pub mod verification_checks;

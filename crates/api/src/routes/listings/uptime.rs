@@ -32,6 +32,19 @@ pub struct DayUptimeView {
     pub uptime: Option<f64>,
 }
 
+/// A signed statement of the machine's uptime over one period.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UptimeStatementView {
+    /// Its id: its log entry's (`GET /v1/reports/{id}/proof`).
+    pub id: Uuid,
+    pub period_start: DateTime<Utc>,
+    pub period_end: DateTime<Utc>,
+    pub uptime: Option<f64>,
+    /// The DSSE envelope of an in-toto statement whose `predicateType` is
+    /// `https://gpumarket.dev/attestations/uptime/v1`.
+    pub envelope: serde_json::Value,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct UptimeView {
     pub listing_id: Uuid,
@@ -52,6 +65,11 @@ pub struct UptimeView {
     pub days: Vec<DayUptimeView>,
     /// Maintenance windows that have not ended, soonest first (without their reason).
     pub maintenance: Vec<MaintenanceWindowView>,
+    /// The latest signed uptime statements, newest first (at most 30): one per period of
+    /// `uptime_statement_secs` (UTC days by default) in which the machine was observed.
+    /// Verify one with `gpumarket verify` (the item as a file); each is in the transparency
+    /// log (`GET /v1/reports/{id}/proof`).
+    pub statements: Vec<UptimeStatementView>,
     /// Seconds between probes: outages are measured to within this at either end.
     pub probe_every_secs: u64,
 }
@@ -94,6 +112,17 @@ pub async fn uptime(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResp
             .windows
             .into_iter()
             .map(|w| MaintenanceWindowView::new(w, false))
+            .collect(),
+        statements: found
+            .statements
+            .into_iter()
+            .map(|s| UptimeStatementView {
+                id: s.id,
+                period_start: s.period_start,
+                period_end: s.period_end,
+                uptime: s.uptime,
+                envelope: s.envelope,
+            })
             .collect(),
         probe_every_secs: found.probe_every_secs,
     }))

@@ -24,11 +24,13 @@ pub struct LogEntryView {
     /// Standard base64 of the leaf's bytes: the report's DSSE envelope as RFC 8785 canonical
     /// JSON; for a `private` entry, the SHA-256 of that.
     pub leaf: String,
-    /// The logged report: a listing's report, an organisation report, or a community run;
-    /// `null` for a `private` entry (its existence and place are provable, nothing more).
+    /// The logged report: a listing's report, an organisation report, a community run or an
+    /// uptime statement; `null` for a `private` entry (its existence and place are provable,
+    /// nothing more).
     pub report_id: Option<Uuid>,
-    /// `verification`, `spot_check`, `organisation` (an organisation report) or
-    /// `community_receipt` (the receipt of a community run).
+    /// `verification`, `spot_check`, `organisation` (an organisation report),
+    /// `community_receipt` (the receipt of a community run) or `uptime` (a listing's signed
+    /// uptime statement over one period).
     pub kind: String,
     /// The leaf is a digest: the envelope itself is not public.
     pub private: bool,
