@@ -763,8 +763,9 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a maintenance window (members of the listing's organisation). One that cancelled
-         *     bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+         * Delete a maintenance window before it begins (members of the listing's organisation). One
+         *     that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
+         *     again; so does one that has begun: its time in the machine's uptime cannot be taken back.
          */
         delete: operations["delete_maintenance_window"];
         options?: never;

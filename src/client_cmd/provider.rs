@@ -1,5 +1,6 @@
 //! What a provider does: list machines, edit and delist them, have them verified (following
-//! the run live), and read the organisation's earnings.
+//! the run live), announce maintenance, read their uptime, and read the organisation's
+//! earnings.
 
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,30 @@ enum ListingsCommand {
         #[arg(long)]
         follow: bool,
     },
+    /// A listing's uptime: its state now, uptime over 24 h, 7 and 30 days, reliability, and
+    /// coming maintenance.
+    Uptime { id: String },
+    /// Announce a maintenance window: the machine is taken over `[--from, --until)`.
+    Maintenance {
+        id: String,
+        /// Its start, RFC 3339.
+        #[arg(long)]
+        from: chrono::DateTime<chrono::Utc>,
+        /// Its end, RFC 3339 (at most 14 days after the start).
+        #[arg(long)]
+        until: chrono::DateTime<chrono::Utc>,
+        /// Why, for the organisation's members.
+        #[arg(long, default_value = "")]
+        reason: String,
+        /// Cancel the bookings it overlaps, each with a full refund (the window then can no
+        /// longer be deleted).
+        #[arg(long)]
+        cancel_overlapping: bool,
+    },
+    /// A listing's maintenance windows that have not ended.
+    Windows { id: String },
+    /// Delete a maintenance window that has not begun and cancelled no booking.
+    Unschedule { id: String, window: String },
 }
 
 #[derive(Debug, clap::Args)]
@@ -145,6 +170,108 @@ pub async fn listings(args: ListingsArgs) -> Result<(), Failure> {
                         run.id, run.status, run.id
                     ))?;
                 }
+            }
+        }
+        ListingsCommand::Uptime { id } => {
+            let id = uuid("listing", &id)?;
+            if let Some(u) = ctx.outcome(ctx.client.get_listing_uptime().id(id).send().await)? {
+                let share =
+                    |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.2} %", v * 100.0));
+                let since = u
+                    .current
+                    .since
+                    .map(|t| format!(" since {}", t.to_rfc3339()))
+                    .or_else(|| {
+                        u.current
+                            .until
+                            .map(|t| format!(" until {}", t.to_rfc3339()))
+                    })
+                    .unwrap_or_default();
+                ctx.say(&fields(
+                    ctx.style,
+                    &[
+                        ("state", format!("{}{since}", u.current.state)),
+                        ("uptime 24 h", share(u.uptime_24h)),
+                        ("uptime 7 d", share(u.uptime_7d)),
+                        ("uptime 30 d", share(u.uptime_30d)),
+                        ("reliability", share(u.reliability)),
+                        ("maintenance", u.maintenance.len().to_string()),
+                        ("statements", u.statements.len().to_string()),
+                    ],
+                ))?;
+            }
+        }
+        ListingsCommand::Maintenance {
+            id,
+            from,
+            until,
+            reason,
+            cancel_overlapping,
+        } => {
+            let id = uuid("listing", &id)?;
+            let body = types::NewWindowRequest {
+                from,
+                until,
+                reason: Some(reason),
+                cancel_overlapping: Some(cancel_overlapping),
+            };
+            if let Some(a) = ctx.outcome(
+                ctx.client
+                    .create_maintenance_window()
+                    .id(id)
+                    .body(body)
+                    .send()
+                    .await,
+            )? {
+                ctx.say(&format!(
+                    "maintenance {} from {} until {} ({}); {} booking(s) cancelled with a full refund\n",
+                    a.window.id,
+                    a.window.from.to_rfc3339(),
+                    a.window.until.to_rfc3339(),
+                    if a.window.in_time { "announced in time" } else { "announced late: it counts as downtime" },
+                    a.cancelled_booking_ids.len()
+                ))?;
+            }
+        }
+        ListingsCommand::Windows { id } => {
+            let id = uuid("listing", &id)?;
+            if let Some(windows) =
+                ctx.outcome(ctx.client.list_maintenance_windows().id(id).send().await)?
+            {
+                let rows: Vec<Vec<String>> = windows
+                    .iter()
+                    .map(|w| {
+                        vec![
+                            w.id.to_string(),
+                            w.from.to_rfc3339(),
+                            w.until.to_rfc3339(),
+                            if w.in_time { "yes" } else { "no" }.to_owned(),
+                            w.cancelled_bookings.to_string(),
+                            w.reason.clone().unwrap_or_default(),
+                        ]
+                    })
+                    .collect();
+                ctx.say(&table(
+                    ctx.style,
+                    &["id", "from", "until", "in time", "cancelled", "reason"],
+                    &rows,
+                ))?;
+            }
+        }
+        ListingsCommand::Unschedule { id, window } => {
+            let (id, window) = (uuid("listing", &id)?, uuid("window", &window)?);
+            if ctx
+                .outcome(
+                    ctx.client
+                        .delete_maintenance_window()
+                        .id(id)
+                        .window_id(window)
+                        .send()
+                        .await,
+                )?
+                .is_some()
+            {
+                ctx.say(&format!("deleted maintenance window {window}\n"))?;
             }
         }
     }

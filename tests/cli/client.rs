@@ -393,6 +393,45 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         "{shown}"
     );
     ok(&cli(dir, &as_provider(&["earnings", org])).await);
+    // Maintenance a week ahead, listed, read in the uptime, and deleted.
+    let from = (chrono::Utc::now() + chrono::Duration::days(7))
+        .format("%Y-%m-%dT02:00:00Z")
+        .to_string();
+    let until = (chrono::Utc::now() + chrono::Duration::days(7))
+        .format("%Y-%m-%dT06:00:00Z")
+        .to_string();
+    let announced = ok(&cli(
+        dir,
+        &as_provider(&[
+            "listings",
+            "maintenance",
+            &mine,
+            "--from",
+            &from,
+            "--until",
+            &until,
+            "--reason",
+            "PSU swap",
+        ]),
+    )
+    .await);
+    assert!(announced.contains("announced in time"), "{announced}");
+    let window = announced.split_whitespace().nth(1).unwrap().to_owned();
+    let windows = ok(&cli(dir, &as_provider(&["listings", "windows", &mine])).await);
+    assert!(
+        windows.contains(&window) && windows.contains("PSU swap"),
+        "{windows}"
+    );
+    let uptime = ok(&cli(dir, &["listings", "uptime", &mine]).await);
+    assert!(
+        uptime.contains("reliability") && uptime.contains("maintenance  1"),
+        "{uptime}"
+    );
+    ok(&cli(
+        dir,
+        &as_provider(&["listings", "unschedule", &mine, &window]),
+    )
+    .await);
     // Edit the listing (a JSON patch file), then delist it: no longer found.
     let patch = dir.join("patch.json");
     std::fs::write(&patch, r#"{"title": "Renamed from the command line"}"#).unwrap();

@@ -429,10 +429,12 @@ impl App {
     /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).
     /// Expired holds' PaymentIntents are cancelled so they can no longer be paid.
     pub async fn sweep_bookings(&self) -> Result<SweepSummary, AppError> {
+        // Before bookings move on (an ended one can no longer be cancelled): what a
+        // maintenance window owes its renters is refunded first.
+        let maintenance_cancelled = self.cancel_for_maintenance().await?;
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
         let plans_released = self.release_broken_plans().await?;
-        let maintenance_cancelled = self.cancel_for_maintenance().await?;
         Ok(SweepSummary {
             maintenance_cancelled,
             expired: sweep.expired.len(),

@@ -80,16 +80,20 @@ impl App {
     /// longer could be cancelled.
     pub(crate) async fn cancel_in_full(&self, booking: &BookingRecord) -> Result<bool, AppError> {
         let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
-        let refund = if booking.status == store::booking_status::PENDING_PAYMENT {
-            paid.with_minor(0)
-        } else {
-            paid
-        };
         let done = if booking.payment_provider.is_some() {
-            self.cancel_paid(booking, refund).await?
+            // The whole price is recorded whatever the status read here: the booking may be
+            // paid before the claim. Under the claim, one still unpaid has its PaymentIntent
+            // cancelled and nothing refunded; a paid one gets the recorded amount back.
+            self.cancel_paid(booking, paid).await?
         } else {
+            // Without payments nothing was taken: the record says what was owed.
+            let refund = if booking.status == store::booking_status::PENDING_PAYMENT {
+                0
+            } else {
+                paid.minor()
+            };
             self.db()
-                .cancel_booking(booking.id, refund.minor(), Utc::now())
+                .cancel_booking(booking.id, refund, Utc::now())
                 .await?
         };
         if done {

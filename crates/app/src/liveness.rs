@@ -20,6 +20,8 @@ pub const UPTIME_PREDICATE: &str = "https://gpumarket.dev/attestations/uptime/v1
 
 /// How many listings one pass signs statements for, per period.
 const STATEMENTS_PER_PASS: u64 = 500;
+/// How many ended periods each pass looks at: a week of days, should signing have stopped.
+const PERIODS_LOOKED_BACK: i64 = 7;
 
 /// A signed statement of a listing's uptime over one period.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,8 +151,8 @@ impl App {
     }
 
     /// One prober's round: claims the due probes it may (see [`claims_per_tick`]), probes
-    /// them at once, and records what each found. A machine inside a maintenance window is
-    /// not probed. Returns how many were probed.
+    /// them at once, each recording what it found, and waits at most a tick for them. A
+    /// machine inside a maintenance window is not probed. Returns how many were started.
     pub async fn probe_due(&self) -> Result<usize, AppError> {
         let settings = &self.config().liveness;
         let period = settings.period();
@@ -173,19 +175,20 @@ impl App {
             let app = self.clone();
             probes.spawn(async move {
                 let up = app.probe(&listing).await;
-                (listing.id, up, Utc::now())
+                if let Err(e) = app.observe_liveness(listing.id, up, Utc::now()).await {
+                    tracing::warn!(listing = %listing.id, error = %e, "recording a probe failed");
+                }
             });
         }
-        let mut probed = 0;
-        while let Some(done) = probes.join_next().await {
-            let Ok((listing, up, at)) = done else {
-                continue;
-            };
-            probed += 1;
-            if let Err(e) = self.observe_liveness(listing, up, at).await {
-                tracing::warn!(%listing, error = %e, "recording a probe failed");
-            }
-        }
+        let probed = probes.len();
+        // A tick for the round to finish; an engine slower than that (up to the probe's
+        // timeout) goes on being probed while the next round is claimed, so one slow engine
+        // never holds the schedule back.
+        let _ = tokio::time::timeout(tick(period), async {
+            while probes.join_next().await.is_some() {}
+        })
+        .await;
+        probes.detach_all();
         Ok(probed)
     }
 
@@ -234,16 +237,24 @@ impl App {
         });
     }
 
-    /// Signs the statements due: for each of the last two ended periods of
+    /// Signs the statements due: for each of the last seven settled periods of
     /// `uptime_statement_secs` (UTC days by default), each listing observed in it without a
-    /// statement yet gets one, logged in the same transaction. Any number of replicas may
-    /// run this: one statement per listing and period wins. Returns how many were signed.
+    /// statement yet gets one, logged in the same transaction. A period is settled once it
+    /// ended three probe periods and a probe's timeout ago (its last observations are in).
+    /// Any number of replicas may run this: one statement per listing and period wins.
+    /// Returns how many were signed.
     pub async fn sign_uptime_statements(&self) -> Result<usize, AppError> {
-        let period = self.config().liveness.uptime_statement_secs.max(1) as i64;
-        let current = Utc::now().timestamp().div_euclid(period) * period;
+        let settings = &self.config().liveness;
+        let period = settings.uptime_statement_secs.max(1) as i64;
+        // A period is signed once its last observations are in: after the gap that still
+        // joins them (three probe periods) and a probe's timeout.
+        let (gap, _) = settings.judging();
+        let settle = gap + Duration::milliseconds(settings.liveness_timeout_ms as i64);
+        let settled = (Utc::now() - settle).timestamp();
+        let latest_end = settled.div_euclid(period) * period;
         let mut signed = 0;
-        for back in 1..=2 {
-            let start = DateTime::from_timestamp(current - back * period, 0)
+        for back in 1..=PERIODS_LOOKED_BACK {
+            let start = DateTime::from_timestamp(latest_end - back * period, 0)
                 .ok_or_else(|| AppError::Internal("a period before the epoch".into()))?;
             let end = start + Duration::seconds(period);
             for listing in self

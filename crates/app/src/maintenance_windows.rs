@@ -1,10 +1,11 @@
 //! Maintenance windows: a provider takes a machine out of service over an interval. Members
 //! of the listing's organisation announce, list and delete them. A window takes the whole
-//! machine in every capacity decision (`store::maintenance`). One over bookings is refused
+//! machine in every capacity decision (`store::capacity`). One over bookings is refused
 //! unless asked to cancel them: then each is cancelled with a full refund — the first
 //! cancellation a provider can cause — and the window stands for good (it can no longer be
-//! deleted, so its interval cannot be let again at another price). A cancellation the
-//! payment provider fails is carried out by the next sweep.
+//! deleted, so its interval cannot be let again at another price); nor can one that has
+//! begun (its time in the machine's uptime stands). A cancellation the payment provider
+//! fails is carried out by the next sweep.
 
 use chrono::{DateTime, Utc};
 use domain::ListingId;
@@ -107,7 +108,8 @@ impl App {
             .collect())
     }
 
-    /// Deletes a window that cancelled no booking (members of its organisation).
+    /// Deletes a window that cancelled no booking and has not begun (members of its
+    /// organisation).
     pub async fn delete_maintenance_window(
         &self,
         caller: Caller,
@@ -117,13 +119,17 @@ impl App {
         let listing = self.own_listing(caller, id.as_uuid()).await?;
         match self
             .db()
-            .delete_maintenance_window(listing.id, window)
+            .delete_maintenance_window(listing.id, window, Utc::now())
             .await?
         {
             WindowDeleted::Deleted => Ok(()),
             WindowDeleted::NotFound => Err(AppError::NotFound("maintenance window")),
-            WindowDeleted::Kept => Err(AppError::MaintenanceKept(
+            WindowDeleted::CancelledBookings => Err(AppError::MaintenanceKept(
                 "the window cancelled bookings, so it stands: its interval cannot be let again"
+                    .to_owned(),
+            )),
+            WindowDeleted::Begun => Err(AppError::MaintenanceKept(
+                "the window has begun, so it stands: what it says of the machine's uptime cannot be taken back"
                     .to_owned(),
             )),
         }
@@ -133,7 +139,7 @@ impl App {
     /// cancels what it overlaps (their first cancellation failed). Returns how many.
     pub(crate) async fn cancel_for_maintenance(&self) -> Result<usize, AppError> {
         let mut cancelled = 0;
-        for booking in self.db().bookings_in_maintenance(Utc::now()).await? {
+        for booking in self.db().bookings_in_maintenance().await? {
             match self.cancel_in_full(&booking).await {
                 Ok(true) => cancelled += 1,
                 Ok(false) => {}

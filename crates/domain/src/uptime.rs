@@ -72,6 +72,7 @@ pub fn in_time(announced: DateTime<Utc>, from: DateTime<Utc>, notice: Duration) 
 /// The share of `[from, to)` the machine was up, of the time it was observed up or down:
 /// time inside a window announced in time is left out, time inside one announced late
 /// counts as down, time no observation covers is left out. `None` when nothing is left.
+/// (Spans of one timeline never overlap; were an up and a down span to, up would count.)
 pub fn uptime(
     spans: &[Span],
     windows: &[Window],
@@ -81,39 +82,48 @@ pub fn uptime(
     if to <= from {
         return None;
     }
-    let clip = |a: DateTime<Utc>, b: DateTime<Utc>| (a.max(from), b.min(to));
-    let mut edges = vec![from, to];
+    // One sweep over every start and end in time order (O(n log n)): what covers each
+    // stretch between two of them is counted, by kind.
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Excused,
+        Late,
+        Up,
+        Down,
+    }
+    let mut edges: Vec<(DateTime<Utc>, Kind, i32)> =
+        Vec::with_capacity(2 * (spans.len() + windows.len()));
+    let mut add = |a: DateTime<Utc>, b: DateTime<Utc>, kind: Kind| {
+        let (a, b) = (a.max(from), b.min(to));
+        if a < b {
+            edges.extend([(a, kind, 1), (b, kind, -1)]);
+        }
+    };
     for s in spans {
-        let (a, b) = clip(s.from, s.until);
-        edges.extend([a, b]);
+        add(s.from, s.until, if s.up { Kind::Up } else { Kind::Down });
     }
     for w in windows {
-        let (a, b) = clip(w.from, w.until);
-        edges.extend([a, b]);
+        add(
+            w.from,
+            w.until,
+            if w.in_time { Kind::Excused } else { Kind::Late },
+        );
     }
-    edges.retain(|&t| t >= from && t <= to);
-    edges.sort();
-    edges.dedup();
+    edges.sort_by_key(|&(at, _, delta)| (at, delta));
+    let mut open = [0i32; 4];
     let (mut up, mut down) = (0i64, 0i64);
-    for pair in edges.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        let inside = |s: DateTime<Utc>, e: DateTime<Utc>| s <= a && b <= e;
-        let seconds = (b - a).num_milliseconds();
-        if windows.iter().any(|w| w.in_time && inside(w.from, w.until)) {
-            continue;
+    let mut last: Option<DateTime<Utc>> = None;
+    for (at, kind, delta) in edges {
+        if let Some(since) = last {
+            let ms = (at - since).num_milliseconds();
+            match open {
+                [0, late, ups, downs] if late > 0 || (ups == 0 && downs > 0) => down += ms,
+                [0, _, ups, _] if ups > 0 => up += ms,
+                _ => {}
+            }
         }
-        if windows
-            .iter()
-            .any(|w| !w.in_time && inside(w.from, w.until))
-        {
-            down += seconds;
-            continue;
-        }
-        match spans.iter().find(|s| inside(s.from, s.until)) {
-            Some(s) if s.up => up += seconds,
-            Some(_) => down += seconds,
-            None => {}
-        }
+        open[kind as usize] += delta;
+        last = Some(at);
     }
     let observed = up + down;
     (observed > 0).then(|| up as f64 / observed as f64)

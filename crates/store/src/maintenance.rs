@@ -39,7 +39,9 @@ impl From<sea_orm::DbErr> for WindowError {
 pub enum WindowDeleted {
     Deleted,
     /// It cancelled bookings: it stands, so its interval cannot be let again.
-    Kept,
+    CancelledBookings,
+    /// It has begun: what it says of the machine's uptime stands.
+    Begun,
     NotFound,
 }
 
@@ -111,61 +113,65 @@ impl Db {
             .await?)
     }
 
-    /// Deletes a window that cancelled no booking.
+    /// Deletes a window that cancelled no booking and has not begun at `now`.
     pub async fn delete_maintenance_window(
         &self,
         listing: Uuid,
         id: Uuid,
+        now: DateTime<Utc>,
     ) -> Result<WindowDeleted, StoreError> {
         use maintenance_windows::Column as W;
         let deleted = maintenance_windows::Entity::delete_many()
             .filter(W::Id.eq(id))
             .filter(W::ListingId.eq(listing))
             .filter(W::CancelledBookings.eq(0))
+            .filter(W::StartsAt.gt(now))
             .exec(self.conn())
             .await?;
         if deleted.rows_affected == 1 {
             return Ok(WindowDeleted::Deleted);
         }
-        let exists = maintenance_windows::Entity::find_by_id(id)
+        let found = maintenance_windows::Entity::find_by_id(id)
             .filter(W::ListingId.eq(listing))
             .one(self.conn())
-            .await?
-            .is_some();
-        Ok(if exists {
-            WindowDeleted::Kept
-        } else {
-            WindowDeleted::NotFound
+            .await?;
+        Ok(match found {
+            None => WindowDeleted::NotFound,
+            Some(w) if w.cancelled_bookings > 0 => WindowDeleted::CancelledBookings,
+            Some(_) => WindowDeleted::Begun,
         })
     }
 
-    /// Bookings that still hold a machine over one of its maintenance windows: those a
-    /// window that cancels what it overlaps has not cancelled yet (nothing else can overlap
-    /// a window: each is refused under the listing's lock while the other stands).
-    pub async fn bookings_in_maintenance(
-        &self,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<BookingRecord>, StoreError> {
+    /// Bookings a window that cancels what it overlaps has not cancelled yet (their first
+    /// cancellation failed): made before the window, overlapping it, and still able to be
+    /// cancelled — whether or not the window or the booking has ended since (the refund is
+    /// owed all the same). Nothing else can overlap a window: each is refused under the
+    /// listing's lock while the other stands.
+    pub async fn bookings_in_maintenance(&self) -> Result<Vec<BookingRecord>, StoreError> {
         use maintenance_windows::Column as W;
-        let windows: Vec<(Uuid, DateTime<Utc>, DateTime<Utc>)> =
-            maintenance_windows::Entity::find()
-                .select_only()
-                .column(W::ListingId)
-                .column(W::StartsAt)
-                .column(W::EndsAt)
-                .filter(W::CancelledBookings.gt(0))
-                .filter(W::EndsAt.gt(now))
-                .into_tuple()
-                .all(self.conn())
-                .await?;
+        type Cancelling = (Uuid, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>);
+        let windows: Vec<Cancelling> = maintenance_windows::Entity::find()
+            .select_only()
+            .column(W::ListingId)
+            .column(W::StartsAt)
+            .column(W::EndsAt)
+            .column(W::CreatedAt)
+            .filter(W::CancelledBookings.gt(0))
+            .into_tuple()
+            .all(self.conn())
+            .await?;
         let mut found = Vec::new();
-        for (listing, from, until) in windows {
+        for (listing, from, until, announced) in windows {
             found.extend(
                 bookings::Entity::find()
                     .filter(bookings::Column::ListingId.eq(listing))
                     .filter(bookings::Column::StartsAt.lt(until))
                     .filter(bookings::Column::EndsAt.gt(from))
-                    .filter(holds_capacity(now))
+                    .filter(bookings::Column::CreatedAt.lt(announced))
+                    .filter(crate::status::may_become(
+                        bookings::Column::Status,
+                        domain::BookingStatus::Cancelled,
+                    ))
                     .all(self.conn())
                     .await?,
             );

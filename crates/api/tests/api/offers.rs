@@ -276,6 +276,32 @@ async fn offers_are_the_cheapest_that_meet_the_objective(app: TestApp) {
     assert_eq!(names(&ids, &last["plan"]["listings"]), ["cheap", "mid"]);
     assert_eq!(Some(350), brute_force(&tight, 6));
 
+    // A reliability floor: only machines whose 30-day uptime reaches it make offers and
+    // plans; machines never probed make none.
+    let fast: Uuid = ids["fast"].parse().unwrap();
+    let now = chrono::Utc::now();
+    for minutes in [30, 20, 10] {
+        app.app
+            .observe_liveness(fast, true, now - chrono::Duration::minutes(minutes))
+            .await
+            .unwrap();
+    }
+    let steady: Value = app
+        .get_json(
+            &format!("/v1/offers?{}&min_reliability=0.99", slo(16, 100.0)),
+            None,
+        )
+        .await;
+    let titles: Vec<&str> = steady["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["listing"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["fast"], "{steady}");
+    assert_eq!(names(&ids, &steady["plan"]["listings"]), ["fast"]);
+    assert_eq!(steady["items"][0]["listing"]["reliability"], 1.0);
+
     // An objective no machine meets: no offers; with include_failing, each says why.
     let none: Value = app
         .get_json(&format!("/v1/offers?{}", slo(1, 10.0)), None)

@@ -520,11 +520,10 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
     assert_eq!(found(31, 33).await, 0);
     assert_eq!(found(33, 34).await, 1);
     let refused = assert_problem(book(31, 33).await, 409, "maintenance").await;
+    let starts = time(&window["from"]).to_rfc3339();
     assert!(
-        refused["detail"]
-            .as_str()
-            .unwrap()
-            .contains(&at(30).to_rfc3339())
+        refused["detail"].as_str().unwrap().contains(&starts),
+        "{refused}"
     );
     assert_eq!(book(32, 33).await.status(), 201, "touching is no overlap");
 
@@ -549,6 +548,28 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
     )
     .await;
     assert_eq!(book(30, 31).await.status(), 201);
+
+    // One that has begun stands too: a late window's downtime cannot be taken back.
+    let begun: Value = app
+        .post(
+            &path,
+            Some(&p.member.access_token),
+            json!({"from": Utc::now() - chrono::Duration::minutes(1), "until": at(1)}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(begun["window"]["in_time"], false);
+    let begun = format!("{path}/{}", begun["window"]["id"].as_str().unwrap());
+    let kept = assert_problem(
+        app.call(Method::DELETE, &begun, Some(&p.member.access_token), None)
+            .await,
+        409,
+        "maintenance_window_kept",
+    )
+    .await;
+    assert!(kept["detail"].as_str().unwrap().contains("begun"), "{kept}");
 
     // Asked to, a window cancels what it overlaps (nothing was paid: nothing refunded).
     let res = app
@@ -660,7 +681,7 @@ async fn search_filters_and_sorts_by_reliability(app: TestApp) {
     assert_eq!(shaky["uptime_24h"], json!(0.75));
 }
 
-/// Once an hour (the period here) has ended, each listing observed in it gets one signed
+/// Once an hour (the period here) has settled, each listing observed in it gets one signed
 /// statement of its intervals and uptime, however many replicas sign at once; it verifies
 /// against the published keys and is in the transparency log.
 async fn a_period_s_uptime_is_signed_once_and_logged(backend: Backend) {
@@ -669,8 +690,9 @@ async fn a_period_s_uptime_is_signed_once_and_logged(backend: Backend) {
     let listing = crate::marketplace::list(&app, &p, json!({})).await;
     let id: Uuid = listing.parse().unwrap();
     let now = Utc::now().timestamp();
-    let hour = DateTime::from_timestamp(now - now.rem_euclid(3600) - 3600, 0).unwrap();
-    // Up for 40 minutes of the last whole hour, then down for 15, seen every 5 minutes.
+    // The hour before last: settled (its last observations in) whatever the minute now.
+    let hour = DateTime::from_timestamp(now - now.rem_euclid(3600) - 7200, 0).unwrap();
+    // Up for 40 minutes of it, then down for 15, seen every 5 minutes.
     for minutes in (5..=45).step_by(5) {
         let at = hour + chrono::Duration::minutes(minutes);
         app.app.observe_liveness(id, true, at).await.unwrap();

@@ -88,8 +88,9 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | Problem]:
-    """Delete a maintenance window (members of the listing's organisation). One that cancelled
-    bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+    """Delete a maintenance window before it begins (members of the listing's organisation). One
+    that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
+    again; so does one that has begun: its time in the machine's uptime cannot be taken back.
 
     Args:
         id (UUID):
@@ -121,8 +122,9 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> Any | Problem | None:
-    """Delete a maintenance window (members of the listing's organisation). One that cancelled
-    bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+    """Delete a maintenance window before it begins (members of the listing's organisation). One
+    that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
+    again; so does one that has begun: its time in the machine's uptime cannot be taken back.
 
     Args:
         id (UUID):
@@ -149,8 +151,9 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[Any | Problem]:
-    """Delete a maintenance window (members of the listing's organisation). One that cancelled
-    bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+    """Delete a maintenance window before it begins (members of the listing's organisation). One
+    that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
+    again; so does one that has begun: its time in the machine's uptime cannot be taken back.
 
     Args:
         id (UUID):
@@ -180,8 +183,9 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> Any | Problem | None:
-    """Delete a maintenance window (members of the listing's organisation). One that cancelled
-    bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+    """Delete a maintenance window before it begins (members of the listing's organisation). One
+    that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
+    again; so does one that has begun: its time in the machine's uptime cannot be taken back.
 
     Args:
         id (UUID):

@@ -150,8 +150,9 @@ pub async fn list(
     ))
 }
 
-/// Delete a maintenance window (members of the listing's organisation). One that cancelled
-/// bookings stands (409 `maintenance_window_kept`): its interval cannot be let again.
+/// Delete a maintenance window before it begins (members of the listing's organisation). One
+/// that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
+/// again; so does one that has begun: its time in the machine's uptime cannot be taken back.
 #[utoipa::path(operation_id = "delete_maintenance_window",
     tag = "listings",
     security(("bearer" = [])),
