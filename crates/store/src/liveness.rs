@@ -261,7 +261,8 @@ impl Db {
             .column(liveness_spans::Column::ListingId)
             .distinct()
             .filter(liveness_spans::Column::StartedAt.lt(end))
-            .filter(liveness_spans::Column::EndedAt.gte(start))
+            // A span that ends where the period starts tells nothing of it.
+            .filter(liveness_spans::Column::EndedAt.gt(start))
             .filter(liveness_spans::Column::ListingId.not_in_subquery(attested))
             .order_by_asc(liveness_spans::Column::ListingId)
             .limit(limit)
