@@ -88,6 +88,7 @@ impl TryFrom<ListingRecord> for Listing {
             AppError::Internal(format!("stored listing {}: {what}: {e}", r.id))
         };
         let price = crate::stored_money(r.price_amount, &r.currency)?;
+        let liveness = r.observed_liveness();
         let status: ListingStatus = r.status.parse().map_err(|e| stored("status", &e))?;
         let ssh = r.ssh().map(|(host, port, user)| Ssh {
             host: host.to_owned(),
@@ -127,11 +128,7 @@ impl TryFrom<ListingRecord> for Listing {
             catalog_model: r.catalog_model,
             guarantee_min_bp: r.guarantee_min_bp,
             reliability: r.reliability,
-            liveness: r
-                .liveness_state
-                .as_deref()
-                .zip(r.liveness_since)
-                .map(|(state, since)| (state == "up", since)),
+            liveness,
             created_at: r.created_at,
         })
     }

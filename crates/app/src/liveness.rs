@@ -350,11 +350,7 @@ impl App {
             .map(|w| store::window_of(w, notice))
             .collect();
         let share = |days: i64| uptime::uptime(&spans, &judged, now - Duration::days(days), now);
-        let observed = listing
-            .liveness_state
-            .as_deref()
-            .zip(listing.liveness_since)
-            .map(|(state, since)| (state == "up", since));
+        let observed = listing.observed_liveness();
         let coming = self.db().maintenance_windows(listing.id, now).await?;
         let all: Vec<Window> = coming.iter().map(|w| store::window_of(w, notice)).collect();
         let today = now.date_naive();

@@ -119,9 +119,8 @@ impl FakeEngine {
         let listener = loop {
             match tokio::net::TcpListener::bind(self.addr).await {
                 Ok(listener) => break listener,
-                Err(e) if tries < 50 => {
+                Err(_) if tries < 50 => {
                     tries += 1;
-                    let _ = e;
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 Err(e) => panic!("rebinding {}: {e}", self.addr),

@@ -61,6 +61,15 @@ pub enum Relation {}
 impl ActiveModelBehavior for ActiveModel {}
 
 impl Model {
+    /// The engine as last observed: up (or down), since when; `None` before the first
+    /// observation.
+    pub fn observed_liveness(&self) -> Option<(bool, DateTimeUtc)> {
+        self.liveness_state
+            .as_deref()
+            .zip(self.liveness_since)
+            .map(|(state, since)| (state == "up", since))
+    }
+
     /// SSH access `(host, port, user)`, when the listing has it (all three are set together).
     pub fn ssh(&self) -> Option<(&str, i32, &str)> {
         match (
