@@ -16,7 +16,7 @@ pub mod event {
     pub const CELL_STARTED: &str = "cell_started";
     pub const CELL_FINISHED: &str = "cell_finished";
     pub const PREFILL_FINISHED: &str = "prefill_finished";
-    pub const FINISHED: &str = "run_finished";
+    pub const FINISHED: &str = store::RUN_FINISHED;
 }
 
 /// What a run is for: a verification the provider asked for, or an unannounced spot check

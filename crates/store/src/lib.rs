@@ -69,7 +69,7 @@ pub use search::{After, ListingHit, ListingQuery, SortKey};
 pub use shares::{ShareKey, ShareRecord, visibility};
 pub use status::{booking_status, listing_status, run_status};
 pub use verification::{
-    CellFigures, CellRecord, EventRecord, NewReport, ReportRecord, SigningKeyRecord,
+    CellFigures, CellRecord, EventRecord, NewReport, RUN_FINISHED, ReportRecord, SigningKeyRecord,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

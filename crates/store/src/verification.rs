@@ -16,6 +16,9 @@ use crate::status::{is_open, may_become, move_to, run_status};
 use crate::{Db, StoreError, conflict_as};
 use domain::RunStatus;
 
+/// The kind of a run's last event.
+pub const RUN_FINISHED: &str = "run_finished";
+
 pub type ReportRecord = reports::Model;
 pub type EventRecord = run_events::Model;
 pub type SigningKeyRecord = signing_keys::Model;
@@ -542,7 +545,8 @@ impl Db {
         Ok(out)
     }
 
-    /// Appends an event to a run's log and returns its sequence number (from 1).
+    /// Appends an event to a run's log and returns its sequence number (from 1), or the last
+    /// one's when the log has ended (see [`RUN_FINISHED`]).
     pub async fn append_event(
         &self,
         run: Uuid,
@@ -568,6 +572,18 @@ impl Db {
             .one(&txn)
             .await?
             .flatten();
+        // A run's log ends with its `run_finished`: what a worker still reports after the run
+        // was finished elsewhere (cancelled while it started) is not appended, so followers,
+        // who stop at that event, never see a log that goes on after it.
+        let ended = run_events::Entity::find()
+            .filter(run_events::Column::RunId.eq(run))
+            .filter(run_events::Column::Kind.eq(RUN_FINISHED))
+            .one(&txn)
+            .await?
+            .is_some();
+        if ended {
+            return Ok(last.unwrap_or(0));
+        }
         let seq = last.unwrap_or(0) + 1;
         run_events::Entity::insert(run_events::ActiveModel {
             run_id: Set(run),

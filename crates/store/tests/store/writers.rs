@@ -97,6 +97,40 @@ async fn racing_appends_all_land_in_order_on_postgres() {
     racing_appends_all_land_in_order(Backend::Postgres).await;
 }
 
+/// A run's log ends with `run_finished`: an event a worker still reports afterwards (it
+/// started as the run was cancelled) is not appended, so a follower that stops at the end
+/// has seen the whole log.
+#[tokio::test]
+async fn nothing_is_logged_after_a_run_finished() {
+    let (_database, db, run) = a_running_run(Backend::Sqlite).await;
+    assert_eq!(
+        db.append_event(run, "run_queued", "{}".into())
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        db.append_event(run, store::RUN_FINISHED, "{}".into())
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        db.append_event(run, "run_started", "{}".into())
+            .await
+            .unwrap(),
+        2
+    );
+    let kinds: Vec<String> = db
+        .events_after(run, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["run_queued", store::RUN_FINISHED]);
+}
+
 /// Two owners demoting (or removing) each other at the same instant: one wins, the other is
 /// refused, and the organisation always keeps an owner. Many organisations at once, so that
 /// the pairs really meet.
