@@ -247,6 +247,7 @@ fn start_workers(
         stopped.clone(),
     )));
     tasks.push(tokio::spawn(worker::liveness(app.clone(), stopped.clone())));
+    tasks.push(tokio::spawn(worker::webhooks(app.clone(), stopped.clone())));
     tasks.push(tokio::spawn(worker::reconcile(app.clone(), stopped)));
     (stop, tasks)
 }

@@ -31,6 +31,7 @@ mod m20261202_000023_email_verification;
 mod m20261203_000024_offers;
 mod m20261203_000025_liveness_and_maintenance;
 mod m20261203_000026_uptime_statements;
+mod m20261204_000027_webhooks;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000024_offers::Migration),
             Box::new(m20261203_000025_liveness_and_maintenance::Migration),
             Box::new(m20261203_000026_uptime_statements::Migration),
+            Box::new(m20261204_000027_webhooks::Migration),
         ]
     }
 }

@@ -21,6 +21,7 @@ mod real_vllm;
 mod replicas;
 mod schemathesis;
 mod suite;
+mod webhooks;
 
 const BIN: &str = env!("CARGO_BIN_EXE_gpumarket");
 

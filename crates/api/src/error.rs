@@ -76,6 +76,7 @@ codes! {
     MAINTENANCE / Maintenance = ("maintenance", 409, "The machine is in maintenance then");
     MAINTENANCE_OVERLAPS_BOOKINGS / MaintenanceOverlapsBookings = ("maintenance_overlaps_bookings", 409, "Bookings hold the machine over the window");
     MAINTENANCE_WINDOW_KEPT / MaintenanceWindowKept = ("maintenance_window_kept", 409, "The window cancelled bookings, so it stands");
+    WEBHOOK_ENDPOINT_CONFLICT / WebhookEndpointConflict = ("webhook_endpoint_conflict", 409, "The webhook endpoint cannot be registered or changed now");
     OUTSIDE_AVAILABILITY / OutsideAvailability = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE / BookingNotActive = ("booking_not_active", 409, "The booking gives no access now");
     IDEMPOTENCY_KEY_REUSED / IdempotencyKeyReused = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
@@ -384,6 +385,7 @@ impl From<AppError> for ApiError {
                 Self::new(code::MAINTENANCE_OVERLAPS_BOOKINGS, why)
             }
             AppError::MaintenanceKept(why) => Self::new(code::MAINTENANCE_WINDOW_KEPT, why),
+            AppError::WebhookConflict(why) => Self::new(code::WEBHOOK_ENDPOINT_CONFLICT, why),
             AppError::OutsideAvailability(_) => {
                 Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())
             }

@@ -44,6 +44,7 @@ pub use error::{ALL_CODES, ApiError, ErrorCode, Problem};
         (name = "runs", description = "Community runs: submitted reports, checked and labelled community, never verified"),
         (name = "log", description = "The transparency log: checkpoints, proofs, entries"),
         (name = "gateway", description = "One endpoint per booking: the rented engine, metered"),
+        (name = "webhooks", description = "Endpoints told of events as they happen (Standard Webhooks), their deliveries and attempts"),
         (name = "operations", description = "Health, readiness and metrics"),
     )
 )]

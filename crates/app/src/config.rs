@@ -70,6 +70,7 @@ pub struct Config {
     pub pro: ProSettings,
     pub gateway: GatewaySettings,
     pub liveness: LivenessSettings,
+    pub webhooks: WebhookSettings,
 }
 
 /// How the API listens and what it accepts.
@@ -534,6 +535,111 @@ impl LivenessSettings {
     }
 }
 
+/// Webhooks: how deliveries are sent and retried.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebhookSettings {
+    /// Let endpoints be on internal addresses (loopback, private networks): for receivers
+    /// on the operator's own network, and tests. Off, such URLs are refused when registered
+    /// and at every connection.
+    pub webhook_allow_private: bool,
+    /// How long after each failed attempt the next is made, seconds (a list; in the
+    /// environment, comma-separated). After the last, the delivery has failed; it can be
+    /// sent again by hand.
+    #[serde(deserialize_with = "seconds_list")]
+    pub webhook_retry_schedule_secs: Vec<u64>,
+    /// How long an attempt waits for the receiver's answer.
+    pub webhook_timeout_ms: u64,
+    /// An endpoint all of whose deliveries have failed for this long is disabled, and its
+    /// owners are told (by mail, when a mail server is configured).
+    pub webhook_disable_after_secs: u64,
+    /// How often workers look for events to fan out and deliveries that are due.
+    pub webhook_poll_ms: u64,
+    /// After a secret is rotated, deliveries are signed with the old secret too for this
+    /// long, so receivers can switch over without missing one.
+    pub webhook_secret_overlap_secs: u64,
+    /// Most endpoints one user, or one organisation, registers.
+    pub webhook_endpoints_per_owner: u32,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        Self {
+            webhook_allow_private: false,
+            webhook_retry_schedule_secs: vec![5, 300, 1_800, 7_200, 18_000, 36_000, 36_000],
+            webhook_timeout_ms: 10_000,
+            webhook_disable_after_secs: 3 * 86_400,
+            webhook_poll_ms: 1_000,
+            webhook_secret_overlap_secs: 86_400,
+            webhook_endpoints_per_owner: 16,
+        }
+    }
+}
+
+impl WebhookSettings {
+    fn check(&self) -> Checked {
+        ensure(
+            self.webhook_retry_schedule_secs.len() <= 20
+                && self
+                    .webhook_retry_schedule_secs
+                    .iter()
+                    .all(|s| (1..=7 * 86_400).contains(s)),
+            "webhook_retry_schedule_secs",
+            "at most 20 waits, each between 1 second and 7 days (604800)",
+        )?;
+        ensure(
+            (100..=60_000).contains(&self.webhook_timeout_ms),
+            "webhook_timeout_ms",
+            "must be between 100 and 60000",
+        )?;
+        ensure(
+            self.webhook_disable_after_secs >= 60,
+            "webhook_disable_after_secs",
+            "must be at least 60",
+        )?;
+        ensure(
+            (10..=60_000).contains(&self.webhook_poll_ms),
+            "webhook_poll_ms",
+            "must be between 10 and 60000",
+        )?;
+        ensure(
+            self.webhook_secret_overlap_secs <= 7 * 86_400,
+            "webhook_secret_overlap_secs",
+            "must be at most 7 days (604800)",
+        )?;
+        ensure(
+            (1..=1_000).contains(&self.webhook_endpoints_per_owner),
+            "webhook_endpoints_per_owner",
+            "must be between 1 and 1000",
+        )
+    }
+}
+
+/// A list of seconds: a list, or (as an environment variable sets it) a string of numbers
+/// separated by commas or spaces.
+fn seconds_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        List(Vec<u64>),
+        One(u64),
+        Text(String),
+    }
+    match Raw::deserialize(deserializer)? {
+        Raw::List(list) => Ok(list),
+        Raw::One(one) => Ok(vec![one]),
+        Raw::Text(text) => text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|part| !part.is_empty())
+            .map(|part| {
+                part.parse().map_err(|_| {
+                    serde::de::Error::custom(format!("{part:?} is not a number of seconds"))
+                })
+            })
+            .collect(),
+    }
+}
+
 /// A secret setting as it may be shown: whether it is set, never its value.
 fn redacted<S: serde::Serializer>(
     value: &Option<SecretString>,
@@ -605,6 +711,7 @@ pub const SECTIONS: &[Section] = &[
     section::<ProSettings>("pro", "pro_"),
     section::<GatewaySettings>("gateway", "gateway_"),
     section::<LivenessSettings>("liveness", ""),
+    section::<WebhookSettings>("webhooks", ""),
 ];
 
 impl Section {
@@ -661,7 +768,7 @@ impl Config {
     /// `[keys] jwt_secret (GPUMARKET_JWT_SECRET): must be at least 32 bytes`.
     pub fn validate(&self) -> Result<(), String> {
         // `[limits]` has no rule serde cannot express.
-        let checks: [(&str, Checked); 12] = [
+        let checks: [(&str, Checked); 13] = [
             ("server", self.server.check()),
             ("database", self.database.check()),
             ("redis", self.redis.check()),
@@ -674,6 +781,7 @@ impl Config {
             ("pro", self.pro.check()),
             ("gateway", self.gateway.check()),
             ("liveness", self.liveness.check()),
+            ("webhooks", self.webhooks.check()),
         ];
         for (name, checked) in checks {
             if let Err((key, why)) = checked {

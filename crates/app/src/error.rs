@@ -71,6 +71,10 @@ pub enum AppError {
     /// A maintenance window that cancelled bookings stands; says so.
     #[error("{0}")]
     MaintenanceKept(String),
+    /// A webhook endpoint cannot be registered or changed now; says why (the owner's limit,
+    /// a racing rotation).
+    #[error("{0}")]
+    WebhookConflict(String),
     /// The listing has been delisted: it cannot be booked or edited.
     #[error("the listing has been delisted")]
     ListingDelisted,

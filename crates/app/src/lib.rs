@@ -41,6 +41,7 @@ mod signing_key;
 pub mod spot_checks;
 pub mod tokens;
 pub mod verification;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -85,6 +86,8 @@ struct Inner {
     mailer: mailer::Mailer,
     /// The gateway's caches, engine client and stream slots.
     gateway: gateway::GatewayState,
+    /// The client webhooks are sent with.
+    webhook_client: reqwest::Client,
     trusted_proxies: Vec<ipnet::IpNet>,
     config: Config,
 }
@@ -139,6 +142,7 @@ impl App {
                     redis.is_some(),
                     db.backend(),
                 )?,
+                webhook_client: webhooks::client(config.webhooks.webhook_allow_private)?,
                 trusted_proxies: limits::parse_proxies(&config.server.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,

@@ -36,6 +36,10 @@ pub enum Place<'a> {
     EngineKey(uuid::Uuid),
     /// A secret of the server's own, by name.
     ServerSecret(&'a str),
+    /// A webhook endpoint's signing secret.
+    WebhookSecret(uuid::Uuid),
+    /// The secret a rotation replaced, kept for a while.
+    WebhookPreviousSecret(uuid::Uuid),
 }
 
 impl Place<'_> {
@@ -43,6 +47,8 @@ impl Place<'_> {
         match self {
             Self::EngineKey(listing) => format!("listings.engine_api_key:{listing}"),
             Self::ServerSecret(name) => format!("server_secrets.value:{name}"),
+            Self::WebhookSecret(id) => format!("webhook_endpoints.secret:{id}"),
+            Self::WebhookPreviousSecret(id) => format!("webhook_endpoints.previous_secret:{id}"),
         }
     }
 }

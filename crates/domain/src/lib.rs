@@ -17,6 +17,7 @@ pub mod slo;
 pub mod spot_check;
 pub mod status;
 pub mod uptime;
+pub mod webhook;
 
 pub use account::{ApiKeyName, DisplayName, Email, LinkPurpose, Password};
 pub use ids::{

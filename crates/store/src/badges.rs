@@ -75,6 +75,14 @@ impl Db {
                     now,
                 )
                 .await?;
+                crate::webhooks::emit_listing(
+                    &txn,
+                    domain::webhook::EventKind::ListingExpired,
+                    id,
+                    serde_json::json!({ "report_id": report }),
+                    now,
+                )
+                .await?;
                 expired.push(id);
             }
             txn.commit().await?;
@@ -210,6 +218,15 @@ impl Db {
                 check_kind::DEMOTED,
                 (report, Some(baseline)),
                 Some(reason),
+                now,
+            )
+            .await?;
+            // The reason stays out: it may quote what the engine answered.
+            crate::webhooks::emit_listing(
+                &txn,
+                domain::webhook::EventKind::ListingDemoted,
+                listing,
+                serde_json::json!({ "baseline_report_id": baseline, "report_id": report }),
                 now,
             )
             .await?;

@@ -14,8 +14,11 @@ use uuid::Uuid;
 use crate::capacity::{Holding, booked, holding, holds_capacity, lock_listing, windows_over};
 use crate::entities::{booking_guarantees, bookings, listings, users};
 use crate::status::{booking_status, may_become, move_to};
+use crate::webhooks::emit_booking;
 use crate::{Db, StoreError, conflict_as};
 use domain::BookingStatus;
+use domain::webhook::EventKind;
+use serde_json::json;
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
 /// no longer could be cancelled.
@@ -35,7 +38,20 @@ pub(crate) async fn cancel(
     .filter(bookings::Column::Id.eq(id))
     .exec(conn)
     .await?;
-    Ok(result.rows_affected == 1)
+    if result.rows_affected != 1 {
+        return Ok(false);
+    }
+    if let Some(booking) = bookings::Entity::find_by_id(id).one(conn).await? {
+        emit_booking(
+            conn,
+            EventKind::BookingCancelled,
+            &booking,
+            json!({ "refund_amount": refund, "currency": booking.currency }),
+            now,
+        )
+        .await?;
+    }
+    Ok(true)
 }
 
 /// What a cancel may do, as [`Db::claim_cancellation`] found it.
@@ -147,6 +163,7 @@ pub(crate) async fn insert_booking(
     listing: &listings::Model,
 ) -> Result<(), BookingError> {
     let id = booking.id;
+    let confirmed = (booking.status == booking_status::CONFIRMED).then(|| booking.clone());
     use sea_orm::ActiveModelTrait;
     // Every column written, as given; what only a cancellation sets starts empty.
     let mut model = bookings::ActiveModel::from(booking).reset_all();
@@ -166,6 +183,10 @@ pub(crate) async fn insert_booking(
         booking_guarantees::Entity::insert(guarantee)
             .exec_without_returning(conn)
             .await?;
+    }
+    if let Some(booking) = confirmed {
+        let at = booking.created_at;
+        emit_booking(conn, EventKind::BookingConfirmed, &booking, json!({}), at).await?;
     }
     Ok(())
 }
@@ -344,7 +365,10 @@ impl Db {
         refund: i64,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        cancel(self.conn(), id, refund, now).await
+        let txn = self.write().await?;
+        let cancelled = cancel(&txn, id, refund, now).await?;
+        txn.commit().await?;
+        Ok(cancelled)
     }
 
     /// What holds the GPUs of `listings` over `[from, until)` at `now`: bookings that hold
@@ -437,24 +461,48 @@ impl Db {
                 }
             }
         }
-        sweep.completed = move_to(
+        // Each move and its events in one transaction: the events exist exactly when the
+        // moves do.
+        let txn = self.write().await?;
+        let completed = move_to(
             bookings::Entity::update_many(),
             bookings::Column::Status,
             BookingStatus::Completed,
         )
         .filter(bookings::Column::EndsAt.lte(now))
-        .exec(self.conn())
-        .await?
-        .rows_affected;
-        sweep.activated = move_to(
+        .exec_with_returning(&txn)
+        .await?;
+        for booking in &completed {
+            emit_booking(
+                &txn,
+                EventKind::BookingEnded,
+                booking,
+                json!({}),
+                booking.ends_at,
+            )
+            .await?;
+        }
+        let activated = move_to(
             bookings::Entity::update_many(),
             bookings::Column::Status,
             BookingStatus::Active,
         )
         .filter(bookings::Column::StartsAt.lte(now))
-        .exec(self.conn())
-        .await?
-        .rows_affected;
+        .exec_with_returning(&txn)
+        .await?;
+        for booking in &activated {
+            emit_booking(
+                &txn,
+                EventKind::BookingStarted,
+                booking,
+                json!({}),
+                booking.starts_at,
+            )
+            .await?;
+        }
+        txn.commit().await?;
+        sweep.completed = completed.len() as u64;
+        sweep.activated = activated.len() as u64;
         Ok(sweep)
     }
 }

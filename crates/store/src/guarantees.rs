@@ -172,6 +172,19 @@ impl Db {
         if settled {
             crate::ledger::insert_ledger(&txn, ledger, now).await?;
         }
+        if settled
+            && amount > 0
+            && let Some(record) = bookings::Entity::find_by_id(booking).one(&txn).await?
+        {
+            crate::webhooks::emit_booking(
+                &txn,
+                domain::webhook::EventKind::BookingCredited,
+                &record,
+                serde_json::json!({ "credit_amount": amount, "currency": record.currency }),
+                now,
+            )
+            .await?;
+        }
         txn.commit().await?;
         Ok(settled)
     }

@@ -33,6 +33,7 @@ pub mod synthetic;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod verification;
+mod webhooks;
 
 use std::time::Duration;
 
@@ -70,6 +71,10 @@ pub use shares::{ShareKey, ShareRecord, visibility};
 pub use status::{booking_status, listing_status, run_status};
 pub use verification::{
     CellFigures, CellRecord, EventRecord, NewReport, RUN_FINISHED, ReportRecord, SigningKeyRecord,
+};
+pub use webhooks::{
+    AttemptOutcome, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord, WebhookEndpointRecord,
+    WebhookEventRecord, WebhookOwner, delivery_status, subscribes,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

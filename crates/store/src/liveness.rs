@@ -218,6 +218,21 @@ impl Db {
                 .col_expr(listings::Column::LivenessSince, Expr::value(at));
         }
         update.exec(&txn).await?;
+        if was != Some(up) {
+            let kind = if up {
+                domain::webhook::EventKind::ListingUp
+            } else {
+                domain::webhook::EventKind::ListingDown
+            };
+            crate::webhooks::emit_listing(
+                &txn,
+                kind,
+                listing,
+                serde_json::json!({ "state": if up { "up" } else { "down" }, "since": at }),
+                at,
+            )
+            .await?;
+        }
         txn.commit().await?;
         Ok(Some(Observed {
             was,

@@ -79,6 +79,20 @@ impl Db {
         )
         .exec_without_returning(&txn)
         .await?;
+        // The reason stays out: it is for the organisation's members.
+        crate::webhooks::emit_listing(
+            &txn,
+            domain::webhook::EventKind::ListingMaintenance,
+            window.listing_id,
+            serde_json::json!({
+                "window_id": window.id,
+                "from": window.starts_at,
+                "until": window.ends_at,
+                "cancelled_bookings": window.cancelled_bookings,
+            }),
+            now,
+        )
+        .await?;
         txn.commit().await?;
         Ok((window, overlapping))
     }

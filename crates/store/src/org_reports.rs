@@ -33,7 +33,7 @@ impl Db {
         leaf: Vec<u8>,
     ) -> Result<u64, StoreError> {
         let txn = self.write().await?;
-        let (id, created_at) = (report.id, report.created_at);
+        let (id, created_at, org) = (report.id, report.created_at, report.org_id);
         org_reports::Entity::insert(org_reports::ActiveModel::from(report).reset_all())
             .exec_without_returning(&txn)
             .await
@@ -47,6 +47,14 @@ impl Db {
                 private: false,
                 created_at,
             },
+        )
+        .await?;
+        crate::webhooks::emit(
+            &txn,
+            domain::webhook::EventKind::ReportPublished,
+            (None, Some(org)),
+            serde_json::json!({ "org_id": org, "report_id": id, "kind": "organisation" }),
+            created_at,
         )
         .await?;
         txn.commit().await?;

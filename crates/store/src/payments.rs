@@ -164,6 +164,16 @@ impl Db {
             return Ok(false);
         }
         insert_ledger(&txn, ledger, now).await?;
+        if let Some(record) = bookings::Entity::find_by_id(booking).one(&txn).await? {
+            crate::webhooks::emit_booking(
+                &txn,
+                domain::webhook::EventKind::BookingConfirmed,
+                &record,
+                serde_json::json!({}),
+                now,
+            )
+            .await?;
+        }
         txn.commit().await?;
         Ok(true)
     }

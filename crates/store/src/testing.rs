@@ -253,6 +253,18 @@ impl Db {
             .await?;
         Ok(())
     }
+
+    /// The webhook outbox's events of `kind` (what a crash left behind).
+    pub async fn webhook_events_of_kind(
+        &self,
+        kind: &str,
+    ) -> Result<Vec<crate::WebhookEventRecord>, StoreError> {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        Ok(crate::entities::webhook_events::Entity::find()
+            .filter(crate::entities::webhook_events::Column::Kind.eq(kind))
+            .all(self.conn())
+            .await?)
+    }
 }
 
 /// Gives a listing a compliant verification report of `cells` (their report id set here), as

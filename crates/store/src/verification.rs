@@ -15,6 +15,8 @@ use crate::runs::{MeasuredClaim, RunRecord, insert_run_in};
 use crate::status::{is_open, may_become, move_to, run_status};
 use crate::{Db, StoreError, conflict_as};
 use domain::RunStatus;
+use domain::webhook::EventKind;
+use serde_json::json;
 
 /// The kind of a run's last event.
 pub const RUN_FINISHED: &str = "run_finished";
@@ -275,7 +277,8 @@ impl Db {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let (code, reason) = failure.unzip();
-        let result = move_to(
+        let txn = self.write().await?;
+        let finished = move_to(
             without_lease(runs::Entity::update_many()),
             runs::Column::Status,
             status,
@@ -286,9 +289,32 @@ impl Db {
         .col_expr(runs::Column::FinishedAt, Expr::value(now))
         .filter(runs::Column::Id.eq(id))
         .filter(runs::Column::LeaseOwner.eq(owner))
-        .exec(self.conn())
+        .exec_with_returning(&txn)
         .await?;
-        Ok(result.rows_affected == 1)
+        let Some(run) = finished.first() else {
+            return Ok(false);
+        };
+        let kind = if status == RunStatus::Succeeded {
+            EventKind::VerificationFinished
+        } else {
+            EventKind::VerificationFailed
+        };
+        crate::webhooks::emit_listing(
+            &txn,
+            kind,
+            run.listing_id,
+            // The failure's code, never its reason: the reason may quote the engine.
+            json!({
+                "run_id": run.id,
+                "status": run.status,
+                "report_id": report,
+                "failure_code": code,
+            }),
+            now,
+        )
+        .await?;
+        txn.commit().await?;
+        Ok(true)
     }
 
     /// Cancels a run that has not finished; `false` when it had. A worker still measuring it
@@ -387,6 +413,7 @@ impl Db {
             cell_figures_filled: Set(true),
         };
         let public = report.visibility != crate::visibility::PRIVATE;
+        let badged = report.compliant && public && report.badge.is_some();
         reports::Entity::insert(model)
             .exec_without_returning(&txn)
             .await
@@ -431,6 +458,30 @@ impl Db {
             )
             .await?;
         }
+        if badged {
+            crate::webhooks::emit_listing(
+                &txn,
+                EventKind::ListingVerified,
+                report.listing_id,
+                json!({ "report_id": id, "verified_at": report.created_at }),
+                report.created_at,
+            )
+            .await?;
+        }
+        crate::webhooks::emit_listing(
+            &txn,
+            EventKind::ReportPublished,
+            report.listing_id,
+            json!({
+                "report_id": id,
+                "run_id": report.run_id,
+                "kind": report.kind,
+                "compliant": report.compliant,
+                "visibility": report.visibility,
+            }),
+            report.created_at,
+        )
+        .await?;
         // Last: the log's lock is held only for the log's own writes.
         crate::log::append(
             &txn,

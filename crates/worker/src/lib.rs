@@ -127,6 +127,24 @@ pub async fn liveness(app: App, mut shutdown: watch::Receiver<bool>) {
     }
 }
 
+/// Delivers webhooks: fans new events out to their endpoints and sends what is due, every
+/// `webhook_poll_ms` (several workers may run this: each delivery attempt is claimed once).
+pub async fn webhooks(app: App, mut shutdown: watch::Receiver<bool>) {
+    let poll = Duration::from_millis(app.config().webhooks.webhook_poll_ms);
+    loop {
+        match app.dispatch_webhooks().await {
+            // A full pass: more may be due at once.
+            Ok(attempts) if attempts >= app::webhooks::CLAIMS_PER_PASS => continue,
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "delivering webhooks failed"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(poll) => {}
+            _ = shutdown.wait_for(|s| *s) => return,
+        }
+    }
+}
+
 /// Signs a checkpoint of the transparency log whenever it grew and the latest is
 /// `log_checkpoint_secs` old (several replicas may run this: one checkpoint per size wins).
 pub async fn checkpoints(app: App, mut shutdown: watch::Receiver<bool>) {

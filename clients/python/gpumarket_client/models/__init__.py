@@ -7,6 +7,7 @@ from .access_view import AccessView
 from .aligned_cell_view import AlignedCellView
 from .announced_view import AnnouncedView
 from .api_key_view import ApiKeyView
+from .attempt_view import AttemptView
 from .availability_patch import AvailabilityPatch
 from .availability_view import AvailabilityView
 from .availability_window_view import AvailabilityWindowView
@@ -35,6 +36,9 @@ from .created_api_key_view import CreatedApiKeyView
 from .created_org_key_view import CreatedOrgKeyView
 from .day_uptime_view import DayUptimeView
 from .decode_estimate_view import DecodeEstimateView
+from .delivery_view import DeliveryView
+from .endpoint_view import EndpointView
+from .endpoint_with_secret_view import EndpointWithSecretView
 from .engine_input import EngineInput
 from .engine_patch import EnginePatch
 from .engine_view import EngineView
@@ -84,6 +88,7 @@ from .model_list_view import ModelListView
 from .model_view import ModelView
 from .money_view import MoneyView
 from .my_org_view import MyOrgView
+from .new_endpoint_request import NewEndpointRequest
 from .new_window_request import NewWindowRequest
 from .offer_view import OfferView
 from .offers_view import OffersView
@@ -97,6 +102,10 @@ from .page_community_run_view import PageCommunityRunView
 from .page_community_run_view_items_item import PageCommunityRunViewItemsItem
 from .page_community_run_view_items_item_receipt import PageCommunityRunViewItemsItemReceipt
 from .page_community_run_view_items_item_report import PageCommunityRunViewItemsItemReport
+from .page_delivery_view import PageDeliveryView
+from .page_delivery_view_items_item import PageDeliveryViewItemsItem
+from .page_endpoint_view import PageEndpointView
+from .page_endpoint_view_items_item import PageEndpointViewItemsItem
 from .page_leaderboard_row_view import PageLeaderboardRowView
 from .page_leaderboard_row_view_items_item import PageLeaderboardRowViewItemsItem
 from .page_my_org_view import PageMyOrgView
@@ -146,6 +155,7 @@ from .statement_view import StatementView
 from .submit_run_request import SubmitRunRequest
 from .submit_run_request_report import SubmitRunRequestReport
 from .submitter_view import SubmitterView
+from .test_event_view import TestEventView
 from .token_pair_view import TokenPairView
 from .total_view import TotalView
 from .update_listing_request import UpdateListingRequest
@@ -169,6 +179,7 @@ __all__ = (
     "AlignedCellView",
     "AnnouncedView",
     "ApiKeyView",
+    "AttemptView",
     "AvailabilityPatch",
     "AvailabilityView",
     "AvailabilityWindowView",
@@ -197,6 +208,9 @@ __all__ = (
     "CreateOrgRequest",
     "DayUptimeView",
     "DecodeEstimateView",
+    "DeliveryView",
+    "EndpointView",
+    "EndpointWithSecretView",
     "EngineInput",
     "EnginePatch",
     "EngineView",
@@ -246,6 +260,7 @@ __all__ = (
     "ModelView",
     "MoneyView",
     "MyOrgView",
+    "NewEndpointRequest",
     "NewWindowRequest",
     "OffersView",
     "OfferView",
@@ -259,6 +274,10 @@ __all__ = (
     "PageCommunityRunViewItemsItem",
     "PageCommunityRunViewItemsItemReceipt",
     "PageCommunityRunViewItemsItemReport",
+    "PageDeliveryView",
+    "PageDeliveryViewItemsItem",
+    "PageEndpointView",
+    "PageEndpointViewItemsItem",
     "PageLeaderboardRowView",
     "PageLeaderboardRowViewItemsItem",
     "PageMyOrgView",
@@ -308,6 +327,7 @@ __all__ = (
     "SubmitRunRequest",
     "SubmitRunRequestReport",
     "SubmitterView",
+    "TestEventView",
     "TokenPairView",
     "TotalView",
     "UpdateListingRequest",

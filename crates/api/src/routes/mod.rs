@@ -16,6 +16,7 @@ pub mod payments;
 pub mod reports;
 pub mod runs;
 pub mod verifications;
+pub mod webhooks;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -116,6 +117,22 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(payments::payouts)
                 .service(payments::webhook)
                 .service(payments::earnings)
-                .service(payments::spend),
+                .service(payments::spend)
+                .service(webhooks::mine::create)
+                .service(webhooks::mine::list)
+                .service(webhooks::mine::remove)
+                .service(webhooks::mine::rotate)
+                .service(webhooks::mine::test)
+                .service(webhooks::mine::enable)
+                .service(webhooks::mine::deliveries)
+                .service(webhooks::mine::redeliver)
+                .service(webhooks::org::create)
+                .service(webhooks::org::list)
+                .service(webhooks::org::remove)
+                .service(webhooks::org::rotate)
+                .service(webhooks::org::test)
+                .service(webhooks::org::enable)
+                .service(webhooks::org::deliveries)
+                .service(webhooks::org::redeliver),
         );
 }

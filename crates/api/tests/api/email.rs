@@ -19,14 +19,14 @@ on_backends!(
 );
 
 /// An SMTP server of the test's own that keeps every message in a maildir.
-struct SmtpSink {
+pub(crate) struct SmtpSink {
     child: Child,
     port: u16,
     dir: tempfile::TempDir,
 }
 
 impl SmtpSink {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
         let dir = tempfile::tempdir().unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -53,7 +53,7 @@ impl SmtpSink {
         Self { child, port, dir }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.port)
     }
 
@@ -62,7 +62,7 @@ impl SmtpSink {
     }
 
     /// Every message received so far, as text.
-    fn messages(&self) -> Vec<String> {
+    pub(crate) fn messages(&self) -> Vec<String> {
         let mut paths: Vec<PathBuf> = std::fs::read_dir(self.mail_dir())
             .map(|d| d.map(|e| e.unwrap().path()).collect())
             .unwrap_or_default();
@@ -74,7 +74,7 @@ impl SmtpSink {
     }
 
     /// Waits for the `n`th message (1-based) and returns it.
-    async fn nth(&self, n: usize) -> String {
+    pub(crate) async fn nth(&self, n: usize) -> String {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Some(message) = self.messages().into_iter().nth(n - 1) {

@@ -27,3 +27,4 @@ mod secrets;
 mod tokens;
 mod uptime;
 mod verification;
+mod webhooks;

@@ -39,3 +39,7 @@ pub mod stripe_events;
 pub mod uptime_statements;
 pub mod users;
 pub mod verification_checks;
+pub mod webhook_attempts;
+pub mod webhook_deliveries;
+pub mod webhook_endpoints;
+pub mod webhook_events;

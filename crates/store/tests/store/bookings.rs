@@ -151,6 +151,24 @@ async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
     let sweep = db.sweep_bookings(now).await.unwrap();
     assert_eq!(sweep.expired, vec![ids[0]]);
     assert_eq!((sweep.activated, sweep.completed), (1, 1));
+    // Each move wrote its webhook event with it: the two booked confirmed, one started, one
+    // ended.
+    let events = |kind: &'static str| {
+        let db = Arc::clone(&db);
+        async move {
+            db.webhook_events_of_kind(kind)
+                .await
+                .unwrap()
+                .iter()
+                .map(|e| e.data.clone())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(events("booking.confirmed").await.len(), 2);
+    let started = events("booking.started").await;
+    assert!(started.len() == 1 && started[0].contains(&ids[2].to_string()));
+    let ended = events("booking.ended").await;
+    assert!(ended.len() == 1 && ended[0].contains(&ids[3].to_string()));
     let mut statuses = Vec::new();
     for id in &ids {
         statuses.push(db.booking_by_id(*id).await.unwrap().unwrap().status);
@@ -175,6 +193,11 @@ async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
         db.sweep_bookings(now).await.unwrap(),
         store::Sweep::default(),
         "a second sweep finds nothing to do"
+    );
+    assert_eq!(
+        events("booking.started").await.len(),
+        1,
+        "and tells nothing"
     );
 }
 

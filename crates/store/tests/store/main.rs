@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 mod bookings;
 mod migrations;
+mod webhooks;
 mod writers;
 
 /// A database with one user, an organisation of theirs and `n` listings of it with `gpus`

@@ -1,0 +1,672 @@
+//! Webhooks: endpoints, the outbox, deliveries and their attempts.
+//!
+//! A change that tells of itself writes its event with [`emit`] **inside its own
+//! transaction**: the event exists exactly when the change does, so a crash between the
+//! commit and the send loses nothing. Workers then fan each event out to the endpoints that
+//! hear of it (one delivery per endpoint and event, made once however many workers race) and
+//! claim due deliveries by moving their `next_attempt_at` a lease ahead (a claim re-checks
+//! what it read, so two workers never send one attempt twice; a worker that dies mid-send
+//! leaves the delivery to be claimed again when the lease runs out: at least once).
+
+use chrono::{DateTime, Utc};
+use domain::webhook::EventKind;
+use sea_orm::sea_query::{Expr, OnConflict, Query};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect,
+};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::entities::{
+    bookings, listings, webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_events,
+};
+use crate::{Db, StoreError};
+
+pub type WebhookEndpointRecord = webhook_endpoints::Model;
+pub type WebhookEventRecord = webhook_events::Model;
+pub type WebhookAttemptRecord = webhook_attempts::Model;
+
+/// Who an endpoint belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebhookOwner {
+    User(Uuid),
+    Org(Uuid),
+}
+
+/// A delivery's status as stored.
+pub mod delivery_status {
+    pub const PENDING: &str = "pending";
+    pub const DELIVERED: &str = "delivered";
+    pub const FAILED: &str = "failed";
+}
+
+/// Writes an event to the outbox, in the caller's transaction. `renter` and `org` say whose
+/// endpoints hear of it. `data` carries ids, states and times only: never a secret or an
+/// engine's address.
+pub(crate) async fn emit(
+    conn: &impl ConnectionTrait,
+    kind: EventKind,
+    (renter, org): (Option<Uuid>, Option<Uuid>),
+    data: Value,
+    at: DateTime<Utc>,
+) -> Result<Uuid, StoreError> {
+    let id = Uuid::now_v7();
+    webhook_events::Entity::insert(webhook_events::ActiveModel {
+        id: Set(id),
+        kind: Set(kind.as_str().to_owned()),
+        renter_id: Set(renter),
+        org_id: Set(org),
+        endpoint_id: Set(None),
+        data: Set(data.to_string()),
+        occurred_at: Set(at),
+        fanned_out: Set(false),
+    })
+    .exec_without_returning(conn)
+    .await?;
+    Ok(id)
+}
+
+/// The organisation a listing belongs to.
+async fn org_of(conn: &impl ConnectionTrait, listing: Uuid) -> Result<Option<Uuid>, StoreError> {
+    Ok(listings::Entity::find_by_id(listing)
+        .select_only()
+        .column(listings::Column::OrgId)
+        .into_tuple()
+        .one(conn)
+        .await?)
+}
+
+/// A booking's event (its renter's and its listing's organisation's endpoints hear of it):
+/// the booking's ids, status and interval, and `extra`.
+pub(crate) async fn emit_booking(
+    conn: &impl ConnectionTrait,
+    kind: EventKind,
+    booking: &bookings::Model,
+    extra: Value,
+    at: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let org = org_of(conn, booking.listing_id).await?;
+    let mut data = json!({
+        "booking_id": booking.id,
+        "listing_id": booking.listing_id,
+        "status": booking.status,
+        "gpu_count": booking.gpu_count,
+        "starts_at": booking.starts_at,
+        "ends_at": booking.ends_at,
+    });
+    merge(&mut data, extra);
+    emit(conn, kind, (Some(booking.renter_id), org), data, at).await?;
+    Ok(())
+}
+
+/// A listing's event (its organisation's endpoints hear of it): the listing's id and `extra`.
+pub(crate) async fn emit_listing(
+    conn: &impl ConnectionTrait,
+    kind: EventKind,
+    listing: Uuid,
+    extra: Value,
+    at: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let org = org_of(conn, listing).await?;
+    let mut data = json!({ "listing_id": listing });
+    merge(&mut data, extra);
+    emit(conn, kind, (None, org), data, at).await?;
+    Ok(())
+}
+
+fn merge(data: &mut Value, extra: Value) {
+    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
+        data.extend(extra);
+    }
+}
+
+/// One delivery to send now, with what it sends and where.
+#[derive(Debug, Clone)]
+pub struct DeliveryClaim {
+    pub delivery: Uuid,
+    /// Attempts made before this one.
+    pub attempts: i32,
+    pub event: WebhookEventRecord,
+    pub endpoint: WebhookEndpointRecord,
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone)]
+pub struct AttemptOutcome {
+    pub status_code: Option<i32>,
+    pub answer: Option<String>,
+    pub error: Option<String>,
+    pub duration_ms: i64,
+    /// Whether the receiver took it (a 2xx answer).
+    pub delivered: bool,
+}
+
+/// A delivery with its event and attempts, as its endpoint's owner sees it.
+#[derive(Debug, Clone)]
+pub struct DeliveryRecord {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    pub kind: String,
+    pub status: String,
+    pub attempts: Vec<WebhookAttemptRecord>,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+fn owned_by(owner: WebhookOwner) -> Condition {
+    match owner {
+        WebhookOwner::User(user) => Condition::all()
+            .add(webhook_endpoints::Column::OwnerUserId.eq(user))
+            .add(webhook_endpoints::Column::OwnerOrgId.is_null()),
+        WebhookOwner::Org(org) => {
+            Condition::all().add(webhook_endpoints::Column::OwnerOrgId.eq(org))
+        }
+    }
+}
+
+/// Whether `endpoint` subscribes to `kind`.
+pub fn subscribes(endpoint: &WebhookEndpointRecord, kind: &str) -> bool {
+    endpoint.events.split(' ').any(|e| e == kind)
+}
+
+impl Db {
+    pub async fn insert_webhook_endpoint(
+        &self,
+        endpoint: WebhookEndpointRecord,
+    ) -> Result<(), StoreError> {
+        use sea_orm::ActiveModelTrait;
+        webhook_endpoints::Entity::insert(
+            webhook_endpoints::ActiveModel::from(endpoint).reset_all(),
+        )
+        .exec_without_returning(self.conn())
+        .await?;
+        Ok(())
+    }
+
+    /// How many endpoints `owner` has.
+    pub async fn count_webhook_endpoints(&self, owner: WebhookOwner) -> Result<u64, StoreError> {
+        use sea_orm::PaginatorTrait;
+        Ok(webhook_endpoints::Entity::find()
+            .filter(owned_by(owner))
+            .count(self.conn())
+            .await?)
+    }
+
+    /// `owner`'s endpoints, oldest first.
+    pub async fn webhook_endpoints_of(
+        &self,
+        owner: WebhookOwner,
+    ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
+        Ok(webhook_endpoints::Entity::find()
+            .filter(owned_by(owner))
+            .order_by_asc(webhook_endpoints::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// One of `owner`'s endpoints; `None` when it is not theirs (or does not exist).
+    pub async fn webhook_endpoint(
+        &self,
+        owner: WebhookOwner,
+        id: Uuid,
+    ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
+        Ok(webhook_endpoints::Entity::find_by_id(id)
+            .filter(owned_by(owner))
+            .one(self.conn())
+            .await?)
+    }
+
+    /// Deletes one of `owner`'s endpoints with its deliveries; whether it was there.
+    pub async fn delete_webhook_endpoint(
+        &self,
+        owner: WebhookOwner,
+        id: Uuid,
+    ) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
+        let mine = webhook_endpoints::Entity::find_by_id(id)
+            .filter(owned_by(owner))
+            .one(&txn)
+            .await?
+            .is_some();
+        if mine {
+            // Attempts and deliveries go with it (cascades), spelled out for SQLite
+            // connections without foreign keys.
+            let deliveries = Query::select()
+                .column(webhook_deliveries::Column::Id)
+                .from(webhook_deliveries::Entity)
+                .and_where(webhook_deliveries::Column::EndpointId.eq(id))
+                .to_owned();
+            webhook_attempts::Entity::delete_many()
+                .filter(webhook_attempts::Column::DeliveryId.in_subquery(deliveries))
+                .exec(&txn)
+                .await?;
+            webhook_deliveries::Entity::delete_many()
+                .filter(webhook_deliveries::Column::EndpointId.eq(id))
+                .exec(&txn)
+                .await?;
+            webhook_endpoints::Entity::delete_by_id(id)
+                .exec(&txn)
+                .await?;
+        }
+        txn.commit().await?;
+        Ok(mine)
+    }
+
+    /// Replaces an endpoint's secret with `sealed`, keeping the one it replaces (as `old`,
+    /// sealed for its new place) until `until`. Whether the endpoint still held `current`
+    /// (a racing rotation won otherwise).
+    pub async fn rotate_webhook_secret(
+        &self,
+        id: Uuid,
+        current: &str,
+        (sealed, old): (&str, &str),
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = webhook_endpoints::Entity::update_many()
+            .col_expr(webhook_endpoints::Column::Secret, Expr::value(sealed))
+            .col_expr(webhook_endpoints::Column::PreviousSecret, Expr::value(old))
+            .col_expr(
+                webhook_endpoints::Column::PreviousSecretUntil,
+                Expr::value(until),
+            )
+            .filter(webhook_endpoints::Column::Id.eq(id))
+            .filter(webhook_endpoints::Column::Secret.eq(current))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Enables an endpoint again: its pending deliveries resume, its failures are forgotten.
+    pub async fn enable_webhook_endpoint(&self, id: Uuid) -> Result<(), StoreError> {
+        webhook_endpoints::Entity::update_many()
+            .col_expr(webhook_endpoints::Column::Enabled, Expr::value(true))
+            .col_expr(
+                webhook_endpoints::Column::FailingSince,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .col_expr(
+                webhook_endpoints::Column::DisabledAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
+            .col_expr(
+                webhook_endpoints::Column::DisabledReason,
+                Expr::value(Option::<String>::None),
+            )
+            .filter(webhook_endpoints::Column::Id.eq(id))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    /// A test event for one endpoint, delivered like any other; its id.
+    pub async fn emit_test_event(
+        &self,
+        endpoint: Uuid,
+        data: Value,
+        at: DateTime<Utc>,
+    ) -> Result<Uuid, StoreError> {
+        let id = Uuid::now_v7();
+        webhook_events::Entity::insert(webhook_events::ActiveModel {
+            id: Set(id),
+            kind: Set(EventKind::WebhookTest.as_str().to_owned()),
+            renter_id: Set(None),
+            org_id: Set(None),
+            endpoint_id: Set(Some(endpoint)),
+            data: Set(data.to_string()),
+            occurred_at: Set(at),
+            fanned_out: Set(false),
+        })
+        .exec_without_returning(self.conn())
+        .await?;
+        Ok(id)
+    }
+
+    /// Makes the deliveries of up to `limit` events not fanned out yet: one per enabled
+    /// endpoint that hears of the event and subscribes to its kind. Idempotent: a delivery
+    /// exists once per endpoint and event, however many workers race. How many events.
+    pub async fn fan_out_webhook_events(
+        &self,
+        now: DateTime<Utc>,
+        limit: u64,
+    ) -> Result<usize, StoreError> {
+        let txn = self.write().await?;
+        let events = webhook_events::Entity::find()
+            .filter(webhook_events::Column::FannedOut.eq(false))
+            .order_by_asc(webhook_events::Column::Id)
+            .limit(limit)
+            .all(&txn)
+            .await?;
+        for event in &events {
+            let hears = match (event.endpoint_id, event.renter_id, event.org_id) {
+                (Some(endpoint), ..) => {
+                    Condition::all().add(webhook_endpoints::Column::Id.eq(endpoint))
+                }
+                (None, renter, org) => {
+                    let renters = event
+                        .kind
+                        .parse::<EventKind>()
+                        .is_ok_and(EventKind::reaches_renters);
+                    let mut any = Condition::any();
+                    if let Some(renter) = renter.filter(|_| renters) {
+                        any = any.add(owned_by(WebhookOwner::User(renter)));
+                    }
+                    if let Some(org) = org {
+                        any = any.add(owned_by(WebhookOwner::Org(org)));
+                    }
+                    if renter.is_none() && org.is_none() {
+                        any = any.add(Expr::value(false));
+                    }
+                    any
+                }
+            };
+            let endpoints = webhook_endpoints::Entity::find()
+                .filter(hears)
+                .filter(webhook_endpoints::Column::Enabled.eq(true))
+                .all(&txn)
+                .await?;
+            let deliveries: Vec<_> = endpoints
+                .iter()
+                .filter(|e| event.endpoint_id.is_some() || subscribes(e, &event.kind))
+                .map(|e| webhook_deliveries::ActiveModel {
+                    id: Set(Uuid::now_v7()),
+                    endpoint_id: Set(e.id),
+                    event_id: Set(event.id),
+                    status: Set(delivery_status::PENDING.to_owned()),
+                    attempts: Set(0),
+                    next_attempt_at: Set(Some(now)),
+                    created_at: Set(now),
+                    delivered_at: Set(None),
+                })
+                .collect();
+            if !deliveries.is_empty() {
+                webhook_deliveries::Entity::insert_many(deliveries)
+                    .on_conflict(
+                        OnConflict::columns([
+                            webhook_deliveries::Column::EndpointId,
+                            webhook_deliveries::Column::EventId,
+                        ])
+                        .do_nothing()
+                        .to_owned(),
+                    )
+                    .exec_without_returning(&txn)
+                    .await?;
+            }
+            webhook_events::Entity::update_many()
+                .col_expr(webhook_events::Column::FannedOut, Expr::value(true))
+                .filter(webhook_events::Column::Id.eq(event.id))
+                .exec(&txn)
+                .await?;
+        }
+        txn.commit().await?;
+        Ok(events.len())
+    }
+
+    /// Claims up to `limit` deliveries due at `now` to enabled endpoints, each until
+    /// `now + lease` (then another worker may try it again).
+    pub async fn claim_webhook_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease: chrono::Duration,
+        limit: u64,
+    ) -> Result<Vec<DeliveryClaim>, StoreError> {
+        let enabled = Query::select()
+            .column(webhook_endpoints::Column::Id)
+            .from(webhook_endpoints::Entity)
+            .and_where(webhook_endpoints::Column::Enabled.eq(true))
+            .to_owned();
+        let due = webhook_deliveries::Entity::find()
+            .filter(webhook_deliveries::Column::Status.eq(delivery_status::PENDING))
+            .filter(webhook_deliveries::Column::NextAttemptAt.lte(now))
+            .filter(webhook_deliveries::Column::EndpointId.in_subquery(enabled))
+            .order_by_asc(webhook_deliveries::Column::NextAttemptAt)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let mut claims = Vec::with_capacity(due.len());
+        for delivery in due {
+            let claimed = webhook_deliveries::Entity::update_many()
+                .col_expr(
+                    webhook_deliveries::Column::NextAttemptAt,
+                    Expr::value(now + lease),
+                )
+                .filter(webhook_deliveries::Column::Id.eq(delivery.id))
+                .filter(webhook_deliveries::Column::Status.eq(delivery_status::PENDING))
+                .filter(webhook_deliveries::Column::NextAttemptAt.eq(delivery.next_attempt_at))
+                .exec(self.conn())
+                .await?
+                .rows_affected
+                == 1;
+            if !claimed {
+                continue;
+            }
+            let event = webhook_events::Entity::find_by_id(delivery.event_id)
+                .one(self.conn())
+                .await?;
+            let endpoint = webhook_endpoints::Entity::find_by_id(delivery.endpoint_id)
+                .one(self.conn())
+                .await?;
+            if let (Some(event), Some(endpoint)) = (event, endpoint) {
+                claims.push(DeliveryClaim {
+                    delivery: delivery.id,
+                    attempts: delivery.attempts,
+                    event,
+                    endpoint,
+                });
+            }
+        }
+        Ok(claims)
+    }
+
+    /// Records an attempt of a claimed delivery and what follows from it: delivered, tried
+    /// again at `retry_at`, or (no `retry_at`) failed for good. A success clears the
+    /// endpoint's failing streak; a failure starts it, and an endpoint failing since
+    /// `disable_before` or earlier is disabled: then it is returned (its owners are told).
+    pub async fn record_webhook_attempt(
+        &self,
+        claim: &DeliveryClaim,
+        outcome: AttemptOutcome,
+        (now, retry_at): (DateTime<Utc>, Option<DateTime<Utc>>),
+        disable_before: DateTime<Utc>,
+    ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
+        let txn = self.write().await?;
+        let delivered = outcome.delivered;
+        webhook_attempts::Entity::insert(webhook_attempts::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            delivery_id: Set(claim.delivery),
+            attempted_at: Set(now),
+            status_code: Set(outcome.status_code),
+            answer: Set(outcome.answer),
+            error: Set(outcome.error),
+            duration_ms: Set(outcome.duration_ms),
+        })
+        .exec_without_returning(&txn)
+        .await?;
+        let status = match (delivered, retry_at) {
+            (true, _) => delivery_status::DELIVERED,
+            (false, Some(_)) => delivery_status::PENDING,
+            (false, None) => delivery_status::FAILED,
+        };
+        webhook_deliveries::Entity::update_many()
+            .col_expr(webhook_deliveries::Column::Status, Expr::value(status))
+            .col_expr(
+                webhook_deliveries::Column::Attempts,
+                Expr::value(claim.attempts + 1),
+            )
+            .col_expr(
+                webhook_deliveries::Column::NextAttemptAt,
+                Expr::value(retry_at.filter(|_| !delivered)),
+            )
+            .col_expr(
+                webhook_deliveries::Column::DeliveredAt,
+                Expr::value(delivered.then_some(now)),
+            )
+            .filter(webhook_deliveries::Column::Id.eq(claim.delivery))
+            .exec(&txn)
+            .await?;
+        let endpoint = webhook_endpoints::Entity::update_many()
+            .filter(webhook_endpoints::Column::Id.eq(claim.endpoint.id));
+        let mut disabled = None;
+        if delivered {
+            endpoint
+                .col_expr(
+                    webhook_endpoints::Column::FailingSince,
+                    Expr::value(Option::<DateTime<Utc>>::None),
+                )
+                .exec(&txn)
+                .await?;
+        } else {
+            endpoint
+                .col_expr(webhook_endpoints::Column::FailingSince, Expr::value(now))
+                .filter(webhook_endpoints::Column::FailingSince.is_null())
+                .exec(&txn)
+                .await?;
+            let reason = "every delivery failed for the configured period \
+                          (webhook_disable_after_secs)";
+            let done = webhook_endpoints::Entity::update_many()
+                .col_expr(webhook_endpoints::Column::Enabled, Expr::value(false))
+                .col_expr(webhook_endpoints::Column::DisabledAt, Expr::value(now))
+                .col_expr(
+                    webhook_endpoints::Column::DisabledReason,
+                    Expr::value(reason),
+                )
+                .filter(webhook_endpoints::Column::Id.eq(claim.endpoint.id))
+                .filter(webhook_endpoints::Column::Enabled.eq(true))
+                .filter(webhook_endpoints::Column::FailingSince.lte(disable_before))
+                .exec(&txn)
+                .await?;
+            if done.rows_affected == 1 {
+                disabled = webhook_endpoints::Entity::find_by_id(claim.endpoint.id)
+                    .one(&txn)
+                    .await?;
+            }
+        }
+        txn.commit().await?;
+        Ok(disabled)
+    }
+
+    /// An endpoint's deliveries, newest first, before the delivery `before` (exclusive),
+    /// each with its attempts (oldest first).
+    pub async fn webhook_deliveries(
+        &self,
+        endpoint: Uuid,
+        before: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<DeliveryRecord>, StoreError> {
+        let mut select = webhook_deliveries::Entity::find()
+            .filter(webhook_deliveries::Column::EndpointId.eq(endpoint));
+        if let Some(before) = before {
+            select = select.filter(webhook_deliveries::Column::Id.lt(before));
+        }
+        let deliveries = select
+            .order_by_desc(webhook_deliveries::Column::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let ids: Vec<Uuid> = deliveries.iter().map(|d| d.id).collect();
+        let events: Vec<Uuid> = deliveries.iter().map(|d| d.event_id).collect();
+        let kinds: std::collections::HashMap<Uuid, String> = webhook_events::Entity::find()
+            .select_only()
+            .column(webhook_events::Column::Id)
+            .column(webhook_events::Column::Kind)
+            .filter(webhook_events::Column::Id.is_in(events))
+            .into_tuple()
+            .all(self.conn())
+            .await?
+            .into_iter()
+            .collect();
+        let mut attempts: std::collections::HashMap<Uuid, Vec<WebhookAttemptRecord>> =
+            Default::default();
+        for attempt in webhook_attempts::Entity::find()
+            .filter(webhook_attempts::Column::DeliveryId.is_in(ids))
+            .order_by_asc(webhook_attempts::Column::Id)
+            .all(self.conn())
+            .await?
+        {
+            attempts
+                .entry(attempt.delivery_id)
+                .or_default()
+                .push(attempt);
+        }
+        Ok(deliveries
+            .into_iter()
+            .map(|d| DeliveryRecord {
+                id: d.id,
+                event_id: d.event_id,
+                kind: kinds.get(&d.event_id).cloned().unwrap_or_default(),
+                status: d.status,
+                attempts: attempts.remove(&d.id).unwrap_or_default(),
+                next_attempt_at: d.next_attempt_at,
+                created_at: d.created_at,
+                delivered_at: d.delivered_at,
+            })
+            .collect())
+    }
+
+    /// Sends a delivery of `endpoint` again from the start of the schedule (same event, same
+    /// `webhook-id`); whether it was there.
+    pub async fn redeliver_webhook(
+        &self,
+        endpoint: Uuid,
+        delivery: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = webhook_deliveries::Entity::update_many()
+            .col_expr(
+                webhook_deliveries::Column::Status,
+                Expr::value(delivery_status::PENDING),
+            )
+            .col_expr(webhook_deliveries::Column::Attempts, Expr::value(0))
+            .col_expr(webhook_deliveries::Column::NextAttemptAt, Expr::value(now))
+            .filter(webhook_deliveries::Column::Id.eq(delivery))
+            .filter(webhook_deliveries::Column::EndpointId.eq(endpoint))
+            .exec(self.conn())
+            .await?;
+        Ok(result.rows_affected == 1)
+    }
+
+    /// Deletes events (with their deliveries and attempts) that occurred before `before`
+    /// and have nothing left to deliver; how many.
+    pub async fn prune_webhook_events(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        let pending = Query::select()
+            .column(webhook_deliveries::Column::EventId)
+            .from(webhook_deliveries::Entity)
+            .and_where(webhook_deliveries::Column::Status.eq(delivery_status::PENDING))
+            .to_owned();
+        let old: Vec<Uuid> = webhook_events::Entity::find()
+            .select_only()
+            .column(webhook_events::Column::Id)
+            .filter(webhook_events::Column::OccurredAt.lt(before))
+            .filter(webhook_events::Column::FannedOut.eq(true))
+            .filter(webhook_events::Column::Id.not_in_subquery(pending))
+            .limit(1000)
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        if old.is_empty() {
+            return Ok(0);
+        }
+        let txn = self.write().await?;
+        let deliveries = Query::select()
+            .column(webhook_deliveries::Column::Id)
+            .from(webhook_deliveries::Entity)
+            .and_where(webhook_deliveries::Column::EventId.is_in(old.clone()))
+            .to_owned();
+        webhook_attempts::Entity::delete_many()
+            .filter(webhook_attempts::Column::DeliveryId.in_subquery(deliveries))
+            .exec(&txn)
+            .await?;
+        webhook_deliveries::Entity::delete_many()
+            .filter(webhook_deliveries::Column::EventId.is_in(old.clone()))
+            .exec(&txn)
+            .await?;
+        let gone = webhook_events::Entity::delete_many()
+            .filter(webhook_events::Column::Id.is_in(old))
+            .exec(&txn)
+            .await?
+            .rows_affected;
+        txn.commit().await?;
+        Ok(gone)
+    }
+}

@@ -1,0 +1,195 @@
+//! The webhook outbox: each change writes its event in its own transaction (and a change
+//! that did not happen writes none); events fan out to the endpoints that hear of them once,
+//! and each due delivery is claimed by one worker, however many race.
+
+use std::sync::Arc;
+
+use chrono::{Duration, Utc};
+use store::testing::{TestDatabase, decode_cell, verified_report};
+use store::{Backend, Db, WebhookEndpointRecord};
+use uuid::Uuid;
+
+async fn kinds(db: &Db, kind: &str) -> usize {
+    db.webhook_events_of_kind(kind).await.unwrap().len()
+}
+
+fn endpoint(
+    user: Option<Uuid>,
+    org: Option<Uuid>,
+    events: &str,
+    enabled: bool,
+) -> WebhookEndpointRecord {
+    WebhookEndpointRecord {
+        id: Uuid::now_v7(),
+        owner_user_id: user,
+        owner_org_id: org,
+        url: "https://hooks.example/x".into(),
+        events: events.into(),
+        secret: "sealed".into(),
+        previous_secret: None,
+        previous_secret_until: None,
+        enabled,
+        failing_since: None,
+        disabled_at: None,
+        disabled_reason: None,
+        created_by: user.unwrap_or_else(Uuid::now_v7),
+        created_at: Utc::now(),
+    }
+}
+
+async fn changes_write_their_events(backend: Backend) {
+    let (_database, db, _user, listings): (TestDatabase, Arc<Db>, _, _) =
+        crate::organisation(backend, 1, 1).await;
+    let listing = listings[0].id;
+    let now = Utc::now();
+    let judging = (Duration::seconds(900), Duration::hours(24));
+    // Liveness: an event when the state changes, none while it holds.
+    db.record_liveness(listing, true, now, judging)
+        .await
+        .unwrap();
+    db.record_liveness(listing, true, now + Duration::seconds(300), judging)
+        .await
+        .unwrap();
+    db.record_liveness(listing, false, now + Duration::seconds(600), judging)
+        .await
+        .unwrap();
+    assert_eq!(kinds(&db, "listing.up").await, 1);
+    assert_eq!(kinds(&db, "listing.down").await, 1);
+    let down = &db.webhook_events_of_kind("listing.down").await.unwrap()[0];
+    assert_eq!(down.org_id, Some(listings[0].org_id));
+    assert_eq!(down.renter_id, None);
+    assert!(down.data.contains(&listing.to_string()), "{}", down.data);
+    // A compliant report: published, and the listing verified; expired a month later.
+    verified_report(&db, listing, vec![decode_cell(1024, 1, 10.0)])
+        .await
+        .unwrap();
+    assert_eq!(kinds(&db, "report.published").await, 1);
+    assert_eq!(kinds(&db, "listing.verified").await, 1);
+    let expired = db
+        .expire_badges(now + Duration::days(31), Duration::days(30))
+        .await
+        .unwrap();
+    assert_eq!(expired, [listing]);
+    assert_eq!(kinds(&db, "listing.expired").await, 1);
+    // Nothing to expire: no event.
+    db.expire_badges(now + Duration::days(32), Duration::days(30))
+        .await
+        .unwrap();
+    assert_eq!(kinds(&db, "listing.expired").await, 1);
+}
+
+async fn events_fan_out_and_are_claimed_once(backend: Backend) {
+    let (_database, db, user, listings) = crate::organisation(backend, 1, 1).await;
+    let listing = &listings[0];
+    let org = listing.org_id;
+    let renter = crate::new_user(&db, "renter@example.com").await.as_uuid();
+    let hears_up = endpoint(None, Some(org), "listing.up listing.down", true);
+    let hears_all = endpoint(None, Some(org), "listing.up", true);
+    let disabled = endpoint(None, Some(org), "listing.up", false);
+    let other_org_user = endpoint(Some(user.as_uuid()), None, "booking.confirmed", true);
+    let renters = endpoint(Some(renter), None, "booking.confirmed", true);
+    for e in [&hears_up, &hears_all, &disabled, &other_org_user, &renters] {
+        db.insert_webhook_endpoint(e.clone()).await.unwrap();
+    }
+    let now = Utc::now();
+    let judging = (Duration::seconds(900), Duration::hours(24));
+    db.record_liveness(listing.id, true, now, judging)
+        .await
+        .unwrap();
+    // A booking of the renter's, confirmed at once.
+    let start = now + Duration::hours(1);
+    let booking = store::BookingRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing.id,
+        renter_id: renter,
+        gpu_count: 1,
+        starts_at: start,
+        ends_at: start + Duration::hours(1),
+        status: store::booking_status::CONFIRMED.into(),
+        price_amount: 1,
+        currency: "USD".into(),
+        idempotency_key: "k".into(),
+        request_hash: "h".into(),
+        hold_expires_at: None,
+        cancelled_at: None,
+        refund_amount: None,
+        created_at: now,
+        payment_provider: None,
+        payment_intent_id: None,
+        client_secret: None,
+        platform_fee_amount: None,
+        payment_error: None,
+        cancel_requested_at: None,
+        cancel_claimed_until: None,
+        plan_id: None,
+    };
+    db.book(booking, now, |_| Ok(())).await.unwrap();
+
+    // Four workers fan out at once: each event's deliveries are made once.
+    let fan_outs = (0..4).map(|_| {
+        let db = Arc::clone(&db);
+        tokio::spawn(async move { db.fan_out_webhook_events(now, 100).await.unwrap() })
+    });
+    futures_util::future::join_all(fan_outs).await;
+    // Four workers claim at once: each delivery is claimed by one.
+    let claims = (0..4).map(|_| {
+        let db = Arc::clone(&db);
+        tokio::spawn(async move {
+            db.claim_webhook_deliveries(Utc::now(), Duration::seconds(60), 100)
+                .await
+                .unwrap()
+        })
+    });
+    let mut claimed: Vec<(Uuid, String)> = futures_util::future::join_all(claims)
+        .await
+        .into_iter()
+        .flat_map(|c| c.unwrap())
+        .map(|c| (c.endpoint.id, c.event.kind))
+        .collect();
+    claimed.sort();
+    let mut expected = vec![
+        (hears_up.id, "listing.up".to_owned()),
+        (hears_all.id, "listing.up".to_owned()),
+        // The renter's own endpoint hears of their booking; the organisation's owner's
+        // personal endpoint does not (it is not their booking).
+        (renters.id, "booking.confirmed".to_owned()),
+    ];
+    expected.sort();
+    assert_eq!(claimed, expected);
+    // Claimed: none is due again until the lease ends.
+    assert!(
+        db.claim_webhook_deliveries(Utc::now(), Duration::seconds(60), 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let later = Utc::now() + Duration::seconds(61);
+    assert_eq!(
+        db.claim_webhook_deliveries(later, Duration::seconds(60), 100)
+            .await
+            .unwrap()
+            .len(),
+        3,
+        "a lease that ran out (its worker died mid-send) is claimed again"
+    );
+}
+
+#[tokio::test]
+async fn changes_write_their_events_on_sqlite() {
+    changes_write_their_events(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn changes_write_their_events_on_postgres() {
+    changes_write_their_events(Backend::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn events_fan_out_and_are_claimed_once_on_sqlite() {
+    events_fan_out_and_are_claimed_once(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn events_fan_out_and_are_claimed_once_on_postgres() {
+    events_fan_out_and_are_claimed_once(Backend::Postgres).await;
+}
