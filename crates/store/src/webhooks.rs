@@ -115,6 +115,27 @@ pub(crate) async fn emit_listing(
     Ok(())
 }
 
+/// Deletes the deliveries `which` selects, with their attempts.
+async fn delete_deliveries(
+    conn: &impl ConnectionTrait,
+    which: sea_orm::sea_query::SimpleExpr,
+) -> Result<(), StoreError> {
+    let deliveries = Query::select()
+        .column(webhook_deliveries::Column::Id)
+        .from(webhook_deliveries::Entity)
+        .and_where(which.clone())
+        .to_owned();
+    webhook_attempts::Entity::delete_many()
+        .filter(webhook_attempts::Column::DeliveryId.in_subquery(deliveries))
+        .exec(conn)
+        .await?;
+    webhook_deliveries::Entity::delete_many()
+        .filter(which)
+        .exec(conn)
+        .await?;
+    Ok(())
+}
+
 fn merge(data: &mut Value, extra: Value) {
     if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
         data.extend(extra);
@@ -233,19 +254,7 @@ impl Db {
         if mine {
             // Attempts and deliveries go with it (cascades), spelled out for SQLite
             // connections without foreign keys.
-            let deliveries = Query::select()
-                .column(webhook_deliveries::Column::Id)
-                .from(webhook_deliveries::Entity)
-                .and_where(webhook_deliveries::Column::EndpointId.eq(id))
-                .to_owned();
-            webhook_attempts::Entity::delete_many()
-                .filter(webhook_attempts::Column::DeliveryId.in_subquery(deliveries))
-                .exec(&txn)
-                .await?;
-            webhook_deliveries::Entity::delete_many()
-                .filter(webhook_deliveries::Column::EndpointId.eq(id))
-                .exec(&txn)
-                .await?;
+            delete_deliveries(&txn, webhook_deliveries::Column::EndpointId.eq(id)).await?;
             webhook_endpoints::Entity::delete_by_id(id)
                 .exec(&txn)
                 .await?;
@@ -648,19 +657,7 @@ impl Db {
             return Ok(0);
         }
         let txn = self.write().await?;
-        let deliveries = Query::select()
-            .column(webhook_deliveries::Column::Id)
-            .from(webhook_deliveries::Entity)
-            .and_where(webhook_deliveries::Column::EventId.is_in(old.clone()))
-            .to_owned();
-        webhook_attempts::Entity::delete_many()
-            .filter(webhook_attempts::Column::DeliveryId.in_subquery(deliveries))
-            .exec(&txn)
-            .await?;
-        webhook_deliveries::Entity::delete_many()
-            .filter(webhook_deliveries::Column::EventId.is_in(old.clone()))
-            .exec(&txn)
-            .await?;
+        delete_deliveries(&txn, webhook_deliveries::Column::EventId.is_in(old.clone())).await?;
         let gone = webhook_events::Entity::delete_many()
             .filter(webhook_events::Column::Id.is_in(old))
             .exec(&txn)

@@ -8,7 +8,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::helpers::{Session, TestApp, assert_problem, join};
-use crate::marketplace::{list, provider};
+use crate::marketplace::{Provider, list, provider};
 
 #[path = "../../../../tests/webhooks/receiver.rs"]
 mod receiver;
@@ -54,6 +54,23 @@ async fn register(app: &TestApp, path: &str, token: &str, url: &str, events: Val
         .await;
     assert_eq!(res.status(), 201, "registering {url} at {path}");
     res.json().await.unwrap()
+}
+
+/// Registering `{url, events}` at `path` is refused as invalid; the problem, as text.
+async fn refused(app: &TestApp, path: &str, token: &str, url: &str, events: Value) -> String {
+    let res = app
+        .post(path, Some(token), json!({"url": url, "events": events}))
+        .await;
+    assert_problem(res, 422, "validation_failed")
+        .await
+        .to_string()
+}
+
+/// A new account that joins the provider's organisation as `role`.
+async fn joined(app: &TestApp, p: &Provider, email: &str, role: &str) -> Session {
+    let who = app.register(email).await;
+    join(app, &p.org, &p.member.access_token, &who, email, role).await;
+    who
 }
 
 fn org_path(org: &str) -> String {
@@ -361,16 +378,7 @@ async fn who_manages_which_endpoints(backend: store::Backend) {
     })
     .await;
     let p = provider(&app, "admin@example.com").await;
-    let member = app.register("member@example.com").await;
-    join(
-        &app,
-        &p.org,
-        &p.member.access_token,
-        &member,
-        "member@example.com",
-        "member",
-    )
-    .await;
+    let member = joined(&app, &p, "member@example.com", "member").await;
     let outsider = app.register("outsider@example.com").await;
     let url = "http://127.0.0.1:1/hook";
     let body = json!({"url": url, "events": ["listing.down"]});
@@ -439,47 +447,26 @@ async fn who_manages_which_endpoints(backend: store::Backend) {
         (json!(["booking.paid"]), "not an event type"),
         (json!(["webhook.test"]), "asked for"),
     ] {
-        let problem = assert_problem(
-            app.post(
-                &path,
-                Some(&p.member.access_token),
-                json!({"url": url, "events": events}),
-            )
-            .await,
-            422,
-            "validation_failed",
-        )
-        .await;
-        assert!(problem.to_string().contains(why), "{problem}");
+        let problem = refused(&app, &path, &p.member.access_token, url, events).await;
+        assert!(problem.contains(why), "{problem}");
     }
-    let problem = assert_problem(
-        app.post(
-            "/v1/webhook-endpoints",
-            Some(&member.access_token),
-            json!({"url": url, "events": ["listing.down"]}),
-        )
-        .await,
-        422,
-        "validation_failed",
+    let mine = "/v1/webhook-endpoints";
+    let problem = refused(
+        &app,
+        mine,
+        &member.access_token,
+        url,
+        json!(["listing.down"]),
     )
     .await;
-    assert!(problem.to_string().contains("organisation"), "{problem}");
+    assert!(problem.contains("organisation"), "{problem}");
     for bad in [
         "ftp://example.com/x",
         "http://user:pw@example.com/",
         "http://example.com/?x=1",
     ] {
-        assert_problem(
-            app.post(
-                &path,
-                Some(&p.member.access_token),
-                json!({"url": bad, "events": ["*"]}),
-            )
-            .await,
-            422,
-            "validation_failed",
-        )
-        .await;
+        let problem = refused(&app, &path, &p.member.access_token, bad, json!(["*"])).await;
+        assert!(problem.contains("url"), "{problem}");
     }
 
     // The admin's endpoints; the limit per owner.
@@ -567,18 +554,15 @@ async fn internal_receivers_need_webhook_allow_private(backend: store::Backend) 
         "http://[::1]:1/hook".to_owned(),
         "http://10.0.0.1/hook".to_owned(),
     ] {
-        let problem = assert_problem(
-            app.post(
-                "/v1/webhook-endpoints",
-                Some(&user.access_token),
-                json!({"url": url, "events": ["*"]}),
-            )
-            .await,
-            422,
-            "validation_failed",
+        let problem = refused(
+            &app,
+            "/v1/webhook-endpoints",
+            &user.access_token,
+            &url,
+            json!(["*"]),
         )
         .await;
-        assert!(problem.to_string().contains("url"), "{problem}");
+        assert!(problem.contains("url"), "{problem}");
     }
     // Registered where internal receivers were allowed, then sent by a worker where they
     // are not (as after a change of settings): refused at the connection, never received.
@@ -695,26 +679,8 @@ async fn an_endpoint_failing_for_days_is_disabled_and_its_admins_told(backend: s
     })
     .await;
     let p = provider(&app, "owner@example.com").await;
-    let admin = app.register("admin@example.com").await;
-    join(
-        &app,
-        &p.org,
-        &p.member.access_token,
-        &admin,
-        "admin@example.com",
-        "admin",
-    )
-    .await;
-    let member = app.register("member@example.com").await;
-    join(
-        &app,
-        &p.org,
-        &p.member.access_token,
-        &member,
-        "member@example.com",
-        "member",
-    )
-    .await;
+    let admin = joined(&app, &p, "admin@example.com", "admin").await;
+    joined(&app, &p, "member@example.com", "member").await;
     // Nothing listens there.
     let created = register(
         &app,

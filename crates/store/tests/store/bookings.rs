@@ -15,7 +15,7 @@ async fn marketplace(backend: Backend) -> (TestDatabase, Arc<Db>, UserId, Uuid) 
     (database, db, user, listings[0].id)
 }
 
-fn booking(
+pub(crate) fn booking(
     listing: Uuid,
     renter: UserId,
     key: &str,

@@ -82,12 +82,12 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
     let (_database, db, user, listings) = crate::organisation(backend, 1, 1).await;
     let listing = &listings[0];
     let org = listing.org_id;
-    let renter = crate::new_user(&db, "renter@example.com").await.as_uuid();
+    let renter = crate::new_user(&db, "renter@example.com").await;
     let hears_up = endpoint(None, Some(org), "listing.up listing.down", true);
     let hears_all = endpoint(None, Some(org), "listing.up", true);
     let disabled = endpoint(None, Some(org), "listing.up", false);
     let other_org_user = endpoint(Some(user.as_uuid()), None, "booking.confirmed", true);
-    let renters = endpoint(Some(renter), None, "booking.confirmed", true);
+    let renters = endpoint(Some(renter.as_uuid()), None, "booking.confirmed", true);
     for e in [&hears_up, &hears_all, &disabled, &other_org_user, &renters] {
         db.insert_webhook_endpoint(e.clone()).await.unwrap();
     }
@@ -98,31 +98,13 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
         .unwrap();
     // A booking of the renter's, confirmed at once.
     let start = now + Duration::hours(1);
-    let booking = store::BookingRecord {
-        id: Uuid::now_v7(),
-        listing_id: listing.id,
-        renter_id: renter,
-        gpu_count: 1,
-        starts_at: start,
-        ends_at: start + Duration::hours(1),
-        status: store::booking_status::CONFIRMED.into(),
-        price_amount: 1,
-        currency: "USD".into(),
-        idempotency_key: "k".into(),
-        request_hash: "h".into(),
-        hold_expires_at: None,
-        cancelled_at: None,
-        refund_amount: None,
-        created_at: now,
-        payment_provider: None,
-        payment_intent_id: None,
-        client_secret: None,
-        platform_fee_amount: None,
-        payment_error: None,
-        cancel_requested_at: None,
-        cancel_claimed_until: None,
-        plan_id: None,
-    };
+    let booking = crate::bookings::booking(
+        listing.id,
+        renter,
+        "k",
+        store::booking_status::CONFIRMED,
+        (start, start + Duration::hours(1)),
+    );
     db.book(booking, now, |_| Ok(())).await.unwrap();
 
     // Four workers fan out at once: each event's deliveries are made once.
