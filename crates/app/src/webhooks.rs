@@ -30,7 +30,7 @@ use crate::{App, AppError, Caller, Credential};
 const SECRET_PREFIX: &str = "whsec_";
 /// The most of a receiver's answer kept with an attempt, bytes.
 const ANSWER_KEPT: usize = 512;
-/// Deliveries one worker claims per pass.
+/// Deliveries one worker sends at once.
 pub const CLAIMS_PER_PASS: usize = 32;
 /// Events fanned out per pass.
 const FAN_OUT_PER_PASS: u64 = 200;
@@ -243,12 +243,6 @@ impl App {
             .await
             .map_err(|refused| ValidationError::new("url", refused.to_string()))?;
         let kinds = webhook::subscription(events, matches!(owner, WebhookOwner::User(_)))?;
-        let most = self.config().webhooks.webhook_endpoints_per_owner;
-        if self.db().count_webhook_endpoints(owner).await? >= u64::from(most) {
-            return Err(AppError::WebhookConflict(format!(
-                "at most {most} webhook endpoints each (webhook_endpoints_per_owner): delete one first"
-            )));
-        }
         let id = Uuid::now_v7();
         let secret = new_secret()?;
         let (owner_user_id, owner_org_id) = match owner {
@@ -275,7 +269,16 @@ impl App {
             created_by: caller.user_id.as_uuid(),
             created_at: Utc::now(),
         };
-        self.db().insert_webhook_endpoint(record.clone()).await?;
+        let most = self.config().webhooks.webhook_endpoints_per_owner;
+        if !self
+            .db()
+            .insert_webhook_endpoint(record.clone(), u64::from(most))
+            .await?
+        {
+            return Err(AppError::WebhookConflict(format!(
+                "at most {most} webhook endpoints each (webhook_endpoints_per_owner): delete one first"
+            )));
+        }
         Ok(WithSecret {
             endpoint: record.into(),
             secret,
@@ -443,50 +446,53 @@ impl App {
         Ok(())
     }
 
-    /// One pass of a webhook worker: fans new events out, then sends the deliveries that
-    /// are due (concurrently), and prunes what is older than 30 days. How many attempts.
-    pub async fn dispatch_webhooks(&self) -> Result<usize, AppError> {
-        let now = Utc::now();
+    /// What a webhook worker sends next: new events fanned out to their endpoints, then up
+    /// to `room` deliveries that are due, claimed for this worker (each for its attempt's
+    /// timeout and 5 s).
+    pub async fn due_webhooks(&self, room: usize) -> Result<Vec<DeliveryClaim>, AppError> {
         while self
             .db()
-            .fan_out_webhook_events(now, FAN_OUT_PER_PASS)
+            .fan_out_webhook_events(Utc::now(), FAN_OUT_PER_PASS)
             .await? as u64
             == FAN_OUT_PER_PASS
         {}
-        let settings = &self.config().webhooks;
-        let timeout = StdDuration::from_millis(settings.webhook_timeout_ms);
-        // A claim outlives the attempt (bounded by the timeout): another worker tries again
-        // only once it is over.
-        let lease = Duration::from_std(timeout).unwrap_or_default() + Duration::seconds(5);
-        let claims = self
+        let timeout = self.config().webhooks.webhook_timeout_ms;
+        // A claim outlives its attempt (bounded by the timeout): another worker tries again
+        // only once it is over. Taken now, after the fan-out, so the lease is whole.
+        let lease = Duration::milliseconds(timeout as i64) + Duration::seconds(5);
+        Ok(self
             .db()
-            .claim_webhook_deliveries(now, lease, CLAIMS_PER_PASS as u64)
-            .await?;
-        let attempts = claims.len();
-        let mut sends = tokio::task::JoinSet::new();
-        for claim in claims {
-            let app = self.clone();
-            sends.spawn(async move {
-                if let Err(e) = app.attempt_delivery(claim, timeout).await {
-                    tracing::warn!(error = %e, "recording a webhook attempt failed");
-                }
-            });
+            .claim_webhook_deliveries(Utc::now(), lease, room as u64)
+            .await?)
+    }
+
+    /// Deletes what has been delivered (or given up) for 30 days; how many events.
+    pub async fn prune_webhooks(&self) -> Result<u64, AppError> {
+        let before = Utc::now() - Duration::days(KEPT_FOR_DAYS);
+        let mut pruned = 0;
+        loop {
+            let gone = self.db().prune_webhook_events(before).await?;
+            pruned += gone;
+            if gone < 1000 {
+                return Ok(pruned);
+            }
         }
-        while sends.join_next().await.is_some() {}
-        if rand_one_in(100) {
-            self.db()
-                .prune_webhook_events(now - Duration::days(KEPT_FOR_DAYS))
-                .await?;
+    }
+
+    /// Sends what is due now and waits for every attempt: one pass, for tests and tools
+    /// (the worker keeps sending while it claims). How many attempts.
+    pub async fn dispatch_webhooks(&self) -> Result<usize, AppError> {
+        let claims = self.due_webhooks(CLAIMS_PER_PASS).await?;
+        let attempts = claims.len();
+        for claim in claims {
+            self.deliver_webhook(claim).await?;
         }
         Ok(attempts)
     }
 
     /// Sends one claimed delivery and records how it went.
-    async fn attempt_delivery(
-        &self,
-        claim: DeliveryClaim,
-        timeout: StdDuration,
-    ) -> Result<(), AppError> {
+    pub async fn deliver_webhook(&self, claim: DeliveryClaim) -> Result<(), AppError> {
+        let timeout = StdDuration::from_millis(self.config().webhooks.webhook_timeout_ms);
         let endpoint = &claim.endpoint;
         let sealer = &self.inner.sealer;
         let now = Utc::now();
@@ -578,10 +584,10 @@ impl App {
         let retry_at = (!outcome.delivered)
             .then(|| webhook::next_attempt(now, attempts, &settings.webhook_retry_schedule_secs))
             .flatten();
-        let disable_before = now - Duration::seconds(settings.webhook_disable_after_secs as i64);
+        let streak = Duration::seconds(settings.webhook_disable_after_secs as i64);
         let disabled = self
             .db()
-            .record_webhook_attempt(&claim, outcome, (now, retry_at), disable_before)
+            .record_webhook_attempt(&claim, outcome, (now, retry_at), streak)
             .await?;
         if let Some(endpoint) = disabled {
             self.tell_disabled(&endpoint).await;
@@ -613,16 +619,20 @@ impl App {
                 .unwrap_or_default(),
             (None, None) => Vec::new(),
         };
+        let after = self.config().webhooks.webhook_disable_after_secs;
+        let period = if after >= 3600 {
+            format!("{} hours", after / 3600)
+        } else {
+            format!("{} minutes", after.div_ceil(60))
+        };
         let body = format!(
-            "Every delivery to your webhook endpoint {} failed for {} hours, so it was \
-             disabled; events are no longer sent to it.\n\nIts deliveries and the answers \
-             they got are listed at GET …/webhook-endpoints/{}/deliveries. Once the receiver \
-             works again, send it a test event (POST …/webhook-endpoints/{}/test): that \
-             enables it again, and the deliveries still pending resume.\n",
-            endpoint.id,
-            self.config().webhooks.webhook_disable_after_secs / 3600,
-            endpoint.id,
-            endpoint.id
+            "Every delivery to your webhook endpoint {} failed for {period}, so it was \
+             disabled; events are no longer sent to it, and events that happen while it is \
+             disabled are not kept for it.\n\nIts deliveries and the answers they got are \
+             listed at GET …/webhook-endpoints/{}/deliveries. Once the receiver works again, \
+             send it a test event (POST …/webhook-endpoints/{}/test): that enables it again, \
+             and the deliveries still pending resume.\n",
+            endpoint.id, endpoint.id, endpoint.id
         );
         for to in recipients {
             if let Err(e) = self
@@ -652,12 +662,6 @@ fn send_error(e: &reqwest::Error) -> String {
     } else {
         "the exchange failed before a complete answer".into()
     }
-}
-
-/// True about once in `n` calls.
-fn rand_one_in(n: u32) -> bool {
-    let mut byte = [0u8; 4];
-    getrandom::fill(&mut byte).is_ok() && u32::from_le_bytes(byte) % n == 0
 }
 
 #[cfg(test)]

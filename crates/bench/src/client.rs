@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use crate::BenchError;
 use crate::bounds::{self, clip};
 use crate::prom::Snapshot;
-use openai::{Chunk, SseDecoder, SseEvent};
+use openai::{Chunk, EventRef, SseDecoder};
 use outbound::Policy;
 use secrecy::{ExposeSecret, SecretString};
 
@@ -582,11 +582,19 @@ impl StreamClient {
         }
         let mut decoder = SseDecoder::new();
         let mut counted = 0;
+        // One future each for the run's halt and the idle limit, for the whole stream: per
+        // chunk, no waiter is registered and no timer is set. The idle timer is looked at
+        // only when it fires, and then set again from the last byte's arrival.
+        let halted = self.halt.wait();
+        tokio::pin!(halted);
+        let idle = tokio::time::sleep(idle_timeout);
+        tokio::pin!(idle);
+        let mut last_byte = tokio::time::Instant::now();
         loop {
             let read = tokio::select! {
-                read = tokio::time::timeout(idle_timeout, response.chunk()) => read,
+                read = response.chunk() => read,
                 () = &mut stop => return timeline,
-                () = self.halt.wait() => return timeline,
+                () = &mut halted => return timeline,
                 () = &mut overdue => {
                     timeline.error = Some(format!(
                         "the stream did not end within {:?}",
@@ -594,71 +602,99 @@ impl StreamClient {
                     ));
                     return timeline;
                 }
+                () = &mut idle => {
+                    if last_byte.elapsed() >= idle_timeout {
+                        timeline.error = Some(format!("no bytes for {idle_timeout:?}"));
+                        return timeline;
+                    }
+                    idle.as_mut().reset(last_byte + idle_timeout);
+                    continue;
+                }
             };
             // The arrival time, taken before any parsing.
             let at = Instant::now();
+            last_byte = tokio::time::Instant::from_std(at);
             let bytes = match read {
-                Ok(Ok(Some(bytes))) => bytes,
-                Ok(Ok(None)) => {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => {
                     timeline.ended = Some(at);
                     if !timeline.completed {
                         timeline.error = Some("the stream ended without [DONE]".to_owned());
                     }
                     return timeline;
                 }
-                Ok(Err(e)) => {
+                Err(e) => {
                     timeline.error = Some(format!("reading the stream: {}", describe(&e)));
-                    return timeline;
-                }
-                Err(_) => {
-                    timeline.error = Some(format!("no bytes for {idle_timeout:?}"));
                     return timeline;
                 }
             };
             timeline.ended = Some(at);
-            for event in decoder.feed(&bytes) {
-                match event {
-                    SseEvent::Done => timeline.completed = true,
-                    SseEvent::TooLong { limit } => {
-                        timeline.error = Some(format!(
-                            "a stream line or event is longer than {limit} bytes"
-                        ));
-                        return timeline;
-                    }
-                    SseEvent::Data(data) => {
-                        let Ok(chunk) = Chunk::parse(&data) else {
-                            timeline.error =
-                                Some(format!("a chunk is not JSON: {}", clip(&data, 80)));
-                            return timeline;
-                        };
-                        if let Some(message) = chunk.error_message() {
-                            timeline.error = Some(format!(
-                                "the server failed mid-stream: {}",
-                                clip(message, bounds::MESSAGE)
-                            ));
-                            return timeline;
-                        }
-                        match chunk_tokens(&chunk, &mut counted, limits.max_tokens, &mut timeline) {
-                            Ok(0) => {}
-                            Ok(tokens) => {
-                                timeline.chunks.push((at, tokens));
-                                sink.tokens(at, tokens);
-                            }
-                            Err(dishonest) => {
-                                timeline.error = Some(dishonest);
-                                return timeline;
-                            }
-                        }
-                    }
+            let mut failed = None;
+            decoder.feed_each(&bytes, |event, _, _| {
+                if failed.is_some() {
+                    return;
                 }
+                failed = take_event(
+                    event,
+                    at,
+                    (&mut counted, limits.max_tokens),
+                    &mut timeline,
+                    sink,
+                );
+            });
+            if let Some(error) = failed {
+                timeline.error = Some(error);
+                return timeline;
             }
         }
+    }
+}
+
+/// Takes one event of a stream that arrived at `at` into its timeline: `[DONE]`, or a chunk
+/// whose tokens are counted (and told to `sink`). `Some` error ends the stream.
+fn take_event(
+    event: EventRef<'_>,
+    at: Instant,
+    (counted, max_tokens): (&mut u64, u64),
+    timeline: &mut Timeline,
+    sink: &mut impl ChunkSink,
+) -> Option<String> {
+    let data = match event {
+        EventRef::Done => {
+            timeline.completed = true;
+            return None;
+        }
+        EventRef::TooLong { limit } => {
+            return Some(format!(
+                "a stream line or event is longer than {limit} bytes"
+            ));
+        }
+        EventRef::Data(data) => data,
+    };
+    let Ok(chunk) = Chunk::parse(data) else {
+        return Some(format!("a chunk is not JSON: {}", clip(data, 80)));
+    };
+    if let Some(message) = chunk.error_message() {
+        return Some(format!(
+            "the server failed mid-stream: {}",
+            clip(message, bounds::MESSAGE)
+        ));
+    }
+    match chunk_tokens(&chunk, counted, max_tokens, timeline) {
+        Ok(0) => None,
+        Ok(tokens) => {
+            timeline.chunks.push((at, tokens));
+            sink.tokens(at, tokens);
+            None
+        }
+        Err(dishonest) => Some(dishonest),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use openai::SseEvent;
 
     /// [`chunk_tokens`] of a chunk written as JSON.
     fn tokens(

@@ -8,4 +8,4 @@ pub mod request;
 pub mod sse;
 
 pub use chunk::{Chunk, Usage};
-pub use sse::{SseDecoder, SseEvent};
+pub use sse::{EventRef, SseDecoder, SseEvent};

@@ -21,13 +21,35 @@ pub enum SseEvent {
     },
 }
 
+/// One complete event, borrowed from the decoder until it is fed again: what a caller that
+/// only reads the event (the harness, per token) takes without an allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventRef<'a> {
+    Data(&'a str),
+    Done,
+    TooLong { limit: usize },
+}
+
+impl EventRef<'_> {
+    pub fn to_owned(self) -> SseEvent {
+        match self {
+            Self::Data(data) => SseEvent::Data(data.to_owned()),
+            Self::Done => SseEvent::Done,
+            Self::TooLong { limit } => SseEvent::TooLong { limit },
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct SseDecoder {
     buffer: Vec<u8>,
     /// How much of `buffer` is known to hold no line end: a line trickling in a byte at a
     /// time is scanned once, not once per byte.
     scanned: usize,
-    data: Option<String>,
+    /// The current event's data, its allocation kept from event to event.
+    data: String,
+    /// Whether the current event has a `data` field (an empty one counts).
+    has_data: bool,
     /// The current event's `event:` field (our own verification events are named; engines'
     /// completion chunks are not).
     name: Option<String>,
@@ -53,6 +75,16 @@ pub fn encode(data: &str) -> String {
 /// The event that ends a completion stream.
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
 
+/// What one line does to the event being read.
+enum Line {
+    /// Nothing to hand out yet.
+    Continue,
+    /// A blank line: the event (if it has data) is complete.
+    Dispatch,
+    /// The event's data went past the limit.
+    TooLong,
+}
+
 impl SseDecoder {
     pub fn new() -> Self {
         Self::default()
@@ -63,7 +95,8 @@ impl SseDecoder {
         Self {
             buffer: Vec::new(),
             scanned: 0,
-            data: None,
+            data: String::new(),
+            has_data: false,
             name: None,
             limit,
             failed: false,
@@ -75,28 +108,33 @@ impl SseDecoder {
     /// Feeds bytes; returns the events they complete.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
-        self.feed_with(bytes, |event, _| events.push(event));
+        self.feed_each(bytes, |event, _, _| events.push(event.to_owned()));
         events
     }
 
     /// Feeds bytes; hands each event they complete to `on_event` with the stream offset just
     /// past its end (the blank line included), so a caller can pass the raw bytes on.
     pub fn feed_with(&mut self, bytes: &[u8], mut on_event: impl FnMut(SseEvent, u64)) {
-        self.feed_named(bytes, |event, _, offset| on_event(event, offset));
+        self.feed_each(bytes, |event, _, offset| on_event(event.to_owned(), offset));
     }
 
     /// Feeds bytes; returns the events they complete with their `event:` names (`None` for an
     /// unnamed event, SSE's `message`).
     pub fn feed_events(&mut self, bytes: &[u8]) -> Vec<(Option<String>, SseEvent)> {
         let mut events = Vec::new();
-        self.feed_named(bytes, |event, name, _| events.push((name, event)));
+        self.feed_each(bytes, |event, name, _| {
+            events.push((name.map(str::to_owned), event.to_owned()));
+        });
         events
     }
 
-    fn feed_named(
+    /// Feeds bytes; hands each event they complete to `on_event`, borrowed, with its name
+    /// and the stream offset just past its end. Allocates nothing once the decoder's buffers
+    /// have grown to the stream's event size.
+    pub fn feed_each(
         &mut self,
         bytes: &[u8],
-        mut on_event: impl FnMut(SseEvent, Option<String>, u64),
+        mut on_event: impl FnMut(EventRef<'_>, Option<&str>, u64),
     ) {
         if self.failed {
             return;
@@ -109,10 +147,7 @@ impl SseDecoder {
         self.after_cr = false;
         loop {
             let from = self.scanned.max(start);
-            let Some(end) = self.buffer[from..]
-                .iter()
-                .position(|&b| b == b'\n' || b == b'\r')
-                .map(|at| at + from)
+            let Some(end) = memchr::memchr2(b'\n', b'\r', &self.buffer[from..]).map(|at| at + from)
             else {
                 if self.buffer.len() - start > self.limit {
                     return self.fail(&mut on_event);
@@ -133,13 +168,22 @@ impl SseDecoder {
                     None => self.after_cr = true,
                 }
             }
-            let line = String::from_utf8_lossy(&self.buffer[start..end]).into_owned();
+            let line = &self.buffer[start..end];
             start = next;
             self.scanned = start;
-            if let Some(event) = self.line(&line) {
-                match event {
-                    Ok((name, event)) => on_event(event, name, self.consumed + start as u64),
-                    Err(()) => return self.fail(&mut on_event),
+            match take_line(
+                line,
+                (&mut self.data, &mut self.has_data, &mut self.name),
+                self.limit,
+            ) {
+                Line::Continue => {}
+                Line::TooLong => return self.fail(&mut on_event),
+                Line::Dispatch => {
+                    let offset = self.consumed + start as u64;
+                    if let Some(event) = self.dispatched() {
+                        on_event(event, self.name.as_deref(), offset);
+                    }
+                    self.clear_event();
                 }
             }
         }
@@ -158,12 +202,18 @@ impl SseDecoder {
         self.consumed += rest.len() as u64;
         self.scanned = 0;
         if !rest.is_empty() {
-            let line = String::from_utf8_lossy(&rest).into_owned();
-            if let Some(Err(())) = self.line(&line) {
+            let line = take_line(
+                &rest,
+                (&mut self.data, &mut self.has_data, &mut self.name),
+                self.limit,
+            );
+            if matches!(line, Line::TooLong) {
                 return None;
             }
         }
-        self.dispatch().map(|(_, event)| event)
+        let event = self.dispatched().map(EventRef::to_owned);
+        self.clear_event();
+        event
     }
 
     /// Bytes of the stream read into whole lines so far.
@@ -171,57 +221,69 @@ impl SseDecoder {
         self.consumed
     }
 
-    /// Takes one line; an empty one ends the event. `Err` when the event grows too long.
-    fn line(&mut self, line: &str) -> Option<Result<(Option<String>, SseEvent), ()>> {
-        if line.is_empty() {
-            return self.dispatch().map(Ok);
-        }
-        if line.starts_with(':') {
-            return None; // a comment (keep-alive)
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line, ""),
-        };
-        // `id` and `retry` carry nothing this needs.
-        if field == "event" {
-            self.name = Some(value.to_owned());
-        }
-        if field == "data" {
-            if self.data.as_ref().map_or(0, String::len) + value.len() > self.limit {
-                return Some(Err(()));
-            }
-            match &mut self.data {
-                Some(data) => {
-                    data.push('\n');
-                    data.push_str(value);
-                }
-                None => self.data = Some(value.to_owned()),
-            }
-        }
-        None
-    }
-
-    fn dispatch(&mut self) -> Option<(Option<String>, SseEvent)> {
-        let name = self.name.take();
-        let data = self.data.take()?;
-        Some((
-            name,
-            if data == "[DONE]" {
-                SseEvent::Done
+    /// The event read so far, as a complete event; `None` without data.
+    fn dispatched(&self) -> Option<EventRef<'_>> {
+        self.has_data.then(|| {
+            if self.data == "[DONE]" {
+                EventRef::Done
             } else {
-                SseEvent::Data(data)
-            },
-        ))
+                EventRef::Data(&self.data)
+            }
+        })
     }
 
-    fn fail(&mut self, on_event: &mut impl FnMut(SseEvent, Option<String>, u64)) {
+    fn clear_event(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.name = None;
+    }
+
+    fn fail(&mut self, on_event: &mut impl FnMut(EventRef<'_>, Option<&str>, u64)) {
         self.failed = true;
         self.buffer = Vec::new();
-        self.data = None;
+        self.data = String::new();
+        self.has_data = false;
         self.name = None;
-        on_event(SseEvent::TooLong { limit: self.limit }, None, self.consumed);
+        on_event(EventRef::TooLong { limit: self.limit }, None, self.consumed);
     }
+}
+
+/// Takes one line (without its end) into the event being read.
+fn take_line(
+    line: &[u8],
+    (data, has_data, name): (&mut String, &mut bool, &mut Option<String>),
+    limit: usize,
+) -> Line {
+    if line.is_empty() {
+        return Line::Dispatch;
+    }
+    if line[0] == b':' {
+        return Line::Continue; // a comment (keep-alive)
+    }
+    let (field, value) = match memchr::memchr(b':', line) {
+        Some(at) => {
+            let value = &line[at + 1..];
+            (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
+        }
+        None => (line, &b""[..]),
+    };
+    // `id` and `retry` carry nothing this needs.
+    match field {
+        b"event" => *name = Some(String::from_utf8_lossy(value).into_owned()),
+        b"data" => {
+            let value = String::from_utf8_lossy(value);
+            if data.len() + value.len() > limit {
+                return Line::TooLong;
+            }
+            if *has_data {
+                data.push('\n');
+            }
+            data.push_str(&value);
+            *has_data = true;
+        }
+        _ => {}
+    }
+    Line::Continue
 }
 
 #[cfg(test)]
@@ -317,6 +379,10 @@ mod tests {
         }
         assert_eq!(events, vec![SseEvent::TooLong { limit: 64 }]);
         assert!(decoder.buffer.capacity() < 1024, "the buffer was released");
+        assert!(
+            decoder.data.capacity() < 1024,
+            "the event's data was released"
+        );
         // Many short data lines that never end the event are bounded too.
         let mut decoder = SseDecoder::with_limit(64);
         let mut events = Vec::new();

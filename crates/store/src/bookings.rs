@@ -464,6 +464,15 @@ impl Db {
         // Each move and its events in one transaction: the events exist exactly when the
         // moves do.
         let txn = self.write().await?;
+        // Bookings the sweep finds ended before it saw them start: told as started too.
+        let never_started: Vec<Uuid> = bookings::Entity::find()
+            .select_only()
+            .column(bookings::Column::Id)
+            .filter(bookings::Column::Status.eq(booking_status::CONFIRMED))
+            .filter(bookings::Column::EndsAt.lte(now))
+            .into_tuple()
+            .all(&txn)
+            .await?;
         let completed = move_to(
             bookings::Entity::update_many(),
             bookings::Column::Status,
@@ -473,6 +482,16 @@ impl Db {
         .exec_with_returning(&txn)
         .await?;
         for booking in &completed {
+            if never_started.contains(&booking.id) {
+                emit_booking(
+                    &txn,
+                    EventKind::BookingStarted,
+                    booking,
+                    json!({}),
+                    booking.starts_at,
+                )
+                .await?;
+            }
             emit_booking(
                 &txn,
                 EventKind::BookingEnded,

@@ -306,6 +306,7 @@ impl Db {
             // The failure's code, never its reason: the reason may quote the engine.
             json!({
                 "run_id": run.id,
+                "kind": run.kind,
                 "status": run.status,
                 "report_id": report,
                 "failure_code": code,
@@ -325,7 +326,8 @@ impl Db {
         (code, reason): (&str, &str),
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = move_to(
+        let txn = self.write().await?;
+        let cancelled = move_to(
             without_lease(runs::Entity::update_many()),
             runs::Column::Status,
             RunStatus::Cancelled,
@@ -334,9 +336,28 @@ impl Db {
         .col_expr(runs::Column::FailureReason, Expr::value(reason))
         .col_expr(runs::Column::FinishedAt, Expr::value(now))
         .filter(runs::Column::Id.eq(id))
-        .exec(self.conn())
+        .exec_with_returning(&txn)
         .await?;
-        Ok(result.rows_affected == 1)
+        let Some(run) = cancelled.first() else {
+            return Ok(false);
+        };
+        // A cancelled run ends without a report: told as failed, with its status.
+        crate::webhooks::emit_listing(
+            &txn,
+            EventKind::VerificationFailed,
+            run.listing_id,
+            json!({
+                "run_id": run.id,
+                "kind": run.kind,
+                "status": run.status,
+                "report_id": null,
+                "failure_code": code,
+            }),
+            now,
+        )
+        .await?;
+        txn.commit().await?;
+        Ok(true)
     }
 
     /// Cancels every queued or running run of a listing; returns their ids.
@@ -413,7 +434,6 @@ impl Db {
             cell_figures_filled: Set(true),
         };
         let public = report.visibility != crate::visibility::PRIVATE;
-        let badged = report.compliant && public && report.badge.is_some();
         reports::Entity::insert(model)
             .exec_without_returning(&txn)
             .await
@@ -446,8 +466,10 @@ impl Db {
                 .exec(&txn)
                 .await?;
         }
+        let mut badged = false;
         if let Some(badge) = report.badge.filter(|_| report.compliant && public) {
-            crate::projection::set_verification(
+            // Not granted when the listing changed during the run.
+            badged = crate::projection::set_verification(
                 &txn,
                 report.listing_id,
                 &report.measured,

@@ -10,7 +10,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::webhook::EventKind;
-use sea_orm::sea_query::{Expr, OnConflict, Query};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect,
@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::entities::{
-    bookings, listings, webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_events,
+    bookings, listings, orgs, users, webhook_attempts, webhook_deliveries, webhook_endpoints,
+    webhook_events,
 };
 use crate::{Db, StoreError};
 
@@ -146,6 +147,9 @@ fn merge(data: &mut Value, extra: Value) {
 #[derive(Debug, Clone)]
 pub struct DeliveryClaim {
     pub delivery: Uuid,
+    /// The lease this claim wrote (`next_attempt_at`): its attempt is recorded only while
+    /// the delivery still holds it.
+    pub lease_until: DateTime<Utc>,
     /// Attempts made before this one.
     pub attempts: i32,
     pub event: WebhookEventRecord,
@@ -193,26 +197,50 @@ pub fn subscribes(endpoint: &WebhookEndpointRecord, kind: &str) -> bool {
 }
 
 impl Db {
+    /// Registers an endpoint unless its owner has `most` already; whether it did. The
+    /// owner's row is locked first, so racing registrations are counted one after another.
     pub async fn insert_webhook_endpoint(
         &self,
         endpoint: WebhookEndpointRecord,
-    ) -> Result<(), StoreError> {
-        use sea_orm::ActiveModelTrait;
+        most: u64,
+    ) -> Result<bool, StoreError> {
+        use sea_orm::{ActiveModelTrait, PaginatorTrait};
+        let owner = match (endpoint.owner_org_id, endpoint.owner_user_id) {
+            (Some(org), _) => WebhookOwner::Org(org),
+            (None, Some(user)) => WebhookOwner::User(user),
+            (None, None) => return Err(StoreError::Corrupt("an endpoint without owner".into())),
+        };
+        let txn = self.write().await?;
+        match owner {
+            WebhookOwner::Org(org) => {
+                orgs::Entity::update_many()
+                    .col_expr(orgs::Column::Name, Expr::col(orgs::Column::Name))
+                    .filter(orgs::Column::Id.eq(org))
+                    .exec(&txn)
+                    .await?;
+            }
+            WebhookOwner::User(user) => {
+                users::Entity::update_many()
+                    .col_expr(users::Column::Email, Expr::col(users::Column::Email))
+                    .filter(users::Column::Id.eq(user))
+                    .exec(&txn)
+                    .await?;
+            }
+        }
+        let count = webhook_endpoints::Entity::find()
+            .filter(owned_by(owner))
+            .count(&txn)
+            .await?;
+        if count >= most {
+            return Ok(false);
+        }
         webhook_endpoints::Entity::insert(
             webhook_endpoints::ActiveModel::from(endpoint).reset_all(),
         )
-        .exec_without_returning(self.conn())
+        .exec_without_returning(&txn)
         .await?;
-        Ok(())
-    }
-
-    /// How many endpoints `owner` has.
-    pub async fn count_webhook_endpoints(&self, owner: WebhookOwner) -> Result<u64, StoreError> {
-        use sea_orm::PaginatorTrait;
-        Ok(webhook_endpoints::Entity::find()
-            .filter(owned_by(owner))
-            .count(self.conn())
-            .await?)
+        txn.commit().await?;
+        Ok(true)
     }
 
     /// `owner`'s endpoints, oldest first.
@@ -459,6 +487,7 @@ impl Db {
             if let (Some(event), Some(endpoint)) = (event, endpoint) {
                 claims.push(DeliveryClaim {
                     delivery: delivery.id,
+                    lease_until: now + lease,
                     attempts: delivery.attempts,
                     event,
                     endpoint,
@@ -469,18 +498,37 @@ impl Db {
     }
 
     /// Records an attempt of a claimed delivery and what follows from it: delivered, tried
-    /// again at `retry_at`, or (no `retry_at`) failed for good. A success clears the
-    /// endpoint's failing streak; a failure starts it, and an endpoint failing since
-    /// `disable_before` or earlier is disabled: then it is returned (its owners are told).
+    /// again at `retry_at`, or (no `retry_at`) failed for good — only while the delivery
+    /// still holds the claim's lease (a worker whose lease ran out, or whose delivery was
+    /// sent again by hand meanwhile, records the attempt and changes nothing else). A success
+    /// ends the endpoint's failing streak; a failure starts one (or a new one, when the last
+    /// attempt before it was more than `streak_gap` ago), and an endpoint failing since
+    /// `now - streak_gap` or earlier is disabled: then it is returned (its owners are told).
     pub async fn record_webhook_attempt(
         &self,
         claim: &DeliveryClaim,
         outcome: AttemptOutcome,
         (now, retry_at): (DateTime<Utc>, Option<DateTime<Utc>>),
-        disable_before: DateTime<Utc>,
+        streak_gap: chrono::Duration,
     ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
         let txn = self.write().await?;
         let delivered = outcome.delivered;
+        let endpoint = claim.endpoint.id;
+        // The endpoint's attempt before this one, for the failing streak.
+        let of_endpoint = Query::select()
+            .column(webhook_deliveries::Column::Id)
+            .from(webhook_deliveries::Entity)
+            .and_where(webhook_deliveries::Column::EndpointId.eq(endpoint))
+            .to_owned();
+        let previous: Option<DateTime<Utc>> = webhook_attempts::Entity::find()
+            .select_only()
+            .column(webhook_attempts::Column::AttemptedAt)
+            .filter(webhook_attempts::Column::DeliveryId.in_subquery(of_endpoint))
+            .order_by_desc(webhook_attempts::Column::AttemptedAt)
+            .limit(1)
+            .into_tuple()
+            .one(&txn)
+            .await?;
         webhook_attempts::Entity::insert(webhook_attempts::ActiveModel {
             id: Set(Uuid::now_v7()),
             delivery_id: Set(claim.delivery),
@@ -497,7 +545,7 @@ impl Db {
             (false, Some(_)) => delivery_status::PENDING,
             (false, None) => delivery_status::FAILED,
         };
-        webhook_deliveries::Entity::update_many()
+        let held = webhook_deliveries::Entity::update_many()
             .col_expr(webhook_deliveries::Column::Status, Expr::value(status))
             .col_expr(
                 webhook_deliveries::Column::Attempts,
@@ -512,25 +560,36 @@ impl Db {
                 Expr::value(delivered.then_some(now)),
             )
             .filter(webhook_deliveries::Column::Id.eq(claim.delivery))
+            .filter(webhook_deliveries::Column::Status.eq(delivery_status::PENDING))
+            .filter(webhook_deliveries::Column::NextAttemptAt.eq(claim.lease_until))
             .exec(&txn)
-            .await?;
-        let endpoint = webhook_endpoints::Entity::update_many()
-            .filter(webhook_endpoints::Column::Id.eq(claim.endpoint.id));
+            .await?
+            .rows_affected
+            == 1;
         let mut disabled = None;
-        if delivered {
-            endpoint
+        if held && delivered {
+            webhook_endpoints::Entity::update_many()
                 .col_expr(
                     webhook_endpoints::Column::FailingSince,
                     Expr::value(Option::<DateTime<Utc>>::None),
                 )
+                .filter(webhook_endpoints::Column::Id.eq(endpoint))
                 .exec(&txn)
                 .await?;
-        } else {
-            endpoint
+        } else if held {
+            let quiet = previous.is_none_or(|at| now - at > streak_gap);
+            let streak = webhook_endpoints::Entity::update_many()
                 .col_expr(webhook_endpoints::Column::FailingSince, Expr::value(now))
-                .filter(webhook_endpoints::Column::FailingSince.is_null())
-                .exec(&txn)
-                .await?;
+                .filter(webhook_endpoints::Column::Id.eq(endpoint));
+            if quiet {
+                // No attempt for longer than the streak lasts: a new streak starts.
+                streak.exec(&txn).await?;
+            } else {
+                streak
+                    .filter(webhook_endpoints::Column::FailingSince.is_null())
+                    .exec(&txn)
+                    .await?;
+            }
             let reason = "every delivery failed for the configured period \
                           (webhook_disable_after_secs)";
             let done = webhook_endpoints::Entity::update_many()
@@ -540,13 +599,13 @@ impl Db {
                     webhook_endpoints::Column::DisabledReason,
                     Expr::value(reason),
                 )
-                .filter(webhook_endpoints::Column::Id.eq(claim.endpoint.id))
+                .filter(webhook_endpoints::Column::Id.eq(endpoint))
                 .filter(webhook_endpoints::Column::Enabled.eq(true))
-                .filter(webhook_endpoints::Column::FailingSince.lte(disable_before))
+                .filter(webhook_endpoints::Column::FailingSince.lte(now - streak_gap))
                 .exec(&txn)
                 .await?;
             if done.rows_affected == 1 {
-                disabled = webhook_endpoints::Entity::find_by_id(claim.endpoint.id)
+                disabled = webhook_endpoints::Entity::find_by_id(endpoint)
                     .one(&txn)
                     .await?;
             }
@@ -635,20 +694,23 @@ impl Db {
         Ok(result.rows_affected == 1)
     }
 
-    /// Deletes events (with their deliveries and attempts) that occurred before `before`
-    /// and have nothing left to deliver; how many.
+    /// Deletes up to 1,000 events (with their deliveries and attempts) that occurred before
+    /// `before` and have nothing left to deliver; how many. A delivery sent again by hand
+    /// meanwhile (pending again) keeps itself and its event.
     pub async fn prune_webhook_events(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
-        let pending = Query::select()
-            .column(webhook_deliveries::Column::EventId)
-            .from(webhook_deliveries::Entity)
-            .and_where(webhook_deliveries::Column::Status.eq(delivery_status::PENDING))
-            .to_owned();
+        let pending = || {
+            Query::select()
+                .column(webhook_deliveries::Column::EventId)
+                .from(webhook_deliveries::Entity)
+                .and_where(webhook_deliveries::Column::Status.eq(delivery_status::PENDING))
+                .to_owned()
+        };
         let old: Vec<Uuid> = webhook_events::Entity::find()
             .select_only()
             .column(webhook_events::Column::Id)
             .filter(webhook_events::Column::OccurredAt.lt(before))
             .filter(webhook_events::Column::FannedOut.eq(true))
-            .filter(webhook_events::Column::Id.not_in_subquery(pending))
+            .filter(webhook_events::Column::Id.not_in_subquery(pending()))
             .limit(1000)
             .into_tuple()
             .all(self.conn())
@@ -657,9 +719,16 @@ impl Db {
             return Ok(0);
         }
         let txn = self.write().await?;
-        delete_deliveries(&txn, webhook_deliveries::Column::EventId.is_in(old.clone())).await?;
+        delete_deliveries(
+            &txn,
+            webhook_deliveries::Column::EventId
+                .is_in(old.clone())
+                .and(webhook_deliveries::Column::Status.ne(delivery_status::PENDING)),
+        )
+        .await?;
         let gone = webhook_events::Entity::delete_many()
             .filter(webhook_events::Column::Id.is_in(old))
+            .filter(webhook_events::Column::Id.not_in_subquery(pending()))
             .exec(&txn)
             .await?
             .rows_affected;

@@ -127,22 +127,58 @@ pub async fn liveness(app: App, mut shutdown: watch::Receiver<bool>) {
     }
 }
 
+/// How often a webhook worker deletes what is 30 days old.
+const WEBHOOK_PRUNE_EVERY: Duration = Duration::from_secs(60);
+
 /// Delivers webhooks: fans new events out to their endpoints and sends what is due, every
-/// `webhook_poll_ms` (several workers may run this: each delivery attempt is claimed once).
+/// `webhook_poll_ms` and whenever a send ends, with up to `CLAIMS_PER_PASS` sends under way
+/// (a slow receiver holds one of them, never the others). Several workers may run this: each
+/// attempt is claimed once. At shutdown, sends under way finish (each within its timeout).
 pub async fn webhooks(app: App, mut shutdown: watch::Receiver<bool>) {
     let poll = Duration::from_millis(app.config().webhooks.webhook_poll_ms);
+    let room = app::webhooks::CLAIMS_PER_PASS;
+    let mut sending = tokio::task::JoinSet::new();
+    let mut pruned: Option<std::time::Instant> = None;
     loop {
-        match app.dispatch_webhooks().await {
-            // A full pass: more may be due at once.
-            Ok(attempts) if attempts >= app::webhooks::CLAIMS_PER_PASS => continue,
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "delivering webhooks failed"),
+        while sending.try_join_next().is_some() {}
+        let free = room - sending.len();
+        let mut claimed = 0;
+        if free > 0 {
+            match app.due_webhooks(free).await {
+                Ok(claims) => {
+                    claimed = claims.len();
+                    for claim in claims {
+                        let app = app.clone();
+                        sending.spawn(async move {
+                            if let Err(e) = app.deliver_webhook(claim).await {
+                                tracing::warn!(error = %e, "recording a webhook attempt failed");
+                            }
+                        });
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "delivering webhooks failed"),
+            }
+        }
+        if pruned.is_none_or(|at| at.elapsed() >= WEBHOOK_PRUNE_EVERY) {
+            if let Err(e) = app.prune_webhooks().await {
+                tracing::warn!(error = %e, "pruning old webhook events failed");
+            }
+            pruned = Some(std::time::Instant::now());
+        }
+        if *shutdown.borrow() {
+            break;
+        }
+        // Every free place taken: more may be due at once.
+        if free > 0 && claimed == free {
+            continue;
         }
         tokio::select! {
             () = tokio::time::sleep(poll) => {}
-            _ = shutdown.wait_for(|s| *s) => return,
+            _ = sending.join_next(), if !sending.is_empty() => {}
+            _ = shutdown.wait_for(|s| *s) => break,
         }
     }
+    while sending.join_next().await.is_some() {}
 }
 
 /// Signs a checkpoint of the transparency log whenever it grew and the latest is

@@ -641,18 +641,21 @@ async fn a_verification_is_told_to_its_organisation(backend: store::Backend) {
     assert_eq!(data["listing_id"], listing.as_str());
     assert_eq!(data["status"], "succeeded");
     let report = data["report_id"].as_str().unwrap();
-    let verified = receiver
-        .delivered("org", "listing.verified", Duration::from_secs(20))
-        .await;
-    assert_eq!(verified[0]["payload"]["data"]["report_id"], report);
     let published = receiver
         .delivered("org", "report.published", Duration::from_secs(20))
         .await;
-    assert!(
-        published
-            .iter()
-            .any(|r| r["payload"]["data"]["report_id"] == report)
-    );
+    let published = published
+        .iter()
+        .find(|r| r["payload"]["data"]["report_id"] == report)
+        .unwrap_or_else(|| panic!("{published:?}"));
+    // A compliant report verifies the listing (under a loaded machine the run may be
+    // client-bound, and then nothing is verified: its event must not come).
+    if published["payload"]["data"]["compliant"] == true {
+        let verified = receiver
+            .delivered("org", "listing.verified", Duration::from_secs(20))
+            .await;
+        assert_eq!(verified[0]["payload"]["data"]["report_id"], report);
+    }
     let failed = receiver
         .delivered("org", "verification.failed", Duration::from_secs(60))
         .await;
@@ -692,17 +695,21 @@ async fn an_endpoint_failing_for_days_is_disabled_and_its_admins_told(backend: s
     .await;
     let id = created["endpoint"]["id"].as_str().unwrap();
     let endpoint = format!("{}/{id}", org_path(&p.org));
-    // Every delivery has failed for four days.
+    // A first attempt fails: a streak starts, and the endpoint stays enabled.
+    let test = format!("{endpoint}/test");
+    app.post(&test, Some(&admin.access_token), json!({})).await;
+    assert_eq!(app.app.dispatch_webhooks().await.unwrap(), 1);
+    let listed: Value = app
+        .get_json(&org_path(&p.org), Some(&admin.access_token))
+        .await;
+    assert_eq!(listed["items"][0]["enabled"], true, "{listed}");
+    assert!(listed["items"][0]["failing_since"].is_string(), "{listed}");
+    // As if every attempt had failed for four days.
     app.execute(&format!(
         "UPDATE webhook_endpoints SET failing_since = now() - interval '4 days' WHERE id = '{id}'"
     ))
     .await;
-    app.post(
-        &format!("{endpoint}/test"),
-        Some(&admin.access_token),
-        json!({}),
-    )
-    .await;
+    app.post(&test, Some(&admin.access_token), json!({})).await;
     let _dispatcher = Dispatcher::start(&app);
     let mut shown = Value::Null;
     for _ in 0..100 {

@@ -89,7 +89,7 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
     let other_org_user = endpoint(Some(user.as_uuid()), None, "booking.confirmed", true);
     let renters = endpoint(Some(renter.as_uuid()), None, "booking.confirmed", true);
     for e in [&hears_up, &hears_all, &disabled, &other_org_user, &renters] {
-        db.insert_webhook_endpoint(e.clone()).await.unwrap();
+        assert!(db.insert_webhook_endpoint(e.clone(), 3).await.unwrap());
     }
     let now = Utc::now();
     let judging = (Duration::seconds(900), Duration::hours(24));
@@ -122,11 +122,14 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
                 .unwrap()
         })
     });
-    let mut claimed: Vec<(Uuid, String)> = futures_util::future::join_all(claims)
+    let first_claims: Vec<store::DeliveryClaim> = futures_util::future::join_all(claims)
         .await
         .into_iter()
         .flat_map(|c| c.unwrap())
-        .map(|c| (c.endpoint.id, c.event.kind))
+        .collect();
+    let mut claimed: Vec<(Uuid, String)> = first_claims
+        .iter()
+        .map(|c| (c.endpoint.id, c.event.kind.clone()))
         .collect();
     claimed.sort();
     let mut expected = vec![
@@ -146,13 +149,48 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
             .is_empty()
     );
     let later = Utc::now() + Duration::seconds(61);
+    let second_claims = db
+        .claim_webhook_deliveries(later, Duration::seconds(60), 100)
+        .await
+        .unwrap();
     assert_eq!(
-        db.claim_webhook_deliveries(later, Duration::seconds(60), 100)
-            .await
-            .unwrap()
-            .len(),
+        second_claims.len(),
         3,
         "a lease that ran out (its worker died mid-send) is claimed again"
+    );
+    // The first worker, late, records its attempt: it is listed, and changes nothing else.
+    let delivered = |ms| store::AttemptOutcome {
+        status_code: Some(200),
+        answer: None,
+        error: None,
+        duration_ms: ms,
+        delivered: true,
+    };
+    let gap = Duration::days(3);
+    let stale = &first_claims[0];
+    db.record_webhook_attempt(stale, delivered(1), (later, None), gap)
+        .await
+        .unwrap();
+    let shown = db
+        .webhook_deliveries(stale.endpoint.id, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(shown[0].attempts.len(), 1);
+    assert_eq!(shown[0].status, "pending", "a stale claim delivers nothing");
+    let current = second_claims
+        .iter()
+        .find(|c| c.delivery == stale.delivery)
+        .unwrap();
+    db.record_webhook_attempt(current, delivered(2), (later, None), gap)
+        .await
+        .unwrap();
+    let shown = db
+        .webhook_deliveries(stale.endpoint.id, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        (shown[0].status.as_str(), shown[0].attempts.len()),
+        ("delivered", 2)
     );
 }
 
