@@ -271,7 +271,11 @@ fn take_line(
     match field {
         b"event" => *name = Some(String::from_utf8_lossy(value).into_owned()),
         b"data" => {
-            let value = String::from_utf8_lossy(value);
+            // Valid UTF-8 (every engine's JSON) is checked by the fast path and borrowed;
+            // only invalid bytes take the slow, replacing one.
+            let value = std::str::from_utf8(value)
+                .map(std::borrow::Cow::Borrowed)
+                .unwrap_or_else(|_| String::from_utf8_lossy(value));
             if data.len() + value.len() > limit {
                 return Line::TooLong;
             }
