@@ -13,6 +13,7 @@ use base64::engine::general_purpose::STANDARD;
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use secrecy::{ExposeSecret, SecretString};
 
+use crate::secrets::random_bytes;
 use crate::{App, AppError, Config, Db};
 
 /// What starts every sealed value.
@@ -100,14 +101,14 @@ impl SecretsKey {
             tracing::warn!(
                 "no secrets_key_file and an in-memory database: secrets are sealed with a key that lives as long as the process"
             );
-            return Self::from_hex(&hex::encode(random_key()?), "a generated key");
+            return Self::from_hex(&hex::encode(random_bytes::<32>()?), "a generated key");
         }
         let dir = Path::new(file).parent().unwrap_or(Path::new("."));
         let path = dir.join(GENERATED_FILE);
         match std::fs::read_to_string(&path) {
             Ok(text) => Self::from_hex(&text, &path.display().to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                write_private(&path, &hex::encode(random_key()?))?;
+                write_private(&path, &hex::encode(random_bytes::<32>()?))?;
                 tracing::warn!(path = %path.display(), "no secrets_key_file: generated one beside the database; back it up with the database (without it, sealed secrets cannot be read)");
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| AppError::Config(format!("{}: {e}", path.display())))?;
@@ -119,9 +120,7 @@ impl SecretsKey {
 
     /// `secret` sealed for `place`.
     pub fn seal(&self, place: Place<'_>, secret: &str) -> Result<String, AppError> {
-        let mut nonce = [0u8; NONCE_LEN];
-        getrandom::fill(&mut nonce)
-            .map_err(|e| AppError::Internal(format!("operating system random source: {e}")))?;
+        let nonce = random_bytes::<NONCE_LEN>()?;
         let mut sealed = secret.as_bytes().to_vec();
         self.0
             .seal_in_place_append_tag(
@@ -240,13 +239,6 @@ impl App {
             })
             .transpose()
     }
-}
-
-fn random_key() -> Result<[u8; 32], AppError> {
-    let mut key = [0u8; 32];
-    getrandom::fill(&mut key)
-        .map_err(|e| AppError::Internal(format!("operating system random source: {e}")))?;
-    Ok(key)
 }
 
 /// Writes `text` to a new file only its owner reads (never over an existing one).

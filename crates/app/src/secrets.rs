@@ -10,10 +10,18 @@ use crate::AppError;
 /// `prefix` followed by 32 random bytes, base64url: 256 bits, so a plain SHA-256 is a safe
 /// way to store it (no salt or slow hash is needed for secrets nobody chose).
 pub(crate) fn random_secret(prefix: &str) -> Result<String, AppError> {
-    let mut bytes = [0u8; 32];
+    Ok(format!(
+        "{prefix}{}",
+        URL_SAFE_NO_PAD.encode(random_bytes::<32>()?)
+    ))
+}
+
+/// `N` bytes from the operating system's random source.
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], AppError> {
+    let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes)
         .map_err(|e| AppError::Internal(format!("operating system random source: {e}")))?;
-    Ok(format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes)))
+    Ok(bytes)
 }
 
 /// Characters of the checksum that ends a checksummed secret.

@@ -122,10 +122,10 @@ pub fn signature(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Result<
 
 /// A new signing secret: `whsec_` and 32 random bytes, base64.
 fn new_secret() -> Result<String, AppError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| AppError::Internal(format!("operating system random source: {e}")))?;
-    Ok(format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes)))
+    Ok(format!(
+        "{SECRET_PREFIX}{}",
+        STANDARD.encode(crate::secrets::random_bytes::<32>()?)
+    ))
 }
 
 /// The body of a delivery: `{"type", "timestamp", "data"}`.

@@ -74,7 +74,7 @@ pub use verification::{
 };
 pub use webhooks::{
     AttemptOutcome, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord, WebhookEndpointRecord,
-    WebhookEventRecord, WebhookOwner, delivery_status, subscribes,
+    WebhookEventRecord, WebhookOwner,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

@@ -36,7 +36,7 @@ pub enum WebhookOwner {
 }
 
 /// A delivery's status as stored.
-pub mod delivery_status {
+mod delivery_status {
     pub const PENDING: &str = "pending";
     pub const DELIVERED: &str = "delivered";
     pub const FAILED: &str = "failed";
@@ -192,7 +192,7 @@ fn owned_by(owner: WebhookOwner) -> Condition {
 }
 
 /// Whether `endpoint` subscribes to `kind`.
-pub fn subscribes(endpoint: &WebhookEndpointRecord, kind: &str) -> bool {
+fn subscribes(endpoint: &WebhookEndpointRecord, kind: &str) -> bool {
     endpoint.events.split(' ').any(|e| e == kind)
 }
 
