@@ -28,6 +28,9 @@ pub struct SearchBenchArgs {
     seconds: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Every search asks the database (`[database] search_in_memory = false`), for comparison.
+    #[arg(long)]
+    search_from_database: bool,
 }
 
 /// The kinds of search the load mixes, in equal shares.
@@ -109,14 +112,30 @@ struct Sample {
     ok: bool,
 }
 
-async fn client(base: String, seed: u64, deadline: Instant, warm_until: Instant) -> Vec<Sample> {
+/// The kind of a `/healthz` sample: the same clients' ceiling on the same server.
+const HEALTH: usize = usize::MAX;
+
+async fn client(
+    base: String,
+    seed: u64,
+    (warm_until, deadline): (Instant, Instant),
+    health: bool,
+) -> Vec<Sample> {
     let http = reqwest::Client::new();
     let mut rng = Rng::new(seed);
     let mut samples = Vec::new();
     let mut kind = rng.below(KINDS.len() as u64) as usize;
     while Instant::now() < deadline {
-        kind = (kind + 1) % KINDS.len();
-        let mut url = format!("{base}/v1/listings?{}", query(kind, &mut rng));
+        kind = if health {
+            HEALTH
+        } else {
+            (kind + 1) % KINDS.len()
+        };
+        let mut url = if health {
+            format!("{base}/healthz")
+        } else {
+            format!("{base}/v1/listings?{}", query(kind, &mut rng))
+        };
         if kind == 7 {
             // The second page: first ask for the first, unmeasured.
             let first: serde_json::Value = match http.get(&url).send().await {
@@ -176,49 +195,92 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let mut config = app::Config::default();
     config.server.listen = "127.0.0.1:0".to_owned();
     config.database.url = Some(SecretString::from(url.clone()));
+    config.database.search_in_memory = !args.search_from_database;
     config.verification.worker_in_process = Some(false);
     // The benchmark's clients are one address firing as fast as they can.
     config.limits.rate_limits = false;
     config.keys.secrets_key_file = Some(bench_secrets_key()?);
     let app = app::App::build(config, false).await?;
+    let rss_before = resident_bytes();
+    let loading = Instant::now();
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
-    let server = api::Application::build(app, workers)?;
+    let server = api::Application::build(app.clone(), workers)?;
     let base = format!("http://{}", server.local_addr());
     tokio::spawn(server.run());
+    while app.search_memory_state() == app::MemoryState::Loading {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    match app.search_memory_state() {
+        app::MemoryState::Serving { listings } => {
+            let grown = resident_bytes().saturating_sub(rss_before);
+            println!(
+                "search in memory: {listings} listings loaded in {:.1} s; the process grew by {:.0} MB ({:.2} KB per listing)",
+                loading.elapsed().as_secs_f64(),
+                grown as f64 / 1e6,
+                grown as f64 / 1e3 / listings.max(1) as f64
+            );
+        }
+        state => println!("search from the database ({state:?})"),
+    }
 
     println!(
         "searching with {} clients for {} s on {:?} ({} listings) …",
         args.concurrency, args.seconds, backend, args.listings
     );
+    let searched = load(&base, &args, false).await?;
+    let (searches, failed) = report(searched, args.seconds);
+    println!("\nthe same clients on /healthz for {} s …", args.seconds);
+    let (health, _) = report(load(&base, &args, true).await?, args.seconds);
+    println!(
+        "\nsearch / healthz: {:.2} of the requests per second (p99 {:.2} ms against {:.2} ms)",
+        searches.0 / health.0.max(1e-9),
+        searches.1,
+        health.1
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The samples of `args.concurrency` clients over `args.seconds` after a 3-second warm-up.
+async fn load(base: &str, args: &SearchBenchArgs, health: bool) -> anyhow::Result<Vec<Sample>> {
     let warm_until = Instant::now() + Duration::from_secs(3);
     let deadline = warm_until + Duration::from_secs(args.seconds);
     let clients: Vec<_> = (0..args.concurrency)
         .map(|i| {
             tokio::spawn(client(
-                base.clone(),
+                base.to_owned(),
                 args.seed.wrapping_mul(1000).wrapping_add(i as u64),
-                deadline,
-                warm_until,
+                (warm_until, deadline),
+                health,
             ))
         })
         .collect();
+    let mut samples = Vec::new();
+    for c in clients {
+        samples.extend(c.await?);
+    }
+    Ok(samples)
+}
+
+/// Prints the samples' table by kind; `((requests/s, p99 ms), failures)`.
+fn report(samples: Vec<Sample>, seconds: u64) -> ((f64, f64), usize) {
     let mut by_kind: BTreeMap<usize, (Vec<u64>, usize, usize)> = BTreeMap::new();
     let mut all = Vec::new();
     let mut failed = 0;
-    for c in clients {
-        for s in c.await? {
-            if !s.ok {
-                failed += 1;
-                continue;
-            }
-            let entry = by_kind.entry(s.kind).or_default();
-            entry.0.push(s.micros);
-            entry.1 += s.items;
-            entry.2 += 1;
-            all.push(s.micros);
+    for s in samples {
+        if !s.ok {
+            failed += 1;
+            continue;
         }
+        let entry = by_kind.entry(s.kind).or_default();
+        entry.0.push(s.micros);
+        entry.1 += s.items;
+        entry.2 += 1;
+        all.push(s.micros);
     }
-
     println!(
         "\n{:<30} {:>8} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "query", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms", "items"
@@ -227,7 +289,7 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
         micros.sort_unstable();
         println!(
             "{:<30} {:>8} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>7.1}",
-            KINDS[kind],
+            KINDS.get(kind).copied().unwrap_or("/healthz"),
             n,
             percentile(&micros, 50.0),
             percentile(&micros, 95.0),
@@ -246,15 +308,17 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
         percentile(&all, 99.0),
         percentile(&all, 100.0),
     );
-    println!(
-        "\n{:.0} searches/s, {failed} failed",
-        all.len() as f64 / args.seconds as f64
-    );
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    let per_second = all.len() as f64 / seconds as f64;
+    println!("\n{per_second:.0} requests/s, {failed} failed");
+    ((per_second, percentile(&all, 99.0)), failed)
+}
+
+/// The process's resident memory, from `/proc/self/statm` (0 where there is none).
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|statm| statm.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
 }
 
 /// A throwaway key for secrets at rest (PostgreSQL requires one), in the temporary folder.

@@ -32,6 +32,7 @@ mod m20261203_000024_offers;
 mod m20261203_000025_liveness_and_maintenance;
 mod m20261203_000026_uptime_statements;
 mod m20261204_000027_webhooks;
+mod m20261204_000028_search_change_feed;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -68,6 +69,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000025_liveness_and_maintenance::Migration),
             Box::new(m20261203_000026_uptime_statements::Migration),
             Box::new(m20261204_000027_webhooks::Migration),
+            Box::new(m20261204_000028_search_change_feed::Migration),
         ]
     }
 }

@@ -1,7 +1,9 @@
 //! Two `gpumarket serve` processes sharing PostgreSQL and Redis count a booking's gateway
 //! streams once: a booking with a share of two streams opens one through each, and a third
 //! is refused by either; each stream is recorded at the load of both; a session ended on one
-//! is refused by the other within a second; with Redis gone, no stream is admitted uncounted.
+//! is refused by the other within a second; with Redis gone, no stream is admitted uncounted;
+//! a listing edited through one is found with its new price through the other (search from
+//! memory, kept current by the change feed) within a second.
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -125,6 +127,51 @@ async fn two_api_processes_count_a_bookings_streams_once() {
     verified_report(&db, listing["id"].as_str().unwrap().parse().unwrap(), cells)
         .await
         .unwrap();
+    // Search from memory: B finds the listing A created and the report written behind both
+    // (the change feed), then its new price within a second of A's edit.
+    let listing_id = listing["id"].as_str().unwrap().to_owned();
+    let price_on_b = || async {
+        let page: Value = client
+            .get(format!(
+                "{}/v1/listings?gpu_model=Sim&verified=true",
+                b.base
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        page["items"]
+            .as_array()
+            .and_then(|items| items.iter().find(|hit| hit["id"] == listing_id.as_str()))
+            .map(|hit| hit["price"]["amount_per_gpu_hour"].clone())
+    };
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while price_on_b().await != Some(json!(10)) {
+        assert!(
+            Instant::now() < deadline,
+            "B did not find the verified listing within 1 s"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let edited = client
+        .patch(format!("{}/v1/listings/{listing_id}", a.base))
+        .bearer_auth(&provider)
+        .json(&json!({"price": {"amount_per_gpu_hour": 25, "currency": "USD"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(edited.status(), 200);
+    let edited_at = Instant::now();
+    while price_on_b().await != Some(json!(25)) {
+        assert!(
+            edited_at.elapsed() < Duration::from_secs(1),
+            "B still found the old price after a second"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
     let renter = register("r@example.com").await["access_token"]
         .as_str()
         .unwrap()

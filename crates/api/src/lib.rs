@@ -164,6 +164,7 @@ impl Application {
         let addr = listener.local_addr()?;
         let body_limit = extract::BodyLimit(app.config().server.max_body_bytes);
         let send_buffer = app.config().server.send_buffer_bytes;
+        app.serve_search_from_memory();
         // Install the recorder before the first request, so no measurement is lost.
         middleware::prometheus();
         let data = web::Data::new(app);

@@ -113,8 +113,8 @@ impl Default for ServerSettings {
     }
 }
 
-/// Where everything is stored.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, Documented, DocumentedFields)]
+/// Where everything is stored, and how search reads it.
+#[derive(Debug, Clone, Deserialize, Serialize, Documented, DocumentedFields)]
 #[serde(deny_unknown_fields, default)]
 pub struct DatabaseSettings {
     /// `postgres://…` or `sqlite://…` (may carry a password, so it is a secret). Unset:
@@ -122,6 +122,29 @@ pub struct DatabaseSettings {
     /// first start.
     #[serde(serialize_with = "redacted")]
     pub url: Option<SecretString>,
+    /// Each API replica (`serve`) answers listing search from its own copy of the search
+    /// projection in memory, loaded at start (search asks the database meanwhile) and kept
+    /// current from the database's change feed. `false`: every search asks the database.
+    pub search_in_memory: bool,
+    /// The most listings (active, or holding measured cells) a replica keeps in memory for
+    /// search; beyond it search asks the database. About 2.5 KB each (see the book's
+    /// capacity page).
+    pub search_memory_max_listings: usize,
+    /// How often a replica reads the change feed without being told of a change, in
+    /// milliseconds: PostgreSQL notifies at once, so this only catches a lost notification;
+    /// on SQLite it bounds how late another process's change is seen.
+    pub search_memory_poll_ms: u64,
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        Self {
+            url: None,
+            search_in_memory: true,
+            search_memory_max_listings: 400_000,
+            search_memory_poll_ms: 500,
+        }
+    }
 }
 
 /// The distributed shape's queue, wake-ups and shared counters. Unset `url`: all in-process (one machine).
@@ -860,6 +883,11 @@ impl DatabaseSettings {
                 .any(|scheme| url.starts_with(scheme)),
             "url",
             "must start with postgres://, postgresql:// or sqlite:",
+        )?;
+        ensure(
+            (10..=60_000).contains(&self.search_memory_poll_ms),
+            "search_memory_poll_ms",
+            "must be between 10 and 60000",
         )
     }
 }

@@ -12,16 +12,46 @@ pub struct Check {
 }
 
 impl App {
-    /// Checks the database, and Redis when configured. Every check runs even when one
+    /// Starts answering listing search from memory (`[database] search_in_memory`): what an
+    /// API replica does when it starts serving. Nothing when it is off or already started.
+    pub fn serve_search_from_memory(&self) {
+        let settings = &self.config().database;
+        if settings.search_in_memory {
+            self.db().serve_search_from_memory(
+                self.config().database_url(),
+                store::MemoryOptions {
+                    max_listings: settings.search_memory_max_listings,
+                    poll: std::time::Duration::from_millis(settings.search_memory_poll_ms),
+                },
+            );
+        }
+    }
+
+    /// How listing search is answered now (from memory, loading, ...).
+    pub fn search_memory_state(&self) -> store::MemoryState {
+        self.db().search_memory_state()
+    }
+
+    /// Checks the database, search's memory, and Redis when configured. Every check runs even when one
     /// fails, so the answer lists everything that is down.
     pub async fn readiness(&self) -> Vec<Check> {
-        let mut checks = Vec::with_capacity(2);
+        let mut checks = Vec::with_capacity(3);
         let database = self.db().ping().await;
         checks.push(Check {
             name: "database",
             ok: database.is_ok(),
             detail: database.err().map(|e| e.to_string()).unwrap_or_default(),
         });
+        // A replica that answers search from memory is ready once it holds it (until then
+        // search asks the database: correct, but not at the speed the replica is sized
+        // for). The check is listed only while it holds readiness back.
+        if self.search_memory_state() == store::MemoryState::Loading {
+            checks.push(Check {
+                name: "search",
+                ok: false,
+                detail: "loading search into memory".to_owned(),
+            });
+        }
         if let Some(redis) = self.redis() {
             let redis = redis.ping().await;
             checks.push(Check {

@@ -51,6 +51,7 @@ pub use config::{Config, LogFormat};
 pub use domain::{BookingStatus, Money, RunStatus};
 pub use error::AppError;
 use store::Db;
+pub use store::MemoryState;
 
 /// Everything the use cases share. Cheap to clone.
 #[derive(Debug, Clone)]

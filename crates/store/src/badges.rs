@@ -28,6 +28,7 @@ impl Db {
         now: DateTime<Utc>,
         ttl: chrono::Duration,
     ) -> Result<Vec<Uuid>, StoreError> {
+        let _search = self.search_touch();
         let undated: Vec<(Uuid, Option<DateTime<Utc>>)> = listings::Entity::find()
             .select_only()
             .column(listings::Column::Id)
@@ -113,6 +114,7 @@ impl Db {
         run: RunRecord,
         now: DateTime<Utc>,
     ) -> Result<Option<RunRecord>, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let taken = listings::Entity::update_many()
             .col_expr(
@@ -183,6 +185,7 @@ impl Db {
         (kind, report, reason): (&str, Option<Uuid>, Option<&str>),
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let kept = set(listings::Entity::update_many())
             .filter(listings::Column::Id.eq(listing))
@@ -209,6 +212,7 @@ impl Db {
         reason: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let demoted = withdraw(&txn, listing, Some(baseline), Some(badge_state::DEMOTED)).await?;
         if demoted {

@@ -26,6 +26,7 @@ mod payments;
 mod projection;
 mod runs;
 mod search;
+mod search_memory;
 mod secrets;
 mod shares;
 mod status;
@@ -67,6 +68,7 @@ pub use payments::PayoutAccountRecord;
 pub use projection::{Badge, CheckRecord, ProjectedCell, badge_state, check_kind};
 pub use runs::{MeasuredClaim, RunRecord};
 pub use search::{After, ListingHit, ListingQuery, SortKey};
+pub use search_memory::{MemoryOptions, MemoryState};
 pub use shares::{ShareKey, ShareRecord, visibility};
 pub use status::{booking_status, listing_status, run_status};
 pub use verification::{
@@ -101,6 +103,8 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Db {
     conn: DatabaseConnection,
+    /// Search from memory, shared by every clone.
+    search: std::sync::Arc<search_memory::SearchShared>,
 }
 
 impl Db {
@@ -125,7 +129,10 @@ impl Db {
                     .pragma("mmap_size", "1073741824")
             });
         let conn = Database::connect(options).await?;
-        Ok(Self { conn })
+        Ok(Self {
+            conn,
+            search: std::sync::Arc::default(),
+        })
     }
 
     /// Applies every pending migration. Safe to call on every start.

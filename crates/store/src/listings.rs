@@ -54,6 +54,7 @@ impl Db {
         spec: &ListingSpec,
         now: DateTime<Utc>,
     ) -> Result<ListingRecord, StoreError> {
+        let _search = self.search_touch();
         let mut model = spec_model(spec);
         model.id = Set(id);
         model.org_id = Set(org.as_uuid());
@@ -101,6 +102,7 @@ impl Db {
         unverify: bool,
         now: DateTime<Utc>,
     ) -> Result<Option<ListingRecord>, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let updated = listings::Entity::update_many()
             .set(spec_model(spec))
@@ -136,6 +138,7 @@ impl Db {
     /// Takes a listing off the market: it can no longer be found or booked; its bookings
     /// and reports stay. `false` when it was not active.
     pub async fn delist_listing(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         crate::projection::clear(&txn, id).await?;
         let result = move_to(

@@ -157,6 +157,7 @@ impl Db {
         at: DateTime<Utc>,
         (gap, notice): (Duration, Duration),
     ) -> Result<Option<Observed>, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         if !lock_listing(&txn, listing).await? {
             return Ok(None);

@@ -93,6 +93,18 @@ impl Db {
         &self,
         query: &ListingQuery,
     ) -> Result<Vec<ListingHit>, StoreError> {
+        if let Some(hits) = self.search_in_memory(query).await? {
+            return Ok(hits);
+        }
+        self.search_listings_in_database(query).await
+    }
+
+    /// The same page from the database, whether or not this process holds search in
+    /// memory: what the memory's answers are tested against.
+    pub async fn search_listings_in_database(
+        &self,
+        query: &ListingQuery,
+    ) -> Result<Vec<ListingHit>, StoreError> {
         match query.cell {
             None => self.search_headline(query).await,
             Some(cell) => self.search_cell(query, cell).await,

@@ -74,6 +74,7 @@ impl Db {
         old: &str,
         new: &str,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let result = listings::Entity::update_many()
             .col_expr(listings::Column::EngineApiKey, Expr::value(new))
             .filter(listings::Column::Id.eq(listing))

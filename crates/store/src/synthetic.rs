@@ -109,6 +109,7 @@ impl Db {
         seed: u64,
         batch: u64,
     ) -> Result<Loaded, StoreError> {
+        let _search = self.search_touch();
         let now = Utc::now();
         let mut rng = Rng::new(seed);
         let user = UserId::new();

@@ -417,6 +417,7 @@ impl Db {
     /// its listing's latest verification there. A second report for the same
     /// run is [`StoreError::Conflict`]`("report")`: a report is attached exactly once.
     pub async fn insert_report(&self, report: NewReport) -> Result<ReportRecord, StoreError> {
+        let _search = self.search_touch();
         let id = report.id;
         let txn = self.write().await?;
         let model = reports::ActiveModel {

@@ -156,6 +156,13 @@ impl TestApp {
         let server = api::Application::build(app.clone(), 1).expect("binding port 0");
         let base = format!("http://{}", server.local_addr());
         tokio::spawn(server.run());
+        // Ready as a replica is: search is in memory (an empty database loads in a moment).
+        for _ in 0..1_000 {
+            if app.db().search_memory_state() != store::MemoryState::Loading {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         outbound::install_crypto_provider();
         Self {
             base,

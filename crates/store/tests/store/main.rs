@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 mod bookings;
 mod migrations;
+mod search;
 mod webhooks;
 mod writers;
 

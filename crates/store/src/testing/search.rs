@@ -1,0 +1,229 @@
+//! A small random marketplace with many ties, and the changes other replicas make to it:
+//! what search from memory is compared with the database on.
+
+use crate::{Db, StoreError};
+
+/// A marketplace for testing search: `n` listings of `org` whose columns take few values
+/// each (so orders tie and filters overlap), some delisted, some with reliability, windows,
+/// catalog GPUs and decode cells (tied and distinct), written straight to the tables as
+/// another replica's writes would arrive. Returns their ids.
+pub async fn search_marketplace(
+    db: &Db,
+    org: uuid::Uuid,
+    rng: &mut crate::synthetic::Rng,
+    n: usize,
+) -> Result<Vec<uuid::Uuid>, StoreError> {
+    use sea_orm::EntityTrait;
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = uuid::Uuid::now_v7();
+        let (listing, cells) = search_listing(rng, id, org);
+        crate::entities::listings::Entity::insert(listing)
+            .exec_without_returning(db.conn())
+            .await?;
+        if !cells.is_empty() {
+            crate::entities::listing_cells::Entity::insert_many(cells)
+                .exec_without_returning(db.conn())
+                .await?;
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+/// One random change to listing `id`, as another replica would make it: a new price, a new
+/// reliability, delisting (its cells removed), new cells, or a new window.
+pub async fn search_change(
+    db: &Db,
+    rng: &mut crate::synthetic::Rng,
+    id: uuid::Uuid,
+) -> Result<(), StoreError> {
+    use crate::entities::{listing_cells, listings};
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+    let update = listings::Entity::update_many().filter(listings::Column::Id.eq(id));
+    match rng.below(5) {
+        0 => {
+            let price = pick(rng, &[10, 20, 30, 45]);
+            update
+                .col_expr(listings::Column::PriceAmount, Expr::value(price))
+                .exec(db.conn())
+                .await?;
+            listing_cells::Entity::update_many()
+                .col_expr(listing_cells::Column::PriceAmount, Expr::value(price))
+                .filter(listing_cells::Column::ListingId.eq(id))
+                .exec(db.conn())
+                .await?;
+        }
+        1 => {
+            update
+                .col_expr(
+                    listings::Column::Reliability,
+                    Expr::value(pick(rng, &[None, Some(0.5), Some(0.9), Some(1.0)])),
+                )
+                .exec(db.conn())
+                .await?;
+        }
+        2 => {
+            update
+                .col_expr(
+                    listings::Column::Status,
+                    Expr::value(crate::listing_status::DELISTED),
+                )
+                .exec(db.conn())
+                .await?;
+            listing_cells::Entity::delete_many()
+                .filter(listing_cells::Column::ListingId.eq(id))
+                .exec(db.conn())
+                .await?;
+        }
+        3 => {
+            listing_cells::Entity::delete_many()
+                .filter(listing_cells::Column::ListingId.eq(id))
+                .exec(db.conn())
+                .await?;
+            let listing = db
+                .listing_by_id(id)
+                .await?
+                .ok_or(StoreError::Corrupt("no such listing".into()))?;
+            let cells = search_cells(rng, &listing.gpu_model, listing.price_amount, id);
+            if !cells.is_empty() {
+                listing_cells::Entity::insert_many(cells)
+                    .exec_without_returning(db.conn())
+                    .await?;
+            }
+        }
+        _ => {
+            let (from, until) = search_window(rng);
+            update
+                .col_expr(listings::Column::AvailableFrom, Expr::value(from))
+                .col_expr(listings::Column::AvailableUntil, Expr::value(until))
+                .exec(db.conn())
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+fn pick<T: Clone>(rng: &mut crate::synthetic::Rng, values: &[T]) -> T {
+    values[rng.below(values.len() as u64) as usize].clone()
+}
+
+/// The GPU models, regions and cells the search marketplace draws from.
+pub const SEARCH_MODELS: [&str; 3] = ["A", "B", "C"];
+pub const SEARCH_REGIONS: [&str; 3] = ["eu", "us", "ap"];
+pub const SEARCH_CELLS: [(i64, i64); 3] = [(1024, 1), (1024, 8), (8192, 1)];
+
+fn search_window(
+    rng: &mut crate::synthetic::Rng,
+) -> (
+    Option<chrono::DateTime<chrono::Utc>>,
+    Option<chrono::DateTime<chrono::Utc>>,
+) {
+    let day = |d: i64| {
+        chrono::DateTime::from_timestamp(1_800_000_000 + d * 86_400, 0).unwrap_or_default()
+    };
+    (
+        pick(rng, &[None, None, Some(day(0)), Some(day(10))]),
+        pick(rng, &[None, None, Some(day(20)), Some(day(40))]),
+    )
+}
+
+fn search_cells(
+    rng: &mut crate::synthetic::Rng,
+    model: &str,
+    price: i64,
+    id: uuid::Uuid,
+) -> Vec<crate::entities::listing_cells::ActiveModel> {
+    use sea_orm::ActiveValue::Set;
+    let mut cells = Vec::new();
+    for &(context, concurrency) in &SEARCH_CELLS {
+        if rng.below(3) == 0 {
+            continue;
+        }
+        let tok_s = pick(rng, &[100.0, 200.0, 250.5, 400.0]);
+        cells.push(crate::entities::listing_cells::ActiveModel {
+            listing_id: Set(id),
+            context_tokens: Set(context),
+            concurrency: Set(concurrency),
+            gpu_model: Set(model.to_owned()),
+            price_amount: Set(price),
+            total_tok_s: Set(tok_s),
+            price_per_mtok: Set(pick(rng, &[1.5, 2.0, 3.25])),
+            ttft_ms_p99: Set(None),
+            ttft_samples: Set(None),
+            itl_ms_p99: Set(None),
+        });
+    }
+    cells
+}
+
+fn search_listing(
+    rng: &mut crate::synthetic::Rng,
+    id: uuid::Uuid,
+    org: uuid::Uuid,
+) -> (
+    crate::entities::listings::ActiveModel,
+    Vec<crate::entities::listing_cells::ActiveModel>,
+) {
+    use sea_orm::ActiveValue::Set;
+    let now = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
+    let model = pick(rng, &SEARCH_MODELS);
+    let price = pick(rng, &[10, 20, 30]);
+    let active = rng.below(8) > 0;
+    let verified = rng.below(3) > 0;
+    let cells = if active && verified {
+        search_cells(rng, model, price, id)
+    } else {
+        Vec::new()
+    };
+    let (from, until) = search_window(rng);
+    let listing = crate::entities::listings::ActiveModel {
+        id: Set(id),
+        org_id: Set(org),
+        title: Set(format!("{model} {id}")),
+        gpu_model: Set(model.to_owned()),
+        gpu_count: Set(pick(rng, &[1, 2, 4])),
+        vram_gb: Set(pick(rng, &[24, 48, 80])),
+        cpu_model: Set("cpu".to_owned()),
+        ram_gb: Set(64),
+        region: Set(pick(rng, &SEARCH_REGIONS).to_owned()),
+        price_amount: Set(price),
+        currency: Set(pick(rng, &["USD", "USD", "EUR"]).to_owned()),
+        engine_base_url: Set("http://engine.test.invalid".to_owned()),
+        engine_model: Set("m".to_owned()),
+        status: Set(if active {
+            crate::listing_status::ACTIVE
+        } else {
+            crate::listing_status::DELISTED
+        }
+        .to_owned()),
+        latest_report_id: Set(verified.then(uuid::Uuid::now_v7)),
+        verified_at: Set(verified.then_some(now)),
+        headline_total_tok_s: Set(verified.then(|| pick(rng, &[150.0, 300.0, 300.0, 450.25]))),
+        headline_per_request_tok_s: Set(None),
+        headline_price_per_mtok: Set(verified.then(|| pick(rng, &[1.0, 2.5, 2.5]))),
+        created_at: Set(now),
+        updated_at: Set(now),
+        available_from: Set(from),
+        available_until: Set(until),
+        access_ssh_host: Set(None),
+        access_ssh_port: Set(None),
+        access_ssh_user: Set(None),
+        access_https_url: Set(None),
+        engine_api_key: Set(None),
+        delisted_at: Set(None),
+        verification_state: Set(verified.then(|| "verified".to_owned())),
+        verification_expires_at: Set(None),
+        next_spot_check_at: Set(None),
+        last_verification_cost: Set(None),
+        catalog_gpu: Set(pick(rng, &[None, None, Some("h100".to_owned())])),
+        catalog_model: Set(None),
+        guarantee_min_bp: Set(None),
+        spot_check_forwarded_at: Set(None),
+        liveness_state: Set(None),
+        liveness_since: Set(None),
+        probe_due_at: Set(None),
+        reliability: Set(pick(rng, &[None, Some(0.5), Some(0.9), Some(1.0)])),
+    };
+    (listing, cells)
+}
