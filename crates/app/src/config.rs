@@ -127,8 +127,8 @@ pub struct DatabaseSettings {
     /// current from the database's change feed. `false`: every search asks the database.
     pub search_in_memory: bool,
     /// The most listings (active, or holding measured cells) a replica keeps in memory for
-    /// search; beyond it search asks the database. About 2.5 KB each (see the book's
-    /// capacity page).
+    /// search; beyond it search asks the database. A replica grows by about 5.4 KB per
+    /// listing (measured at 100,000 by `search-bench`): the default caps it near 1.4 GB.
     pub search_memory_max_listings: usize,
     /// How often a replica reads the change feed without being told of a change, in
     /// milliseconds: PostgreSQL notifies at once, so this only catches a lost notification;
@@ -141,7 +141,7 @@ impl Default for DatabaseSettings {
         Self {
             url: None,
             search_in_memory: true,
-            search_memory_max_listings: 400_000,
+            search_memory_max_listings: 250_000,
             search_memory_poll_ms: 500,
         }
     }

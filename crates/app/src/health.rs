@@ -22,6 +22,7 @@ impl App {
                 store::MemoryOptions {
                     max_listings: settings.search_memory_max_listings,
                     poll: std::time::Duration::from_millis(settings.search_memory_poll_ms),
+                    floor_probe: store::MemoryOptions::FLOOR_PROBE,
                 },
             );
         }

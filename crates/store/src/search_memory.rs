@@ -17,19 +17,20 @@
 //! Until it is loaded, or when the marketplace outgrows [`MemoryOptions::max_listings`],
 //! search asks the database, as it did before.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Statement};
 use uuid::Uuid;
 
 use crate::entities::{listing_cells, listings};
 use crate::listings::ListingRecord;
-use crate::search::{ListingHit, ListingQuery, SortKey};
+use crate::search::{After, ListingHit, ListingQuery, SortKey};
 use crate::status::listing_status;
 use crate::{Backend, Db, StoreError};
 
@@ -45,6 +46,14 @@ pub struct MemoryOptions {
     pub max_listings: usize,
     /// How often the change feed is read without a notification.
     pub poll: Duration,
+    /// How far along the order asked for a page is looked for before a tok/s floor is
+    /// served from the tok/s order instead, then sorted ([`MemoryOptions::FLOOR_PROBE`]).
+    pub floor_probe: usize,
+}
+
+impl MemoryOptions {
+    /// As far as the database looks (`search::FLOOR_PROBE`).
+    pub const FLOOR_PROBE: usize = 500;
 }
 
 /// What search in memory looks like now (for `/readyz` and the logs).
@@ -111,16 +120,40 @@ fn descending(sort: SortKey) -> bool {
     matches!(sort, SortKey::TokS | SortKey::Reliability)
 }
 
-/// An ordered set of `(sort value, listing id)`: the order a search walks, ties by id.
-type Order = BTreeSet<(Key, Uuid)>;
+/// Where an order's listing is: its slot in [`Index::facts`], with what the filters most
+/// searches name read without leaving the order's memory: its GPU model's and region's
+/// fingerprints, its VRAM and GPUs, and whether it is verified.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    slot: u32,
+    model: u32,
+    region: u32,
+    vram_gb: i32,
+    gpu_count: i32,
+    verified: bool,
+}
 
-fn change(order: &mut Order, key: Option<f64>, id: Uuid, insert: bool) {
+impl At {
+    /// Whether a listing may pass `p`: `false` only when one of these filters fails.
+    fn may_pass(&self, p: &Prepared<'_>, model: Option<u32>) -> bool {
+        let q = p.q;
+        model.is_none_or(|m| m == self.model)
+            && p.region.is_none_or(|r| r as u32 == self.region)
+            && q.min_vram_gb.is_none_or(|v| self.vram_gb >= v)
+            && q.min_gpu_count.is_none_or(|n| self.gpu_count >= n)
+            && (!q.verified_only || self.verified)
+    }
+}
+
+/// An order a search walks: `(sort value, listing id)`, ties by id.
+type Order = BTreeMap<(Key, Uuid), At>;
+
+fn change(order: &mut Order, key: Option<f64>, id: Uuid, at: Option<At>) {
     if let Some(key) = key {
-        if insert {
-            order.insert((Key::new(key), id));
-        } else {
-            order.remove(&(Key::new(key), id));
-        }
+        match at {
+            Some(at) => order.insert((Key::new(key), id), at),
+            None => order.remove(&(Key::new(key), id)),
+        };
     }
 }
 
@@ -130,9 +163,9 @@ fn change(order: &mut Order, key: Option<f64>, id: Uuid, insert: bool) {
 struct Orders([Order; 3]);
 
 impl Orders {
-    fn change(&mut self, id: Uuid, keys: [Option<f64>; 3], insert: bool) {
+    fn change(&mut self, id: Uuid, keys: [Option<f64>; 3], at: Option<At>) {
         for (order, key) in self.0.iter_mut().zip(keys) {
-            change(order, key, id, insert);
+            change(order, key, id, at);
         }
     }
 
@@ -144,6 +177,15 @@ impl Orders {
             SortKey::Reliability => None,
         }
     }
+}
+
+/// A text's fingerprint: equal texts have equal ones, so a filter compares fingerprints and
+/// reads the text itself only when they are equal.
+fn fingerprint(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A decode cell of the projection, as search reads it.
@@ -177,119 +219,305 @@ impl Cell {
     }
 }
 
+/// What search filters a listing on, small and side by side with every other listing's, so
+/// that walking an order reads little memory; the record itself is read only for a hit (and
+/// to confirm a text whose fingerprint matched).
 #[derive(Debug)]
-struct Entry {
-    listing: ListingRecord,
-    cells: Vec<Cell>,
+struct Facts {
+    active: bool,
+    verified: bool,
+    vram_gb: i32,
+    gpu_count: i32,
+    price: i64,
+    model: u64,
+    catalog: Option<u64>,
+    currency: u64,
+    region: u64,
+    reliability: Option<f64>,
+    tok_s: Option<f64>,
+    per_mtok: Option<f64>,
+    available_from: Option<DateTime<Utc>>,
+    available_until: Option<DateTime<Utc>>,
+    cells: Box<[Cell]>,
 }
 
-impl Entry {
-    fn new(listing: ListingRecord, cells: Vec<listing_cells::Model>) -> Self {
-        let cells = cells
-            .into_iter()
-            .map(|c| Cell::of(c, &listing.gpu_model))
-            .collect();
-        Self { listing, cells }
-    }
-
-    fn active(&self) -> bool {
-        self.listing.status == listing_status::ACTIVE
+impl Facts {
+    fn of(l: &ListingRecord, cells: Vec<listing_cells::Model>) -> Self {
+        Self {
+            active: l.status == listing_status::ACTIVE,
+            verified: l.latest_report_id.is_some(),
+            vram_gb: l.vram_gb,
+            gpu_count: l.gpu_count,
+            price: l.price_amount,
+            model: fingerprint(&l.gpu_model),
+            catalog: l.catalog_gpu.as_deref().map(fingerprint),
+            currency: fingerprint(&l.currency),
+            region: fingerprint(&l.region),
+            reliability: l.reliability,
+            tok_s: l.headline_total_tok_s,
+            per_mtok: l.headline_price_per_mtok,
+            available_from: l.available_from,
+            available_until: l.available_until,
+            cells: cells
+                .into_iter()
+                .map(|c| Cell::of(c, &l.gpu_model))
+                .collect(),
+        }
     }
 
     /// Kept while search can find it: active, or holding cells (the cell search reads the
     /// cells, which exist for active listings only, without the listing's status).
     fn kept(&self) -> bool {
-        self.active() || !self.cells.is_empty()
+        self.active || !self.cells.is_empty()
     }
 
     fn headline_keys(&self) -> Option<[Option<f64>; 3]> {
-        let l = &self.listing;
-        self.active().then_some([
-            Some(l.price_amount as f64),
-            l.headline_total_tok_s,
-            l.headline_price_per_mtok,
-        ])
+        self.active
+            .then_some([Some(self.price as f64), self.tok_s, self.per_mtok])
     }
 
     fn cell(&self, at: (i64, i64)) -> Option<&Cell> {
         self.cells.iter().find(|c| c.at == at)
     }
+}
 
-    /// The filters on the listing's own columns, as `search::listing_filters` writes them.
-    fn passes(&self, q: &ListingQuery) -> bool {
-        let l = &self.listing;
-        if let Some((id, names)) = &q.gpu
-            && l.catalog_gpu.as_deref() != Some(id.as_str())
-            && !names.contains(&l.gpu_model)
-        {
-            return false;
+/// A query with its texts' fingerprints, taken once.
+struct Prepared<'q> {
+    q: &'q ListingQuery,
+    model: Option<u64>,
+    gpu: Option<(u64, Vec<u64>)>,
+    currency: Option<u64>,
+    region: Option<u64>,
+}
+
+impl<'q> Prepared<'q> {
+    fn new(q: &'q ListingQuery) -> Self {
+        Self {
+            q,
+            model: q.gpu_model.as_deref().map(fingerprint),
+            gpu: q.gpu.as_ref().map(|(id, names)| {
+                (
+                    fingerprint(id),
+                    names.iter().map(|n| fingerprint(n)).collect(),
+                )
+            }),
+            currency: q.currency.as_deref().map(fingerprint),
+            region: q.region.as_deref().map(fingerprint),
         }
+    }
+
+    /// The model named, as an order sorted by `sort` carries it (`None`: not checked on the
+    /// order). The reliability order carries the listing's model, which a cell's may differ
+    /// from: it is not checked there for a cell.
+    fn order_model(&self, sort: SortKey) -> Option<u32> {
+        self.model
+            .filter(|_| sort != SortKey::Reliability || self.q.cell.is_none())
+            .map(|m| m as u32)
+    }
+
+    /// The figures `f` is found and ordered by, when it passes every filter on its facts
+    /// alone; texts whose fingerprints matched are confirmed on the record by [`Self::confirm`].
+    fn figures(&self, f: &Facts) -> Option<(Option<f64>, Option<f64>)> {
+        let q = self.q;
+        let (price, tok_s, per_mtok) = match q.cell {
+            None => {
+                if !f.active {
+                    return None;
+                }
+                (f.price, f.tok_s, f.per_mtok)
+            }
+            Some(at) => {
+                let c = f.cell(at)?;
+                (c.price, Some(c.tok_s), Some(c.per_mtok))
+            }
+        };
         let at_least = |value: Option<f64>, min: Option<f64>| match min {
             None => true,
             Some(min) => value.is_some_and(|v| v >= min),
         };
-        q.min_vram_gb.is_none_or(|v| l.vram_gb >= v)
+        let pass = q.max_price.is_none_or(|max| price <= max)
+            && at_least(tok_s, q.min_total_tok_s)
+            && q.min_vram_gb.is_none_or(|v| f.vram_gb >= v)
+            && self.currency.is_none_or(|c| f.currency == c)
+            && self.region.is_none_or(|r| f.region == r)
+            && (!q.verified_only || f.verified)
+            && q.min_gpu_count.is_none_or(|n| f.gpu_count >= n)
+            && at_least(f.reliability, q.min_reliability)
+            && q.window.is_none_or(|(from, until)| {
+                f.available_from.is_none_or(|at| at <= from)
+                    && f.available_until.is_none_or(|at| at >= until)
+            })
+            && self.gpu.as_ref().is_none_or(|(catalog, names)| {
+                f.catalog == Some(*catalog) || names.contains(&f.model)
+            });
+        // The model a search names is the cell's (written as the listing's) or the listing's.
+        let model_may_match = match (self.model, q.cell.and_then(|at| f.cell(at))) {
+            (None, _) => true,
+            (Some(_), Some(Cell { model: Some(_), .. })) => true,
+            (Some(model), _) => f.model == model,
+        };
+        (pass && model_may_match).then_some((tok_s, per_mtok))
+    }
+
+    /// The texts compared exactly, on a listing whose facts passed.
+    fn confirm(&self, f: &Facts, l: &ListingRecord) -> bool {
+        let q = self.q;
+        let model = match q.cell.and_then(|at| f.cell(at)) {
+            Some(Cell { model: Some(m), .. }) => m,
+            _ => l.gpu_model.as_str(),
+        };
+        q.gpu_model.as_deref().is_none_or(|m| m == model)
             && q.currency.as_ref().is_none_or(|c| &l.currency == c)
             && q.region.as_ref().is_none_or(|r| &l.region == r)
-            && (!q.verified_only || l.latest_report_id.is_some())
-            && q.min_gpu_count.is_none_or(|n| l.gpu_count >= n)
-            && at_least(l.reliability, q.min_reliability)
-            && q.window.is_none_or(|(from, until)| {
-                l.available_from.is_none_or(|f| f <= from)
-                    && l.available_until.is_none_or(|u| u >= until)
+            && q.gpu.as_ref().is_none_or(|(id, names)| {
+                l.catalog_gpu.as_deref() == Some(id.as_str()) || names.contains(&l.gpu_model)
             })
     }
 }
 
+/// The listings search can find, by slot.
 #[derive(Debug, Default)]
 struct Index {
-    listings: HashMap<Uuid, Entry>,
-    headline: Orders,
-    cells: HashMap<(i64, i64), Orders>,
+    slots: HashMap<Uuid, u32>,
+    facts: Vec<Option<Facts>>,
+    records: Vec<Option<Box<ListingRecord>>>,
+    free: Vec<u32>,
+    /// Per search shape (the headline figures, or a decode cell) and GPU model (`None`: of
+    /// every model), its orders: a search naming a model walks that model's listings only.
+    orders: HashMap<((i64, i64), Option<u32>), Orders>,
     /// Every kept listing with a reliability, by it.
     reliable: Order,
 }
 
 impl Index {
-    fn change(&mut self, entry: &Entry, insert: bool) {
-        let id = entry.listing.id;
-        if let Some(keys) = entry.headline_keys() {
-            self.headline.change(id, keys, insert);
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn change(&mut self, id: Uuid, facts: &Facts, slot: Option<u32>) {
+        let at = |model: u64| {
+            slot.map(|slot| At {
+                slot,
+                model: model as u32,
+                region: facts.region as u32,
+                vram_gb: facts.vram_gb,
+                gpu_count: facts.gpu_count,
+                verified: facts.verified,
+            })
+        };
+        let mut shapes: Vec<Placed> = facts
+            .cells
+            .iter()
+            .map(|c| {
+                let model = c.model.as_deref().map_or(facts.model, fingerprint);
+                (c.at, c.keys(), model)
+            })
+            .collect();
+        if let Some(keys) = facts.headline_keys() {
+            shapes.push((HEADLINE, keys, facts.model));
         }
-        for cell in &entry.cells {
-            self.cells
-                .entry(cell.at)
-                .or_default()
-                .change(id, cell.keys(), insert);
+        for (shape, keys, model) in shapes {
+            for partition in [None, Some(model as u32)] {
+                self.orders
+                    .entry((shape, partition))
+                    .or_default()
+                    .change(id, keys, at(model));
+            }
         }
-        change(&mut self.reliable, entry.listing.reliability, id, insert);
+        change(&mut self.reliable, facts.reliability, id, at(facts.model));
     }
 
     fn remove(&mut self, id: Uuid) {
-        if let Some(entry) = self.listings.remove(&id) {
-            self.change(&entry, false);
+        let Some(slot) = self.slots.remove(&id) else {
+            return;
+        };
+        let at = slot as usize;
+        if let Some(facts) = self.facts[at].take() {
+            self.change(id, &facts, None);
         }
+        self.records[at] = None;
+        self.free.push(slot);
     }
 
-    fn put(&mut self, entry: Entry) {
-        self.remove(entry.listing.id);
-        if entry.kept() {
-            self.change(&entry, true);
-            self.listings.insert(entry.listing.id, entry);
+    fn put(&mut self, listing: ListingRecord, cells: Vec<listing_cells::Model>) {
+        let id = listing.id;
+        self.remove(id);
+        let facts = Facts::of(&listing, cells);
+        if !facts.kept() {
+            return;
         }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.facts.push(None);
+                self.records.push(None);
+                u32::try_from(self.facts.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        self.change(id, &facts, Some(slot));
+        self.facts[slot as usize] = Some(facts);
+        self.records[slot as usize] = Some(Box::new(listing));
+        self.slots.insert(id, slot);
     }
 
-    /// One page, walking the order asked for from the cursor and keeping what passes.
-    fn search(&self, q: &ListingQuery) -> Vec<ListingHit> {
-        let orders = match q.cell {
-            None => &self.headline,
-            Some(cell) => match self.cells.get(&cell) {
-                Some(orders) => orders,
-                None => return Vec::new(),
-            },
+    /// One page, walking the order asked for from the cursor and keeping what passes. A
+    /// tok/s floor that few listings along that order pass is served as the database serves
+    /// it: from the tok/s order down to the floor, then sorted, once `floor_probe` listings
+    /// along the order did not fill the page.
+    fn search(&self, q: &ListingQuery, floor_probe: usize) -> Vec<ListingHit> {
+        let prepared = Prepared::new(q);
+        let partition = prepared.model.map(|m| m as u32);
+        let Some(orders) = self.orders.get(&(q.cell.unwrap_or(HEADLINE), partition)) else {
+            return Vec::new();
         };
         let order = orders.get(q.sort).unwrap_or(&self.reliable);
-        let walk: Box<dyn Iterator<Item = &(Key, Uuid)>> = match (q.after, descending(q.sort)) {
+        let by_floor = q.min_total_tok_s.is_some() && q.sort != SortKey::TokS;
+        let budget = if by_floor { floor_probe } else { usize::MAX };
+        let found = match self.walk(&prepared, order, q.after, budget) {
+            Some(found) => found,
+            None => {
+                let tok_s = orders.get(SortKey::TokS).unwrap_or(&self.reliable);
+                self.floor(&prepared, tok_s)
+            }
+        };
+        found
+            .into_iter()
+            .filter_map(|(slot, tok_s, per_mtok)| {
+                let record = self.records.get(slot as usize)?.as_deref()?;
+                Some(ListingHit {
+                    listing: record.clone(),
+                    total_tok_s: tok_s,
+                    price_per_mtok: per_mtok,
+                })
+            })
+            .collect()
+    }
+
+    /// The facts and record of a listing that passes `p` at `at`, with its figures.
+    fn passing(&self, p: &Prepared<'_>, at: At, model: Option<u32>) -> Option<Found> {
+        if !at.may_pass(p, model) {
+            return None;
+        }
+        let slot = at.slot as usize;
+        let facts = self.facts.get(slot)?.as_ref()?;
+        let (tok_s, per_mtok) = p.figures(facts)?;
+        let record = self.records.get(slot)?.as_deref()?;
+        p.confirm(facts, record)
+            .then_some((at.slot, tok_s, per_mtok))
+    }
+
+    /// A page from `order` (the query's), from the cursor on; `None` when more than `budget`
+    /// listings were looked at before the page filled.
+    fn walk(
+        &self,
+        p: &Prepared<'_>,
+        order: &Order,
+        after: Option<After>,
+        budget: usize,
+    ) -> Option<Vec<Found>> {
+        let q = p.q;
+        type Walk<'a> = Box<dyn Iterator<Item = (&'a (Key, Uuid), &'a At)> + 'a>;
+        let walk: Walk<'_> = match (after, descending(q.sort)) {
             (None, false) => Box::new(order.iter()),
             (None, true) => Box::new(order.iter().rev()),
             (Some(a), false) => Box::new(
@@ -297,56 +525,89 @@ impl Index {
             ),
             (Some(a), true) => Box::new(order.range(..(Key::new(a.value), a.id)).rev()),
         };
+        // Where the order leaves the filter on its own key behind, nothing further passes.
+        let past = |key: f64| match q.sort {
+            SortKey::Price => q.max_price.is_some_and(|max| key > max as f64),
+            SortKey::TokS => q.min_total_tok_s.is_some_and(|min| key < min),
+            SortKey::PricePerMtok | SortKey::Reliability => false,
+        };
+        let model = p.order_model(q.sort);
         let limit = usize::try_from(q.limit).unwrap_or(usize::MAX);
-        let mut hits = Vec::new();
-        for (_, id) in walk {
-            if hits.len() >= limit {
+        let mut found = Vec::new();
+        for (looked, ((key, _), &at)) in walk.enumerate() {
+            if found.len() >= limit || past(key.0) {
                 break;
             }
-            if let Some(hit) = self.listings.get(id).and_then(|e| hit_of(e, q)) {
-                hits.push(hit);
+            if looked >= budget {
+                return None;
+            }
+            found.extend(self.passing(p, at, model));
+        }
+        Some(found)
+    }
+
+    /// A page by walking the tok/s order down to the query's floor, keeping what passes and
+    /// lies beyond the cursor, sorted in the query's order.
+    fn floor(&self, p: &Prepared<'_>, tok_s: &Order) -> Vec<Found> {
+        let q = p.q;
+        let min = q.min_total_tok_s.unwrap_or(f64::NEG_INFINITY);
+        let model = p.order_model(SortKey::TokS);
+        let mut found: Vec<(Key, Uuid, Found)> = Vec::new();
+        for ((key, id), &at) in tok_s.iter().rev() {
+            if key.0 < min {
+                break;
+            }
+            let Some(hit) = self.passing(p, at, model) else {
+                continue;
+            };
+            let Some(value) = self.sort_value(q, at.slot, &hit) else {
+                continue;
+            };
+            let beyond = q.after.is_none_or(|a| {
+                let (at_key, after) = ((Key::new(value), *id), (Key::new(a.value), a.id));
+                if descending(q.sort) {
+                    at_key < after
+                } else {
+                    at_key > after
+                }
+            });
+            if beyond {
+                found.push((Key::new(value), *id, hit));
             }
         }
-        hits
+        if descending(q.sort) {
+            found.sort_unstable_by_key(|f| std::cmp::Reverse((f.0, f.1)));
+        } else {
+            found.sort_unstable_by_key(|f| (f.0, f.1));
+        }
+        found.truncate(usize::try_from(q.limit).unwrap_or(usize::MAX));
+        found.into_iter().map(|(_, _, hit)| hit).collect()
+    }
+
+    /// The value a passing listing is ordered by in `q`'s order.
+    fn sort_value(&self, q: &ListingQuery, slot: u32, hit: &Found) -> Option<f64> {
+        let facts = self.facts.get(slot as usize)?.as_ref()?;
+        match q.sort {
+            SortKey::Price => Some(match q.cell.and_then(|at| facts.cell(at)) {
+                Some(cell) => cell.price as f64,
+                None => facts.price as f64,
+            }),
+            SortKey::TokS => hit.1,
+            SortKey::PricePerMtok => hit.2,
+            SortKey::Reliability => facts.reliability,
+        }
     }
 }
 
-/// The hit `entry` makes for `q`, when it passes every filter.
-fn hit_of(entry: &Entry, q: &ListingQuery) -> Option<ListingHit> {
-    let l = &entry.listing;
-    let (model, price, tok_s, per_mtok) = match q.cell {
-        None => {
-            if !entry.active() {
-                return None;
-            }
-            (
-                l.gpu_model.as_str(),
-                l.price_amount,
-                l.headline_total_tok_s,
-                l.headline_price_per_mtok,
-            )
-        }
-        Some(at) => {
-            let c = entry.cell(at)?;
-            (
-                c.model.as_deref().unwrap_or(&l.gpu_model),
-                c.price,
-                Some(c.tok_s),
-                Some(c.per_mtok),
-            )
-        }
-    };
-    let pass = q.gpu_model.as_ref().is_none_or(|m| m == model)
-        && q.max_price.is_none_or(|max| price <= max)
-        && q.min_total_tok_s
-            .is_none_or(|min| tok_s.is_some_and(|t| t >= min))
-        && entry.passes(q);
-    pass.then(|| ListingHit {
-        listing: l.clone(),
-        total_tok_s: tok_s,
-        price_per_mtok: per_mtok,
-    })
-}
+/// Where a listing goes in a shape's orders: the shape, its keys in them, the model it is
+/// found by there.
+type Placed = ((i64, i64), [Option<f64>; 3], u64);
+
+/// The shape of the headline figures among the cells' (no cell has a context of -1).
+const HEADLINE: (i64, i64) = (-1, -1);
+
+/// A listing a search found: its slot and the figures it was found by.
+type Found = (u32, Option<f64>, Option<f64>);
 
 /// See [`Db::search_touch`].
 pub(crate) struct SearchTouch<'a>(&'a SearchShared);
@@ -359,7 +620,7 @@ impl Drop for SearchTouch<'_> {
 
 impl Memory {
     fn state(&self) -> MemoryState {
-        let listings = self.index.read().map_or(0, |i| i.listings.len());
+        let listings = self.index.read().map_or(0, |i| i.len());
         if self.over_cap.load(Ordering::Acquire) {
             MemoryState::OverCap { listings }
         } else if self.loaded.load(Ordering::Acquire) {
@@ -395,10 +656,10 @@ impl Memory {
             for id in batch {
                 index.remove(*id);
             }
-            for entry in entries {
-                index.put(entry);
+            for (listing, cells) in entries {
+                index.put(listing, cells);
             }
-            self.check_cap(index.listings.len());
+            self.check_cap(index.len());
         }
         self.known.store(mark, Ordering::Release);
         self.seen_writes.store(writes, Ordering::Release);
@@ -452,7 +713,10 @@ impl Db {
     }
 
     /// The listings `ids` with their cells, as the index keeps them.
-    async fn entries_of(&self, ids: &[Uuid]) -> Result<Vec<Entry>, StoreError> {
+    async fn entries_of(
+        &self,
+        ids: &[Uuid],
+    ) -> Result<Vec<(ListingRecord, Vec<listing_cells::Model>)>, StoreError> {
         let found = listings::Entity::find()
             .filter(listings::Column::Id.is_in(ids.iter().copied()))
             .all(self.conn())
@@ -469,7 +733,7 @@ impl Db {
             .into_iter()
             .map(|listing| {
                 let cells = cells.remove(&listing.id).unwrap_or_default();
-                Entry::new(listing, cells)
+                (listing, cells)
             })
             .collect())
     }
@@ -521,7 +785,7 @@ impl Db {
             return Ok(None);
         }
         let index = memory.index.read().unwrap_or_else(|e| e.into_inner());
-        Ok(Some(index.search(query)))
+        Ok(Some(index.search(query, memory.options.floor_probe)))
     }
 }
 
