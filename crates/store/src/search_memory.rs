@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sqlx::postgres::PgListener;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Statement};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, Statement,
+};
 use uuid::Uuid;
 
 use crate::entities::{listing_cells, listings};
@@ -65,8 +67,9 @@ pub enum MemoryState {
     Loading,
     /// Answering from memory, holding this many listings.
     Serving { listings: usize },
-    /// The marketplace holds more listings than the cap: search asks the database.
-    OverCap { listings: usize },
+    /// The marketplace holds more listings than the cap: nothing is held, and search asks
+    /// the database until it fits again.
+    OverCap,
 }
 
 /// The shared part of every clone of a [`Db`]: whether search is served from memory, and
@@ -418,10 +421,13 @@ impl Index {
         }
         for (shape, keys, model) in shapes {
             for partition in [None, Some(model as u32)] {
-                self.orders
-                    .entry((shape, partition))
-                    .or_default()
-                    .change(id, keys, at(model));
+                let key = (shape, partition);
+                let orders = self.orders.entry(key).or_default();
+                orders.change(id, keys, at(model));
+                // A model or cell nobody lists any more leaves nothing behind.
+                if orders.0.iter().all(BTreeMap::is_empty) {
+                    self.orders.remove(&key);
+                }
             }
         }
         change(&mut self.reliable, facts.reliability, id, at(facts.model));
@@ -620,10 +626,10 @@ impl Drop for SearchTouch<'_> {
 
 impl Memory {
     fn state(&self) -> MemoryState {
-        let listings = self.index.read().map_or(0, |i| i.len());
         if self.over_cap.load(Ordering::Acquire) {
-            MemoryState::OverCap { listings }
+            MemoryState::OverCap
         } else if self.loaded.load(Ordering::Acquire) {
+            let listings = self.index.read().map_or(0, |i| i.len());
             MemoryState::Serving { listings }
         } else {
             MemoryState::Loading
@@ -638,6 +644,14 @@ impl Memory {
         if for_own_writes && !self.behind_own_writes(db) {
             return Ok(());
         }
+        if self.over_cap.load(Ordering::Acquire) {
+            // Back under the cap (listings delisted), everything is loaded again.
+            if db.count_searchable().await? > self.options.max_listings as u64 {
+                return Ok(());
+            }
+            self.known.store(0, Ordering::Release);
+            self.set_over_cap(false);
+        }
         let writes = db.search.local_writes.load(Ordering::Acquire);
         let mark = db.search_mark().await?;
         let known = self.known.load(Ordering::Acquire);
@@ -651,6 +665,9 @@ impl Memory {
             .all(db.conn())
             .await?;
         for batch in changed.chunks(BATCH) {
+            if self.over_cap.load(Ordering::Acquire) {
+                break;
+            }
             let entries = db.entries_of(batch).await?;
             let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
             for id in batch {
@@ -659,24 +676,27 @@ impl Memory {
             for (listing, cells) in entries {
                 index.put(listing, cells);
             }
-            self.check_cap(index.len());
+            if index.len() > self.options.max_listings {
+                // Over the cap nothing is kept: the memory is given back.
+                *index = Index::default();
+                self.set_over_cap(true);
+            }
         }
         self.known.store(mark, Ordering::Release);
         self.seen_writes.store(writes, Ordering::Release);
         Ok(())
     }
 
-    fn check_cap(&self, listings: usize) {
-        let over = listings > self.options.max_listings;
+    fn set_over_cap(&self, over: bool) {
         if over != self.over_cap.swap(over, Ordering::AcqRel) {
+            let max = self.options.max_listings;
             if over {
                 tracing::warn!(
-                    listings,
-                    max = self.options.max_listings,
-                    "search no longer fits in memory: it asks the database"
+                    max,
+                    "search no longer fits in memory (search_memory_max_listings): it asks the database"
                 );
             } else {
-                tracing::info!(listings, "search is answered from memory again");
+                tracing::info!(max, "search fits in memory again: loading it");
             }
         }
     }
@@ -710,6 +730,26 @@ impl Db {
             .await?
             .ok_or_else(|| StoreError::Corrupt("the search change feed has no clock".into()))?;
         Ok(row.try_get_by_index::<i64>(0)?)
+    }
+
+    /// How many listings search from memory would hold (active ones, or holding cells).
+    async fn count_searchable(&self) -> Result<u64, StoreError> {
+        use sea_orm::sea_query::Query;
+        Ok(listings::Entity::find()
+            .filter(
+                sea_orm::Condition::any()
+                    .add(listings::Column::Status.eq(listing_status::ACTIVE))
+                    .add(
+                        listings::Column::Id.in_subquery(
+                            Query::select()
+                                .column(listing_cells::Column::ListingId)
+                                .from(listing_cells::Entity)
+                                .to_owned(),
+                        ),
+                    ),
+            )
+            .count(self.conn())
+            .await?)
     }
 
     /// The listings `ids` with their cells, as the index keeps them.

@@ -62,6 +62,26 @@ fn random_query(rng: &mut Rng) -> ListingQuery {
     }
 }
 
+fn empty_query() -> ListingQuery {
+    ListingQuery {
+        gpu_model: None,
+        gpu: None,
+        min_vram_gb: None,
+        max_price: None,
+        currency: None,
+        region: None,
+        verified_only: false,
+        min_gpu_count: None,
+        cell: None,
+        min_total_tok_s: None,
+        min_reliability: None,
+        window: None,
+        sort: SortKey::Price,
+        after: None,
+        limit: 20,
+    }
+}
+
 type Row = (Uuid, Option<f64>, Option<f64>, store::ListingRecord);
 
 fn rows(hits: &[ListingHit]) -> Vec<Row> {
@@ -138,12 +158,22 @@ async fn memory_answers_as_the_database(backend: Backend) {
                 search_change(&db, &mut rng, id).await.unwrap();
             }
             // Another replica's changes arrive by notification or poll: within a second.
+            // Every shape in full, by price (every listing it holds, every column compared),
+            // until all agree: a catch-up that began amid the changes is followed by another.
             let deadline = Instant::now() + Duration::from_secs(2);
-            let probe = ListingQuery {
-                limit: 1_000,
-                ..random_query(&mut Rng::new(round))
-            };
-            while compare(&replica, probe.clone()).await.is_err() {
+            loop {
+                let mut agree = true;
+                for cell in [None].into_iter().chain(SEARCH_CELLS.map(Some)) {
+                    let everything = ListingQuery {
+                        cell,
+                        limit: 1_000,
+                        ..empty_query()
+                    };
+                    agree &= compare(&replica, everything).await.is_ok();
+                }
+                if agree {
+                    break;
+                }
                 assert!(
                     Instant::now() < deadline,
                     "round {round}: not caught up in 2 s"
@@ -161,6 +191,29 @@ async fn memory_answers_as_the_database(backend: Backend) {
     }
     // The queries found things: the comparison was not of empty pages.
     assert!(found > 500, "only {found} hits in all");
+
+    // A replica whose cap the marketplace exceeds holds nothing and asks the database.
+    let capped = Db::connect(database.url()).await.unwrap();
+    capped.serve_search_from_memory(
+        database.url(),
+        MemoryOptions {
+            max_listings: 10,
+            poll: Duration::from_millis(50),
+            floor_probe: MemoryOptions::FLOOR_PROBE,
+        },
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while capped.search_memory_state() != MemoryState::OverCap {
+        assert!(
+            Instant::now() < deadline,
+            "{:?}",
+            capped.search_memory_state()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    for _ in 0..20 {
+        compare(&capped, random_query(&mut rng)).await.unwrap();
+    }
 }
 
 #[tokio::test]
