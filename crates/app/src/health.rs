@@ -33,8 +33,8 @@ impl App {
         self.db().search_memory_state()
     }
 
-    /// Checks the database, search's memory, and Redis when configured. Every check runs even when one
-    /// fails, so the answer lists everything that is down.
+    /// Checks the database, search's memory, and Redis when configured. Every check runs even
+    /// when one fails, so the answer lists everything that is down.
     pub async fn readiness(&self) -> Vec<Check> {
         let mut checks = Vec::with_capacity(3);
         let database = self.db().ping().await;
