@@ -131,17 +131,7 @@ async fn two_api_processes_count_a_bookings_streams_once() {
     // (the change feed), then its new price within a second of A's edit.
     let listing_id = listing["id"].as_str().unwrap().to_owned();
     let price_on_b = || async {
-        let page: Value = client
-            .get(format!(
-                "{}/v1/listings?gpu_model=Sim&verified=true",
-                b.base
-            ))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let (_, page) = b.get("/v1/listings?gpu_model=Sim&verified=true").await;
         page["items"]
             .as_array()
             .and_then(|items| items.iter().find(|hit| hit["id"] == listing_id.as_str()))

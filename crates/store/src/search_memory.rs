@@ -385,9 +385,9 @@ struct Index {
     facts: Vec<Option<Facts>>,
     records: Vec<Option<Box<ListingRecord>>>,
     free: Vec<u32>,
-    /// Per search shape (the headline figures, or a decode cell) and GPU model (`None`: of
+    /// Per search shape (a decode cell, or `None` for the headline figures) and GPU model (`None`: of
     /// every model), its orders: a search naming a model walks that model's listings only.
-    orders: HashMap<((i64, i64), Option<u32>), Orders>,
+    orders: HashMap<(Shape, Option<u32>), Orders>,
     /// Every kept listing with a reliability, by it.
     reliable: Order,
 }
@@ -413,11 +413,11 @@ impl Index {
             .iter()
             .map(|c| {
                 let model = c.model.as_deref().map_or(facts.model, fingerprint);
-                (c.at, c.keys(), model)
+                (Some(c.at), c.keys(), model)
             })
             .collect();
         if let Some(keys) = facts.headline_keys() {
-            shapes.push((HEADLINE, keys, facts.model));
+            shapes.push((None, keys, facts.model));
         }
         for (shape, keys, model) in shapes {
             for partition in [None, Some(model as u32)] {
@@ -473,7 +473,7 @@ impl Index {
     fn search(&self, q: &ListingQuery, floor_probe: usize) -> Vec<ListingHit> {
         let prepared = Prepared::new(q);
         let partition = prepared.model.map(|m| m as u32);
-        let Some(orders) = self.orders.get(&(q.cell.unwrap_or(HEADLINE), partition)) else {
+        let Some(orders) = self.orders.get(&(q.cell, partition)) else {
             return Vec::new();
         };
         let order = orders.get(q.sort).unwrap_or(&self.reliable);
@@ -605,12 +605,12 @@ impl Index {
     }
 }
 
-/// Where a listing goes in a shape's orders: the shape, its keys in them, the model it is
-/// found by there.
-type Placed = ((i64, i64), [Option<f64>; 3], u64);
+/// Where a listing goes in a shape's orders: the shape (a decode cell, or `None` for the
+/// headline figures), its keys in them, the model it is found by there.
+type Placed = (Shape, [Option<f64>; 3], u64);
 
-/// The shape of the headline figures among the cells' (no cell has a context of -1).
-const HEADLINE: (i64, i64) = (-1, -1);
+/// A search shape: a decode cell `(context, concurrency)`, or `None` for the headline figures.
+type Shape = Option<(i64, i64)>;
 
 /// A listing a search found: its slot and the figures it was found by.
 type Found = (u32, Option<f64>, Option<f64>);

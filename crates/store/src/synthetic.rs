@@ -80,6 +80,11 @@ impl Rng {
         self.next_u64() % n.max(1)
     }
 
+    /// One of `values`, uniformly.
+    pub fn pick<T: Clone>(&mut self, values: &[T]) -> T {
+        values[self.below(values.len() as u64) as usize].clone()
+    }
+
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64

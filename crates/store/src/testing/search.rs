@@ -43,7 +43,7 @@ pub async fn search_change(
     let update = listings::Entity::update_many().filter(listings::Column::Id.eq(id));
     match rng.below(5) {
         0 => {
-            let price = pick(rng, &[10, 20, 30, 45]);
+            let price = rng.pick(&[10, 20, 30, 45]);
             update
                 .col_expr(listings::Column::PriceAmount, Expr::value(price))
                 .exec(db.conn())
@@ -58,7 +58,7 @@ pub async fn search_change(
             update
                 .col_expr(
                     listings::Column::Reliability,
-                    Expr::value(pick(rng, &[None, Some(0.5), Some(0.9), Some(1.0)])),
+                    Expr::value(rng.pick(&[None, Some(0.5), Some(0.9), Some(1.0)])),
                 )
                 .exec(db.conn())
                 .await?;
@@ -104,10 +104,6 @@ pub async fn search_change(
     Ok(())
 }
 
-fn pick<T: Clone>(rng: &mut crate::synthetic::Rng, values: &[T]) -> T {
-    values[rng.below(values.len() as u64) as usize].clone()
-}
-
 /// The GPU models, regions and cells the search marketplace draws from.
 pub const SEARCH_MODELS: [&str; 3] = ["A", "B", "C"];
 pub const SEARCH_REGIONS: [&str; 3] = ["eu", "us", "ap"];
@@ -123,8 +119,8 @@ fn search_window(
         chrono::DateTime::from_timestamp(1_800_000_000 + d * 86_400, 0).unwrap_or_default()
     };
     (
-        pick(rng, &[None, None, Some(day(0)), Some(day(10))]),
-        pick(rng, &[None, None, Some(day(20)), Some(day(40))]),
+        rng.pick(&[None, None, Some(day(0)), Some(day(10))]),
+        rng.pick(&[None, None, Some(day(20)), Some(day(40))]),
     )
 }
 
@@ -140,7 +136,7 @@ fn search_cells(
         if rng.below(3) == 0 {
             continue;
         }
-        let tok_s = pick(rng, &[100.0, 200.0, 250.5, 400.0]);
+        let tok_s = rng.pick(&[100.0, 200.0, 250.5, 400.0]);
         cells.push(crate::entities::listing_cells::ActiveModel {
             listing_id: Set(id),
             context_tokens: Set(context),
@@ -148,7 +144,7 @@ fn search_cells(
             gpu_model: Set(model.to_owned()),
             price_amount: Set(price),
             total_tok_s: Set(tok_s),
-            price_per_mtok: Set(pick(rng, &[1.5, 2.0, 3.25])),
+            price_per_mtok: Set(rng.pick(&[1.5, 2.0, 3.25])),
             ttft_ms_p99: Set(None),
             ttft_samples: Set(None),
             itl_ms_p99: Set(None),
@@ -167,8 +163,8 @@ fn search_listing(
 ) {
     use sea_orm::ActiveValue::Set;
     let now = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
-    let model = pick(rng, &SEARCH_MODELS);
-    let price = pick(rng, &[10, 20, 30]);
+    let model = rng.pick(&SEARCH_MODELS);
+    let price = rng.pick(&[10, 20, 30]);
     let active = rng.below(8) > 0;
     let verified = rng.below(3) > 0;
     let cells = if active && verified {
@@ -182,13 +178,13 @@ fn search_listing(
         org_id: Set(org),
         title: Set(format!("{model} {id}")),
         gpu_model: Set(model.to_owned()),
-        gpu_count: Set(pick(rng, &[1, 2, 4])),
-        vram_gb: Set(pick(rng, &[24, 48, 80])),
+        gpu_count: Set(rng.pick(&[1, 2, 4])),
+        vram_gb: Set(rng.pick(&[24, 48, 80])),
         cpu_model: Set("cpu".to_owned()),
         ram_gb: Set(64),
-        region: Set(pick(rng, &SEARCH_REGIONS).to_owned()),
+        region: Set(rng.pick(&SEARCH_REGIONS).to_owned()),
         price_amount: Set(price),
-        currency: Set(pick(rng, &["USD", "USD", "EUR"]).to_owned()),
+        currency: Set(rng.pick(&["USD", "USD", "EUR"]).to_owned()),
         engine_base_url: Set("http://engine.test.invalid".to_owned()),
         engine_model: Set("m".to_owned()),
         status: Set(if active {
@@ -199,9 +195,9 @@ fn search_listing(
         .to_owned()),
         latest_report_id: Set(verified.then(uuid::Uuid::now_v7)),
         verified_at: Set(verified.then_some(now)),
-        headline_total_tok_s: Set(verified.then(|| pick(rng, &[150.0, 300.0, 300.0, 450.25]))),
+        headline_total_tok_s: Set(verified.then(|| rng.pick(&[150.0, 300.0, 300.0, 450.25]))),
         headline_per_request_tok_s: Set(None),
-        headline_price_per_mtok: Set(verified.then(|| pick(rng, &[1.0, 2.5, 2.5]))),
+        headline_price_per_mtok: Set(verified.then(|| rng.pick(&[1.0, 2.5, 2.5]))),
         created_at: Set(now),
         updated_at: Set(now),
         available_from: Set(from),
@@ -216,14 +212,14 @@ fn search_listing(
         verification_expires_at: Set(None),
         next_spot_check_at: Set(None),
         last_verification_cost: Set(None),
-        catalog_gpu: Set(pick(rng, &[None, None, Some("h100".to_owned())])),
+        catalog_gpu: Set(rng.pick(&[None, None, Some("h100".to_owned())])),
         catalog_model: Set(None),
         guarantee_min_bp: Set(None),
         spot_check_forwarded_at: Set(None),
         liveness_state: Set(None),
         liveness_since: Set(None),
         probe_due_at: Set(None),
-        reliability: Set(pick(rng, &[None, Some(0.5), Some(0.9), Some(1.0)])),
+        reliability: Set(rng.pick(&[None, Some(0.5), Some(0.9), Some(1.0)])),
     };
     (listing, cells)
 }

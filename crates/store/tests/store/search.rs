@@ -14,10 +14,6 @@ use uuid::Uuid;
 
 use crate::organisation;
 
-fn pick<T: Clone>(rng: &mut Rng, values: &[T]) -> T {
-    values[rng.below(values.len() as u64) as usize].clone()
-}
-
 fn maybe<T>(rng: &mut Rng, value: impl FnOnce(&mut Rng) -> T) -> Option<T> {
     (rng.below(3) == 0).then(|| value(rng))
 }
@@ -29,7 +25,7 @@ fn random_query(rng: &mut Rng) -> ListingQuery {
     let mut cells: Vec<(i64, i64)> = SEARCH_CELLS.to_vec();
     cells.push((4096, 2));
     ListingQuery {
-        gpu_model: maybe(rng, |r| pick(r, &models).to_owned()),
+        gpu_model: maybe(rng, |r| r.pick(&models).to_owned()),
         gpu: maybe(rng, |r| {
             let names: Vec<String> = models
                 .iter()
@@ -38,25 +34,22 @@ fn random_query(rng: &mut Rng) -> ListingQuery {
                 .collect();
             ("h100".to_owned(), names)
         }),
-        min_vram_gb: maybe(rng, |r| pick(r, &[24, 48, 80])),
-        max_price: maybe(rng, |r| pick(r, &[10, 20, 30])),
-        currency: maybe(rng, |r| pick(r, &["USD", "EUR"]).to_owned()),
-        region: maybe(rng, |r| pick(r, &SEARCH_REGIONS).to_owned()),
+        min_vram_gb: maybe(rng, |r| r.pick(&[24, 48, 80])),
+        max_price: maybe(rng, |r| r.pick(&[10, 20, 30])),
+        currency: maybe(rng, |r| r.pick(&["USD", "EUR"]).to_owned()),
+        region: maybe(rng, |r| r.pick(&SEARCH_REGIONS).to_owned()),
         verified_only: rng.below(3) == 0,
-        min_gpu_count: maybe(rng, |r| pick(r, &[1, 2, 4])),
-        cell: (rng.below(2) == 0).then(|| pick(rng, &cells)),
-        min_total_tok_s: maybe(rng, |r| pick(r, &[150.0, 250.5, 300.0])),
-        min_reliability: maybe(rng, |r| pick(r, &[0.5, 0.9, 1.0])),
-        window: maybe(rng, |r| pick(r, &[(day(5), day(15)), (day(12), day(30))])),
-        sort: pick(
-            rng,
-            &[
-                SortKey::Price,
-                SortKey::TokS,
-                SortKey::PricePerMtok,
-                SortKey::Reliability,
-            ],
-        ),
+        min_gpu_count: maybe(rng, |r| r.pick(&[1, 2, 4])),
+        cell: (rng.below(2) == 0).then(|| rng.pick(&cells)),
+        min_total_tok_s: maybe(rng, |r| r.pick(&[150.0, 250.5, 300.0])),
+        min_reliability: maybe(rng, |r| r.pick(&[0.5, 0.9, 1.0])),
+        window: maybe(rng, |r| r.pick(&[(day(5), day(15)), (day(12), day(30))])),
+        sort: rng.pick(&[
+            SortKey::Price,
+            SortKey::TokS,
+            SortKey::PricePerMtok,
+            SortKey::Reliability,
+        ]),
         after: None,
         limit: 1 + rng.below(7),
     }
@@ -154,7 +147,7 @@ async fn memory_answers_as_the_database(backend: Backend) {
     for round in 0..4 {
         if round > 0 {
             for _ in 0..15 {
-                let id = pick(&mut rng, &ids);
+                let id = rng.pick(&ids);
                 search_change(&db, &mut rng, id).await.unwrap();
             }
             // Another replica's changes arrive by notification or poll: within a second.
