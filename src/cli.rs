@@ -99,7 +99,14 @@ enum Command {
     /// seen, replay the new entries, verify their signatures and recompute the root.
     LogMonitor(log_monitor::LogMonitorArgs),
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
-    Migrate,
+    Migrate {
+        /// Apply nothing: wait up to this many seconds until every migration this binary
+        /// knows is applied (by the release's migration step), then exit 0; exit 1 at the
+        /// deadline. A database ahead of the binary (after a rollback) is ready at once.
+        /// Kubernetes' API and worker pods wait so for the migration Job.
+        #[arg(long, value_name = "SECS")]
+        wait: Option<u64>,
+    },
     /// Run a simulated vLLM-compatible engine (no GPU needed).
     Sim {
         /// A built-in profile (`rtx3060-nemotron-nano-12b-awq`, `tiny`) or a TOML file.
@@ -209,10 +216,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             telemetry::init(app::LogFormat::Text);
             runtime()?.block_on(gateway_bench::gateway_bench(args))
         }
-        Command::Migrate => {
+        Command::Migrate { wait } => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.server.log_format);
-            runtime()?.block_on(migrate(config))
+            match wait {
+                Some(secs) => runtime()?.block_on(wait_for_migrations(config, secs)),
+                None => runtime()?.block_on(migrate(config)),
+            }
         }
     }
 }
@@ -258,24 +268,40 @@ async fn stop_workers(
     tasks: Vec<tokio::task::JoinHandle<()>>,
 ) {
     let _ = stop.send(true);
-    for task in tasks {
-        if tokio::time::timeout(std::time::Duration::from_secs(30), task)
-            .await
-            .is_err()
-        {
-            tracing::warn!("a worker did not stop within 30 s");
-        }
+    // One deadline for all: a deployment's grace period (`terminationGracePeriodSeconds`)
+    // must cover it.
+    let all = futures_util::future::join_all(tasks);
+    if tokio::time::timeout(STOP_WITHIN, all).await.is_err() {
+        tracing::warn!("workers did not stop within {} s", STOP_WITHIN.as_secs());
     }
 }
+
+/// How long stopping workers may take: a run in progress is handed back well within it.
+const STOP_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
 
 async fn work(config: app::Config, concurrency: usize) -> anyhow::Result<ExitCode> {
     let app = app::App::build(config, false)
         .await
         .context("starting the worker")?;
+    let probes = match &app.config().verification.worker_listen {
+        Some(listen) => {
+            let server = api::Application::probes(app.clone(), listen)
+                .with_context(|| format!("listening on {listen} (worker_listen)"))?;
+            tracing::info!(address = %server.local_addr(), "worker probes: /healthz, /readyz, /metrics");
+            let handle = server.handle();
+            tokio::spawn(server.run());
+            Some(handle)
+        }
+        None => None,
+    };
     let (stop, tasks) = start_workers(&app, concurrency);
     shutdown_signal().await;
     tracing::info!("stopping: releasing runs in progress");
     stop_workers(stop, tasks).await;
+    if let Some(probes) = probes {
+        probes.stop(true).await;
+    }
+    tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -300,7 +326,8 @@ async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> 
         // The demo's engine is a simulator on this machine.
         config.verification.engine_allow_private = true;
     }
-    let app = app::App::build(config, true)
+    let migrate = config.database.migrate_on_start;
+    let app = app::App::build(config, migrate)
         .await
         .context("starting the application")?;
     let backend = app.backend_name();
@@ -373,6 +400,28 @@ async fn migrate(config: app::Config) -> anyhow::Result<ExitCode> {
         "migrations applied"
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `migrate --wait`: polls until nothing this binary knows is unapplied, or the deadline.
+async fn wait_for_migrations(config: app::Config, secs: u64) -> anyhow::Result<ExitCode> {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let pending = match app::maintenance::unapplied_migrations(config.database_url()).await {
+            Ok(pending) => pending,
+            // The database may not answer yet (it starts beside us): wait for it too.
+            Err(e) => vec![format!("(the database: {e})")],
+        };
+        if pending.is_empty() {
+            tracing::info!("every migration of this release is applied");
+            return Ok(ExitCode::SUCCESS);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            tracing::error!(pending = %pending.join(", "), "migrations still unapplied at the deadline");
+            return Ok(ExitCode::FAILURE);
+        }
+        tracing::info!(first = %pending[0], count = pending.len(), "waiting for migrations");
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    }
 }
 
 fn openapi(check: bool, file: &std::path::Path) -> anyhow::Result<ExitCode> {

@@ -113,6 +113,19 @@ impl Server {
         panic!("gpumarket serve did not answer /healthz within 30 s");
     }
 
+    /// Waits until `/readyz` says ready (search loaded into memory), or fails after 30 s.
+    async fn wait_until_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let (status, ready) = self.get("/readyz").await;
+            if status == 200 {
+                return;
+            }
+            assert!(Instant::now() < deadline, "never ready: {ready}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     async fn get(&self, path: &str) -> (u16, Value) {
         let res = http_get(format!("{}{path}", self.base)).await.unwrap();
         (res.status().as_u16(), res.json().await.unwrap())
@@ -232,12 +245,33 @@ async fn serve_runs_on_postgres_given_the_url() {
 async fn migrate_applies_every_migration_once() {
     let database = TestDatabase::empty(Backend::Postgres).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let wait = |secs: &str| {
+        let mut command = gpumarket(dir.path());
+        command
+            .args(["migrate", "--wait", secs])
+            .env("GPUMARKET_DATABASE_URL", database.url());
+        command
+    };
+    // `migrate --wait` applies nothing: on an empty database it gives up at its deadline,
+    // naming what is missing; one started before the migration step ends with it.
+    let output = run(&mut wait("0"));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("m20261129_000001_accounts"),
+        "{}",
+        stderr(&output)
+    );
+    let mut waiting = wait("60").stderr(Stdio::null()).spawn().unwrap();
     for _ in 0..2 {
         let output = run(gpumarket(dir.path())
             .arg("migrate")
             .env("GPUMARKET_DATABASE_URL", database.url()));
         assert!(output.status.success(), "{}", stderr(&output));
     }
+    let waited = tokio::task::spawn_blocking(move || waiting.wait().unwrap())
+        .await
+        .unwrap();
+    assert!(waited.success(), "{waited:?}");
     let db = Db::connect(database.url()).await.unwrap();
     let applied = db.applied_migrations().await.unwrap();
     let expected: Vec<String> = {
@@ -249,6 +283,45 @@ async fn migrate_applies_every_migration_once() {
     };
     assert_eq!(applied, expected);
     db.close().await.unwrap();
+
+    // A rollback: the database holds a migration of a newer release this binary lacks.
+    // Migrating at start stops it, naming why; `migrate_on_start = false` (Kubernetes, where
+    // the migration Job runs first) serves on that schema.
+    {
+        use migration::sea_orm::{ConnectionTrait, Database};
+        let conn = Database::connect(database.url()).await.unwrap();
+        conn.execute_unprepared(
+            "INSERT INTO seaql_migrations (version, applied_at) \
+             VALUES ('m29991231_000001_from_a_newer_release', 0)",
+        )
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    }
+    let output = run(gpumarket(dir.path())
+        .arg("serve")
+        .env("GPUMARKET_LISTEN", format!("127.0.0.1:{}", free_port()))
+        .env("GPUMARKET_DATABASE_URL", database.url()));
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("m29991231_000001_from_a_newer_release"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(&mut wait("0"));
+    assert!(
+        output.status.success(),
+        "ahead is ready: {}",
+        stderr(&output)
+    );
+    let mut command = gpumarket(dir.path());
+    command
+        .env("GPUMARKET_DATABASE_URL", database.url())
+        .env("GPUMARKET_DATABASE_MIGRATE_ON_START", "false");
+    let mut server = Server::start(command);
+    server.wait_until_up().await;
+    server.wait_until_ready().await;
+    assert_eq!(server.stop().code(), Some(0));
 }
 
 #[test]
@@ -993,7 +1066,15 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
     tokio::time::sleep(Duration::from_secs(4)).await;
     first.kill().unwrap();
     first.wait().unwrap();
-    let mut second = spawn_worker();
+    // The second answers probes and metrics on its own port (`worker_listen`).
+    let probes = format!("127.0.0.1:{}", free_port());
+    let mut second = distributed()
+        .env("GPUMARKET_WORKER_LISTEN", &probes)
+        .arg("worker")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
 
     let deadline = Instant::now() + Duration::from_secs(150);
     let finished = loop {
@@ -1007,8 +1088,41 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
-    let _ = second.kill();
-    let _ = second.wait();
+    let probe = |path: &str| http_get(format!("http://{probes}{path}"));
+    assert_eq!(probe("/healthz").await.unwrap().status(), 200);
+    let ready: Value = probe("/readyz").await.unwrap().json().await.unwrap();
+    assert_eq!(ready["status"], "ready", "{ready}");
+    let checked: Vec<&str> = ready["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(checked, ["database", "redis"], "{ready}");
+    let metrics = probe("/metrics").await.unwrap().text().await.unwrap();
+    assert!(
+        metrics.contains("gpumarket_worker_runs_total{outcome=\"reported\"} 1"),
+        "{metrics}"
+    );
+    assert_eq!(probe("/v1/listings").await.unwrap().status(), 404);
+    // SIGTERM: it drains (nothing in progress now) and exits cleanly.
+    let term = Command::new("kill")
+        .args(["-TERM", &second.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exit = loop {
+        if let Some(exit) = second.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the worker did not stop on SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(exit.success(), "{exit:?}");
     assert_eq!(finished["status"], "succeeded", "{finished}");
     assert_eq!(
         finished["attempts"], 2,

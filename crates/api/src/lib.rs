@@ -210,6 +210,35 @@ impl Application {
         Ok(Self { server, addr })
     }
 
+    /// A worker's own small listener (`worker_listen`): `/healthz`, `/readyz` and
+    /// `/metrics` only, on one thread. It takes no signals: the worker stops it after its
+    /// drain (a run in progress handed back through the queue), so probes answer meanwhile.
+    pub fn probes(app: App, listen: &str) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(listen)?;
+        let addr = listener.local_addr()?;
+        middleware::prometheus();
+        let data = web::Data::new(app);
+        let server = actix_web::HttpServer::new(move || {
+            actix_web::App::new()
+                .app_data(data.clone())
+                .service(routes::health::healthz)
+                .service(routes::health::readyz)
+                .service(routes::health::metrics)
+                .default_service(web::to(no_route))
+        })
+        .workers(1)
+        .disable_signals()
+        .shutdown_timeout(1)
+        .listen(listener)?
+        .run();
+        Ok(Self { server, addr })
+    }
+
+    /// Stops serving: requests in flight finish (up to the shutdown timeout).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
     }

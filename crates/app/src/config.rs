@@ -134,6 +134,11 @@ pub struct DatabaseSettings {
     /// milliseconds: PostgreSQL notifies at once, so this only catches a lost notification;
     /// on SQLite it bounds how late another process's change is seen.
     pub search_memory_poll_ms: u64,
+    /// Whether `serve` applies pending migrations when it starts. `false` where a release
+    /// step runs `gpumarket migrate` first (Kubernetes' migration Job): replicas then never
+    /// migrate, and a rolled-back binary starts on the schema the newer release left, where
+    /// migrating would stop it ("this migration has been applied but its file is missing").
+    pub migrate_on_start: bool,
 }
 
 impl Default for DatabaseSettings {
@@ -143,6 +148,7 @@ impl Default for DatabaseSettings {
             search_in_memory: true,
             search_memory_max_listings: 250_000,
             search_memory_poll_ms: 500,
+            migrate_on_start: true,
         }
     }
 }
@@ -251,6 +257,9 @@ impl Default for MailSettings {
 pub struct VerificationSettings {
     /// Whether `serve` runs a verification worker itself. Unset: yes when there is no Redis.
     pub worker_in_process: Option<bool>,
+    /// Where `gpumarket worker` answers its probes and metrics (`/healthz`, `/readyz`,
+    /// `/metrics`), e.g. `0.0.0.0:9090`. Unset: a worker opens no port.
+    pub worker_listen: Option<String>,
     /// A worker's claim on a run, renewed every third of it; a dead worker's run is taken
     /// over after it runs out.
     pub worker_lease_secs: u64,
@@ -283,6 +292,7 @@ impl Default for VerificationSettings {
     fn default() -> Self {
         Self {
             worker_in_process: None,
+            worker_listen: None,
             worker_lease_secs: 30,
             reconcile_interval_secs: 10,
             engine_allow_private: false,
@@ -965,6 +975,13 @@ impl VerificationSettings {
     }
 
     fn check(&self) -> Checked {
+        if let Some(listen) = &self.worker_listen {
+            ensure(
+                listen.parse::<std::net::SocketAddr>().is_ok(),
+                "worker_listen",
+                format!("{listen:?} is not an address like 0.0.0.0:9090"),
+            )?;
+        }
         ensure(
             self.worker_lease_secs >= 3,
             "worker_lease_secs",
@@ -1196,6 +1213,10 @@ mod tests {
                 "[database] url (GPUMARKET_DATABASE_URL):",
             ),
             (r#"{"server": {"listen": "everywhere"}}"#, "[server] listen"),
+            (
+                r#"{"verification": {"worker_listen": "nowhere"}}"#,
+                "[verification] worker_listen (GPUMARKET_WORKER_LISTEN):",
+            ),
             (
                 r#"{"gateway": {"bucket_secs": 0}}"#,
                 "[gateway] bucket_secs (GPUMARKET_GATEWAY_BUCKET_SECS):",

@@ -25,6 +25,14 @@ pub async fn migrate(database_url: &str) -> Result<Vec<String>, AppError> {
     Ok(applied)
 }
 
+/// This binary's migrations the database has not applied yet (none when it is ahead).
+pub async fn unapplied_migrations(database_url: &str) -> Result<Vec<String>, AppError> {
+    let db = Db::connect(database_url).await?;
+    let pending = db.unapplied_migrations().await;
+    db.close().await?;
+    Ok(pending?)
+}
+
 /// What [`synthetic_marketplace`] found and loaded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SyntheticMarketplace {

@@ -150,6 +150,45 @@ impl Db {
             .collect())
     }
 
+    /// Names of this binary's migrations the database has not applied, oldest first. Unlike
+    /// migrating, a database ahead of the binary (a newer release's migrations, after a
+    /// rollback) is no error: what it has beyond is not asked about.
+    pub async fn unapplied_migrations(&self) -> Result<Vec<String>, StoreError> {
+        let backend = self.conn.get_database_backend();
+        let exists = match self.backend() {
+            Backend::Postgres => {
+                "SELECT COUNT(*) FROM information_schema.tables \
+                 WHERE table_schema = current_schema() AND table_name = 'seaql_migrations'"
+            }
+            Backend::Sqlite => {
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'seaql_migrations'"
+            }
+        };
+        let row = self
+            .conn
+            .query_one_raw(sea_orm::Statement::from_string(backend, exists))
+            .await?;
+        let applied: std::collections::HashSet<String> =
+            match row.map(|r| r.try_get_by_index::<i64>(0)).transpose()? {
+                Some(n) if n > 0 => self
+                    .conn
+                    .query_all_raw(sea_orm::Statement::from_string(
+                        backend,
+                        "SELECT version FROM seaql_migrations",
+                    ))
+                    .await?
+                    .iter()
+                    .map(|r| r.try_get_by_index::<String>(0))
+                    .collect::<Result<_, _>>()?,
+                _ => Default::default(),
+            };
+        Ok(Migrator::migrations()
+            .iter()
+            .map(|m| m.name().to_owned())
+            .filter(|name| !applied.contains(name))
+            .collect())
+    }
+
     /// Rolls back every migration (tests and disaster recovery only).
     pub async fn migrate_down_all(&self) -> Result<(), StoreError> {
         Migrator::down(&self.conn, None).await?;

@@ -10,6 +10,12 @@ use app::App;
 use app::verification::Outcome;
 use tokio::sync::watch;
 
+/// Runs this process is executing now (a gauge, for `worker_listen`'s `/metrics`).
+const RUNS_IN_PROGRESS: &str = "gpumarket_worker_runs_in_progress";
+/// Runs this process finished, by outcome: `reported`, `failed`, `released` (handed back at
+/// shutdown), `lost_lease`, `taken` (another worker had it), `error`.
+const RUNS_METRIC: &str = "gpumarket_worker_runs_total";
+
 /// How long one wait for a delivery lasts before the loop checks for shutdown.
 const POLL: Duration = Duration::from_secs(2);
 
@@ -44,18 +50,36 @@ pub async fn run(app: App, name: String, mut shutdown: watch::Receiver<bool>) {
                 continue;
             }
         };
-        match app.execute_run(run, &name, lease, shutdown.clone()).await {
-            Ok(None) => tracing::debug!(%run, "run already taken or done"),
-            Ok(Some(Outcome::Reported(report))) => tracing::info!(%run, %report, "run verified"),
+        metrics::gauge!(RUNS_IN_PROGRESS).increment(1);
+        let outcome = app.execute_run(run, &name, lease, shutdown.clone()).await;
+        metrics::gauge!(RUNS_IN_PROGRESS).decrement(1);
+        let label = match outcome {
+            Ok(None) => {
+                tracing::debug!(%run, "run already taken or done");
+                "taken"
+            }
+            Ok(Some(Outcome::Reported(report))) => {
+                tracing::info!(%run, %report, "run verified");
+                "reported"
+            }
             Ok(Some(Outcome::Failed { code, reason })) => {
                 tracing::warn!(%run, code, %reason, "run failed");
+                "failed"
             }
-            Ok(Some(Outcome::Released)) => tracing::info!(%run, "run released at shutdown"),
+            Ok(Some(Outcome::Released)) => {
+                tracing::info!(%run, "run released at shutdown");
+                "released"
+            }
             Ok(Some(Outcome::LostLease)) => {
-                tracing::warn!(%run, "lease lost; another worker owns the run")
+                tracing::warn!(%run, "lease lost; another worker owns the run");
+                "lost_lease"
             }
-            Err(e) => tracing::error!(%run, error = %e, "executing a run failed"),
-        }
+            Err(e) => {
+                tracing::error!(%run, error = %e, "executing a run failed");
+                "error"
+            }
+        };
+        metrics::counter!(RUNS_METRIC, "outcome" => label).increment(1);
     }
     tracing::info!(worker = %name, "verification worker stopped");
 }
