@@ -6,6 +6,7 @@ mod error;
 mod extract;
 mod middleware;
 mod pages;
+mod rfc3339;
 mod routes;
 mod views;
 

@@ -31,9 +31,11 @@ pub struct UserView {
     pub id: Uuid,
     pub email: String,
     pub name: String,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
     /// When the account confirmed its address; null while it has not (see
     /// `email_verification`).
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub email_verified_at: Option<DateTime<Utc>>,
 }
 
@@ -80,8 +82,10 @@ pub struct ApiKeyView {
     /// An organisation key's scopes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
     /// When the key was last used, to the minute.
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub last_used_at: Option<DateTime<Utc>>,
 }
 
@@ -133,6 +137,7 @@ impl From<RoleView> for Role {
 pub struct OrgView {
     pub id: Uuid,
     pub name: String,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
 }
 
@@ -152,6 +157,7 @@ pub struct MemberView {
     pub email: String,
     pub name: String,
     pub role: RoleView,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub joined_at: DateTime<Utc>,
 }
 
@@ -197,7 +203,9 @@ pub struct EngineView {
 /// When the machine may be booked: `[from, until)`; an absent end is open.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct AvailabilityWindowView {
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub from: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub until: Option<DateTime<Utc>>,
 }
 
@@ -247,8 +255,10 @@ impl AccessView {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VerificationSummaryView {
     pub report_id: Uuid,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub verified_at: DateTime<Utc>,
     /// When the badge ends unless an unannounced spot check renews it.
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub expires_at: Option<DateTime<Utc>>,
     /// Seconds since the report was made.
     pub age_s: i64,
@@ -336,6 +346,7 @@ pub struct ListingView {
     /// The engine as last observed by a probe (or a gateway request that could not reach
     /// it); `null` before the first.
     pub liveness: Option<LivenessView>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
 }
 
@@ -344,6 +355,7 @@ pub struct ListingView {
 pub struct LivenessView {
     /// `up` or `down`.
     pub state: &'static str,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub since: DateTime<Utc>,
 }
 
@@ -436,8 +448,11 @@ pub struct RunView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,
     pub report_id: Option<Uuid>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub started_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub finished_at: Option<DateTime<Utc>>,
     /// `public`, or `private` (its report is shown to the organisation and share links only).
     pub visibility: String,
@@ -483,6 +498,7 @@ pub struct ReportView {
     pub envelope_withheld: bool,
     #[schema(value_type = Object)]
     pub summary: serde_json::Value,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
     /// Where the report sits in the transparency log; its proof is at
     /// `GET /v1/reports/{id}/proof`.
@@ -567,14 +583,18 @@ pub struct BookingView {
     /// `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
     pub status: String,
     pub gpu_count: i32,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub starts_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub ends_at: DateTime<Utc>,
     /// Fixed at booking time from the listing's price.
     pub price: MoneyView,
     pub payment: PaymentView,
     /// The refund due after a cancellation (all before the start, the unused share after).
     pub refund: Option<MoneyView>,
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub cancelled_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
     pub created_at: DateTime<Utc>,
     /// The booked listing's badge now: `unverified`, `verified`, `expired` or `demoted` (a
     /// spot check found the machine or engine no longer as verified).
@@ -597,6 +617,7 @@ pub struct BookingGuaranteeView {
     /// Buckets credited.
     pub credited_buckets: u64,
     /// When the credits were paid back (a partial refund), once the booking was over.
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
     pub settled_at: Option<DateTime<Utc>>,
     /// What was paid back: the credits, within what was paid and not refunded already.
     pub settled: Option<MoneyView>,

@@ -581,12 +581,22 @@ impl Index {
                 found.push((Key::new(value), *id, hit));
             }
         }
-        if descending(q.sort) {
-            found.sort_unstable_by_key(|f| std::cmp::Reverse((f.0, f.1)));
-        } else {
-            found.sort_unstable_by_key(|f| (f.0, f.1));
+        // Only the page is put in order: the first `limit` are chosen first (keys are unique,
+        // ids breaking ties), then sorted.
+        let limit = usize::try_from(q.limit).unwrap_or(usize::MAX);
+        let reverse = descending(q.sort);
+        let order = |a: &(Key, Uuid, Found), b: &(Key, Uuid, Found)| {
+            let ordered = (a.0, a.1).cmp(&(b.0, b.1));
+            if reverse { ordered.reverse() } else { ordered }
+        };
+        if limit == 0 {
+            return Vec::new();
         }
-        found.truncate(usize::try_from(q.limit).unwrap_or(usize::MAX));
+        if found.len() > limit {
+            found.select_nth_unstable_by(limit - 1, order);
+            found.truncate(limit);
+        }
+        found.sort_unstable_by(order);
         found.into_iter().map(|(_, _, hit)| hit).collect()
     }
 
