@@ -133,16 +133,21 @@ impl Server {
 
     /// SIGTERM, then the exit status (a graceful stop exits 0).
     fn stop(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
-        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "serve did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
+        terminate(&mut self.child)
+    }
+}
+
+/// SIGTERM to `child`, then its exit status; fails when it has not stopped within 20 s.
+fn terminate(child: &mut Child) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
         }
+        assert!(Instant::now() < deadline, "{pid} did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -1106,22 +1111,9 @@ async fn a_killed_worker_s_run_is_taken_over_and_reported_once() {
     );
     assert_eq!(probe("/v1/listings").await.unwrap().status(), 404);
     // SIGTERM: it drains (nothing in progress now) and exits cleanly.
-    let term = Command::new("kill")
-        .args(["-TERM", &second.id().to_string()])
-        .status()
+    let exit = tokio::task::spawn_blocking(move || terminate(&mut second))
+        .await
         .unwrap();
-    assert!(term.success());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let exit = loop {
-        if let Some(exit) = second.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the worker did not stop on SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
     assert!(exit.success(), "{exit:?}");
     assert_eq!(finished["status"], "succeeded", "{finished}");
     assert_eq!(
