@@ -17,6 +17,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc rather than glibc's malloc: a search page allocates per hit, and glibc's
+/// allocator was a quarter of a search's instructions (`docs/src/measurements.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     outbound::install_crypto_provider();
     let cli = match cli::Cli::try_parse() {

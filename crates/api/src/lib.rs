@@ -4,6 +4,7 @@
 
 mod error;
 mod extract;
+mod json;
 mod middleware;
 mod pages;
 mod rfc3339;

@@ -33,6 +33,8 @@ pub fn write_option<S: Serializer>(
 
 /// `at` in `buffer`, or `None` where chrono's own formatting is needed.
 fn format<'b>(at: &DateTime<Utc>, buffer: &'b mut [u8; LONGEST]) -> Option<&'b [u8]> {
+    // UTC's own fields: a `DateTime`'s accessors convert to local time (here UTC) each time.
+    let at = at.naive_utc();
     let year = u32::try_from(at.year()).ok().filter(|y| *y <= 9999)?;
     let nanos = at.nanosecond();
     if nanos >= 1_000_000_000 {

@@ -84,6 +84,15 @@ impl TryFrom<ListingRecord> for Listing {
     type Error = AppError;
 
     fn try_from(r: ListingRecord) -> Result<Self, AppError> {
+        Self::try_from(&r)
+    }
+}
+
+/// From a record that stays where it is (a search hit's, shared with the in-memory search).
+impl TryFrom<&ListingRecord> for Listing {
+    type Error = AppError;
+
+    fn try_from(r: &ListingRecord) -> Result<Self, AppError> {
         let stored = |what: &str, e: &dyn std::fmt::Display| {
             AppError::Internal(format!("stored listing {}: {what}: {e}", r.id))
         };
@@ -98,16 +107,16 @@ impl TryFrom<ListingRecord> for Listing {
         Ok(Self {
             id: ListingId::from_uuid(r.id),
             org_id: OrgId::from_uuid(r.org_id),
-            title: r.title,
-            gpu_model: r.gpu_model,
+            title: r.title.clone(),
+            gpu_model: r.gpu_model.clone(),
             gpu_count: r.gpu_count,
             vram_gb: r.vram_gb,
-            cpu_model: r.cpu_model,
+            cpu_model: r.cpu_model.clone(),
             ram_gb: r.ram_gb,
-            region: r.region,
+            region: r.region.clone(),
             price,
-            engine_base_url: r.engine_base_url,
-            engine_model: r.engine_model,
+            engine_base_url: r.engine_base_url.clone(),
+            engine_model: r.engine_model.clone(),
             has_engine_api_key: r.engine_api_key.is_some(),
             status,
             latest_report_id: r.latest_report_id.map(Into::into),
@@ -123,9 +132,9 @@ impl TryFrom<ListingRecord> for Listing {
                 .as_deref()
                 .and_then(|json| serde_json::from_str(json).ok()),
             ssh,
-            https_url: r.access_https_url,
-            catalog_gpu: r.catalog_gpu,
-            catalog_model: r.catalog_model,
+            https_url: r.access_https_url.clone(),
+            catalog_gpu: r.catalog_gpu.clone(),
+            catalog_model: r.catalog_model.clone(),
             guarantee_min_bp: r.guarantee_min_bp,
             reliability: r.reliability,
             liveness,
@@ -144,16 +153,16 @@ pub struct SearchHit {
 }
 
 fn hits(items: Vec<ListingHit>) -> Result<Vec<SearchHit>, AppError> {
-    items
-        .into_iter()
-        .map(|h| {
-            Ok(SearchHit {
-                listing: Listing::try_from(h.listing)?,
-                total_tok_s: h.total_tok_s,
-                price_per_mtok: h.price_per_mtok,
-            })
-        })
-        .collect()
+    // Sized once: collecting `Result`s would grow the vector by doubling, copying each hit.
+    let mut hits = Vec::with_capacity(items.len());
+    for h in items {
+        hits.push(SearchHit {
+            listing: Listing::try_from(&*h.listing)?,
+            total_tok_s: h.total_tok_s,
+            price_per_mtok: h.price_per_mtok,
+        });
+    }
+    Ok(hits)
 }
 
 /// A change to a listing: absent fields stay; for the optional ones, `Some(None)` clears.

@@ -1,6 +1,8 @@
 //! Search over active listings: by hardware, price, region, free capacity and measured
 //! performance, in keyset pages. Each shape of search walks one index in its order.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, IntoCondition};
 use sea_orm::{
@@ -60,10 +62,11 @@ pub struct ListingQuery {
     pub limit: u64,
 }
 
-/// A search hit: the listing and the figures it was found and ordered by.
+/// A search hit: the listing and the figures it was found and ordered by. The record is
+/// shared with the in-memory search, not copied for each hit.
 #[derive(Debug, Clone)]
 pub struct ListingHit {
-    pub listing: ListingRecord,
+    pub listing: Arc<ListingRecord>,
     /// Total tok/s at the query's cell (or the best cell).
     pub total_tok_s: Option<f64>,
     pub price_per_mtok: Option<f64>,
@@ -150,7 +153,7 @@ impl Db {
             .map(|listing| ListingHit {
                 total_tok_s: listing.headline_total_tok_s,
                 price_per_mtok: listing.headline_price_per_mtok,
-                listing,
+                listing: Arc::new(listing),
             })
             .collect())
     }
@@ -234,7 +237,7 @@ impl Db {
             .map(|(listing, cell)| ListingHit {
                 total_tok_s: cell.as_ref().map(|c| c.total_tok_s),
                 price_per_mtok: cell.as_ref().map(|c| c.price_per_mtok),
-                listing,
+                listing: Arc::new(listing),
             })
             .collect())
     }

@@ -383,7 +383,7 @@ impl<'q> Prepared<'q> {
 struct Index {
     slots: HashMap<Uuid, u32>,
     facts: Vec<Option<Facts>>,
-    records: Vec<Option<Box<ListingRecord>>>,
+    records: Vec<Option<Arc<ListingRecord>>>,
     free: Vec<u32>,
     /// Per search shape (a decode cell, or `None` for the headline figures) and GPU model (`None`: of
     /// every model), its orders: a search naming a model walks that model's listings only.
@@ -462,7 +462,7 @@ impl Index {
         };
         self.change(id, &facts, Some(slot));
         self.facts[slot as usize] = Some(facts);
-        self.records[slot as usize] = Some(Box::new(listing));
+        self.records[slot as usize] = Some(Arc::new(listing));
         self.slots.insert(id, slot);
     }
 
@@ -489,9 +489,9 @@ impl Index {
         found
             .into_iter()
             .filter_map(|(slot, tok_s, per_mtok)| {
-                let record = self.records.get(slot as usize)?.as_deref()?;
+                let record = self.records.get(slot as usize)?.as_ref()?;
                 Some(ListingHit {
-                    listing: record.clone(),
+                    listing: Arc::clone(record),
                     total_tok_s: tok_s,
                     price_per_mtok: per_mtok,
                 })

@@ -53,15 +53,36 @@ async fn collect(mut rx: UnboundedReceiver<Event>) -> Vec<u32> {
     tokens
 }
 
+/// Reads `rx` until `n` more tokens arrived; returns how many did (a step may carry several).
+async fn take(rx: &mut UnboundedReceiver<Event>, n: usize) -> usize {
+    let mut got = 0;
+    let wait = async {
+        while got < n {
+            match rx.recv().await {
+                Some(Event::Tokens(t)) => got += t.len(),
+                Some(Event::Finished) | None => break,
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), wait)
+        .await
+        .expect("tokens arrive");
+    got
+}
+
 #[tokio::test]
 async fn requests_beyond_max_num_seqs_wait_their_turn() {
     let engine = Engine::start(profile(2, 1024), 1.0).unwrap();
-    let streams: Vec<_> = (0..4).map(|i| submit(&engine, 8, 30, i)).collect();
-    tokio::time::sleep(Duration::from_millis(40)).await;
+    let mut streams: Vec<_> = (0..4).map(|i| submit(&engine, 8, 30, i)).collect();
+    // The first two (first come, first served) are running once each has a token.
+    let mut taken = vec![0; 4];
+    for (i, stream) in streams.iter_mut().enumerate().take(2) {
+        taken[i] = take(stream, 1).await;
+    }
     let stats = engine.stats();
     assert_eq!((stats.running, stats.waiting), (2, 2));
-    for stream in streams {
-        assert_eq!(collect(stream).await.len(), 30);
+    for (stream, taken) in streams.into_iter().zip(taken) {
+        assert_eq!(taken + collect(stream).await.len(), 30);
     }
     let stats = engine.stats();
     assert_eq!((stats.running, stats.waiting), (0, 0));
@@ -70,16 +91,19 @@ async fn requests_beyond_max_num_seqs_wait_their_turn() {
 
 #[tokio::test]
 async fn admission_waits_for_kv_blocks() {
-    // 8 blocks of 16 = 128 tokens: one 100-token prompt fits, a second does not.
+    // 8 blocks of 16 = 128 tokens: one 100-token prompt fits, a second does not. Counted in
+    // the first request's steps, not in sleeps: on a loaded machine a sleep may end before
+    // the engine has looked at its queue.
     let engine = Engine::start(profile(16, 8), 1.0).unwrap();
-    let first = submit(&engine, 100, 20, 1);
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    let mut first = submit(&engine, 100, 20, 1);
+    let mut taken = take(&mut first, 1).await;
     let second = submit(&engine, 100, 20, 2);
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    // Five steps later, the second has had five chances to be admitted.
+    taken += take(&mut first, 5).await;
     let stats = engine.stats();
     assert_eq!((stats.running, stats.waiting), (1, 1), "{stats:?}");
     assert!(stats.kv_cache_usage > 0.8);
-    assert_eq!(collect(first).await.len(), 20);
+    assert_eq!(taken + collect(first).await.len(), 20);
     assert_eq!(collect(second).await.len(), 20);
     assert_eq!(engine.stats().preemptions, 0);
 }

@@ -84,7 +84,7 @@ fn rows(hits: &[ListingHit]) -> Vec<Row> {
                 h.listing.id,
                 h.total_tok_s,
                 h.price_per_mtok,
-                h.listing.clone(),
+                (*h.listing).clone(),
             )
         })
         .collect()

@@ -122,15 +122,14 @@ pub async fn search(
             listing: ListingView::new(hit.listing, false),
         })
         .collect();
-    // Written once into a buffer of about its size (a hit is about 1 KB of JSON), not grown
-    // by doubling: search is the busiest page.
+    // Written once into a buffer a little larger than it (a hit is about 1 KB of JSON, and
+    // the writer wants room for a string's worst-case escaping before it writes it), not
+    // grown by doubling and copying: search is the busiest page.
     let page = Page {
         items,
         next_cursor: page.next_cursor,
     };
-    let mut body = Vec::with_capacity(1024 * (page.items.len() + 1));
-    serde_json::to_writer(&mut body, &page)
-        .map_err(|e| ApiError::from(app::AppError::Internal(format!("a search page: {e}"))))?;
+    let body = crate::json::to_vec(&page, 1280 * (page.items.len() + 1))?;
     Ok(HttpResponse::Ok()
         .content_type(actix_web::http::header::ContentType::json())
         .body(body))

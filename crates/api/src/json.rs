@@ -1,0 +1,216 @@
+//! JSON for the busiest response, a search page, written by sonic-rs: it escapes strings a
+//! vector at a time where serde_json looks at every byte, which was a quarter of a search's
+//! instructions (`docs/src/measurements.md#search-from-memory`). The bytes are serde_json's:
+//! the property test below compares them for every kind of value a page holds.
+
+use serde::Serialize;
+
+use crate::error::ApiError;
+
+/// `value` as JSON, in a buffer of `capacity` bytes to start with (a search page is written
+/// once into a buffer of about its size, not grown by doubling).
+pub fn to_vec<T: Serialize + ?Sized>(value: &T, capacity: usize) -> Result<Vec<u8>, ApiError> {
+    let mut body = Vec::with_capacity(capacity);
+    sonic_rs::to_writer(&mut body, value)
+        .map_err(|e| ApiError::from(app::AppError::Internal(format!("a JSON body: {e}"))))?;
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use chrono::{DateTime, TimeZone, Utc};
+    use proptest::prelude::*;
+    use uuid::Uuid;
+
+    use super::to_vec;
+    use crate::routes::listings::search::{MatchView, SearchHitView};
+    use crate::views::*;
+
+    /// Any text, often with what JSON must escape (quotes, backslashes, control characters)
+    /// and with multi-byte characters, at every length around sonic-rs's 32-byte blocks.
+    fn text() -> impl Strategy<Value = String> {
+        let tricky = prop::sample::select(vec![
+            '"', '\\', '\n', '\r', '\t', '\u{8}', '\u{c}', '\0', '\u{1f}', '\u{7f}', '/', 'é', '€',
+            '😀', '\u{2028}',
+        ]);
+        let char = prop_oneof![3 => any::<char>(), 2 => tricky, 5 => Just('a')];
+        prop::collection::vec(char, 0..80).prop_map(String::from_iter)
+    }
+
+    fn time() -> impl Strategy<Value = DateTime<Utc>> {
+        (-2_000_000_000i64..5_000_000_000, 0u32..1_000_000_000)
+            .prop_map(|(secs, nanos)| Utc.timestamp_opt(secs, nanos).unwrap())
+    }
+
+    /// Every float class: NaN and infinities (written as `null`), subnormals, zeros.
+    fn float() -> impl Strategy<Value = f64> {
+        prop_oneof![any::<f64>(), -1e6f64..1e6, Just(0.1 + 0.2), Just(-0.0)]
+    }
+
+    fn uuid() -> impl Strategy<Value = Uuid> {
+        any::<u128>().prop_map(Uuid::from_u128)
+    }
+
+    fn verification() -> impl Strategy<Value = VerificationSummaryView> {
+        (
+            uuid(),
+            time(),
+            prop::option::of(time()),
+            any::<i64>(),
+            prop::option::of(float()),
+            prop::option::of(float()),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(report_id, verified_at, expires_at, age_s, best, single, checked)| {
+                    VerificationSummaryView {
+                        report_id,
+                        verified_at,
+                        expires_at,
+                        age_s,
+                        best_total_tok_s: best,
+                        single_stream_tok_s: single,
+                        hardware_checked: checked,
+                    }
+                },
+            )
+    }
+
+    fn parts() -> impl Strategy<Value = (HardwareView, PriceView, EngineView, AccessView)> {
+        let hardware = (text(), any::<i32>(), any::<i32>(), text(), any::<i32>()).prop_map(
+            |(gpu_model, gpu_count, vram_gb, cpu_model, ram_gb)| HardwareView {
+                gpu_model,
+                gpu_count,
+                vram_gb,
+                cpu_model,
+                ram_gb,
+            },
+        );
+        let price = (any::<i64>(), text()).prop_map(|(amount_per_gpu_hour, currency)| PriceView {
+            amount_per_gpu_hour,
+            currency,
+        });
+        let engine = (prop::option::of(text()), text(), any::<bool>()).prop_map(
+            |(base_url, model, has_api_key)| EngineView {
+                base_url,
+                model,
+                has_api_key,
+            },
+        );
+        let ssh = (text(), any::<i64>(), text()).prop_map(|(host, port, user)| SshView {
+            host,
+            port,
+            user,
+        });
+        let access = (
+            prop::sample::subsequence(vec!["ssh", "https"], 0..=2),
+            prop::option::of(ssh),
+            prop::option::of(text()),
+        )
+            .prop_map(|(methods, ssh, https_url)| AccessView {
+                methods,
+                ssh,
+                https_url,
+            });
+        (hardware, price, engine, access)
+    }
+
+    type Extras = (
+        Option<VerificationCostView>,
+        Option<CatalogView>,
+        Option<GuaranteeView>,
+        Option<f64>,
+        Option<LivenessView>,
+    );
+
+    fn extras() -> impl Strategy<Value = Extras> {
+        let cost = (float(), float(), any::<u64>(), any::<u64>()).prop_map(
+            |(wall_s, gpu_s_estimate, cells_run, cells_skipped)| VerificationCostView {
+                wall_s,
+                gpu_s_estimate,
+                cells_run,
+                cells_skipped,
+            },
+        );
+        let catalog = (prop::option::of(text()), prop::option::of(text()))
+            .prop_map(|(gpu, model)| CatalogView { gpu, model });
+        let guarantee = float().prop_map(|min_fraction| GuaranteeView { min_fraction });
+        let liveness = (prop::sample::select(vec!["up", "down"]), time())
+            .prop_map(|(state, since)| LivenessView { state, since });
+        (
+            prop::option::of(cost),
+            prop::option::of(catalog),
+            prop::option::of(guarantee),
+            prop::option::of(float()),
+            prop::option::of(liveness),
+        )
+    }
+
+    fn hit() -> impl Strategy<Value = SearchHitView> {
+        let ids = (uuid(), uuid(), text(), text(), text());
+        let times = (prop::option::of(time()), prop::option::of(time()), time());
+        let state = prop::sample::select(vec!["unverified", "verified", "expired", "demoted"]);
+        let figures = (prop::option::of(float()), prop::option::of(float()));
+        (
+            ids,
+            times,
+            parts(),
+            (state, prop::option::of(verification()), any::<bool>()),
+            extras(),
+            figures,
+        )
+            .prop_map(
+                |(
+                    (id, org_id, title, region, status),
+                    (from, until, created_at),
+                    (hardware, price, engine, access),
+                    (verification_state, verification, verified),
+                    (last_verification_cost, catalog, guarantee, reliability, liveness),
+                    (total_tok_s, price_per_mtok),
+                )| SearchHitView {
+                    listing: ListingView {
+                        id,
+                        org_id,
+                        title,
+                        hardware,
+                        region,
+                        price,
+                        engine,
+                        availability: AvailabilityWindowView { from, until },
+                        access,
+                        status,
+                        verified,
+                        verification_state,
+                        verification,
+                        last_verification_cost,
+                        catalog,
+                        guarantee,
+                        reliability,
+                        liveness,
+                        created_at,
+                    },
+                    figures: MatchView {
+                        total_tok_s,
+                        price_per_mtok,
+                    },
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn a_search_page_is_written_as_serde_json_writes_it(
+            items in prop::collection::vec(hit(), 0..4),
+            next_cursor in prop::option::of(text()),
+        ) {
+            let page = Page { items, next_cursor };
+            let ours = to_vec(&page, 16).unwrap();
+            let serde = serde_json::to_vec(&page).unwrap();
+            prop_assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(serde).unwrap());
+        }
+    }
+}
