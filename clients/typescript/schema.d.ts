@@ -1050,6 +1050,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public directory of providers: organisations with at least one active listing, by
+         *     name, a page at a time. Public. (`GET /v1/orgs` is the caller's own organisations.)
+         */
+        get: operations["list_organizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs": {
         parameters: {
             query?: never;
@@ -3199,6 +3219,29 @@ export interface components {
             next_cursor?: string | null;
         };
         /** @description A list page. `next_cursor` is absent on the last page. */
+        Page_PublicOrgView: {
+            items: {
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: int64
+                 * @description Its active listings.
+                 */
+                listings: number;
+                name: string;
+                /** @description Its signed report: `GET /v1/orgs/{id}/report`. */
+                report: string;
+                /**
+                 * Format: int64
+                 * @description Those of them that carry the verified badge now.
+                 */
+                verified_listings: number;
+            }[];
+            next_cursor?: string | null;
+        };
+        /** @description A list page. `next_cursor` is absent on the last page. */
         Page_ReportView: {
             items: {
                 compliant: boolean;
@@ -3413,6 +3456,26 @@ export interface components {
             leaf_index: number;
             /** Format: int64 */
             tree_size: number;
+        };
+        /** @description An organisation of the public directory. */
+        PublicOrgView: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int64
+             * @description Its active listings.
+             */
+            listings: number;
+            name: string;
+            /** @description Its signed report: `GET /v1/orgs/{id}/report`. */
+            report: string;
+            /**
+             * Format: int64
+             * @description Those of them that carry the verified badge now.
+             */
+            verified_listings: number;
         };
         /** @description Per report, its figure over the first report's. */
         RatiosView: {
@@ -8897,6 +8960,85 @@ export interface operations {
             };
             /** @description `payment_provider_error`: The payment provider failed */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_organizations: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string | null;
+                /** @description Page size, 1–100 (default 20). */
+                limit?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of organisations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_PublicOrgView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

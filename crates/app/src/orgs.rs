@@ -14,6 +14,15 @@ pub struct Org {
     pub created_at: DateTime<Utc>,
 }
 
+/// An organisation of the public directory, with its active listings and how many of them
+/// carry the verified badge.
+#[derive(Debug, Clone)]
+pub struct PublicOrg {
+    pub org: Org,
+    pub listings: u64,
+    pub verified_listings: u64,
+}
+
 impl From<store::OrgRecord> for Org {
     fn from(r: store::OrgRecord) -> Self {
         Self {
@@ -157,6 +166,26 @@ impl App {
             .await?
             .into_iter()
             .map(|(org, role)| (org.into(), role))
+            .collect())
+    }
+
+    /// The public directory: organisations with at least one active listing, by name, a page
+    /// after the organisation `after`. Public.
+    pub async fn public_orgs(
+        &self,
+        after: Option<OrgId>,
+        limit: u64,
+    ) -> Result<Vec<PublicOrg>, AppError> {
+        Ok(self
+            .db()
+            .public_orgs(after.map(|id| id.as_uuid()), limit)
+            .await?
+            .into_iter()
+            .map(|r| PublicOrg {
+                org: r.org.into(),
+                listings: u64::try_from(r.listings).unwrap_or_default(),
+                verified_listings: u64::try_from(r.verified_listings).unwrap_or_default(),
+            })
             .collect())
     }
 

@@ -63,7 +63,7 @@ pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
 pub use maintenance::{WindowDeleted, WindowError, WindowRecord};
 pub use offers::{OfferCandidate, OfferQuery, PlanError, PlanRecord};
 pub use org_reports::OrgReportRecord;
-pub use orgs::{MemberRecord, OrgRecord};
+pub use orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use payments::PayoutAccountRecord;
 pub use projection::{Badge, CheckRecord, ProjectedCell, badge_state, check_kind};
 pub use runs::{MeasuredClaim, RunRecord};

@@ -8,7 +8,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{memberships, orgs, users};
+use crate::entities::{listings, memberships, orgs, users};
 use crate::{Db, StoreError, conflict_as};
 
 #[derive(Debug, Clone)]
@@ -26,6 +26,15 @@ impl From<orgs::Model> for OrgRecord {
             created_at: m.created_at,
         }
     }
+}
+
+/// An organisation of the public directory: its active listings, and how many of them carry
+/// the verified badge.
+#[derive(Debug, Clone)]
+pub struct PublicOrgRecord {
+    pub org: OrgRecord,
+    pub listings: i64,
+    pub verified_listings: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -151,6 +160,75 @@ impl Db {
                 })
             })
             .collect()
+    }
+
+    /// A page of the organisations with at least one active listing, by name (ids breaking
+    /// ties), after the organisation `after` (exclusive), with their listings' counts.
+    pub async fn public_orgs(
+        &self,
+        after: Option<Uuid>,
+        limit: u64,
+    ) -> Result<Vec<PublicOrgRecord>, StoreError> {
+        use sea_orm::sea_query::{Expr, ExprTrait, Func, Query};
+        let active = || {
+            Query::select()
+                .column(listings::Column::OrgId)
+                .from(listings::Entity)
+                .and_where(Expr::col(listings::Column::Status).eq(crate::listing_status::ACTIVE))
+                .to_owned()
+        };
+        let mut select = orgs::Entity::find().filter(orgs::Column::Id.in_subquery(active()));
+        if let Some(after) = after {
+            let Some(last) = orgs::Entity::find_by_id(after).one(self.conn()).await? else {
+                return Ok(Vec::new());
+            };
+            select = select.filter(
+                Expr::tuple([Expr::col(orgs::Column::Name), Expr::col(orgs::Column::Id)])
+                    .gt(Expr::tuple([Expr::val(last.name), Expr::val(last.id)])),
+            );
+        }
+        let page = select
+            .order_by_asc(orgs::Column::Name)
+            .order_by_asc(orgs::Column::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let ids: Vec<Uuid> = page.iter().map(|o| o.id).collect();
+        let counts: Vec<(Uuid, i64, i64)> = listings::Entity::find()
+            .select_only()
+            .column(listings::Column::OrgId)
+            .column_as(
+                Expr::from(Func::count(Expr::col(listings::Column::Id))),
+                "listings",
+            )
+            .column_as(
+                // COUNT skips the NULL that CASE gives the others.
+                Expr::from(Func::count(Expr::case(
+                    Expr::col(listings::Column::VerificationState).eq(crate::badge_state::VERIFIED),
+                    1,
+                ))),
+                "verified",
+            )
+            .filter(listings::Column::Status.eq(crate::listing_status::ACTIVE))
+            .filter(listings::Column::OrgId.is_in(ids))
+            .group_by(listings::Column::OrgId)
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        Ok(page
+            .into_iter()
+            .map(|org| {
+                let (listings, verified_listings) = counts
+                    .iter()
+                    .find(|(id, _, _)| *id == org.id)
+                    .map_or((0, 0), |&(_, n, v)| (n, v));
+                PublicOrgRecord {
+                    org: org.into(),
+                    listings,
+                    verified_listings,
+                }
+            })
+            .collect())
     }
 
     /// The organisations the user belongs to, with the user's role in each.

@@ -110,6 +110,8 @@ from .page_leaderboard_row_view import PageLeaderboardRowView
 from .page_leaderboard_row_view_items_item import PageLeaderboardRowViewItemsItem
 from .page_my_org_view import PageMyOrgView
 from .page_my_org_view_items_item import PageMyOrgViewItemsItem
+from .page_public_org_view import PagePublicOrgView
+from .page_public_org_view_items_item import PagePublicOrgViewItemsItem
 from .page_report_view import PageReportView
 from .page_report_view_items_item import PageReportViewItemsItem
 from .page_report_view_items_item_envelope import PageReportViewItemsItemEnvelope
@@ -130,6 +132,7 @@ from .price_patch import PricePatch
 from .price_view import PriceView
 from .problem import Problem
 from .proof_view import ProofView
+from .public_org_view import PublicOrgView
 from .ratios_view import RatiosView
 from .readiness import Readiness
 from .refresh_request import RefreshRequest
@@ -282,6 +285,8 @@ __all__ = (
     "PageLeaderboardRowViewItemsItem",
     "PageMyOrgView",
     "PageMyOrgViewItemsItem",
+    "PagePublicOrgView",
+    "PagePublicOrgViewItemsItem",
     "PageReportView",
     "PageReportViewItemsItem",
     "PageReportViewItemsItemEnvelope",
@@ -302,6 +307,7 @@ __all__ = (
     "PriceView",
     "Problem",
     "ProofView",
+    "PublicOrgView",
     "RatiosView",
     "Readiness",
     "RefreshRequest",

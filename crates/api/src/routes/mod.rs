@@ -49,6 +49,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(api_keys::delete::delete)
                 .service(orgs::create::create)
                 .service(orgs::list::list)
+                .service(orgs::directory::directory)
                 .service(orgs::get::get)
                 .service(orgs::members::add_member)
                 .service(orgs::members::invite)

@@ -11,6 +11,7 @@ on_both_backends!(
     org_routes_refuse_bad_input,
     roles_change_and_members_leave_but_an_owner_remains,
     organisation_keys_act_within_their_scopes,
+    the_directory_lists_providers_with_active_listings,
 );
 
 /// An organisation with an owner, an admin, a member, and an outsider.
@@ -529,6 +530,73 @@ async fn org_routes_refuse_bad_input(app: TestApp) {
 
     assert_problem(
         app.get("/v1/orgs/not-a-uuid", token).await,
+        400,
+        "invalid_parameter",
+    )
+    .await;
+}
+
+/// `GET /v1/organizations`: anyone may read it; it lists organisations with an active listing,
+/// by name, with their counts, a page at a time; never one whose listings are all delisted,
+/// nor one without listings.
+async fn the_directory_lists_providers_with_active_listings(app: TestApp) {
+    use crate::marketplace::{decode_cell, list, provider, verified_with};
+    let zeta = provider(&app, "zeta@example.com").await;
+    let alpha = provider(&app, "alpha@example.com").await;
+    let gone = provider(&app, "gone@example.com").await;
+    let _empty = provider(&app, "empty@example.com").await;
+    for p in [&zeta, &alpha] {
+        list(&app, p, json!({})).await;
+    }
+    let verified = list(&app, &zeta, json!({})).await;
+    verified_with(&app, &verified, vec![decode_cell(1024, 1, 100.0)]).await;
+    let delisted = list(&app, &gone, json!({})).await;
+    let res = app
+        .call(
+            reqwest::Method::DELETE,
+            &format!("/v1/listings/{delisted}"),
+            Some(&gone.member.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+
+    // By name: "org of alpha…" before "org of zeta…".
+    let page: Value = app.get_json("/v1/organizations", None).await;
+    let items = page["items"].as_array().unwrap();
+    let ids: Vec<&str> = items.iter().map(|o| o["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [alpha.org.as_str(), zeta.org.as_str()], "{page}");
+    assert_eq!(items[0]["name"], "org of alpha@example.com");
+    assert_eq!(
+        (&items[0]["listings"], &items[0]["verified_listings"]),
+        (&json!(1), &json!(0))
+    );
+    assert_eq!(
+        (&items[1]["listings"], &items[1]["verified_listings"]),
+        (&json!(2), &json!(1))
+    );
+    assert_eq!(items[1]["report"], format!("/v1/orgs/{}/report", zeta.org));
+    assert!(page["next_cursor"].is_null());
+
+    // A page at a time; a signed-in caller sees the same directory.
+    let first: Value = app
+        .get_json("/v1/organizations?limit=1", Some(&gone.member.access_token))
+        .await;
+    assert_eq!(first["items"][0]["id"], alpha.org.as_str());
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let second: Value = app
+        .get_json(&format!("/v1/organizations?limit=1&cursor={cursor}"), None)
+        .await;
+    assert_eq!(second["items"][0]["id"], zeta.org.as_str());
+
+    assert_problem(
+        app.get("/v1/organizations?limit=0", None).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_problem(
+        app.get("/v1/organizations?cursor=nope", None).await,
         400,
         "invalid_parameter",
     )

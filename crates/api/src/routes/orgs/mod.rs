@@ -3,6 +3,7 @@
 pub mod api_keys;
 pub mod billing;
 pub mod create;
+pub mod directory;
 pub mod get;
 pub mod list;
 pub mod members;
