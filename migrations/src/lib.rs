@@ -33,6 +33,7 @@ mod m20261203_000025_liveness_and_maintenance;
 mod m20261203_000026_uptime_statements;
 mod m20261204_000027_webhooks;
 mod m20261204_000028_search_change_feed;
+mod m20261204_000029_report_catalog;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -70,6 +71,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000026_uptime_statements::Migration),
             Box::new(m20261204_000027_webhooks::Migration),
             Box::new(m20261204_000028_search_change_feed::Migration),
+            Box::new(m20261204_000029_report_catalog::Migration),
         ]
     }
 }

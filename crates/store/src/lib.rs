@@ -72,7 +72,8 @@ pub use search_memory::{MemoryOptions, MemoryState};
 pub use shares::{ShareKey, ShareRecord, visibility};
 pub use status::{booking_status, listing_status, run_status};
 pub use verification::{
-    CellFigures, CellRecord, EventRecord, NewReport, RUN_FINISHED, ReportRecord, SigningKeyRecord,
+    CellFigures, CellRecord, EventRecord, NewReport, PublicReportQuery, RUN_FINISHED, ReportRecord,
+    SigningKeyRecord,
 };
 pub use webhooks::{
     AttemptOutcome, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord, WebhookEndpointRecord,

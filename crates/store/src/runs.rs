@@ -49,6 +49,10 @@ pub struct MeasuredClaim {
     pub ram_gb: i32,
     pub engine_base_url: String,
     pub engine_model: String,
+    /// The catalog GPU and model claimed (kept with the report, for the public list's
+    /// filters).
+    pub catalog_gpu: Option<String>,
+    pub catalog_model: Option<String>,
 }
 
 impl MeasuredClaim {
@@ -61,6 +65,8 @@ impl MeasuredClaim {
             ram_gb: listing.ram_gb,
             engine_base_url: listing.engine_base_url.clone(),
             engine_model: listing.engine_model.clone(),
+            catalog_gpu: listing.catalog_gpu.clone(),
+            catalog_model: listing.catalog_model.clone(),
         }
     }
 }

@@ -321,6 +321,8 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
                 kind: Set("verification".to_owned()),
                 visibility: Set("public".to_owned()),
                 cell_figures_filled: Set(true),
+                catalog_gpu: Set(None),
+                catalog_model: Set(None),
             },
             cells,
         )

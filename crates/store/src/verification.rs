@@ -76,6 +76,15 @@ fn typed_cells(models: Vec<report_cells::Model>) -> Result<Vec<CellRecord>, Stor
     models.into_iter().map(CellRecord::try_from).collect()
 }
 
+/// The filters of [`Db::public_reports`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PublicReportQuery<'a> {
+    pub model: Option<&'a str>,
+    pub gpu: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    pub before: Option<Uuid>,
+}
+
 #[derive(Debug, Clone)]
 pub struct NewReport {
     pub id: Uuid,
@@ -433,6 +442,8 @@ impl Db {
             kind: Set(report.kind.clone()),
             visibility: Set(report.visibility.clone()),
             cell_figures_filled: Set(true),
+            catalog_gpu: Set(report.measured.catalog_gpu.clone()),
+            catalog_model: Set(report.measured.catalog_model.clone()),
         };
         let public = report.visibility != crate::visibility::PRIVATE;
         reports::Entity::insert(model)
@@ -552,6 +563,35 @@ impl Db {
             select = select.filter(reports::Column::Kind.eq(kind));
         }
         if let Some(before) = before {
+            select = select.filter(reports::Column::Id.lt(before));
+        }
+        Ok(select
+            .order_by_desc(reports::Column::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// A page of the public reports (never private ones), newest first, after the report
+    /// `before` (exclusive; ids are time-ordered); only those of the catalog `model` and
+    /// `gpu` their listing claimed, and of `kind`, when given.
+    pub async fn public_reports(
+        &self,
+        query: PublicReportQuery<'_>,
+        limit: u64,
+    ) -> Result<Vec<ReportRecord>, StoreError> {
+        let mut select = reports::Entity::find()
+            .filter(reports::Column::Visibility.ne(crate::visibility::PRIVATE));
+        if let Some(model) = query.model {
+            select = select.filter(reports::Column::CatalogModel.eq(model));
+        }
+        if let Some(gpu) = query.gpu {
+            select = select.filter(reports::Column::CatalogGpu.eq(gpu));
+        }
+        if let Some(kind) = query.kind {
+            select = select.filter(reports::Column::Kind.eq(kind));
+        }
+        if let Some(before) = query.before {
             select = select.filter(reports::Column::Id.lt(before));
         }
         Ok(select

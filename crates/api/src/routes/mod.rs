@@ -81,6 +81,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(verifications::get::get)
                 .service(verifications::events::events)
                 .service(verifications::cancel::cancel)
+                .service(reports::list::list)
                 .service(reports::get::get)
                 .service(reports::compare::compare)
                 .service(reports::proof::proof)

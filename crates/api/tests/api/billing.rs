@@ -473,6 +473,18 @@ async fn a_private_report_is_seen_by_members_and_share_links_only(backend: Backe
         .map(|r| &r["id"])
         .collect();
     assert_eq!(ids, [&json!(public_report)], "{theirs}");
+    // Nor in the public list of reports, whoever asks.
+    for who in [None, Some(m.admin.access_token.as_str())] {
+        let all: Value = m.app.get_json("/v1/reports", who).await;
+        let ids: Vec<&Value> = all["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["id"])
+            .collect();
+        assert!(ids.contains(&&json!(public_report)), "{all}");
+        assert!(!ids.contains(&&json!(report)), "{all}");
+    }
     let ours: Value = m
         .app
         .get_json(

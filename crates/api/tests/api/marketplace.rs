@@ -15,6 +15,7 @@ on_both_backends!(
     search_by_free_capacity_and_availability_over_time,
     access_tokens_work_only_for_their_booking_and_its_provider,
     providers_and_renters_list_their_bookings,
+    public_reports_are_listed_newest_first_by_what_they_measured,
 );
 
 pub(crate) struct Provider {
@@ -845,4 +846,95 @@ async fn providers_and_renters_list_their_bookings(app: TestApp) {
     )
     .await;
     assert_problem(app.get(&path, None).await, 401, "unauthenticated").await;
+}
+
+/// `GET /v1/reports`: anyone reads every public report, newest first, a page at a time,
+/// filtered by the catalog GPU and model its listing claimed when the report was made (an
+/// edit of the claim later does not move it) and by kind.
+async fn public_reports_are_listed_newest_first_by_what_they_measured(app: TestApp) {
+    const MODEL: &str = "nvidia-nemotron-nano-12b-v2-awq";
+    let p = provider(&app, "reports@example.com").await;
+    let claimed = list(
+        &app,
+        &p,
+        json!({"catalog": {"gpu": "rtx-3060-12gb", "model": MODEL}}),
+    )
+    .await;
+    let plain = list(&app, &p, json!({})).await;
+    let db = app.app.db();
+    let mut made = Vec::new();
+    for listing in [&claimed, &claimed, &plain] {
+        let cells = vec![decode_cell(1024, 1, 100.0)];
+        let id = store::testing::verified_report(db, listing.parse().unwrap(), cells)
+            .await
+            .unwrap();
+        made.push(id.to_string());
+    }
+    let mut newest_first = made.clone();
+    newest_first.sort_unstable_by(|a, b| b.cmp(a));
+    let reports = |query: &'static str| {
+        let app = &app;
+        async move {
+            let page: Value = app.get_json(&format!("/v1/reports{query}"), None).await;
+            ids(&page)
+        }
+    };
+    assert_eq!(reports("").await, newest_first);
+    assert_eq!(reports("?kind=verification").await, newest_first);
+    assert!(reports("?kind=spot_check").await.is_empty());
+    let of_claim: Vec<String> = newest_first
+        .iter()
+        .filter(|id| **id != made[2])
+        .cloned()
+        .collect();
+    assert_eq!(reports("?gpu=rtx-3060-12gb").await, of_claim);
+    assert_eq!(
+        reports("?model=nvidia-nemotron-nano-12b-v2-awq").await,
+        of_claim
+    );
+    assert!(reports("?gpu=h100-sxm-80gb").await.is_empty());
+
+    // Another claim later: the reports keep the one they measured.
+    let res = app
+        .call(
+            Method::PATCH,
+            &format!("/v1/listings/{claimed}"),
+            Some(&p.member.access_token),
+            Some(json!({"catalog": {"gpu": "h100-sxm-80gb", "model": MODEL}})),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(reports("?gpu=rtx-3060-12gb").await, of_claim);
+    assert!(reports("?gpu=h100-sxm-80gb").await.is_empty());
+
+    // A page at a time, signed in or not.
+    let first: Value = app
+        .get_json("/v1/reports?limit=2", Some(&p.member.access_token))
+        .await;
+    assert_eq!(ids(&first), newest_first[..2]);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let second: Value = app
+        .get_json(&format!("/v1/reports?limit=2&cursor={cursor}"), None)
+        .await;
+    assert_eq!(ids(&second), newest_first[2..]);
+    assert!(second["next_cursor"].is_null());
+
+    assert_problem(
+        app.get("/v1/reports?kind=nope", None).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_problem(
+        app.get("/v1/reports?limit=101", None).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_problem(
+        app.get("/v1/reports?cursor=x", None).await,
+        400,
+        "invalid_parameter",
+    )
+    .await;
 }

@@ -24,6 +24,8 @@ pub mod model {
 }
 pub use signing::{Headline, SignedReport};
 pub(crate) use signing::{sha256_hex, sign_run_report};
+/// The filters of [`App::public_reports`].
+pub use store::PublicReportQuery;
 
 /// The predicate type of a listing's verification report.
 pub const REPORT_PREDICATE: &str = "https://gpumarket.dev/attestations/standard-benchmark/v1";
@@ -410,19 +412,7 @@ impl App {
         before: Option<domain::ReportId>,
         limit: u64,
     ) -> Result<Vec<StoredReport>, AppError> {
-        if let Some(kind) = kind
-            && ![
-                crate::runs::run_kind::VERIFICATION,
-                crate::runs::run_kind::SPOT_CHECK,
-            ]
-            .contains(&kind)
-        {
-            return Err(domain::ValidationError::new(
-                "kind",
-                "must be `verification` or `spot_check`",
-            )
-            .into());
-        }
+        check_kind(kind)?;
         let org = self.listing(listing).await?.org_id;
         let members = self.is_member(viewer, org).await?;
         let mut shown = Vec::new();
@@ -439,12 +429,37 @@ impl App {
         {
             shown.push(self.shown_to(StoredReport::of(record), viewer).await?);
         }
-        let ids: Vec<uuid::Uuid> = shown.iter().map(|r| r.id.as_uuid()).collect();
+        self.with_log_indexes(shown).await
+    }
+
+    /// Every public report, newest first, a page after the report `before`; only those of
+    /// the catalog `model` and `gpu` their listing claimed when they were made, and of
+    /// `kind` (`verification` or `spot_check`), when given. Public: private reports are
+    /// never listed, and an envelope that names an engine is withheld as for anyone.
+    pub async fn public_reports(
+        &self,
+        query: PublicReportQuery<'_>,
+        limit: u64,
+    ) -> Result<Vec<StoredReport>, AppError> {
+        check_kind(query.kind)?;
+        let mut shown = Vec::new();
+        for record in self.db().public_reports(query, limit).await? {
+            shown.push(self.shown_to(StoredReport::of(record), None).await?);
+        }
+        self.with_log_indexes(shown).await
+    }
+
+    /// Each report with its leaf's index in the transparency log.
+    async fn with_log_indexes(
+        &self,
+        mut reports: Vec<StoredReport>,
+    ) -> Result<Vec<StoredReport>, AppError> {
+        let ids: Vec<uuid::Uuid> = reports.iter().map(|r| r.id.as_uuid()).collect();
         let indexes = self.db().log_indexes_of(&ids).await?;
-        for report in &mut shown {
+        for report in &mut reports {
             report.log_index = indexes.get(&report.id.as_uuid()).copied();
         }
-        Ok(shown)
+        Ok(reports)
     }
 
     /// Every published key, active and retired.
@@ -462,5 +477,24 @@ impl App {
                 retired_at: k.retired_at.map(|t| t.to_rfc3339()),
             })
             .collect())
+    }
+}
+
+/// A report kind filter: `verification` or `spot_check`.
+fn check_kind(kind: Option<&str>) -> Result<(), AppError> {
+    match kind {
+        Some(kind)
+            if ![
+                crate::runs::run_kind::VERIFICATION,
+                crate::runs::run_kind::SPOT_CHECK,
+            ]
+            .contains(&kind) =>
+        {
+            Err(
+                domain::ValidationError::new("kind", "must be `verification` or `spot_check`")
+                    .into(),
+            )
+        }
+        _ => Ok(()),
     }
 }

@@ -20,6 +20,9 @@ pub struct Model {
     /// Its cells' figures for judging were read from the envelope (at insert, or by the
     /// start-up backfill for reports stored before they were columns).
     pub cell_figures_filled: bool,
+    /// The catalog GPU and model its listing claimed when it was stored.
+    pub catalog_gpu: Option<String>,
+    pub catalog_model: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

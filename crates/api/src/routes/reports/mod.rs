@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod get;
 pub mod leaderboard;
+pub mod list;
 pub mod matrix;
 pub mod org_report;
 pub mod proof;
