@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::{OrgId, OrgName, Role, UserId};
+use sea_orm::sea_query::{Expr, ExprTrait, Func, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect,
@@ -169,7 +170,6 @@ impl Db {
         after: Option<Uuid>,
         limit: u64,
     ) -> Result<Vec<PublicOrgRecord>, StoreError> {
-        use sea_orm::sea_query::{Expr, ExprTrait, Func, Query};
         let active = || {
             Query::select()
                 .column(listings::Column::OrgId)
