@@ -17,7 +17,8 @@ per check; exits 1 with the reasons on any failure.
 import base64
 import json
 import sys
-from urllib.parse import urljoin, urlparse
+from datetime import datetime
+from urllib.parse import quote, urljoin, urlparse
 
 from playwright.sync_api import sync_playwright
 
@@ -40,6 +41,11 @@ WORDS = {
     },
 }
 FAILURES = []
+# The reference page's navigation, in its order (the capacity planner after the calculator).
+NAV = [
+    "getting-started", "leaderboard", "calculator", "planner", "models", "orgs", "reports",
+    "runs", "hardware", "benchmarks", "marketplace", "rent", "pro", "api",
+]
 
 
 def check(ok, what):
@@ -51,6 +57,11 @@ def check(ok, what):
 def figure(value, decimals):
     """As the pages print numbers: grouped thousands, fixed decimals."""
     return f"{value:,.{decimals}f}"
+
+
+def norm(t):
+    """A time as the same instant, however it is written."""
+    return datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
 
 
 def has_figures(status):
@@ -98,6 +109,8 @@ class Site:
         leaked = [e for e in FACTS["engines"] if e in html]
         check(not leaked, f"{path}: names no engine address {leaked}")
         check(self.page.title().strip() != "", f"{path}: has a title")
+        nav = self.page.eval_on_selector_all("nav a[data-nav]", "els => els.map(e => e.dataset.nav)")
+        check(nav == NAV, f"{path}: the navigation in the reference order {nav}")
         self.page.wait_for_load_state("load")
         if status != 200:
             # Chromium reports the document's own error status on the console.
@@ -212,7 +225,6 @@ def main():
         board = hrefs(page, "#leaderboard a")
         check(f"/reports/{report_id}" in board, "/: the demo report leads the verified board")
         check(not any("/runs/" in h for h in board), "/: no community run on the verified board")
-        check(f"/models/{model}" in hrefs(page, ".catalog a"), "/: the catalog's models linked")
         site.open("/?source=community")
         board = hrefs(page, "#leaderboard a")
         check(f"/runs/{run_id}" in board, "/?source=community: the run is on the board")
@@ -280,6 +292,95 @@ def main():
         site.open(path)
         check(page.locator("#badge").get_attribute("data-state") == "verified", f"{path}: badge")
         check(page.locator("#book").get_attribute("href").startswith("/docs/"), f"{path}: book")
+
+        # The rent strip: the free GPUs ahead as the availability API has them, and the
+        # commands that book this listing.
+        for selector in ("#rent-cli", "#rent-curl"):
+            check(listing_id in page.inner_text(selector), f"{path}: {selector} books this listing")
+        spans = page.eval_on_selector_all(
+            "#availability rect.span",
+            "rs => rs.map(r => [r.dataset.from, r.dataset.to, Number(r.dataset.free)])",
+        )
+        check(spans and spans[0][2] >= 0, f"{path}: the availability strip {spans[:3]}")
+        if spans:
+            free = site.json(
+                f"/v1/listings/{listing_id}/availability?from={quote(spans[0][0])}&to={quote(spans[-1][1])}"
+            )
+            got = [[s["from"], s["to"], s["free_gpus"]] for s in free["segments"]]
+            same = len(got) == len(spans) and all(
+                norm(a[0]) == norm(b[0]) and norm(a[1]) == norm(b[1]) and a[2] == b[2]
+                for a, b in zip(spans, got)
+            )
+            check(same, f"{path}: the strip is the availability API's {spans[:2]} {got[:2]}")
+        start = page.get_attribute("#first-free", "data-start")
+        check(start is not None and start in page.inner_text("#rent-cli"), f"{path}: the first free hour booked")
+
+        # The index pages: every row links to its page, and each lists what its API lists.
+        site.open("/models")
+        check(f"/models/{model}" in hrefs(page, "#list a"), "/models: the catalog's models linked")
+        site.open("/hardware")
+        check(f"/hardware/{gpu}" in hrefs(page, "#list a"), "/hardware: the catalog's GPUs linked")
+        for path, api in (
+            (f"/reports?model={model}&gpu={gpu}", f"/v1/reports?model={model}&gpu={gpu}"),
+            ("/reports?kind=verification", "/v1/reports?kind=verification"),
+            ("/reports?limit=1", "/v1/reports?limit=1"),
+            (f"/runs?gpu={gpu}&model={model}", f"/v1/runs?gpu={gpu}&model={model}"),
+            ("/orgs", "/v1/organizations"),
+            (f"/marketplace?gpu_model={quote(FACTS['gpu_model'])}&sort=price",
+             f"/v1/listings?gpu_model={quote(FACTS['gpu_model'])}&sort=price"),
+            ("/marketplace?sort=tok_s", "/v1/listings?sort=tok_s"),
+        ):
+            site.open(path)
+            shown = page.eval_on_selector_all("#list tbody tr", "rows => rows.map(r => r.dataset.id)")
+            listed = [item["id"] for item in site.json(api)["items"]]
+            check(shown == listed and listed, f"{path}: lists what {api} lists {shown} {listed}")
+        # Its next page is the API's next page.
+        site.open("/reports?limit=1")
+        first = site.json("/v1/reports?limit=1")
+        page.click("#next")
+        page.wait_for_load_state("load")
+        shown = page.eval_on_selector_all("#list tbody tr", "rows => rows.map(r => r.dataset.id)")
+        second = site.json(f"/v1/reports?limit=1&cursor={first['next_cursor']}")
+        check(shown == [i["id"] for i in second["items"]] and shown != [first["items"][0]["id"]],
+              f"/reports?limit=1: its next page is the API's {shown}")
+        site.open("/reports?kind=nonsense", status=422)
+        check("kind" in page.inner_text(".problems"), "/reports?kind=nonsense: names the field")
+        site.open("/marketplace?min_vram_gb=lots", status=422)
+        check("min_vram_gb" in page.inner_text(".problems"), "/marketplace: names the bad field")
+        # The marketplace as a person uses it: the form, sorted by measured speed.
+        site.open("/marketplace")
+        page.select_option('#filters select[name="sort"]', "tok_s")
+        page.click('#filters button[type="submit"]')
+        page.wait_for_load_state("load")
+        shown = page.eval_on_selector_all("#list tbody tr", "rows => rows.map(r => r.dataset.id)")
+        check(shown == [i["id"] for i in site.json("/v1/listings?sort=tok_s")["items"]],
+              "/marketplace: the form's search is the API's")
+        # The organisation's signed report: its listings, its signature, nothing private.
+        path = f"/orgs/{FACTS['org_id']}"
+        site.open(path)
+        org = site.json(f"/v1/orgs/{FACTS['org_id']}/report")
+        fleet = page.eval_on_selector_all("#fleet tbody tr", "rows => rows.map(r => r.dataset.id)")
+        check(fleet == [l["listing_id"] for l in org["report"]["listings"]], f"{path}: the report's listings")
+        check(listing_id in fleet, f"{path}: the demo listing")
+        check(page.locator("#key-id").inner_text() == org["envelope"]["signatures"][0]["keyid"],
+              f"{path}: the signing key")
+        check(page.locator("#leaf-index").inner_text() == str(org["log"]["leaf_index"]), f"{path}: the leaf")
+        # The plans: the limits the billing API reports for the demo's (free) organisation.
+        site.open("/pro")
+        cells = page.eval_on_selector_all(
+            '#plans td[data-plan="free"][data-field]',
+            "cs => Object.fromEntries(cs.map(c => [c.dataset.field, JSON.parse(c.dataset.value)]))",
+        )
+        check(cells == FACTS["billing"]["limits"], f"/pro: the free plan's limits {cells} {FACTS['billing']['limits']}")
+        # The book's chapters in the site's frame.
+        for path, words in (
+            ("/getting-started", "serve --demo"),
+            ("/benchmarks", "decode cell"),
+            ("/rent", "POST /v1/bookings"),
+        ):
+            site.open(path)
+            check(words in page.inner_text("#chapter"), f"{path}: the book's text")
+            check(page.locator("#untranslated").count() == 0, f"{path}: no notice in English")
 
         # The calculator as a person uses it: the form, then the JSON it renders.
         site.open("/calculator")
@@ -361,10 +462,27 @@ def main():
             f"/calculator?{query}",
             f"/planner?{planned}",
             f"/compare?reports={pair}",
+            "/getting-started",
+            "/benchmarks",
+            "/rent",
+            "/models",
+            "/hardware",
+            "/reports",
+            "/runs",
+            "/orgs",
+            f"/orgs/{FACTS['org_id']}",
+            "/marketplace?sort=price",
+            "/pro",
         ):
             zh.open(path)
             check(zh.page.get_attribute("html", "lang") == "zh-Hant", f"{path}: zh-Hant by header")
-            check("排行榜" in zh.page.inner_text("nav"), f"{path}: Chinese labels")
+            check("排行榜" in zh.page.inner_text("nav") and "入門指南" in zh.page.inner_text("nav"),
+                  f"{path}: Chinese labels")
+        for path in ("/getting-started", "/benchmarks", "/rent"):
+            zh.open(path)
+            check(zh.page.locator("#untranslated").count() == 1
+                  and zh.page.get_attribute("#chapter", "lang") == "en",
+                  f"{path}: says its text is not translated yet")
         path = f"/reports/{report_id}"
         zh.open(path)
         matrix_matches(zh, path, measured, lang="zh-Hant")

@@ -131,6 +131,19 @@ async fn results_site_pages_render_in_chromium() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
+    // The demo organisation's plan as its members read it, for the plans page.
+    let org_id = listing["org_id"].as_str().unwrap().to_owned();
+    let billing: Value = http
+        .get(format!("{}/v1/orgs/{org_id}/billing", demo.base))
+        .bearer_auth(login["access_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(billing["plan"], "free", "{billing}");
+
     let facts = dir.path().join("facts.json");
     let chromium =
         std::env::var("GPUMARKET_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
@@ -142,6 +155,9 @@ async fn results_site_pages_render_in_chromium() {
             "second_report_id": second_report_id,
             "run_id": run_id,
             "listing_id": listing["id"],
+            "org_id": org_id,
+            "billing": billing,
+            "gpu_model": listing["hardware"]["gpu_model"],
             "gpu": GPU,
             "model": MODEL,
             "chromium": chromium,
@@ -174,7 +190,7 @@ async fn results_site_pages_render_in_chromium() {
     );
     // Every check ran (a script that stopped early would print fewer).
     assert!(
-        printed.lines().filter(|l| l.starts_with("ok ")).count() > 60,
+        printed.lines().filter(|l| l.starts_with("ok ")).count() > 300,
         "{printed}"
     );
 }

@@ -116,7 +116,8 @@ pub async fn observe(
 
 /// The rate class of a request, or `None` for what is never limited (health, metrics, the
 /// API's description and its viewer, static assets, and Stripe's webhooks, which Stripe
-/// retries and signatures guard). The site's pages spend the read budget like the API.
+/// retries and signatures guard). The site's pages spend the read budget like the API; those that
+/// search (`/marketplace`, `/planner`) the search budget.
 fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits::RateClass> {
     use actix_web::http::Method;
     use app::limits::RateClass;
@@ -127,7 +128,12 @@ fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits:
         ) || path.starts_with("/docs/")
             || path.starts_with("/assets/");
         return (!free).then_some(if matches!(*method, Method::GET | Method::HEAD) {
-            RateClass::Reads
+            // The pages that search cost what their API costs.
+            if matches!(path, "/marketplace" | "/planner") {
+                RateClass::Search
+            } else {
+                RateClass::Reads
+            }
         } else {
             RateClass::Writes
         });
@@ -332,6 +338,13 @@ mod tests {
             "/assets/site.css",
         ] {
             assert_eq!(class_of(&Method::GET, free), None, "{free}");
+        }
+        for page in ["/marketplace", "/planner"] {
+            assert_eq!(
+                class_of(&Method::GET, page),
+                Some(RateClass::Search),
+                "{page}"
+            );
         }
         for page in ["/", "/reports/x", "/calculator", "/nowhere"] {
             assert_eq!(

@@ -4,8 +4,12 @@
 //! `Accept-Language`). Engines and submitters are hostile: everything they wrote reaches a
 //! page only through the templates' escaping, and no page names an engine's address.
 
+mod book;
 mod format;
 mod i18n;
+mod lists;
+mod market;
+mod org;
 mod report;
 
 use actix_web::http::StatusCode;
@@ -26,7 +30,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/runs/{id}", web::get().to(run_page))
         .route("/models/{id}", web::get().to(model_page))
         .route("/hardware/{gpu}", web::get().to(hardware_page))
-        .route("/listings/{id}", web::get().to(listing_page))
         .route("/calculator", web::get().to(calculator_page))
         .route("/planner", web::get().to(planner_page))
         .route("/compare", web::get().to(compare_page))
@@ -36,7 +39,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/reset-password", web::post().to(reset_password_form))
         .route("/assets/site.css", web::get().to(stylesheet))
         .route("/assets/icon.svg", web::get().to(icon))
-        .route("/favicon.ico", web::get().to(icon));
+        .route("/favicon.ico", web::get().to(icon))
+        .configure(book::configure)
+        .configure(lists::configure)
+        .configure(market::configure)
+        .configure(org::configure);
 }
 
 /// No scripts, nothing from elsewhere, not framed, forms post only here.
@@ -74,7 +81,42 @@ pub struct Frame {
     pub to_en: String,
     pub to_zh: String,
     carry: Option<&'static str>,
+    /// This page's path, which its navigation marks as the current page.
+    path: String,
 }
+
+/// One item of the navigation.
+pub struct NavItem {
+    pub href: String,
+    pub label: &'static str,
+    /// Its place in the site, for tests: `getting-started`, `leaderboard`, ...
+    pub key: &'static str,
+    pub current: bool,
+}
+
+/// A label of [`Labels`], chosen.
+type Label = fn(&Labels) -> &'static str;
+
+/// The navigation, in the reference site's order (the capacity planner, which it lacks,
+/// after the calculator): each item's key, path and label.
+const NAV: [(&str, &str, Label); 14] = [
+    ("getting-started", "/getting-started", |l| {
+        l.nav_getting_started
+    }),
+    ("leaderboard", "/", |l| l.nav_leaderboard),
+    ("calculator", "/calculator", |l| l.nav_calculator),
+    ("planner", "/planner", |l| l.nav_planner),
+    ("models", "/models", |l| l.nav_models),
+    ("orgs", "/orgs", |l| l.nav_orgs),
+    ("reports", "/reports", |l| l.nav_reports),
+    ("runs", "/runs", |l| l.nav_runs),
+    ("hardware", "/hardware", |l| l.nav_hardware),
+    ("benchmarks", "/benchmarks", |l| l.nav_benchmarks),
+    ("marketplace", "/marketplace", |l| l.nav_marketplace),
+    ("rent", "/rent", |l| l.nav_rent),
+    ("pro", "/pro", |l| l.nav_pro),
+    ("api", "/docs/", |l| l.nav_api),
+];
 
 impl Frame {
     /// The frame of a page rendering `json`; its title is set once the page knows it.
@@ -100,7 +142,24 @@ impl Frame {
             to_en: switch(Lang::En.tag()),
             to_zh: switch(Lang::ZhHant.tag()),
             carry: chosen.then_some(lang.tag()),
+            path: req.path().to_owned(),
         }
+    }
+
+    /// The navigation, in this page's language (the API's viewer has only English).
+    pub fn nav(&self) -> Vec<NavItem> {
+        NAV.iter()
+            .map(|&(key, path, label)| NavItem {
+                href: if key == "api" {
+                    path.to_owned()
+                } else {
+                    self.link(path)
+                },
+                label: label(self.l),
+                key,
+                current: self.path == path,
+            })
+            .collect()
     }
 
     /// An address on this site, in this page's language when `?lang=` chose it (the
@@ -217,8 +276,6 @@ struct IndexPage {
     frame: Frame,
     community: bool,
     rows: Vec<BoardRow>,
-    models: Vec<(String, String)>,
-    gpus: Vec<(String, String)>,
 }
 
 async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
@@ -280,24 +337,12 @@ async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
             .collect();
         let mut frame = frame;
         frame.title = frame.l.leaderboard_title.to_owned();
-        let models = app
-            .models()?
-            .iter()
-            .map(|m| (frame.link(&format!("/models/{}", m.id)), m.name.clone()))
-            .collect();
-        let gpus = app
-            .gpus()?
-            .iter()
-            .map(|g| (frame.link(&format!("/hardware/{}", g.id)), g.name.clone()))
-            .collect();
         let lang = frame.lang;
         Ok((
             IndexPage {
                 frame,
                 community,
                 rows,
-                models,
-                gpus,
             },
             lang,
         ))
@@ -662,121 +707,6 @@ async fn hardware_page(
                 results,
                 by_model: true,
                 other_column: l.model,
-            },
-            lang,
-        ))
-    })
-    .await
-}
-
-// ---- listings ---------------------------------------------------------------------------
-
-#[derive(Template)]
-#[template(path = "listing.html")]
-struct ListingPage {
-    frame: Frame,
-    /// Only what the page shows of the listing (never its engine's address).
-    title: String,
-    badge: &'static str,
-    badge_words: &'static str,
-    facts: Rows,
-    report_href: Option<String>,
-    catalog: Vec<(String, String)>,
-    book_example: String,
-    /// The last 30 days' uptime as SVG (numbers and dates only).
-    uptime_svg: String,
-}
-
-async fn listing_page(
-    req: HttpRequest,
-    app: web::Data<App>,
-    id: web::Path<String>,
-) -> HttpResponse {
-    respond(&req, async {
-        let id = uuid_of(&id)?;
-        let listing = app.listing(id.into()).await?;
-        let mut frame = Frame::new(&req, format!("/v1/listings/{id}"));
-        let l = frame.l;
-        frame.title = listing.title.clone();
-        let badge_words = match listing.verification_state {
-            "verified" => l.badge_verified,
-            "expired" => l.badge_expired,
-            "demoted" => l.badge_demoted,
-            _ => l.badge_unverified,
-        };
-        let time = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| t.to_rfc3339());
-        let mut facts: Rows = vec![
-            (l.gpu, format!("{} × {}", listing.gpu_count, listing.gpu_model)),
-            (l.vram, format!("{} GB", listing.vram_gb)),
-            (l.cpu, listing.cpu_model.clone()),
-            (l.ram, format!("{} GB", listing.ram_gb)),
-            (l.region, listing.region.clone()),
-            (l.price, listing.price.to_string()),
-            (l.served_model, listing.engine_model.clone()),
-        ];
-        if let (Some(from), Some(until)) = (time(listing.available_from), time(listing.available_until)) {
-            facts.push((l.available, format!("{from} – {until}")));
-        }
-        facts.extend(time(listing.verified_at).map(|t| (l.verified_at, t)));
-        facts.extend(time(listing.verification_expires_at).map(|t| (l.badge_expires, t)));
-        facts.extend(listing.headline_total_tok_s.map(|v| (l.best_total, number(v, 1))));
-        facts.extend(
-            listing
-                .headline_per_request_tok_s
-                .map(|v| (l.single_stream, number(v, 1))),
-        );
-        facts.extend(listing.guarantee_min_bp.map(|bp| {
-            (
-                l.guarantee,
-                format!(
-                    "{} % {}",
-                    number(f64::from(bp) / 100.0, if bp % 100 == 0 { 0 } else { 2 }),
-                    l.guarantee_of_verified
-                ),
-            )
-        }));
-        let catalog = frame.catalog_links(
-            listing.catalog_gpu.as_deref(),
-            listing.catalog_model.as_deref(),
-        );
-        let report_href = listing
-            .latest_report_id
-            .map(|r| frame.link(&format!("/reports/{}", Uuid::from(r))));
-        let book_example = format!(
-            "curl -X POST {}/v1/bookings \\\n  -H \"Authorization: Bearer $TOKEN\" -H \"Content-Type: application/json\" \\\n  -d '{{\"listing_id\": \"{id}\", \"gpu_count\": 1, \"starts_at\": \"…\", \"ends_at\": \"…\"}}'",
-            app.config().server.public_url.trim_end_matches('/')
-        );
-        let uptime = app.uptime(id.into()).await?;
-        facts.push((
-            l.state_now,
-            match uptime.state {
-                domain::uptime::Liveness::Up { since } | domain::uptime::Liveness::Down { since } => {
-                    format!("{} · {}", uptime.state.name(), since.to_rfc3339())
-                }
-                domain::uptime::Liveness::Maintenance { until } => {
-                    format!("maintenance · {}", until.to_rfc3339())
-                }
-                domain::uptime::Liveness::Unknown => l.not_observed.to_owned(),
-            },
-        ));
-        facts.extend(
-            uptime
-                .reliability
-                .map(|r| (l.reliability, format!("{} %", number(r * 100.0, 2)))),
-        );
-        let uptime_svg = uptime_svg(&uptime.days);
-        let lang = frame.lang;
-        Ok((
-            ListingPage {
-                frame,
-                uptime_svg,
-                badge: listing.verification_state,
-                badge_words,
-                facts,
-                report_href,
-                catalog,
-                book_example,
-                title: listing.title,
             },
             lang,
         ))

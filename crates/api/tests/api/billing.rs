@@ -58,6 +58,33 @@ async fn budget(m: &Market, credential: &str) -> String {
         .to_owned()
 }
 
+/// The `/pro` page's plans as JSON: per plan, its `limits` (as the billing API names them)
+/// and its `rates` (requests a minute per rate class).
+async fn plans_page(m: &Market) -> Value {
+    let res = m.app.get("/pro", None).await;
+    assert_eq!(res.status(), 200);
+    let page = res.text().await.unwrap();
+    let mut plans = json!({});
+    for cell in page.split("<td").skip(1) {
+        let tag = &cell[..cell.find('>').unwrap()];
+        let attr = |name: &str| {
+            let rest = tag.split(&format!("{name}=\"")).nth(1)?;
+            Some(rest[..rest.find('"')?].to_owned())
+        };
+        let Some(plan) = attr("data-plan") else {
+            continue;
+        };
+        if let (Some(field), Some(value)) = (attr("data-field"), attr("data-value")) {
+            plans[&plan]["limits"][&field] = serde_json::from_str(&value).unwrap();
+        }
+        if let Some(class) = attr("data-class") {
+            let text = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+            plans[&plan]["rates"][&class] = json!(text.parse::<u64>().unwrap());
+        }
+    }
+    plans
+}
+
 fn evt(kind: &str, object: &Value) -> String {
     event(
         &format!("evt_{}", Uuid::new_v4().simple()),
@@ -97,6 +124,12 @@ async fn checkout_makes_one_customer_and_the_plan_follows_stripe(backend: Backen
     let free: Value = m.app.get_json(&read, Some(&member.access_token)).await;
     assert_eq!(free["plan"], "free");
     assert_eq!(free["limits"]["private_reports"], false);
+    // The plans page: the limits the billing API reports for each plan, and the request
+    // budgets enforced (5 reads a minute here, 25 on Pro).
+    let plans = plans_page(&m).await;
+    assert_eq!(plans["free"]["limits"], free["limits"], "{plans}");
+    assert_eq!(plans["free"]["rates"]["reads"], 5, "{plans}");
+    assert_eq!(plans["pro"]["rates"]["reads"], 25, "{plans}");
     assert_problem(
         m.app.get(&read, Some(&m.renter.access_token)).await,
         403,
@@ -165,6 +198,7 @@ async fn checkout_makes_one_customer_and_the_plan_follows_stripe(backend: Backen
     assert_eq!(pro["status"], "active");
     assert!(pro["current_period_end"].is_string());
     assert_eq!(pro["limits"]["private_reports"], true);
+    assert_eq!(plans["pro"]["limits"], pro["limits"], "{plans}");
     for who in [member.access_token.clone(), org_key.clone()] {
         assert_eq!(budget(&m, &who).await, "\"reads\";q=25;w=60");
     }
@@ -520,6 +554,16 @@ async fn a_private_report_is_seen_by_members_and_share_links_only(backend: Backe
         .get_json(&format!("/v1/orgs/{}/report", m.org), None)
         .await;
     assert!(!org_report.to_string().contains(&report), "{org_report}");
+    // Nor on the site's pages that list reports or show the organisation.
+    for path in ["/reports".to_owned(), format!("/orgs/{}", m.org)] {
+        for who in [None, Some(m.admin.access_token.as_str())] {
+            let res = m.app.get(&path, who).await;
+            assert_eq!(res.status(), 200, "{path}");
+            let page = res.text().await.unwrap();
+            assert!(page.contains(&public_report), "{path}: {page}");
+            assert!(!page.contains(&report), "{path}: {page}");
+        }
+    }
     // The log holds it as a digest: its existence and order, nothing else.
     let entries: Value = m.app.get_json("/v1/log/entries?start=0", None).await;
     assert!(!entries.to_string().contains(&report), "{entries}");

@@ -56,6 +56,30 @@ pub struct SearchQuery {
     pub limit: Option<u64>,
 }
 
+impl From<SearchQuery> for SearchParams {
+    fn from(q: SearchQuery) -> Self {
+        Self {
+            gpu_model: q.gpu_model,
+            gpu: q.gpu,
+            min_vram_gb: q.min_vram_gb,
+            max_price: q.max_price,
+            currency: q.currency,
+            region: q.region,
+            verified: q.verified,
+            min_total_tok_s: q.min_total_tok_s,
+            context: q.context,
+            concurrency: q.concurrency,
+            available_from: q.available_from,
+            available_until: q.available_until,
+            gpu_count: q.gpu_count,
+            min_reliability: q.min_reliability,
+            sort: q.sort,
+            cursor: q.cursor,
+            limit: q.limit,
+        }
+    }
+}
+
 /// The measured figures a hit was found and ordered by.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MatchView {
@@ -89,28 +113,7 @@ pub async fn search(
     app: web::Data<App>,
     query: web::Query<SearchQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = query.into_inner();
-    let page = app
-        .search_listings(SearchParams {
-            gpu_model: q.gpu_model,
-            gpu: q.gpu,
-            min_vram_gb: q.min_vram_gb,
-            max_price: q.max_price,
-            currency: q.currency,
-            region: q.region,
-            verified: q.verified,
-            min_total_tok_s: q.min_total_tok_s,
-            context: q.context,
-            concurrency: q.concurrency,
-            available_from: q.available_from,
-            available_until: q.available_until,
-            gpu_count: q.gpu_count,
-            min_reliability: q.min_reliability,
-            sort: q.sort,
-            cursor: q.cursor,
-            limit: q.limit,
-        })
-        .await?;
+    let page = app.search_listings(query.into_inner().into()).await?;
     let items = page
         .items
         .into_iter()

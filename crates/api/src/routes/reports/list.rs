@@ -26,6 +26,18 @@ pub struct PublicReportsQuery {
     pub limit: Option<u64>,
 }
 
+impl PublicReportsQuery {
+    /// What the use case filters by.
+    pub fn filters(&self) -> app::reports::PublicReportQuery<'_> {
+        app::reports::PublicReportQuery {
+            model: self.model.as_deref(),
+            gpu: self.gpu.as_deref(),
+            kind: self.kind.as_deref(),
+            before: self.cursor,
+        }
+    }
+}
+
 /// Every public signed report, newest first, a page at a time. Public; private reports are
 /// never listed (see `GET /reports/{id}` for envelopes that are withheld).
 #[utoipa::path(operation_id = "list_reports",
@@ -42,13 +54,7 @@ pub async fn list(
     query: web::Query<PublicReportsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
-    let filters = app::reports::PublicReportQuery {
-        model: query.model.as_deref(),
-        gpu: query.gpu.as_deref(),
-        kind: query.kind.as_deref(),
-        before: query.cursor,
-    };
-    let reports = app.public_reports(filters, limit).await?;
+    let reports = app.public_reports(query.filters(), limit).await?;
     let next_cursor = (reports.len() as u64 == limit)
         .then(|| reports.last().map(|r| r.id.to_string()))
         .flatten();
