@@ -343,12 +343,14 @@ async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
     assert_eq!(res.status(), 200, "another /64");
 }
 
-/// The site's pages spend the read budget; health, metrics, docs and assets do not.
+/// The site's pages spend the read budget, those that search the search budget (as much as
+/// the API's search: one budget for both); health, metrics, docs and assets spend none.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_spend_the_read_budget() {
     let app = TestApp::spawn_with(Backend::Sqlite, |c| {
         c.limits.rate_limits = true;
         c.limits.rate_limit_reads_per_minute = 3;
+        c.limits.rate_limit_search_per_minute = 4;
     })
     .await;
     let mut statuses = Vec::new();
@@ -356,6 +358,25 @@ async fn pages_spend_the_read_budget() {
         statuses.push(app.get(path, None).await.status().as_u16());
     }
     assert_eq!(statuses, [200, 200, 200, 429]);
+    let mut searched = Vec::new();
+    for path in [
+        "/marketplace",
+        "/v1/listings",
+        "/marketplace?sort=tok_s",
+        "/planner",
+        "/marketplace",
+    ] {
+        let res = app.get(path, None).await;
+        searched.push(res.status().as_u16());
+        assert!(
+            res.headers()["ratelimit-policy"]
+                .to_str()
+                .unwrap()
+                .starts_with("\"search\";q=4;"),
+            "{path}"
+        );
+    }
+    assert_eq!(searched, [200, 200, 200, 200, 429]);
     for path in [
         "/healthz",
         "/readyz",
