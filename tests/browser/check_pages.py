@@ -365,13 +365,22 @@ def main():
         check(page.locator("#key-id").inner_text() == org["envelope"]["signatures"][0]["keyid"],
               f"{path}: the signing key")
         check(page.locator("#leaf-index").inner_text() == str(org["log"]["leaf_index"]), f"{path}: the leaf")
-        # The plans: the limits the billing API reports for the demo's (free) organisation.
+        # Nothing of the organisation's private report, there or in the list of reports.
+        private = FACTS["private_report_id"]
+        check(private not in page.content(), f"{path}: no private report")
+        site.open("/reports")
+        check(private not in page.content() and report_id in page.content(), "/reports: no private report")
+        site.open(f"/reports/{private}", status=404)
+        # The plans: the limits the billing API reports for a free and for a Pro organisation.
         site.open("/pro")
-        cells = page.eval_on_selector_all(
-            '#plans td[data-plan="free"][data-field]',
-            "cs => Object.fromEntries(cs.map(c => [c.dataset.field, JSON.parse(c.dataset.value)]))",
-        )
-        check(cells == FACTS["billing"]["limits"], f"/pro: the free plan's limits {cells} {FACTS['billing']['limits']}")
+        for plan in ("free", "pro"):
+            cells = page.eval_on_selector_all(
+                f'#plans td[data-plan="{plan}"][data-field]',
+                "cs => Object.fromEntries(cs.map(c => [c.dataset.field, JSON.parse(c.dataset.value)]))",
+            )
+            billing = FACTS[f"billing_{plan}"]
+            check(billing["plan"] == plan and cells == billing["limits"],
+                  f"/pro: the {plan} plan's limits are its organisation's {cells} {billing['limits']}")
         # The book's chapters in the site's frame.
         for path, words in (
             ("/getting-started", "serve --demo"),

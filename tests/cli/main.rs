@@ -65,6 +65,11 @@ async fn http_get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Respon
     http().get(url).send().await
 }
 
+/// Sends `request` and reads its answer as JSON.
+async fn send_json(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Demo, SHORT_WINDOWS, http_get, new_api_key, stderr};
+use super::{Demo, SHORT_WINDOWS, http_get, new_api_key, send_json, stderr};
+
+/// The signing secret of the demo's Stripe webhooks here.
+const WEBHOOK_SECRET: &str = "whsec_pages";
 
 const GPU: &str = "rtx-3060-12gb";
 const MODEL: &str = "nvidia-nemotron-nano-12b-v2-awq";
@@ -15,7 +18,17 @@ const MODEL: &str = "nvidia-nemotron-nano-12b-v2-awq";
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_site_pages_render_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = Demo::start_with(dir.path(), SHORT_WINDOWS).await;
+    // Stripe, local: the demo organisation subscribes to Pro, for the plans page and a
+    // private report.
+    let stripe = payments::testing::FakeStripe::start().unwrap();
+    let mut settings = SHORT_WINDOWS.to_vec();
+    settings.extend([
+        ("STRIPE_SECRET_KEY", "sk_test_pages"),
+        ("STRIPE_WEBHOOK_SECRET", WEBHOOK_SECRET),
+        ("STRIPE_API_BASE", stripe.base_url()),
+        ("GPUMARKET_STRIPE_PRO_PRICE_ID", "price_pro_monthly"),
+    ]);
+    let demo = Demo::start_with(dir.path(), &settings).await;
     let listing = demo.verified_listing().await;
     let report_id = listing["verification"]["report_id"]
         .as_str()
@@ -60,15 +73,11 @@ async fn results_site_pages_render_in_chromium() {
     // A second report of the same machine, to compare with the first: a quick run the demo
     // provider asks for (reports are compared whatever their verdict).
     let http = crate::http();
-    let login: Value = http
-        .post(format!("{}/v1/auth/login", demo.base))
-        .json(&json!({"email": "demo@gpumarket.local", "password": "demo-password-not-secret"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let login: Value =
+        send_json(http.post(format!("{}/v1/auth/login", demo.base)).json(
+            &json!({"email": "demo@gpumarket.local", "password": "demo-password-not-secret"}),
+        ))
+        .await;
     let listing_id = listing["id"].as_str().unwrap();
     let asked = http
         .post(format!(
@@ -131,18 +140,62 @@ async fn results_site_pages_render_in_chromium() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
-    // The demo organisation's plan as its members read it, for the plans page.
+    // The plans as two organisations' members read them: a new one's (free), and the demo
+    // organisation's once it is Pro; then a private report of the demo machine, which no
+    // page may show.
+    let token = login["access_token"].as_str().unwrap();
     let org_id = listing["org_id"].as_str().unwrap().to_owned();
-    let billing: Value = http
-        .get(format!("{}/v1/orgs/{org_id}/billing", demo.base))
-        .bearer_auth(login["access_token"].as_str().unwrap())
+    let free_org: Value = send_json(
+        http.post(format!("{}/v1/orgs", demo.base))
+            .bearer_auth(&key)
+            .json(&json!({"name": "Sandberg Labs"})),
+    )
+    .await;
+    let billing = |org: String, token: String| {
+        let http = http.clone();
+        let base = demo.base.clone();
+        async move {
+            let billing: Value = send_json(
+                http.get(format!("{base}/v1/orgs/{org}/billing"))
+                    .bearer_auth(token),
+            )
+            .await;
+            billing
+        }
+    };
+    let free = billing(free_org["id"].as_str().unwrap().to_owned(), key.clone()).await;
+    assert_eq!(free["plan"], "free", "{free}");
+    let checkout: Value = send_json(
+        http.post(format!("{}/v1/orgs/{org_id}/billing/checkout", demo.base))
+            .bearer_auth(token)
+            .json(&json!({})),
+    )
+    .await;
+    let session = checkout["url"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    let (_, subscription) = stripe.complete_checkout(session, "active").unwrap();
+    let event = payments::testing::event(
+        "evt_pages_pro",
+        "customer.subscription.updated",
+        subscription,
+    );
+    let signature = payments::testing::sign(&event, WEBHOOK_SECRET, chrono::Utc::now().timestamp());
+    let delivered = http
+        .post(format!("{}/v1/webhooks/stripe", demo.base))
+        .header("content-type", "application/json")
+        .header("Stripe-Signature", signature)
+        .body(event)
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
         .unwrap();
-    assert_eq!(billing["plan"], "free", "{billing}");
+    assert_eq!(delivered.status(), 200);
+    let pro = billing(org_id.clone(), token.to_owned()).await;
+    assert_eq!(pro["plan"], "pro", "{pro}");
+    let private_report = private_report_of(&demo, token, listing_id).await;
 
     let facts = dir.path().join("facts.json");
     let chromium =
@@ -156,7 +209,9 @@ async fn results_site_pages_render_in_chromium() {
             "run_id": run_id,
             "listing_id": listing["id"],
             "org_id": org_id,
-            "billing": billing,
+            "billing_free": free,
+            "billing_pro": pro,
+            "private_report_id": private_report,
             "gpu_model": listing["hardware"]["gpu_model"],
             "gpu": GPU,
             "model": MODEL,
@@ -193,4 +248,39 @@ async fn results_site_pages_render_in_chromium() {
         printed.lines().filter(|l| l.starts_with("ok ")).count() > 300,
         "{printed}"
     );
+}
+
+/// A private quick verification of the demo machine (its organisation is Pro): its report's id.
+async fn private_report_of(demo: &Demo, token: &str, listing: &str) -> String {
+    let http = crate::http();
+    let asked = http
+        .post(format!("{}/v1/listings/{listing}/verifications", demo.base))
+        .bearer_auth(token)
+        .json(&json!({"profile": "quick", "visibility": "private"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), 202, "{}", asked.text().await.unwrap());
+    let run: Value = asked.json().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let now: Value = send_json(
+            http.get(format!(
+                "{}/v1/verifications/{}",
+                demo.base,
+                run["id"].as_str().unwrap()
+            ))
+            .bearer_auth(token),
+        )
+        .await;
+        if let Some(report) = now["report_id"].as_str() {
+            assert_eq!(now["visibility"], "private", "{now}");
+            return report.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline && now["status"] != "failed",
+            "the private run did not finish: {now}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
