@@ -17,6 +17,7 @@ per check; exits 1 with the reasons on any failure.
 import base64
 import json
 import sys
+import time
 from datetime import datetime
 from urllib.parse import quote, urljoin, urlparse
 
@@ -301,7 +302,8 @@ def main():
             "#availability rect.span",
             "rs => rs.map(r => [r.dataset.from, r.dataset.to, Number(r.dataset.free)])",
         )
-        check(spans and spans[0][2] >= 0, f"{path}: the availability strip {spans[:3]}")
+        check(bool(spans), f"{path}: the availability strip {spans[:3]}")
+        got = []
         if spans:
             free = site.json(
                 f"/v1/listings/{listing_id}/availability?from={quote(spans[0][0])}&to={quote(spans[-1][1])}"
@@ -314,6 +316,13 @@ def main():
             check(same, f"{path}: the strip is the availability API's {spans[:2]} {got[:2]}")
         start = page.get_attribute("#first-free", "data-start")
         check(start is not None and start in page.inner_text("#rent-cli"), f"{path}: the first free hour booked")
+        if start and spans:
+            hour = norm(start)
+            free = lambda a, b: all(s[2] >= 1 for s in got if norm(s[0]) < b and norm(s[1]) > a)
+            earlier = range(int(time.time() // 3600 + 1) * 3600, int(hour), 3600)
+            check(hour >= time.time() - 60 and free(hour, hour + 3600)
+                  and not any(free(h, h + 3600) for h in earlier),
+                  f"{path}: {start} is the first whole hour with a GPU free")
 
         # The index pages: every row links to its page, and each lists what its API lists.
         site.open("/models")
@@ -345,7 +354,7 @@ def main():
               f"/reports?limit=1: its next page is the API's {shown}")
         site.open("/reports?kind=nonsense", status=422)
         check("kind" in page.inner_text(".problems"), "/reports?kind=nonsense: names the field")
-        site.open("/marketplace?min_vram_gb=lots", status=422)
+        site.open("/marketplace?min_vram_gb=lots", status=400)
         check("min_vram_gb" in page.inner_text(".problems"), "/marketplace: names the bad field")
         # The marketplace as a person uses it: the form, sorted by measured speed.
         site.open("/marketplace")

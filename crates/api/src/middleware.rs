@@ -204,7 +204,9 @@ pub async fn rate_limit(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
     let app = req.app_data::<actix_web::web::Data<app::App>>().cloned();
-    let (Some(app), Some(class)) = (app, class_of(req.method(), req.path())) else {
+    // The path as routed (percent-decoded): `/m%61rketplace` is the marketplace.
+    let routed = req.match_info().as_str();
+    let (Some(app), Some(class)) = (app, class_of(req.method(), routed)) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
     if !app.config().limits.rate_limits {

@@ -165,6 +165,7 @@ labels! {
     yes: "yes", "是";
     no: "no", "否";
     requests_per_minute: "Requests a minute", "每分鐘請求數";
+    unlimited: "unlimited", "不限";
     subscribe: "How to subscribe", "如何訂閱";
     subscribe_text: "An organisation's admin starts Stripe Checkout with POST /v1/orgs/{id}/billing/checkout and pays there; the plan follows Stripe. GET /v1/orgs/{id}/billing shows an organisation's plan.", "組織管理員以 POST /v1/orgs/{id}/billing/checkout 開啟 Stripe Checkout 並付款；方案依 Stripe 狀態而定。GET /v1/orgs/{id}/billing 顯示組織目前的方案。";
     language: "Language", "語言";

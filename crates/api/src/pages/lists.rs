@@ -119,6 +119,8 @@ pub struct ListPage {
     pub rows: Vec<Row>,
     pub empty: &'static str,
     pub next: Option<String>,
+    /// Its query could not be read (its API answers 400 to it).
+    pub malformed: bool,
 }
 
 impl ListPage {
@@ -135,17 +137,23 @@ impl ListPage {
             rows: Vec::new(),
             empty: l.nothing_yet,
             next: None,
+            malformed: false,
         }
     }
 
-    /// The page: 422 when its query was refused (the problems listed), else 200.
+    /// The page: as its API answers the same query, 400 when it could not be read, 422
+    /// when it was refused (the problems listed), else 200.
     pub fn respond(mut self) -> HttpResponse {
         let status = if self.problems.is_empty() {
             StatusCode::OK
         } else {
             // Its API refuses the same query: there is no JSON to link.
             self.frame.json.clear();
-            StatusCode::UNPROCESSABLE_ENTITY
+            if self.malformed {
+                StatusCode::BAD_REQUEST
+            } else {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
         };
         let lang = self.frame.lang;
         html(status, lang, self.render())
@@ -236,7 +244,9 @@ pub fn paged<Q: DeserializeOwned>(
     } else {
         String::new()
     };
-    (framed(req, json, action, title, text), parsed, filters)
+    let mut page = framed(req, json, action, title, text);
+    page.malformed = parsed.is_err();
+    (page, parsed, filters)
 }
 
 /// The next page's address: this page's filters and the cursor.

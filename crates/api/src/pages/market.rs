@@ -201,24 +201,30 @@ async fn rent(app: &App, id: Uuid) -> Result<Rent, AppError> {
     })
 }
 
-/// The first whole hour from `now` on with a GPU free all through it.
+/// The first whole hour from `now` on with a GPU free all through it (across segments:
+/// one GPU free, then two, is a GPU free all along).
 fn first_free_hour(
     segments: &[(DateTime<Utc>, DateTime<Utc>, i32)],
     now: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
-    segments
-        .iter()
-        .filter(|s| s.2 > 0)
-        .find_map(|&(start, end, _)| {
-            let start = start.max(now);
-            let hour = start.duration_trunc(Duration::hours(1)).ok()?;
-            let hour = if hour < start {
-                hour + Duration::hours(1)
-            } else {
-                hour
-            };
-            (hour + Duration::hours(1) <= end).then_some(hour)
-        })
+    // Stretches with a GPU free, neighbours joined.
+    let mut stretches: Vec<(DateTime<Utc>, DateTime<Utc>)> = Vec::new();
+    for &(start, end, _) in segments.iter().filter(|s| s.2 > 0) {
+        match stretches.last_mut() {
+            Some(last) if last.1 == start => last.1 = end,
+            _ => stretches.push((start, end)),
+        }
+    }
+    stretches.into_iter().find_map(|(start, end)| {
+        let start = start.max(now);
+        let hour = start.duration_trunc(Duration::hours(1)).ok()?;
+        let hour = if hour < start {
+            hour + Duration::hours(1)
+        } else {
+            hour
+        };
+        (hour + Duration::hours(1) <= end).then_some(hour)
+    })
 }
 
 /// Free GPUs over `[from, to)` as SVG: a band per segment (its width its time, its height
@@ -435,8 +441,8 @@ struct PlanColumn {
     spot_check_hours: String,
     private_reports: bool,
     rate_limit_scale: u32,
-    /// Requests a minute per class: (class, limit).
-    rates: Vec<(&'static str, u32)>,
+    /// Requests a minute per class: (class, limit; `None` unlimited).
+    rates: Vec<(&'static str, Option<u32>)>,
 }
 
 #[derive(Template)]
@@ -473,10 +479,10 @@ async fn pro_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
             rates: classes
                 .iter()
                 .map(|&c| {
-                    (
-                        c.name(),
-                        app.per_minute(c).saturating_mul(plan.rate_limit_scale),
-                    )
+                    let limit = app.per_minute(c).saturating_mul(plan.rate_limit_scale);
+                    // As enforced: no limit when limits are off or a class's is 0.
+                    let enforced = app.config().limits.rate_limits && limit > 0;
+                    (c.name(), enforced.then_some(limit))
                 })
                 .collect(),
         })
@@ -514,6 +520,9 @@ mod tests {
         // From 10:00 sharp the first segment's 10:00–11:00 fits.
         assert_eq!(first_free_hour(&segments, at(10, 0)), Some(at(10, 0)));
         assert_eq!(first_free_hour(&segments[1..2], at(10, 0)), None);
+        // A GPU free all along over two segments (one free, then two) is a free hour.
+        let split = [(at(9, 0), at(10, 30), 1), (at(10, 30), at(12, 0), 2)];
+        assert_eq!(first_free_hour(&split, at(9, 40)), Some(at(10, 0)));
     }
 
     #[test]

@@ -14,6 +14,7 @@ on_both_backends!(
     bookings_are_private_and_bad_input_is_refused,
     a_yen_price_has_no_minor_unit,
     a_renter_holds_at_most_their_quota_without_payments,
+    the_listing_page_books_its_first_free_hour,
 );
 
 /// A provider with a 2-GPU machine at 150 cents per GPU-hour, and a renter.
@@ -432,4 +433,50 @@ async fn a_renter_holds_at_most_their_quota_without_payments(app: TestApp) {
         201,
         "100 + 68 = 168 fits"
     );
+}
+
+/// A listing page's rent commands book what they say: the first whole hour with a GPU free
+/// all through it, which a booking then gets (and the hour before it is full).
+async fn the_listing_page_books_its_first_free_hour(app: TestApp) {
+    use chrono::DurationRound;
+    let (listing, _, renter) = machine(&app).await;
+    let next_hour = (Utc::now() + Duration::hours(1))
+        .duration_trunc(Duration::hours(1))
+        .unwrap();
+    let at = |hours: i64| (next_hour + Duration::hours(hours)).to_rfc3339();
+    // Both GPUs for three hours from the next whole hour, then one of them for two more: the
+    // first whole hour with a GPU free is three hours on (one GPU free, then both).
+    for (key, gpus, from, until) in [("all", 2, 0, 3), ("one", 1, 3, 5)] {
+        let body = json!({"listing_id": listing, "gpu_count": gpus, "starts_at": at(from), "ends_at": at(until)});
+        assert_eq!(book(&app, &renter, Some(key), &body).await.status(), 201);
+    }
+    let page = app.get(&format!("/listings/{listing}"), None).await;
+    assert_eq!(page.status(), 200);
+    let page = page.text().await.unwrap();
+    let start = page
+        .split("data-start=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap();
+    assert_eq!(
+        chrono::DateTime::parse_from_rfc3339(start).unwrap(),
+        next_hour + Duration::hours(3),
+        "{page}"
+    );
+    let command = format!("gpumarket book {listing} --from {start} --hours 1 --gpus 1");
+    assert!(page.contains(&command), "{page}");
+    assert!(
+        page.contains(&format!("&#34;listing_id&#34;: &#34;{listing}&#34;")),
+        "{page}"
+    );
+    let body = json!({"listing_id": listing, "gpu_count": 1, "starts_at": start, "ends_at": at(4)});
+    assert_eq!(book(&app, &renter, Some("page"), &body).await.status(), 201);
+    let earlier =
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": at(2), "ends_at": at(3)});
+    assert_problem(
+        book(&app, &renter, Some("earlier"), &earlier).await,
+        409,
+        "booking_conflict",
+    )
+    .await;
 }
