@@ -1,5 +1,6 @@
-//! Extractors: the JSON body (strict, size-limited, errors that name the field), the
-//! authenticated caller, and proof of a role in the organisation named by the path.
+//! Extractors: the JSON body (strict, size-limited, errors that name the field), the query
+//! (errors that name the field), the authenticated caller, and proof of a role in the
+//! organisation named by the path.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -14,6 +15,56 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, code};
+
+/// A request's query as `T`, read as `web::Query` reads it, but a malformed one is a 400
+/// `invalid_parameter` naming its field (`query: min_vram_gb: invalid digit found in string`).
+#[derive(Debug)]
+pub struct Query<T>(pub T);
+
+impl<T> Query<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Query<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: DeserializeOwned> FromRequest for Query<T> {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(
+            parse_query(req.query_string())
+                .map(Query)
+                .map_err(|problem| {
+                    ApiError::new(code::INVALID_PARAMETER, format!("query: {problem}"))
+                }),
+        )
+    }
+}
+
+/// Parses a query string (`a=1&b=x`) as `T`; `Err` says what is wrong, naming the field
+/// when there is one (`field: message`).
+pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, String> {
+    let deserializer =
+        serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let field = e.path().to_string();
+        let message = e.into_inner().to_string();
+        if field == "." {
+            message
+        } else {
+            format!("{field}: {message}")
+        }
+    })
+}
 
 /// The largest body a route accepts, from the configuration.
 #[derive(Debug, Clone, Copy)]

@@ -212,12 +212,9 @@ fn page_query<T: DeserializeOwned>(req: &HttpRequest) -> (Result<T, AppError>, S
         .copied()
         .filter(|pair| !pair.starts_with("cursor="))
         .collect();
-    let query = pairs.join("&");
-    let deserializer =
-        serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
-    let parsed = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-        let field = e.path().to_string();
-        AppError::Invalid(vec![(field, e.into_inner().to_string())])
+    let parsed = crate::extract::parse_query(&pairs.join("&")).map_err(|problem| {
+        let (field, message) = problem.split_once(": ").unwrap_or(("query", &problem));
+        AppError::Invalid(vec![(field.to_owned(), message.to_owned())])
     });
     (parsed, filters.join("&"))
 }

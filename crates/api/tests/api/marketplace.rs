@@ -442,12 +442,17 @@ async fn search_filters_and_sorts_with_cursor_pages(app: TestApp) {
     )
     .await;
     assert_eq!(problem["errors"][0]["field"], "cursor");
-    assert_problem(
+    // A malformed parameter is named.
+    let problem = assert_problem(
         app.get("/v1/listings?min_vram_gb=lots", None).await,
         400,
         "invalid_parameter",
     )
     .await;
+    assert_eq!(
+        problem["detail"], "query: min_vram_gb: invalid digit found in string",
+        "{problem}"
+    );
 }
 
 async fn search_by_free_capacity_and_availability_over_time(app: TestApp) {

@@ -8,6 +8,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
+use crate::extract::Query;
 use crate::views::{BookingView, Page};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -50,7 +51,7 @@ impl BookingPageQuery {
 pub async fn list(
     app: web::Data<App>,
     Auth(caller): Auth,
-    query: web::Query<BookingPageQuery>,
+    query: Query<BookingPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit()?;
     let bookings = app
@@ -74,7 +75,7 @@ pub async fn of_listing(
     app: web::Data<App>,
     Auth(caller): Auth,
     id: web::Path<Uuid>,
-    query: web::Query<BookingPageQuery>,
+    query: Query<BookingPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit()?;
     let bookings = app

@@ -7,6 +7,7 @@ use super::MeasuredCellView;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct CalculatorQuery {
@@ -74,7 +75,7 @@ pub struct DecodeEstimateView {
 #[get("/calculator/decode")]
 pub async fn decode(
     app: web::Data<App>,
-    query: web::Query<CalculatorQuery>,
+    query: Query<CalculatorQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     let e = app

@@ -8,6 +8,7 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, NotFound, ValidationFailed};
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -50,7 +51,7 @@ pub struct AvailabilityView {
 pub async fn availability(
     app: web::Data<App>,
     id: web::Path<Uuid>,
-    query: web::Query<AvailabilityQuery>,
+    query: Query<AvailabilityQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let found = app
         .availability(id.into_inner().into(), query.from, query.to)

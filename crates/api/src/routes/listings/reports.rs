@@ -8,6 +8,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
+use crate::extract::Query;
 use crate::views::{Page, ReportView};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -35,7 +36,7 @@ pub struct ReportsQuery {
 pub async fn reports(
     app: web::Data<App>,
     id: web::Path<Uuid>,
-    query: web::Query<ReportsQuery>,
+    query: Query<ReportsQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;

@@ -8,6 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 use crate::views::{ListingView, Page};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -111,7 +112,7 @@ pub struct SearchHitView {
 #[get("/listings")]
 pub async fn search(
     app: web::Data<App>,
-    query: web::Query<SearchQuery>,
+    query: Query<SearchQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = app.search_listings(query.into_inner().into()).await?;
     let items = page

@@ -6,6 +6,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct ConsistencyQuery {
@@ -34,7 +35,7 @@ pub struct ConsistencyView {
 #[get("/log/consistency")]
 pub async fn consistency(
     app: web::Data<App>,
-    query: web::Query<ConsistencyQuery>,
+    query: Query<ConsistencyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let proof = app.log_consistency(query.first, query.second).await?;
     Ok(HttpResponse::Ok().json(ConsistencyView { proof }))

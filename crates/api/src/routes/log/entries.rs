@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct EntriesQuery {
@@ -56,7 +57,7 @@ pub struct EntriesView {
 #[get("/log/entries")]
 pub async fn entries(
     app: web::Data<App>,
-    query: web::Query<EntriesQuery>,
+    query: Query<EntriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = app.log_entries(query.start.unwrap_or(0), query.end).await?;
     Ok(HttpResponse::Ok().json(EntriesView {

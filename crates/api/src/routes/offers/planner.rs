@@ -7,6 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -141,7 +142,7 @@ impl From<PlannerQuery> for PlannerParams {
 #[get("/planner")]
 pub async fn planner(
     app: web::Data<App>,
-    query: web::Query<PlannerQuery>,
+    query: Query<PlannerQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let planner = app.planner(query.into_inner().into()).await?;
     Ok(HttpResponse::Ok().json(PlannerView::from(planner)))

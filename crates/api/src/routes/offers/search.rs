@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 use crate::views::{ListingView, MoneyView};
 
 /// A service-level objective, and which listings may meet it.
@@ -186,7 +187,7 @@ impl From<OffersPage> for OffersView {
 #[get("/offers")]
 pub async fn search(
     app: web::Data<App>,
-    query: web::Query<OffersQuery>,
+    query: Query<OffersQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     let page = app

@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 use crate::views::Page;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -62,7 +63,7 @@ impl From<app::orgs::PublicOrg> for PublicOrgView {
 #[get("/organizations")]
 pub async fn directory(
     app: web::Data<App>,
-    query: web::Query<DirectoryQuery>,
+    query: Query<DirectoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let orgs = app

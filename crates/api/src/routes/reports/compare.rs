@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, InvalidToken, NotFound, ValidationFailed};
 use crate::extract::MaybeAuth;
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -176,7 +177,7 @@ pub fn report_ids(raw: &str) -> Result<Vec<domain::ReportId>, ApiError> {
 #[get("/compare")]
 pub async fn compare(
     app: web::Data<App>,
-    query: web::Query<CompareQuery>,
+    query: Query<CompareQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let ids = report_ids(&query.reports)?;

@@ -7,6 +7,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
+use crate::extract::Query;
 use crate::views::ReportView;
 
 /// A signed report: `envelope` is the DSSE envelope over the in-toto statement whose
@@ -26,7 +27,7 @@ use crate::views::ReportView;
 pub async fn get(
     app: web::Data<App>,
     id: web::Path<Uuid>,
-    query: web::Query<ShareQuery>,
+    query: Query<ShareQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let report = app

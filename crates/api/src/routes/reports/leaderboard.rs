@@ -7,6 +7,7 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 use crate::views::Page;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -51,7 +52,7 @@ pub struct LeaderboardRowView {
 #[get("/leaderboard")]
 pub async fn leaderboard(
     app: web::Data<App>,
-    query: web::Query<LeaderboardQuery>,
+    query: Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let items = match query.source.as_deref() {
         None | Some("verified") => app

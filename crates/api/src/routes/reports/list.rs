@@ -7,6 +7,7 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 use crate::views::{Page, ReportView};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -51,7 +52,7 @@ impl PublicReportsQuery {
 #[get("/reports")]
 pub async fn list(
     app: web::Data<App>,
-    query: web::Query<PublicReportsQuery>,
+    query: Query<PublicReportsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let reports = app.public_reports(query.filters(), limit).await?;

@@ -7,6 +7,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
+use crate::extract::Query;
 
 /// A report's cells as CSV.
 #[utoipa::path(operation_id = "get_report_matrix_csv", 
@@ -21,7 +22,7 @@ use crate::extract::MaybeAuth;
 pub async fn csv(
     app: web::Data<App>,
     id: web::Path<Uuid>,
-    query: web::Query<ShareQuery>,
+    query: Query<ShareQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let cells = app
@@ -45,7 +46,7 @@ pub async fn csv(
 pub async fn svg(
     app: web::Data<App>,
     id: web::Path<Uuid>,
-    query: web::Query<ShareQuery>,
+    query: Query<ShareQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let cells = app

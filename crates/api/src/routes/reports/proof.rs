@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, InvalidToken, NotFound, ValidationFailed};
 use crate::extract::MaybeAuth;
+use crate::extract::Query;
 
 #[derive(Debug, Deserialize, IntoParams)]
 pub struct ProofQuery {
@@ -46,7 +47,7 @@ pub struct ProofView {
 pub async fn proof(
     app: web::Data<App>,
     id: web::Path<Uuid>,
-    query: web::Query<ProofQuery>,
+    query: Query<ProofQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
     let proof = app

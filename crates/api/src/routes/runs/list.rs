@@ -8,6 +8,7 @@ use super::CommunityRunView;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
+use crate::extract::Query;
 use crate::views::Page;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -34,10 +35,7 @@ pub struct RunsQuery {
     )
 )]
 #[get("/runs")]
-pub async fn list(
-    app: web::Data<App>,
-    query: web::Query<RunsQuery>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn list(app: web::Data<App>, query: Query<RunsQuery>) -> Result<HttpResponse, ApiError> {
     let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let runs = app
         .community_runs(

@@ -13,6 +13,7 @@ use crate::error::problem::{
     ValidationFailed, WebhookEndpointConflict,
 };
 use crate::error::{ApiError, Problems};
+use crate::extract::Query;
 use crate::extract::{Auth, Json};
 use crate::views::Page;
 
@@ -161,7 +162,7 @@ pub async fn deliveries(
     app: web::Data<App>,
     Auth(caller): Auth,
     id: web::Path<Uuid>,
-    query: web::Query<DeliveryPageQuery>,
+    query: Query<DeliveryPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.limit()?;
     let found = app

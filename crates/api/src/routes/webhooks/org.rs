@@ -14,6 +14,7 @@ use crate::error::problem::{
     ValidationFailed, WebhookEndpointConflict,
 };
 use crate::error::{ApiError, Problems};
+use crate::extract::Query;
 use crate::extract::{Auth, Json};
 use crate::views::Page;
 
@@ -181,7 +182,7 @@ pub async fn deliveries(
     app: web::Data<App>,
     Auth(caller): Auth,
     path: web::Path<(Uuid, Uuid)>,
-    query: web::Query<DeliveryPageQuery>,
+    query: Query<DeliveryPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let limit = query.limit()?;
