@@ -179,9 +179,6 @@ impl Application {
                 .app_data(web::PathConfig::default().error_handler(|err, _| {
                     ApiError::new(error::code::INVALID_PARAMETER, format!("path: {err}")).into()
                 }))
-                .app_data(web::QueryConfig::default().error_handler(|err, _| {
-                    ApiError::new(error::code::INVALID_PARAMETER, format!("query: {err}")).into()
-                }))
                 .configure(routes::configure)
                 .split_for_parts();
             service
