@@ -9,6 +9,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+/// The cursor after a page of `items` read with `limit`: the last item's id when the page is
+/// full, none after a short page (the last one).
+pub fn cursor_after<T>(items: &[T], limit: u64, id: impl Fn(&T) -> String) -> Option<String> {
+    (items.len() as u64 == limit)
+        .then(|| items.last().map(id))
+        .flatten()
+}
+
 /// A list page. `next_cursor` is absent on the last page.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Page<T: ToSchema> {

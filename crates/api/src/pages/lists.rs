@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use super::format::number;
 use super::i18n::Labels;
 use super::{Frame, Label, error_page, html};
+use crate::views::cursor_after;
 
 /// Registers the index pages.
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -217,14 +218,6 @@ fn page_query<T: DeserializeOwned>(req: &HttpRequest) -> (Result<T, AppError>, S
         AppError::Invalid(vec![(field.to_owned(), message.to_owned())])
     });
     (parsed, filters.join("&"))
-}
-
-/// The cursor after a full page of `items` (`limit` asked for): its last item's id, as the
-/// APIs page; none after a short page.
-fn cursor_after<T>(items: &[T], limit: u64, id: impl Fn(&T) -> String) -> Option<String> {
-    (items.len() as u64 == limit)
-        .then(|| items.last().map(id))
-        .flatten()
 }
 
 /// A paged list page framed for `api`'s JSON with the query's filters, and that query.

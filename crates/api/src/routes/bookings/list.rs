@@ -9,7 +9,7 @@ use crate::error::Problems;
 use crate::error::problem::{Forbidden, InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 use crate::extract::Query;
-use crate::views::{BookingView, Page};
+use crate::views::{BookingView, Page, cursor_after};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -27,9 +27,7 @@ impl BookingPageQuery {
 
     /// A page of bookings, with the cursor to the next when this one is full.
     pub fn page(&self, bookings: Vec<app::bookings::Booking>, limit: u64) -> Page<BookingView> {
-        let next_cursor = (bookings.len() as u64 == limit)
-            .then(|| bookings.last().map(|b| b.id.to_string()))
-            .flatten();
+        let next_cursor = cursor_after(&bookings, limit, |b| b.id.to_string());
         Page {
             items: bookings.into_iter().map(BookingView::from).collect(),
             next_cursor,

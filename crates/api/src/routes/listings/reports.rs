@@ -9,7 +9,7 @@ use crate::error::Problems;
 use crate::error::problem::{InvalidToken, NotFound};
 use crate::extract::MaybeAuth;
 use crate::extract::Query;
-use crate::views::{Page, ReportView};
+use crate::views::{Page, ReportView, cursor_after};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -49,9 +49,7 @@ pub async fn reports(
             limit,
         )
         .await?;
-    let next_cursor = (reports.len() as u64 == limit)
-        .then(|| reports.last().map(|r| r.id.to_string()))
-        .flatten();
+    let next_cursor = cursor_after(&reports, limit, |r| r.id.to_string());
     Ok(HttpResponse::Ok().json(Page {
         items: reports.into_iter().map(ReportView::from).collect(),
         next_cursor,

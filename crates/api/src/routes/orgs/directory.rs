@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::extract::Query;
-use crate::views::Page;
+use crate::views::{Page, cursor_after};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -69,9 +69,7 @@ pub async fn directory(
     let orgs = app
         .public_orgs(query.cursor.map(OrgId::from_uuid), limit)
         .await?;
-    let next_cursor = (orgs.len() as u64 == limit)
-        .then(|| orgs.last().map(|o| o.org.id.as_uuid().to_string()))
-        .flatten();
+    let next_cursor = cursor_after(&orgs, limit, |o| o.org.id.as_uuid().to_string());
     Ok(HttpResponse::Ok().json(Page {
         items: orgs.into_iter().map(PublicOrgView::from).collect(),
         next_cursor,

@@ -8,7 +8,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::extract::Query;
-use crate::views::{Page, ReportView};
+use crate::views::{Page, ReportView, cursor_after};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -56,9 +56,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let reports = app.public_reports(query.filters(), limit).await?;
-    let next_cursor = (reports.len() as u64 == limit)
-        .then(|| reports.last().map(|r| r.id.to_string()))
-        .flatten();
+    let next_cursor = cursor_after(&reports, limit, |r| r.id.to_string());
     Ok(HttpResponse::Ok().json(Page {
         items: reports.into_iter().map(ReportView::from).collect(),
         next_cursor,

@@ -9,7 +9,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::extract::Query;
-use crate::views::Page;
+use crate::views::{Page, cursor_after};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -45,9 +45,7 @@ pub async fn list(app: web::Data<App>, query: Query<RunsQuery>) -> Result<HttpRe
             limit,
         )
         .await?;
-    let next_cursor = (runs.len() as u64 == limit)
-        .then(|| runs.last().map(|r| r.id.to_string()))
-        .flatten();
+    let next_cursor = cursor_after(&runs, limit, |r| r.id.to_string());
     Ok(HttpResponse::Ok().json(Page {
         items: runs.into_iter().map(CommunityRunView::from).collect(),
         next_cursor,

@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::error::ApiError;
-use crate::views::Page;
+use crate::views::{Page, cursor_after};
 
 /// An endpoint to register.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -160,9 +160,7 @@ impl DeliveryPageQuery {
     }
 
     fn page(deliveries: Vec<Delivery>, limit: u64) -> Page<DeliveryView> {
-        let next_cursor = (deliveries.len() as u64 == limit)
-            .then(|| deliveries.last().map(|d| d.id.to_string()))
-            .flatten();
+        let next_cursor = cursor_after(&deliveries, limit, |d| d.id.to_string());
         Page {
             items: deliveries.into_iter().map(DeliveryView::from).collect(),
             next_cursor,
