@@ -199,8 +199,12 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
     config.verification.worker_in_process = Some(false);
     // The benchmark's clients are one address firing as fast as they can.
     config.limits.rate_limits = false;
-    config.keys.secrets_key_file = Some(bench_secrets_key()?);
-    let app = app::App::build(config, false).await?;
+    let key = bench_secrets_key()?;
+    config.keys.secrets_key_file = Some(key.clone());
+    let app = app::App::build(config, false).await;
+    // Read once the app is built: the file need not outlive it.
+    let _ = std::fs::remove_file(&key);
+    let app = app?;
     let rss_before = resident_bytes();
     let loading = Instant::now();
     let workers = std::thread::available_parallelism().map_or(2, usize::from);

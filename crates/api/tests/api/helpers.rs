@@ -111,11 +111,15 @@ pub fn test_config(database_url: &str) -> Config {
     config
 }
 
-/// The tests' key for secrets at rest (the same in every test: PostgreSQL requires one).
+/// The tests' key for secrets at rest (the same in every test: PostgreSQL requires one): one
+/// file for every test process, written whole under another name and renamed into place, so a
+/// process never reads another's half-written file.
 pub fn secrets_key_file() -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("gpumarket-test-{}.key", std::process::id()));
-    if !path.exists() {
-        std::fs::write(&path, format!("{SECRETS_KEY}\n")).unwrap();
+    let path = std::env::temp_dir().join("gpumarket-api-tests-secrets.key");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(&format!("{SECRETS_KEY}\n")) {
+        let partial = path.with_extension(format!("{}.partial", std::process::id()));
+        std::fs::write(&partial, format!("{SECRETS_KEY}\n")).unwrap();
+        std::fs::rename(&partial, &path).unwrap();
     }
     path
 }
