@@ -190,8 +190,8 @@ async fn serve_runs_embedded_with_no_configuration_and_keeps_its_key() {
         server.get("/healthz").await,
         (200, serde_json::json!({"status": "ok"}))
     );
-    let (status, ready) = server.get("/readyz").await;
-    assert_eq!(status, 200, "{ready}");
+    // Ready once search is in memory (alive before: /healthz answered).
+    server.wait_until_ready().await;
     assert!(
         dir.path().join("gpumarket.db").exists(),
         "the SQLite file is in the working directory"
@@ -230,8 +230,7 @@ async fn serve_runs_on_postgres_given_the_url() {
     command.env("GPUMARKET_DATABASE_URL", database.url());
     let mut server = Server::start(command);
     server.wait_until_up().await;
-    let (status, ready) = server.get("/readyz").await;
-    assert_eq!(status, 200, "{ready}");
+    server.wait_until_ready().await;
     assert!(
         !dir.path().join("gpumarket.db").exists(),
         "no SQLite file when PostgreSQL is configured"
