@@ -40,12 +40,10 @@ fn gpumarket(dir: &Path) -> Command {
     // whole under another name and renamed, so a test never reads half a key.
     let key = std::env::temp_dir().join("gpumarket-tests-secrets.key");
     if !key.exists() {
-        let partial = std::env::temp_dir().join(format!(
-            "gpumarket-tests-secrets.key.{}",
-            std::process::id()
-        ));
-        std::fs::write(&partial, format!("{}\n", "7e57".repeat(16))).unwrap();
-        std::fs::rename(&partial, &key).unwrap();
+        let mut partial = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
+        std::io::Write::write_all(&mut partial, format!("{}\n", "7e57".repeat(16)).as_bytes())
+            .unwrap();
+        partial.persist(&key).unwrap();
     }
     command.env("GPUMARKET_SECRETS_KEY_FILE", &key);
     command

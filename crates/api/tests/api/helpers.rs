@@ -112,14 +112,15 @@ pub fn test_config(database_url: &str) -> Config {
 }
 
 /// The tests' key for secrets at rest (the same in every test: PostgreSQL requires one): one
-/// file for every test process, written whole under another name and renamed into place, so a
-/// process never reads another's half-written file.
+/// file for every test, written whole under a unique name and renamed into place, so no test
+/// (process or thread) reads another's half-written file.
 pub fn secrets_key_file() -> std::path::PathBuf {
     let path = std::env::temp_dir().join("gpumarket-api-tests-secrets.key");
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(&format!("{SECRETS_KEY}\n")) {
-        let partial = path.with_extension(format!("{}.partial", std::process::id()));
-        std::fs::write(&partial, format!("{SECRETS_KEY}\n")).unwrap();
-        std::fs::rename(&partial, &path).unwrap();
+    let key = format!("{SECRETS_KEY}\n");
+    if std::fs::read_to_string(&path).ok() != Some(key.clone()) {
+        let mut partial = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
+        std::io::Write::write_all(&mut partial, key.as_bytes()).unwrap();
+        partial.persist(&path).unwrap();
     }
     path
 }
@@ -160,11 +161,14 @@ impl TestApp {
         let server = api::Application::build(app.clone(), 1).expect("binding port 0");
         let base = format!("http://{}", server.local_addr());
         tokio::spawn(server.run());
-        // Ready as a replica is: search is in memory (an empty database loads in a moment).
-        for _ in 0..1_000 {
-            if app.db().search_memory_state() != store::MemoryState::Loading {
-                break;
-            }
+        // Ready as a replica is: search is in memory (an empty database loads in a moment; at
+        // idle priority beside other work, in seconds).
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while app.db().search_memory_state() == store::MemoryState::Loading {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "search did not load into memory within 30 s"
+            );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         outbound::install_crypto_provider();
