@@ -50,18 +50,32 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
     }
 }
 
+/// What is wrong with a query: the field it names, when there is one, and the problem.
+#[derive(Debug)]
+pub struct QueryProblem {
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for QueryProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "{field}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
 /// Parses a query string (`a=1&b=x`) as `T`; `Err` says what is wrong, naming the field
-/// when there is one (`field: message`).
-pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, String> {
+/// when there is one.
+pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, QueryProblem> {
     let deserializer =
         serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
     serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let field = e.path().to_string();
-        let message = e.into_inner().to_string();
-        if field == "." {
-            message
-        } else {
-            format!("{field}: {message}")
+        QueryProblem {
+            field: (field != ".").then_some(field),
+            message: e.into_inner().to_string(),
         }
     })
 }

@@ -161,6 +161,13 @@ impl App {
         }
     }
 
+    /// The requests a minute `class` allows at `scale` times its limit, as enforced: `None`
+    /// when limits are off or the class's limit is 0 (unlimited).
+    pub fn enforced_per_minute(&self, class: RateClass, scale: u32) -> Option<u32> {
+        let limit = self.per_minute(class).saturating_mul(scale.max(1));
+        (self.config().limits.rate_limits && limit > 0).then_some(limit)
+    }
+
     /// Spends one request of `subject`'s budget in `class` (`consume`), or only looks
     /// whether one is left. With Redis every replica shares the budget; when Redis does not
     /// answer, the request is let through (limits fail open: availability first, and
@@ -197,7 +204,7 @@ impl App {
                 reset: (ms_to_whole / 1000.0).ceil() as u64,
             }
         };
-        if !self.config().limits.rate_limits || limit == 0 {
+        if self.enforced_per_minute(class, scale).is_none() {
             return Ok(state(0.0));
         }
         let key = format!("{}:{scale}:{subject}", class.name());

@@ -214,8 +214,8 @@ fn page_query<T: DeserializeOwned>(req: &HttpRequest) -> (Result<T, AppError>, S
         .filter(|pair| !pair.starts_with("cursor="))
         .collect();
     let parsed = crate::extract::parse_query(&pairs.join("&")).map_err(|problem| {
-        let (field, message) = problem.split_once(": ").unwrap_or(("query", &problem));
-        AppError::Invalid(vec![(field.to_owned(), message.to_owned())])
+        let field = problem.field.unwrap_or_else(|| "query".to_owned());
+        AppError::Invalid(vec![(field, problem.message)])
     });
     (parsed, filters.join("&"))
 }

@@ -478,12 +478,7 @@ async fn pro_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
             rate_limit_scale: plan.rate_limit_scale,
             rates: classes
                 .iter()
-                .map(|&c| {
-                    let limit = app.per_minute(c).saturating_mul(plan.rate_limit_scale);
-                    // As enforced: no limit when limits are off or a class's is 0.
-                    let enforced = app.config().limits.rate_limits && limit > 0;
-                    (c.name(), enforced.then_some(limit))
-                })
+                .map(|&c| (c.name(), app.enforced_per_minute(c, plan.rate_limit_scale)))
                 .collect(),
         })
         .collect();
