@@ -233,6 +233,14 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
     );
     let searched = load(&base, &args, false).await?;
     let (searches, failed) = report(searched, args.seconds);
+    // What a replica holds once searches have passed over the listings: each hit's listing
+    // is kept as JSON with its record, written the first time a search finds it.
+    let grown = resident_bytes().saturating_sub(rss_before);
+    println!(
+        "after searching, the process is {:.0} MB larger than before loading ({:.2} KB per listing)",
+        grown as f64 / 1e6,
+        grown as f64 / 1e3 / args.listings.max(1) as f64
+    );
     println!("\nthe same clients on /healthz for {} s …", args.seconds);
     let (health, _) = report(load(&base, &args, true).await?, args.seconds);
     println!(

@@ -1,6 +1,8 @@
 //! Listings: created, edited and delisted by members of the provider organisation, readable
 //! and searchable by anyone.
 
+use std::sync::Arc;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
@@ -10,7 +12,9 @@ use domain::{
     ValidationError,
 };
 use serde::{Deserialize, Serialize};
-use store::{After, ListingHit, ListingQuery, ListingRecord, SortKey, listing_status};
+use store::{
+    After, ListingHit, ListingQuery, ListingRecord, SharedListing, SortKey, listing_status,
+};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
@@ -143,26 +147,44 @@ impl TryFrom<&ListingRecord> for Listing {
     }
 }
 
-/// A listing found by a search, with the figures it was found and ordered by.
-#[derive(Debug, Clone, PartialEq)]
+/// A listing found by a search, with the figures it was found and ordered by. It holds the
+/// record search shares (in memory, the index's own) and reads it into a [`Listing`] when
+/// asked, so a layer above can keep what it makes of a listing with the record instead
+/// ([`SearchHit::derived`]).
+#[derive(Debug, Clone)]
 pub struct SearchHit {
-    pub listing: Listing,
+    record: Arc<SharedListing>,
     /// Total tok/s at the query's cell (or the best cell).
     pub total_tok_s: Option<f64>,
     pub price_per_mtok: Option<f64>,
 }
 
-fn hits(items: Vec<ListingHit>) -> Result<Vec<SearchHit>, AppError> {
-    // Sized once: collecting `Result`s would grow the vector by doubling, copying each hit.
-    let mut hits = Vec::with_capacity(items.len());
-    for h in items {
-        hits.push(SearchHit {
-            listing: Listing::try_from(&*h.listing)?,
+impl SearchHit {
+    pub fn listing(&self) -> Result<Listing, AppError> {
+        Listing::try_from(&**self.record)
+    }
+
+    /// What `derive` makes of the listing, made once per stored version of it and kept with
+    /// the shared record: the API's JSON of a listing is written once, not for every search
+    /// that finds it. `None` when a value of another type was kept there.
+    pub fn derived<T: std::any::Any + Send + Sync>(
+        &self,
+        derive: impl FnOnce(Result<Listing, AppError>) -> T,
+    ) -> Option<&T> {
+        self.record
+            .derived(|record| derive(Listing::try_from(record)))
+    }
+}
+
+fn hits(items: Vec<ListingHit>) -> Vec<SearchHit> {
+    items
+        .into_iter()
+        .map(|h| SearchHit {
+            record: h.listing,
             total_tok_s: h.total_tok_s,
             price_per_mtok: h.price_per_mtok,
-        });
-    }
-    Ok(hits)
+        })
+        .collect()
 }
 
 /// A change to a listing: absent fields stay; for the optional ones, `Some(None)` clears.
@@ -656,7 +678,7 @@ impl App {
             let items = self.db().search_listings(&query).await?;
             let next_cursor = next_cursor(&items, limit, query.sort);
             return Ok(SearchPage {
-                items: hits(items)?,
+                items: hits(items),
                 next_cursor,
             });
         };
@@ -688,7 +710,7 @@ impl App {
                     if items.len() as u64 == limit {
                         let next = Some(encode_cursor(query.sort, after));
                         return Ok(SearchPage {
-                            items: hits(items)?,
+                            items: hits(items),
                             next_cursor: next,
                         });
                     }
@@ -696,7 +718,7 @@ impl App {
             }
             if exhausted {
                 return Ok(SearchPage {
-                    items: hits(items)?,
+                    items: hits(items),
                     next_cursor: None,
                 });
             }
@@ -705,7 +727,7 @@ impl App {
         let sort = query.sort;
         let next_cursor = query.after.map(|after| encode_cursor(sort, after));
         Ok(SearchPage {
-            items: hits(items)?,
+            items: hits(items),
             next_cursor,
         })
     }

@@ -67,7 +67,7 @@ pub use orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use payments::PayoutAccountRecord;
 pub use projection::{Badge, CheckRecord, ProjectedCell, badge_state, check_kind};
 pub use runs::{MeasuredClaim, RunRecord};
-pub use search::{After, ListingHit, ListingQuery, SortKey};
+pub use search::{After, ListingHit, ListingQuery, SharedListing, SortKey};
 pub use search_memory::{MemoryOptions, MemoryState};
 pub use shares::{ShareKey, ShareRecord, visibility};
 pub use status::{booking_status, listing_status, run_status};

@@ -1,7 +1,9 @@
 //! Search over active listings: by hardware, price, region, free capacity and measured
 //! performance, in keyset pages. Each shape of search walks one index in its order.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, IntoCondition};
@@ -62,11 +64,54 @@ pub struct ListingQuery {
     pub limit: u64,
 }
 
-/// A search hit: the listing and the figures it was found and ordered by. The record is
-/// shared with the in-memory search, not copied for each hit.
+/// A listing record as search hands it out: shared with the in-memory search (not copied
+/// for each hit), with a slot for what a layer above derives from it once — the API writes
+/// its JSON there, so a listing found by many searches is written once per stored version.
+/// A shared record never changes (a change to the listing is a new record), so neither does
+/// what was derived from it.
+pub struct SharedListing {
+    record: ListingRecord,
+    derived: OnceLock<Box<dyn Any + Send + Sync>>,
+}
+
+impl SharedListing {
+    pub fn new(record: ListingRecord) -> Self {
+        Self {
+            record,
+            derived: OnceLock::new(),
+        }
+    }
+
+    /// What `derive` makes of the record, made on the first call and kept with it. `None`
+    /// when the slot holds a value of another type: one layer derives one kind of value.
+    pub fn derived<T: Any + Send + Sync>(
+        &self,
+        derive: impl FnOnce(&ListingRecord) -> T,
+    ) -> Option<&T> {
+        self.derived
+            .get_or_init(|| Box::new(derive(&self.record)))
+            .downcast_ref()
+    }
+}
+
+impl Deref for SharedListing {
+    type Target = ListingRecord;
+
+    fn deref(&self) -> &ListingRecord {
+        &self.record
+    }
+}
+
+impl std::fmt::Debug for SharedListing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.record.fmt(f)
+    }
+}
+
+/// A search hit: the listing and the figures it was found and ordered by.
 #[derive(Debug, Clone)]
 pub struct ListingHit {
-    pub listing: Arc<ListingRecord>,
+    pub listing: Arc<SharedListing>,
     /// Total tok/s at the query's cell (or the best cell).
     pub total_tok_s: Option<f64>,
     pub price_per_mtok: Option<f64>,
@@ -153,7 +198,7 @@ impl Db {
             .map(|listing| ListingHit {
                 total_tok_s: listing.headline_total_tok_s,
                 price_per_mtok: listing.headline_price_per_mtok,
-                listing: Arc::new(listing),
+                listing: Arc::new(SharedListing::new(listing)),
             })
             .collect())
     }
@@ -237,7 +282,7 @@ impl Db {
             .map(|(listing, cell)| ListingHit {
                 total_tok_s: cell.as_ref().map(|c| c.total_tok_s),
                 price_per_mtok: cell.as_ref().map(|c| c.price_per_mtok),
-                listing: Arc::new(listing),
+                listing: Arc::new(SharedListing::new(listing)),
             })
             .collect())
     }

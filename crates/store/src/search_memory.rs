@@ -32,7 +32,7 @@ use uuid::Uuid;
 
 use crate::entities::{listing_cells, listings};
 use crate::listings::ListingRecord;
-use crate::search::{After, ListingHit, ListingQuery, SortKey};
+use crate::search::{After, ListingHit, ListingQuery, SharedListing, SortKey};
 use crate::status::listing_status;
 use crate::{Backend, Db, StoreError};
 
@@ -383,7 +383,7 @@ impl<'q> Prepared<'q> {
 struct Index {
     slots: HashMap<Uuid, u32>,
     facts: Vec<Option<Facts>>,
-    records: Vec<Option<Arc<ListingRecord>>>,
+    records: Vec<Option<Arc<SharedListing>>>,
     free: Vec<u32>,
     /// Per search shape (a decode cell, or `None` for the headline figures) and GPU model (`None`: of
     /// every model), its orders: a search naming a model walks that model's listings only.
@@ -462,7 +462,7 @@ impl Index {
         };
         self.change(id, &facts, Some(slot));
         self.facts[slot as usize] = Some(facts);
-        self.records[slot as usize] = Some(Arc::new(listing));
+        self.records[slot as usize] = Some(Arc::new(SharedListing::new(listing)));
         self.slots.insert(id, slot);
     }
 

@@ -389,46 +389,53 @@ async fn marketplace_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse
         l.reliability,
     ];
     let found = match parsed {
-        Ok(query) => app
-            .search_listings(query.into())
-            .await
-            .map(|found| (found.items, found.next_cursor)),
+        Ok(query) => app.search_listings(query.into()).await.and_then(|found| {
+            let hits = found
+                .items
+                .iter()
+                .map(|hit| Ok((hit.listing()?, hit.total_tok_s, hit.price_per_mtok)))
+                .collect::<Result<Vec<_>, AppError>>()?;
+            Ok((hits, found.next_cursor))
+        }),
         Err(e) => Err(e),
     };
     let now = Utc::now();
-    page.show(&req, found, &filters, |frame, hit| {
-        let listing = hit.listing;
-        let id = Uuid::from(listing.id).to_string();
-        let currency = listing.price.currency();
-        let age = listing.verified_at.map_or_else(
-            || "—".to_owned(),
-            |at| format!("{} {}", (now - at).num_days(), l.days_old),
-        );
-        let reliability = listing
-            .reliability
-            .map_or_else(|| "—".to_owned(), |r| format!("{} %", number(r * 100.0, 2)));
-        let per_mtok = hit
-            .price_per_mtok
-            .map_or_else(|| "—".to_owned(), |v| minor_amount(v, currency));
-        let badge = match listing.verification_state {
-            "verified" => "badge verified",
-            _ => "badge unverified",
-        };
-        Row {
-            cells: vec![
-                Cell::link(listing.title, frame.link(&format!("/listings/{id}"))),
-                Cell::text(format!("{} × {}", listing.gpu_count, listing.gpu_model)),
-                Cell::text(listing.region),
-                Cell::text(listing.price.to_string()).class("num price"),
-                Cell::text(rate(hit.total_tok_s)).class("num total"),
-                Cell::text(per_mtok).class("num per-mtok"),
-                Cell::text(badge_words(l, listing.verification_state)).class(badge),
-                Cell::text(age).class("num"),
-                Cell::text(reliability).class("num"),
-            ],
-            id,
-        }
-    })
+    page.show(
+        &req,
+        found,
+        &filters,
+        |frame, (listing, total_tok_s, price_per_mtok)| {
+            let id = Uuid::from(listing.id).to_string();
+            let currency = listing.price.currency();
+            let age = listing.verified_at.map_or_else(
+                || "—".to_owned(),
+                |at| format!("{} {}", (now - at).num_days(), l.days_old),
+            );
+            let reliability = listing
+                .reliability
+                .map_or_else(|| "—".to_owned(), |r| format!("{} %", number(r * 100.0, 2)));
+            let per_mtok =
+                price_per_mtok.map_or_else(|| "—".to_owned(), |v| minor_amount(v, currency));
+            let badge = match listing.verification_state {
+                "verified" => "badge verified",
+                _ => "badge unverified",
+            };
+            Row {
+                cells: vec![
+                    Cell::link(listing.title, frame.link(&format!("/listings/{id}"))),
+                    Cell::text(format!("{} × {}", listing.gpu_count, listing.gpu_model)),
+                    Cell::text(listing.region),
+                    Cell::text(listing.price.to_string()).class("num price"),
+                    Cell::text(rate(total_tok_s)).class("num total"),
+                    Cell::text(per_mtok).class("num per-mtok"),
+                    Cell::text(badge_words(l, listing.verification_state)).class(badge),
+                    Cell::text(age).class("num"),
+                    Cell::text(reliability).class("num"),
+                ],
+                id,
+            }
+        },
+    )
 }
 
 // ---- Pro ----------------------------------------------------------------------------------

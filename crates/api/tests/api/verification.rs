@@ -499,6 +499,20 @@ async fn verify_listing(app: &TestApp) -> String {
     // 150 cents per GPU-hour, 1 GPU: 150 / (tok/s × 3600) per token, × 10⁶.
     let per_mtok = 150.0 / (measured * 3600.0) * 1e6;
     assert!((figures["price_per_mtok"].as_f64().unwrap() - per_mtok).abs() < 1e-6);
+    // The hit is the listing as anyone reads it (its JSON is written once and kept with the
+    // record search holds), with its badge's age counted at each search, not when written.
+    let mut hit = found["items"][0].clone();
+    hit.as_object_mut().unwrap().remove("match");
+    let age = |l: &mut Value| l["verification"]["age_s"].take().as_i64().unwrap();
+    let mut read: Value = app
+        .get_json(&format!("/v1/listings/{listing_id}"), None)
+        .await;
+    let (hit_age, read_age) = (age(&mut hit), age(&mut read));
+    assert_eq!(hit, read);
+    assert!((0..=read_age).contains(&hit_age), "{hit_age} {read_age}");
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let mut again: Value = app.get_json(&search(measured - 1.0), None).await;
+    assert!(age(&mut again["items"][0]) > hit_age, "{again}");
     let found: Value = app.get_json(&search(measured + 1.0), None).await;
     assert!(found["items"].as_array().unwrap().is_empty(), "{found}");
 

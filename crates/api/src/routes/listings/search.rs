@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
-use app::App;
 use app::listings::SearchParams;
+use app::{App, AppError};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::extract::Query;
+use crate::json::{self, Hit, ListingJson};
 use crate::views::{ListingView, Page};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -115,25 +116,30 @@ pub async fn search(
     query: Query<SearchQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = app.search_listings(query.into_inner().into()).await?;
-    let items = page
-        .items
-        .into_iter()
-        .map(|hit| SearchHitView {
+    let now = Utc::now();
+    let mut hits = Vec::with_capacity(page.items.len());
+    for hit in &page.items {
+        // Each listing's JSON is written once per stored version of it and kept with the
+        // record search shares: search is the busiest page, and most of a page is listings
+        // that were on another page a moment ago.
+        let listing = hit
+            .derived(|listing| {
+                let view = ListingView::new(listing.map_err(|e| e.to_string())?, false);
+                ListingJson::of(view).map_err(|e| e.to_string())
+            })
+            .ok_or_else(|| AppError::Internal("a search hit keeps another kind of value".into()))?
+            .as_ref()
+            .map_err(|e| AppError::Internal(e.clone()))?;
+        hits.push(Hit {
+            listing,
+            age_s: listing.age_s(now),
             figures: MatchView {
                 total_tok_s: hit.total_tok_s,
                 price_per_mtok: hit.price_per_mtok,
             },
-            listing: ListingView::new(hit.listing, false),
-        })
-        .collect();
-    // Written once into a buffer a little larger than it (a hit is about 1 KB of JSON, and
-    // the writer wants room for a string's worst-case escaping before it writes it), not
-    // grown by doubling and copying: search is the busiest page.
-    let page = Page {
-        items,
-        next_cursor: page.next_cursor,
-    };
-    let body = crate::json::to_vec(&page, 1280 * (page.items.len() + 1))?;
+        });
+    }
+    let body = json::search_page(&hits, page.next_cursor.as_deref())?;
     Ok(HttpResponse::Ok()
         .content_type(actix_web::http::header::ContentType::json())
         .body(body))
