@@ -127,8 +127,9 @@ pub struct DatabaseSettings {
     /// current from the database's change feed. `false`: every search asks the database.
     pub search_in_memory: bool,
     /// The most listings (active, or holding measured cells) a replica keeps in memory for
-    /// search; beyond it search asks the database. A replica grows by about 5.4 KB per
-    /// listing (measured at 100,000 by `search-bench`): the default caps it near 1.4 GB.
+    /// search; beyond it search asks the database. A replica grows by about 5.8 KB per
+    /// listing (measured at 100,000 by `search-bench`), and about 1 KB more for each listing
+    /// a search has found (its JSON, kept for the next): the default caps it near 1.7 GB.
     pub search_memory_max_listings: usize,
     /// How often a replica reads the change feed without being told of a change, in
     /// milliseconds: PostgreSQL notifies at once, so this only catches a lost notification;
