@@ -160,6 +160,7 @@ pub struct SearchHit {
 }
 
 impl SearchHit {
+    /// The listing, read from the shared record.
     pub fn listing(&self) -> Result<Listing, AppError> {
         Listing::try_from(&**self.record)
     }

@@ -532,6 +532,8 @@ async fn verify_listing(app: &TestApp) -> String {
         .as_f64()
         .unwrap();
     assert!((doubled - 2.0 * per_mtok).abs() < 1e-6, "{found}");
+    // The edited listing is a new record, its JSON written again.
+    assert_eq!(found["items"][0]["price"]["amount_per_gpu_hour"], 300);
     let patched: Value = app
         .call(
             reqwest::Method::PATCH,
