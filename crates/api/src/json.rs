@@ -12,8 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::routes::listings::search::MatchView;
-use crate::views::ListingView;
+use crate::views::{ListingView, MatchView};
 
 /// `value` as JSON, in a buffer of `capacity` bytes to start with (a body written once into
 /// a buffer of about its size is not grown by doubling and copying).
@@ -136,7 +135,6 @@ mod tests {
     use uuid::Uuid;
 
     use super::{Hit, ListingJson, search_page, to_vec};
-    use crate::routes::listings::search::{MatchView, SearchHitView};
     use crate::views::*;
 
     /// Any text, often with what JSON must escape (quotes, backslashes, control characters)

@@ -358,6 +358,24 @@ pub struct ListingView {
     pub created_at: DateTime<Utc>,
 }
 
+/// The measured figures a hit was found and ordered by.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MatchView {
+    /// Verified total tok/s at the requested cell, or the listing's best.
+    pub total_tok_s: Option<f64>,
+    /// Price per million output tokens in minor units: the machine's price per hour
+    /// (price per GPU-hour × GPUs) ÷ (total tok/s × 3600) × 10⁶.
+    pub price_per_mtok: Option<f64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SearchHitView {
+    #[serde(flatten)]
+    pub listing: ListingView,
+    #[serde(rename = "match")]
+    pub figures: MatchView,
+}
+
 /// A machine's engine as last observed.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LivenessView {

@@ -2,15 +2,15 @@ use actix_web::{HttpResponse, get, web};
 use app::listings::SearchParams;
 use app::{App, AppError};
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::extract::Query;
 use crate::json::{self, Hit, ListingJson};
-use crate::views::{ListingView, Page};
+use crate::views::{ListingView, MatchView, Page, SearchHitView};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -80,24 +80,6 @@ impl From<SearchQuery> for SearchParams {
             limit: q.limit,
         }
     }
-}
-
-/// The measured figures a hit was found and ordered by.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct MatchView {
-    /// Verified total tok/s at the requested cell, or the listing's best.
-    pub total_tok_s: Option<f64>,
-    /// Price per million output tokens in minor units: the machine's price per hour
-    /// (price per GPU-hour × GPUs) ÷ (total tok/s × 3600) × 10⁶.
-    pub price_per_mtok: Option<f64>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SearchHitView {
-    #[serde(flatten)]
-    pub listing: ListingView,
-    #[serde(rename = "match")]
-    pub figures: MatchView,
 }
 
 /// Search listings by hardware, price, region, free capacity and measured performance.
