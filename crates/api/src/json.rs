@@ -8,6 +8,8 @@
 //! copies those bytes, writing only what changes from one search to the next — the badge's
 //! age, the figures the hit was found by, the cursor.
 
+use app::AppError;
+use app::listings::SearchHit;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -24,7 +26,7 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T, capacity: usize) -> Result<Vec<u
 
 fn write<T: Serialize + ?Sized>(body: &mut Vec<u8>, value: &T) -> Result<(), ApiError> {
     sonic_rs::to_writer(body, value)
-        .map_err(|e| ApiError::from(app::AppError::Internal(format!("a JSON body: {e}"))))
+        .map_err(|e| ApiError::from(AppError::Internal(format!("a JSON body: {e}"))))
 }
 
 /// The age written where a listing's badge age goes, to find the place.
@@ -40,6 +42,20 @@ pub struct ListingJson {
 }
 
 impl ListingJson {
+    /// The hit's listing as JSON, written the first time a search finds this stored version
+    /// of it and kept with the record search shares: search is the busiest page, and most of
+    /// a page is listings that were on another page a moment ago.
+    pub fn kept(hit: &SearchHit) -> Result<&Self, ApiError> {
+        let kept = hit.derived(|listing| {
+            let view = ListingView::new(listing.map_err(|e| e.to_string())?, false);
+            Self::of(view).map_err(|e| e.to_string())
+        });
+        let internal = |what: String| ApiError::from(AppError::Internal(what));
+        kept.ok_or_else(|| internal("a search hit keeps another kind of value".into()))?
+            .as_ref()
+            .map_err(|e| internal(e.clone()))
+    }
+
     pub fn of(mut view: ListingView) -> Result<Self, ApiError> {
         let verified_at = view.verification.as_mut().map(|v| {
             v.age_s = AGE_MARK;
@@ -57,7 +73,7 @@ impl ListingJson {
                 let start = (0..bytes.len())
                     .find(|&at| bytes[at] == b'"' && bytes[at..].starts_with(field.as_bytes()))
                     .ok_or_else(|| {
-                        ApiError::from(app::AppError::Internal(
+                        ApiError::from(AppError::Internal(
                             "a listing's JSON without its badge's age".into(),
                         ))
                     })?;
@@ -112,7 +128,7 @@ pub fn search_page(hits: &[Hit<'_>], next_cursor: Option<&str>) -> Result<Vec<u8
             (None, _) => body.extend_from_slice(bytes),
             (Some(_), None) => {
                 return Err(
-                    app::AppError::Internal("a search hit with a badge but no age".into()).into(),
+                    AppError::Internal("a search hit with a badge but no age".into()).into(),
                 );
             }
         }

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
+use app::App;
 use app::listings::SearchParams;
-use app::{App, AppError};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -10,7 +10,7 @@ use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, ValidationFailed};
 use crate::extract::Query;
 use crate::json::{self, Hit, ListingJson};
-use crate::views::{ListingView, MatchView, Page, SearchHitView};
+use crate::views::{MatchView, Page, SearchHitView};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -101,17 +101,7 @@ pub async fn search(
     let now = Utc::now();
     let mut hits = Vec::with_capacity(page.items.len());
     for hit in &page.items {
-        // Each listing's JSON is written once per stored version of it and kept with the
-        // record search shares: search is the busiest page, and most of a page is listings
-        // that were on another page a moment ago.
-        let listing = hit
-            .derived(|listing| {
-                let view = ListingView::new(listing.map_err(|e| e.to_string())?, false);
-                ListingJson::of(view).map_err(|e| e.to_string())
-            })
-            .ok_or_else(|| AppError::Internal("a search hit keeps another kind of value".into()))?
-            .as_ref()
-            .map_err(|e| AppError::Internal(e.clone()))?;
+        let listing = ListingJson::kept(hit)?;
         hits.push(Hit {
             listing,
             age_s: listing.age_s(now),
