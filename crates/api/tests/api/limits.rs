@@ -318,6 +318,7 @@ async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
     })
     .await;
     let mut ok = 0;
+    let started = std::time::Instant::now();
     for n in 1..=200u32 {
         let res = app
             .client
@@ -332,7 +333,13 @@ async fn addresses_of_one_ipv6_network_share_one_budget(backend: Backend) {
             other => panic!("{other}"),
         }
     }
-    assert_eq!(ok, 50, "200 addresses of one /64, one budget of 50");
+    // One budget: a burst of 50, refilled at 50 a minute while the requests are sent (a
+    // loaded machine takes seconds over them).
+    let refilled = (started.elapsed().as_secs_f64() * 50.0 / 60.0).ceil() as u32;
+    assert!(
+        (50..=50 + refilled).contains(&ok),
+        "200 addresses of one /64, one budget of 50 (+{refilled} refilled): {ok} answered"
+    );
     let res = app
         .client
         .get(app.url("/v1/signing-keys"))
