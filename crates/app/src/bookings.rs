@@ -430,7 +430,8 @@ impl App {
     /// Expired holds' PaymentIntents are cancelled so they can no longer be paid.
     pub async fn sweep_bookings(&self) -> Result<SweepSummary, AppError> {
         // Before bookings move on (an ended one can no longer be cancelled): what a
-        // maintenance window owes its renters is refunded first.
+        // maintenance window owes its renters is refunded first. One whose refund keeps
+        // failing is not completed at its end, so it is tried again until it is made.
         let maintenance_cancelled = self.cancel_for_maintenance().await?;
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;

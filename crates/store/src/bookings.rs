@@ -433,8 +433,9 @@ impl Db {
 
     /// Moves bookings along with the clock: holds past their expiry become `expired`,
     /// confirmed bookings that have started become `active`, and bookings that have ended
-    /// become `completed`. Returns the bookings whose hold expired (their payments are to be
-    /// released).
+    /// become `completed` — but for one a maintenance window has yet to cancel with a full
+    /// refund, which stays open until it is. Returns the bookings whose hold expired (their
+    /// payments are to be released).
     pub async fn sweep_bookings(&self, now: DateTime<Utc>) -> Result<Sweep, StoreError> {
         let expired: Vec<Uuid> = bookings::Entity::find()
             .select_only()
@@ -473,12 +474,17 @@ impl Db {
             .into_tuple()
             .all(&txn)
             .await?;
+        // A booking a maintenance window still owes its cancellation (its refund failed) stays
+        // open past its end, so that the refund can still be made.
         let completed = move_to(
             bookings::Entity::update_many(),
             bookings::Column::Status,
             BookingStatus::Completed,
         )
         .filter(bookings::Column::EndsAt.lte(now))
+        .filter(sea_orm::sea_query::ExprTrait::not(
+            crate::maintenance::owed_to_maintenance(),
+        ))
         .exec_with_returning(&txn)
         .await?;
         for booking in &completed {

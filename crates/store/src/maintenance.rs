@@ -5,7 +5,8 @@
 //! is added under the same lock, so a window and a booking never both take one interval.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::sea_query::{Expr, ExprTrait, Query, SimpleExpr};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
 use crate::capacity::{holds_capacity, lock_listing, windows_over};
@@ -43,6 +44,27 @@ pub enum WindowDeleted {
     /// It has begun: what it says of the machine's uptime stands.
     Begun,
     NotFound,
+}
+
+/// Whether a `bookings` row is one a maintenance window cancels: the window cancels what it
+/// overlaps, overlaps the booking, and was announced after the booking was made. Until such a
+/// booking is cancelled (with a full refund), the sweep finds it again
+/// ([`Db::bookings_in_maintenance`]), and it is not completed at its end.
+pub(crate) fn owed_to_maintenance() -> SimpleExpr {
+    use maintenance_windows::Column as W;
+    let window = |column: W| Expr::col((maintenance_windows::Entity, column));
+    let booking = |column: bookings::Column| Expr::col((bookings::Entity, column));
+    Expr::exists(
+        Query::select()
+            .expr(Expr::val(1))
+            .from(maintenance_windows::Entity)
+            .and_where(window(W::ListingId).eq(booking(bookings::Column::ListingId)))
+            .and_where(window(W::CancelledBookings).gt(0))
+            .and_where(window(W::StartsAt).lt(booking(bookings::Column::EndsAt)))
+            .and_where(window(W::EndsAt).gt(booking(bookings::Column::StartsAt)))
+            .and_where(window(W::CreatedAt).gt(booking(bookings::Column::CreatedAt)))
+            .to_owned(),
+    )
 }
 
 impl Db {
@@ -162,36 +184,14 @@ impl Db {
     /// owed all the same). Nothing else can overlap a window: each is refused under the
     /// listing's lock while the other stands.
     pub async fn bookings_in_maintenance(&self) -> Result<Vec<BookingRecord>, StoreError> {
-        use maintenance_windows::Column as W;
-        type Cancelling = (Uuid, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>);
-        let windows: Vec<Cancelling> = maintenance_windows::Entity::find()
-            .select_only()
-            .column(W::ListingId)
-            .column(W::StartsAt)
-            .column(W::EndsAt)
-            .column(W::CreatedAt)
-            .filter(W::CancelledBookings.gt(0))
-            .into_tuple()
+        Ok(bookings::Entity::find()
+            .filter(owed_to_maintenance())
+            .filter(crate::status::may_become(
+                bookings::Column::Status,
+                domain::BookingStatus::Cancelled,
+            ))
+            .order_by_asc(bookings::Column::Id)
             .all(self.conn())
-            .await?;
-        let mut found = Vec::new();
-        for (listing, from, until, announced) in windows {
-            found.extend(
-                bookings::Entity::find()
-                    .filter(bookings::Column::ListingId.eq(listing))
-                    .filter(bookings::Column::StartsAt.lt(until))
-                    .filter(bookings::Column::EndsAt.gt(from))
-                    .filter(bookings::Column::CreatedAt.lt(announced))
-                    .filter(crate::status::may_become(
-                        bookings::Column::Status,
-                        domain::BookingStatus::Cancelled,
-                    ))
-                    .all(self.conn())
-                    .await?,
-            );
-        }
-        found.sort_by_key(|b| b.id);
-        found.dedup_by_key(|b| b.id);
-        Ok(found)
+            .await?)
     }
 }

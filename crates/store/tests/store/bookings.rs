@@ -210,3 +210,76 @@ async fn the_sweeper_moves_bookings_on_time_on_sqlite() {
 async fn the_sweeper_moves_bookings_on_time_on_postgres() {
     the_sweeper_moves_bookings_on_time(Backend::Postgres).await;
 }
+
+/// A booking a maintenance window cancels with a full refund stays open past its end while
+/// that cancellation has not been made (its refund kept failing): the sweep keeps finding it
+/// and does not complete it, so the refund can still be made. Another booking ends as usual.
+async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Backend) {
+    let (_database, db, user, listing) = marketplace(backend).await;
+    let now = Utc::now();
+    let h = Duration::hours;
+    let fits = |_: &domain::booking::Machine| Ok(());
+    let owed = booking(
+        listing,
+        user,
+        "owed",
+        booking_status::ACTIVE,
+        (now - h(1), now + h(1)),
+    );
+    let owed = db.book(owed, now, fits).await.unwrap().id;
+    let before = booking(
+        listing,
+        user,
+        "before",
+        booking_status::ACTIVE,
+        (now - h(3), now - h(2)),
+    );
+    let before = db.book(before, now - h(3), fits).await.unwrap().id;
+    let window = store::WindowRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing,
+        starts_at: now + Duration::minutes(10),
+        ends_at: now + Duration::minutes(50),
+        reason: "PSU swap".into(),
+        created_by: user.as_uuid(),
+        created_at: Utc::now() + Duration::seconds(1),
+        cancel_overlapping: true,
+        cancelled_bookings: 0,
+    };
+    let (window, overlapping) = db.add_maintenance_window(window, now).await.unwrap();
+    assert_eq!(window.cancelled_bookings, 1);
+    assert_eq!(overlapping.iter().map(|b| b.id).collect::<Vec<_>>(), [owed]);
+    // Its cancellation failed (say, Stripe was down) until after both bookings ended.
+    let later = now + h(2);
+    let sweep = db.sweep_bookings(later).await.unwrap();
+    assert_eq!(
+        sweep.completed, 1,
+        "only the booking the window does not owe"
+    );
+    let status = |id| {
+        let db = Arc::clone(&db);
+        async move { db.booking_by_id(id).await.unwrap().unwrap().status }
+    };
+    assert_eq!(status(before).await, "completed");
+    assert_eq!(status(owed).await, "active", "still owed its refund");
+    let found = db.bookings_in_maintenance().await.unwrap();
+    assert_eq!(found.iter().map(|b| b.id).collect::<Vec<_>>(), [owed]);
+    // The refund is made at last: the booking is cancelled, and nothing is owed any more.
+    assert!(db.cancel_booking(owed, 1, later).await.unwrap());
+    assert_eq!(status(owed).await, "cancelled");
+    assert!(db.bookings_in_maintenance().await.unwrap().is_empty());
+    assert_eq!(
+        db.sweep_bookings(later).await.unwrap(),
+        store::Sweep::default()
+    );
+}
+
+#[tokio::test]
+async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled_on_sqlite() {
+    a_booking_maintenance_owes_stays_open_until_it_is_cancelled(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled_on_postgres() {
+    a_booking_maintenance_owes_stays_open_until_it_is_cancelled(Backend::Postgres).await;
+}
