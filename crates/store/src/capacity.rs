@@ -3,7 +3,7 @@
 //! capacity, and the windows that take the whole machine.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, ExprTrait, Query, UnionType};
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use uuid::Uuid;
 
@@ -44,7 +44,7 @@ pub(crate) fn holds_capacity(now: DateTime<Utc>) -> Condition {
 }
 
 /// What holds the GPUs of `listings` over `[from, until)` at `now`: bookings that hold
-/// capacity, and maintenance windows (every GPU of their machine).
+/// capacity, and maintenance windows (every GPU of their machine) — in one round trip.
 pub(crate) async fn holding(
     conn: &impl ConnectionTrait,
     listings: &[Uuid],
@@ -52,9 +52,50 @@ pub(crate) async fn holding(
     until: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<Vec<Holding>, StoreError> {
-    let mut held = booked(conn, listings, from, until, now).await?;
-    held.extend(windows_holding(conn, listings, from, until).await?);
-    Ok(held)
+    use bookings::Column as B;
+    use maintenance_windows::Column as W;
+    let (b, w, l) = (
+        bookings::Entity,
+        maintenance_windows::Entity,
+        listings::Entity,
+    );
+    let mut booked = Query::select();
+    booked
+        .columns([
+            (b, B::ListingId),
+            (b, B::StartsAt),
+            (b, B::EndsAt),
+            (b, B::GpuCount),
+        ])
+        .from(b)
+        .and_where(Expr::col((b, B::ListingId)).is_in(listings.iter().copied()))
+        .and_where(Expr::col((b, B::StartsAt)).lt(until))
+        .and_where(Expr::col((b, B::EndsAt)).gt(from))
+        .cond_where(holds_capacity(now));
+    let mut windows = Query::select();
+    windows
+        .columns([(w, W::ListingId), (w, W::StartsAt), (w, W::EndsAt)])
+        .column((l, listings::Column::GpuCount))
+        .from(w)
+        .inner_join(
+            l,
+            Expr::col((l, listings::Column::Id)).equals((w, W::ListingId)),
+        )
+        .and_where(Expr::col((w, W::ListingId)).is_in(listings.iter().copied()))
+        .and_where(Expr::col((w, W::StartsAt)).lt(until))
+        .and_where(Expr::col((w, W::EndsAt)).gt(from));
+    booked.union(UnionType::All, windows);
+    let rows = conn.query_all(&booked).await?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                row.try_get_by_index(0)?,
+                row.try_get_by_index(1)?,
+                row.try_get_by_index(2)?,
+                row.try_get_by_index(3)?,
+            ))
+        })
+        .collect()
 }
 
 /// Bookings of `listings` that hold capacity at `now` and overlap `[from, until)`.
@@ -99,31 +140,4 @@ pub(crate) async fn windows_over(
         .into_tuple()
         .all(conn)
         .await?)
-}
-
-/// The windows of `listings` over `[from, until)` as holdings of every GPU of their machine.
-pub(crate) async fn windows_holding(
-    conn: &impl ConnectionTrait,
-    listings: &[Uuid],
-    from: DateTime<Utc>,
-    until: DateTime<Utc>,
-) -> Result<Vec<Holding>, StoreError> {
-    let windows = windows_over(conn, listings, from, until).await?;
-    if windows.is_empty() {
-        return Ok(Vec::new());
-    }
-    let gpus: std::collections::HashMap<Uuid, i32> = listings::Entity::find()
-        .select_only()
-        .column(listings::Column::Id)
-        .column(listings::Column::GpuCount)
-        .filter(listings::Column::Id.is_in(windows.iter().map(|w| w.0)))
-        .into_tuple::<(Uuid, i32)>()
-        .all(conn)
-        .await?
-        .into_iter()
-        .collect();
-    Ok(windows
-        .into_iter()
-        .map(|(listing, s, e)| (listing, s, e, gpus.get(&listing).copied().unwrap_or(0)))
-        .collect())
 }
