@@ -4,7 +4,10 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Query, UnionType};
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, QueryTrait,
+    Select,
+};
 use uuid::Uuid;
 
 use crate::StoreError;
@@ -52,26 +55,8 @@ pub(crate) async fn holding(
     until: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<Vec<Holding>, StoreError> {
-    use bookings::Column as B;
     use maintenance_windows::Column as W;
-    let (b, w, l) = (
-        bookings::Entity,
-        maintenance_windows::Entity,
-        listings::Entity,
-    );
-    let mut booked = Query::select();
-    booked
-        .columns([
-            (b, B::ListingId),
-            (b, B::StartsAt),
-            (b, B::EndsAt),
-            (b, B::GpuCount),
-        ])
-        .from(b)
-        .and_where(Expr::col((b, B::ListingId)).is_in(listings.iter().copied()))
-        .and_where(Expr::col((b, B::StartsAt)).lt(until))
-        .and_where(Expr::col((b, B::EndsAt)).gt(from))
-        .cond_where(holds_capacity(now));
+    let (w, l) = (maintenance_windows::Entity, listings::Entity);
     let mut windows = Query::select();
     windows
         .columns([(w, W::ListingId), (w, W::StartsAt), (w, W::EndsAt)])
@@ -84,6 +69,7 @@ pub(crate) async fn holding(
         .and_where(Expr::col((w, W::ListingId)).is_in(listings.iter().copied()))
         .and_where(Expr::col((w, W::StartsAt)).lt(until))
         .and_where(Expr::col((w, W::EndsAt)).gt(from));
+    let mut booked = booked_select(listings, from, until, now).into_query();
     booked.union(UnionType::All, windows);
     let rows = conn.query_all(&booked).await?;
     rows.iter()
@@ -106,7 +92,20 @@ pub(crate) async fn booked(
     until: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<Vec<Holding>, StoreError> {
-    Ok(bookings::Entity::find()
+    Ok(booked_select(listings, from, until, now)
+        .into_tuple()
+        .all(conn)
+        .await?)
+}
+
+/// The [`Holding`] columns of the bookings [`booked`] finds.
+fn booked_select(
+    listings: &[Uuid],
+    from: DateTime<Utc>,
+    until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Select<bookings::Entity> {
+    bookings::Entity::find()
         .select_only()
         .column(bookings::Column::ListingId)
         .column(bookings::Column::StartsAt)
@@ -116,9 +115,6 @@ pub(crate) async fn booked(
         .filter(bookings::Column::StartsAt.lt(until))
         .filter(bookings::Column::EndsAt.gt(from))
         .filter(holds_capacity(now))
-        .into_tuple()
-        .all(conn)
-        .await?)
 }
 
 /// Windows of `listings` that overlap `[from, until)`: `(listing, from, until)`.
