@@ -6,7 +6,7 @@ use std::sync::Arc;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
-use domain::booking::{MAX_BOOKING_DAYS, free_segments, peak_usage};
+use domain::booking::{MAX_BOOKING_DAYS, free_segments};
 use domain::{
     ListingId, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh, SshInput,
     ValidationError,
@@ -673,7 +673,7 @@ impl App {
     /// Searches active listings. With an interval, only machines whose window covers it and
     /// that have `gpu_count` GPUs (default 1) free over all of it are returned.
     pub async fn search_listings(&self, params: SearchParams) -> Result<SearchPage, AppError> {
-        let (mut query, capacity_check) = params.into_query()?;
+        let (query, capacity_check) = params.into_query()?;
         let limit = query.limit;
         let Some(needed) = capacity_check else {
             let items = self.db().search_listings(&query).await?;
@@ -683,53 +683,11 @@ impl App {
                 next_cursor,
             });
         };
-        // Capacity over an interval is decided exactly, per machine, from its bookings: fetch
-        // candidates a batch at a time and keep those with the GPUs free.
-        let (from, until) = query.window.unwrap_or_default();
-        let now = Utc::now();
-        let mut items = Vec::new();
-        let batch = (limit * 2).max(20);
-        query.limit = batch;
-        for _ in 0..10 {
-            let candidates = self.db().search_listings(&query).await?;
-            let exhausted = (candidates.len() as u64) < batch;
-            let ids: Vec<Uuid> = candidates.iter().map(|h| h.listing.id).collect();
-            let holdings = self.db().holding_bookings(&ids, from, until, now).await?;
-            for hit in candidates {
-                let booked: Vec<_> = holdings
-                    .iter()
-                    .filter(|h| h.0 == hit.listing.id)
-                    .map(|&(_, s, e, g)| (s, e, g))
-                    .collect();
-                let after = After {
-                    value: hit.sort_value(query.sort).unwrap_or_default(),
-                    id: hit.listing.id,
-                };
-                query.after = Some(after);
-                if peak_usage(&booked, from, until) + needed <= hit.listing.gpu_count {
-                    items.push(hit);
-                    if items.len() as u64 == limit {
-                        let next = Some(encode_cursor(query.sort, after));
-                        return Ok(SearchPage {
-                            items: hits(items),
-                            next_cursor: next,
-                        });
-                    }
-                }
-            }
-            if exhausted {
-                return Ok(SearchPage {
-                    items: hits(items),
-                    next_cursor: None,
-                });
-            }
-        }
-        // Many machines in a row were full: hand back what was found and where to go on.
-        let sort = query.sort;
-        let next_cursor = query.after.map(|after| encode_cursor(sort, after));
+        // Capacity over an interval is decided exactly, per machine, from what holds its GPUs.
+        let page = self.db().search_free(&query, needed, Utc::now()).await?;
         Ok(SearchPage {
-            items: hits(items),
-            next_cursor,
+            items: hits(page.items),
+            next_cursor: page.next.map(|after| encode_cursor(query.sort, after)),
         })
     }
 

@@ -221,6 +221,7 @@ impl Db {
         now: DateTime<Utc>,
         rules: impl FnOnce(&Machine) -> Result<(), Refusal>,
     ) -> Result<BookingRecord, BookingError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let renter_open = lock_renter(&txn, booking.renter_id, now).await?;
         let (listing, machine) = lock_machine(
@@ -365,6 +366,7 @@ impl Db {
         refund: i64,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let cancelled = cancel(&txn, id, refund, now).await?;
         txn.commit().await?;
@@ -437,6 +439,7 @@ impl Db {
     /// refund, which stays open until it is. Returns the bookings whose hold expired (their
     /// payments are to be released).
     pub async fn sweep_bookings(&self, now: DateTime<Utc>) -> Result<Sweep, StoreError> {
+        let _search = self.search_touch();
         let expired: Vec<Uuid> = bookings::Entity::find()
             .select_only()
             .column(bookings::Column::Id)

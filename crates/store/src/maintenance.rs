@@ -77,6 +77,7 @@ impl Db {
         mut window: WindowRecord,
         now: DateTime<Utc>,
     ) -> Result<(WindowRecord, Vec<BookingRecord>), WindowError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         if !lock_listing(&txn, window.listing_id).await? {
             return Err(WindowError::NoListing);
@@ -156,6 +157,7 @@ impl Db {
         id: Uuid,
         now: DateTime<Utc>,
     ) -> Result<WindowDeleted, StoreError> {
+        let _search = self.search_touch();
         use maintenance_windows::Column as W;
         let deleted = maintenance_windows::Entity::delete_many()
             .filter(W::Id.eq(id))

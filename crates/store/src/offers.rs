@@ -197,6 +197,7 @@ impl Db {
         quota: impl FnOnce(&[(DateTime<Utc>, DateTime<Utc>, i32)]) -> Result<(), Refusal>,
         admit: impl Fn(&Machine, &BookingRecord) -> Result<(), Refusal>,
     ) -> Result<Vec<BookingRecord>, PlanError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let renter_open = lock_renter(&txn, plan.renter_id, now).await?;
         quota(&renter_open).map_err(PlanError::Refused)?;

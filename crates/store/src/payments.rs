@@ -100,6 +100,7 @@ impl Db {
         error: &str,
         release: bool,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         bookings::Entity::update_many()
             .col_expr(bookings::Column::PaymentError, Expr::value(error))
             .filter(bookings::Column::Id.eq(booking))
@@ -137,6 +138,7 @@ impl Db {
         ledger: &[NewLedgerEntry],
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         let result = move_to(
             bookings::Entity::update_many(),
@@ -256,6 +258,7 @@ impl Db {
         ledger: &[NewLedgerEntry],
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
         if !crate::bookings::cancel(&txn, id, refund, now).await? {
             return Ok(false);

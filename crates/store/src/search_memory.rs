@@ -1,13 +1,15 @@
 //! Search from memory: an API replica keeps the search projection (active listings, the
-//! valid decode cells of their latest reports, reliability, badges, availability windows)
-//! in ordered sets, one per order search walks, and answers [`Db::search_listings`] from
+//! valid decode cells of their latest reports, reliability, badges, availability windows,
+//! and what holds their GPUs: bookings and maintenance windows) in ordered sets, one per
+//! order search walks, and answers [`Db::search_listings`] and [`Db::search_free`] from
 //! them without asking the database. The answers are the database's: the same filters, the
 //! same orders, ties broken by id the same way, the same keyset cursors (so a cursor from
 //! one replica is valid on another).
 //!
-//! It is kept current from the database's change feed (migration 000028): each listing
-//! carries the number of its latest change (`search_seq`), and a replica reads the listings
-//! changed since its last mark. It does so:
+//! It is kept current from the database's change feed (migrations 000028 and 000030): each
+//! listing, booking and maintenance window carries the number of its latest change
+//! (`search_seq`; a deleted window stamps its listing), and a replica reads again the
+//! listings changed, or whose bookings or windows changed, since its last mark. It does so:
 //! - at once when a notification arrives (PostgreSQL's `LISTEN gpumarket_search`);
 //! - every [`MemoryOptions::poll`] anyway, which catches a missed notification and, on
 //!   SQLite, changes made by another process;
@@ -30,16 +32,21 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{listing_cells, listings};
+use crate::entities::{bookings, listing_cells, listings, maintenance_windows};
 use crate::listings::ListingRecord;
 use crate::search::{After, ListingHit, ListingQuery, SharedListing, SortKey};
-use crate::status::listing_status;
+use crate::search_free::{Filling, FreePage, Span};
+use crate::status::{booking_status, listing_status};
 use crate::{Backend, Db, StoreError};
 
 /// The channel PostgreSQL notifies on (migration 000028's triggers).
 const CHANNEL: &str = "gpumarket_search";
 /// Ids fetched per query when catching up.
 const BATCH: usize = 1_000;
+/// How long after they end bookings and maintenance windows are kept: an availability
+/// search over an interval that began longer ago than this asks the database. (What ended
+/// before a listing was loaded, less this, is not kept; every listing was loaded before now.)
+const HELD_AFTER_END: chrono::TimeDelta = chrono::TimeDelta::days(1);
 
 /// How a replica keeps search in memory.
 #[derive(Debug, Clone, Copy)]
@@ -222,6 +229,32 @@ impl Cell {
     }
 }
 
+/// Something holding a listing's GPUs: a booking (until `expires`, for one awaiting
+/// payment), or a maintenance window (every GPU).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Hold {
+    starts: DateTime<Utc>,
+    ends: DateTime<Utc>,
+    gpus: i32,
+    expires: Option<DateTime<Utc>>,
+}
+
+impl Hold {
+    /// Whether it holds GPUs over `[from, until)` at `now`, as [`crate::capacity::holding`]
+    /// decides.
+    fn holds(&self, (from, until): (DateTime<Utc>, DateTime<Utc>), now: DateTime<Utc>) -> bool {
+        self.starts < until && self.ends > from && self.expires.is_none_or(|at| at > now)
+    }
+}
+
+/// What holds a listing's GPUs as read from the database: its bookings' holds, and its
+/// windows' `(starts_at, ends_at)`.
+#[derive(Debug, Default)]
+struct Held {
+    bookings: Vec<Hold>,
+    windows: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
 /// What search filters a listing on, small and side by side with every other listing's, so
 /// that walking an order reads little memory; the record itself is read only for a hit (and
 /// to confirm a text whose fingerprint matched).
@@ -242,10 +275,18 @@ struct Facts {
     available_from: Option<DateTime<Utc>>,
     available_until: Option<DateTime<Utc>>,
     cells: Box<[Cell]>,
+    holds: Box<[Hold]>,
 }
 
 impl Facts {
-    fn of(l: &ListingRecord, cells: Vec<listing_cells::Model>) -> Self {
+    fn of(l: &ListingRecord, cells: Vec<listing_cells::Model>, held: Held) -> Self {
+        // A window takes every GPU the machine has now (its GPU count is read with it).
+        let windows = held.windows.into_iter().map(|(starts, ends)| Hold {
+            starts,
+            ends,
+            gpus: l.gpu_count,
+            expires: None,
+        });
         Self {
             active: l.status == listing_status::ACTIVE,
             verified: l.latest_report_id.is_some(),
@@ -265,6 +306,7 @@ impl Facts {
                 .into_iter()
                 .map(|c| Cell::of(c, &l.gpu_model))
                 .collect(),
+            holds: held.bookings.into_iter().chain(windows).collect(),
         }
     }
 
@@ -445,10 +487,10 @@ impl Index {
         self.free.push(slot);
     }
 
-    fn put(&mut self, listing: ListingRecord, cells: Vec<listing_cells::Model>) {
+    fn put(&mut self, listing: ListingRecord, cells: Vec<listing_cells::Model>, held: Held) {
         let id = listing.id;
         self.remove(id);
-        let facts = Facts::of(&listing, cells);
+        let facts = Facts::of(&listing, cells, held);
         if !facts.kept() {
             return;
         }
@@ -497,6 +539,26 @@ impl Index {
                 })
             })
             .collect()
+    }
+
+    /// What holds listing `id`'s GPUs over `window` at `now`.
+    fn held(
+        &self,
+        id: Uuid,
+        window: (DateTime<Utc>, DateTime<Utc>),
+        now: DateTime<Utc>,
+    ) -> Vec<Span> {
+        let facts = self
+            .slots
+            .get(&id)
+            .and_then(|&slot| self.facts.get(slot as usize)?.as_ref());
+        facts.map_or_else(Vec::new, |f| {
+            f.holds
+                .iter()
+                .filter(|h| h.holds(window, now))
+                .map(|h| (h.starts, h.ends, h.gpus))
+                .collect()
+        })
     }
 
     /// The facts and record of a listing that passes `p` at `at`, with its figures.
@@ -625,6 +687,19 @@ type Shape = Option<(i64, i64)>;
 /// A listing a search found: its slot and the figures it was found by.
 type Found = (u32, Option<f64>, Option<f64>);
 
+/// A booking as memory reads it: its listing, interval, GPUs, status and hold's expiry.
+type BookedRow = (
+    Uuid,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    i32,
+    String,
+    Option<DateTime<Utc>>,
+);
+
+/// A listing as the index is given it: its record, cells and what holds its GPUs.
+type Entry = (ListingRecord, Vec<listing_cells::Model>, Held);
+
 /// See [`Db::search_touch`].
 pub(crate) struct SearchTouch<'a>(&'a SearchShared);
 
@@ -665,15 +740,7 @@ impl Memory {
         let writes = db.search.local_writes.load(Ordering::Acquire);
         let mark = db.search_mark().await?;
         let known = self.known.load(Ordering::Acquire);
-        let changed: Vec<Uuid> = listings::Entity::find()
-            .select_only()
-            .column(listings::Column::Id)
-            .filter(sea_orm::sea_query::Expr::cust(format!(
-                "search_seq >= {known}"
-            )))
-            .into_tuple()
-            .all(db.conn())
-            .await?;
+        let changed = db.changed_since(known).await?;
         for batch in changed.chunks(BATCH) {
             if self.over_cap.load(Ordering::Acquire) {
                 break;
@@ -683,8 +750,8 @@ impl Memory {
             for id in batch {
                 index.remove(*id);
             }
-            for (listing, cells) in entries {
-                index.put(listing, cells);
+            for (listing, cells, held) in entries {
+                index.put(listing, cells, held);
             }
             if index.len() > self.options.max_listings {
                 // Over the cap nothing is kept: the memory is given back.
@@ -762,11 +829,30 @@ impl Db {
             .await?)
     }
 
-    /// The listings `ids` with their cells, as the index keeps them.
-    async fn entries_of(
-        &self,
-        ids: &[Uuid],
-    ) -> Result<Vec<(ListingRecord, Vec<listing_cells::Model>)>, StoreError> {
+    /// The listings changed since `known` (the change feed's mark), or whose bookings or
+    /// maintenance windows did.
+    async fn changed_since(&self, known: i64) -> Result<Vec<Uuid>, StoreError> {
+        let sql = format!(
+            "SELECT id FROM listings WHERE search_seq >= {known}
+             UNION SELECT listing_id FROM bookings WHERE search_seq >= {known}
+             UNION SELECT listing_id FROM maintenance_windows WHERE search_seq >= {known}"
+        );
+        let rows = self
+            .conn()
+            .query_all_raw(Statement::from_string(
+                self.conn().get_database_backend(),
+                sql,
+            ))
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| row.try_get_by_index::<Uuid>(0))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// The listings `ids` with their cells and what holds their GPUs, as the index keeps
+    /// them.
+    async fn entries_of(&self, ids: &[Uuid]) -> Result<Vec<Entry>, StoreError> {
         let found = listings::Entity::find()
             .filter(listings::Column::Id.is_in(ids.iter().copied()))
             .all(self.conn())
@@ -779,13 +865,69 @@ impl Db {
         {
             cells.entry(cell.listing_id).or_default().push(cell);
         }
+        let mut held = self.held_by(ids).await?;
         Ok(found
             .into_iter()
             .map(|listing| {
                 let cells = cells.remove(&listing.id).unwrap_or_default();
-                (listing, cells)
+                let held = held.remove(&listing.id).unwrap_or_default();
+                (listing, cells, held)
             })
             .collect())
+    }
+
+    /// What holds the GPUs of `ids` or may: bookings holding capacity (those awaiting
+    /// payment with their hold's expiry, decided at search time) and maintenance windows,
+    /// ending less than [`HELD_AFTER_END`] ago or later.
+    async fn held_by(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, Held>, StoreError> {
+        use bookings::Column as B;
+        use maintenance_windows::Column as W;
+        let since = Utc::now() - HELD_AFTER_END;
+        let mut held: HashMap<Uuid, Held> = HashMap::new();
+        let booked: Vec<BookedRow> = bookings::Entity::find()
+            .select_only()
+            .columns([B::ListingId, B::StartsAt, B::EndsAt, B::GpuCount, B::Status])
+            .column(B::HoldExpiresAt)
+            .filter(B::ListingId.is_in(ids.iter().copied()))
+            .filter(B::EndsAt.gt(since))
+            .filter(B::Status.is_in([
+                booking_status::PENDING_PAYMENT,
+                booking_status::CONFIRMED,
+                booking_status::ACTIVE,
+            ]))
+            .into_tuple()
+            .all(self.conn())
+            .await?;
+        for (listing, starts, ends, gpus, status, hold) in booked {
+            let expires = match (status.as_str(), hold) {
+                (booking_status::PENDING_PAYMENT, None) => continue,
+                (booking_status::PENDING_PAYMENT, hold) => hold,
+                _ => None,
+            };
+            let hold = Hold {
+                starts,
+                ends,
+                gpus,
+                expires,
+            };
+            held.entry(listing).or_default().bookings.push(hold);
+        }
+        let windows: Vec<(Uuid, DateTime<Utc>, DateTime<Utc>)> =
+            maintenance_windows::Entity::find()
+                .select_only()
+                .columns([W::ListingId, W::StartsAt, W::EndsAt])
+                .filter(W::ListingId.is_in(ids.iter().copied()))
+                .filter(W::EndsAt.gt(since))
+                .into_tuple()
+                .all(self.conn())
+                .await?;
+        for (listing, starts, ends) in windows {
+            held.entry(listing)
+                .or_default()
+                .windows
+                .push((starts, ends));
+        }
+        Ok(held)
     }
 
     /// Starts answering search from memory: loads the projection in the background and keeps
@@ -817,11 +959,9 @@ impl Db {
             .map_or(MemoryState::Off, |m| m.state())
     }
 
-    /// The page from memory, or `None` when search must ask the database.
-    pub(crate) async fn search_in_memory(
-        &self,
-        query: &ListingQuery,
-    ) -> Result<Option<Vec<ListingHit>>, StoreError> {
+    /// The memory search can be answered from, having read this process's own writes, or
+    /// `None` when search must ask the database.
+    async fn answering_memory(&self) -> Result<Option<&Memory>, StoreError> {
         let Some(memory) = self.search.memory.get() else {
             return Ok(None);
         };
@@ -834,8 +974,44 @@ impl Db {
         if memory.over_cap.load(Ordering::Acquire) {
             return Ok(None);
         }
+        Ok(Some(memory))
+    }
+
+    /// The page from memory, or `None` when search must ask the database.
+    pub(crate) async fn search_in_memory(
+        &self,
+        query: &ListingQuery,
+    ) -> Result<Option<Vec<ListingHit>>, StoreError> {
+        let Some(memory) = self.answering_memory().await? else {
+            return Ok(None);
+        };
         let index = memory.index.read().unwrap_or_else(|e| e.into_inner());
         Ok(Some(index.search(query, memory.options.floor_probe)))
+    }
+
+    /// [`Db::search_free`]'s page from memory, or `None` when it must ask the database (the
+    /// interval began longer ago than what memory keeps of ended bookings and windows).
+    pub(crate) async fn search_free_in_memory(
+        &self,
+        query: &ListingQuery,
+        needed: i32,
+        now: DateTime<Utc>,
+    ) -> Result<Option<FreePage>, StoreError> {
+        let mut filling = Filling::new(query, needed);
+        let window = filling.window();
+        if window.0 <= Utc::now() - HELD_AFTER_END {
+            return Ok(None);
+        }
+        let Some(memory) = self.answering_memory().await? else {
+            return Ok(None);
+        };
+        let index = memory.index.read().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let candidates = index.search(filling.query(), memory.options.floor_probe);
+            if let Some(page) = filling.take(candidates, |id| index.held(id, window, now)) {
+                return Ok(Some(page));
+            }
+        }
     }
 }
 

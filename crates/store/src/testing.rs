@@ -17,7 +17,10 @@ use sea_orm::sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
 use crate::{Backend, Db, StoreError};
 
 mod search;
-pub use search::{SEARCH_CELLS, SEARCH_MODELS, SEARCH_REGIONS, search_change, search_marketplace};
+pub use search::{
+    SEARCH_CELLS, SEARCH_MODELS, SEARCH_REGIONS, search_change, search_day, search_hold,
+    search_hold_change, search_marketplace,
+};
 
 const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
 const TEMPLATE: &str = "gpumarket_test_template";

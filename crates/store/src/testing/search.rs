@@ -115,9 +115,7 @@ fn search_window(
     Option<chrono::DateTime<chrono::Utc>>,
     Option<chrono::DateTime<chrono::Utc>>,
 ) {
-    let day = |d: i64| {
-        chrono::DateTime::from_timestamp(1_800_000_000 + d * 86_400, 0).unwrap_or_default()
-    };
+    let day = search_day;
     (
         rng.pick(&[None, None, Some(day(0)), Some(day(10))]),
         rng.pick(&[None, None, Some(day(20)), Some(day(40))]),
@@ -222,4 +220,120 @@ fn search_listing(
         reliability: Set(rng.pick(&[None, Some(0.5), Some(0.9), Some(1.0)])),
     };
     (listing, cells)
+}
+
+/// A day of the search marketplace's calendar (its availability windows, bookings and
+/// maintenance windows), from a fixed instant about a year ahead.
+pub fn search_day(d: i64) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(1_800_000_000 + d * 86_400, 0).unwrap_or_default()
+}
+
+/// Something new holding random GPUs of listing `id` (`renter` books, and announces the
+/// windows), written straight to the tables as another replica's writes would arrive: a
+/// booking of 1 or 2 GPUs over days 0–40 in any status (awaiting payment with a hold that
+/// ends on day 2 or 4, or none), or a maintenance window.
+pub async fn search_hold(
+    db: &Db,
+    rng: &mut crate::synthetic::Rng,
+    id: uuid::Uuid,
+    renter: uuid::Uuid,
+) -> Result<(), StoreError> {
+    use crate::booking_status as s;
+    use crate::entities::{bookings, maintenance_windows};
+    use sea_orm::{ActiveValue::Set, EntityTrait};
+    let starts = rng.below(40) as i64;
+    let (starts_at, ends_at) = (
+        search_day(starts),
+        search_day(starts + 1 + rng.below(10) as i64),
+    );
+    if rng.below(4) == 0 {
+        maintenance_windows::Entity::insert(maintenance_windows::ActiveModel {
+            id: Set(uuid::Uuid::now_v7()),
+            listing_id: Set(id),
+            starts_at: Set(starts_at),
+            ends_at: Set(ends_at),
+            reason: Set("test".to_owned()),
+            created_by: Set(renter),
+            created_at: Set(search_day(-30)),
+            cancel_overlapping: Set(false),
+            cancelled_bookings: Set(0),
+        })
+        .exec_without_returning(db.conn())
+        .await?;
+        return Ok(());
+    }
+    let status = rng.pick(&[
+        s::CONFIRMED,
+        s::ACTIVE,
+        s::PENDING_PAYMENT,
+        s::PENDING_PAYMENT,
+        s::CANCELLED,
+        s::COMPLETED,
+        s::EXPIRED,
+    ]);
+    let booking = uuid::Uuid::now_v7();
+    bookings::Entity::insert(bookings::ActiveModel {
+        id: Set(booking),
+        listing_id: Set(id),
+        renter_id: Set(renter),
+        gpu_count: Set(rng.pick(&[1, 1, 2])),
+        starts_at: Set(starts_at),
+        ends_at: Set(ends_at),
+        status: Set(status.to_owned()),
+        price_amount: Set(100),
+        currency: Set("USD".to_owned()),
+        idempotency_key: Set(format!("search-{booking}")),
+        request_hash: Set("search".to_owned()),
+        hold_expires_at: Set(rng.pick(&[None, Some(search_day(2)), Some(search_day(4))])),
+        cancelled_at: Set(None),
+        refund_amount: Set(None),
+        created_at: Set(search_day(-30)),
+        payment_provider: Set(None),
+        payment_intent_id: Set(None),
+        client_secret: Set(None),
+        platform_fee_amount: Set(None),
+        payment_error: Set(None),
+        cancel_requested_at: Set(None),
+        cancel_claimed_until: Set(None),
+        plan_id: Set(None),
+    })
+    .exec_without_returning(db.conn())
+    .await?;
+    Ok(())
+}
+
+/// One random change to what holds listing `id`'s GPUs, as another replica would make it:
+/// something new held ([`search_hold`]), a booking of it cancelled or confirmed, or a
+/// maintenance window of it deleted.
+pub async fn search_hold_change(
+    db: &Db,
+    rng: &mut crate::synthetic::Rng,
+    id: uuid::Uuid,
+    renter: uuid::Uuid,
+) -> Result<(), StoreError> {
+    use crate::booking_status as s;
+    use crate::entities::{bookings, maintenance_windows};
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+    match rng.below(4) {
+        0 | 1 => {
+            let status = if rng.below(2) == 0 {
+                s::CANCELLED
+            } else {
+                s::CONFIRMED
+            };
+            bookings::Entity::update_many()
+                .col_expr(bookings::Column::Status, Expr::value(status))
+                .filter(bookings::Column::ListingId.eq(id))
+                .exec(db.conn())
+                .await?;
+        }
+        2 => {
+            maintenance_windows::Entity::delete_many()
+                .filter(maintenance_windows::Column::ListingId.eq(id))
+                .exec(db.conn())
+                .await?;
+        }
+        _ => search_hold(db, rng, id, renter).await?,
+    }
+    Ok(())
 }
