@@ -830,13 +830,16 @@ impl Db {
     }
 
     /// The listings changed since `known` (the change feed's mark), or whose bookings or
-    /// maintenance windows did.
+    /// maintenance windows did. From the start (`known` 0) every listing is read: its bookings' and windows' listings
+    /// are not looked up.
     async fn changed_since(&self, known: i64) -> Result<Vec<Uuid>, StoreError> {
-        let sql = format!(
-            "SELECT id FROM listings WHERE search_seq >= {known}
-             UNION SELECT listing_id FROM bookings WHERE search_seq >= {known}
-             UNION SELECT listing_id FROM maintenance_windows WHERE search_seq >= {known}"
-        );
+        let mut sql = format!("SELECT id FROM listings WHERE search_seq >= {known}");
+        if known > 0 {
+            sql.push_str(&format!(
+                " UNION SELECT listing_id FROM bookings WHERE search_seq >= {known}
+                  UNION SELECT listing_id FROM maintenance_windows WHERE search_seq >= {known}"
+            ));
+        }
         let rows = self
             .conn()
             .query_all_raw(Statement::from_string(
