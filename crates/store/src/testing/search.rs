@@ -303,8 +303,8 @@ pub async fn search_hold(
 }
 
 /// One random change to what holds listing `id`'s GPUs, as another replica would make it:
-/// something new held ([`search_hold`]), a booking of it cancelled or confirmed, or a
-/// maintenance window of it deleted.
+/// something new held ([`search_hold`]), every booking of it cancelled or confirmed, or
+/// every maintenance window of it deleted.
 pub async fn search_hold_change(
     db: &Db,
     rng: &mut crate::synthetic::Rng,
