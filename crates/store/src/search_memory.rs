@@ -247,14 +247,6 @@ impl Hold {
     }
 }
 
-/// What holds a listing's GPUs as read from the database: its bookings' holds, and its
-/// windows' `(starts_at, ends_at)`.
-#[derive(Debug, Default)]
-struct Held {
-    bookings: Vec<Hold>,
-    windows: Vec<(DateTime<Utc>, DateTime<Utc>)>,
-}
-
 /// What search filters a listing on, small and side by side with every other listing's, so
 /// that walking an order reads little memory; the record itself is read only for a hit (and
 /// to confirm a text whose fingerprint matched).
@@ -279,14 +271,7 @@ struct Facts {
 }
 
 impl Facts {
-    fn of(l: &ListingRecord, cells: Vec<listing_cells::Model>, held: Held) -> Self {
-        // A window takes every GPU the machine has now (its GPU count is read with it).
-        let windows = held.windows.into_iter().map(|(starts, ends)| Hold {
-            starts,
-            ends,
-            gpus: l.gpu_count,
-            expires: None,
-        });
+    fn of(l: &ListingRecord, cells: Vec<listing_cells::Model>, holds: Vec<Hold>) -> Self {
         Self {
             active: l.status == listing_status::ACTIVE,
             verified: l.latest_report_id.is_some(),
@@ -306,7 +291,7 @@ impl Facts {
                 .into_iter()
                 .map(|c| Cell::of(c, &l.gpu_model))
                 .collect(),
-            holds: held.bookings.into_iter().chain(windows).collect(),
+            holds: holds.into_boxed_slice(),
         }
     }
 
@@ -487,10 +472,10 @@ impl Index {
         self.free.push(slot);
     }
 
-    fn put(&mut self, listing: ListingRecord, cells: Vec<listing_cells::Model>, held: Held) {
+    fn put(&mut self, listing: ListingRecord, cells: Vec<listing_cells::Model>, holds: Vec<Hold>) {
         let id = listing.id;
         self.remove(id);
-        let facts = Facts::of(&listing, cells, held);
+        let facts = Facts::of(&listing, cells, holds);
         if !facts.kept() {
             return;
         }
@@ -698,7 +683,7 @@ type BookedRow = (
 );
 
 /// A listing as the index is given it: its record, cells and what holds its GPUs.
-type Entry = (ListingRecord, Vec<listing_cells::Model>, Held);
+type Entry = (ListingRecord, Vec<listing_cells::Model>, Vec<Hold>);
 
 /// See [`Db::search_touch`].
 pub(crate) struct SearchTouch<'a>(&'a SearchShared);
@@ -868,7 +853,8 @@ impl Db {
         {
             cells.entry(cell.listing_id).or_default().push(cell);
         }
-        let mut held = self.held_by(ids).await?;
+        let gpus: HashMap<Uuid, i32> = found.iter().map(|l| (l.id, l.gpu_count)).collect();
+        let mut held = self.held_by(&gpus).await?;
         Ok(found
             .into_iter()
             .map(|listing| {
@@ -879,19 +865,24 @@ impl Db {
             .collect())
     }
 
-    /// What holds the GPUs of `ids` or may: bookings holding capacity (those awaiting
-    /// payment with their hold's expiry, decided at search time) and maintenance windows,
-    /// ending less than [`HELD_AFTER_END`] ago or later.
-    async fn held_by(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, Held>, StoreError> {
+    /// What holds the GPUs of the listings `gpus` counts, or may: bookings holding capacity
+    /// (those awaiting payment with their hold's expiry, decided at search time) and
+    /// maintenance windows (every GPU the machine has as it is read), ending less than
+    /// [`HELD_AFTER_END`] ago or later.
+    async fn held_by(
+        &self,
+        gpus: &HashMap<Uuid, i32>,
+    ) -> Result<HashMap<Uuid, Vec<Hold>>, StoreError> {
         use bookings::Column as B;
         use maintenance_windows::Column as W;
         let since = Utc::now() - HELD_AFTER_END;
-        let mut held: HashMap<Uuid, Held> = HashMap::new();
+        let ids = || gpus.keys().copied();
+        let mut held: HashMap<Uuid, Vec<Hold>> = HashMap::new();
         let booked: Vec<BookedRow> = bookings::Entity::find()
             .select_only()
             .columns([B::ListingId, B::StartsAt, B::EndsAt, B::GpuCount, B::Status])
             .column(B::HoldExpiresAt)
-            .filter(B::ListingId.is_in(ids.iter().copied()))
+            .filter(B::ListingId.is_in(ids()))
             .filter(B::EndsAt.gt(since))
             .filter(B::Status.is_in([
                 booking_status::PENDING_PAYMENT,
@@ -913,22 +904,25 @@ impl Db {
                 gpus,
                 expires,
             };
-            held.entry(listing).or_default().bookings.push(hold);
+            held.entry(listing).or_default().push(hold);
         }
         let windows: Vec<(Uuid, DateTime<Utc>, DateTime<Utc>)> =
             maintenance_windows::Entity::find()
                 .select_only()
                 .columns([W::ListingId, W::StartsAt, W::EndsAt])
-                .filter(W::ListingId.is_in(ids.iter().copied()))
+                .filter(W::ListingId.is_in(ids()))
                 .filter(W::EndsAt.gt(since))
                 .into_tuple()
                 .all(self.conn())
                 .await?;
         for (listing, starts, ends) in windows {
-            held.entry(listing)
-                .or_default()
-                .windows
-                .push((starts, ends));
+            let hold = Hold {
+                starts,
+                ends,
+                gpus: gpus.get(&listing).copied().unwrap_or_default(),
+                expires: None,
+            };
+            held.entry(listing).or_default().push(hold);
         }
         Ok(held)
     }
