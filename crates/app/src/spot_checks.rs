@@ -153,13 +153,13 @@ impl App {
         caller: Caller,
         id: domain::ListingId,
     ) -> Result<ListingVerification, AppError> {
+        // History first: a check's entry is written in the transaction that sets the state,
+        // so the state read after it is never older than the history answered.
+        let history = self.db().verification_checks(id.as_uuid()).await?;
         let listing = self.listing(id).await?;
         self.require_role(caller, listing.org_id, domain::Role::Member)
             .await?;
-        let history = self
-            .db()
-            .verification_checks(id.as_uuid())
-            .await?
+        let history = history
             .into_iter()
             .map(|c| VerificationCheck {
                 kind: c.kind,
