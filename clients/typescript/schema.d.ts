@@ -3822,14 +3822,18 @@ export interface components {
              * Format: double
              * @description Median over the bucket's judged requests of each one's delivered share of its cell:
              *     the smallest of its per-stream speed, its pace after the TTFT allowed, and its TTFT
-             *     against the one allowed (the gateway's own timings; tokens believed up to the
-             *     report's tokens per chunk). `null` with fewer than 5 judged requests.
+             *     against the one allowed (the gateway's own timings; the tokens the renter received:
+             *     the fewest of the engine's usage, the text chunks × the report's tokens per chunk,
+             *     the bytes of text and `max_tokens`). A request the engine failed (5xx, a broken
+             *     stream, one cut before `[DONE]`, an unreadable chunk) delivered 0. `null` with fewer
+             *     than 5 judged requests.
              */
             delivered_fraction?: number | null;
             /**
              * Format: int64
-             * @description Requests held to the report: streamed, asking only for what the benchmark sends, at
-             *     a load the report measured as valid.
+             * @description Requests held to the report: streamed, of the listing's model, asking only for what
+             *     the benchmark sends within each value's documented range, at a context and load the
+             *     report measured as valid.
              */
             judged_requests: number;
             /** Format: int64 */
@@ -3841,6 +3845,13 @@ export interface components {
             per_stream_tok_s_p50?: number | null;
             /** Format: int64 */
             prompt_tokens: number;
+            /**
+             * Format: int64
+             * @description Requests that would have been judged but the engine refused (4xx): the renter's own,
+             *     never judged. Over a fifth of the bucket's such requests brings the listing's spot
+             *     check forward.
+             */
+            rejected_requests: number;
             /** Format: int64 */
             requests: number;
             /**
@@ -3858,9 +3869,10 @@ export interface components {
             /**
              * Format: double
              * @description The verified per-stream tok/s the bucket's requests are held to: each request's cell
-             *     of the report (context band at or below its prompt, concurrency at or above its own),
-             *     median over the bucket; `null` when no request ran at a load the report measured as
-             *     valid.
+             *     of the report (the time per token interpolated between the measured contexts just
+             *     below and just above its prompt and output, at the smallest measured concurrency at or
+             *     above its own), median over the bucket; `null` when no request ran at a context and
+             *     load the report measured as valid.
              */
             verified_tok_s?: number | null;
         };

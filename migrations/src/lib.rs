@@ -35,6 +35,7 @@ mod m20261204_000027_webhooks;
 mod m20261204_000028_search_change_feed;
 mod m20261204_000029_report_catalog;
 mod m20261205_000030_capacity_change_feed;
+mod m20261206_000031_gateway_received;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -74,6 +75,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000028_search_change_feed::Migration),
             Box::new(m20261204_000029_report_catalog::Migration),
             Box::new(m20261205_000030_capacity_change_feed::Migration),
+            Box::new(m20261206_000031_gateway_received::Migration),
         ]
     }
 }

@@ -1,23 +1,30 @@
 //! Performance-backed bookings. A listing may guarantee a share of its verified speed
 //! (`guarantee: {min_fraction}`); a booking made while the listing is verified keeps that
 //! guarantee and the report it refers to. The gateway's own timestamps give each request's
-//! per-stream speed; per usage bucket the delivery is held to the report's cell at the same
-//! load — the context band (the largest measured context at or below the request's prompt)
-//! and the smallest measured concurrency at or above the streams the booking had open — and
-//! only where the report measured that cell as valid. A bucket whose median delivered share
-//! falls below the guarantee earns the booking that bucket's share of the price, unless the
+//! per-stream speed; per usage bucket the delivery is held to the report at the same work
+//! and load — the time per token interpolated between the measured contexts just below and
+//! just above the request's prompt and output, each at the smallest measured concurrency at
+//! or above the streams open to the machine — and only where the report measured those cells
+//! as valid (never past its largest context). A bucket whose median delivered share falls
+//! below the guarantee earns the booking that bucket's share of the price, unless the
 //! renter's client read slowly (the gateway's writes to it stayed blocked for more than
-//! [`domain::guarantee::SLOW_READER_MS`]): a slow reader slows the stream, not the machine. A credit brings the
-//! listing's next spot check forward to now. When the booking is over, the credits are paid
-//! back once as a partial refund (`booking-<id>-credit` with Stripe; a `credit` ledger row
-//! when payments are `none`).
+//! [`domain::guarantee::SLOW_READER_MS`]): a slow reader slows the stream, not the machine. A
+//! credit brings the listing's next spot check forward to now. When the booking is over, the
+//! credits are paid back once as a partial refund (`booking-<id>-credit` with Stripe; a
+//! `credit` ledger row when payments are `none`).
+//!
+//! What either party can inject never decides a credit (the book's guarantees page lists it
+//! rule by rule): a request for another model, a value out of its documented range, or the
+//! engine refusing a request (4xx) is never judged — refusals of over a fifth of a bucket's
+//! eligible requests bring the spot check forward instead; the engine failing (5xx, a broken
+//! stream, one cut before `[DONE]`, a chunk the gateway cannot read) delivered nothing; the
+//! tokens are the fewest of the engine's usage, the chunks × the verified tokens per chunk,
+//! the bytes of text sent and `max_tokens`.
 //!
 //! A request counts in the bucket in which it finished (it is recorded then, so a bucket's
 //! requests are all known once it has ended); a bucket is judged a bucket's length after it
-//! ends. Only requests comparable with the benchmark's count (none asking for
-//! log-probabilities or structured output, which slow decoding). The load is the number of
-//! streams the gateway had open to the machine, across all its bookings, at any moment of the
-//! request (counted per API process).
+//! ends. The load is the number of streams the gateway had open to the machine, across all
+//! its bookings and replicas, at any moment of the request.
 
 use chrono::{DateTime, Duration, Utc};
 use domain::LedgerKind;
@@ -72,6 +79,7 @@ fn served(request: &GatewayRequestRecord) -> ServedRequest {
         outcome: match request.outcome.as_str() {
             "completed" => Outcome::Completed,
             "engine_error" => Outcome::EngineError,
+            "rejected" => Outcome::Rejected,
             _ => Outcome::Other,
         },
         comparable: request.comparable,
@@ -79,6 +87,8 @@ fn served(request: &GatewayRequestRecord) -> ServedRequest {
         output_tokens: request.output_tokens,
         engine_output_tokens: request.engine_output_tokens,
         chunks: request.chunks,
+        text_bytes: request.text_bytes,
+        max_tokens: request.max_tokens,
         ttft_ms: request.ttft_ms,
         last_token_ms: request.last_token_ms,
         concurrency: request.concurrency,
@@ -233,11 +243,13 @@ impl App {
             .filter(|r| r.finished_at < until)
             .collect();
         let cells = verified_cells(&self.db().cells_of_report(guarantee.report_id).await?);
-        let credits: Vec<CreditRecord> = by_bucket(&rows, bucket)
-            .into_iter()
-            .filter_map(|(start, requests)| {
-                let judgement = judge(&requests, &cells);
-                judgement.under(guarantee.min_bp).then(|| CreditRecord {
+        let mut credits = Vec::new();
+        let mut refusals = false;
+        for (start, requests) in by_bucket(&rows, bucket) {
+            let judgement = judge(&requests, &cells);
+            refusals |= judgement.rejections_are_evidence();
+            if judgement.under(guarantee.min_bp) {
+                credits.push(CreditRecord {
                     booking_id: booking.id,
                     bucket_start: start,
                     amount: bucket_share(
@@ -250,9 +262,9 @@ impl App {
                         .delivered_fraction
                         .map_or(0, |f| (f * 10_000.0).round() as i32),
                     created_at: now,
-                })
-            })
-            .collect();
+                });
+            }
+        }
         let recorded = self
             .db()
             .record_judgement(booking.id, from, until, &credits)
@@ -264,8 +276,12 @@ impl App {
                 .await?
                 .and_then(|g| g.evaluated_until));
         }
-        if !credits.is_empty() {
-            tracing::info!(booking = %booking.id, buckets = credits.len(), "a booking under-delivered: credited, spot check brought forward");
+        if !credits.is_empty() || refusals {
+            if refusals {
+                tracing::info!(booking = %booking.id, "the engine refused over a fifth of a bucket's requests: spot check brought forward");
+            } else {
+                tracing::info!(booking = %booking.id, buckets = credits.len(), "a booking under-delivered: credited, spot check brought forward");
+            }
             let every = Duration::seconds(self.config().verification.spot_check_every_secs as i64);
             self.db()
                 .spot_check_now(booking.listing_id, now, every)
@@ -359,6 +375,8 @@ mod tests {
             chunks: Some(7),
             last_token_ms: Some(200.0),
             engine_load: Some(3),
+            text_bytes: Some(30),
+            max_tokens: Some(64),
         };
         let read = served(&record);
         assert_eq!(
@@ -380,7 +398,9 @@ mod tests {
         );
         for (stored, outcome) in [
             ("engine_error", Outcome::EngineError),
+            ("rejected", Outcome::Rejected),
             ("client_disconnected", Outcome::Other),
+            ("booking_ended", Outcome::Other),
             ("engine_unavailable", Outcome::Other),
         ] {
             record.outcome = stored.into();

@@ -43,6 +43,9 @@ pub struct Delta<'a> {
     pub content: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     pub reasoning_content: Option<Cow<'a, str>>,
+    /// What newer vLLM releases (and SGLang) call the reasoning.
+    #[serde(default, borrow)]
+    pub reasoning: Option<Cow<'a, str>>,
     #[serde(default)]
     pub tool_calls: Option<IgnoredAny>,
 }
@@ -85,12 +88,29 @@ impl<'a> Chunk<'a> {
 
     /// Whether it carries any generated output: text, content, reasoning or tool calls.
     pub fn has_output(&self) -> bool {
-        self.has_text()
-            || self.choices.iter().flatten().any(|c| {
-                c.delta.as_ref().is_some_and(|d| {
-                    non_empty(d.reasoning_content.as_ref()) || d.tool_calls.is_some()
-                })
+        self.text_len() > 0
+            || self
+                .choices
+                .iter()
+                .flatten()
+                .any(|c| c.delta.as_ref().is_some_and(|d| d.tool_calls.is_some()))
+    }
+
+    /// The UTF-8 bytes of text it carries: `text`, and a delta's `content`,
+    /// `reasoning_content` and `reasoning`, over every choice. What a renter received as
+    /// text; a chunk of none (an empty delta, `tool_calls: []`) carries 0.
+    pub fn text_len(&self) -> usize {
+        let len = |text: &Option<Cow<'_, str>>| text.as_ref().map_or(0, |t| t.len());
+        self.choices
+            .iter()
+            .flatten()
+            .map(|c| {
+                len(&c.text)
+                    + c.delta.as_ref().map_or(0, |d| {
+                        len(&d.content) + len(&d.reasoning_content) + len(&d.reasoning)
+                    })
             })
+            .sum()
     }
 
     /// Nothing but usage: the final chunk `stream_options.include_usage` adds.
@@ -135,7 +155,25 @@ mod tests {
             Chunk::parse(r#"{"choices":[{"delta":{"reasoning_content":"hm"}}]}"#).unwrap();
         assert!(!reasoning.has_text() && reasoning.has_output());
         let tools = Chunk::parse(r#"{"choices":[{"delta":{"tool_calls":[{"id":"x"}]}}]}"#).unwrap();
-        assert!(tools.has_output());
+        assert!(tools.has_output() && tools.text_len() == 0);
+        let texts = Chunk::parse(
+            r#"{"choices":[{"text":"ab"},{"delta":{"content":"é","reasoning_content":"c","reasoning":"de","x":[1]}}],"extra":{"y":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(texts.text_len(), 2 + 2 + 1 + 2);
+        assert_eq!(reasoning.text_len(), 2);
+        assert_eq!(role.text_len(), 0);
+        // A field the gateway reads, of the wrong type, makes the chunk unreadable; an
+        // unknown one never does.
+        for wrong in [
+            r#"{"choices":[],"usage":"x"}"#,
+            r#"{"choices":[{"text":5}]}"#,
+            r#"{"choices":[{"delta":{"content":["a"]}}]}"#,
+            r#"{"choices":"x"}"#,
+            r#"{"choices":[],"usage":{"completion_tokens":-1}}"#,
+        ] {
+            assert!(Chunk::parse(wrong).is_err(), "{wrong}");
+        }
         let usage = Chunk::parse(
             r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}"#,
         )

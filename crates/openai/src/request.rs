@@ -129,6 +129,60 @@ pub fn judged(request: &Map<String, Value>) -> bool {
         .all(|(key, value)| value.is_null() || JUDGED_FIELDS.contains(&key.as_str()))
 }
 
+/// Whether each allow-listed value a request sets is within its documented range:
+/// `temperature` from 0 to 2, `top_p` above 0 and at most 1, `stop` a string or up to four,
+/// `user` a string, `model` a string, `stream_options` an object. A request outside them is
+/// still served (the engine decides), but never judged: what it asked was not measured.
+pub fn in_documented_range(request: &Map<String, Value>) -> bool {
+    let number_in = |field: &str, ok: fn(f64) -> bool| match request.get(field) {
+        None | Some(Value::Null) => true,
+        Some(v) => v.as_f64().is_some_and(ok),
+    };
+    let is = |field: &str, ok: fn(&Value) -> bool| {
+        request.get(field).is_none_or(|v| v.is_null() || ok(v))
+    };
+    number_in("temperature", |t| (0.0..=2.0).contains(&t))
+        && number_in("top_p", |p| p > 0.0 && p <= 1.0)
+        && is("stop", |stop| match stop {
+            Value::String(_) => true,
+            Value::Array(items) => items.len() <= 4 && items.iter().all(Value::is_string),
+            _ => false,
+        })
+        && is("user", Value::is_string)
+        && is("model", Value::is_string)
+        && is("stream_options", Value::is_object)
+}
+
+/// An upper bound on a request's prompt tokens that needs no tokenizer: a text prompt's
+/// UTF-8 bytes (a token is at least a byte) or a token list's length; a chat's message
+/// contents in bytes (a content that is not text, as its JSON) plus 64 a message for the
+/// chat template. `None` when the request has neither a prompt nor messages.
+pub fn prompt_bound(request: &Map<String, Value>) -> Option<u64> {
+    fn text_or_json(value: &Value) -> u64 {
+        match value {
+            Value::String(text) => text.len() as u64,
+            other => other.to_string().len() as u64,
+        }
+    }
+    if let Some(prompt) = request.get("prompt") {
+        return Some(match prompt {
+            Value::Array(items) => match items.as_slice() {
+                [Value::String(text)] => text.len() as u64,
+                [Value::Array(tokens)] => tokens.len() as u64,
+                _ => items.len() as u64,
+            },
+            other => text_or_json(other),
+        });
+    }
+    let messages = request.get("messages")?.as_array()?;
+    Some(
+        messages
+            .iter()
+            .map(|m| 64 + m.get("content").map_or(0, text_or_json))
+            .sum(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -186,5 +240,42 @@ mod tests {
         ] {
             assert!(!judged(&object(slow.clone())), "{slow}");
         }
+    }
+
+    #[test]
+    fn values_outside_their_documented_range_are_not_judged() {
+        assert!(in_documented_range(&object(json!({
+            "model": "m", "temperature": 2, "top_p": 1, "stop": ["a", "b", "c", "d"],
+            "user": "u", "stream_options": {}, "logprobs": null,
+        }))));
+        for out in [
+            json!({"temperature": 2.5}),
+            json!({"temperature": -1}),
+            json!({"temperature": "hot"}),
+            json!({"top_p": 0}),
+            json!({"top_p": 1.5}),
+            json!({"stop": ["a", "b", "c", "d", "e"]}),
+            json!({"stop": [1]}),
+            json!({"user": 7}),
+            json!({"model": ["m"]}),
+            json!({"stream_options": true}),
+        ] {
+            assert!(!in_documented_range(&object(out.clone())), "{out}");
+        }
+    }
+
+    #[test]
+    fn a_prompt_is_bounded_without_a_tokenizer() {
+        assert_eq!(prompt_bound(&object(json!({"prompt": "héllo"}))), Some(6));
+        assert_eq!(prompt_bound(&object(json!({"prompt": [1, 2, 3]}))), Some(3));
+        assert_eq!(prompt_bound(&object(json!({"prompt": [[1, 2]]}))), Some(2));
+        assert_eq!(prompt_bound(&object(json!({"prompt": ["abc"]}))), Some(3));
+        let chat = json!({"messages": [
+            {"role": "system", "content": "ab"},
+            {"role": "user", "content": [{"type": "text", "text": "x"}]},
+        ]});
+        let parts = json!([{"type": "text", "text": "x"}]).to_string().len() as u64;
+        assert_eq!(prompt_bound(&object(chat)), Some(64 + 2 + 64 + parts));
+        assert_eq!(prompt_bound(&object(json!({"model": "m"}))), None);
     }
 }

@@ -281,6 +281,16 @@ pub async fn verified_report(
     listing: uuid::Uuid,
     cells: Vec<crate::CellRecord>,
 ) -> Result<uuid::Uuid, StoreError> {
+    verified_report_signed(db, listing, cells, "{}".into()).await
+}
+
+/// [`verified_report`] with the signed `envelope` (JSON) it stores.
+pub async fn verified_report_signed(
+    db: &Db,
+    listing: uuid::Uuid,
+    cells: Vec<crate::CellRecord>,
+    envelope: String,
+) -> Result<uuid::Uuid, StoreError> {
     let listing = db
         .listing_by_id(listing)
         .await?
@@ -298,7 +308,7 @@ pub async fn verified_report(
         org_id: listing.org_id,
         compliant: true,
         key_id: "test".into(),
-        envelope: "{}".into(),
+        envelope,
         summary: "{}".into(),
         created_at: now,
         cells: cells

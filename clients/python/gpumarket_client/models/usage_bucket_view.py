@@ -21,10 +21,14 @@ class UsageBucketView:
             concurrency_max (int): Most streams open at once.
             credit_minor (int): Credit the bucket earned under the booking's guarantee, in the booking's currency's
                 minor units (0 until the bucket is judged, a bucket's length after it ends).
-            judged_requests (int): Requests held to the report: streamed, asking only for what the benchmark sends, at
-                a load the report measured as valid.
+            judged_requests (int): Requests held to the report: streamed, of the listing's model, asking only for what
+                the benchmark sends within each value's documented range, at a context and load the
+                report measured as valid.
             output_tokens (int):
             prompt_tokens (int):
+            rejected_requests (int): Requests that would have been judged but the engine refused (4xx): the renter's own,
+                never judged. Over a fifth of the bucket's such requests brings the listing's spot
+                check forward.
             requests (int):
             slow_reader (bool): Writes to the client stayed blocked for more than 50 ms: the bucket earns no credit
                 (a slow reader slows the stream, not the machine).
@@ -34,15 +38,19 @@ class UsageBucketView:
             delivered_fraction (float | None | Unset): Median over the bucket's judged requests of each one's delivered
                 share of its cell:
                 the smallest of its per-stream speed, its pace after the TTFT allowed, and its TTFT
-                against the one allowed (the gateway's own timings; tokens believed up to the
-                report's tokens per chunk). `null` with fewer than 5 judged requests.
+                against the one allowed (the gateway's own timings; the tokens the renter received:
+                the fewest of the engine's usage, the text chunks × the report's tokens per chunk,
+                the bytes of text and `max_tokens`). A request the engine failed (5xx, a broken
+                stream, one cut before `[DONE]`, an unreadable chunk) delivered 0. `null` with fewer
+                than 5 judged requests.
             per_stream_tok_s_p50 (float | None | Unset): Median per-stream output tok/s the gateway saw (streams only).
             ttft_ms_p50 (float | None | Unset): Median time to first token the gateway saw (streams only).
             verified_tok_s (float | None | Unset): The verified per-stream tok/s the bucket's requests are held to: each
                 request's cell
-                of the report (context band at or below its prompt, concurrency at or above its own),
-                median over the bucket; `null` when no request ran at a load the report measured as
-                valid.
+                of the report (the time per token interpolated between the measured contexts just
+                below and just above its prompt and output, at the smallest measured concurrency at or
+                above its own), median over the bucket; `null` when no request ran at a context and
+                load the report measured as valid.
     """
 
     concurrency_max: int
@@ -50,6 +58,7 @@ class UsageBucketView:
     judged_requests: int
     output_tokens: int
     prompt_tokens: int
+    rejected_requests: int
     requests: int
     slow_reader: bool
     start: datetime.datetime
@@ -70,6 +79,8 @@ class UsageBucketView:
         output_tokens = self.output_tokens
 
         prompt_tokens = self.prompt_tokens
+
+        rejected_requests = self.rejected_requests
 
         requests = self.requests
 
@@ -116,6 +127,7 @@ class UsageBucketView:
                 "judged_requests": judged_requests,
                 "output_tokens": output_tokens,
                 "prompt_tokens": prompt_tokens,
+                "rejected_requests": rejected_requests,
                 "requests": requests,
                 "slow_reader": slow_reader,
                 "start": start,
@@ -146,6 +158,8 @@ class UsageBucketView:
         output_tokens = d.pop("output_tokens")
 
         prompt_tokens = d.pop("prompt_tokens")
+
+        rejected_requests = d.pop("rejected_requests")
 
         requests = d.pop("requests")
 
@@ -204,6 +218,7 @@ class UsageBucketView:
             judged_requests=judged_requests,
             output_tokens=output_tokens,
             prompt_tokens=prompt_tokens,
+            rejected_requests=rejected_requests,
             requests=requests,
             slow_reader=slow_reader,
             start=start,

@@ -414,9 +414,11 @@ async fn an_engine_that_inflates_usage_is_capped_and_a_client_gone_is_metered_fo
     assert!(!got.is_empty());
     tokio::time::sleep(Duration::from_millis(200)).await;
     let u = usage(&app, &r).await;
+    // Claimed 10,000; the text it sent ("Hello!", 6 bytes) bounds it, under max_tokens
+    // (16) and the chunks it sent × 8.
     assert_eq!(
-        u["totals"]["output_tokens"], 16,
-        "capped at max_tokens: {u}"
+        u["totals"]["output_tokens"], 6,
+        "capped at the bytes of text sent: {u}"
     );
 
     // A slow stream holds the booking's one stream (no report: a share of 1); a second is
@@ -450,7 +452,7 @@ async fn an_engine_that_inflates_usage_is_capped_and_a_client_gone_is_metered_fo
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let gone = u["totals"]["output_tokens"].as_u64().unwrap() - 16;
+    let gone = u["totals"]["output_tokens"].as_u64().unwrap() - 6;
     assert!(
         gone < OUTPUT_TOKENS,
         "metered {gone} of the {OUTPUT_TOKENS} it never got"

@@ -343,6 +343,13 @@ measured_on_backend!(
     a_provider_answering_in_one_chunk_earns_the_renter_credits,
     a_provider_inflating_its_usage_earns_the_renter_credits,
     load_sent_around_the_gateway_is_counted_from_the_engine,
+    a_provider_sending_one_character_chunks_is_believed_no_further_than_its_text,
+    a_stream_the_gateway_cannot_read_or_that_ends_before_done_delivered_nothing,
+);
+
+on_backends!(
+    the_renters_own_errors_earn_no_credit,
+    a_request_without_max_tokens_gets_what_is_left_of_the_served_context,
 );
 
 on_both_backends!(
@@ -646,26 +653,53 @@ async fn a_booking_of_one_gpu_of_two_reads_no_metrics(app: TestApp) {
     assert!(res.text().await.unwrap().contains("num_requests_running"));
 }
 
-/// How a shaped engine streams: `Burst` holds the answer back 500 ms and sends its ten
-/// tokens in one chunk; `Inflated` streams a token every 50 ms (20 tok/s) and claims eight
-/// times as many; `Paced` streams a token every 10 ms (under 100 tok/s), honestly, and says it
-/// runs four requests (the renter's own, sent around the gateway).
+/// How a shaped engine answers. Every shape answers 404 to a model other than `tiny`, as
+/// vLLM does. `Burst` holds the answer back 500 ms and sends its ten tokens in one chunk;
+/// `Inflated` streams a token every 50 ms (20 tok/s) and claims eight times as many; `Paced`
+/// streams a token every 10 ms (under 100 tok/s), honestly, and says it runs four requests
+/// (the renter's own, sent around the gateway); `OneCharacter` streams 20 one-character
+/// chunks 20 ms apart (50 a second) claiming eight tokens each; `BadUsage` streams like
+/// `Paced` and ends with `"usage": "x"`; `Cut` streams like `Paced` and closes without
+/// `[DONE]`; `Refusing` answers every request 400 (a prompt too long, say); `ShortContext`
+/// serves a 1,024-token context: a request whose prompt (`/tokenize` counts 3) and
+/// `max_tokens` exceed it is refused (400), else it streams like `Paced`.
 #[derive(Clone, Copy, PartialEq)]
 enum Shape {
     Burst,
     Inflated,
     Paced,
+    OneCharacter,
+    BadUsage,
+    Cut,
+    Refusing,
+    ShortContext,
 }
+
+/// The served context of [`Shape::ShortContext`], and the prompt `/tokenize` counts.
+const SHORT_CONTEXT: u64 = 1024;
+const SHORT_PROMPT: u64 = 3;
 
 fn start_shaped_engine(shape: Shape) -> String {
     use actix_web::{HttpResponse, web};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
+    let refuse = |status: u16, message: &str| {
+        HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
+            .json(json!({"object": "error", "message": message, "code": status}))
+    };
     let server = actix_web::HttpServer::new(move || {
         actix_web::App::new()
             .route(
                 "/v1/chat/completions",
-                web::post().to(move || async move {
+                web::post().to(move |body: web::Json<Value>| async move {
+                    if body["model"] != "tiny" {
+                        return refuse(404, "The model does not exist.");
+                    }
+                    let max_tokens = body["max_tokens"].as_u64().unwrap_or(u64::MAX);
+                    let too_long = SHORT_PROMPT.saturating_add(max_tokens) > SHORT_CONTEXT;
+                    if shape == Shape::Refusing || (shape == Shape::ShortContext && too_long) {
+                        return refuse(400, "This model's maximum context length is exceeded.");
+                    }
                     let chunk = |text: &str, completion: u64| {
                         let data = json!({
                             "choices": [{"index": 0, "delta": {"content": text}}],
@@ -673,21 +707,38 @@ fn start_shaped_engine(shape: Shape) -> String {
                         });
                         web::Bytes::from(format!("data: {data}\n\n"))
                     };
-                    let (pieces, gap_ms): (Vec<web::Bytes>, u64) = match shape {
+                    let paced = || (1..=10).map(|n| chunk("x", n)).collect::<Vec<_>>();
+                    let (mut pieces, gap_ms): (Vec<web::Bytes>, u64) = match shape {
                         Shape::Burst => (vec![chunk("0123456789", 10)], 500),
                         Shape::Inflated => ((1..=10).map(|n| chunk("x", n * 8)).collect(), 50),
-                        Shape::Paced => ((1..=10).map(|n| chunk("x", n)).collect(), 10),
+                        Shape::OneCharacter => ((1..=20).map(|n| chunk("x", n * 8)).collect(), 20),
+                        Shape::BadUsage => {
+                            let mut pieces = paced();
+                            pieces.push(web::Bytes::from_static(
+                                b"data: {\"choices\":[],\"usage\":\"x\"}\n\n",
+                            ));
+                            (pieces, 10)
+                        }
+                        Shape::Paced | Shape::Cut | Shape::ShortContext | Shape::Refusing => {
+                            (paced(), 10)
+                        }
                     };
-                    let end = web::Bytes::from_static(b"data: [DONE]\n\n");
-                    let stream = futures_util::stream::iter(pieces.into_iter().chain([end])).then(
-                        move |piece| async move {
-                            tokio::time::sleep(Duration::from_millis(gap_ms)).await;
-                            Ok::<_, std::io::Error>(piece)
-                        },
-                    );
+                    if shape != Shape::Cut {
+                        pieces.push(web::Bytes::from_static(b"data: [DONE]\n\n"));
+                    }
+                    let stream = futures_util::stream::iter(pieces).then(move |piece| async move {
+                        tokio::time::sleep(Duration::from_millis(gap_ms)).await;
+                        Ok::<_, std::io::Error>(piece)
+                    });
                     HttpResponse::Ok()
                         .content_type("text/event-stream")
                         .streaming(stream)
+                }),
+            )
+            .route(
+                "/tokenize",
+                web::post().to(|| async {
+                    HttpResponse::Ok().json(json!({"count": SHORT_PROMPT, "tokens": [1, 2, 3]}))
                 }),
             )
             .route(
@@ -709,16 +760,29 @@ fn start_shaped_engine(shape: Shape) -> String {
     url
 }
 
+/// A signed envelope whose report says the engine served `max_model_len` tokens.
+fn envelope_serving(max_model_len: u64) -> String {
+    let statement = json!({"predicate": {"engine": {"max_model_len": max_model_len}}});
+    let key = attest::KeyPair::generate().unwrap();
+    let envelope = key.sign(
+        "application/vnd.in-toto+json",
+        statement.to_string().as_bytes(),
+    );
+    serde_json::to_string(&envelope).unwrap()
+}
+
 /// A listing of `engine` guaranteeing `min_fraction` of a report that measured 100, 90 and
-/// 50 tok/s per stream at 1, 2 and 4 streams (TTFT p99 20 ms, a token per chunk, prefill
-/// 10,000 tok/s), with SSH access when `ssh`; and a booking of it that holds the guarantee.
-/// Returns (booking, the renter's token).
+/// 50 tok/s per stream at 1, 2 and 4 streams, alike at contexts 0 and 1,024 (TTFT p99
+/// 20 ms, `tokens_per_chunk` tokens a chunk, prefill 10,000 tok/s; the engine's context
+/// `max_model_len` when given), with SSH access when `ssh`; and a booking of it that holds
+/// the guarantee. Returns (listing, booking, the renter's token).
 async fn guaranteed_booking(
     app: &TestApp,
     engine: &str,
     min_fraction: f64,
     ssh: bool,
-) -> (String, String) {
+    (tokens_per_chunk, max_model_len): (f64, Option<u64>),
+) -> (String, String, String) {
     let p = provider(app).await;
     let mut body = listing_body(&p.org, engine);
     body["guarantee"] = json!({"min_fraction": min_fraction});
@@ -732,12 +796,12 @@ async fn guaranteed_booking(
         .await
         .unwrap();
     let listing = listing["id"].as_str().unwrap().to_owned();
-    let decode = |concurrency: i64, per_stream: f64| store::CellRecord {
+    let decode = |context: i64, concurrency: i64, per_stream: f64| store::CellRecord {
         ttft_ms_p99: Some(20.0),
         ttft_samples: Some(8),
         itl_ms_p99: Some(12.0),
-        tokens_per_chunk: Some(1.0),
-        ..crate::marketplace::decode_cell(0, concurrency, per_stream * concurrency as f64)
+        tokens_per_chunk: Some(tokens_per_chunk),
+        ..crate::marketplace::decode_cell(context, concurrency, per_stream * concurrency as f64)
     };
     let prefill = store::CellRecord {
         phase: domain::CellPhase::Prefill,
@@ -746,8 +810,15 @@ async fn guaranteed_booking(
         prompt_tok_s: Some(10_000.0),
         ..crate::marketplace::decode_cell(1024, 1, 0.0)
     };
-    let cells = vec![decode(1, 100.0), decode(2, 90.0), decode(4, 50.0), prefill];
-    crate::marketplace::verified_with(app, &listing, cells).await;
+    let mut cells: Vec<store::CellRecord> = [0, 1024]
+        .into_iter()
+        .flat_map(|c| [decode(c, 1, 100.0), decode(c, 2, 90.0), decode(c, 4, 50.0)])
+        .collect();
+    cells.push(prefill);
+    let envelope = max_model_len.map_or_else(|| "{}".to_owned(), envelope_serving);
+    store::testing::verified_report_signed(app.app.db(), listing.parse().unwrap(), cells, envelope)
+        .await
+        .unwrap();
     let renter = app.register("renter@example.com").await;
     let booking = crate::gateway::book(app, &renter, &json!(listing), 0).await;
     assert_eq!(
@@ -755,27 +826,34 @@ async fn guaranteed_booking(
         "{booking}"
     );
     (
+        listing,
         booking["id"].as_str().unwrap().to_owned(),
         renter.access_token,
     )
 }
 
-/// Six plain streams through the gateway inside one bucket, `at_once` at a time; then the
-/// bucket judged. Returns the booking's guarantee.
-async fn judge_one_bucket(app: &TestApp, booking: &str, token: &str, at_once: usize) -> Value {
+/// A plain chat request of the listing's model.
+fn plain() -> Value {
+    json!({"model": "tiny", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 100, "stream": true})
+}
+
+/// Six `body` streams through the gateway inside one bucket, `at_once` at a time, each
+/// answered `status`; then the bucket judged. Returns the booking's guarantee and the
+/// bucket's usage.
+async fn judge_one_bucket(
+    app: &TestApp,
+    booking: &str,
+    token: &str,
+    (at_once, body, status): (usize, Value, u16),
+) -> (Value, Value) {
     let bucket = next_bucket().await;
     for _ in 0..6 / at_once {
         let streams = (0..at_once).map(|_| async {
-            let res = crate::gateway::chat(
-                app,
-                booking,
-                token,
-                json!({"model": "tiny", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 100, "stream": true}),
-            )
-            .send()
-            .await
-            .unwrap();
-            assert_eq!(res.status(), 200);
+            let res = crate::gateway::chat(app, booking, token, body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), status);
             res.text().await.unwrap()
         });
         futures_util::future::join_all(streams).await;
@@ -796,24 +874,57 @@ async fn judge_one_bucket(app: &TestApp, booking: &str, token: &str, at_once: us
     let b: Value = app
         .get_json(&format!("/v1/bookings/{booking}"), Some(token))
         .await;
-    b["guarantee"].clone()
+    (b["guarantee"].clone(), usage["buckets"][0].clone())
 }
 
-async fn shaped(backend: Backend, shape: Shape, min_fraction: f64, ssh: bool) -> Value {
+/// A guaranteed booking of a `shape`d engine, one bucket of six requests judged: the
+/// booking's guarantee, the bucket's usage, and when the listing's spot check was last
+/// brought forward.
+async fn shaped_with(
+    backend: Backend,
+    shape: Shape,
+    min_fraction: f64,
+    request: (usize, Value, u16),
+) -> (Value, Value, Option<DateTime<Utc>>) {
     let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
     let engine = start_shaped_engine(shape);
-    let (booking, token) = guaranteed_booking(&app, &engine, min_fraction, ssh).await;
-    let at_once = if shape == Shape::Paced { 1 } else { 3 };
-    judge_one_bucket(&app, &booking, &token, at_once).await
+    let report = match shape {
+        Shape::OneCharacter => (4.0, None),
+        Shape::ShortContext => (1.0, Some(SHORT_CONTEXT)),
+        _ => (1.0, None),
+    };
+    let (listing, booking, token) =
+        guaranteed_booking(&app, &engine, min_fraction, shape == Shape::Paced, report).await;
+    let (guarantee, bucket) = judge_one_bucket(&app, &booking, &token, request).await;
+    let forwarded = app
+        .app
+        .db()
+        .listing_by_id(listing.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .spot_check_forwarded_at;
+    (guarantee, bucket, forwarded)
+}
+
+async fn shaped(backend: Backend, shape: Shape, min_fraction: f64) -> Value {
+    let at_once = match shape {
+        Shape::Paced => 1,
+        Shape::OneCharacter => 2,
+        _ => 3,
+    };
+    shaped_with(backend, shape, min_fraction, (at_once, plain(), 200))
+        .await
+        .0
 }
 
 async fn a_provider_answering_in_one_chunk_earns_the_renter_credits(backend: Backend) {
-    let guarantee = shaped(backend, Shape::Burst, 0.8, false).await;
+    let guarantee = shaped(backend, Shape::Burst, 0.8).await;
     assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
 }
 
 async fn a_provider_inflating_its_usage_earns_the_renter_credits(backend: Backend) {
-    let guarantee = shaped(backend, Shape::Inflated, 0.8, false).await;
+    let guarantee = shaped(backend, Shape::Inflated, 0.8).await;
     assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
 }
 
@@ -822,6 +933,71 @@ async fn load_sent_around_the_gateway_is_counted_from_the_engine(backend: Backen
     // it runs four (the renter's own load, sent around the gateway): held to the 4-stream
     // cell (50 tok/s) it delivers. Held to the gateway's count alone (1 stream: 100 tok/s)
     // it would look slow against a 99 % guarantee and be credited.
-    let guarantee = shaped(backend, Shape::Paced, 0.99, true).await;
+    let guarantee = shaped(backend, Shape::Paced, 0.99).await;
     assert_eq!(guarantee["credited_buckets"], 0, "{guarantee}");
+}
+
+async fn a_provider_sending_one_character_chunks_is_believed_no_further_than_its_text(
+    backend: Backend,
+) {
+    // 20 one-character chunks claiming 8 tokens each, at 50 chunks a second, two streams
+    // at once, against a report that saw 4 tokens a chunk: before, 4 tokens a chunk were
+    // believed (200 tok/s, past the 90 verified at two streams); a token is at least a
+    // byte, so 20 tokens (50 tok/s) are.
+    let guarantee = shaped(backend, Shape::OneCharacter, 0.8).await;
+    assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
+}
+
+async fn a_stream_the_gateway_cannot_read_or_that_ends_before_done_delivered_nothing(
+    backend: Backend,
+) {
+    // Fast enough for a 50 % guarantee, but ending with `"usage": "x"` (before: the chunk
+    // was skipped and the stream judged fast), or without `[DONE]`.
+    for shape in [Shape::BadUsage, Shape::Cut] {
+        let (guarantee, bucket, _) = shaped_with(backend, shape, 0.5, (3, plain(), 200)).await;
+        assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
+        assert_eq!(bucket["delivered_fraction"], 0.0, "{bucket}");
+    }
+}
+
+async fn the_renters_own_errors_earn_no_credit(backend: Backend) {
+    // Six requests for a model the listing does not serve, each answered 404: before, each
+    // was the engine failing (delivered 0) and the bucket was credited. Now not judged.
+    let mut nope = plain();
+    nope["model"] = json!("nope");
+    let (guarantee, bucket, forwarded) =
+        shaped_with(backend, Shape::Paced, 0.5, (3, nope, 404)).await;
+    assert_eq!(guarantee["credited_buckets"], 0, "{guarantee}");
+    assert_eq!(
+        (
+            &bucket["requests"],
+            &bucket["judged_requests"],
+            &bucket["rejected_requests"]
+        ),
+        (&json!(6), &json!(0), &json!(0)),
+        "{bucket}"
+    );
+    assert_eq!(forwarded, None, "a renter's own mistakes are no evidence");
+    // The engine refusing requests of its own model (400): counted, not judged, and
+    // evidence enough to bring the spot check forward.
+    let (guarantee, bucket, forwarded) =
+        shaped_with(backend, Shape::Refusing, 0.5, (3, plain(), 400)).await;
+    assert_eq!(guarantee["credited_buckets"], 0, "{guarantee}");
+    assert_eq!(
+        (&bucket["judged_requests"], &bucket["rejected_requests"]),
+        (&json!(0), &json!(6)),
+        "{bucket}"
+    );
+    assert!(forwarded.is_some(), "the spot check is brought forward");
+}
+
+async fn a_request_without_max_tokens_gets_what_is_left_of_the_served_context(backend: Backend) {
+    // The engine serves 1,024 tokens: before, the gateway set max_tokens 8,192 and every
+    // request without one was refused (400). Now /tokenize counts the prompt (3) and
+    // max_tokens is 1,021; the answers are judged.
+    let mut unbounded = plain();
+    unbounded.as_object_mut().unwrap().remove("max_tokens");
+    let (_, bucket, _) = shaped_with(backend, Shape::ShortContext, 0.5, (3, unbounded, 200)).await;
+    assert_eq!(bucket["judged_requests"], 6, "{bucket}");
+    assert_eq!(bucket["rejected_requests"], 0, "{bucket}");
 }

@@ -1,8 +1,9 @@
 //! The stream meter: reads an engine's answer as it passes to the client, through the one
-//! SSE decoder (`openai`). It counts the token-bearing chunks the client receives, keeps the
-//! engine's usage, times the first and last token, and — when the gateway asked for usage the
-//! client did not — holds each event until it is whole and drops the usage-only one, so the
-//! client gets exactly the bytes the engine would have sent it.
+//! SSE decoder (`openai`). It counts the text-bearing chunks the client receives and their
+//! bytes of text, keeps the engine's usage, times the first and last token, notes whether
+//! the engine ended with `[DONE]` and whether every chunk could be read, and — when the
+//! gateway asked for usage the client did not — holds each event until it is whole and drops
+//! the usage-only one, so the client gets exactly the bytes the engine would have sent it.
 
 use std::time::{Duration, Instant};
 
@@ -25,17 +26,23 @@ pub struct Metered {
     pub output_tokens: u64,
     /// What the engine's usage claimed, before any cap.
     pub engine_output_tokens: Option<u64>,
-    /// Token-bearing chunks the client received (streams).
+    /// Text-bearing chunks the client received (streams).
     pub chunks: Option<u64>,
+    /// Bytes of text the client received (streams).
+    pub text_bytes: Option<u64>,
+    /// The `max_tokens` the engine was sent.
+    pub max_tokens: Option<u64>,
     pub ttft_ms: Option<f64>,
     /// From the request's sending to its last token (streams).
     pub last_token_ms: Option<f64>,
     pub per_stream_tok_s: Option<f64>,
-    /// `completed`, `client_disconnected`, `engine_error` or `booking_ended`.
+    /// `completed`, `rejected` (the engine answered 4xx), `engine_error`,
+    /// `client_disconnected` or `booking_ended`.
     pub outcome: &'static str,
     /// The longest the gateway's writes to the client stayed blocked (streams).
     pub client_stall_ms: Option<f64>,
-    /// Asked for nothing beyond what the benchmark measured, and streamed: judged.
+    /// Asked for nothing beyond what the benchmark measured, of the listing's model, and
+    /// streamed: judged.
     pub judged: bool,
 }
 
@@ -49,7 +56,14 @@ pub struct StreamMeter {
     pending_from: u64,
     /// Whether the engine's event grew past [`MAX_EVENT_BYTES`].
     too_long: bool,
+    /// Chunks carrying text (`Chunk::text_len`), and their bytes of text.
     pub content_chunks: u64,
+    pub text_bytes: u64,
+    /// A data event that is not a chunk the gateway can read (not JSON, or a field it reads
+    /// of the wrong type), or an error the engine reported mid-stream.
+    pub unreadable: bool,
+    /// The engine ended its stream with `[DONE]`.
+    pub done: bool,
     /// The engine's latest usage: (prompt, completion).
     pub usage: Option<(u64, u64)>,
     pub first_token: Option<Instant>,
@@ -67,6 +81,9 @@ impl StreamMeter {
             pending_from: 0,
             too_long: false,
             content_chunks: 0,
+            text_bytes: 0,
+            unreadable: false,
+            done: false,
             usage: None,
             first_token: None,
             last_token: None,
@@ -119,10 +136,12 @@ impl StreamMeter {
     fn event(&mut self, event: &SseEvent, end: u64, now: Instant, forward: &mut Vec<u8>) {
         let mut usage_only = false;
         match event {
-            SseEvent::Data(data) => {
-                if let Ok(chunk) = Chunk::parse(data) {
-                    if chunk.has_output() {
+            SseEvent::Data(data) => match Chunk::parse(data) {
+                Ok(chunk) => {
+                    let text = chunk.text_len() as u64;
+                    if text > 0 {
                         self.content_chunks += 1;
+                        self.text_bytes = self.text_bytes.saturating_add(text);
                         self.first_token.get_or_insert(now);
                         self.last_token = Some(now);
                     }
@@ -132,10 +151,14 @@ impl StreamMeter {
                             usage.completion_tokens.unwrap_or(0),
                         ));
                     }
+                    if chunk.error_message().is_some() {
+                        self.unreadable = true;
+                    }
                     usage_only = chunk.is_usage_only();
                 }
-            }
-            SseEvent::Done => {}
+                Err(_) => self.unreadable = true,
+            },
+            SseEvent::Done => self.done = true,
             SseEvent::TooLong { .. } => self.too_long = true,
         }
         if self.strip_usage {
@@ -150,14 +173,26 @@ impl StreamMeter {
         }
     }
 
+    /// How a stream the engine ended reads: `completed` when it ended with `[DONE]` and
+    /// every chunk could be read, else `engine_error` (nothing delivered).
+    pub fn ended(&self) -> &'static str {
+        if self.done && !self.unreadable {
+            "completed"
+        } else {
+            "engine_error"
+        }
+    }
+
     /// The request as metered: the engine's usage, believed up to [`TOKENS_PER_CHUNK_MAX`]
-    /// per token chunk the client received and within the request's [`Caps`]; without a
-    /// usage (the client went away first, or the engine sent none), the tokens the client
-    /// received.
+    /// per text chunk the client received, its bytes of text, and within the request's
+    /// [`Caps`]; without a usage (the client went away first, or the engine sent none), the
+    /// text chunks the client received.
     pub fn metered(&self, caps: Caps, sent: Instant, outcome: &'static str) -> Metered {
         let received = self.content_chunks;
         let output = self.usage.map_or(received, |(_, claimed)| {
-            claimed.min(received.saturating_mul(TOKENS_PER_CHUNK_MAX))
+            claimed
+                .min(received.saturating_mul(TOKENS_PER_CHUNK_MAX))
+                .min(self.text_bytes)
         });
         let mut metered = caps.meter(self.usage, output, outcome);
         metered.per_stream_tok_s = match (self.first_token, self.last_token) {
@@ -170,6 +205,7 @@ impl StreamMeter {
         metered.ttft_ms = self.first_token.map(since_sent);
         metered.last_token_ms = self.last_token.map(since_sent);
         metered.chunks = Some(received);
+        metered.text_bytes = Some(self.text_bytes);
         metered.client_stall_ms = Some(self.longest_stall.as_secs_f64() * 1000.0);
         metered
     }
@@ -207,11 +243,46 @@ data: [DONE]\n\n";
         assert_eq!(meter.content_chunks, 2);
         // An engine that claims more than the request allowed is capped.
         assert_eq!(meter.metered(caps(1), t0, "completed").output_tokens, 1);
-        // Nor is a claim beyond what it streamed believed, nor a prompt beyond the body.
+        // Nor is a claim beyond what it streamed believed (its 4 bytes of text, under 8
+        // tokens a chunk), nor a prompt beyond the body.
         meter.usage = Some((5000, 90));
         let metered = meter.metered(caps(100), t0, "completed");
-        assert_eq!(metered.output_tokens, 2 * TOKENS_PER_CHUNK_MAX);
+        assert_eq!((metered.output_tokens, metered.text_bytes), (4, Some(4)));
         assert_eq!(metered.prompt_tokens, 1000);
+        assert_eq!(meter.ended(), "completed");
+    }
+
+    #[test]
+    fn a_stream_ends_well_only_with_done_and_every_chunk_readable() {
+        let read = |stream: &[u8]| {
+            let mut meter = StreamMeter::new(false);
+            meter.feed(stream, Instant::now()).unwrap();
+            meter.finish();
+            meter
+        };
+        // Cut before `[DONE]`.
+        let cut = &STREAM[..STREAM.len() - b"data: [DONE]\n\n".len()];
+        assert_eq!(read(cut).ended(), "engine_error");
+        // A field the gateway reads of the wrong type; an error reported mid-stream.
+        for bad in [
+            "data: {\"choices\":[],\"usage\":\"x\"}\n\n",
+            "data: not json\n\n",
+            "data: {\"error\":{\"message\":\"boom\"}}\n\n",
+        ] {
+            let stream = [&STREAM[..40], bad.as_bytes(), &STREAM[40..]].concat();
+            assert_eq!(read(&stream).ended(), "engine_error", "{bad}");
+        }
+        // Unknown fields, empty deltas and tool calls without text are read, counting
+        // nothing.
+        let quiet = [
+            b"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"new\":1}]}\n\n".as_slice(),
+            b"data: {\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}\n\n",
+            STREAM,
+        ]
+        .concat();
+        let meter = read(&quiet);
+        assert_eq!(meter.ended(), "completed");
+        assert_eq!((meter.content_chunks, meter.text_bytes), (2, 4));
     }
 
     #[test]

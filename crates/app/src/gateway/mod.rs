@@ -22,7 +22,7 @@ use store::{GatewayRequestRecord, booking_status};
 use uuid::Uuid;
 
 pub use meter::{Metered, StreamMeter};
-pub use request::{Caps, Prepared, prepare};
+pub use request::{Caps, Prepared, Served, prepare};
 pub use slots::{GatewaySlot, Load};
 pub use usage::{Usage, UsageBucket};
 
@@ -37,8 +37,13 @@ pub struct GatewayTarget {
     pub engine_api_key: Option<domain::EngineKey>,
     /// Streams the booking may have open at once: its share of the machine.
     pub max_streams: usize,
-    /// The largest `max_tokens` a request may ask for (and what it gets when it asks none).
+    /// The largest `max_tokens` a request may ask for (and at most what it gets when it
+    /// asks none).
     pub max_tokens: u64,
+    /// The listing's model: requests naming another are served, not judged.
+    pub model: String,
+    /// The served context: `max_model_len` of the listing's verified report, when it has one.
+    pub max_model_len: Option<u64>,
     /// When the booking ends: no answer outlives it.
     pub ends_at: DateTime<Utc>,
     /// The booking holds every GPU of the machine: nobody else's counters are on it.
@@ -55,8 +60,18 @@ pub struct GatewayTarget {
 const GATE_TTL: StdDuration = StdDuration::from_secs(1);
 /// Most bookings whose facts are kept.
 const GATES_REMEMBERED: u64 = 10_000;
-/// Most reports whose machine streams are remembered (a report never changes).
+/// Most reports whose facts are remembered (a report never changes).
 const REPORTS_REMEMBERED: u64 = 10_000;
+
+/// What the gateway reads of a listing's verified report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ReportFacts {
+    /// Requests the whole machine runs at once: the most streams the report measured as
+    /// valid (what `max_num_seqs` let run).
+    streams: usize,
+    /// The context the engine served (`max_model_len`), as the report read it.
+    max_model_len: Option<u64>,
+}
 
 /// What the gateway checks a request against: the booking (its renter, status and interval)
 /// and its listing (the engine and the machine's size).
@@ -71,7 +86,7 @@ struct Gate {
 #[derive(Debug)]
 pub(crate) struct GatewayState {
     gates: moka::sync::Cache<Uuid, Arc<Gate>>,
-    streams_of_report: moka::sync::Cache<Uuid, usize>,
+    facts_of_report: moka::sync::Cache<Uuid, ReportFacts>,
     counter: counter::Counter,
     client: reqwest::Client,
     /// Listings whose engine a request could not reach within the last second.
@@ -99,7 +114,7 @@ impl GatewayState {
                 .max_capacity(GATES_REMEMBERED)
                 .time_to_live(GATE_TTL)
                 .build(),
-            streams_of_report: moka::sync::Cache::new(REPORTS_REMEMBERED),
+            facts_of_report: moka::sync::Cache::new(REPORTS_REMEMBERED),
             counter: match (redis, backend) {
                 (true, _) => counter::Counter::Redis,
                 (false, store::Backend::Postgres) => counter::Counter::Postgres,
@@ -169,9 +184,9 @@ impl App {
                 "outside its interval".to_owned(),
             ));
         }
-        let machine_streams = self.machine_streams(listing.latest_report_id).await?;
+        let facts = self.report_facts(listing.latest_report_id).await?;
         let share =
-            machine_streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;
+            facts.streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;
         Ok(GatewayTarget {
             booking_id: booking,
             listing_id: record.listing_id,
@@ -179,6 +194,8 @@ impl App {
             engine_api_key: self.engine_key_of(listing)?,
             max_streams: share.max(1),
             max_tokens: self.config().gateway.max_tokens,
+            model: listing.engine_model.clone(),
+            max_model_len: facts.max_model_len,
             ends_at: record.ends_at,
             whole_machine: record.gpu_count >= listing.gpu_count,
             direct_access: listing.access_ssh_host.is_some() || listing.access_https_url.is_some(),
@@ -210,20 +227,24 @@ impl App {
         self.inner.gateway.gates.invalidate(&booking);
     }
 
-    /// Requests the whole machine runs at once: the most streams its verified report
-    /// measured as valid (what `max_num_seqs` let run); 1 without a report.
-    async fn machine_streams(&self, report: Option<Uuid>) -> Result<usize, AppError> {
+    /// What the gateway reads of a listing's verified report: the most streams it measured
+    /// as valid (1 without a report) and the context the engine served.
+    async fn report_facts(&self, report: Option<Uuid>) -> Result<ReportFacts, AppError> {
         let Some(report) = report else {
-            return Ok(1);
+            return Ok(ReportFacts {
+                streams: 1,
+                max_model_len: None,
+            });
         };
-        let remembered = &self.inner.gateway.streams_of_report;
-        if let Some(streams) = remembered.get(&report) {
-            return Ok(streams);
+        let remembered = &self.inner.gateway.facts_of_report;
+        if let Some(facts) = remembered.get(&report) {
+            return Ok(facts);
         }
-        let streams = self
-            .db()
-            .cells_of_report(report)
-            .await?
+        let (cells, record) = tokio::try_join!(
+            self.db().cells_of_report(report),
+            self.db().report_by_id(report)
+        )?;
+        let streams = cells
             .iter()
             .filter(|c| {
                 c.phase == domain::CellPhase::Decode && c.status == domain::CellStatus::Valid
@@ -231,8 +252,77 @@ impl App {
             .map(|c| c.concurrency.max(1) as usize)
             .max()
             .unwrap_or(1);
-        remembered.insert(report, streams);
-        Ok(streams)
+        let max_model_len = record.and_then(|r| crate::reports::served_context(&r.envelope));
+        let facts = ReportFacts {
+            streams,
+            max_model_len,
+        };
+        remembered.insert(report, facts);
+        Ok(facts)
+    }
+
+    /// Prepares a request for the booking's engine ([`prepare`]); when the request sets no
+    /// `max_tokens` and the cap might not fit the served context, the engine's `/tokenize`
+    /// counts the prompt first (bounded; without an answer, the prompt's bytes are used).
+    pub async fn gateway_prepare(
+        &self,
+        target: &GatewayTarget,
+        request: serde_json::Map<String, serde_json::Value>,
+        body_len: usize,
+    ) -> Result<Prepared, AppError> {
+        let served = Served {
+            cap: target.max_tokens,
+            model: &target.model,
+            max_model_len: target.max_model_len,
+        };
+        request::check(&request)?;
+        let counted = if request::must_count(&request, served) {
+            self.count_prompt(target, &request).await
+        } else {
+            None
+        };
+        prepare(request, body_len, served, counted)
+    }
+
+    /// The prompt's tokens as the engine's `/tokenize` counts them, through the outbound
+    /// rules, within 10 s and [`bench::bounds::TOKENIZE_BODY`]; `None` without a count.
+    async fn count_prompt(
+        &self,
+        target: &GatewayTarget,
+        request: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<u64> {
+        #[derive(serde::Deserialize)]
+        struct Counted {
+            count: u64,
+        }
+        let mut body = serde_json::Map::new();
+        body.insert("model".to_owned(), target.model.clone().into());
+        for field in ["prompt", "messages"] {
+            if let Some(value) = request.get(field) {
+                body.insert(field.to_owned(), value.clone());
+            }
+        }
+        let url =
+            outbound::engine_url(&target.engine_base_url, "/tokenize", self.outbound_policy())
+                .ok()?;
+        let mut sent = self
+            .gateway_client()
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(serde_json::Value::Object(body).to_string())
+            .timeout(StdDuration::from_secs(10));
+        if let Some(key) = &target.engine_api_key {
+            sent = sent.bearer_auth(key.expose());
+        }
+        let mut response = sent.send().await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let answer = bench::bounds::read_body(&mut response, bench::bounds::TOKENIZE_BODY)
+            .await
+            .ok()?
+            .ok()?;
+        Some(serde_json::from_slice::<Counted>(&answer).ok()?.count)
     }
 
     /// Records a metered request.
@@ -262,6 +352,8 @@ impl App {
                 client_stall_ms: metered.client_stall_ms,
                 comparable: metered.judged,
                 chunks: metered.chunks.map(as_i64),
+                text_bytes: metered.text_bytes.map(as_i64),
+                max_tokens: metered.max_tokens.map(as_i64),
                 last_token_ms: metered.last_token_ms,
                 engine_load: load.engine.map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
             })

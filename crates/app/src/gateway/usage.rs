@@ -36,6 +36,8 @@ pub struct UsageBucket {
     pub delivered_fraction: Option<f64>,
     /// Requests judged.
     pub judged_requests: u64,
+    /// Comparable requests the engine refused (4xx): counted, never judged.
+    pub rejected_requests: u64,
     /// The longest a write to the client stayed blocked.
     pub client_stall_ms_max: Option<f64>,
     /// The client read too slowly for the bucket to be judged against the machine.
@@ -96,6 +98,7 @@ impl App {
                 verified_tok_s: judgement.verified_tok_s,
                 delivered_fraction: judgement.delivered_fraction,
                 judged_requests: judgement.judged,
+                rejected_requests: judgement.rejected,
                 client_stall_ms_max: judgement.client_stall_ms_max,
                 slow_reader: judgement.slow_reader,
                 credit_minor: credits

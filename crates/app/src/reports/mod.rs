@@ -151,6 +151,13 @@ pub(crate) fn predicate_of(envelope: &Envelope) -> Option<Value> {
     Some(statement.get_mut("predicate")?.take())
 }
 
+/// The context the engine served when a stored envelope's report measured it
+/// (`engine.max_model_len`); `None` when the envelope does not say.
+pub(crate) fn served_context(envelope: &str) -> Option<u64> {
+    let envelope = serde_json::from_str::<Envelope>(envelope).ok()?;
+    predicate_of(&envelope)?["engine"]["max_model_len"].as_u64()
+}
+
 impl StoredReport {
     /// The signed statement's predicate, typed: the harness's report and the listing's claim
     /// (`hardware.claimed`). `None` when withheld.

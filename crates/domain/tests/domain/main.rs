@@ -10,6 +10,8 @@ use domain::ledger::{charge_rows, refund_rows};
 use domain::{Currency, ListingStatus, Money};
 use proptest::prelude::*;
 
+mod guarantee;
+
 fn t(minutes: i64) -> DateTime<Utc> {
     DateTime::from_timestamp(1_900_000_000, 0).unwrap() + Duration::minutes(minutes)
 }

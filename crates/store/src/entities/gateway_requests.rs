@@ -22,13 +22,17 @@ pub struct Model {
     /// Asked nothing that slows decoding (log-probabilities, structured output): comparable
     /// with the benchmark's requests.
     pub comparable: bool,
-    /// Token-bearing chunks the client received (streams).
+    /// Text-bearing chunks the client received (streams).
     pub chunks: Option<i64>,
     /// From sending the request to its last token (streams).
     pub last_token_ms: Option<f64>,
     /// The most requests the engine said it ran (`num_requests_running`) while the request
     /// did, sampled when the booking also has direct access to the machine.
     pub engine_load: Option<i32>,
+    /// UTF-8 bytes of text (`text`, `delta.content`, reasoning) the client received (streams).
+    pub text_bytes: Option<i64>,
+    /// The `max_tokens` the engine was sent.
+    pub max_tokens: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

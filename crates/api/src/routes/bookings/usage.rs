@@ -32,18 +32,27 @@ pub struct UsageBucketView {
     /// Most streams open at once.
     pub concurrency_max: u64,
     /// The verified per-stream tok/s the bucket's requests are held to: each request's cell
-    /// of the report (context band at or below its prompt, concurrency at or above its own),
-    /// median over the bucket; `null` when no request ran at a load the report measured as
-    /// valid.
+    /// of the report (the time per token interpolated between the measured contexts just
+    /// below and just above its prompt and output, at the smallest measured concurrency at or
+    /// above its own), median over the bucket; `null` when no request ran at a context and
+    /// load the report measured as valid.
     pub verified_tok_s: Option<f64>,
     /// Median over the bucket's judged requests of each one's delivered share of its cell:
     /// the smallest of its per-stream speed, its pace after the TTFT allowed, and its TTFT
-    /// against the one allowed (the gateway's own timings; tokens believed up to the
-    /// report's tokens per chunk). `null` with fewer than 5 judged requests.
+    /// against the one allowed (the gateway's own timings; the tokens the renter received:
+    /// the fewest of the engine's usage, the text chunks × the report's tokens per chunk,
+    /// the bytes of text and `max_tokens`). A request the engine failed (5xx, a broken
+    /// stream, one cut before `[DONE]`, an unreadable chunk) delivered 0. `null` with fewer
+    /// than 5 judged requests.
     pub delivered_fraction: Option<f64>,
-    /// Requests held to the report: streamed, asking only for what the benchmark sends, at
-    /// a load the report measured as valid.
+    /// Requests held to the report: streamed, of the listing's model, asking only for what
+    /// the benchmark sends within each value's documented range, at a context and load the
+    /// report measured as valid.
     pub judged_requests: u64,
+    /// Requests that would have been judged but the engine refused (4xx): the renter's own,
+    /// never judged. Over a fifth of the bucket's such requests brings the listing's spot
+    /// check forward.
+    pub rejected_requests: u64,
     /// The longest the gateway's writes to the client stayed blocked (streams only).
     pub client_stall_ms_max: Option<f64>,
     /// Writes to the client stayed blocked for more than 50 ms: the bucket earns no credit
@@ -104,6 +113,7 @@ pub async fn usage(
                 verified_tok_s: b.verified_tok_s,
                 delivered_fraction: b.delivered_fraction,
                 judged_requests: b.judged_requests,
+                rejected_requests: b.rejected_requests,
                 client_stall_ms_max: b.client_stall_ms_max,
                 slow_reader: b.slow_reader,
                 credit_minor: b.credit_minor,

@@ -1,7 +1,9 @@
 //! A completion or chat completion through the gateway, metered: prepared by
-//! `app::gateway::prepare` (one sequence, capped, usage asked for), sent within a stream slot
-//! of the booking, and metered whichever way it ends — completed, the engine failing, the
-//! booking ending, or the client going away (then from a drop, in the background).
+//! `App::gateway_prepare` (one sequence, capped to the served context, usage asked for), sent
+//! within a stream slot of the booking, and metered whichever way it ends — completed (a
+//! stream: with `[DONE]`, every chunk readable), refused by the engine (4xx), the engine
+//! failing (5xx, a broken or cut stream, an unreadable chunk), the booking ending, or the
+//! client going away (then from a drop, in the background).
 
 use std::time::Instant;
 
@@ -146,7 +148,9 @@ pub(super) async fn generate(
         caps,
         strip_usage,
         judged,
-    } = app::gateway::prepare(object(&body)?, body.len(), target.max_tokens)?;
+    } = app
+        .gateway_prepare(&target, object(&body)?, body.len())
+        .await?;
     let slot = app.gateway_slot(&target).await?;
     let request = proxy::request(&app, &target, endpoint, Some(sent_body))?;
     let mut meter = Meter {
@@ -188,8 +192,10 @@ pub(super) async fn generate(
     };
     if !status.is_success() || !stream {
         let body = proxy::read_answer(response).await;
+        // The engine refusing the request (4xx) is the renter's request, never judged.
         let metered = match &body {
             Ok(answer) if status.is_success() => caps.meter_answer(answer, "completed"),
+            Ok(_) if status.is_client_error() => caps.meter(None, 0, "rejected"),
             _ => caps.meter(None, 0, "engine_error"),
         };
         meter.finish(metered.outcome, Some(metered)).await;
@@ -264,7 +270,9 @@ fn relay(
                     },
                     Ok(None) => {
                         let rest = meter.stream.finish();
-                        meter.finish("completed", None).await;
+                        // Without `[DONE]`, or with a chunk it could not read: the engine failed.
+                        let outcome = meter.stream.ended();
+                        meter.finish(outcome, None).await;
                         if rest.is_empty() {
                             return None;
                         }
