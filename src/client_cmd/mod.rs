@@ -3,7 +3,9 @@
 //! (`crates/client`).
 //!
 //! Every client command takes `--server`, `--token` and `--profile` (else `GPUMARKET_URL`,
-//! `GPUMARKET_TOKEN`, `GPUMARKET_PROFILE`, the stored profile; [`session`]), `--json` (the
+//! `GPUMARKET_TOKEN`, `GPUMARKET_PROFILE`, the stored profile; [`session`]; a profile's
+//! credential goes only to the server it was made for: naming another server sends none
+//! unless `--token` is given), `--json` (the
 //! API's response body as it came) and `--curl` (the calls it would make, as curl commands, and
 //! nothing sent). Exit codes: 0 ok, 1 the API answered an error (its problem `code` on stderr),
 //! 64 usage (a malformed query included), 67 not signed in, 69 server unreachable, 74 a local
@@ -179,6 +181,22 @@ impl Ctx {
             (auth == Auth::Required || global.token.is_some()).then(|| "$GPUMARKET_TOKEN".into())
         } else if let Some(token) = &global.token {
             Some(token.clone())
+        } else if let Some(made_for) = withheld_from(&store, global, &server)? {
+            // A stored credential goes only to the server its profile was made for.
+            let why = format!(
+                "the profile `{}` was made for {made_for}; its credential is never sent to {server}",
+                global.profile
+            );
+            if auth == Auth::Required {
+                return Err(Failure::NotSignedIn(format!(
+                    "{why}: pass --token (or set GPUMARKET_TOKEN), or run `gpumarket login --server {server} --profile NAME` and use that profile"
+                )));
+            }
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("note: {why}; sending none");
+            }
+            None
         } else {
             let refresher =
                 client::Client::new_with_client(&server, http.clone(), Inner::default());
@@ -311,6 +329,30 @@ pub fn server_of(global: &Global, store: &Store) -> Result<Option<String>, Failu
     reqwest::Url::parse(&server)
         .map_err(|e| Failure::usage(format!("--server {server}: not a URL ({e})")))?;
     Ok(Some(server))
+}
+
+/// The server the profile in use was made for, when it is another than `server` (so its
+/// credential must not be sent there); `None` when there is no such profile or it is the
+/// same server (scheme, host and port, and path, compared as URLs).
+fn withheld_from(store: &Store, global: &Global, server: &str) -> Result<Option<String>, Failure> {
+    let Some(profile) = store.profile(&global.profile)? else {
+        return Ok(None);
+    };
+    let made_for = profile
+        .server
+        .unwrap_or_else(|| DEFAULT_SERVER.to_owned())
+        .trim_end_matches('/')
+        .to_owned();
+    let same = match (reqwest::Url::parse(&made_for), reqwest::Url::parse(server)) {
+        (Ok(a), Ok(b)) => {
+            a.scheme() == b.scheme()
+                && a.host_str() == b.host_str()
+                && a.port_or_known_default() == b.port_or_known_default()
+                && a.path().trim_end_matches('/') == b.path().trim_end_matches('/')
+        }
+        _ => made_for == server,
+    };
+    Ok((!same).then_some(made_for))
 }
 
 /// Why a call of `client` failed: the server out of reach, a request the client refused to

@@ -505,8 +505,9 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
     assert_eq!(refused.status.code(), Some(64), "{}", stderr(&refused));
     ok(&cli(dir, &["completions", "bash"]).await);
 
-    // A server newer than the command line: it says so, and carries on.
-    let newer = newer_server();
+    // A server newer than the command line: it says so, and carries on. It is another
+    // server than the profile's: the profile's key is not sent there (before, it was).
+    let newer = newer_server(dir);
     let warned = cli(dir, &["leaderboard", "--server", &newer.0]).await;
     ok(&warned);
     assert!(
@@ -514,16 +515,41 @@ engine = {{ base_url = "http://{engine}", model = "{model}" }}
         "{}",
         stderr(&warned)
     );
+    assert!(
+        stderr(&warned).contains("its credential is never sent to"),
+        "{}",
+        stderr(&warned)
+    );
+    let seen = || std::fs::read_to_string(dir.join("authorization.txt")).unwrap();
+    assert_eq!(seen(), "None", "no credential for another server");
+    // A command that needs one says why, and sends nothing; --token is sent as given.
+    let refused = cli(dir, &["bookings", "list", "--server", &newer.0]).await;
+    assert_eq!(refused.status.code(), Some(67), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("--token"), "{}", stderr(&refused));
+    assert_eq!(seen(), "None");
+    let explicit = cli(
+        dir,
+        &["leaderboard", "--server", &newer.0, "--token", "gmk_given"],
+    )
+    .await;
+    ok(&explicit);
+    assert_eq!(seen(), "Bearer gmk_given");
+    // The same server spelled with a trailing slash is the profile's own.
+    ok(&cli(dir, &["bookings", "list", "--server", &format!("{base}/")]).await);
 }
 
-/// A stand-in server of version 99.0.0 that answers every request with an empty page.
-fn newer_server() -> (String, KillOnDrop) {
+/// A stand-in server of version 99.0.0 that answers every request with an empty page and
+/// writes the `Authorization` header it last got (`None` without one) to
+/// `dir/authorization.txt`.
+fn newer_server(dir: &Path) -> (String, KillOnDrop) {
     let port = crate::free_port();
+    let seen = dir.join("authorization.txt");
     let script = format!(
         r#"
 import http.server
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        open({seen:?}, "w").write(str(self.headers.get("authorization")))
         body = b'{{"items":[]}}'
         self.send_response(200)
         self.send_header("content-type", "application/json")

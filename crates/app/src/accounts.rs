@@ -153,10 +153,11 @@ impl App {
 const DECOY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 impl App {
-    /// Creates an account and signs it in. When addresses must be confirmed, a link is
-    /// mailed to it; and an address registered but never confirmed is not held: registering
-    /// it again answers as a new registration would and mails a fresh link carrying this
-    /// password and name, which the account takes when that link is used.
+    /// Creates an account and signs it in; when addresses must be confirmed, a link is mailed
+    /// to it. An address that has an account, confirmed or not, is 409 `email_taken`: a
+    /// second registration never gets a session nor changes anything of the account. The
+    /// mailbox's holder takes an unconfirmed account over with a password reset
+    /// ([`App::reset_password`]), which confirms the address and ends what the registrant had.
     pub async fn register(
         &self,
         email: &str,
@@ -174,45 +175,17 @@ impl App {
         let verify = self.config().email_verification_required();
         match self
             .db()
-            .insert_account(UserId::new(), &email, &name, hash.clone(), now, verify)
+            .insert_account(UserId::new(), &email, &name, hash, now, verify)
             .await
         {
             Ok(user) => {
                 if verify {
-                    self.mail_confirmation(user.id, &user.email, None).await?;
+                    self.mail_confirmation(user.id, &user.email).await?;
                 }
                 let tokens = self.start_session(user.id, now).await?;
                 Ok((user.into(), tokens))
             }
-            Err(StoreError::Conflict(_)) => {
-                let existing = self
-                    .db()
-                    .user_by_email(&email)
-                    .await?
-                    .ok_or(AppError::EmailTaken)?;
-                if !verify || !existing.awaits_confirmation() {
-                    return Err(AppError::EmailTaken);
-                }
-                // The earlier links (perhaps a squatter's, in the owner's mailbox) stop working.
-                self.db()
-                    .void_email_tokens(existing.id, domain::LinkPurpose::Confirm, now)
-                    .await?;
-                self.mail_confirmation(
-                    existing.id,
-                    &existing.email,
-                    Some((hash, name.as_str().to_owned())),
-                )
-                .await?;
-                let tokens = self.start_session(existing.id, now).await?;
-                let user = User {
-                    id: existing.id,
-                    email: existing.email,
-                    name: name.as_str().to_owned(),
-                    created_at: now,
-                    email_verified_at: None,
-                };
-                Ok((user, tokens))
-            }
+            Err(StoreError::Conflict(_)) => Err(AppError::EmailTaken),
             Err(e) => Err(e.into()),
         }
     }

@@ -4,9 +4,10 @@
 //!
 //! With `email_verification = "required"`, an unconfirmed account signs in and reads, but
 //! does not create organisations, book, list, submit runs or accept invitations
-//! (`email_unverified`). An unconfirmed address is not held: registering it again answers
-//! like a new registration and mails a fresh link carrying the new password and name, which
-//! the row takes when that link is used — ending every earlier session and personal key.
+//! (`email_unverified`). Registering an address that has an account, confirmed or not, is
+//! `email_taken`; the mailbox's holder takes an unconfirmed account over with a password
+//! reset, which confirms the address and ends every earlier session and personal key. A
+//! confirmation link only confirms.
 
 use chrono::{Duration, Utc};
 use domain::{LinkPurpose, Password, UserId};
@@ -19,23 +20,15 @@ use crate::{App, AppError, Caller};
 const TOKEN_PREFIX: &str = "gme_";
 
 impl App {
-    /// Mails `email` a fresh confirmation link for `user`; `profile` (a password hash and
-    /// name) is what the row takes when it is used. A mail that cannot be sent is logged
-    /// (without the link) and not an error: `POST /v1/auth/email/resend` sends another.
+    /// Mails `email` a fresh confirmation link for `user`. A mail that cannot be sent is
+    /// logged (without the link) and not an error: `POST /v1/auth/email/resend` sends another.
     pub(crate) async fn mail_confirmation(
         &self,
         user: UserId,
         email: &str,
-        profile: Option<(String, String)>,
     ) -> Result<(), AppError> {
         let token = self
-            .store_email_token(
-                user,
-                LinkPurpose::Confirm,
-                email,
-                profile,
-                Duration::hours(24),
-            )
+            .store_email_token(user, LinkPurpose::Confirm, email, Duration::hours(24))
             .await?;
         let link = format!(
             "{}/confirm-email?token={token}",
@@ -46,8 +39,13 @@ impl App {
              The link works once, for 24 hours. If you did not sign up with this address, \
              ignore this mail: nothing happens without the link.\n"
         );
-        self.send_quietly(email, "Confirm your email address", body)
-            .await;
+        self.send_quietly(
+            crate::limits::RateClass::MailsPerAddress,
+            email,
+            "Confirm your email address",
+            body,
+        )
+        .await;
         Ok(())
     }
 
@@ -56,12 +54,10 @@ impl App {
         user: UserId,
         purpose: LinkPurpose,
         email: &str,
-        profile: Option<(String, String)>,
         ttl: Duration,
     ) -> Result<String, AppError> {
         let token = random_secret(TOKEN_PREFIX)?;
         let now = Utc::now();
-        let (password_hash, name) = profile.unzip();
         self.db()
             .insert_email_token(store::EmailTokenRecord {
                 id: uuid::Uuid::now_v7(),
@@ -69,8 +65,8 @@ impl App {
                 purpose: purpose.as_str().to_owned(),
                 token_hash: digest(&token),
                 email: email.to_owned(),
-                password_hash,
-                name,
+                password_hash: None,
+                name: None,
                 created_at: now,
                 expires_at: now + ttl,
                 used_at: None,
@@ -79,19 +75,19 @@ impl App {
         Ok(token)
     }
 
-    /// Sends a mail unless its address had `mails_per_address_per_hour` already (a stranger
-    /// cannot flood a mailbox through us); a failure is logged without the mail.
-    async fn send_quietly(&self, to: &str, subject: &str, body: String) {
+    /// Sends a mail unless its address had its hour's budget of this kind already (a
+    /// stranger cannot flood a mailbox through us): `MailsPerAddress` for confirmations,
+    /// `ResetMailsPerAddress` for resets, which anyone may ask for, so that they never use up
+    /// the owner's. A failure is logged without the mail.
+    async fn send_quietly(
+        &self,
+        budget: crate::limits::RateClass,
+        to: &str,
+        subject: &str,
+        body: String,
+    ) {
         let recipient = digest(&to.trim().to_lowercase());
-        if self
-            .rate(
-                crate::limits::RateClass::MailsPerAddress,
-                &recipient[..32],
-                true,
-            )
-            .await
-            .is_err()
-        {
+        if self.rate(budget, &recipient[..32], true).await.is_err() {
             tracing::warn!("an address had its hour's mail already; this one is not sent");
             return;
         }
@@ -100,10 +96,10 @@ impl App {
         }
     }
 
-    /// Confirms the address a confirmation link was mailed to (its other links stop working);
-    /// with the profile of a second registration, the row takes its password and name. Every
-    /// earlier session and personal key ends either way: whoever else registered the address
-    /// before it was confirmed keeps nothing.
+    /// Confirms the address a confirmation link was mailed to (its other links stop
+    /// working), and nothing else: a link never changes the account's password, name,
+    /// sessions or keys (links mailed before this rule, which carried a second registrant's
+    /// profile, confirm without it).
     pub async fn confirm_email(&self, token: &str) -> Result<User, AppError> {
         let now = Utc::now();
         let link = self
@@ -112,18 +108,11 @@ impl App {
             .await?
             .ok_or(AppError::NotFound("confirmation link"))?;
         let user = UserId::from(link.user_id);
-        let profile = link.password_hash.zip(link.name);
-        let takes_profile = profile.is_some();
-        if !self
-            .db()
-            .confirm_email(user, &link.email, profile, now)
-            .await?
-        {
+        if !self.db().confirm_email(user, &link.email, now).await? {
             // Confirmed already, or the account's address changed since.
             return Err(AppError::NotFound("confirmation link"));
         }
-        self.end_every_session_and_key(user).await?;
-        tracing::info!(user_id = %user, takes_profile, "email address confirmed");
+        tracing::info!(user_id = %user, "email address confirmed");
         self.db()
             .user_by_id(user)
             .await?
@@ -142,7 +131,7 @@ impl App {
         if !user.awaits_confirmation() {
             return Ok(());
         }
-        self.mail_confirmation(user.id, &user.email, None).await
+        self.mail_confirmation(user.id, &user.email).await
     }
 
     /// Mails a password-reset link when an account has this address. The answer is the same
@@ -165,13 +154,7 @@ impl App {
             return Ok(());
         };
         let token = self
-            .store_email_token(
-                user.id,
-                LinkPurpose::Reset,
-                &user.email,
-                None,
-                Duration::hours(1),
-            )
+            .store_email_token(user.id, LinkPurpose::Reset, &user.email, Duration::hours(1))
             .await?;
         let link = format!(
             "{}/reset-password?token={token}",
@@ -182,13 +165,19 @@ impl App {
              The link works once, for an hour. If it was not you, ignore this mail: your \
              password stays as it is.\n"
         );
-        self.send_quietly(&user.email, "Reset your password", body)
-            .await;
+        self.send_quietly(
+            crate::limits::RateClass::ResetMailsPerAddress,
+            &user.email,
+            "Reset your password",
+            body,
+        )
+        .await;
         Ok(())
     }
 
     /// Sets a new password with a reset link: the address is then confirmed too, every
-    /// session and personal key ends, and the failed sign-ins of this account from
+    /// session and personal key ends (how the mailbox's holder takes over an account someone
+    /// else registered with its address), and the failed sign-ins of this account from
     /// `client`'s network are forgiven.
     pub async fn reset_password(
         &self,
@@ -209,9 +198,7 @@ impl App {
             hash_password(password).await?
         };
         self.db().set_password_hash(user, hash).await?;
-        self.db()
-            .confirm_email(user, &link.email, None, now)
-            .await?;
+        self.db().confirm_email(user, &link.email, now).await?;
         self.end_every_session_and_key(user).await?;
         // The mailbox's holder signs in from here, whatever strangers tried meanwhile.
         self.login_backoff_clear(&crate::accounts::login_pair(&link.email, &client))

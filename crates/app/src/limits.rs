@@ -35,8 +35,10 @@ pub enum RateClass {
     FailedLoginsPerAddress,
     /// Failed logins of one account, from every network together (an hour's window).
     FailedLoginsPerAccount,
-    /// Mail to one address (an hour's window).
+    /// Confirmation mail to one address (an hour's window).
     MailsPerAddress,
+    /// Password-reset mail to one address, which anyone may ask for (an hour's window).
+    ResetMailsPerAddress,
 }
 
 impl RateClass {
@@ -51,13 +53,16 @@ impl RateClass {
             Self::FailedLoginsPerAddress => "failed_logins_per_address",
             Self::FailedLoginsPerAccount => "failed_logins_per_account",
             Self::MailsPerAddress => "mails_per_address",
+            Self::ResetMailsPerAddress => "reset_mails_per_address",
         }
     }
 
     /// The window its limit counts over, seconds.
     pub fn window_secs(self) -> u32 {
         match self {
-            Self::FailedLoginsPerAccount | Self::MailsPerAddress => 3600,
+            Self::FailedLoginsPerAccount | Self::MailsPerAddress | Self::ResetMailsPerAddress => {
+                3600
+            }
             _ => 60,
         }
     }
@@ -158,6 +163,7 @@ impl App {
             RateClass::FailedLoginsPerAddress => c.limits.failed_logins_per_address_per_minute,
             RateClass::FailedLoginsPerAccount => c.limits.login_failures_per_account_per_hour,
             RateClass::MailsPerAddress => c.mail.mails_per_address_per_hour,
+            RateClass::ResetMailsPerAddress => c.mail.reset_mails_per_address_per_hour,
         }
     }
 

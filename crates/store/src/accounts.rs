@@ -329,28 +329,24 @@ impl Db {
             .rows_affected)
     }
 
-    /// Marks `user`'s address confirmed at `at` while it is unconfirmed and still `email`;
-    /// with `profile`, the row also takes that password hash and name (the confirmer of an
-    /// address registered again). Whether it did.
+    /// Marks `user`'s address confirmed at `at` while it is unconfirmed and still `email`,
+    /// and nothing else. Whether it did.
     pub async fn confirm_email(
         &self,
         user: UserId,
         email: &str,
-        profile: Option<(String, String)>,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let mut update = users::Entity::update_many()
+        Ok(users::Entity::update_many()
             .col_expr(users::Column::EmailVerifiedAt, Expr::value(at))
             .filter(users::Column::Id.eq(user.as_uuid()))
             .filter(users::Column::Email.eq(email))
-            // Only an address still unconfirmed is confirmed (and takes a new password).
-            .filter(users::Column::EmailVerifiedAt.is_null());
-        if let Some((hash, name)) = profile {
-            update = update
-                .col_expr(users::Column::PasswordHash, Expr::value(hash))
-                .col_expr(users::Column::Name, Expr::value(name));
-        }
-        Ok(update.exec(self.conn()).await?.rows_affected == 1)
+            // Only an address still unconfirmed is confirmed.
+            .filter(users::Column::EmailVerifiedAt.is_null())
+            .exec(self.conn())
+            .await?
+            .rows_affected
+            == 1)
     }
 
     /// Records that `user` signed in from `network` at `at`.

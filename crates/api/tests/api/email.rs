@@ -1,7 +1,9 @@
 //! Email verification and password reset through a real SMTP server (Python's aiosmtpd, a
 //! separate process): the mail arrives, its link works once; an unconfirmed account reads
 //! but does not act; a squatter who registers an address first cannot keep it from the
-//! person who confirms it; a password reset answers alike whether the account exists.
+//! person who holds its mailbox (a second registration is `email_taken`; a password reset
+//! takes the account over); a confirmation link only confirms; a password reset answers
+//! alike whether the account exists.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -14,8 +16,10 @@ use crate::helpers::{PASSWORD, TestApp, assert_problem};
 
 on_backends!(
     a_confirmation_mail_arrives_and_its_link_works_once,
-    a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it,
+    a_squatter_cannot_keep_an_address_from_the_person_who_holds_its_mailbox,
+    a_confirmation_link_only_confirms,
     a_password_is_reset_through_the_mailed_link,
+    a_stranger_asking_for_resets_never_blocks_the_owners_mail_nor_a_reset,
 );
 
 /// An SMTP server of the test's own that keeps every message in a maildir.
@@ -223,19 +227,7 @@ async fn a_confirmation_mail_arrives_and_its_link_works_once(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
-    // Every session from before the confirmation ends: Ada signs in again.
-    assert_problem(app.get("/v1/me", Some(&token)).await, 401, "invalid_token").await;
-    let signed_in: Value = app
-        .post(
-            "/v1/auth/login",
-            None,
-            json!({"email": "ada@example.com", "password": PASSWORD}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let token = signed_in["access_token"].as_str().unwrap().to_owned();
+    // A confirmation only confirms: Ada's session goes on, now confirmed.
     let me: Value = app.get_json("/v1/me", Some(&token)).await;
     assert!(me["email_verified_at"].is_string(), "{me}");
     for used in [&link, &again] {
@@ -256,7 +248,7 @@ async fn a_confirmation_mail_arrives_and_its_link_works_once(backend: Backend) {
     assert!(hashes.iter().all(|h| h.len() == 64 && !h.contains(&link)));
 }
 
-async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backend: Backend) {
+async fn a_squatter_cannot_keep_an_address_from_the_person_who_holds_its_mailbox(backend: Backend) {
     let smtp = SmtpSink::start();
     let app = mailing_app(backend, &smtp).await;
     let res = register(
@@ -269,6 +261,7 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
     assert_eq!(res.status(), 201);
     let squatter: Value = res.json().await.unwrap();
     let squatter_token = squatter["access_token"].as_str().unwrap().to_owned();
+    let squatters_link = token_in(&smtp.nth(1).await, "/confirm-email");
     // An unconfirmed account makes no key that would outlive its sessions.
     assert_problem(
         app.post(
@@ -281,45 +274,65 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
         "email_unverified",
     )
     .await;
-    // The real person registers the same address: answered like any registration.
-    let res = register(
-        &app,
-        "cfo@victim.example",
-        "the real cfo password",
-        "Real CFO",
+    // The real person registers the same address: taken, with no session and no change to
+    // the account (before, this second registration got a session and mailed a link that
+    // gave whoever used it the account with the newest registrant's password).
+    let problem = assert_problem(
+        register(
+            &app,
+            "cfo@victim.example",
+            "the real cfo password",
+            "Real CFO",
+        )
+        .await,
+        409,
+        "email_taken",
     )
     .await;
-    assert_eq!(res.status(), 201, "an unconfirmed address is not held");
-    let real: Value = res.json().await.unwrap();
-    assert_eq!(real["user"]["name"], "Real CFO");
+    assert!(problem.get("access_token").is_none());
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
-        real.as_object().unwrap().keys().collect::<Vec<_>>(),
-        squatter.as_object().unwrap().keys().collect::<Vec<_>>()
+        smtp.messages().len(),
+        1,
+        "no mail for a second registration"
     );
-    // Two links went to the address; the second carries the real person's choice.
-    let squatters_link = token_in(&smtp.nth(1).await, "/confirm-email");
-    let theirs = token_in(&smtp.nth(2).await, "/confirm-email");
-    let confirmed: Value = app
-        .post("/v1/auth/email/confirm", None, json!({"token": theirs}))
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(confirmed["name"], "Real CFO");
-    assert!(confirmed["email_verified_at"].is_string());
-    // The squatter's session and key ended; their password no longer opens it.
-    // The squatter's session ended (and the real person's first one too: every session from
-    // before the confirmation ends); the squatter's own link, voided by the second
-    // registration, confirms nothing.
-    let real_token = real["access_token"].as_str().unwrap().to_owned();
-    for credential in [squatter_token.as_str(), real_token.as_str()] {
-        assert_problem(
-            app.get("/v1/me", Some(credential)).await,
-            401,
-            "invalid_token",
+    // The mailbox's holder takes the account over with a password reset: the address is
+    // confirmed, the squatter's session ends, only the new password opens it.
+    let res = app
+        .post(
+            "/v1/auth/password-reset",
+            None,
+            json!({"email": "cfo@victim.example"}),
         )
         .await;
-    }
+    assert_eq!(res.status(), 202);
+    let reset = token_in(&smtp.nth(2).await, "/reset-password");
+    let res = app
+        .post(
+            "/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": reset, "password": "the real cfo password"}),
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        app.get("/v1/me", Some(&squatter_token)).await,
+        401,
+        "invalid_token",
+    )
+    .await;
+    let login = |password: &'static str| {
+        app.post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "cfo@victim.example", "password": password}),
+        )
+    };
+    let owner: Value = login("the real cfo password").await.json().await.unwrap();
+    assert_eq!(login("squatter password 1").await.status(), 401);
+    let me: Value = app.get_json("/v1/me", owner["access_token"].as_str()).await;
+    assert!(me["email_verified_at"].is_string(), "{me}");
+    // The squatter's confirmation link confirms nothing more.
     assert_problem(
         app.post(
             "/v1/auth/email/confirm",
@@ -331,15 +344,6 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
         "not_found",
     )
     .await;
-    let login = |password: &'static str| {
-        app.post(
-            "/v1/auth/login",
-            None,
-            json!({"email": "cfo@victim.example", "password": password}),
-        )
-    };
-    assert_eq!(login("the real cfo password").await.status(), 200);
-    assert_eq!(login("squatter password 1").await.status(), 401);
     // A confirmed address is held.
     assert_problem(
         register(&app, "cfo@victim.example", "another password 12", "X").await,
@@ -349,12 +353,41 @@ async fn a_squatter_cannot_keep_an_address_from_the_person_who_confirms_it(backe
     .await;
 }
 
+async fn a_confirmation_link_only_confirms(backend: Backend) {
+    let smtp = SmtpSink::start();
+    let app = mailing_app(backend, &smtp).await;
+    let res = register(&app, "lin@example.com", "lin's own password", "Lin").await;
+    let lin: Value = res.json().await.unwrap();
+    let session = lin["access_token"].as_str().unwrap().to_owned();
+    let link = token_in(&smtp.nth(1).await, "/confirm-email");
+    let confirmed: Value = app
+        .post("/v1/auth/email/confirm", None, json!({"token": link}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(confirmed["name"], "Lin");
+    assert!(confirmed["email_verified_at"].is_string());
+    // The session from before goes on (before, every session ended), and the password is
+    // the one registered.
+    let me: Value = app.get_json("/v1/me", Some(&session)).await;
+    assert!(me["email_verified_at"].is_string(), "{me}");
+    let res = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "lin@example.com", "password": "lin's own password"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+}
+
 async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
     let smtp = SmtpSink::start();
     let app = mailing_app_with(backend, &smtp, |c| {
         c.limits.rate_limits = true;
         c.limits.rate_limit_auth_per_minute = 1000;
-        c.mail.mails_per_address_per_hour = 3;
+        c.mail.reset_mails_per_address_per_hour = 3;
     })
     .await;
     let res = register(&app, "ada@example.com", PASSWORD, "Ada").await;
@@ -437,7 +470,8 @@ async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
         me["email_verified_at"].is_string(),
         "the reset proved the mailbox"
     );
-    // Nobody floods a mailbox through us: the third mail of the hour was the last.
+    // Nobody floods a mailbox through us: the third reset of the hour was the last (its own
+    // budget: the confirmation mail does not count).
     for _ in 0..3 {
         let res = app
             .post(
@@ -448,7 +482,74 @@ async fn a_password_is_reset_through_the_mailed_link(backend: Backend) {
             .await;
         assert_eq!(res.status(), 202);
     }
-    smtp.nth(3).await;
+    smtp.nth(4).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(smtp.messages().len(), 3, "mails_per_address_per_hour");
+    assert_eq!(smtp.messages().len(), 4, "reset_mails_per_address_per_hour");
+}
+
+/// Anonymous reset requests spend a budget of their own: a stranger asking for resets of an
+/// address uses up none of the mail its signed-in owner asks for; and strangers' failed
+/// sign-ins, however many, never stop a reset from reaching the owner and working.
+async fn a_stranger_asking_for_resets_never_blocks_the_owners_mail_nor_a_reset(backend: Backend) {
+    let smtp = SmtpSink::start();
+    let app = mailing_app_with(backend, &smtp, |c| {
+        c.limits.rate_limits = true;
+        c.limits.rate_limit_auth_per_minute = 1000;
+        c.limits.login_failures_per_account_per_hour = 3;
+        c.mail.mails_per_address_per_hour = 3;
+        c.mail.reset_mails_per_address_per_hour = 2;
+    })
+    .await;
+    let res = register(&app, "bo@example.com", PASSWORD, "Bo").await;
+    let bo: Value = res.json().await.unwrap();
+    let session = bo["access_token"].as_str().unwrap().to_owned();
+    smtp.nth(1).await;
+    // A stranger asks for five resets: two are mailed (the reset budget), no more.
+    for _ in 0..5 {
+        let res = app
+            .post(
+                "/v1/auth/password-reset",
+                None,
+                json!({"email": "bo@example.com"}),
+            )
+            .await;
+        assert_eq!(res.status(), 202);
+    }
+    let reset = token_in(&smtp.nth(3).await, "/reset-password");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(smtp.messages().len(), 3, "reset_mails_per_address_per_hour");
+    // The owner, signed in, still gets the confirmation link it asks for (before, one
+    // budget: the stranger's resets had used it up).
+    let res = app
+        .post("/v1/auth/email/resend", Some(&session), json!({}))
+        .await;
+    assert_eq!(res.status(), 204);
+    token_in(&smtp.nth(4).await, "/confirm-email");
+    // Strangers lock the account's sign-ins out...
+    for _ in 0..5 {
+        app.post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "bo@example.com", "password": "a wrong guess"}),
+        )
+        .await;
+    }
+    let login = || {
+        app.post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "bo@example.com", "password": "bo's new password"}),
+        )
+    };
+    assert_eq!(login().await.status(), 429);
+    // ...and the reset mailed to the owner works all the same, and signs it in from here.
+    let res = app
+        .post(
+            "/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": reset, "password": "bo's new password"}),
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_eq!(login().await.status(), 200);
 }

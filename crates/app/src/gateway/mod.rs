@@ -302,27 +302,52 @@ impl App {
                 body.insert(field.to_owned(), value.clone());
             }
         }
+        let body = serde_json::Value::Object(body).to_string();
+        let answer = self
+            .engine_answer(
+                target,
+                "/tokenize",
+                Some(body),
+                StdDuration::from_secs(10),
+                bench::bounds::TOKENIZE_BODY,
+            )
+            .await?;
+        Some(serde_json::from_slice::<Counted>(&answer).ok()?.count)
+    }
+
+    /// A bounded call of the gateway's own to the booking's engine (`body` posted as JSON,
+    /// else a GET), through the outbound rules with the engine's key: the answer's body when
+    /// it was 2xx, within `timeout` and `limit` bytes.
+    pub(crate) async fn engine_answer(
+        &self,
+        target: &GatewayTarget,
+        path: &str,
+        body: Option<String>,
+        timeout: StdDuration,
+        limit: usize,
+    ) -> Option<Vec<u8>> {
         let url =
-            outbound::engine_url(&target.engine_base_url, "/tokenize", self.outbound_policy())
-                .ok()?;
-        let mut sent = self
-            .gateway_client()
-            .post(url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(serde_json::Value::Object(body).to_string())
-            .timeout(StdDuration::from_secs(10));
-        if let Some(key) = &target.engine_api_key {
-            sent = sent.bearer_auth(key.expose());
+            outbound::engine_url(&target.engine_base_url, path, self.outbound_policy()).ok()?;
+        let client = self.gateway_client();
+        let mut request = match body {
+            Some(body) => client
+                .post(url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body),
+            None => client.get(url),
         }
-        let mut response = sent.send().await.ok()?;
+        .timeout(timeout);
+        if let Some(key) = &target.engine_api_key {
+            request = request.bearer_auth(key.expose());
+        }
+        let mut response = request.send().await.ok()?;
         if !response.status().is_success() {
             return None;
         }
-        let answer = bench::bounds::read_body(&mut response, bench::bounds::TOKENIZE_BODY)
+        bench::bounds::read_body(&mut response, limit)
             .await
             .ok()?
-            .ok()?;
-        Some(serde_json::from_slice::<Counted>(&answer).ok()?.count)
+            .ok()
     }
 
     /// Records a metered request.

@@ -127,23 +127,15 @@ async fn keep(
 impl App {
     /// The engine's `num_requests_running` now, read through the outbound rules (bounded).
     async fn engine_running(&self, target: &GatewayTarget) -> Option<usize> {
-        let url = outbound::engine_url(&target.engine_base_url, "/metrics", self.outbound_policy())
-            .ok()?;
-        let mut request = self
-            .gateway_client()
-            .get(url)
-            .timeout(Duration::from_secs(2));
-        if let Some(key) = &target.engine_api_key {
-            request = request.bearer_auth(key.expose());
-        }
-        let mut response = request.send().await.ok()?;
-        if !response.status().is_success() {
-            return None;
-        }
-        let body = bench::bounds::read_body(&mut response, bench::bounds::METRICS_BODY)
-            .await
-            .ok()?
-            .ok()?;
+        let body = self
+            .engine_answer(
+                target,
+                "/metrics",
+                None,
+                Duration::from_secs(2),
+                bench::bounds::METRICS_BODY,
+            )
+            .await?;
         let snapshot = bench::prom::Snapshot::parse(&String::from_utf8_lossy(&body)).ok()?;
         snapshot.running.map(|n| n.max(0.0).round() as usize)
     }
