@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 use app::{App, Caller, Credential};
-use domain::{ListingInput, SshInput};
+use domain::ListingInput;
 
 const DEMO_EMAIL: &str = "demo@gpumarket.local";
 const DEMO_PASSWORD: &str = "demo-password-not-secret";
@@ -68,11 +68,9 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
                 engine_api_key: None,
                 available_from: None,
                 available_until: None,
-                ssh: Some(SshInput {
-                    host: "127.0.0.1",
-                    port: 22,
-                    user: "renter",
-                }),
+                // Reached through the gateway only: its bookings carry the guarantee (a
+                // booking given SSH or an HTTPS URL could load the engine around it).
+                ssh: None,
                 https_url: None,
                 // The simulator's profile is this pair: its figures are checked against physics.
                 catalog_gpu: Some("rtx-3060-12gb"),

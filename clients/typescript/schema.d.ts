@@ -2102,6 +2102,12 @@ export interface components {
             context: number;
             /** @description Prices in this ISO 4217 currency (default `USD`). */
             currency?: string | null;
+            /**
+             * @description Give the bookings the machines' SSH and HTTPS access (default `true`). `false` waives
+             *     them: only the gateway reaches the engines, and the bookings carry the listings'
+             *     performance guarantees (a booking with direct access has none).
+             */
+            direct_access?: boolean | null;
             /** Format: date-time */
             ends_at: string;
             /** Format: double */
@@ -2175,6 +2181,11 @@ export interface components {
             cancelled_at?: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description Whether the booking is given the machine's SSH and HTTPS access (where the listing
+             *     has them); `false` when it waived them.
+             */
+            direct_access: boolean;
             /** Format: date-time */
             ends_at: string;
             /** Format: int32 */
@@ -2189,6 +2200,12 @@ export interface components {
              *     spot check found the machine or engine no longer as verified).
              */
             listing_verification_state: string;
+            /**
+             * @description Why `guarantee` is `null`: `listing_offers_none`, `listing_not_verified`,
+             *     `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
+             *     gateway) or `interruptible`; `null` with a guarantee.
+             */
+            no_guarantee_reason?: string | null;
             payment: components["schemas"]["PaymentView"];
             /**
              * Format: uuid
@@ -2282,6 +2299,13 @@ export interface components {
             name: string;
         };
         CreateBookingRequest: {
+            /**
+             * @description Give the booking the machine's SSH and HTTPS access, where the listing has them
+             *     (default `true`). `false` waives them: only the gateway reaches the engine, and the
+             *     booking carries the listing's performance guarantee (a booking with direct access
+             *     has none: `no_guarantee_reason: "direct_access"`).
+             */
+            direct_access?: boolean | null;
             /** Format: date-time */
             ends_at: string;
             /** Format: int64 */
@@ -3088,6 +3112,11 @@ export interface components {
                 cancelled_at?: string | null;
                 /** Format: date-time */
                 created_at: string;
+                /**
+                 * @description Whether the booking is given the machine's SSH and HTTPS access (where the listing
+                 *     has them); `false` when it waived them.
+                 */
+                direct_access: boolean;
                 /** Format: date-time */
                 ends_at: string;
                 /** Format: int32 */
@@ -3102,6 +3131,12 @@ export interface components {
                  *     spot check found the machine or engine no longer as verified).
                  */
                 listing_verification_state: string;
+                /**
+                 * @description Why `guarantee` is `null`: `listing_offers_none`, `listing_not_verified`,
+                 *     `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
+                 *     gateway) or `interruptible`; `null` with a guarantee.
+                 */
+                no_guarantee_reason?: string | null;
                 payment: components["schemas"]["PaymentView"];
                 /**
                  * Format: uuid
@@ -3866,6 +3901,12 @@ export interface components {
              * @description Median time to first token the gateway saw (streams only).
              */
             ttft_ms_p50?: number | null;
+            /**
+             * @description Why the bucket was not judged at all: `direct_access` when a booking of the same
+             *     machine that reached it directly (SSH or an HTTPS URL) held it during the bucket (its
+             *     renter could load the engine around the gateway); `null` otherwise.
+             */
+            unjudged_reason?: string | null;
             /**
              * Format: double
              * @description The verified per-stream tok/s the bucket's requests are held to: each request's cell
@@ -7132,6 +7173,15 @@ export interface operations {
             };
             /** @description `email_unverified`: The account has not confirmed its email address; `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `listing_quota_reached`: The organisation holds as many listings as it may */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

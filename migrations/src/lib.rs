@@ -36,6 +36,7 @@ mod m20261204_000028_search_change_feed;
 mod m20261204_000029_report_catalog;
 mod m20261205_000030_capacity_change_feed;
 mod m20261206_000031_gateway_received;
+mod m20261206_000032_direct_access;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -76,6 +77,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000029_report_catalog::Migration),
             Box::new(m20261205_000030_capacity_change_feed::Migration),
             Box::new(m20261206_000031_gateway_received::Migration),
+            Box::new(m20261206_000032_direct_access::Migration),
         ]
     }
 }

@@ -209,6 +209,7 @@ async fn book_plan(args: BookArgs) -> Result<(), Failure> {
         min_reliability: o.min_reliability,
         starts_at: args.from,
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
+        direct_access: None,
     };
     let plan = ctx
         .booking_call(&key, "plan", || {

@@ -49,6 +49,10 @@ pub struct BookArgs {
     /// GPUs of the machine to book.
     #[arg(long, default_value_t = 1)]
     gpus: u32,
+    /// Waive the machine's SSH and HTTPS access: only the gateway reaches the engine, and the
+    /// booking carries the listing's performance guarantee (one with direct access has none).
+    #[arg(long)]
+    no_direct_access: bool,
     /// The booking attempt's key: the same key and body again return the same booking (a new
     /// one is made up, and reused for this command's own retries, when absent).
     #[arg(long)]
@@ -295,6 +299,7 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
         gpu_count: i64::from(args.gpus),
         starts_at: args.from,
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
+        direct_access: args.no_direct_access.then_some(false),
     };
     let booking = ctx
         .booking_call(&key, "booking", || {

@@ -57,6 +57,7 @@ codes! {
     NOT_FOUND / NotFound = ("not_found", 404, "Not found");
     METHOD_NOT_ALLOWED / MethodNotAllowed = ("method_not_allowed", 405, "Method not allowed");
     EMAIL_TAKEN / EmailTaken = ("email_taken", 409, "The email is taken");
+    LISTING_QUOTA_REACHED / ListingQuotaReached = ("listing_quota_reached", 409, "The organisation holds as many listings as it may");
     ALREADY_MEMBER / AlreadyMember = ("already_member", 409, "Already a member");
     LAST_OWNER / LastOwner = ("last_owner", 409, "The organisation needs an owner");
     RUN_FINISHED / RunFinished = ("run_finished", 409, "The run has already finished");
@@ -343,6 +344,9 @@ impl From<AppError> for ApiError {
             AppError::Validation(v) => Self::field(v.field, v.message),
             AppError::Invalid(fields) => Self::fields(fields),
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
+            AppError::ListingQuotaReached(_) => {
+                Self::new(code::LISTING_QUOTA_REACHED, err.to_string())
+            }
             AppError::EmailUnverified => Self::new(code::EMAIL_UNVERIFIED, err.to_string()),
             AppError::InvalidCredentials => Self::new(code::INVALID_CREDENTIALS, err.to_string()),
             AppError::InvalidToken(why) => Self::new(code::INVALID_TOKEN, why),

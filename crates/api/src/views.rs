@@ -626,8 +626,17 @@ pub struct BookingView {
     /// spot check found the machine or engine no longer as verified).
     pub listing_verification_state: &'static str,
     /// The performance guarantee the booking was made under (the listing offered one and
-    /// was verified then), with the credits it earned.
+    /// was verified then, and the booking waived direct access), with the credits it earned;
+    /// `null` without one.
     pub guarantee: Option<BookingGuaranteeView>,
+    /// Why `guarantee` is `null`: `listing_offers_none`, `listing_not_verified`,
+    /// `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
+    /// gateway) or `interruptible`; `null` with a guarantee.
+    #[schema(value_type = Option<String>)]
+    pub no_guarantee_reason: Option<String>,
+    /// Whether the booking is given the machine's SSH and HTTPS access (where the listing
+    /// has them); `false` when it waived them.
+    pub direct_access: bool,
     /// The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
     pub plan_id: Option<Uuid>,
 }
@@ -676,6 +685,12 @@ impl From<app::bookings::Booking> for BookingView {
             created_at: b.created_at,
             listing_verification_state: b.listing_verification_state,
             plan_id: b.plan_id,
+            no_guarantee_reason: b
+                .guarantee
+                .is_none()
+                .then_some(b.no_guarantee_reason)
+                .flatten(),
+            direct_access: b.direct_access,
             guarantee: b.guarantee.map(|g| BookingGuaranteeView {
                 min_fraction: f64::from(g.min_bp) / 10_000.0,
                 report_id: g.report_id,

@@ -85,13 +85,22 @@ fn access_key(secret: &[u8]) -> Result<[u8; 32], AppError> {
     Ok(key)
 }
 
-/// What the renter needs to use the machine.
-#[derive(Debug, Clone)]
+/// What the renter needs to use the machine. Its `Debug` never prints the token.
+#[derive(Clone)]
 pub struct BookingAccess {
     pub booking: crate::bookings::Booking,
     pub listing: crate::listings::Listing,
     /// A bearer token the machine accepts from `starts_at` to `ends_at`.
     pub token: String,
+}
+
+impl std::fmt::Debug for BookingAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BookingAccess")
+            .field("booking", &self.booking.id)
+            .field("listing", &self.listing.id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The answer to an introspection: `None` is `{"active": false}`.
@@ -141,7 +150,11 @@ impl App {
         }
         let listing = self.listing_record(booking.listing_id).await?;
         let token = self.tokens().access.issue(&booking, Utc::now())?;
-        let listing: crate::listings::Listing = listing.try_into()?;
+        let mut listing: crate::listings::Listing = listing.try_into()?;
+        if !booking.direct_access {
+            // Waived: only the gateway reaches the engine.
+            (listing.ssh, listing.https_url) = (None, None);
+        }
         let mut booking: crate::bookings::Booking = booking.try_into()?;
         booking.listing_verification_state = listing.verification_state;
         Ok(BookingAccess {

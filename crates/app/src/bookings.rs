@@ -20,18 +20,25 @@ pub struct BookingRequest<'a> {
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
     pub idempotency_key: &'a str,
+    /// Whether the renter is given the machine's SSH and HTTPS access: `false` waives them,
+    /// so that the booking can carry the listing's guarantee.
+    pub direct_access: bool,
 }
 
 impl BookingRequest<'_> {
-    /// What identifies "the same request" under one idempotency key.
+    /// What identifies "the same request" under one idempotency key (a waiver of direct
+    /// access is part of it; the default adds nothing, so older keys still match).
     fn fingerprint(&self) -> String {
-        let canonical = format!(
+        let mut canonical = format!(
             "{}|{}|{}|{}",
             self.listing_id,
             self.gpu_count,
             self.starts_at.timestamp_micros(),
             self.ends_at.timestamp_micros()
         );
+        if !self.direct_access {
+            canonical.push_str("|direct_access=false");
+        }
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }
@@ -46,6 +53,8 @@ pub(crate) struct NewBooking<'a> {
     pub key: &'a str,
     pub fingerprint: &'a str,
     pub plan: Option<Uuid>,
+    /// The renter is given the machine's SSH and HTTPS access (unless waived).
+    pub direct_access: bool,
 }
 
 /// A booking as `app` hands it out.
@@ -77,6 +86,10 @@ pub struct Booking {
     pub guarantee: Option<crate::guarantees::BookingGuarantee>,
     /// The plan it was booked in, with the plan's other bookings.
     pub plan_id: Option<Uuid>,
+    /// The renter is given the machine's SSH and HTTPS access (what the listing has).
+    pub direct_access: bool,
+    /// Why it has no performance guarantee, when it has none.
+    pub no_guarantee_reason: Option<String>,
 }
 
 impl TryFrom<BookingRecord> for Booking {
@@ -112,6 +125,8 @@ impl TryFrom<BookingRecord> for Booking {
             listing_verification_state: "unverified",
             guarantee: None,
             plan_id: b.plan_id,
+            direct_access: b.direct_access,
+            no_guarantee_reason: b.no_guarantee_reason,
         })
     }
 }
@@ -221,6 +236,7 @@ impl App {
                 key,
                 fingerprint: &fingerprint,
                 plan: None,
+                direct_access: request.direct_access,
             },
             destination.is_some(),
             now,
@@ -308,6 +324,8 @@ impl App {
             cancel_requested_at: None,
             cancel_claimed_until: None,
             plan_id: b.plan,
+            direct_access: b.direct_access,
+            no_guarantee_reason: None,
         }
     }
 

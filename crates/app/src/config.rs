@@ -388,6 +388,10 @@ pub struct LimitSettings {
     pub event_streams_per_client: u32,
     /// Live event streams one server process holds open at most.
     pub event_streams_total: u32,
+    /// Listings one organisation may hold that are not delisted (409
+    /// `listing_quota_reached` beyond): nobody floods search, the prober and spot checks
+    /// with machines.
+    pub max_listings_per_org: u32,
 }
 
 impl Default for LimitSettings {
@@ -409,6 +413,7 @@ impl Default for LimitSettings {
             max_booked_gpu_hours: 168,
             event_streams_per_client: 20,
             event_streams_total: 2000,
+            max_listings_per_org: 100,
         }
     }
 }

@@ -14,6 +14,9 @@ pub enum AppError {
     Invalid(Vec<(String, String)>),
     #[error("an account with this email already exists")]
     EmailTaken,
+    /// The organisation holds as many listings as it may; says how many.
+    #[error("the organisation holds its {0} listings already: delist one first")]
+    ListingQuotaReached(u32),
     /// The account has not confirmed its email address, which this needs.
     #[error(
         "confirm your email address first: follow the link mailed to it (POST /v1/auth/email/resend sends a new one)"

@@ -21,6 +21,10 @@
 //! tokens are the fewest of the engine's usage, the chunks × the verified tokens per chunk,
 //! the bytes of text sent and `max_tokens`.
 //!
+//! Only what the gateway controls decides: a booking that reaches the machine directly (SSH or
+//! an HTTPS URL, not waived) carries no guarantee, and a bucket that any such booking of the
+//! machine overlapped is not judged; the load is the gateway's own count, never the engine's.
+//!
 //! A request counts in the bucket in which it finished (it is recorded then, so a bucket's
 //! requests are all known once it has ended); a bucket is judged a bucket's length after it
 //! ends. The load is the number of streams the gateway had open to the machine, across all
@@ -92,7 +96,6 @@ fn served(request: &GatewayRequestRecord) -> ServedRequest {
         ttft_ms: request.ttft_ms,
         last_token_ms: request.last_token_ms,
         concurrency: request.concurrency,
-        engine_load: request.engine_load,
         client_stall_ms: request.client_stall_ms,
     }
 }
@@ -119,6 +122,22 @@ pub fn by_bucket(
     out
 }
 
+/// When bookings that reached the machine directly held it: each `[from, until)`.
+pub(crate) type DirectAccess = Vec<(DateTime<Utc>, DateTime<Utc>)>;
+
+/// Whether a booking that reached the machine directly held it during the bucket starting at
+/// `start`: then the bucket is not judged (that renter could load the engine around the
+/// gateway, which counts only what it sees).
+pub(crate) fn reached_directly(
+    direct: &DirectAccess,
+    start: DateTime<Utc>,
+    bucket: Duration,
+) -> bool {
+    direct
+        .iter()
+        .any(|(from, until)| *from < start + bucket && start < *until)
+}
+
 /// A booking's guarantee as `app` hands it out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BookingGuarantee {
@@ -140,6 +159,24 @@ fn ended_at(booking: &BookingRecord) -> DateTime<Utc> {
 impl App {
     pub(crate) fn bucket(&self) -> Duration {
         Duration::seconds(self.config().gateway.bucket_secs as i64)
+    }
+
+    /// When bookings of `listing` that reached it directly (SSH or an HTTPS URL, not waived)
+    /// held it over `[from, until)`; none when the listing gives no direct access.
+    pub(crate) async fn direct_access_between(
+        &self,
+        listing: Uuid,
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<DirectAccess, AppError> {
+        let record = self.listing_record(listing).await?;
+        if !store::reaches_directly(&record, true) {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .db()
+            .direct_access_between(listing, from, until)
+            .await?)
     }
 
     /// A booking's guarantee with its credits so far, when it has one.
@@ -243,9 +280,15 @@ impl App {
             .filter(|r| r.finished_at < until)
             .collect();
         let cells = verified_cells(&self.db().cells_of_report(guarantee.report_id).await?);
+        let direct = self
+            .direct_access_between(booking.listing_id, since, until)
+            .await?;
         let mut credits = Vec::new();
         let mut refusals = false;
         for (start, requests) in by_bucket(&rows, bucket) {
+            if reached_directly(&direct, start, bucket) {
+                continue;
+            }
             let judgement = judge(&requests, &cells);
             refusals |= judgement.rejections_are_evidence();
             if judgement.under(guarantee.min_bp) {
@@ -388,10 +431,7 @@ mod tests {
             ),
             (Outcome::Completed, 12, 7, Some(8))
         );
-        assert_eq!(
-            (read.chunks, read.concurrency, read.engine_load),
-            (Some(7), 2, Some(3))
-        );
+        assert_eq!((read.chunks, read.concurrency), (Some(7), 2));
         assert_eq!(
             (read.ttft_ms, read.last_token_ms, read.client_stall_ms),
             (Some(30.0), Some(200.0), Some(3.0))

@@ -584,7 +584,12 @@ impl App {
             .engine_api_key
             .map(|key| self.seal_engine_key(id, &key))
             .transpose()?;
-        let record = self.db().insert_listing(id, org, &spec, Utc::now()).await?;
+        let quota = self.config().limits.max_listings_per_org;
+        let record = self
+            .db()
+            .insert_listing_within(id, org, &spec, Utc::now(), u64::from(quota))
+            .await?
+            .ok_or(AppError::ListingQuotaReached(quota))?;
         Listing::try_from(record)
     }
 

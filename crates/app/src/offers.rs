@@ -366,6 +366,9 @@ pub struct PlanRequest<'a> {
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
     pub idempotency_key: &'a str,
+    /// Whether the plan's bookings are given the machines' SSH and HTTPS access: `false`
+    /// waives them, so that they can carry the listings' guarantees.
+    pub direct_access: bool,
 }
 
 impl PlanRequest<'_> {
@@ -386,10 +389,13 @@ impl PlanRequest<'_> {
             self.ends_at.timestamp_micros()
         );
         // Added later: only a request that sets it hashes it, so earlier keys still replay.
-        let canonical = match q.min_reliability {
+        let mut canonical = match q.min_reliability {
             Some(min) => format!("{canonical}|reliability {min}"),
             None => canonical,
         };
+        if !self.direct_access {
+            canonical.push_str("|direct_access=false");
+        }
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }
@@ -459,6 +465,7 @@ impl App {
                         key: &booking_key,
                         fingerprint: &fingerprint,
                         plan: Some(plan_id),
+                        direct_access: request.direct_access,
                     },
                     destination.is_some(),
                     now,

@@ -36,8 +36,9 @@ impl From<store::OrgRecord> for Org {
 /// Invitation tokens start with this, so a leaked one is easy to recognise.
 const INVITATION_PREFIX: &str = "gpmi_";
 
-/// An invitation just made: the only time its token is seen.
-#[derive(Debug, Clone)]
+/// An invitation just made: the only time its token is seen (its `Debug` prints neither the
+/// token nor the URL that carries it).
+#[derive(Clone)]
 pub struct Invitation {
     pub id: uuid::Uuid,
     pub org: OrgId,
@@ -47,6 +48,17 @@ pub struct Invitation {
     /// Where the invited person accepts it (`POST`, signed in as that email).
     pub url: String,
     pub expires_at: DateTime<Utc>,
+}
+
+impl std::fmt::Debug for Invitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Invitation")
+            .field("id", &self.id)
+            .field("org", &self.org)
+            .field("role", &self.role)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
 }
 
 /// An organisation as its members see it.
@@ -301,9 +313,17 @@ impl App {
             return Err(AppError::LastOwner);
         }
         if !role.satisfies(Role::Admin) {
-            // Organisation keys are an admin's to make: a former admin's stop working.
+            // Organisation keys and webhook endpoints are an admin's to make: a former
+            // admin's stop working.
+            let now = Utc::now();
+            self.db().revoke_keys_made_by(org, member, now).await?;
             self.db()
-                .revoke_keys_made_by(org, member, Utc::now())
+                .disable_org_endpoints_made_by(
+                    org.as_uuid(),
+                    member.as_uuid(),
+                    "the admin who registered it is no longer one",
+                    now,
+                )
                 .await?;
         }
         self.db()
@@ -346,12 +366,20 @@ impl App {
         if !self.db().remove_member(org, member).await? {
             return Err(AppError::LastOwner);
         }
-        // Keys and share links a former member made for the organisation stop working with
-        // them.
+        // Keys, share links and webhook endpoints a former member made for the organisation
+        // stop working with them.
         let now = Utc::now();
         self.db().revoke_keys_made_by(org, member, now).await?;
         self.db()
             .revoke_shares_made_by(org.as_uuid(), member.as_uuid(), now)
+            .await?;
+        self.db()
+            .disable_org_endpoints_made_by(
+                org.as_uuid(),
+                member.as_uuid(),
+                "the member who registered it left the organisation",
+                now,
+            )
             .await?;
         Ok(())
     }

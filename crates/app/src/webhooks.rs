@@ -70,10 +70,19 @@ impl From<WebhookEndpointRecord> for Endpoint {
 }
 
 /// An endpoint with its secret, shown this once (at registration and at each rotation).
-#[derive(Debug, Clone)]
+/// Its `Debug` never prints the secret.
+#[derive(Clone)]
 pub struct WithSecret {
     pub endpoint: Endpoint,
     pub secret: String,
+}
+
+impl std::fmt::Debug for WithSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WithSecret")
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One delivery of an event to an endpoint, with its attempts.
@@ -667,6 +676,29 @@ fn send_error(e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_webhook_secret_never_prints() {
+        let shown = WithSecret {
+            endpoint: Endpoint {
+                id: Uuid::nil(),
+                url: "https://hooks.example.com/in".into(),
+                events: vec!["booking.confirmed".into()],
+                enabled: true,
+                failing_since: None,
+                disabled_at: None,
+                disabled_reason: None,
+                previous_secret_until: None,
+                created_at: Utc::now(),
+            },
+            secret: "whsec_the_secret_part".into(),
+        };
+        let shown = format!("{shown:?}");
+        assert!(
+            !shown.contains("the_secret_part") && shown.contains("hooks.example.com"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn the_signature_is_standard_webhooks() {

@@ -41,10 +41,9 @@ pub struct ServedRequest {
     /// From the request's start: its first token and its last.
     pub ttft_ms: Option<f64>,
     pub last_token_ms: Option<f64>,
-    /// Streams the gateway had open to the machine during the request; the engine's own
-    /// count where it said it ran more.
+    /// Streams the gateway had open to the machine during the request: its own count, never
+    /// the engine's (which the provider controls).
     pub concurrency: i32,
-    pub engine_load: Option<i32>,
     /// The longest a write to the client stayed blocked.
     pub client_stall_ms: Option<f64>,
 }
@@ -260,12 +259,10 @@ impl Judgement {
     }
 }
 
-/// The load a request was served at: the gateway's count, or the engine's own where it
-/// said it ran more (a booking with direct access can load it around the gateway).
+/// The load a request was served at: the gateway's own count of streams open to the
+/// machine.
 fn load_of(request: &ServedRequest) -> u64 {
-    let gateway = request.concurrency.max(1) as u64;
-    let engine = request.engine_load.map_or(0, |n| n.max(0) as u64);
-    gateway.max(engine)
+    request.concurrency.max(1) as u64
 }
 
 /// Judges one bucket's requests against the report's valid cells: each comparable request
@@ -368,7 +365,6 @@ mod tests {
             ttft_ms: Some(ttft),
             last_token_ms: Some(ttft + (tokens - 1) as f64 / tok_s * 1000.0),
             concurrency,
-            engine_load: None,
             client_stall_ms: Some(stall),
         }
     }
@@ -452,13 +448,9 @@ mod tests {
         let mut logprobs = slow.clone();
         logprobs.iter_mut().for_each(|r| r.comparable = false);
         assert!(!judged(&logprobs, &cells).under(8000));
-        // Load on the engine around the gateway counts: 1 stream through the gateway, 4 on
-        // the engine: held to the 4-stream cell (80), where 78 is plenty.
-        let mut around = five(request(50, 1, 78.0, 0.0));
-        around.iter_mut().for_each(|r| r.engine_load = Some(4));
-        assert!(!judged(&around, &cells).under(9500));
-        around.iter_mut().for_each(|r| r.engine_load = None);
-        assert!(judged(&around, &cells).under(9500));
+        // Held to the gateway's own count: 1 stream, the 1-stream cell (100), where 78 is
+        // short of 95 %.
+        assert!(judged(&five(request(50, 1, 78.0, 0.0)), &cells).under(9500));
     }
 
     #[test]

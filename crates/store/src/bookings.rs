@@ -162,7 +162,10 @@ pub(crate) async fn insert_booking(
     booking: BookingRecord,
     listing: &listings::Model,
 ) -> Result<(), BookingError> {
-    let id = booking.id;
+    // The listing's guarantee as it stands now is the booking's for good (or why it has none).
+    let guarantee = crate::guarantees::guarantee_for((booking.id, booking.direct_access), listing);
+    let mut booking = booking;
+    booking.no_guarantee_reason = guarantee.as_ref().err().map(|why| (*why).to_owned());
     let confirmed = (booking.status == booking_status::CONFIRMED).then(|| booking.clone());
     use sea_orm::ActiveModelTrait;
     // Every column written, as given; what only a cancellation sets starts empty.
@@ -178,8 +181,7 @@ pub(crate) async fn insert_booking(
             StoreError::Conflict(_) => BookingError::KeyUsed,
             other => BookingError::Store(other),
         })?;
-    // The listing's guarantee as it stands now is the booking's for good.
-    if let Some(guarantee) = crate::guarantees::guarantee_for(id, listing) {
+    if let Ok(guarantee) = guarantee {
         booking_guarantees::Entity::insert(guarantee)
             .exec_without_returning(conn)
             .await?;

@@ -9,7 +9,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{gateway_requests, gateway_streams, listings};
+use crate::entities::{gateway_requests, gateway_streams};
 use crate::{Db, StoreError};
 
 pub type GatewayRequestRecord = gateway_requests::Model;
@@ -50,26 +50,36 @@ pub struct StreamLease {
     pub id: Uuid,
     pub booking_id: Uuid,
     pub listing_id: Uuid,
+    /// The engine the stream goes to, a key of its origin: every listing naming the same
+    /// engine counts its streams together.
+    pub machine: Uuid,
     pub max_streams: u64,
     pub expires_at: DateTime<Utc>,
 }
 
 impl Db {
     /// Opens a stream unless its booking has `max_streams` open already (`None`), counting
-    /// only unexpired leases; one transaction per machine at a time (the listing's row lock).
-    /// Returns the streams now open to the machine; every open stream's peak is raised to it.
+    /// only unexpired leases; one transaction per engine at a time (on PostgreSQL a
+    /// transaction's advisory lock on the engine's key; SQLite writes one at a time). Returns
+    /// the streams now open to the engine; every open stream's peak is raised to it.
     pub async fn admit_gateway_stream(
         &self,
         lease: StreamLease,
         now: DateTime<Utc>,
     ) -> Result<Option<u64>, StoreError> {
         let txn = self.write().await?;
-        listings::Entity::find_by_id(lease.listing_id)
-            .lock_exclusive()
-            .one(&txn)
+        if self.backend() == crate::Backend::Postgres {
+            let (high, _) = lease.machine.as_u64_pair();
+            use sea_orm::ConnectionTrait;
+            txn.query_one_raw(sea_orm::Statement::from_sql_and_values(
+                sea_orm::DatabaseBackend::Postgres,
+                "SELECT pg_advisory_xact_lock($1)",
+                [sea_orm::Value::from(high as i64)],
+            ))
             .await?;
+        }
         gateway_streams::Entity::delete_many()
-            .filter(gateway_streams::Column::ListingId.eq(lease.listing_id))
+            .filter(gateway_streams::Column::Machine.eq(lease.machine))
             .filter(gateway_streams::Column::ExpiresAt.lte(now))
             .exec(&txn)
             .await?;
@@ -85,19 +95,20 @@ impl Db {
             id: Set(lease.id),
             booking_id: Set(lease.booking_id),
             listing_id: Set(lease.listing_id),
+            machine: Set(Some(lease.machine)),
             expires_at: Set(lease.expires_at),
             peak: Set(0),
         })
         .exec_without_returning(&txn)
         .await?;
         let open = gateway_streams::Entity::find()
-            .filter(gateway_streams::Column::ListingId.eq(lease.listing_id))
+            .filter(gateway_streams::Column::Machine.eq(lease.machine))
             .count(&txn)
             .await?;
         let peak = i32::try_from(open).unwrap_or(i32::MAX);
         gateway_streams::Entity::update_many()
             .col_expr(gateway_streams::Column::Peak, Expr::value(peak))
-            .filter(gateway_streams::Column::ListingId.eq(lease.listing_id))
+            .filter(gateway_streams::Column::Machine.eq(lease.machine))
             .filter(gateway_streams::Column::Peak.lt(peak))
             .exec(&txn)
             .await?;
@@ -112,6 +123,7 @@ impl Db {
             id: Set(lease.id),
             booking_id: Set(lease.booking_id),
             listing_id: Set(lease.listing_id),
+            machine: Set(Some(lease.machine)),
             expires_at: Set(lease.expires_at),
             peak: Set(1),
         })

@@ -16,18 +16,45 @@ use crate::{Db, StoreError};
 pub type GuaranteeRecord = booking_guarantees::Model;
 pub type CreditRecord = booking_credits::Model;
 
-/// A listing's guarantee as a booking made now takes it: the listing offers one and is
-/// verified, so there is a report to hold the delivery to.
+/// Why a booking has no performance guarantee.
+pub mod no_guarantee {
+    /// The listing offered none when it was booked.
+    pub const LISTING_OFFERS_NONE: &str = "listing_offers_none";
+    /// The listing offered one but was not verified: no report to hold the delivery to.
+    pub const LISTING_NOT_VERIFIED: &str = "listing_not_verified";
+    /// The booking reaches the machine directly (SSH or an HTTPS URL): it can load the
+    /// engine around the gateway, which judges only what it sees.
+    pub const DIRECT_ACCESS: &str = "direct_access";
+    /// An interruptible booking (none are made yet): its access may end early.
+    pub const INTERRUPTIBLE: &str = "interruptible";
+}
+
+/// Whether a booking of `listing` that asked `direct_access` reaches the machine directly:
+/// the listing gives SSH or an HTTPS URL, and the booking did not waive them.
+pub fn reaches_directly(listing: &crate::ListingRecord, direct_access: bool) -> bool {
+    direct_access && (listing.access_ssh_host.is_some() || listing.access_https_url.is_some())
+}
+
+/// A listing's guarantee as a booking made now takes it — the listing offers one and is
+/// verified (so there is a report to hold the delivery to), and the booking does not reach
+/// the machine around the gateway — or why it gets none ([`no_guarantee`]).
 pub(crate) fn guarantee_for(
-    booking: Uuid,
+    (booking, direct_access): (Uuid, bool),
     listing: &crate::ListingRecord,
-) -> Option<booking_guarantees::ActiveModel> {
-    let min_bp = listing.guarantee_min_bp?;
-    let report = listing.latest_report_id?;
+) -> Result<booking_guarantees::ActiveModel, &'static str> {
+    let min_bp = listing
+        .guarantee_min_bp
+        .ok_or(no_guarantee::LISTING_OFFERS_NONE)?;
+    let report = listing
+        .latest_report_id
+        .ok_or(no_guarantee::LISTING_NOT_VERIFIED)?;
     if listing.verification_state.as_deref() != Some(crate::projection::badge_state::VERIFIED) {
-        return None;
+        return Err(no_guarantee::LISTING_NOT_VERIFIED);
     }
-    Some(booking_guarantees::ActiveModel {
+    if reaches_directly(listing, direct_access) {
+        return Err(no_guarantee::DIRECT_ACCESS);
+    }
+    Ok(booking_guarantees::ActiveModel {
         booking_id: Set(booking),
         min_bp: Set(min_bp),
         report_id: Set(report),
@@ -41,6 +68,42 @@ pub(crate) fn guarantee_for(
 }
 
 impl Db {
+    /// When bookings of `listing` that asked for direct access held it, over `[from, until)`:
+    /// each one's `[starts_at, ends_at)`, cut at its cancellation. Bookings confirmed,
+    /// active, completed or cancelled count (one waiting for its payment was never given
+    /// access).
+    pub async fn direct_access_between(
+        &self,
+        listing: Uuid,
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>)>, StoreError> {
+        use crate::booking_status as status;
+        let rows = bookings::Entity::find()
+            .filter(bookings::Column::ListingId.eq(listing))
+            .filter(bookings::Column::DirectAccess.eq(true))
+            .filter(bookings::Column::Status.is_in([
+                status::CONFIRMED,
+                status::ACTIVE,
+                status::COMPLETED,
+                status::CANCELLED,
+            ]))
+            .filter(bookings::Column::StartsAt.lt(until))
+            .filter(bookings::Column::EndsAt.gt(from))
+            .all(self.conn())
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|b| {
+                let end = b
+                    .cancelled_at
+                    .map_or(b.ends_at, |at| Ord::min(at, b.ends_at));
+                (b.starts_at, end)
+            })
+            .filter(|(start, end)| start < end && *end > from)
+            .collect())
+    }
+
     pub async fn guarantee_of(&self, booking: Uuid) -> Result<Option<GuaranteeRecord>, StoreError> {
         Ok(booking_guarantees::Entity::find_by_id(booking)
             .one(self.conn())

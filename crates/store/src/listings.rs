@@ -54,6 +54,23 @@ impl Db {
         spec: &ListingSpec,
         now: DateTime<Utc>,
     ) -> Result<ListingRecord, StoreError> {
+        self.insert_listing_within(id, org, spec, now, u64::MAX)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("no room under an unbounded quota".into()))
+    }
+
+    /// Inserts a listing unless the organisation holds `quota` listings not delisted already
+    /// (`None`): decided in one transaction under the organisation's row lock, so racing
+    /// requests never take it past its quota.
+    pub async fn insert_listing_within(
+        &self,
+        id: Uuid,
+        org: OrgId,
+        spec: &ListingSpec,
+        now: DateTime<Utc>,
+        quota: u64,
+    ) -> Result<Option<ListingRecord>, StoreError> {
+        use sea_orm::{PaginatorTrait, QuerySelect};
         let _search = self.search_touch();
         let mut model = spec_model(spec);
         model.id = Set(id);
@@ -71,11 +88,27 @@ impl Db {
         model.last_verification_cost = Set(None);
         model.created_at = Set(now);
         model.updated_at = Set(now);
-        listings::Entity::insert(model)
-            .exec_without_returning(self.conn())
+        let txn = self.write().await?;
+        crate::entities::orgs::Entity::find_by_id(org.as_uuid())
+            .lock_exclusive()
+            .one(&txn)
             .await?;
+        let held = listings::Entity::find()
+            .filter(listings::Column::OrgId.eq(org.as_uuid()))
+            .filter(listings::Column::DelistedAt.is_null())
+            .count(&txn)
+            .await?;
+        if held >= quota {
+            txn.rollback().await?;
+            return Ok(None);
+        }
+        listings::Entity::insert(model)
+            .exec_without_returning(&txn)
+            .await?;
+        txn.commit().await?;
         self.listing_by_id(id)
             .await?
+            .map(Some)
             .ok_or_else(|| StoreError::Corrupt(format!("listing {id} vanished after insert")))
     }
 

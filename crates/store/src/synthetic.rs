@@ -355,6 +355,8 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             cancel_requested_at: Set(None),
             cancel_claimed_until: Set(None),
             plan_id: Set(None),
+            direct_access: Set(true),
+            no_guarantee_reason: Set(None),
         }
     });
     SyntheticListing {

@@ -315,6 +315,27 @@ impl Db {
         Ok(result.rows_affected == 1)
     }
 
+    /// Disables the enabled endpoints of `org` that `member` registered (they lost the admin
+    /// role, or left): their deliveries stop, with `why` as the reason. How many.
+    pub async fn disable_org_endpoints_made_by(
+        &self,
+        org: Uuid,
+        member: Uuid,
+        why: &str,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        Ok(webhook_endpoints::Entity::update_many()
+            .col_expr(webhook_endpoints::Column::Enabled, Expr::value(false))
+            .col_expr(webhook_endpoints::Column::DisabledAt, Expr::value(now))
+            .col_expr(webhook_endpoints::Column::DisabledReason, Expr::value(why))
+            .filter(webhook_endpoints::Column::OwnerOrgId.eq(org))
+            .filter(webhook_endpoints::Column::CreatedBy.eq(member))
+            .filter(webhook_endpoints::Column::Enabled.eq(true))
+            .exec(self.conn())
+            .await?
+            .rows_affected)
+    }
+
     /// Enables an endpoint again: its pending deliveries resume, its failures are forgotten.
     pub async fn enable_webhook_endpoint(&self, id: Uuid) -> Result<(), StoreError> {
         webhook_endpoints::Entity::update_many()

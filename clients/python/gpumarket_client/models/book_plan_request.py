@@ -24,6 +24,10 @@ class BookPlanRequest:
         ttft_p99_ms (float):
         users (int): Users to serve at once (1–10,000).
         currency (None | str | Unset): Prices in this ISO 4217 currency (default `USD`).
+        direct_access (bool | None | Unset): Give the bookings the machines' SSH and HTTPS access (default `true`).
+            `false` waives
+            them: only the gateway reaches the engines, and the bookings carry the listings'
+            performance guarantees (a booking with direct access has none).
         max_price_per_hour (int | None | Unset): At most this price per hour for each whole machine, minor units.
         min_reliability (float | None | Unset): Only machines whose 30-day uptime (`reliability`) is at least this, 0 to
             1.
@@ -37,6 +41,7 @@ class BookPlanRequest:
     ttft_p99_ms: float
     users: int
     currency: None | str | Unset = UNSET
+    direct_access: bool | None | Unset = UNSET
     max_price_per_hour: int | None | Unset = UNSET
     min_reliability: float | None | Unset = UNSET
 
@@ -60,6 +65,12 @@ class BookPlanRequest:
             currency = UNSET
         else:
             currency = self.currency
+
+        direct_access: bool | None | Unset
+        if isinstance(self.direct_access, Unset):
+            direct_access = UNSET
+        else:
+            direct_access = self.direct_access
 
         max_price_per_hour: int | None | Unset
         if isinstance(self.max_price_per_hour, Unset):
@@ -88,6 +99,8 @@ class BookPlanRequest:
         )
         if currency is not UNSET:
             field_dict["currency"] = currency
+        if direct_access is not UNSET:
+            field_dict["direct_access"] = direct_access
         if max_price_per_hour is not UNSET:
             field_dict["max_price_per_hour"] = max_price_per_hour
         if min_reliability is not UNSET:
@@ -121,6 +134,15 @@ class BookPlanRequest:
 
         currency = _parse_currency(d.pop("currency", UNSET))
 
+        def _parse_direct_access(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        direct_access = _parse_direct_access(d.pop("direct_access", UNSET))
+
         def _parse_max_price_per_hour(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -148,6 +170,7 @@ class BookPlanRequest:
             ttft_p99_ms=ttft_p99_ms,
             users=users,
             currency=currency,
+            direct_access=direct_access,
             max_price_per_hour=max_price_per_hour,
             min_reliability=min_reliability,
         )

@@ -24,6 +24,8 @@ class BookingView:
     """
     Attributes:
         created_at (datetime.datetime):
+        direct_access (bool): Whether the booking is given the machine's SSH and HTTPS access (where the listing
+            has them); `false` when it waived them.
         ends_at (datetime.datetime):
         gpu_count (int):
         id (UUID):
@@ -41,12 +43,17 @@ class BookingView:
         status (str): `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
         cancelled_at (datetime.datetime | None | Unset):
         guarantee (BookingGuaranteeView | None | Unset):
+        no_guarantee_reason (None | str | Unset): Why `guarantee` is `null`: `listing_offers_none`,
+            `listing_not_verified`,
+            `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
+            gateway) or `interruptible`; `null` with a guarantee.
         plan_id (None | Unset | UUID): The plan it was booked in (`POST /v1/offers/book`), with the plan's other
             bookings.
         refund (MoneyView | None | Unset):
     """
 
     created_at: datetime.datetime
+    direct_access: bool
     ends_at: datetime.datetime
     gpu_count: int
     id: UUID
@@ -59,6 +66,7 @@ class BookingView:
     status: str
     cancelled_at: datetime.datetime | None | Unset = UNSET
     guarantee: BookingGuaranteeView | None | Unset = UNSET
+    no_guarantee_reason: None | str | Unset = UNSET
     plan_id: None | Unset | UUID = UNSET
     refund: MoneyView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -68,6 +76,8 @@ class BookingView:
         from ..models.money_view import MoneyView  # noqa: PLC0415
 
         created_at = self.created_at.isoformat()
+
+        direct_access = self.direct_access
 
         ends_at = self.ends_at.isoformat()
 
@@ -105,6 +115,12 @@ class BookingView:
         else:
             guarantee = self.guarantee
 
+        no_guarantee_reason: None | str | Unset
+        if isinstance(self.no_guarantee_reason, Unset):
+            no_guarantee_reason = UNSET
+        else:
+            no_guarantee_reason = self.no_guarantee_reason
+
         plan_id: None | str | Unset
         if isinstance(self.plan_id, Unset):
             plan_id = UNSET
@@ -126,6 +142,7 @@ class BookingView:
         field_dict.update(
             {
                 "created_at": created_at,
+                "direct_access": direct_access,
                 "ends_at": ends_at,
                 "gpu_count": gpu_count,
                 "id": id,
@@ -142,6 +159,8 @@ class BookingView:
             field_dict["cancelled_at"] = cancelled_at
         if guarantee is not UNSET:
             field_dict["guarantee"] = guarantee
+        if no_guarantee_reason is not UNSET:
+            field_dict["no_guarantee_reason"] = no_guarantee_reason
         if plan_id is not UNSET:
             field_dict["plan_id"] = plan_id
         if refund is not UNSET:
@@ -157,6 +176,8 @@ class BookingView:
 
         d = dict(src_dict)
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        direct_access = d.pop("direct_access")
 
         ends_at = datetime.datetime.fromisoformat(d.pop("ends_at"))
 
@@ -212,6 +233,15 @@ class BookingView:
 
         guarantee = _parse_guarantee(d.pop("guarantee", UNSET))
 
+        def _parse_no_guarantee_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        no_guarantee_reason = _parse_no_guarantee_reason(d.pop("no_guarantee_reason", UNSET))
+
         def _parse_plan_id(data: object) -> None | Unset | UUID:
             if data is None:
                 return data
@@ -248,6 +278,7 @@ class BookingView:
 
         booking_view = cls(
             created_at=created_at,
+            direct_access=direct_access,
             ends_at=ends_at,
             gpu_count=gpu_count,
             id=id,
@@ -260,6 +291,7 @@ class BookingView:
             status=status,
             cancelled_at=cancelled_at,
             guarantee=guarantee,
+            no_guarantee_reason=no_guarantee_reason,
             plan_id=plan_id,
             refund=refund,
         )

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="CreateBookingRequest")
 
@@ -18,12 +20,18 @@ class CreateBookingRequest:
         gpu_count (int):
         listing_id (UUID):
         starts_at (datetime.datetime): Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
+        direct_access (bool | None | Unset): Give the booking the machine's SSH and HTTPS access, where the listing has
+            them
+            (default `true`). `false` waives them: only the gateway reaches the engine, and the
+            booking carries the listing's performance guarantee (a booking with direct access
+            has none: `no_guarantee_reason: "direct_access"`).
     """
 
     ends_at: datetime.datetime
     gpu_count: int
     listing_id: UUID
     starts_at: datetime.datetime
+    direct_access: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         ends_at = self.ends_at.isoformat()
@@ -33,6 +41,12 @@ class CreateBookingRequest:
         listing_id = str(self.listing_id)
 
         starts_at = self.starts_at.isoformat()
+
+        direct_access: bool | None | Unset
+        if isinstance(self.direct_access, Unset):
+            direct_access = UNSET
+        else:
+            direct_access = self.direct_access
 
         field_dict: dict[str, Any] = {}
 
@@ -44,6 +58,8 @@ class CreateBookingRequest:
                 "starts_at": starts_at,
             }
         )
+        if direct_access is not UNSET:
+            field_dict["direct_access"] = direct_access
 
         return field_dict
 
@@ -58,11 +74,21 @@ class CreateBookingRequest:
 
         starts_at = datetime.datetime.fromisoformat(d.pop("starts_at"))
 
+        def _parse_direct_access(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        direct_access = _parse_direct_access(d.pop("direct_access", UNSET))
+
         create_booking_request = cls(
             ends_at=ends_at,
             gpu_count=gpu_count,
             listing_id=listing_id,
             starts_at=starts_at,
+            direct_access=direct_access,
         )
 
         return create_booking_request

@@ -45,6 +45,10 @@ class UsageBucketView:
                 than 5 judged requests.
             per_stream_tok_s_p50 (float | None | Unset): Median per-stream output tok/s the gateway saw (streams only).
             ttft_ms_p50 (float | None | Unset): Median time to first token the gateway saw (streams only).
+            unjudged_reason (None | str | Unset): Why the bucket was not judged at all: `direct_access` when a booking of
+                the same
+                machine that reached it directly (SSH or an HTTPS URL) held it during the bucket (its
+                renter could load the engine around the gateway); `null` otherwise.
             verified_tok_s (float | None | Unset): The verified per-stream tok/s the bucket's requests are held to: each
                 request's cell
                 of the report (the time per token interpolated between the measured contexts just
@@ -66,6 +70,7 @@ class UsageBucketView:
     delivered_fraction: float | None | Unset = UNSET
     per_stream_tok_s_p50: float | None | Unset = UNSET
     ttft_ms_p50: float | None | Unset = UNSET
+    unjudged_reason: None | str | Unset = UNSET
     verified_tok_s: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -112,6 +117,12 @@ class UsageBucketView:
         else:
             ttft_ms_p50 = self.ttft_ms_p50
 
+        unjudged_reason: None | str | Unset
+        if isinstance(self.unjudged_reason, Unset):
+            unjudged_reason = UNSET
+        else:
+            unjudged_reason = self.unjudged_reason
+
         verified_tok_s: float | None | Unset
         if isinstance(self.verified_tok_s, Unset):
             verified_tok_s = UNSET
@@ -141,6 +152,8 @@ class UsageBucketView:
             field_dict["per_stream_tok_s_p50"] = per_stream_tok_s_p50
         if ttft_ms_p50 is not UNSET:
             field_dict["ttft_ms_p50"] = ttft_ms_p50
+        if unjudged_reason is not UNSET:
+            field_dict["unjudged_reason"] = unjudged_reason
         if verified_tok_s is not UNSET:
             field_dict["verified_tok_s"] = verified_tok_s
 
@@ -203,6 +216,15 @@ class UsageBucketView:
 
         ttft_ms_p50 = _parse_ttft_ms_p50(d.pop("ttft_ms_p50", UNSET))
 
+        def _parse_unjudged_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        unjudged_reason = _parse_unjudged_reason(d.pop("unjudged_reason", UNSET))
+
         def _parse_verified_tok_s(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -226,6 +248,7 @@ class UsageBucketView:
             delivered_fraction=delivered_fraction,
             per_stream_tok_s_p50=per_stream_tok_s_p50,
             ttft_ms_p50=ttft_ms_p50,
+            unjudged_reason=unjudged_reason,
             verified_tok_s=verified_tok_s,
         )
 

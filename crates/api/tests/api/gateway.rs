@@ -357,15 +357,30 @@ pub(crate) async fn book(
     listing: &Value,
     starts_in: i64,
 ) -> Value {
+    book_with(app, renter, listing, starts_in, json!({})).await
+}
+
+/// [`book`] with more fields of the request (`direct_access`, say).
+pub(crate) async fn book_with(
+    app: &TestApp,
+    renter: &Session,
+    listing: &Value,
+    starts_in: i64,
+    more: Value,
+) -> Value {
     let starts = Utc::now().trunc_subsecs(0) + chrono::Duration::hours(starts_in);
+    let mut body = json!({
+        "listing_id": listing, "gpu_count": 1,
+        "starts_at": starts, "ends_at": starts + chrono::Duration::hours(2),
+    });
+    body.as_object_mut()
+        .unwrap()
+        .extend(more.as_object().unwrap().clone());
     app.client
         .post(app.url("/v1/bookings"))
         .bearer_auth(&renter.access_token)
         .header("idempotency-key", uuid::Uuid::now_v7().to_string())
-        .json(&json!({
-            "listing_id": listing, "gpu_count": 1,
-            "starts_at": starts, "ends_at": starts + chrono::Duration::hours(2),
-        }))
+        .json(&body)
         .send()
         .await
         .unwrap()

@@ -342,12 +342,14 @@ measured_on_backend!(
     postgres = Postgres;
     a_provider_answering_in_one_chunk_earns_the_renter_credits,
     a_provider_inflating_its_usage_earns_the_renter_credits,
-    load_sent_around_the_gateway_is_counted_from_the_engine,
+    the_engines_own_count_of_running_requests_changes_nothing,
+    a_booking_with_direct_access_has_no_guarantee_and_stops_judging_on_its_machine,
     a_provider_sending_one_character_chunks_is_believed_no_further_than_its_text,
     a_stream_the_gateway_cannot_read_or_that_ends_before_done_delivered_nothing,
 );
 
 on_backends!(
+    one_engine_listed_twice_counts_its_streams_together,
     the_renters_own_errors_earn_no_credit,
     a_request_without_max_tokens_gets_what_is_left_of_the_served_context,
 );
@@ -656,8 +658,8 @@ async fn a_booking_of_one_gpu_of_two_reads_no_metrics(app: TestApp) {
 /// How a shaped engine answers. Every shape answers 404 to a model other than `tiny`, as
 /// vLLM does. `Burst` holds the answer back 500 ms and sends its ten tokens in one chunk;
 /// `Inflated` streams a token every 50 ms (20 tok/s) and claims eight times as many; `Paced`
-/// streams a token every 10 ms (under 100 tok/s), honestly, and says it runs four requests
-/// (the renter's own, sent around the gateway); `OneCharacter` streams 20 one-character
+/// streams a token every 20 ms (some 50 tok/s), honestly, and its `/metrics` says it runs
+/// 10,000 requests; `OneCharacter` streams 20 one-character
 /// chunks 20 ms apart (50 a second) claiming eight tokens each; `BadUsage` streams like
 /// `Paced` and ends with `"usage": "x"`; `Cut` streams like `Paced` and closes without
 /// `[DONE]`; `Refusing` answers every request 400 (a prompt too long, say); `ShortContext`
@@ -719,9 +721,8 @@ fn start_shaped_engine(shape: Shape) -> String {
                             ));
                             (pieces, 10)
                         }
-                        Shape::Paced | Shape::Cut | Shape::ShortContext | Shape::Refusing => {
-                            (paced(), 10)
-                        }
+                        Shape::Paced => (paced(), 20),
+                        Shape::Cut | Shape::ShortContext | Shape::Refusing => (paced(), 10),
                     };
                     if shape != Shape::Cut {
                         pieces.push(web::Bytes::from_static(b"data: [DONE]\n\n"));
@@ -744,7 +745,7 @@ fn start_shaped_engine(shape: Shape) -> String {
             .route(
                 "/metrics",
                 web::get().to(move || async move {
-                    let running = if shape == Shape::Paced { 4 } else { 1 };
+                    let running = if shape == Shape::Paced { 10_000 } else { 1 };
                     HttpResponse::Ok()
                         .content_type("text/plain")
                         .body(format!("vllm:num_requests_running {running}\n"))
@@ -771,20 +772,41 @@ fn envelope_serving(max_model_len: u64) -> String {
     serde_json::to_string(&envelope).unwrap()
 }
 
+/// What a test's listing is: its GPUs, and the report's tokens per chunk and served context.
+#[derive(Clone, Copy)]
+struct Machine {
+    gpus: i64,
+    tokens_per_chunk: f64,
+    max_model_len: Option<u64>,
+}
+
+const ONE_GPU: Machine = Machine {
+    gpus: 1,
+    tokens_per_chunk: 1.0,
+    max_model_len: None,
+};
+
 /// A listing of `engine` guaranteeing `min_fraction` of a report that measured 100, 90 and
 /// 50 tok/s per stream at 1, 2 and 4 streams, alike at contexts 0 and 1,024 (TTFT p99
 /// 20 ms, `tokens_per_chunk` tokens a chunk, prefill 10,000 tok/s; the engine's context
-/// `max_model_len` when given), with SSH access when `ssh`; and a booking of it that holds
-/// the guarantee. Returns (listing, booking, the renter's token).
+/// `max_model_len` when given), with SSH access when `ssh`; and a booking of one GPU of it,
+/// from now, that waives direct access and holds the guarantee. Returns (listing, booking,
+/// the renter's token).
 async fn guaranteed_booking(
     app: &TestApp,
     engine: &str,
     min_fraction: f64,
     ssh: bool,
-    (tokens_per_chunk, max_model_len): (f64, Option<u64>),
+    machine: Machine,
 ) -> (String, String, String) {
+    let Machine {
+        gpus,
+        tokens_per_chunk,
+        max_model_len,
+    } = machine;
     let p = provider(app).await;
     let mut body = listing_body(&p.org, engine);
+    body["hardware"]["gpu_count"] = json!(gpus);
     body["guarantee"] = json!({"min_fraction": min_fraction});
     if ssh {
         body["access"] = json!({"ssh": {"host": "gpu1.example.com", "port": 22, "user": "renter"}});
@@ -820,11 +842,13 @@ async fn guaranteed_booking(
         .await
         .unwrap();
     let renter = app.register("renter@example.com").await;
-    let booking = crate::gateway::book(app, &renter, &json!(listing), 0).await;
+    let waived = json!({"direct_access": false});
+    let booking = crate::gateway::book_with(app, &renter, &json!(listing), 0, waived).await;
     assert_eq!(
         booking["guarantee"]["min_fraction"], min_fraction,
         "{booking}"
     );
+    assert_eq!(booking["no_guarantee_reason"], Value::Null);
     (
         listing,
         booking["id"].as_str().unwrap().to_owned(),
@@ -874,7 +898,8 @@ async fn judge_one_bucket(
     let b: Value = app
         .get_json(&format!("/v1/bookings/{booking}"), Some(token))
         .await;
-    (b["guarantee"].clone(), usage["buckets"][0].clone())
+    let last = usage["buckets"].as_array().and_then(|b| b.last()).cloned();
+    (b["guarantee"].clone(), last.unwrap_or(Value::Null))
 }
 
 /// A guaranteed booking of a `shape`d engine, one bucket of six requests judged: the
@@ -889,9 +914,15 @@ async fn shaped_with(
     let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
     let engine = start_shaped_engine(shape);
     let report = match shape {
-        Shape::OneCharacter => (4.0, None),
-        Shape::ShortContext => (1.0, Some(SHORT_CONTEXT)),
-        _ => (1.0, None),
+        Shape::OneCharacter => Machine {
+            tokens_per_chunk: 4.0,
+            ..ONE_GPU
+        },
+        Shape::ShortContext => Machine {
+            max_model_len: Some(SHORT_CONTEXT),
+            ..ONE_GPU
+        },
+        _ => ONE_GPU,
     };
     let (listing, booking, token) =
         guaranteed_booking(&app, &engine, min_fraction, shape == Shape::Paced, report).await;
@@ -928,13 +959,95 @@ async fn a_provider_inflating_its_usage_earns_the_renter_credits(backend: Backen
     assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
 }
 
-async fn load_sent_around_the_gateway_is_counted_from_the_engine(backend: Backend) {
-    // One stream at a time through the gateway, at under 100 tok/s, while the engine says
-    // it runs four (the renter's own load, sent around the gateway): held to the 4-stream
-    // cell (50 tok/s) it delivers. Held to the gateway's count alone (1 stream: 100 tok/s)
-    // it would look slow against a 99 % guarantee and be credited.
+async fn the_engines_own_count_of_running_requests_changes_nothing(backend: Backend) {
+    // One stream at a time through the gateway, at some 50 tok/s, while the engine's
+    // /metrics says it runs 10,000 requests: held to the gateway's own count (1 stream:
+    // 100 tok/s), it is short of a 99 % guarantee and credited. Before, the engine's count
+    // set the load, no valid cell measured 10,000 streams, and nothing was judged.
     let guarantee = shaped(backend, Shape::Paced, 0.99).await;
-    assert_eq!(guarantee["credited_buckets"], 0, "{guarantee}");
+    assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
+}
+
+async fn a_booking_with_direct_access_has_no_guarantee_and_stops_judging_on_its_machine(
+    backend: Backend,
+) {
+    let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
+    let engine = start_shaped_engine(Shape::Paced);
+    let two = Machine { gpus: 2, ..ONE_GPU };
+    // A booking that waived direct access: guaranteed, and its access answer has no SSH.
+    let (listing, booking, token) = guaranteed_booking(&app, &engine, 0.99, true, two).await;
+    let access: Value = app
+        .get_json(&format!("/v1/bookings/{booking}/access"), Some(&token))
+        .await;
+    assert_eq!(access["ssh"], Value::Null, "{access}");
+    let (guarantee, bucket) = judge_one_bucket(&app, &booking, &token, (1, plain(), 200)).await;
+    assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
+    assert_eq!(bucket["unjudged_reason"], Value::Null, "{bucket}");
+    // Another renter books the other GPU with direct access (the default): no guarantee,
+    // and it says why; its access answer has the SSH it can load the engine through.
+    let other = app.register("other@example.com").await;
+    let direct = crate::gateway::book(&app, &other, &json!(listing), 0).await;
+    assert_eq!(direct["guarantee"], Value::Null, "{direct}");
+    assert_eq!(direct["no_guarantee_reason"], "direct_access", "{direct}");
+    assert_eq!(direct["direct_access"], true);
+    let id = direct["id"].as_str().unwrap();
+    let access: Value = app
+        .get_json(
+            &format!("/v1/bookings/{id}/access"),
+            Some(&other.access_token),
+        )
+        .await;
+    assert_eq!(access["ssh"]["host"], "gpu1.example.com", "{access}");
+    // While it holds the machine, the guaranteed booking's buckets are not judged.
+    let (guarantee, bucket) = judge_one_bucket(&app, &booking, &token, (1, plain(), 200)).await;
+    assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
+    assert_eq!(bucket["unjudged_reason"], "direct_access", "{bucket}");
+    assert_eq!(bucket["judged_requests"], 0, "{bucket}");
+    assert_eq!(bucket["requests"], 6, "{bucket}");
+}
+
+async fn one_engine_listed_twice_counts_its_streams_together(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let engine = start_shaped_engine(Shape::Paced);
+    let p = provider(&app).await;
+    let renter = app.register("renter@example.com").await;
+    let mut bookings = Vec::new();
+    // The same engine, spelled two ways (its origin is the same), behind two listings.
+    for base in [engine.clone(), format!("{engine}/")] {
+        let listing: Value = app
+            .post(
+                "/v1/listings",
+                Some(&p.owner.access_token),
+                listing_body(&p.org, &base),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        let listing = listing["id"].as_str().unwrap().to_owned();
+        let cells = [1, 2, 4]
+            .map(|c| crate::marketplace::decode_cell(0, c, 100.0 * c as f64))
+            .to_vec();
+        crate::marketplace::verified_with(&app, &listing, cells).await;
+        let booking = crate::gateway::book(&app, &renter, &json!(listing), 0).await;
+        bookings.push(booking["id"].as_str().unwrap().to_owned());
+    }
+    // One stream through each booking at once: the engine had two open (before, each
+    // listing counted its own one).
+    let streams = bookings.iter().map(|booking| async {
+        let res = crate::gateway::chat(&app, booking, &renter.access_token, plain())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        res.text().await.unwrap()
+    });
+    futures_util::future::join_all(streams).await;
+    for booking in &bookings {
+        let rows = metered_requests(&app, booking, 1).await;
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].concurrency, 2, "{booking}");
+    }
 }
 
 async fn a_provider_sending_one_character_chunks_is_believed_no_further_than_its_text(

@@ -588,3 +588,53 @@ async fn a_former_admins_organisation_keys_stop_working() {
     )
     .await;
 }
+
+/// An organisation holds at most `max_listings_per_org` listings that are not delisted: six
+/// racing creations under a quota of three make three (before, all six were made);
+/// delisting one makes room for one more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_organisation_holds_at_most_its_listing_quota() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let app = TestApp::spawn_with(backend, |c| c.limits.max_listings_per_org = 3).await;
+        let p = provider(&app).await;
+        let body = crate::verification::listing_body(&p.org, "http://127.0.0.1:9");
+        let creations = (0..6).map(|_| {
+            let request = app
+                .client
+                .post(app.url("/v1/listings"))
+                .bearer_auth(&p.owner.access_token)
+                .json(&body);
+            tokio::spawn(async move { request.send().await.unwrap() })
+        });
+        let mut made = Vec::new();
+        let mut refused = 0;
+        for creation in creations {
+            let res = creation.await.unwrap();
+            if res.status() == StatusCode::CREATED {
+                let listing: Value = res.json().await.unwrap();
+                made.push(listing["id"].as_str().unwrap().to_owned());
+            } else {
+                let problem = assert_problem(res, 409, "listing_quota_reached").await;
+                assert!(
+                    problem["detail"].as_str().unwrap().contains('3'),
+                    "{problem}"
+                );
+                refused += 1;
+            }
+        }
+        assert_eq!((made.len(), refused), (3, 3), "{backend:?}");
+        let res = app
+            .call(
+                reqwest::Method::DELETE,
+                &format!("/v1/listings/{}", made[0]),
+                Some(&p.owner.access_token),
+                None,
+            )
+            .await;
+        assert!(res.status().is_success(), "{}", res.status());
+        let again = app
+            .post("/v1/listings", Some(&p.owner.access_token), body.clone())
+            .await;
+        assert_eq!(again.status(), StatusCode::CREATED, "{backend:?}");
+    }
+}

@@ -17,6 +17,7 @@ use receiver::Receiver;
 on_backends!(
     deliveries_are_signed_retried_and_listed,
     who_manages_which_endpoints,
+    a_former_admins_organisation_endpoints_are_disabled,
     internal_receivers_need_webhook_allow_private,
 );
 measured_on_backend!(sqlite = Sqlite; a_verification_is_told_to_its_organisation);
@@ -772,4 +773,55 @@ async fn an_endpoint_failing_for_days_is_disabled_and_its_admins_told(backend: s
         .await;
     assert_eq!(listed["items"][0]["enabled"], true, "{listed}");
     assert!(listed["items"][0]["failing_since"].is_null());
+}
+
+/// Organisation endpoints are an admin's to register: when the admin who registered one is
+/// demoted or leaves, it is disabled (before, it kept receiving the organisation's events,
+/// signed with a secret the former admin holds); the owner's own stays enabled.
+async fn a_former_admins_organisation_endpoints_are_disabled(backend: store::Backend) {
+    let app = TestApp::spawn_with(backend, quick).await;
+    let p = provider(&app, "owner@example.com").await;
+    let demoted = joined(&app, &p, "demoted@example.com", "admin").await;
+    let leaving = joined(&app, &p, "leaving@example.com", "admin").await;
+    let path = org_path(&p.org);
+    let events = json!(["listing.down"]);
+    let mut ids = Vec::new();
+    for (who, url) in [
+        (&demoted, "http://127.0.0.1:1/demoted"),
+        (&leaving, "http://127.0.0.1:1/leaving"),
+        (&p.member, "http://127.0.0.1:1/owner"),
+    ] {
+        let made = register(&app, &path, &who.access_token, url, events.clone()).await;
+        ids.push(made["endpoint"]["id"].as_str().unwrap().to_owned());
+    }
+    let member = |who: &Session| format!("/v1/orgs/{}/members/{}", p.org, who.user_id);
+    let res = app
+        .call(
+            Method::PATCH,
+            &member(&demoted),
+            Some(&p.member.access_token),
+            Some(json!({"role": "member"})),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let res = app
+        .call(
+            Method::DELETE,
+            &member(&leaving),
+            Some(&leaving.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    let listed: Value = app.get_json(&path, Some(&p.member.access_token)).await;
+    for (id, enabled) in ids.iter().zip([false, false, true]) {
+        let shown = listed["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == id.as_str())
+            .unwrap_or_else(|| panic!("{id} in {listed}"));
+        assert_eq!(shown["enabled"], enabled, "{shown}");
+        assert_eq!(shown["disabled_reason"].is_string(), !enabled, "{shown}");
+    }
 }

@@ -1,7 +1,8 @@
 //! Where a gateway stream is counted, for every replica: with Redis in leased sorted sets
 //! (one Lua script admits, on Redis's clock, raising every open stream's peak), else on
-//! PostgreSQL in leased rows under the listing's lock; in this process only when embedded on
-//! SQLite. Each returns, when a stream closes, its peak: the most streams open to the
+//! PostgreSQL in leased rows under an advisory lock on the engine; in this process only when
+//! embedded on SQLite. Streams are counted per engine ([`super::engine_key`]): every listing
+//! naming the same engine counts together. Each returns, when a stream closes, its peak: the most streams open to the
 //! machine at once while it was.
 
 use std::collections::HashMap;
@@ -95,7 +96,7 @@ impl App {
     /// The Redis keys of a booking's streams on a machine: one hash slot per machine.
     fn stream_keys(&self, lease: &StreamLease) -> [String; 3] {
         let ns = &self.config().redis.namespace;
-        let machine = lease.listing_id;
+        let machine = lease.machine;
         [
             format!("{ns}:gw:{{{machine}}}:booking:{}", lease.booking_id),
             format!("{ns}:gw:{{{machine}}}:open"),
@@ -201,7 +202,7 @@ impl LocalSlots {
         }
         let peak = Arc::new(AtomicUsize::new(0));
         let mut machines = self.machines.lock().unwrap_or_else(PoisonError::into_inner);
-        let streams = machines.entry(lease.listing_id).or_default();
+        let streams = machines.entry(lease.machine).or_default();
         streams.push(Arc::clone(&peak));
         let now_open = streams.len();
         for stream in streams.iter() {
@@ -221,10 +222,10 @@ impl LocalSlots {
         }
         drop(open);
         let mut machines = self.machines.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(streams) = machines.get_mut(&lease.listing_id) {
+        if let Some(streams) = machines.get_mut(&lease.machine) {
             streams.retain(|p| !Arc::ptr_eq(p, peak));
             if streams.is_empty() {
-                machines.remove(&lease.listing_id);
+                machines.remove(&lease.machine);
             }
         }
         peak.load(Ordering::Relaxed).max(1)

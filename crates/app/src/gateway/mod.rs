@@ -28,11 +28,29 @@ pub use usage::{Usage, UsageBucket};
 
 use crate::{App, AppError, Caller};
 
+/// The key the gateway counts an engine's streams under: its origin (scheme, host and port),
+/// so that every listing naming the same engine counts together — a provider listing one
+/// engine twice does not halve the load its requests are held to.
+pub fn engine_key(base_url: &str) -> Uuid {
+    use sha2::Digest;
+    let origin = url::Url::parse(base_url)
+        .ok()
+        .map(|url| url.origin())
+        .filter(url::Origin::is_tuple)
+        .map_or_else(|| base_url.to_owned(), |o| o.ascii_serialization());
+    let digest = sha2::Sha256::digest(origin.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    Uuid::from_bytes(key)
+}
+
 /// Where a booking's requests go, and their limits.
 #[derive(Debug, Clone)]
 pub struct GatewayTarget {
     pub booking_id: Uuid,
     pub listing_id: Uuid,
+    /// The engine's key ([`engine_key`]): its streams are counted under it.
+    pub machine: Uuid,
     pub engine_base_url: String,
     pub engine_api_key: Option<domain::EngineKey>,
     /// Streams the booking may have open at once: its share of the machine.
@@ -48,8 +66,8 @@ pub struct GatewayTarget {
     pub ends_at: DateTime<Utc>,
     /// The booking holds every GPU of the machine: nobody else's counters are on it.
     pub whole_machine: bool,
-    /// The booking also reaches the machine directly (SSH or an HTTPS URL): the engine's
-    /// own count of running requests is sampled beside the gateway's.
+    /// The booking also reaches the machine directly (SSH or an HTTPS URL): it carries no
+    /// guarantee. The gateway never reads the engine's own count of running requests.
     pub direct_access: bool,
 }
 
@@ -190,6 +208,7 @@ impl App {
         Ok(GatewayTarget {
             booking_id: booking,
             listing_id: record.listing_id,
+            machine: engine_key(&listing.engine_base_url),
             engine_base_url: listing.engine_base_url.clone(),
             engine_api_key: self.engine_key_of(listing)?,
             max_streams: share.max(1),
@@ -198,7 +217,7 @@ impl App {
             max_model_len: facts.max_model_len,
             ends_at: record.ends_at,
             whole_machine: record.gpu_count >= listing.gpu_count,
-            direct_access: listing.access_ssh_host.is_some() || listing.access_https_url.is_some(),
+            direct_access: store::reaches_directly(listing, record.direct_access),
         })
     }
 
@@ -380,7 +399,8 @@ impl App {
                 text_bytes: metered.text_bytes.map(as_i64),
                 max_tokens: metered.max_tokens.map(as_i64),
                 last_token_ms: metered.last_token_ms,
-                engine_load: load.engine.map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
+                // The engine's own count is never read (judging rests on the gateway's).
+                engine_load: None,
             })
             .await?;
         Ok(())

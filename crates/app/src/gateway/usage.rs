@@ -5,7 +5,7 @@ use chrono::{DateTime, Duration, Utc};
 use domain::guarantee::Verified;
 use uuid::Uuid;
 
-use crate::guarantees::{by_bucket, judge, verified_cells};
+use crate::guarantees::{by_bucket, judge, reached_directly, verified_cells};
 use crate::{App, AppError, Caller};
 
 /// Most requests one usage answer reads.
@@ -42,6 +42,9 @@ pub struct UsageBucket {
     pub client_stall_ms_max: Option<f64>,
     /// The client read too slowly for the bucket to be judged against the machine.
     pub slow_reader: bool,
+    /// Why the bucket was not judged at all: `direct_access` when a booking of the machine
+    /// that reached it directly (SSH or an HTTPS URL) held it meanwhile.
+    pub unjudged_reason: Option<&'static str>,
     /// The credit the bucket earned under the booking's guarantee (once judged).
     pub credit_minor: i64,
 }
@@ -72,6 +75,13 @@ impl App {
             None => Verified::default(),
         };
         let credits = self.db().credits_of(booking).await?;
+        let (from, until) = match (rows.first(), rows.last()) {
+            (Some(first), Some(last)) => (first.finished_at, last.finished_at + bucket),
+            _ => (record.starts_at, record.starts_at),
+        };
+        let direct = self
+            .direct_access_between(record.listing_id, from - bucket, until)
+            .await?;
         let mut usage = Usage::default();
         for (start, requests) in by_bucket(&rows, bucket) {
             let as_u64 = |n: i64| n.max(0) as u64;
@@ -79,7 +89,12 @@ impl App {
             let output_tokens = requests.iter().map(|r| as_u64(r.output_tokens)).sum();
             let ttfts: Vec<f64> = requests.iter().filter_map(|r| r.ttft_ms).collect();
             let speeds: Vec<f64> = requests.iter().filter_map(|r| r.per_stream_tok_s).collect();
-            let judgement = judge(&requests, &cells);
+            let unjudged_reason =
+                reached_directly(&direct, start, bucket).then_some("direct_access");
+            let judgement = match unjudged_reason {
+                Some(_) => domain::guarantee::Judgement::default(),
+                None => judge(&requests, &cells),
+            };
             usage.requests += requests.len() as u64;
             usage.prompt_tokens = usage.prompt_tokens.saturating_add(prompt_tokens);
             usage.output_tokens = usage.output_tokens.saturating_add(output_tokens);
@@ -101,6 +116,7 @@ impl App {
                 rejected_requests: judgement.rejected,
                 client_stall_ms_max: judgement.client_stall_ms_max,
                 slow_reader: judgement.slow_reader,
+                unjudged_reason,
                 credit_minor: credits
                     .iter()
                     .find(|c| c.bucket_start == start)

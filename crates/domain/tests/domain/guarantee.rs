@@ -45,7 +45,6 @@ fn honest(prompt: i64, chunks: i64, tokens_per_chunk: i64, tok_s: f64, ttft: f64
         ttft_ms: Some(ttft),
         last_token_ms: Some(ttft + (tokens - 1).max(0) as f64 / tok_s * 1000.0),
         concurrency: 1,
-        engine_load: None,
         client_stall_ms: Some(0.0),
     }
 }

@@ -32,6 +32,12 @@ pub struct Model {
     pub cancel_claimed_until: Option<DateTimeUtc>,
     /// The plan it was booked in, with the plan's other bookings (all or none).
     pub plan_id: Option<Uuid>,
+    /// Whether the renter is given the machine's SSH and HTTPS access (unless waived): it can
+    /// then reach the engine around the gateway.
+    pub direct_access: bool,
+    /// Why it has no performance guarantee, when it has none: `listing_offers_none`,
+    /// `listing_not_verified`, `direct_access` or `interruptible`.
+    pub no_guarantee_reason: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

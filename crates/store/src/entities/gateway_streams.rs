@@ -9,6 +9,9 @@ pub struct Model {
     pub id: Uuid,
     pub booking_id: Uuid,
     pub listing_id: Uuid,
+    /// The engine it goes to (a key of its origin): streams are counted per engine, across
+    /// every listing naming it. `NULL` on rows written before it was kept.
+    pub machine: Option<Uuid>,
     pub expires_at: DateTimeUtc,
     /// The most streams open to the machine at once since this one opened.
     pub peak: i32,

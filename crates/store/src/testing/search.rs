@@ -296,6 +296,8 @@ pub async fn search_hold(
         cancel_requested_at: Set(None),
         cancel_claimed_until: Set(None),
         plan_id: Set(None),
+        direct_access: Set(true),
+        no_guarantee_reason: Set(None),
     })
     .exec_without_returning(db.conn())
     .await?;

@@ -46,6 +46,8 @@ pub(crate) fn booking(
         cancel_requested_at: None,
         cancel_claimed_until: None,
         plan_id: None,
+        direct_access: true,
+        no_guarantee_reason: None,
     }
 }
 

@@ -24,6 +24,11 @@ pub struct CreateBookingRequest {
     /// Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
+    /// Give the booking the machine's SSH and HTTPS access, where the listing has them
+    /// (default `true`). `false` waives them: only the gateway reaches the engine, and the
+    /// booking carries the listing's performance guarantee (a booking with direct access
+    /// has none: `no_guarantee_reason: "direct_access"`).
+    pub direct_access: Option<bool>,
 }
 
 /// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
@@ -55,6 +60,7 @@ pub async fn create(
                 starts_at: body.starts_at,
                 ends_at: body.ends_at,
                 idempotency_key: key,
+                direct_access: body.direct_access.unwrap_or(true),
             },
         )
         .await?;

@@ -58,6 +58,11 @@ pub struct UsageBucketView {
     /// Writes to the client stayed blocked for more than 50 ms: the bucket earns no credit
     /// (a slow reader slows the stream, not the machine).
     pub slow_reader: bool,
+    /// Why the bucket was not judged at all: `direct_access` when a booking of the same
+    /// machine that reached it directly (SSH or an HTTPS URL) held it during the bucket (its
+    /// renter could load the engine around the gateway); `null` otherwise.
+    #[schema(value_type = Option<String>)]
+    pub unjudged_reason: Option<&'static str>,
     /// Credit the bucket earned under the booking's guarantee, in the booking's currency's
     /// minor units (0 until the bucket is judged, a bucket's length after it ends).
     pub credit_minor: i64,
@@ -116,6 +121,7 @@ pub async fn usage(
                 rejected_requests: b.rejected_requests,
                 client_stall_ms_max: b.client_stall_ms_max,
                 slow_reader: b.slow_reader,
+                unjudged_reason: b.unjudged_reason,
                 credit_minor: b.credit_minor,
             })
             .collect(),

@@ -91,10 +91,7 @@ fn insert(
 async fn release(slot: Option<GatewaySlot>) -> Load {
     match slot {
         Some(slot) => slot.release().await,
-        None => Load {
-            gateway: 1,
-            engine: None,
-        },
+        None => Load { gateway: 1 },
     }
 }
 

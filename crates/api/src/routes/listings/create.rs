@@ -8,7 +8,8 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    EmailUnverified, Forbidden, InvalidToken, Unauthenticated, ValidationFailed,
+    EmailUnverified, Forbidden, InvalidToken, ListingQuotaReached, Unauthenticated,
+    ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::{
@@ -71,7 +72,7 @@ pub struct CreateListingRequest {
     request_body = CreateListingRequest,
     responses(
         (status = 201, description = "Listed", body = ListingView),
-        Problems<(InvalidToken, Unauthenticated, EmailUnverified, Forbidden, ValidationFailed)>,
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, Forbidden, ListingQuotaReached, ValidationFailed)>,
     )
 )]
 #[post("/listings")]

@@ -36,6 +36,10 @@ pub struct BookPlanRequest {
     /// Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
+    /// Give the bookings the machines' SSH and HTTPS access (default `true`). `false` waives
+    /// them: only the gateway reaches the engines, and the bookings carry the listings'
+    /// performance guarantees (a booking with direct access has none).
+    pub direct_access: Option<bool>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -92,6 +96,7 @@ pub async fn book(
                 starts_at: body.starts_at,
                 ends_at: body.ends_at,
                 idempotency_key: key,
+                direct_access: body.direct_access.unwrap_or(true),
             },
         )
         .await?;
