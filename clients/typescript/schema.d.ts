@@ -2110,6 +2110,13 @@ export interface components {
             direct_access?: boolean | null;
             /** Format: date-time */
             ends_at: string;
+            /**
+             * Format: int64
+             * @description The price per hour of the whole plan you expect to pay (as `GET /v1/offers`'s `plan`
+             *     showed it), minor units: if the plan costs another now, 409 `price_changed` with
+             *     `price`, the plan's price now, and nothing is booked.
+             */
+            expected_price_per_hour?: number | null;
             /** Format: double */
             itl_p99_ms: number;
             /**
@@ -2308,6 +2315,13 @@ export interface components {
             direct_access?: boolean | null;
             /** Format: date-time */
             ends_at: string;
+            /**
+             * Format: int64
+             * @description The price per GPU-hour you expect to pay, in the listing's currency's minor units (as
+             *     its `price.amount_per_gpu_hour` showed it): if the listing asks another now, 409
+             *     `price_changed` with `price`, the price now, and nothing is booked.
+             */
+            expected_amount_per_gpu_hour?: number | null;
             /** Format: int64 */
             gpu_count: number;
             /** Format: uuid */
@@ -3496,6 +3510,7 @@ export interface components {
             detail: string;
             /** @description Present on validation errors: each offending field. */
             errors?: components["schemas"]["FieldError"][];
+            price?: components["schemas"]["MoneyView"] | null;
             /** Format: int32 */
             status: number;
             title: string;
@@ -5492,7 +5507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `booking_conflict`: The capacity is taken; `listing_delisted`: The listing has been delisted; `outside_availability`: The machine is not available then; `payouts_not_enabled`: The provider cannot take payments yet */
+            /** @description `booking_conflict`: The capacity is taken; `listing_delisted`: The listing has been delisted; `outside_availability`: The machine is not available then; `payouts_not_enabled`: The provider cannot take payments yet; `price_changed`: The price is not the one expected */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -210,6 +210,7 @@ async fn book_plan(args: BookArgs) -> Result<(), Failure> {
         starts_at: args.from,
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
         direct_access: None,
+        expected_price_per_hour: None,
     };
     let plan = ctx
         .booking_call(&key, "plan", || {

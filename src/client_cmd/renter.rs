@@ -300,6 +300,7 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
         starts_at: args.from,
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
         direct_access: args.no_direct_access.then_some(false),
+        expected_amount_per_gpu_hour: None,
     };
     let booking = ctx
         .booking_call(&key, "booking", || {

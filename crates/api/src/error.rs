@@ -57,6 +57,7 @@ codes! {
     NOT_FOUND / NotFound = ("not_found", 404, "Not found");
     METHOD_NOT_ALLOWED / MethodNotAllowed = ("method_not_allowed", 405, "Method not allowed");
     EMAIL_TAKEN / EmailTaken = ("email_taken", 409, "The email is taken");
+    PRICE_CHANGED / PriceChanged = ("price_changed", 409, "The price is not the one expected");
     LISTING_QUOTA_REACHED / ListingQuotaReached = ("listing_quota_reached", 409, "The organisation holds as many listings as it may");
     ALREADY_MEMBER / AlreadyMember = ("already_member", 409, "Already a member");
     LAST_OWNER / LastOwner = ("last_owner", 409, "The organisation needs an owner");
@@ -235,6 +236,9 @@ pub struct Problem {
     /// Present on validation errors: each offending field.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
+    /// Present on `price_changed`: the price now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<crate::views::MoneyView>,
 }
 
 /// An error on its way to becoming a problem+json response.
@@ -245,6 +249,8 @@ pub struct ApiError {
     errors: Vec<FieldError>,
     /// Seconds to wait before trying again (`Retry-After`).
     retry_after: Option<u64>,
+    /// The price now (`price_changed`).
+    price: Option<app::Money>,
 }
 
 impl ApiError {
@@ -254,6 +260,7 @@ impl ApiError {
             detail: detail.into(),
             errors: Vec::new(),
             retry_after: None,
+            price: None,
         }
     }
 
@@ -274,6 +281,7 @@ impl ApiError {
             detail: format!("{field}: {message}"),
             errors: vec![FieldError { field, message }],
             retry_after: None,
+            price: None,
         }
     }
 
@@ -292,6 +300,7 @@ impl ApiError {
                 .join("; "),
             errors,
             retry_after: None,
+            price: None,
         }
     }
 
@@ -307,6 +316,7 @@ impl ApiError {
             detail: self.detail.clone(),
             code: self.code.code.to_owned(),
             errors: self.errors.clone(),
+            price: self.price.map(crate::views::MoneyView::from),
         }
     }
 }
@@ -344,6 +354,10 @@ impl From<AppError> for ApiError {
             AppError::Validation(v) => Self::field(v.field, v.message),
             AppError::Invalid(fields) => Self::fields(fields),
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
+            AppError::PriceChanged(now) => Self {
+                price: Some(now),
+                ..Self::new(code::PRICE_CHANGED, err.to_string())
+            },
             AppError::ListingQuotaReached(_) => {
                 Self::new(code::LISTING_QUOTA_REACHED, err.to_string())
             }

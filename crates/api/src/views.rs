@@ -586,7 +586,7 @@ pub struct PaymentView {
 }
 
 /// A money amount in integer minor units.
-#[derive(Debug, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MoneyView {
     pub amount: i64,
     pub currency: String,

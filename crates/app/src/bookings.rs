@@ -23,6 +23,9 @@ pub struct BookingRequest<'a> {
     /// Whether the renter is given the machine's SSH and HTTPS access: `false` waives them,
     /// so that the booking can carry the listing's guarantee.
     pub direct_access: bool,
+    /// The price per GPU-hour the renter expects to pay, in the listing's currency's minor
+    /// units: another one now is `price_changed` (not part of what the key stands for).
+    pub expected_amount_per_gpu_hour: Option<i64>,
 }
 
 impl BookingRequest<'_> {
@@ -226,6 +229,12 @@ impl App {
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
         let per_gpu_hour = crate::stored_money(listing.price_amount, &listing.currency)?;
+        if request
+            .expected_amount_per_gpu_hour
+            .is_some_and(|expected| expected != per_gpu_hour.minor())
+        {
+            return Err(AppError::PriceChanged(per_gpu_hour));
+        }
         let record = self.new_booking(
             NewBooking {
                 listing: listing.id,
@@ -246,6 +255,8 @@ impl App {
             max_gpu_hours: self.config().limits.max_booked_gpu_hours,
         };
         let rules = |machine: &booking::Machine| {
+            // Made at the price read before the lock: never at one the listing no longer asks.
+            booking::price_as_expected(machine, Some(per_gpu_hour))?;
             booking::admit(machine, &interval, gpus)?;
             booking::within_quota(&machine.renter_open, &interval, gpus, now, quota)
         };
@@ -524,6 +535,7 @@ pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
         )
         .into(),
         Refusal::Delisted => AppError::ListingDelisted,
+        Refusal::PriceChanged { now } => AppError::PriceChanged(now),
         Refusal::OutsideWindow { from, until } => {
             let show = |t: Option<DateTime<Utc>>, open: &str| {
                 t.map_or_else(|| open.to_owned(), |t| t.to_rfc3339())

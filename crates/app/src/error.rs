@@ -14,6 +14,10 @@ pub enum AppError {
     Invalid(Vec<(String, String)>),
     #[error("an account with this email already exists")]
     EmailTaken,
+    /// The price is not the one the renter expected (or it changed while booking): what it
+    /// is now.
+    #[error("the price is now {} {} (minor units)", .0.minor(), .0.currency().code())]
+    PriceChanged(domain::Money),
     /// The organisation holds as many listings as it may; says how many.
     #[error("the organisation holds its {0} listings already: delist one first")]
     ListingQuotaReached(u32),

@@ -55,7 +55,24 @@ fn answered(body: &[u8]) -> bool {
     serde_json::from_slice::<Answer>(body).is_ok_and(|a| !a.choices.is_empty())
 }
 
-/// Probes an engine: a one-token completion of `model` at `base`'s `/v1/completions`, with
+/// Ordinary words a probe's prompt is made of, six drawn at random each time: an engine
+/// cannot tell a probe from a renter's request by a fixed prompt and answer only probes.
+const PROBE_WORDS: &[&str] = &[
+    "the", "weather", "today", "a", "short", "note", "about", "river", "garden", "train",
+    "morning", "letter", "green", "quiet", "city", "book", "write", "next", "story", "after",
+];
+
+/// A probe's prompt and `max_tokens` (1 to 4), drawn from `seed`.
+fn probe_prompt(seed: [u8; 8]) -> (String, u64) {
+    let words: Vec<&str> = seed[..6]
+        .iter()
+        .map(|b| PROBE_WORDS[usize::from(*b) % PROBE_WORDS.len()])
+        .collect();
+    (words.join(" "), 1 + u64::from(seed[6] % 4))
+}
+
+/// Probes an engine: a completion of a few tokens of `model` at `base`'s `/v1/completions`
+/// (its prompt and length drawn at random, so that a probe looks like any request), with
 /// `key` as its bearer token, answered HTTP 2xx with at least one choice within `timeout`.
 /// The address is checked under `policy` (the client must be built under it too, so that
 /// every resolved address is checked); the answer is read up to 64 KiB and only judged.
@@ -69,11 +86,12 @@ pub async fn probe_engine(
     let Ok(url) = outbound::engine_url(base, "/v1/completions", policy) else {
         return false;
     };
+    let (prompt, max_tokens) =
+        probe_prompt(crate::secrets::random_bytes::<8>().unwrap_or_default());
     let body = serde_json::json!({
         "model": model,
-        "prompt": "ping",
-        "max_tokens": 1,
-        "temperature": 0,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
     });
     let mut request = client
         .post(url)
@@ -395,6 +413,19 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probe_is_not_told_apart_by_a_fixed_prompt() {
+        let (a, a_tokens) = probe_prompt([0, 1, 2, 3, 4, 5, 0, 0]);
+        let (b, b_tokens) = probe_prompt([9, 8, 7, 6, 5, 4, 3, 0]);
+        assert_ne!(a, b);
+        assert_eq!(a, "the weather today a short note");
+        assert_eq!((a_tokens, b_tokens), (1, 4));
+        let drawn: std::collections::HashSet<String> = (0..20)
+            .map(|_| probe_prompt(crate::secrets::random_bytes::<8>().unwrap()).0)
+            .collect();
+        assert!(drawn.len() > 15, "{drawn:?}");
+    }
 
     #[test]
     fn a_fleet_is_spread_over_the_period() {

@@ -369,6 +369,10 @@ pub struct PlanRequest<'a> {
     /// Whether the plan's bookings are given the machines' SSH and HTTPS access: `false`
     /// waives them, so that they can carry the listings' guarantees.
     pub direct_access: bool,
+    /// The price per hour of the whole plan the renter expects to pay, minor units of the
+    /// plan's currency: another one now is `price_changed` (not part of what the key stands
+    /// for).
+    pub expected_price_per_hour: Option<i64>,
 }
 
 impl PlanRequest<'_> {
@@ -442,6 +446,12 @@ impl App {
                     checked.users
                 )));
             };
+            if request
+                .expected_price_per_hour
+                .is_some_and(|expected| expected != plan.price_per_hour.minor())
+            {
+                return Err(AppError::PriceChanged(plan.price_per_hour));
+            }
             let plan_id = Uuid::now_v7();
             let mut bookings = Vec::with_capacity(plan.listings.len());
             let mut destinations = Vec::with_capacity(plan.listings.len());
@@ -490,7 +500,16 @@ impl App {
                     bookings,
                     now,
                     |open| booking::within_quota(open, &interval, gpus, now, quota),
-                    |machine, b| booking::admit(machine, &interval, b.gpu_count),
+                    |machine, b| {
+                        // A machine whose price changed since the plan was priced is left out
+                        // and the plan chosen again: never booked at a stale price.
+                        let priced = offers
+                            .iter()
+                            .find(|o| o.listing.id.as_uuid() == b.listing_id)
+                            .map(|o| o.listing.price);
+                        booking::price_as_expected(machine, priced)?;
+                        booking::admit(machine, &interval, b.gpu_count)
+                    },
                 )
                 .await;
             let booked = match booked {

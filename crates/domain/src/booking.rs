@@ -138,6 +138,8 @@ pub struct Machine {
     /// Its maintenance windows that overlap the interval, `[from, until)`: the whole machine
     /// is out of service over each.
     pub maintenance: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Its price per GPU-hour, as read under the lock (`None` where unknown).
+    pub price_per_gpu_hour: Option<crate::Money>,
 }
 
 /// What one renter may hold at once, in every payment mode.
@@ -185,6 +187,19 @@ pub enum Refusal {
     /// The booking alone is more GPU-hours than any renter may hold.
     #[error("the booking alone is more GPU-hours than a renter may hold")]
     TooLarge { max_gpu_hours: u32 },
+    /// The price is not the one the renter expected: what it is now (per GPU-hour).
+    #[error("the price is not the one expected")]
+    PriceChanged { now: crate::Money },
+}
+
+/// Refuses a booking priced at `priced` per GPU-hour when the machine's price, read under its
+/// lock, is another now (a provider's edit raced the booking): a booking is never made at a
+/// price the listing no longer asks. Where either is unknown, no check.
+pub fn price_as_expected(machine: &Machine, priced: Option<crate::Money>) -> Result<(), Refusal> {
+    match (priced, machine.price_per_gpu_hour) {
+        (Some(priced), Some(now)) if now != priced => Err(Refusal::PriceChanged { now }),
+        _ => Ok(()),
+    }
 }
 
 /// GPU-hours of `[starts_at, ends_at)` still ahead of `now`.
@@ -359,7 +374,17 @@ mod tests {
             holding: vec![(t(1), t(3), 1)],
             renter_open: vec![],
             maintenance: vec![(t(4), t(5))],
+            price_per_gpu_hour: Some(crate::Money::new(150, crate::Currency::Eur)),
         };
+        let eur = |minor| Some(crate::Money::new(minor, crate::Currency::Eur));
+        assert_eq!(price_as_expected(&machine, None), Ok(()));
+        assert_eq!(price_as_expected(&machine, eur(150)), Ok(()));
+        let changed = Err(Refusal::PriceChanged {
+            now: crate::Money::new(150, crate::Currency::Eur),
+        });
+        assert_eq!(price_as_expected(&machine, eur(149)), changed);
+        let dollars = Some(crate::Money::new(150, crate::Currency::Usd));
+        assert_eq!(price_as_expected(&machine, dollars), changed);
         assert_eq!(
             admit(&machine, &interval, 1),
             Ok(()),

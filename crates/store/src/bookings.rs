@@ -152,6 +152,9 @@ pub(crate) async fn lock_machine(
         holding,
         renter_open,
         maintenance,
+        price_per_gpu_hour: domain::Currency::parse("currency", &record.currency)
+            .ok()
+            .map(|currency| domain::Money::new(record.price_amount, currency)),
     };
     Ok((record, machine))
 }

@@ -28,6 +28,10 @@ class BookPlanRequest:
             `false` waives
             them: only the gateway reaches the engines, and the bookings carry the listings'
             performance guarantees (a booking with direct access has none).
+        expected_price_per_hour (int | None | Unset): The price per hour of the whole plan you expect to pay (as `GET
+            /v1/offers`'s `plan`
+            showed it), minor units: if the plan costs another now, 409 `price_changed` with
+            `price`, the plan's price now, and nothing is booked.
         max_price_per_hour (int | None | Unset): At most this price per hour for each whole machine, minor units.
         min_reliability (float | None | Unset): Only machines whose 30-day uptime (`reliability`) is at least this, 0 to
             1.
@@ -42,6 +46,7 @@ class BookPlanRequest:
     users: int
     currency: None | str | Unset = UNSET
     direct_access: bool | None | Unset = UNSET
+    expected_price_per_hour: int | None | Unset = UNSET
     max_price_per_hour: int | None | Unset = UNSET
     min_reliability: float | None | Unset = UNSET
 
@@ -72,6 +77,12 @@ class BookPlanRequest:
         else:
             direct_access = self.direct_access
 
+        expected_price_per_hour: int | None | Unset
+        if isinstance(self.expected_price_per_hour, Unset):
+            expected_price_per_hour = UNSET
+        else:
+            expected_price_per_hour = self.expected_price_per_hour
+
         max_price_per_hour: int | None | Unset
         if isinstance(self.max_price_per_hour, Unset):
             max_price_per_hour = UNSET
@@ -101,6 +112,8 @@ class BookPlanRequest:
             field_dict["currency"] = currency
         if direct_access is not UNSET:
             field_dict["direct_access"] = direct_access
+        if expected_price_per_hour is not UNSET:
+            field_dict["expected_price_per_hour"] = expected_price_per_hour
         if max_price_per_hour is not UNSET:
             field_dict["max_price_per_hour"] = max_price_per_hour
         if min_reliability is not UNSET:
@@ -143,6 +156,15 @@ class BookPlanRequest:
 
         direct_access = _parse_direct_access(d.pop("direct_access", UNSET))
 
+        def _parse_expected_price_per_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        expected_price_per_hour = _parse_expected_price_per_hour(d.pop("expected_price_per_hour", UNSET))
+
         def _parse_max_price_per_hour(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -171,6 +193,7 @@ class BookPlanRequest:
             users=users,
             currency=currency,
             direct_access=direct_access,
+            expected_price_per_hour=expected_price_per_hour,
             max_price_per_hour=max_price_per_hour,
             min_reliability=min_reliability,
         )

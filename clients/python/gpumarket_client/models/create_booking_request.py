@@ -25,6 +25,10 @@ class CreateBookingRequest:
             (default `true`). `false` waives them: only the gateway reaches the engine, and the
             booking carries the listing's performance guarantee (a booking with direct access
             has none: `no_guarantee_reason: "direct_access"`).
+        expected_amount_per_gpu_hour (int | None | Unset): The price per GPU-hour you expect to pay, in the listing's
+            currency's minor units (as
+            its `price.amount_per_gpu_hour` showed it): if the listing asks another now, 409
+            `price_changed` with `price`, the price now, and nothing is booked.
     """
 
     ends_at: datetime.datetime
@@ -32,6 +36,7 @@ class CreateBookingRequest:
     listing_id: UUID
     starts_at: datetime.datetime
     direct_access: bool | None | Unset = UNSET
+    expected_amount_per_gpu_hour: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         ends_at = self.ends_at.isoformat()
@@ -48,6 +53,12 @@ class CreateBookingRequest:
         else:
             direct_access = self.direct_access
 
+        expected_amount_per_gpu_hour: int | None | Unset
+        if isinstance(self.expected_amount_per_gpu_hour, Unset):
+            expected_amount_per_gpu_hour = UNSET
+        else:
+            expected_amount_per_gpu_hour = self.expected_amount_per_gpu_hour
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -60,6 +71,8 @@ class CreateBookingRequest:
         )
         if direct_access is not UNSET:
             field_dict["direct_access"] = direct_access
+        if expected_amount_per_gpu_hour is not UNSET:
+            field_dict["expected_amount_per_gpu_hour"] = expected_amount_per_gpu_hour
 
         return field_dict
 
@@ -83,12 +96,22 @@ class CreateBookingRequest:
 
         direct_access = _parse_direct_access(d.pop("direct_access", UNSET))
 
+        def _parse_expected_amount_per_gpu_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        expected_amount_per_gpu_hour = _parse_expected_amount_per_gpu_hour(d.pop("expected_amount_per_gpu_hour", UNSET))
+
         create_booking_request = cls(
             ends_at=ends_at,
             gpu_count=gpu_count,
             listing_id=listing_id,
             starts_at=starts_at,
             direct_access=direct_access,
+            expected_amount_per_gpu_hour=expected_amount_per_gpu_hour,
         )
 
         return create_booking_request

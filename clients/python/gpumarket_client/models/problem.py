@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.field_error import FieldError
+    from ..models.money_view import MoneyView
 
 
 T = TypeVar("T", bound="Problem")
@@ -26,6 +27,7 @@ class Problem:
         title (str):
         type_ (str): A URI naming the problem type: `urn:gpumarket:problem:<code>`.
         errors (list[FieldError] | Unset): Present on validation errors: each offending field.
+        price (MoneyView | None | Unset):
     """
 
     code: str
@@ -34,9 +36,12 @@ class Problem:
     title: str
     type_: str
     errors: list[FieldError] | Unset = UNSET
+    price: MoneyView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.money_view import MoneyView  # noqa: PLC0415
+
         code = self.code
 
         detail = self.detail
@@ -54,6 +59,14 @@ class Problem:
                 errors_item = errors_item_data.to_dict()
                 errors.append(errors_item)
 
+        price: dict[str, Any] | None | Unset
+        if isinstance(self.price, Unset):
+            price = UNSET
+        elif isinstance(self.price, MoneyView):
+            price = self.price.to_dict()
+        else:
+            price = self.price
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -67,12 +80,15 @@ class Problem:
         )
         if errors is not UNSET:
             field_dict["errors"] = errors
+        if price is not UNSET:
+            field_dict["price"] = price
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.field_error import FieldError  # noqa: PLC0415
+        from ..models.money_view import MoneyView  # noqa: PLC0415
 
         d = dict(src_dict)
         code = d.pop("code")
@@ -94,6 +110,23 @@ class Problem:
 
                 errors.append(errors_item)
 
+        def _parse_price(data: object) -> MoneyView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                price_type_0 = MoneyView.from_dict(data)
+
+                return price_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MoneyView | None | Unset, data)
+
+        price = _parse_price(d.pop("price", UNSET))
+
         problem = cls(
             code=code,
             detail=detail,
@@ -101,6 +134,7 @@ class Problem:
             title=title,
             type_=type_,
             errors=errors,
+            price=price,
         )
 
         problem.additional_properties = d

@@ -21,6 +21,7 @@ on_both_backends!(
 );
 
 on_backends!(
+    a_price_other_than_the_one_expected_books_nothing,
     a_plan_is_one_booking_against_the_quota,
     a_plan_not_paid_in_time_is_released_whole,
 );
@@ -587,6 +588,66 @@ async fn racing_renters_never_book_a_machine_twice_nor_half_a_plan(app: TestApp)
             }
         }
     }
+}
+
+/// A renter who says what they expect to pay gets 409 `price_changed` with the price now,
+/// and nothing booked, when it is another (the provider edited it since they looked); the
+/// same request with the price now books.
+async fn a_price_other_than_the_one_expected_books_nothing(backend: store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (ids, _) = machines(&app).await;
+    let renter = app.register("renter@example.com").await;
+    let listing: Value = app
+        .get_json(&format!("/v1/listings/{}", ids["fast"]), None)
+        .await;
+    let price = listing["price"]["amount_per_gpu_hour"].as_i64().unwrap();
+    let single = |key: &'static str, expected: i64| {
+        app.client
+            .post(app.url("/v1/bookings"))
+            .bearer_auth(&renter.access_token)
+            .header("Idempotency-Key", key)
+            .json(&json!({"listing_id": ids["fast"], "gpu_count": 1, "starts_at": at(5), "ends_at": at(6),
+                          "expected_amount_per_gpu_hour": expected}))
+            .send()
+    };
+    let problem = assert_problem(
+        single("stale", price - 1).await.unwrap(),
+        409,
+        "price_changed",
+    )
+    .await;
+    assert_eq!(problem["price"]["amount"], price, "{problem}");
+    assert_eq!(problem["price"]["currency"], listing["price"]["currency"]);
+    assert_eq!(
+        app.column("bookings", "id").await.len(),
+        0,
+        "nothing booked"
+    );
+    assert_eq!(
+        single("fresh", price).await.unwrap().status(),
+        StatusCode::CREATED
+    );
+    // A plan: its price per hour as the offers showed it, or 409 with the plan's price now.
+    let span = (at(8), at(9));
+    let objective = json!({"model": "m", "context": 8192, "users": 12, "ttft_p99_ms": 2000.0, "itl_p99_ms": 100.0,
+                           "starts_at": span.0, "ends_at": span.1});
+    let mut stale = objective.clone();
+    stale["expected_price_per_hour"] = json!(1);
+    let problem = assert_problem(
+        book_plan(&app, Some(&renter), "stale-plan", stale).await,
+        409,
+        "price_changed",
+    )
+    .await;
+    let now = problem["price"]["amount"].as_i64().unwrap();
+    assert!(now > 1, "{problem}");
+    assert_eq!(app.column("booking_plans", "id").await.len(), 0);
+    let mut fresh = objective;
+    fresh["expected_price_per_hour"] = json!(now);
+    let res = book_plan(&app, Some(&renter), "fresh-plan", fresh).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let plan: Value = res.json().await.unwrap();
+    assert_eq!(plan["price_per_hour"]["amount"], now, "{plan}");
 }
 
 async fn a_plan_is_one_booking_against_the_quota(backend: store::Backend) {

@@ -65,6 +65,7 @@ proptest! {
                         holding: holding.clone(),
                         renter_open: vec![],
                         maintenance: vec![],
+                        price_per_gpu_hour: None,
                     };
                     if admit(&machine, &interval, gpus).is_ok() {
                         holding.push((interval.starts_at(), interval.ends_at(), gpus));

@@ -10,8 +10,8 @@ use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
     BookingConflict, EmailUnverified, IdempotencyKeyReused, InvalidToken, ListingDelisted,
-    NotFound, OutsideAvailability, PaymentProviderError, PayoutsNotEnabled, Unauthenticated,
-    ValidationFailed,
+    NotFound, OutsideAvailability, PaymentProviderError, PayoutsNotEnabled, PriceChanged,
+    Unauthenticated, ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::BookingView;
@@ -29,6 +29,10 @@ pub struct CreateBookingRequest {
     /// booking carries the listing's performance guarantee (a booking with direct access
     /// has none: `no_guarantee_reason: "direct_access"`).
     pub direct_access: Option<bool>,
+    /// The price per GPU-hour you expect to pay, in the listing's currency's minor units (as
+    /// its `price.amount_per_gpu_hour` showed it): if the listing asks another now, 409
+    /// `price_changed` with `price`, the price now, and nothing is booked.
+    pub expected_amount_per_gpu_hour: Option<i64>,
 }
 
 /// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
@@ -40,7 +44,7 @@ pub struct CreateBookingRequest {
     request_body = CreateBookingRequest,
     responses(
         (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookingView),
-        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, PriceChanged, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
     )
 )]
 #[post("/bookings")]
@@ -61,6 +65,7 @@ pub async fn create(
                 ends_at: body.ends_at,
                 idempotency_key: key,
                 direct_access: body.direct_access.unwrap_or(true),
+                expected_amount_per_gpu_hour: body.expected_amount_per_gpu_hour,
             },
         )
         .await?;

@@ -40,6 +40,10 @@ pub struct BookPlanRequest {
     /// them: only the gateway reaches the engines, and the bookings carry the listings'
     /// performance guarantees (a booking with direct access has none).
     pub direct_access: Option<bool>,
+    /// The price per hour of the whole plan you expect to pay (as `GET /v1/offers`'s `plan`
+    /// showed it), minor units: if the plan costs another now, 409 `price_changed` with
+    /// `price`, the plan's price now, and nothing is booked.
+    pub expected_price_per_hour: Option<i64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -97,6 +101,7 @@ pub async fn book(
                 ends_at: body.ends_at,
                 idempotency_key: key,
                 direct_access: body.direct_access.unwrap_or(true),
+                expected_price_per_hour: body.expected_price_per_hour,
             },
         )
         .await?;
