@@ -161,18 +161,14 @@ impl App {
         Duration::seconds(self.config().gateway.bucket_secs as i64)
     }
 
-    /// When bookings of `listing` that reached it directly (SSH or an HTTPS URL, not waived)
-    /// held it over `[from, until)`; none when the listing gives no direct access.
+    /// When bookings of `listing` that reached it directly (given SSH or an HTTPS URL when
+    /// they were made, not waived) held it over `[from, until)`.
     pub(crate) async fn direct_access_between(
         &self,
         listing: Uuid,
         from: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<DirectAccess, AppError> {
-        let record = self.listing_record(listing).await?;
-        if !store::reaches_directly(&record, true) {
-            return Ok(Vec::new());
-        }
         Ok(self
             .db()
             .direct_access_between(listing, from, until)

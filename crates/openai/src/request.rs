@@ -153,34 +153,39 @@ pub fn in_documented_range(request: &Map<String, Value>) -> bool {
         && is("stream_options", Value::is_object)
 }
 
-/// An upper bound on a request's prompt tokens that needs no tokenizer: a text prompt's
-/// UTF-8 bytes (a token is at least a byte) or a token list's length; a chat's message
-/// contents in bytes (a content that is not text, as its JSON) plus 64 a message for the
-/// chat template. `None` when the request has neither a prompt nor messages.
+/// An upper bound on a request's prompt tokens that needs no tokenizer, for plain text: a
+/// text prompt's UTF-8 bytes (a token is at least a byte) or a token list's length; a chat's
+/// messages of `role`, text `content` and `name` only, their text in bytes plus 64 a message
+/// for the chat template. `None` for anything else (no prompt nor messages, a message with
+/// images, tool calls or other parts, whose tokens its bytes do not bound).
 pub fn prompt_bound(request: &Map<String, Value>) -> Option<u64> {
-    fn text_or_json(value: &Value) -> u64 {
-        match value {
-            Value::String(text) => text.len() as u64,
-            other => other.to_string().len() as u64,
-        }
-    }
     if let Some(prompt) = request.get("prompt") {
-        return Some(match prompt {
+        return match prompt {
+            Value::String(text) => Some(text.len() as u64),
             Value::Array(items) => match items.as_slice() {
-                [Value::String(text)] => text.len() as u64,
-                [Value::Array(tokens)] => tokens.len() as u64,
-                _ => items.len() as u64,
+                [Value::String(text)] => Some(text.len() as u64),
+                [Value::Array(tokens)] => Some(tokens.len() as u64),
+                _ if items.iter().all(Value::is_u64) => Some(items.len() as u64),
+                _ => None,
             },
-            other => text_or_json(other),
-        });
+            _ => None,
+        };
     }
     let messages = request.get("messages")?.as_array()?;
-    Some(
-        messages
-            .iter()
-            .map(|m| 64 + m.get("content").map_or(0, text_or_json))
-            .sum(),
-    )
+    let mut bound: u64 = 0;
+    for message in messages {
+        let message = message.as_object()?;
+        let mut text = 64u64;
+        for (key, value) in message {
+            match (key.as_str(), value) {
+                ("role", Value::String(_)) => {}
+                ("content" | "name", Value::String(part)) => text += part.len() as u64,
+                _ => return None,
+            }
+        }
+        bound = bound.saturating_add(text);
+    }
+    Some(bound)
 }
 
 #[cfg(test)]
@@ -272,10 +277,18 @@ mod tests {
         assert_eq!(prompt_bound(&object(json!({"prompt": ["abc"]}))), Some(3));
         let chat = json!({"messages": [
             {"role": "system", "content": "ab"},
-            {"role": "user", "content": [{"type": "text", "text": "x"}]},
+            {"role": "user", "content": "xyz", "name": "me"},
         ]});
-        let parts = json!([{"type": "text", "text": "x"}]).to_string().len() as u64;
-        assert_eq!(prompt_bound(&object(chat)), Some(64 + 2 + 64 + parts));
+        assert_eq!(prompt_bound(&object(chat)), Some(64 + 2 + 64 + 3 + 2));
         assert_eq!(prompt_bound(&object(json!({"model": "m"}))), None);
+        // Parts, images and tool calls: their bytes bound nothing.
+        for other in [
+            json!({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}]}),
+            json!({"messages": [{"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]}]}),
+            json!({"messages": ["not an object"]}),
+            json!({"prompt": {"not": "text"}}),
+        ] {
+            assert_eq!(prompt_bound(&object(other.clone())), None, "{other}");
+        }
     }
 }

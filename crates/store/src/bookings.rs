@@ -165,9 +165,13 @@ pub(crate) async fn insert_booking(
     booking: BookingRecord,
     listing: &listings::Model,
 ) -> Result<(), BookingError> {
+    // Direct access as the booking gets it: asked for, and given by the listing now (a listing
+    // that gains SSH later gives none to bookings made before; the access answer follows
+    // this flag).
+    let mut booking = booking;
+    booking.direct_access = crate::guarantees::reaches_directly(listing, booking.direct_access);
     // The listing's guarantee as it stands now is the booking's for good (or why it has none).
     let guarantee = crate::guarantees::guarantee_for((booking.id, booking.direct_access), listing);
-    let mut booking = booking;
     booking.no_guarantee_reason = guarantee.as_ref().err().map(|why| (*why).to_owned());
     let confirmed = (booking.status == booking_status::CONFIRMED).then(|| booking.clone());
     use sea_orm::ActiveModelTrait;

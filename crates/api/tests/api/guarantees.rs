@@ -346,6 +346,8 @@ measured_on_backend!(
     a_booking_with_direct_access_has_no_guarantee_and_stops_judging_on_its_machine,
     a_provider_sending_one_character_chunks_is_believed_no_further_than_its_text,
     a_stream_the_gateway_cannot_read_or_that_ends_before_done_delivered_nothing,
+    an_engine_holding_its_connection_after_done_is_judged_at_done,
+    ssh_given_later_leaves_the_bookings_made_before_judged,
 );
 
 on_backends!(
@@ -664,7 +666,8 @@ async fn a_booking_of_one_gpu_of_two_reads_no_metrics(app: TestApp) {
 /// `Paced` and ends with `"usage": "x"`; `Cut` streams like `Paced` and closes without
 /// `[DONE]`; `Refusing` answers every request 400 (a prompt too long, say); `ShortContext`
 /// serves a 1,024-token context: a request whose prompt (`/tokenize` counts 3) and
-/// `max_tokens` exceed it is refused (400), else it streams like `Paced`.
+/// `max_tokens` exceed it is refused (400), else it streams like `Paced`; `Lingering` streams
+/// ten tokens 10 ms apart and holds the connection open 5 s after `[DONE]`.
 #[derive(Clone, Copy, PartialEq)]
 enum Shape {
     Burst,
@@ -675,6 +678,7 @@ enum Shape {
     Cut,
     Refusing,
     ShortContext,
+    Lingering,
 }
 
 /// The served context of [`Shape::ShortContext`], and the prompt `/tokenize` counts.
@@ -722,13 +726,19 @@ fn start_shaped_engine(shape: Shape) -> String {
                             (pieces, 10)
                         }
                         Shape::Paced => (paced(), 20),
+                        Shape::Lingering => (paced(), 10),
                         Shape::Cut | Shape::ShortContext | Shape::Refusing => (paced(), 10),
                     };
                     if shape != Shape::Cut {
                         pieces.push(web::Bytes::from_static(b"data: [DONE]\n\n"));
                     }
+                    if shape == Shape::Lingering {
+                        // The connection held open 5 s after `[DONE]`.
+                        pieces.push(web::Bytes::new());
+                    }
                     let stream = futures_util::stream::iter(pieces).then(move |piece| async move {
-                        tokio::time::sleep(Duration::from_millis(gap_ms)).await;
+                        let pause = if piece.is_empty() { 5000 } else { gap_ms };
+                        tokio::time::sleep(Duration::from_millis(pause)).await;
                         Ok::<_, std::io::Error>(piece)
                     });
                     HttpResponse::Ok()
@@ -1048,6 +1058,62 @@ async fn one_engine_listed_twice_counts_its_streams_together(backend: Backend) {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].concurrency, 2, "{booking}");
     }
+}
+
+async fn an_engine_holding_its_connection_after_done_is_judged_at_done(backend: Backend) {
+    // Before, the answer ended only when the engine closed the connection: each request
+    // took 5 s more, the bucket could not hold six, and one the client left at `[DONE]` was
+    // not judged.
+    let started = std::time::Instant::now();
+    let (_, bucket, _) = shaped_with(backend, Shape::Lingering, 0.5, (3, plain(), 200)).await;
+    assert_eq!(bucket["judged_requests"], 6, "{bucket}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+async fn ssh_given_later_leaves_the_bookings_made_before_judged(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
+    let engine = start_shaped_engine(Shape::Paced);
+    let two = Machine { gpus: 2, ..ONE_GPU };
+    let (listing, _, _) = guaranteed_booking(&app, &engine, 0.99, false, two).await;
+    // Another renter books the other GPU, not waiving direct access: the listing has none,
+    // so the booking reaches the machine through the gateway only and is guaranteed.
+    let other = app.register("other@example.com").await;
+    let booking = crate::gateway::book(&app, &other, &json!(listing), 0).await;
+    assert_eq!(booking["direct_access"], false, "{booking}");
+    assert_eq!(booking["guarantee"]["min_fraction"], 0.99, "{booking}");
+    let booking = booking["id"].as_str().unwrap().to_owned();
+    // The provider then gives the listing SSH: the booking made before stays judged (before,
+    // its own row counted as direct access and nothing of it was judged again).
+    let owner: Value = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "owner@example.com", "password": crate::helpers::PASSWORD}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let res = app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/v1/listings/{listing}"),
+            owner["access_token"].as_str(),
+            Some(json!({"access": {"ssh": {"host": "gpu1.example.com", "port": 22, "user": "renter"}}})),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let access: Value = app
+        .get_json(
+            &format!("/v1/bookings/{booking}/access"),
+            Some(&other.access_token),
+        )
+        .await;
+    assert_eq!(access["ssh"], Value::Null, "{access}");
+    let (guarantee, bucket) =
+        judge_one_bucket(&app, &booking, &other.access_token, (1, plain(), 200)).await;
+    assert_eq!(bucket["unjudged_reason"], Value::Null, "{bucket}");
+    assert_eq!(guarantee["credited_buckets"], 1, "{guarantee}");
 }
 
 async fn a_provider_sending_one_character_chunks_is_believed_no_further_than_its_text(

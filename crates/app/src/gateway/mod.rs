@@ -217,7 +217,7 @@ impl App {
             max_model_len: facts.max_model_len,
             ends_at: record.ends_at,
             whole_machine: record.gpu_count >= listing.gpu_count,
-            direct_access: store::reaches_directly(listing, record.direct_access),
+            direct_access: record.direct_access,
         })
     }
 

@@ -92,8 +92,8 @@ pub fn must_count(request: &Map<String, Value>, served: Served<'_>) -> bool {
 /// `max_tokens` and `max_completion_tokens` within the cap; when neither is given,
 /// `max_tokens` set to the cap or, when that would not fit the served context, to what is
 /// left of it after the prompt (`prompt_tokens` as the engine counted them, else the
-/// prompt's bound; none set when nothing is left: the engine refuses the prompt); usage
-/// asked for on a stream.
+/// prompt's bound; 1 when nothing is left: the engine refuses the prompt); usage asked for
+/// on a stream. Judged only when its prompt is plain text.
 pub fn prepare(
     mut request: Map<String, Value>,
     body_len: usize,
@@ -104,7 +104,9 @@ pub fn prepare(
     let cap = served.cap;
     let bound = openai::request::prompt_bound(&request);
     // Judged on what the client asked, before the gateway adds its own options.
+    // Plain text only (a prompt its bytes bound), as the benchmark sends.
     let judged_fields = openai::request::judged(&request)
+        && bound.is_some()
         && openai::request::in_documented_range(&request)
         && request
             .get("model")
@@ -137,10 +139,11 @@ pub fn prepare(
             (Some(context), Some(prompt)) => context.saturating_sub(prompt),
             (Some(_), None) | (None, _) => cap,
         };
-        if room > 0 {
-            request.insert("max_tokens".to_owned(), json!(cap.min(room)));
-        }
-        cap.min(room.max(1))
+        // Nothing left: 1, never the engine's own default (the engine refuses a prompt that
+        // fills its context whatever is asked).
+        let max_tokens = cap.min(room.max(1));
+        request.insert("max_tokens".to_owned(), json!(max_tokens));
+        max_tokens
     });
     let stream = match request.get("stream") {
         None | Some(Value::Null) => false,
@@ -270,10 +273,17 @@ mod tests {
             sent(&prepare(long, 1020, roomy, None).unwrap())["max_tokens"],
             8192
         );
-        // Nothing left: none is set, the engine refuses the prompt.
+        // Nothing left: 1 (never the engine's own default); the engine refuses the prompt.
         let full = object(json!({"prompt": "x".repeat(3000)}));
         let prepared = prepare(full, 3020, served, Some(2500)).unwrap();
-        assert!(sent(&prepared).get("max_tokens").is_none());
+        assert_eq!(sent(&prepared)["max_tokens"], 1);
+        // A chat with an image part is served, never judged, and its prompt is counted.
+        let image = object(
+            json!({"stream": true, "messages": [{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}]}),
+        );
+        assert!(must_count(&image, served));
+        assert!(!prepare(image, 200, served, Some(900)).unwrap().judged);
         // A request that sets its own is never counted, nor one for a context unknown.
         let own = object(json!({"prompt": "x", "max_tokens": 9}));
         assert!(!must_count(&own, served));

@@ -98,8 +98,14 @@ async fn release(slot: Option<GatewaySlot>) -> Load {
 impl Drop for Meter {
     fn drop(&mut self) {
         // The client went away mid-stream: metered for what it received; the upstream
-        // request is dropped with this, which cancels it at the engine.
-        let Some((metered, slot)) = self.take("client_disconnected", None) else {
+        // request is dropped with this, which cancels it at the engine. After `[DONE]` the
+        // answer was whole.
+        let outcome = if self.stream.done {
+            self.stream.ended()
+        } else {
+            "client_disconnected"
+        };
+        let Some((metered, slot)) = self.take(outcome, None) else {
             return;
         };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -254,6 +260,14 @@ fn relay(
                 };
                 match chunk {
                     Ok(Some(bytes)) => match meter.stream.feed(&bytes, Instant::now()) {
+                        // `[DONE]` ends the answer, whether or not the engine then closes the
+                        // connection (an engine holding it open is not out of judging).
+                        Ok(mut out) if meter.stream.done => {
+                            out.extend(meter.stream.finish());
+                            let outcome = meter.stream.ended();
+                            meter.finish(outcome, None).await;
+                            return Some((Ok(Bytes::from(out)), (response, meter, true, None)));
+                        }
                         Ok(out) if out.is_empty() => continue,
                         Ok(out) => {
                             return Some((
