@@ -2189,8 +2189,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description Whether the booking is given the machine's SSH and HTTPS access (where the listing
-             *     has them); `false` when it waived them.
+             * @description Whether the booking is given the machine's SSH and HTTPS access: `false` when it
+             *     waived them, or the listing had none when the booking was made (fixed then).
              */
             direct_access: boolean;
             /** Format: date-time */
@@ -3127,8 +3127,8 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
                 /**
-                 * @description Whether the booking is given the machine's SSH and HTTPS access (where the listing
-                 *     has them); `false` when it waived them.
+                 * @description Whether the booking is given the machine's SSH and HTTPS access: `false` when it
+                 *     waived them, or the listing had none when the booking was made (fixed then).
                  */
                 direct_access: boolean;
                 /** Format: date-time */

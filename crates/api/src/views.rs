@@ -634,8 +634,8 @@ pub struct BookingView {
     /// gateway) or `interruptible`; `null` with a guarantee.
     #[schema(value_type = Option<String>)]
     pub no_guarantee_reason: Option<String>,
-    /// Whether the booking is given the machine's SSH and HTTPS access (where the listing
-    /// has them); `false` when it waived them.
+    /// Whether the booking is given the machine's SSH and HTTPS access: `false` when it
+    /// waived them, or the listing had none when the booking was made (fixed then).
     pub direct_access: bool,
     /// The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
     pub plan_id: Option<Uuid>,

@@ -24,8 +24,8 @@ class PageBookingViewItemsItem:
     """
     Attributes:
         created_at (datetime.datetime):
-        direct_access (bool): Whether the booking is given the machine's SSH and HTTPS access (where the listing
-            has them); `false` when it waived them.
+        direct_access (bool): Whether the booking is given the machine's SSH and HTTPS access: `false` when it
+            waived them, or the listing had none when the booking was made (fixed then).
         ends_at (datetime.datetime):
         gpu_count (int):
         id (UUID):
