@@ -31,7 +31,7 @@ pub mod no_guarantee {
 
 /// Whether a booking of `listing` that asked `direct_access` reaches the machine directly:
 /// the listing gives SSH or an HTTPS URL, and the booking did not waive them.
-pub fn reaches_directly(listing: &crate::ListingRecord, direct_access: bool) -> bool {
+pub(crate) fn reaches_directly(listing: &crate::ListingRecord, direct_access: bool) -> bool {
     direct_access && (listing.access_ssh_host.is_some() || listing.access_https_url.is_some())
 }
 

@@ -55,7 +55,7 @@ pub use capacity::Holding;
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use community_runs::{CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted};
 pub use gateway::{GatewayRequestRecord, StreamLease};
-pub use guarantees::{CreditRecord, GuaranteeRecord, no_guarantee, reaches_directly};
+pub use guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use ledger::{LedgerRecord, NewLedgerEntry};
 pub use listings::ListingRecord;

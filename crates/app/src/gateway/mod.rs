@@ -66,9 +66,6 @@ pub struct GatewayTarget {
     pub ends_at: DateTime<Utc>,
     /// The booking holds every GPU of the machine: nobody else's counters are on it.
     pub whole_machine: bool,
-    /// The booking also reaches the machine directly (SSH or an HTTPS URL): it carries no
-    /// guarantee. The gateway never reads the engine's own count of running requests.
-    pub direct_access: bool,
 }
 
 /// How long the gateway trusts a booking's facts as last read: a request within it costs no
@@ -217,7 +214,6 @@ impl App {
             max_model_len: facts.max_model_len,
             ends_at: record.ends_at,
             whole_machine: record.gpu_count >= listing.gpu_count,
-            direct_access: record.direct_access,
         })
     }
 
