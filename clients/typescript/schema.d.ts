@@ -741,7 +741,9 @@ export interface paths {
         /**
          * Announce a maintenance window (members of the listing's organisation). Over its interval
          *     the whole machine is taken: availability shows no free GPU, search over the interval
-         *     leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+         *     leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Bookings
+         *     that hold the machine over it refuse it unless `cancel_overlapping` interrupts them.
+         *     `from` may not be in the past. Announced
          *     at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
          *     counts as downtime.
          */
@@ -1993,15 +1995,22 @@ export interface components {
             /** @description Per report, in the order asked: its figures, or `null` when it has no such cell. */
             reports: (components["schemas"]["ComparedFiguresView"] | null)[];
         };
-        /** @description A window announced, and the bookings it cancelled. */
+        /** @description A window announced, and the bookings it interrupted. */
         AnnouncedView: {
-            /** @description Bookings cancelled with a full refund. */
+            /** @description A window never cancels a booking: always empty (kept for older clients). */
             cancelled_booking_ids: string[];
             /**
-             * @description Bookings whose refund the payment provider has not made yet: the sweep cancels them
-             *     shortly. They hold no capacity the window needs (nothing can be booked over it).
+             * @description Bookings interrupted over the window: each keeps its interval and is given back the
+             *     share of its price the window takes.
              */
+            interrupted_booking_ids: string[];
+            /** @description Always empty (kept for older clients). */
             pending_cancellation_ids: string[];
+            /**
+             * @description Of those, the ones whose share is still owed: awaiting their payment (given back once
+             *     paid), or the payment provider failed (the sweep gives it back shortly).
+             */
+            refund_pending_ids: string[];
             window: components["schemas"]["MaintenanceWindowView"];
         };
         ApiKeyView: {
@@ -2200,6 +2209,12 @@ export interface components {
             guarantee?: components["schemas"]["BookingGuaranteeView"] | null;
             /** Format: uuid */
             id: string;
+            /**
+             * @description What the provider's maintenance windows took of it, oldest first: the booking keeps its
+             *     interval, has no access over each (the gateway refuses, the access token is inactive)
+             *     and is given back the share of its price each took.
+             */
+            interruptions: components["schemas"]["InterruptionView"][];
             /** Format: uuid */
             listing_id: string;
             /**
@@ -2660,6 +2675,47 @@ export interface components {
             /** @description `ok` */
             status: string;
         };
+        /** @description The part of a booking a maintenance window took. */
+        InterruptionView: {
+            /**
+             * Format: date-time
+             * @description No access over `[from, until)`.
+             */
+            from: string;
+            /** @description The share of the price given back for it (time two windows both took counts once). */
+            refund: components["schemas"]["MoneyView"];
+            /**
+             * Format: date-time
+             * @description When it was given back; `null` while owed (a booking awaiting its payment is given it
+             *     once paid).
+             */
+            refunded_at?: string | null;
+            /** Format: date-time */
+            until: string;
+            /** Format: uuid */
+            window_id: string;
+        };
+        /**
+         * @description Bookings maintenance windows interrupted: each kept its interval, had no access over the
+         *     window, and was given back the share of its price the window took.
+         */
+        InterruptionsView: {
+            /**
+             * Format: int64
+             * @description Bookings interrupted.
+             */
+            bookings: number;
+            /**
+             * Format: double
+             * @description GPU-hours of bookings the windows took.
+             */
+            gpu_hours: number;
+            /**
+             * Format: int64
+             * @description Windows that interrupted at least one booking.
+             */
+            windows: number;
+        };
         IntrospectRequest: {
             /** @description The token a renter presented. */
             token: string;
@@ -2871,7 +2927,8 @@ export interface components {
             announced_at: string;
             /**
              * Format: int64
-             * @description Bookings it cancelled with a full refund.
+             * @description Bookings it cancelled with a full refund: windows announced before windows interrupted
+             *     bookings (0 for newer ones).
              */
             cancelled_bookings: number;
             /** Format: date-time */
@@ -2883,6 +2940,12 @@ export interface components {
              *     left out of uptime. Announced later, it counts as downtime.
              */
             in_time: boolean;
+            /**
+             * Format: int64
+             * @description Bookings it interrupted: each kept its interval, had no access over the window and was
+             *     given back the share of its price the window takes.
+             */
+            interrupted_bookings: number;
             /** Format: uuid */
             listing_id: string;
             /** @description Members only (`null` in public views). */
@@ -3029,15 +3092,19 @@ export interface components {
         /** @description A maintenance window as a provider announces it. */
         NewWindowRequest: {
             /**
-             * @description Cancel the bookings that hold the machine over the window, each with a full refund
-             *     (transfer reversed, fee refunded). Without it such bookings refuse the window (409
-             *     `maintenance_overlaps_bookings`). A window that cancelled bookings can no longer be
+             * @description Interrupt the bookings that hold the machine over the window (the name is older than
+             *     interruptions; nothing is cancelled): each keeps its interval, has no access over the
+             *     window (the gateway refuses it and ends its streams at the window's start, its access
+             *     token is inactive) and is given back the share of its price the window takes
+             *     (transfer and fee in proportion). Without it such bookings refuse the window (409
+             *     `maintenance_overlaps_bookings`). A window that interrupted bookings can no longer be
              *     deleted.
              */
             cancel_overlapping?: boolean;
             /**
              * Format: date-time
-             * @description Start of the half-open interval `[from, until)`, RFC 3339.
+             * @description Start of the half-open interval `[from, until)`, RFC 3339: not in the past (422; within
+             *     a minute of grace for clocks, the window starts now).
              */
             from: string;
             /** @description Why, for the organisation's members (at most 500 characters; not shown publicly). */
@@ -3138,6 +3205,12 @@ export interface components {
                 guarantee?: components["schemas"]["BookingGuaranteeView"] | null;
                 /** Format: uuid */
                 id: string;
+                /**
+                 * @description What the provider's maintenance windows took of it, oldest first: the booking keeps its
+                 *     interval, has no access over each (the gateway refuses, the access token is inactive)
+                 *     and is given back the share of its price each took.
+                 */
+                interruptions: components["schemas"]["InterruptionView"][];
                 /** Format: uuid */
                 listing_id: string;
                 /**
@@ -3810,6 +3883,11 @@ export interface components {
             current: components["schemas"]["LivenessStateView"];
             /** @description The last 30 days, oldest first. */
             days: components["schemas"]["DayUptimeView"][];
+            /**
+             * @description What the provider's maintenance windows announced in the last 30 days took of
+             *     renters' bookings (begun or not).
+             */
+            interruptions_30d: components["schemas"]["InterruptionsView"];
             /** Format: uuid */
             listing_id: string;
             /** @description Maintenance windows that have not ended, soonest first (without their reason). */

@@ -37,6 +37,8 @@ mod m20261204_000029_report_catalog;
 mod m20261205_000030_capacity_change_feed;
 mod m20261206_000031_gateway_received;
 mod m20261206_000032_direct_access;
+mod m20261206_000033_window_interruptions;
+mod m20261206_000034_webhook_fairness;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -78,6 +80,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000030_capacity_change_feed::Migration),
             Box::new(m20261206_000031_gateway_received::Migration),
             Box::new(m20261206_000032_direct_access::Migration),
+            Box::new(m20261206_000033_window_interruptions::Migration),
+            Box::new(m20261206_000034_webhook_fairness::Migration),
         ]
     }
 }

@@ -65,14 +65,15 @@ enum ListingsCommand {
         /// Why, for the organisation's members.
         #[arg(long, default_value = "")]
         reason: String,
-        /// Cancel the bookings it overlaps, each with a full refund (the window then can no
-        /// longer be deleted).
-        #[arg(long)]
+        /// Interrupt the bookings it overlaps: each keeps its interval, has no access over
+        /// the window and is given back the share of its price the window takes (the window
+        /// then can no longer be deleted).
+        #[arg(long, visible_alias = "interrupt-overlapping")]
         cancel_overlapping: bool,
     },
     /// A listing's maintenance windows that have not ended.
     Windows { id: String },
-    /// Delete a maintenance window that has not begun and cancelled no booking.
+    /// Delete a maintenance window that has not begun and interrupted no booking.
     Unschedule { id: String, window: String },
 }
 
@@ -224,12 +225,18 @@ pub async fn listings(args: ListingsArgs) -> Result<(), Failure> {
                     .await,
             )? {
                 ctx.say(&format!(
-                    "maintenance {} from {} until {} ({}); {} booking(s) cancelled with a full refund\n",
+                    "maintenance {} from {} until {} ({}); {} booking(s) interrupted over it, \
+                     each given back its share ({} still owed: awaiting payment or a retry)\n",
                     a.window.id,
                     a.window.from.to_rfc3339(),
                     a.window.until.to_rfc3339(),
-                    if a.window.in_time { "announced in time" } else { "announced late: it counts as downtime" },
-                    a.cancelled_booking_ids.len()
+                    if a.window.in_time {
+                        "announced in time"
+                    } else {
+                        "announced late: it counts as downtime"
+                    },
+                    a.interrupted_booking_ids.len(),
+                    a.refund_pending_ids.len()
                 ))?;
             }
         }
@@ -246,14 +253,14 @@ pub async fn listings(args: ListingsArgs) -> Result<(), Failure> {
                             w.from.to_rfc3339(),
                             w.until.to_rfc3339(),
                             if w.in_time { "yes" } else { "no" }.to_owned(),
-                            w.cancelled_bookings.to_string(),
+                            (w.interrupted_bookings + w.cancelled_bookings).to_string(),
                             w.reason.clone().unwrap_or_default(),
                         ]
                     })
                     .collect();
                 ctx.say(&table(
                     ctx.style,
-                    &["id", "from", "until", "in time", "cancelled", "reason"],
+                    &["id", "from", "until", "in time", "interrupted", "reason"],
                     &rows,
                 ))?;
             }

@@ -639,6 +639,27 @@ pub struct BookingView {
     pub direct_access: bool,
     /// The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
     pub plan_id: Option<Uuid>,
+    /// What the provider's maintenance windows took of it, oldest first: the booking keeps its
+    /// interval, has no access over each (the gateway refuses, the access token is inactive)
+    /// and is given back the share of its price each took.
+    pub interruptions: Vec<InterruptionView>,
+}
+
+/// The part of a booking a maintenance window took.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InterruptionView {
+    pub window_id: Uuid,
+    /// No access over `[from, until)`.
+    #[serde(serialize_with = "crate::rfc3339::write")]
+    pub from: DateTime<Utc>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
+    pub until: DateTime<Utc>,
+    /// The share of the price given back for it (time two windows both took counts once).
+    pub refund: MoneyView,
+    /// When it was given back; `null` while owed (a booking awaiting its payment is given it
+    /// once paid).
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
+    pub refunded_at: Option<DateTime<Utc>>,
 }
 
 /// A booking's performance guarantee and its credits.
@@ -691,6 +712,17 @@ impl From<app::bookings::Booking> for BookingView {
                 .then_some(b.no_guarantee_reason)
                 .flatten(),
             direct_access: b.direct_access,
+            interruptions: b
+                .interruptions
+                .into_iter()
+                .map(|i| InterruptionView {
+                    window_id: i.window_id,
+                    from: i.from,
+                    until: i.until,
+                    refund: money(i.refund),
+                    refunded_at: i.refunded_at,
+                })
+                .collect(),
             guarantee: b.guarantee.map(|g| BookingGuaranteeView {
                 min_fraction: f64::from(g.min_bp) / 10_000.0,
                 report_id: g.report_id,

@@ -6,7 +6,8 @@
 //! with their own audience, so they can never pass as API access tokens (nor the reverse).
 //! They are stateless: nothing secret is stored, and whether one is *active* is decided at
 //! introspection from the booking itself — its status (a cancelled booking's tokens stop
-//! working at once) and its interval `[starts_at, ends_at)`.
+//! working at once) and its interval `[starts_at, ends_at)` — and from its machine's
+//! maintenance windows (none is active over one).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -192,7 +193,17 @@ impl App {
             // (a 403 would tell it the token is valid somewhere).
             return Ok(inactive);
         }
-        if !grants_access(&booking, Utc::now()) {
+        let now = Utc::now();
+        if !grants_access(&booking, now) {
+            return Ok(inactive);
+        }
+        if !self
+            .db()
+            .in_maintenance(&[booking.listing_id], now)
+            .await?
+            .is_empty()
+        {
+            // A maintenance window interrupts it: no access over the window.
             return Ok(inactive);
         }
         Ok(Introspection {

@@ -93,6 +93,23 @@ pub struct Booking {
     pub direct_access: bool,
     /// Why it has no performance guarantee, when it has none.
     pub no_guarantee_reason: Option<String>,
+    /// What maintenance windows took of it, oldest first: no access over each, and the
+    /// share of the price each took given back.
+    pub interruptions: Vec<Interruption>,
+}
+
+/// The part of a booking a maintenance window took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interruption {
+    pub window_id: Uuid,
+    /// No access over `[from, until)`.
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    /// The share of the price given back for it (no time twice when windows overlap).
+    pub refund: domain::Money,
+    /// When it was given back: `None` while owed (a booking awaiting its payment is given
+    /// it once paid).
+    pub refunded_at: Option<DateTime<Utc>>,
 }
 
 impl TryFrom<BookingRecord> for Booking {
@@ -130,6 +147,7 @@ impl TryFrom<BookingRecord> for Booking {
             plan_id: b.plan_id,
             direct_access: b.direct_access,
             no_guarantee_reason: b.no_guarantee_reason,
+            interruptions: Vec::new(),
         })
     }
 }
@@ -143,8 +161,12 @@ pub struct SweepSummary {
     pub completed: u64,
     /// Bookings released because another booking of their plan expired unpaid.
     pub plans_released: usize,
-    /// Bookings cancelled for a maintenance window (their first try had failed).
+    /// Bookings cancelled for a maintenance window announced before windows interrupted
+    /// bookings (their first try had failed).
     pub maintenance_cancelled: usize,
+    /// Shares of bookings' prices given back for what maintenance windows took (the booking
+    /// was paid since, or the first try had failed).
+    pub interruptions_given_back: usize,
 }
 
 impl SweepSummary {
@@ -172,8 +194,19 @@ impl App {
         for record in records {
             let listing = record.listing_id;
             let guarantee = self.booking_guarantee(&record).await?;
+            let interruptions = self.db().interruptions_of(record.id).await?;
             let mut booking = Booking::try_from(record)?;
             booking.guarantee = guarantee;
+            booking.interruptions = interruptions
+                .into_iter()
+                .map(|i| Interruption {
+                    window_id: i.window_id,
+                    from: i.starts_at,
+                    until: i.ends_at,
+                    refund: booking.price.with_minor(i.refund_amount),
+                    refunded_at: i.refunded_at,
+                })
+                .collect();
             let state = match states.get(&listing) {
                 Some(state) => *state,
                 None => {
@@ -224,7 +257,7 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
-        self.check_unpaid_quota(renter).await?;
+        self.check_unpaid_quota(renter, 1).await?;
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
@@ -342,15 +375,24 @@ impl App {
 
     /// With payments on, a renter may have at most `pending_bookings_per_renter` bookings
     /// waiting for their payment.
-    pub(crate) async fn check_unpaid_quota(&self, renter: Uuid) -> Result<(), AppError> {
+    /// Refuses (429) when `adding` more bookings awaiting their payment would take the
+    /// renter past `pending_bookings_per_renter` (a plan's bookings each count).
+    pub(crate) async fn check_unpaid_quota(
+        &self,
+        renter: Uuid,
+        adding: usize,
+    ) -> Result<(), AppError> {
         let quota = self.config().limits.pending_bookings_per_renter;
         if self.payments().is_some()
-            && self.db().pending_bookings_of_renter(renter).await? >= u64::from(quota)
+            && self.db().pending_bookings_of_renter(renter).await? + adding as u64
+                > u64::from(quota)
         {
             return Err(AppError::RateLimited {
                 what: format!(
-                    "{quota} bookings already wait for their payment (pending_bookings_per_renter); \
-                     pay or cancel one first"
+                    "at most {quota} bookings may wait for their payment at once \
+                     (pending_bookings_per_renter), and this would make {} wait; pay or cancel \
+                     one first",
+                    adding
                 ),
                 retry_after_secs: self.config().payments.booking_hold_secs.min(60),
             });
@@ -462,11 +504,13 @@ impl App {
         // maintenance window owes its renters is refunded first. One whose refund keeps
         // failing is not completed at its end, so it is tried again until it is made.
         let maintenance_cancelled = self.cancel_for_maintenance().await?;
+        let interruptions_given_back = self.give_back_interruptions().await?;
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
         let plans_released = self.release_broken_plans().await?;
         Ok(SweepSummary {
             maintenance_cancelled,
+            interruptions_given_back,
             expired: sweep.expired.len(),
             activated: sweep.activated,
             completed: sweep.completed,

@@ -1,6 +1,7 @@
 //! Cancellation, findable by name: whether a booking may be cancelled (its life cycle), the
 //! refund it is due (the marketplace's rule, `domain::booking::refund`: all of it before the
-//! start, the unused share after; nothing of a booking never paid), and carrying it out —
+//! start, the unused share after, leaving out what maintenance windows took, which they give
+//! back themselves; nothing of a booking never paid), and carrying it out —
 //! with Stripe first when money was taken, one refund however many cancels race or retry.
 
 use std::sync::Arc;
@@ -17,8 +18,13 @@ use crate::{App, AppError, Caller};
 
 /// What cancelling `booking` at `now` refunds, or why it cannot be cancelled: a booking whose
 /// life cycle does not lead to `cancelled` (it ended) is refused before any money moves; one
-/// waiting for its payment was never paid, so nothing is refunded.
-pub(crate) fn refund_due(booking: &BookingRecord, now: DateTime<Utc>) -> Result<Money, AppError> {
+/// waiting for its payment was never paid, so nothing is refunded. `interrupted`: the parts
+/// of it maintenance windows took (given back by their own refunds).
+pub(crate) fn refund_due(
+    booking: &BookingRecord,
+    interrupted: &[store::InterruptionRecord],
+    now: DateTime<Utc>,
+) -> Result<Money, AppError> {
     let stored = |e: &dyn std::fmt::Display| {
         AppError::Internal(format!("stored booking {}: {e}", booking.id))
     };
@@ -32,7 +38,11 @@ pub(crate) fn refund_due(booking: &BookingRecord, now: DateTime<Utc>) -> Result<
     }
     let interval = Interval::new(booking.starts_at, booking.ends_at, booking.created_at)
         .map_err(|e| stored(&e))?;
-    Ok(booking::refund(paid, &interval, now))
+    let taken: Vec<_> = interrupted
+        .iter()
+        .map(|i| (i.starts_at, i.ends_at))
+        .collect();
+    Ok(booking::refund(paid, &interval, now, &taken))
 }
 
 impl App {
@@ -53,7 +63,8 @@ impl App {
             return Err(AppError::NotFound("booking"));
         }
         let now = Utc::now();
-        let refund = refund_due(&booking, now)?;
+        let interrupted = self.db().interruptions_of(id).await?;
+        let refund = refund_due(&booking, &interrupted, now)?;
         let cancelled = if booking.payment_provider.is_some() {
             // Money moves first; only when Stripe has done its part is the booking cancelled.
             self.cancel_paid(&booking, refund).await?
@@ -76,10 +87,15 @@ impl App {
     /// Cancels `booking` giving back everything paid, as the marketplace owes when a booking
     /// ends through no act of its renter (a plan released, a provider's maintenance): one
     /// waiting for its payment has its PaymentIntent cancelled; a paid one is refunded in
-    /// full, its transfer reversed and the platform's fee refunded. `false` when it no
-    /// longer could be cancelled.
+    /// full — less what maintenance windows took, which they give back themselves — its
+    /// transfer reversed and the platform's fee refunded. `false` when it no longer could be
+    /// cancelled.
     pub(crate) async fn cancel_in_full(&self, booking: &BookingRecord) -> Result<bool, AppError> {
-        let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
+        let interrupted = self.taken_by_windows(booking.id).await?;
+        let paid = crate::stored_money(
+            (booking.price_amount - interrupted).max(0),
+            &booking.currency,
+        )?;
         let done = if booking.payment_provider.is_some() {
             // The whole price is recorded whatever the status read here: the booking may be
             // paid before the claim. Under the claim, one still unpaid has its PaymentIntent

@@ -529,6 +529,10 @@ pub struct LivenessSettings {
     /// default, UTC days) gets a signed, logged statement of its uptime in it, once the period
     /// has ended.
     pub uptime_statement_secs: u64,
+    /// Most probes one process has waiting for an answer at once: engines that answer slowly
+    /// (up to `liveness_timeout_ms`) hold at most this many; the rest stay due and are
+    /// claimed once places free up.
+    pub max_probes_in_flight: u32,
 }
 
 impl Default for LivenessSettings {
@@ -538,6 +542,7 @@ impl Default for LivenessSettings {
             liveness_timeout_ms: 5_000,
             maintenance_notice_secs: 24 * 3600,
             uptime_statement_secs: 24 * 3600,
+            max_probes_in_flight: 64,
         }
     }
 }
@@ -563,6 +568,11 @@ impl LivenessSettings {
             (1..=86_400).contains(&self.uptime_statement_secs),
             "uptime_statement_secs",
             "must be between 1 and 86400",
+        )?;
+        ensure(
+            (1..=10_000).contains(&self.max_probes_in_flight),
+            "max_probes_in_flight",
+            "must be between 1 and 10000",
         )
     }
 
@@ -595,7 +605,9 @@ pub struct WebhookSettings {
     /// sent again by hand.
     #[serde(deserialize_with = "seconds_list")]
     pub webhook_retry_schedule_secs: Vec<u64>,
-    /// How long an attempt waits for the receiver's answer.
+    /// How long an attempt waits for the receiver's answer. Each attempt in a row that got
+    /// no answer in time halves the endpoint's next one (four times at most, never under one
+    /// second); an answer restores it.
     pub webhook_timeout_ms: u64,
     /// An endpoint all of whose deliveries have failed for this long is disabled, and its
     /// owners are told (by mail, when a mail server is configured).
@@ -607,6 +619,16 @@ pub struct WebhookSettings {
     pub webhook_secret_overlap_secs: u64,
     /// Most endpoints one user, or one organisation, registers.
     pub webhook_endpoints_per_owner: u32,
+    /// Most sends in flight at once to one endpoint (across every worker): a receiver that
+    /// never answers holds this many senders, never the others.
+    pub webhook_in_flight_per_endpoint: u32,
+    /// Most sends in flight at once to one owner's endpoints together; owners with
+    /// deliveries due are served one at a time in turn, so one owner's backlog cannot delay
+    /// another's.
+    pub webhook_in_flight_per_owner: u32,
+    /// Most test events and deliveries sent again by hand in flight at once per owner: they
+    /// are claimed on this budget of their own, before any backlog.
+    pub webhook_manual_in_flight_per_owner: u32,
 }
 
 impl Default for WebhookSettings {
@@ -619,6 +641,9 @@ impl Default for WebhookSettings {
             webhook_poll_ms: 1_000,
             webhook_secret_overlap_secs: 86_400,
             webhook_endpoints_per_owner: 16,
+            webhook_in_flight_per_endpoint: 2,
+            webhook_in_flight_per_owner: 8,
+            webhook_manual_in_flight_per_owner: 2,
         }
     }
 }
@@ -658,6 +683,48 @@ impl WebhookSettings {
             (1..=1_000).contains(&self.webhook_endpoints_per_owner),
             "webhook_endpoints_per_owner",
             "must be between 1 and 1000",
+        )?;
+        for (value, name) in [
+            (
+                self.webhook_in_flight_per_endpoint,
+                "webhook_in_flight_per_endpoint",
+            ),
+            (
+                self.webhook_in_flight_per_owner,
+                "webhook_in_flight_per_owner",
+            ),
+            (
+                self.webhook_manual_in_flight_per_owner,
+                "webhook_manual_in_flight_per_owner",
+            ),
+        ] {
+            ensure(
+                (1..=1_000).contains(&value),
+                name,
+                "must be between 1 and 1000",
+            )?;
+        }
+        ensure(
+            self.webhook_in_flight_per_endpoint <= self.webhook_in_flight_per_owner,
+            "webhook_in_flight_per_endpoint",
+            "must be at most webhook_in_flight_per_owner",
+        )
+    }
+
+    /// The in-flight budgets deliveries are claimed under.
+    pub fn claim_budget(&self) -> store::ClaimBudget {
+        store::ClaimBudget {
+            per_endpoint: u64::from(self.webhook_in_flight_per_endpoint),
+            per_owner: u64::from(self.webhook_in_flight_per_owner),
+            manual_per_owner: u64::from(self.webhook_manual_in_flight_per_owner),
+        }
+    }
+
+    /// The timeout of `endpoint`'s next attempt ([`domain::webhook::attempt_timeout_ms`]).
+    pub fn attempt_timeout(&self, endpoint: &store::WebhookEndpointRecord) -> u64 {
+        domain::webhook::attempt_timeout_ms(
+            self.webhook_timeout_ms,
+            u32::try_from(endpoint.timeout_streak).unwrap_or(0),
         )
     }
 }

@@ -39,6 +39,7 @@ use payments::RefundRequest;
 use store::{BookingRecord, CellRecord, CreditRecord, GatewayRequestRecord, GuaranteeRecord};
 use uuid::Uuid;
 
+use crate::engine_origin::engine_key;
 use crate::{App, AppError};
 
 /// Most guarantees one upkeep pass looks at.
@@ -161,17 +162,32 @@ impl App {
         Duration::seconds(self.config().gateway.bucket_secs as i64)
     }
 
-    /// When bookings of `listing` that reached it directly (given SSH or an HTTPS URL when
-    /// they were made, not waived) held it over `[from, until)`.
+    /// When bookings that could reach `listing`'s engine directly (given SSH or an HTTPS URL
+    /// when they were made, not waived) held it over `[from, until)` — bookings of every
+    /// listing naming the same engine (its origin), not this listing's alone.
     pub(crate) async fn direct_access_between(
         &self,
         listing: Uuid,
         from: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<DirectAccess, AppError> {
+        let record = self.listing_record(listing).await?;
+        let engine = engine_key(&record.engine_base_url);
+        let host = crate::engine_origin::engine_host(&record.engine_base_url);
+        let mut listings: Vec<Uuid> = self
+            .db()
+            .listings_with_engine_host(&host)
+            .await?
+            .into_iter()
+            .filter(|(_, base)| engine_key(base) == engine)
+            .map(|(id, _)| id)
+            .collect();
+        if !listings.contains(&listing) {
+            listings.push(listing);
+        }
         Ok(self
             .db()
-            .direct_access_between(listing, from, until)
+            .direct_access_between(&listings, from, until)
             .await?)
     }
 
@@ -339,7 +355,9 @@ impl App {
         if guarantee.settled_at.is_some() {
             return Ok(());
         }
-        let unrefunded = booking.price_amount - booking.refund_amount.unwrap_or(0).max(0);
+        let interrupted = self.taken_by_windows(booking.id).await?;
+        let unrefunded =
+            booking.price_amount - booking.refund_amount.unwrap_or(0).max(0) - interrupted;
         let amount = guarantee.credit_amount.min(unrefunded).max(0);
         let listing = self.listing_record(booking.listing_id).await?;
         let price = crate::stored_money(booking.price_amount, &booking.currency)?;

@@ -14,6 +14,7 @@ pub mod community;
 pub mod compare;
 pub mod config;
 mod email;
+pub mod engine_origin;
 mod error;
 pub mod gateway;
 pub mod guarantees;
@@ -71,6 +72,8 @@ struct Inner {
     /// Permits to compute a password hash (each takes 19 MiB): a login flood waits, memory
     /// stays bounded.
     hashing: Arc<tokio::sync::Semaphore>,
+    /// Permits for liveness probes waiting for an answer (`max_probes_in_flight`).
+    probing: Arc<tokio::sync::Semaphore>,
     streams: Arc<limits::StreamSlots>,
     budgets: limits::LocalBudgets,
     /// Recent answers of [`App::rate_scale_of`], by credential digest.
@@ -123,10 +126,14 @@ impl App {
         let hashing = Arc::new(tokio::sync::Semaphore::new(
             config.accounts.password_hashes_at_once.max(1) as usize,
         ));
+        let probing = Arc::new(tokio::sync::Semaphore::new(
+            config.liveness.max_probes_in_flight.max(1) as usize,
+        ));
         let app = Self {
             inner: Arc::new(Inner {
                 payments,
                 hashing,
+                probing,
                 streams: Default::default(),
                 budgets: Default::default(),
                 plan_scales: billing::scale_cache(),

@@ -5,6 +5,7 @@
 //! gateway request whose connection the engine refused counts as down evidence too. Probes
 //! go straight to the engine, never through a booking's stream slots.
 
+use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Duration, Utc};
@@ -131,6 +132,8 @@ pub struct Uptime {
     pub days: Vec<(chrono::NaiveDate, Option<f64>)>,
     /// Maintenance windows that have not ended, soonest first.
     pub windows: Vec<MaintenanceWindow>,
+    /// What windows announced in the last 30 days took of bookings.
+    pub interruptions_30d: store::InterruptionFigures,
     /// The latest signed statements, newest first (at most 30).
     pub statements: Vec<UptimeStatement>,
     /// The probe period, seconds: how closely an outage is measured.
@@ -148,9 +151,12 @@ pub struct MaintenanceWindow {
     pub announced_at: DateTime<Utc>,
     /// Announced at least `maintenance_notice_secs` ahead: its time is left out of uptime.
     pub in_time: bool,
-    /// Bookings announcing it cancelled (with a full refund); then it can no longer be
-    /// deleted.
+    /// Bookings announcing it cancelled with a full refund: windows announced before windows
+    /// interrupted bookings only (0 for newer ones).
     pub cancelled_bookings: i64,
+    /// Bookings announcing it interrupted (each given back the share the window takes);
+    /// then it can no longer be deleted.
+    pub interrupted_bookings: i64,
 }
 
 impl App {
@@ -165,6 +171,7 @@ impl App {
             reason: w.reason,
             announced_at: w.created_at,
             cancelled_bookings: w.cancelled_bookings,
+            interrupted_bookings: w.interrupted_bookings,
         }
     }
 
@@ -174,7 +181,12 @@ impl App {
     pub async fn probe_due(&self) -> Result<usize, AppError> {
         let settings = &self.config().liveness;
         let period = settings.period();
-        let limit = claims_per_tick(self.db().probed_listings().await?, period);
+        // No more than the places free: probes of slow engines still waiting hold theirs.
+        let free = self.inner.probing.available_permits() as u64;
+        let limit = claims_per_tick(self.db().probed_listings().await?, period).min(free);
+        if limit == 0 {
+            return Ok(0);
+        }
         let now = Utc::now();
         let claimed = self
             .db()
@@ -190,8 +202,13 @@ impl App {
         let serviced = self.db().in_maintenance(&ids, now).await?;
         let mut probes = tokio::task::JoinSet::new();
         for listing in claimed.into_iter().filter(|l| !serviced.contains(&l.id)) {
+            let Ok(place) = Arc::clone(&self.inner.probing).try_acquire_owned() else {
+                // Another round of this process took the place meanwhile: probed next period.
+                break;
+            };
             let app = self.clone();
             probes.spawn(async move {
+                let _place = place;
                 let up = app.probe(&listing).await;
                 if let Err(e) = app.observe_liveness(listing.id, up, Utc::now()).await {
                     tracing::warn!(listing = %listing.id, error = %e, "recording a probe failed");
@@ -215,14 +232,20 @@ impl App {
         let Ok(key) = self.engine_key_of(listing) else {
             return false;
         };
-        probe_engine(
+        // Counted in the engine's load while it runs, like a renter's stream.
+        let slot = self.platform_slot(listing, listing.id).await;
+        let up = probe_engine(
             self.gateway_client(),
             (&listing.engine_base_url, &listing.engine_model),
             key.as_ref().map(domain::EngineKey::expose),
             StdDuration::from_millis(self.config().liveness.liveness_timeout_ms),
             self.outbound_policy(),
         )
-        .await
+        .await;
+        if let Some(slot) = slot {
+            slot.release().await;
+        }
+        up
     }
 
     /// Records an observation of a listing's engine, and logs a change of state.
@@ -243,6 +266,22 @@ impl App {
 
     /// A gateway request could not connect to the listing's engine: down evidence, recorded
     /// at most once a second per listing by this process.
+    /// Evidence a listing's engine may be failing that a renter's own request could also
+    /// cause (a 5xx answer, a timeout): never recorded as down — it brings the listing's
+    /// next probe forward to now, and the probe, with a prompt of its own, decides. At most
+    /// once a second per listing.
+    pub fn engine_trouble(&self, listing: Uuid) {
+        if !self.inner.gateway.note_trouble(listing) {
+            return;
+        }
+        let app = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = app.db().probe_soon(listing, Utc::now()).await {
+                tracing::warn!(%listing, error = %e, "bringing a probe forward failed");
+            }
+        });
+    }
+
     pub fn engine_unreachable(&self, listing: Uuid) {
         if !self.inner.gateway.note_unreachable(listing) {
             return;
@@ -392,6 +431,10 @@ impl App {
             reliability: listing.reliability,
             days,
             windows: coming.into_iter().map(|w| self.window_view(w)).collect(),
+            interruptions_30d: self
+                .db()
+                .interruption_figures(listing.id, now - Duration::days(30), now)
+                .await?,
             statements: self
                 .db()
                 .uptime_statements(listing.id, 30)

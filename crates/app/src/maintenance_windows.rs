@@ -1,19 +1,26 @@
 //! Maintenance windows: a provider takes a machine out of service over an interval. Members
 //! of the listing's organisation announce, list and delete them. A window takes the whole
 //! machine in every capacity decision (`store::capacity`). One over bookings is refused
-//! unless asked to cancel them: then each is cancelled with a full refund — the first
-//! cancellation a provider can cause — and the window stands for good (it can no longer be
-//! deleted, so its interval cannot be let again at another price); nor can one that has
-//! begun (its time in the machine's uptime stands). A cancellation the payment provider
-//! fails is carried out by the next sweep.
+//! unless asked to interrupt them (`cancel_overlapping`, named before interruptions existed):
+//! then each keeps its interval, has no access over the window (the gateway refuses and cuts
+//! its streams at the window's start, its access token is inactive), and is given back the
+//! share of its price the window takes — a window never cancels a booking whole, so nothing it
+//! frees can be let again at another price. The window then stands for good (it can no longer
+//! be deleted); so does one that has begun (its time in the machine's uptime stands). A
+//! booking awaiting its payment is given back its share once paid; a refund the payment
+//! provider fails is made by the next sweep.
 
 use chrono::{DateTime, Utc};
 use domain::ListingId;
-use store::{WindowDeleted, WindowError, WindowRecord};
+use payments::RefundRequest;
+use store::{Interrupted, WindowDeleted, WindowError, WindowRecord};
 use uuid::Uuid;
 
 use crate::liveness::MaintenanceWindow;
 use crate::{App, AppError, Caller};
+
+/// Most owed interruptions one sweep gives back.
+const REFUNDS_PER_SWEEP: u64 = 100;
 
 /// A window as a provider asks for it.
 #[derive(Debug, Clone)]
@@ -21,7 +28,8 @@ pub struct NewWindow {
     pub from: DateTime<Utc>,
     pub until: DateTime<Utc>,
     pub reason: String,
-    /// Cancel the bookings it overlaps, with a full refund (otherwise they refuse it).
+    /// Interrupt the bookings it overlaps, each given back the share the window takes
+    /// (otherwise they refuse it).
     pub cancel_overlapping: bool,
 }
 
@@ -29,10 +37,11 @@ pub struct NewWindow {
 #[derive(Debug, Clone)]
 pub struct Announced {
     pub window: MaintenanceWindow,
-    /// Cancelled with a full refund.
-    pub cancelled: Vec<Uuid>,
-    /// Still to be cancelled: the payment provider failed; the next sweep tries again.
-    pub pending: Vec<Uuid>,
+    /// Interrupted over the window: each keeps its interval.
+    pub interrupted: Vec<Uuid>,
+    /// Of those, the ones whose share is still owed: awaiting their payment, or the payment
+    /// provider failed (the sweep gives it back).
+    pub refund_pending: Vec<Uuid>,
 }
 
 impl App {
@@ -45,25 +54,27 @@ impl App {
     ) -> Result<Announced, AppError> {
         let listing = self.own_listing(caller, id.as_uuid()).await?;
         let now = Utc::now();
-        let reason = domain::uptime::window_request(new.from, new.until, &new.reason, now)?;
+        let (from, reason) = domain::uptime::window_request(new.from, new.until, &new.reason, now)?;
         let record = WindowRecord {
             id: Uuid::now_v7(),
             listing_id: listing.id,
-            starts_at: new.from,
+            starts_at: from,
             ends_at: new.until,
             reason,
             created_by: caller.user_id.as_uuid(),
             created_at: now,
             cancel_overlapping: new.cancel_overlapping,
             cancelled_bookings: 0,
+            interrupted_bookings: 0,
         };
-        let (window, overlapping) = match self.db().add_maintenance_window(record, now).await {
+        let (window, interrupted) = match self.db().add_maintenance_window(record, now).await {
             Ok(added) => added,
             Err(WindowError::NoListing) => return Err(AppError::NotFound("listing")),
             Err(WindowError::Overlaps(ids)) => {
                 return Err(AppError::MaintenanceOverlaps(format!(
                     "{} booking(s) hold the machine over the window ({}); send \
-                     \"cancel_overlapping\": true to cancel them with a full refund",
+                     \"cancel_overlapping\": true to interrupt them over the window, each \
+                     given back the share of its price the window takes",
                     ids.len(),
                     ids.iter()
                         .map(Uuid::to_string)
@@ -73,22 +84,35 @@ impl App {
             }
             Err(WindowError::Store(e)) => return Err(e.into()),
         };
-        let (mut cancelled, mut pending) = (Vec::new(), Vec::new());
-        for booking in overlapping {
-            match self.cancel_in_full(&booking).await {
-                Ok(true) => cancelled.push(booking.id),
-                // It ended or was cancelled meanwhile: nothing is held any more.
-                Ok(false) => {}
+        let mut refund_pending = Vec::new();
+        for taken in &interrupted {
+            // Its next gateway request reads the window.
+            self.forget_gate(taken.booking.id);
+            let paid = taken.booking.payment_provider.is_none()
+                || matches!(
+                    taken.booking.status.as_str(),
+                    store::booking_status::CONFIRMED
+                        | store::booking_status::ACTIVE
+                        | store::booking_status::COMPLETED
+                );
+            let given = if paid {
+                self.give_back_interruption(taken).await
+            } else {
+                Ok(false)
+            };
+            match given {
+                Ok(true) => {}
+                Ok(false) => refund_pending.push(taken.booking.id),
                 Err(e) => {
-                    tracing::warn!(booking = %booking.id, error = %e, "cancelling a booking for maintenance failed; the sweep tries again");
-                    pending.push(booking.id);
+                    tracing::warn!(booking = %taken.booking.id, error = %e, "giving back a booking's share of a maintenance window failed; the sweep tries again");
+                    refund_pending.push(taken.booking.id);
                 }
             }
         }
         Ok(Announced {
             window: self.window_view(window),
-            cancelled,
-            pending,
+            interrupted: interrupted.iter().map(|i| i.booking.id).collect(),
+            refund_pending,
         })
     }
 
@@ -108,7 +132,7 @@ impl App {
             .collect())
     }
 
-    /// Deletes a window that cancelled no booking and has not begun (members of its
+    /// Deletes a window that interrupted no booking and has not begun (members of its
     /// organisation).
     pub async fn delete_maintenance_window(
         &self,
@@ -124,8 +148,8 @@ impl App {
         {
             WindowDeleted::Deleted => Ok(()),
             WindowDeleted::NotFound => Err(AppError::NotFound("maintenance window")),
-            WindowDeleted::CancelledBookings => Err(AppError::MaintenanceKept(
-                "the window cancelled bookings, so it stands: its interval cannot be let again"
+            WindowDeleted::TookBookings => Err(AppError::MaintenanceKept(
+                "the window interrupted bookings, so it stands: what it gave back stands too"
                     .to_owned(),
             )),
             WindowDeleted::Begun => Err(AppError::MaintenanceKept(
@@ -135,8 +159,8 @@ impl App {
         }
     }
 
-    /// Cancels, with a full refund, bookings still holding a machine over a window that
-    /// cancels what it overlaps (their first cancellation failed). Returns how many.
+    /// Cancels, with a full refund, bookings still holding a machine over a window announced
+    /// before windows interrupted bookings (their first cancellation failed). Returns how many.
     pub(crate) async fn cancel_for_maintenance(&self) -> Result<usize, AppError> {
         let mut cancelled = 0;
         for booking in self.db().bookings_in_maintenance().await? {
@@ -149,5 +173,74 @@ impl App {
             }
         }
         Ok(cancelled)
+    }
+
+    /// What windows took of `booking`'s price, owed or given back: minor units.
+    pub(crate) async fn taken_by_windows(&self, booking: Uuid) -> Result<i64, AppError> {
+        Ok(self
+            .db()
+            .interruptions_of(booking)
+            .await?
+            .iter()
+            .map(|i| i.refund_amount)
+            .sum())
+    }
+
+    /// Gives back what windows took of paid bookings and is still owed (awaiting a payment
+    /// since made, or a refund the payment provider failed). Returns how many.
+    pub(crate) async fn give_back_interruptions(&self) -> Result<usize, AppError> {
+        let mut given = 0;
+        for owed in self.db().owed_interruptions(REFUNDS_PER_SWEEP).await? {
+            match self.give_back_interruption(&owed).await {
+                Ok(true) => given += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(booking = %owed.booking.id, error = %e, "giving back a booking's share of a maintenance window failed; trying again next sweep");
+                }
+            }
+        }
+        Ok(given)
+    }
+
+    /// Gives a paid booking back what a window took of it, once: with the payment provider
+    /// as a refund of its PaymentIntent (one idempotency key per booking and window, so a
+    /// retry or another replica repeats the same request), transfer and fee coming back in
+    /// proportion; without one, recorded. `false` when it was given back already.
+    async fn give_back_interruption(&self, taken: &Interrupted) -> Result<bool, AppError> {
+        let (booking, interruption) = (&taken.booking, &taken.interruption);
+        let amount = interruption.refund_amount;
+        let (refund_id, rows) = match (
+            &booking.payment_intent_id,
+            booking.payment_provider.is_some(),
+        ) {
+            (Some(intent), true) if amount > 0 => {
+                let gateway = self.gateway()?;
+                let request = RefundRequest {
+                    payment_intent: intent.clone(),
+                    amount,
+                    booking_id: booking.id.to_string(),
+                    idempotency_key: format!(
+                        "booking-{}-window-{}-refund",
+                        booking.id, interruption.window_id
+                    ),
+                };
+                let done = gateway.refund(&request).await.map_err(|e| {
+                    AppError::PaymentProvider(crate::payments::gateway_failed(booking.id, &e))
+                })?;
+                let listing = self.listing_record(booking.listing_id).await?;
+                let rows =
+                    crate::payments::refund_rows(booking, listing.org_id, &done.id, done.amount)?;
+                (Some(done.id), rows)
+            }
+            _ => (None, Vec::new()),
+        };
+        let given = self
+            .db()
+            .interruption_refunded(interruption.id, refund_id.as_deref(), &rows, Utc::now())
+            .await?;
+        if given {
+            tracing::info!(booking = %booking.id, window = %interruption.window_id, amount, "a booking was given back what a maintenance window took");
+        }
+        Ok(given)
     }
 }

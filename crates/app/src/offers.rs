@@ -426,7 +426,6 @@ impl App {
         if let Some(found) = self.replay_plan(renter, key, &fingerprint).await? {
             return Ok(found);
         }
-        self.check_unpaid_quota(renter).await?;
         let quota = booking::RenterQuota {
             max_open: self.config().limits.max_open_bookings,
             max_gpu_hours: self.config().limits.max_booked_gpu_hours,
@@ -452,6 +451,10 @@ impl App {
             {
                 return Err(AppError::PriceChanged(plan.price_per_hour));
             }
+            // Each of the plan's bookings holds its machine unpaid while the renter pays: all
+            // count against the unpaid-hold quota (the open-bookings quota counts the plan
+            // once, its GPU-hours all).
+            self.check_unpaid_quota(renter, plan.listings.len()).await?;
             let plan_id = Uuid::now_v7();
             let mut bookings = Vec::with_capacity(plan.listings.len());
             let mut destinations = Vec::with_capacity(plan.listings.len());

@@ -277,6 +277,7 @@ impl App {
             disabled_reason: None,
             created_by: caller.user_id.as_uuid(),
             created_at: Utc::now(),
+            timeout_streak: 0,
         };
         let most = self.config().webhooks.webhook_endpoints_per_owner;
         if !self
@@ -465,13 +466,15 @@ impl App {
             .await? as u64
             == FAN_OUT_PER_PASS
         {}
-        let timeout = self.config().webhooks.webhook_timeout_ms;
-        // A claim outlives its attempt (bounded by the timeout): another worker tries again
+        let settings = &self.config().webhooks;
+        // A claim outlives its attempt (bounded by its timeout): another worker tries again
         // only once it is over. Taken now, after the fan-out, so the lease is whole.
-        let lease = Duration::milliseconds(timeout as i64) + Duration::seconds(5);
+        let lease = |endpoint: &WebhookEndpointRecord| {
+            Duration::milliseconds(settings.attempt_timeout(endpoint) as i64) + Duration::seconds(5)
+        };
         Ok(self
             .db()
-            .claim_webhook_deliveries(Utc::now(), lease, room as u64)
+            .claim_webhook_deliveries(Utc::now(), lease, room as u64, settings.claim_budget())
             .await?)
     }
 
@@ -501,8 +504,8 @@ impl App {
 
     /// Sends one claimed delivery and records how it went.
     pub async fn deliver_webhook(&self, claim: DeliveryClaim) -> Result<(), AppError> {
-        let timeout = StdDuration::from_millis(self.config().webhooks.webhook_timeout_ms);
         let endpoint = &claim.endpoint;
+        let timeout = StdDuration::from_millis(self.config().webhooks.attempt_timeout(endpoint));
         let sealer = &self.inner.sealer;
         let now = Utc::now();
         let id = claim.event.id.to_string();
@@ -541,6 +544,7 @@ impl App {
                 error: Some(format!("the URL {refused}")),
                 duration_ms: 0,
                 delivered: false,
+                timed_out: false,
             },
             Ok(url) => {
                 let request = self
@@ -570,6 +574,7 @@ impl App {
                         error: None,
                         duration_ms,
                         delivered: status.is_success(),
+                        timed_out: false,
                     },
                     Ok(Err(e)) => AttemptOutcome {
                         status_code: None,
@@ -577,6 +582,7 @@ impl App {
                         error: Some(send_error(&e)),
                         duration_ms,
                         delivered: false,
+                        timed_out: e.is_timeout(),
                     },
                     Err(_) => AttemptOutcome {
                         status_code: None,
@@ -584,6 +590,7 @@ impl App {
                         error: Some(format!("no answer within {} ms", timeout.as_millis())),
                         duration_ms,
                         delivered: false,
+                        timed_out: true,
                     },
                 }
             }

@@ -175,19 +175,24 @@ impl Liveness {
     }
 }
 
-/// A maintenance window as a provider asks for it: not reversed, not empty, not ending in
-/// the past, at most [`MAX_WINDOW_DAYS`] long, with a reason of at most
+/// A maintenance window as a provider asks for it: not reversed, not empty, not starting in
+/// the past (a minute of grace, then it starts `now`: its start is returned), at most [`MAX_WINDOW_DAYS`] long, with a reason of at most
 /// [`MAX_REASON_CHARS`] characters (trimmed; it may be empty).
 pub fn window_request(
     from: DateTime<Utc>,
     until: DateTime<Utc>,
     reason: &str,
     now: DateTime<Utc>,
-) -> Result<String, ValidationError> {
+) -> Result<(DateTime<Utc>, String), ValidationError> {
     if until <= from {
         return Err(ValidationError::new("until", "must be after from"));
     }
-    if until <= now {
+    // A minute of grace for clocks and latency; a window never reaches into the past.
+    if from < now - Duration::minutes(1) {
+        return Err(ValidationError::new("from", "must not be in the past"));
+    }
+    let from = from.max(now);
+    if until <= from {
         return Err(ValidationError::new("until", "must be in the future"));
     }
     if until - from > Duration::days(MAX_WINDOW_DAYS) {
@@ -196,7 +201,10 @@ pub fn window_request(
             format!("a window may last at most {MAX_WINDOW_DAYS} days"),
         ));
     }
-    crate::bounded_text("reason", reason, 0, MAX_REASON_CHARS)
+    Ok((
+        from,
+        crate::bounded_text("reason", reason, 0, MAX_REASON_CHARS)?,
+    ))
 }
 
 #[cfg(test)]
@@ -294,15 +302,26 @@ mod tests {
     #[test]
     fn window_requests_are_checked() {
         let now = t(0);
-        assert!(window_request(t(10), t(20), " disk swap ", now).is_ok_and(|r| r == "disk swap"));
+        assert!(
+            window_request(t(10), t(20), " disk swap ", now)
+                .is_ok_and(|r| r == (t(10), "disk swap".to_owned()))
+        );
         assert_eq!(
             window_request(t(20), t(10), "", now).unwrap_err().field,
             "until"
         );
         assert_eq!(
             window_request(t(-20), t(-10), "", now).unwrap_err().field,
-            "until"
+            "from",
+            "a window never reaches into the past"
         );
+        assert_eq!(
+            window_request(t(-20), t(10), "", now).unwrap_err().field,
+            "from"
+        );
+        // Within the minute of grace it starts now.
+        let late = now - Duration::seconds(20);
+        assert_eq!(window_request(late, t(10), "", now).unwrap().0, now);
         assert_eq!(
             window_request(t(0), t(15 * 24 * 60), "", now)
                 .unwrap_err()

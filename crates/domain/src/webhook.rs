@@ -153,9 +153,154 @@ pub fn should_disable(
     failing_since.is_some_and(|since| now - since >= after)
 }
 
+/// The shortest an attempt's timeout becomes after attempts that got no answer in time.
+pub const MIN_TIMEOUT_MS: u64 = 1_000;
+
+/// An attempt's timeout after `streak` attempts in a row got no answer in time: `base_ms`
+/// halved for each (at most four times), never below [`MIN_TIMEOUT_MS`] (nor above
+/// `base_ms`). A receiver that never answers then holds a sender a sixteenth as long.
+pub fn attempt_timeout_ms(base_ms: u64, streak: u32) -> u64 {
+    (base_ms >> streak.min(4)).max(MIN_TIMEOUT_MS.min(base_ms))
+}
+
+/// An endpoint with deliveries due, as a claim decides on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DueEndpoint<K> {
+    pub endpoint: K,
+    pub owner: K,
+    /// Deliveries due now.
+    pub due: u64,
+    /// Its deliveries being sent now (by any worker).
+    pub in_flight: u64,
+}
+
+/// How many of each endpoint's due deliveries to claim now (one count per entry of `due`,
+/// which comes oldest due first): at most `room` in all, one at a time to each owner in turn
+/// (in the order their oldest due delivery comes) and, within an owner, to each of its
+/// endpoints in turn; never more than `per_endpoint` in flight to an endpoint nor
+/// `per_owner` to an owner (`owner_in_flight`: what each has in flight already). So one
+/// owner's backlog, or one receiver that never answers, cannot take the places another
+/// owner's deliveries need.
+pub fn fair_claims<K: Copy + Eq>(
+    due: &[DueEndpoint<K>],
+    owner_in_flight: impl Fn(K) -> u64,
+    (per_endpoint, per_owner): (u64, u64),
+    mut room: u64,
+) -> Vec<u64> {
+    let mut owners: Vec<(K, Vec<usize>, usize, u64)> = Vec::new();
+    for (i, d) in due.iter().enumerate() {
+        match owners.iter_mut().find(|(owner, ..)| *owner == d.owner) {
+            Some((_, endpoints, ..)) => endpoints.push(i),
+            None => owners.push((d.owner, vec![i], 0, owner_in_flight(d.owner))),
+        }
+    }
+    let mut claims = vec![0u64; due.len()];
+    let mut progress = true;
+    while room > 0 && progress {
+        progress = false;
+        for (_, endpoints, cursor, busy) in &mut owners {
+            if room == 0 {
+                break;
+            }
+            if *busy >= per_owner {
+                continue;
+            }
+            // The owner's next endpoint in turn that may take one more.
+            let open = (0..endpoints.len())
+                .map(|step| (*cursor + step) % endpoints.len())
+                .find(|&at| {
+                    let i = endpoints[at];
+                    claims[i] < due[i].due && due[i].in_flight + claims[i] < per_endpoint
+                });
+            if let Some(at) = open {
+                claims[endpoints[at]] += 1;
+                *cursor = at + 1;
+                *busy += 1;
+                room -= 1;
+                progress = true;
+            }
+        }
+    }
+    claims
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_timeouts_shorten_the_next_one_to_a_floor() {
+        assert_eq!(attempt_timeout_ms(10_000, 0), 10_000);
+        assert_eq!(attempt_timeout_ms(10_000, 1), 5_000);
+        assert_eq!(attempt_timeout_ms(10_000, 3), 1_250);
+        assert_eq!(attempt_timeout_ms(10_000, 4), 1_000);
+        assert_eq!(attempt_timeout_ms(10_000, 40), 1_000);
+        assert_eq!(attempt_timeout_ms(500, 3), 500, "never above the base");
+    }
+
+    #[test]
+    fn one_owners_backlog_leaves_room_for_everyone_else() {
+        let due = |endpoint, owner, due, in_flight| DueEndpoint {
+            endpoint,
+            owner,
+            due,
+            in_flight,
+        };
+        // Owner 1's endpoint has 500 due and two in flight already (a receiver that never
+        // answers); owner 2 has one due; owner 3 two endpoints with three due each.
+        let backlog = [
+            due(10, 1, 500, 2),
+            due(20, 2, 1, 0),
+            due(30, 3, 3, 0),
+            due(31, 3, 3, 0),
+        ];
+        let claims = fair_claims(&backlog, |_| 2, (2, 8), 32);
+        assert_eq!(claims, [0, 1, 2, 2], "each endpoint at most two in flight");
+        // An owner's budget spans its endpoints, shared in turn.
+        let claims = fair_claims(&backlog, |o| if o == 3 { 5 } else { 0 }, (4, 8), 32);
+        assert_eq!(claims[2] + claims[3], 3);
+        assert!(claims[2].abs_diff(claims[3]) <= 1);
+        // Room is handed out one owner at a time: the first owners in line get theirs.
+        let claims = fair_claims(&backlog, |_| 0, (2, 8), 2);
+        assert_eq!(claims, [0, 1, 1, 0]);
+    }
+
+    proptest::proptest! {
+        /// Whatever is due, claims never exceed the room, what is due, or either budget.
+        #[test]
+        fn claims_stay_within_every_budget(
+            endpoints in proptest::collection::vec((0u8..4, 0u64..20, 0u64..4), 0..12),
+            room in 0u64..40,
+            per_endpoint in 1u64..5,
+            per_owner in 1u64..9,
+        ) {
+            let due: Vec<DueEndpoint<u8>> = endpoints
+                .iter()
+                .enumerate()
+                .map(|(i, &(owner, due, in_flight))| DueEndpoint {
+                    endpoint: 100 + i as u8,
+                    owner,
+                    due,
+                    in_flight,
+                })
+                .collect();
+            let claims = fair_claims(&due, |_| 0, (per_endpoint, per_owner), room);
+            proptest::prop_assert!(claims.iter().sum::<u64>() <= room);
+            for (d, c) in due.iter().zip(&claims) {
+                proptest::prop_assert!(*c <= d.due);
+                proptest::prop_assert!(*c == 0 || d.in_flight + c <= per_endpoint);
+            }
+            for owner in 0u8..4 {
+                let taken: u64 = due
+                    .iter()
+                    .zip(&claims)
+                    .filter(|(d, _)| d.owner == owner)
+                    .map(|(_, c)| c)
+                    .sum();
+                proptest::prop_assert!(taken <= per_owner);
+            }
+        }
+    }
 
     #[test]
     fn kinds_round_trip_and_the_test_event_cannot_be_subscribed_to() {

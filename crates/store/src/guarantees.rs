@@ -68,19 +68,28 @@ pub(crate) fn guarantee_for(
 }
 
 impl Db {
-    /// When bookings of `listing` that asked for direct access held it, over `[from, until)`:
-    /// each one's `[starts_at, ends_at)`, cut at its cancellation. Bookings confirmed,
-    /// active, completed or cancelled count (one waiting for its payment was never given
+    /// When bookings of `listings` (every listing naming one engine) that were given direct
+    /// access held them, over `[from, until)`: each one's `[starts_at, ends_at)`, cut at its
+    /// cancellation. Bookings confirmed, active, completed or cancelled after they were paid
+    /// count (one waiting for its payment, or cancelled before it was paid, was never given
     /// access).
     pub async fn direct_access_between(
         &self,
-        listing: Uuid,
+        listings: &[Uuid],
         from: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>)>, StoreError> {
         use crate::booking_status as status;
+        let charged = Query::select()
+            .column(crate::entities::ledger_entries::Column::BookingId)
+            .from(crate::entities::ledger_entries::Entity)
+            .and_where(
+                Expr::col(crate::entities::ledger_entries::Column::Kind)
+                    .eq(domain::LedgerKind::Charge.as_str()),
+            )
+            .to_owned();
         let rows = bookings::Entity::find()
-            .filter(bookings::Column::ListingId.eq(listing))
+            .filter(bookings::Column::ListingId.is_in(listings.iter().copied()))
             .filter(bookings::Column::DirectAccess.eq(true))
             .filter(bookings::Column::Status.is_in([
                 status::CONFIRMED,
@@ -88,6 +97,12 @@ impl Db {
                 status::COMPLETED,
                 status::CANCELLED,
             ]))
+            .filter(
+                sea_orm::Condition::any()
+                    .add(bookings::Column::Status.ne(status::CANCELLED))
+                    .add(bookings::Column::PaymentProvider.is_null())
+                    .add(bookings::Column::Id.in_subquery(charged)),
+            )
             .filter(bookings::Column::StartsAt.lt(until))
             .filter(bookings::Column::EndsAt.gt(from))
             .all(self.conn())
@@ -102,6 +117,22 @@ impl Db {
             })
             .filter(|(start, end)| start < end && *end > from)
             .collect())
+    }
+
+    /// Listings whose engine address mentions `host`, with their engine addresses: the
+    /// candidates for "the same engine" (the caller compares origins).
+    pub async fn listings_with_engine_host(
+        &self,
+        host: &str,
+    ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        Ok(listings::Entity::find()
+            .select_only()
+            .column(listings::Column::Id)
+            .column(listings::Column::EngineBaseUrl)
+            .filter(listings::Column::EngineBaseUrl.contains(host))
+            .into_tuple()
+            .all(self.conn())
+            .await?)
     }
 
     pub async fn guarantee_of(&self, booking: Uuid) -> Result<Option<GuaranteeRecord>, StoreError> {

@@ -61,7 +61,9 @@ pub use ledger::{LedgerRecord, NewLedgerEntry};
 pub use listings::ListingRecord;
 pub use liveness::{Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of};
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
-pub use maintenance::{WindowDeleted, WindowError, WindowRecord};
+pub use maintenance::{
+    Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError, WindowRecord,
+};
 pub use offers::{OfferCandidate, OfferQuery, PlanError, PlanRecord};
 pub use org_reports::OrgReportRecord;
 pub use orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
@@ -78,8 +80,8 @@ pub use verification::{
     SigningKeyRecord,
 };
 pub use webhooks::{
-    AttemptOutcome, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord, WebhookEndpointRecord,
-    WebhookEventRecord, WebhookOwner,
+    AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
+    WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,
 };
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.

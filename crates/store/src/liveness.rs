@@ -137,6 +137,18 @@ impl Db {
         Ok(claimed)
     }
 
+    /// Brings `listing`'s next probe forward to `at` (when it was due later).
+    pub async fn probe_soon(&self, listing: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
+        use listings::Column as L;
+        listings::Entity::update_many()
+            .col_expr(L::ProbeDueAt, Expr::value(at))
+            .filter(L::Id.eq(listing))
+            .filter(L::ProbeDueAt.gt(at))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
     /// How many listings are probed: the active ones.
     pub async fn probed_listings(&self) -> Result<u64, StoreError> {
         use sea_orm::PaginatorTrait;

@@ -6,16 +6,37 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Query, SimpleExpr};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
 use crate::capacity::{holds_capacity, lock_listing, windows_over};
-use crate::entities::{bookings, maintenance_windows};
+use crate::entities::{booking_interruptions, bookings, ledger_entries, maintenance_windows};
+use crate::ledger::{NewLedgerEntry, insert_ledger};
 
 type BookingRecord = bookings::Model;
 use crate::{Db, StoreError};
 
 pub type WindowRecord = maintenance_windows::Model;
+/// The part of a booking a window took, and what that gives back.
+pub type InterruptionRecord = booking_interruptions::Model;
+
+/// A booking a window interrupted, with what it is given back.
+#[derive(Debug, Clone)]
+pub struct Interrupted {
+    pub booking: BookingRecord,
+    pub interruption: InterruptionRecord,
+}
+
+/// A listing's windows that interrupted bookings over a stretch of time: a public figure.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct InterruptionFigures {
+    /// Windows that interrupted at least one booking.
+    pub windows: u64,
+    /// Bookings interrupted.
+    pub bookings: u64,
+    /// GPU-hours of bookings the windows took.
+    pub gpu_hours: f64,
+}
 
 /// Why a window was not added.
 #[derive(Debug, thiserror::Error)]
@@ -39,8 +60,9 @@ impl From<sea_orm::DbErr> for WindowError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowDeleted {
     Deleted,
-    /// It cancelled bookings: it stands, so its interval cannot be let again.
-    CancelledBookings,
+    /// It interrupted (or, announced before interruptions existed, cancelled) bookings: it
+    /// stands, so what it gave back stands too.
+    TookBookings,
     /// It has begun: what it says of the machine's uptime stands.
     Begun,
     NotFound,
@@ -70,13 +92,14 @@ pub(crate) fn owed_to_maintenance() -> SimpleExpr {
 impl Db {
     /// Adds `window` under its listing's lock. Bookings that hold the machine over it refuse
     /// it ([`WindowError::Overlaps`]) unless `window.cancel_overlapping`: then it is added
-    /// with their count, and they are returned, to be cancelled with a full refund (until
-    /// they are, [`Db::bookings_in_maintenance`] finds them).
+    /// with their count, each keeps its interval and is interrupted over the window — an
+    /// [`InterruptionRecord`] with the share of its price the window takes (no earlier
+    /// window's time twice), owed until [`Db::interruption_refunded`] records it given back.
     pub async fn add_maintenance_window(
         &self,
         mut window: WindowRecord,
         now: DateTime<Utc>,
-    ) -> Result<(WindowRecord, Vec<BookingRecord>), WindowError> {
+    ) -> Result<(WindowRecord, Vec<Interrupted>), WindowError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
         if !lock_listing(&txn, window.listing_id).await? {
@@ -95,13 +118,42 @@ impl Db {
                 overlapping.iter().map(|b| b.id).collect(),
             ));
         }
-        window.cancelled_bookings = overlapping.len() as i64;
+        let earlier = booking_interruptions::Entity::find()
+            .filter(
+                booking_interruptions::Column::BookingId.is_in(overlapping.iter().map(|b| b.id)),
+            )
+            .all(&txn)
+            .await?;
+        let mut interrupted = Vec::with_capacity(overlapping.len());
+        for booking in overlapping {
+            let taken: Vec<_> = earlier
+                .iter()
+                .filter(|i| i.booking_id == booking.id)
+                .map(|i| (i.starts_at, i.ends_at))
+                .collect();
+            let Some(interruption) = interruption_of(&booking, &window, &taken, now)? else {
+                continue;
+            };
+            interrupted.push(Interrupted {
+                booking,
+                interruption,
+            });
+        }
+        window.cancelled_bookings = 0;
+        window.interrupted_bookings = interrupted.len() as i64;
         use sea_orm::ActiveModelTrait;
         maintenance_windows::Entity::insert(
             maintenance_windows::ActiveModel::from(window.clone()).reset_all(),
         )
         .exec_without_returning(&txn)
         .await?;
+        if !interrupted.is_empty() {
+            booking_interruptions::Entity::insert_many(interrupted.iter().map(|i| {
+                booking_interruptions::ActiveModel::from(i.interruption.clone()).reset_all()
+            }))
+            .exec_without_returning(&txn)
+            .await?;
+        }
         // The reason stays out: it is for the organisation's members.
         crate::webhooks::emit_listing(
             &txn,
@@ -112,12 +164,127 @@ impl Db {
                 "from": window.starts_at,
                 "until": window.ends_at,
                 "cancelled_bookings": window.cancelled_bookings,
+                "interrupted_bookings": window.interrupted_bookings,
             }),
             now,
         )
         .await?;
         txn.commit().await?;
-        Ok((window, overlapping))
+        Ok((window, interrupted))
+    }
+
+    /// What windows took of `booking`, oldest first.
+    pub async fn interruptions_of(
+        &self,
+        booking: Uuid,
+    ) -> Result<Vec<InterruptionRecord>, StoreError> {
+        use booking_interruptions::Column as I;
+        Ok(booking_interruptions::Entity::find()
+            .filter(I::BookingId.eq(booking))
+            .order_by_asc(I::StartsAt)
+            .order_by_asc(I::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Interruptions still owed to bookings that were paid (with the payment provider, a
+    /// charge is recorded; without one, nothing was ever awaited), oldest first, at most
+    /// `limit`. One of a booking never paid (its hold expired, or cancelled while waiting)
+    /// is never owed: nothing was taken.
+    pub async fn owed_interruptions(&self, limit: u64) -> Result<Vec<Interrupted>, StoreError> {
+        use booking_interruptions::Column as I;
+        let charged = Query::select()
+            .column(ledger_entries::Column::BookingId)
+            .from(ledger_entries::Entity)
+            .and_where(
+                Expr::col(ledger_entries::Column::Kind).eq(domain::LedgerKind::Charge.as_str()),
+            )
+            .to_owned();
+        let paid = Query::select()
+            .column(bookings::Column::Id)
+            .from(bookings::Entity)
+            .cond_where(
+                sea_orm::Condition::any()
+                    .add(Expr::col(bookings::Column::PaymentProvider).is_null())
+                    .add(Expr::col(bookings::Column::Id).in_subquery(charged)),
+            )
+            .to_owned();
+        let owed = booking_interruptions::Entity::find()
+            .filter(I::RefundedAt.is_null())
+            .filter(I::BookingId.in_subquery(paid))
+            .order_by_asc(I::CreatedAt)
+            .order_by_asc(I::Id)
+            .limit(limit)
+            .all(self.conn())
+            .await?;
+        let booked = bookings::Entity::find()
+            .filter(bookings::Column::Id.is_in(owed.iter().map(|i| i.booking_id)))
+            .all(self.conn())
+            .await?;
+        Ok(owed
+            .into_iter()
+            .filter_map(|interruption| {
+                let booking = booked.iter().find(|b| b.id == interruption.booking_id)?;
+                Some(Interrupted {
+                    booking: booking.clone(),
+                    interruption,
+                })
+            })
+            .collect())
+    }
+
+    /// Records an interruption given back — by `refund_id` with the payment provider, with
+    /// its ledger rows — once: `false` when it already was.
+    pub async fn interruption_refunded(
+        &self,
+        id: Uuid,
+        refund_id: Option<&str>,
+        ledger: &[NewLedgerEntry],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        use booking_interruptions::Column as I;
+        let txn = self.write().await?;
+        let marked = booking_interruptions::Entity::update_many()
+            .col_expr(I::RefundedAt, Expr::value(now))
+            .col_expr(I::RefundId, Expr::value(refund_id.map(str::to_owned)))
+            .filter(I::Id.eq(id))
+            .filter(I::RefundedAt.is_null())
+            .exec(&txn)
+            .await?;
+        if marked.rows_affected != 1 {
+            return Ok(false);
+        }
+        insert_ledger(&txn, ledger, now).await?;
+        txn.commit().await?;
+        Ok(true)
+    }
+
+    /// What windows of `listing` announced in `[from, until)` took of bookings (whether or
+    /// not they have begun: announcing one is what interrupts).
+    pub async fn interruption_figures(
+        &self,
+        listing: Uuid,
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<InterruptionFigures, StoreError> {
+        use booking_interruptions::Column as I;
+        let rows = booking_interruptions::Entity::find()
+            .filter(I::ListingId.eq(listing))
+            .filter(I::CreatedAt.gte(from))
+            .filter(I::CreatedAt.lt(until))
+            .all(self.conn())
+            .await?;
+        let mut windows: Vec<Uuid> = rows.iter().map(|r| r.window_id).collect();
+        windows.sort_unstable();
+        windows.dedup();
+        let gpu_seconds = rows.iter().fold(0.0, |sum, r| {
+            sum + f64::from(r.gpu_count) * (r.ends_at - r.starts_at).num_seconds() as f64
+        });
+        Ok(InterruptionFigures {
+            windows: windows.len() as u64,
+            bookings: rows.len() as u64,
+            gpu_hours: gpu_seconds / 3600.0,
+        })
     }
 
     /// Which of `listings` are inside a maintenance window at `at`.
@@ -163,6 +330,7 @@ impl Db {
             .filter(W::Id.eq(id))
             .filter(W::ListingId.eq(listing))
             .filter(W::CancelledBookings.eq(0))
+            .filter(W::InterruptedBookings.eq(0))
             .filter(W::StartsAt.gt(now))
             .exec(self.conn())
             .await?;
@@ -175,7 +343,9 @@ impl Db {
             .await?;
         Ok(match found {
             None => WindowDeleted::NotFound,
-            Some(w) if w.cancelled_bookings > 0 => WindowDeleted::CancelledBookings,
+            Some(w) if w.cancelled_bookings > 0 || w.interrupted_bookings > 0 => {
+                WindowDeleted::TookBookings
+            }
             Some(_) => WindowDeleted::Begun,
         })
     }
@@ -196,4 +366,41 @@ impl Db {
             .all(self.conn())
             .await?)
     }
+}
+
+/// What `window` takes of `booking`, whose earlier windows took `taken`: `None` when nothing.
+fn interruption_of(
+    booking: &BookingRecord,
+    window: &WindowRecord,
+    taken: &[(DateTime<Utc>, DateTime<Utc>)],
+    now: DateTime<Utc>,
+) -> Result<Option<InterruptionRecord>, StoreError> {
+    let corrupt =
+        |e: &dyn std::fmt::Display| StoreError::Corrupt(format!("booking {}: {e}", booking.id));
+    let currency: domain::Currency = booking
+        .currency
+        .parse()
+        .map_err(|_| corrupt(&format!("unknown currency {:?}", booking.currency)))?;
+    let paid = domain::Money::new(booking.price_amount, currency);
+    // Checked as of its start: a stored booking may have begun.
+    let interval =
+        domain::booking::Interval::new(booking.starts_at, booking.ends_at, booking.starts_at)
+            .map_err(|e| corrupt(&e))?;
+    Ok(
+        domain::booking::interruption(paid, &interval, (window.starts_at, window.ends_at), taken)
+            .map(|i| InterruptionRecord {
+                id: Uuid::now_v7(),
+                booking_id: booking.id,
+                window_id: window.id,
+                listing_id: booking.listing_id,
+                starts_at: i.from,
+                ends_at: i.until,
+                seconds: i.seconds,
+                gpu_count: booking.gpu_count,
+                refund_amount: i.refund.minor(),
+                refunded_at: None,
+                refund_id: None,
+                created_at: now,
+            }),
+    )
 }

@@ -260,6 +260,45 @@ impl Db {
         Ok(())
     }
 
+    /// Stores `window` as it is, as windows announced before windows interrupted bookings
+    /// were (one that cancelled `cancelled_bookings`), without deciding anything.
+    pub async fn insert_window_as_stored(
+        &self,
+        window: crate::WindowRecord,
+    ) -> Result<(), StoreError> {
+        use sea_orm::{ActiveModelTrait, EntityTrait};
+        crate::entities::maintenance_windows::Entity::insert(
+            crate::entities::maintenance_windows::ActiveModel::from(window).reset_all(),
+        )
+        .exec_without_returning(self.conn())
+        .await?;
+        Ok(())
+    }
+
+    /// Writes `n` events of `kind` to the webhook outbox, heard by `renter`'s and `org`'s
+    /// endpoints (a backlog, without the changes that would tell of them).
+    pub async fn emit_events(
+        &self,
+        kind: domain::webhook::EventKind,
+        (renter, org): (Option<uuid::Uuid>, Option<uuid::Uuid>),
+        n: usize,
+    ) -> Result<(), StoreError> {
+        use sea_orm::TransactionTrait;
+        let txn = self.conn().begin().await?;
+        for _ in 0..n {
+            crate::webhooks::emit(
+                &txn,
+                kind,
+                (renter, org),
+                serde_json::json!({}),
+                chrono::Utc::now(),
+            )
+            .await?;
+        }
+        txn.commit().await?;
+        Ok(())
+    }
+
     /// The webhook outbox's events of `kind` (what a crash left behind).
     pub async fn webhook_events_of_kind(
         &self,

@@ -117,6 +117,7 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
                 completed = sweep.completed,
                 plans_released = sweep.plans_released,
                 maintenance_cancelled = sweep.maintenance_cancelled,
+                interruptions_given_back = sweep.interruptions_given_back,
                 "bookings swept"
             ),
             Ok(_) => {}

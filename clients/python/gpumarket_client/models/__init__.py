@@ -65,6 +65,8 @@ from .guarantee_view import GuaranteeView
 from .hardware_patch import HardwarePatch
 from .hardware_view import HardwareView
 from .health import Health
+from .interruption_view import InterruptionView
+from .interruptions_view import InterruptionsView
 from .introspect_request import IntrospectRequest
 from .introspection_view import IntrospectionView
 from .invitation_view import InvitationView
@@ -240,6 +242,8 @@ __all__ = (
     "HardwarePatch",
     "HardwareView",
     "Health",
+    "InterruptionsView",
+    "InterruptionView",
     "IntrospectionView",
     "IntrospectRequest",
     "InvitationView",

@@ -16,18 +16,24 @@ T = TypeVar("T", bound="AnnouncedView")
 
 @_attrs_define
 class AnnouncedView:
-    """A window announced, and the bookings it cancelled.
+    """A window announced, and the bookings it interrupted.
 
     Attributes:
-        cancelled_booking_ids (list[UUID]): Bookings cancelled with a full refund.
-        pending_cancellation_ids (list[UUID]): Bookings whose refund the payment provider has not made yet: the sweep
-            cancels them
-            shortly. They hold no capacity the window needs (nothing can be booked over it).
+        cancelled_booking_ids (list[UUID]): A window never cancels a booking: always empty (kept for older clients).
+        interrupted_booking_ids (list[UUID]): Bookings interrupted over the window: each keeps its interval and is given
+            back the
+            share of its price the window takes.
+        pending_cancellation_ids (list[UUID]): Always empty (kept for older clients).
+        refund_pending_ids (list[UUID]): Of those, the ones whose share is still owed: awaiting their payment (given
+            back once
+            paid), or the payment provider failed (the sweep gives it back shortly).
         window (MaintenanceWindowView): A maintenance window: the whole machine is out of service over `[from, until)`.
     """
 
     cancelled_booking_ids: list[UUID]
+    interrupted_booking_ids: list[UUID]
     pending_cancellation_ids: list[UUID]
+    refund_pending_ids: list[UUID]
     window: MaintenanceWindowView
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -37,10 +43,20 @@ class AnnouncedView:
             cancelled_booking_ids_item = str(cancelled_booking_ids_item_data)
             cancelled_booking_ids.append(cancelled_booking_ids_item)
 
+        interrupted_booking_ids = []
+        for interrupted_booking_ids_item_data in self.interrupted_booking_ids:
+            interrupted_booking_ids_item = str(interrupted_booking_ids_item_data)
+            interrupted_booking_ids.append(interrupted_booking_ids_item)
+
         pending_cancellation_ids = []
         for pending_cancellation_ids_item_data in self.pending_cancellation_ids:
             pending_cancellation_ids_item = str(pending_cancellation_ids_item_data)
             pending_cancellation_ids.append(pending_cancellation_ids_item)
+
+        refund_pending_ids = []
+        for refund_pending_ids_item_data in self.refund_pending_ids:
+            refund_pending_ids_item = str(refund_pending_ids_item_data)
+            refund_pending_ids.append(refund_pending_ids_item)
 
         window = self.window.to_dict()
 
@@ -49,7 +65,9 @@ class AnnouncedView:
         field_dict.update(
             {
                 "cancelled_booking_ids": cancelled_booking_ids,
+                "interrupted_booking_ids": interrupted_booking_ids,
                 "pending_cancellation_ids": pending_cancellation_ids,
+                "refund_pending_ids": refund_pending_ids,
                 "window": window,
             }
         )
@@ -68,6 +86,13 @@ class AnnouncedView:
 
             cancelled_booking_ids.append(cancelled_booking_ids_item)
 
+        interrupted_booking_ids = []
+        _interrupted_booking_ids = d.pop("interrupted_booking_ids")
+        for interrupted_booking_ids_item_data in _interrupted_booking_ids:
+            interrupted_booking_ids_item = UUID(interrupted_booking_ids_item_data)
+
+            interrupted_booking_ids.append(interrupted_booking_ids_item)
+
         pending_cancellation_ids = []
         _pending_cancellation_ids = d.pop("pending_cancellation_ids")
         for pending_cancellation_ids_item_data in _pending_cancellation_ids:
@@ -75,11 +100,20 @@ class AnnouncedView:
 
             pending_cancellation_ids.append(pending_cancellation_ids_item)
 
+        refund_pending_ids = []
+        _refund_pending_ids = d.pop("refund_pending_ids")
+        for refund_pending_ids_item_data in _refund_pending_ids:
+            refund_pending_ids_item = UUID(refund_pending_ids_item_data)
+
+            refund_pending_ids.append(refund_pending_ids_item)
+
         window = MaintenanceWindowView.from_dict(d.pop("window"))
 
         announced_view = cls(
             cancelled_booking_ids=cancelled_booking_ids,
+            interrupted_booking_ids=interrupted_booking_ids,
             pending_cancellation_ids=pending_cancellation_ids,
+            refund_pending_ids=refund_pending_ids,
             window=window,
         )
 

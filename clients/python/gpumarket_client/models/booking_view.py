@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.booking_guarantee_view import BookingGuaranteeView
+    from ..models.interruption_view import InterruptionView
     from ..models.money_view import MoneyView
     from ..models.payment_view import PaymentView
 
@@ -29,6 +30,10 @@ class BookingView:
         ends_at (datetime.datetime):
         gpu_count (int):
         id (UUID):
+        interruptions (list[InterruptionView]): What the provider's maintenance windows took of it, oldest first: the
+            booking keeps its
+            interval, has no access over each (the gateway refuses, the access token is inactive)
+            and is given back the share of its price each took.
         listing_id (UUID):
         listing_verification_state (str): The booked listing's badge now: `unverified`, `verified`, `expired` or
             `demoted` (a
@@ -57,6 +62,7 @@ class BookingView:
     ends_at: datetime.datetime
     gpu_count: int
     id: UUID
+    interruptions: list[InterruptionView]
     listing_id: UUID
     listing_verification_state: str
     payment: PaymentView
@@ -84,6 +90,11 @@ class BookingView:
         gpu_count = self.gpu_count
 
         id = str(self.id)
+
+        interruptions = []
+        for interruptions_item_data in self.interruptions:
+            interruptions_item = interruptions_item_data.to_dict()
+            interruptions.append(interruptions_item)
 
         listing_id = str(self.listing_id)
 
@@ -146,6 +157,7 @@ class BookingView:
                 "ends_at": ends_at,
                 "gpu_count": gpu_count,
                 "id": id,
+                "interruptions": interruptions,
                 "listing_id": listing_id,
                 "listing_verification_state": listing_verification_state,
                 "payment": payment,
@@ -171,6 +183,7 @@ class BookingView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
+        from ..models.interruption_view import InterruptionView  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
         from ..models.payment_view import PaymentView  # noqa: PLC0415
 
@@ -184,6 +197,13 @@ class BookingView:
         gpu_count = d.pop("gpu_count")
 
         id = UUID(d.pop("id"))
+
+        interruptions = []
+        _interruptions = d.pop("interruptions")
+        for interruptions_item_data in _interruptions:
+            interruptions_item = InterruptionView.from_dict(interruptions_item_data)
+
+            interruptions.append(interruptions_item)
 
         listing_id = UUID(d.pop("listing_id"))
 
@@ -282,6 +302,7 @@ class BookingView:
             ends_at=ends_at,
             gpu_count=gpu_count,
             id=id,
+            interruptions=interruptions,
             listing_id=listing_id,
             listing_verification_state=listing_verification_state,
             payment=payment,

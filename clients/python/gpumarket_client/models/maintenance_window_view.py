@@ -19,11 +19,15 @@ class MaintenanceWindowView:
 
     Attributes:
         announced_at (datetime.datetime):
-        cancelled_bookings (int): Bookings it cancelled with a full refund.
+        cancelled_bookings (int): Bookings it cancelled with a full refund: windows announced before windows interrupted
+            bookings (0 for newer ones).
         from_ (datetime.datetime):
         id (UUID):
         in_time (bool): Announced at least `maintenance_notice_secs` (default 24 h) before `from`: its time is
             left out of uptime. Announced later, it counts as downtime.
+        interrupted_bookings (int): Bookings it interrupted: each kept its interval, had no access over the window and
+            was
+            given back the share of its price the window takes.
         listing_id (UUID):
         until (datetime.datetime):
         reason (None | str | Unset): Members only (`null` in public views).
@@ -34,6 +38,7 @@ class MaintenanceWindowView:
     from_: datetime.datetime
     id: UUID
     in_time: bool
+    interrupted_bookings: int
     listing_id: UUID
     until: datetime.datetime
     reason: None | str | Unset = UNSET
@@ -49,6 +54,8 @@ class MaintenanceWindowView:
         id = str(self.id)
 
         in_time = self.in_time
+
+        interrupted_bookings = self.interrupted_bookings
 
         listing_id = str(self.listing_id)
 
@@ -69,6 +76,7 @@ class MaintenanceWindowView:
                 "from": from_,
                 "id": id,
                 "in_time": in_time,
+                "interrupted_bookings": interrupted_bookings,
                 "listing_id": listing_id,
                 "until": until,
             }
@@ -91,6 +99,8 @@ class MaintenanceWindowView:
 
         in_time = d.pop("in_time")
 
+        interrupted_bookings = d.pop("interrupted_bookings")
+
         listing_id = UUID(d.pop("listing_id"))
 
         until = datetime.datetime.fromisoformat(d.pop("until"))
@@ -110,6 +120,7 @@ class MaintenanceWindowView:
             from_=from_,
             id=id,
             in_time=in_time,
+            interrupted_bookings=interrupted_bookings,
             listing_id=listing_id,
             until=until,
             reason=reason,

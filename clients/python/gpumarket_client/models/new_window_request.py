@@ -16,12 +16,17 @@ class NewWindowRequest:
     """A maintenance window as a provider announces it.
 
     Attributes:
-        from_ (datetime.datetime): Start of the half-open interval `[from, until)`, RFC 3339.
+        from_ (datetime.datetime): Start of the half-open interval `[from, until)`, RFC 3339: not in the past (422;
+            within
+            a minute of grace for clocks, the window starts now).
         until (datetime.datetime): Its end: in the future, at most 14 days after `from`.
-        cancel_overlapping (bool | Unset): Cancel the bookings that hold the machine over the window, each with a full
-            refund
-            (transfer reversed, fee refunded). Without it such bookings refuse the window (409
-            `maintenance_overlaps_bookings`). A window that cancelled bookings can no longer be
+        cancel_overlapping (bool | Unset): Interrupt the bookings that hold the machine over the window (the name is
+            older than
+            interruptions; nothing is cancelled): each keeps its interval, has no access over the
+            window (the gateway refuses it and ends its streams at the window's start, its access
+            token is inactive) and is given back the share of its price the window takes
+            (transfer and fee in proportion). Without it such bookings refuse the window (409
+            `maintenance_overlaps_bookings`). A window that interrupted bookings can no longer be
             deleted.
         reason (str | Unset): Why, for the organisation's members (at most 500 characters; not shown publicly).
     """

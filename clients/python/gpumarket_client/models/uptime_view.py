@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.day_uptime_view import DayUptimeView
+    from ..models.interruptions_view import InterruptionsView
     from ..models.liveness_state_view import LivenessStateView
     from ..models.maintenance_window_view import MaintenanceWindowView
     from ..models.uptime_statement_view import UptimeStatementView
@@ -25,6 +26,9 @@ class UptimeView:
     Attributes:
         current (LivenessStateView): The machine's state now.
         days (list[DayUptimeView]): The last 30 days, oldest first.
+        interruptions_30d (InterruptionsView): Bookings maintenance windows interrupted: each kept its interval, had no
+            access over the
+            window, and was given back the share of its price the window took.
         listing_id (UUID):
         maintenance (list[MaintenanceWindowView]): Maintenance windows that have not ended, soonest first (without their
             reason).
@@ -50,6 +54,7 @@ class UptimeView:
 
     current: LivenessStateView
     days: list[DayUptimeView]
+    interruptions_30d: InterruptionsView
     listing_id: UUID
     maintenance: list[MaintenanceWindowView]
     probe_every_secs: int
@@ -67,6 +72,8 @@ class UptimeView:
         for days_item_data in self.days:
             days_item = days_item_data.to_dict()
             days.append(days_item)
+
+        interruptions_30d = self.interruptions_30d.to_dict()
 
         listing_id = str(self.listing_id)
 
@@ -112,6 +119,7 @@ class UptimeView:
             {
                 "current": current,
                 "days": days,
+                "interruptions_30d": interruptions_30d,
                 "listing_id": listing_id,
                 "maintenance": maintenance,
                 "probe_every_secs": probe_every_secs,
@@ -132,6 +140,7 @@ class UptimeView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.day_uptime_view import DayUptimeView  # noqa: PLC0415
+        from ..models.interruptions_view import InterruptionsView  # noqa: PLC0415
         from ..models.liveness_state_view import LivenessStateView  # noqa: PLC0415
         from ..models.maintenance_window_view import MaintenanceWindowView  # noqa: PLC0415
         from ..models.uptime_statement_view import UptimeStatementView  # noqa: PLC0415
@@ -145,6 +154,8 @@ class UptimeView:
             days_item = DayUptimeView.from_dict(days_item_data)
 
             days.append(days_item)
+
+        interruptions_30d = InterruptionsView.from_dict(d.pop("interruptions_30d"))
 
         listing_id = UUID(d.pop("listing_id"))
 
@@ -203,6 +214,7 @@ class UptimeView:
         uptime_view = cls(
             current=current,
             days=days,
+            interruptions_30d=interruptions_30d,
             listing_id=listing_id,
             maintenance=maintenance,
             probe_every_secs=probe_every_secs,

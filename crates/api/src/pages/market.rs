@@ -110,7 +110,7 @@ async fn listing_page(
         let report_href = listing
             .latest_report_id
             .map(|r| frame.link(&format!("/reports/{}", Uuid::from(r))));
-        let rent = rent(&app, id).await?;
+        let rent = rent(&app, id, &super::reached(&app, &req)).await?;
         let uptime = app.uptime(id.into()).await?;
         facts.push((
             l.state_now,
@@ -164,19 +164,13 @@ struct Rent {
 
 /// The listing's free GPUs over the next 14 days, and the commands that book one GPU for
 /// the first free whole hour.
-async fn rent(app: &App, id: Uuid) -> Result<Rent, AppError> {
+async fn rent(app: &App, id: Uuid, public: &str) -> Result<Rent, AppError> {
     let now = Utc::now();
     let from = now.duration_trunc(Duration::hours(1)).unwrap_or(now);
     let to = from + Duration::days(RENT_DAYS);
     let availability = app.availability(id.into(), from, to).await?;
     let capacity = availability.listing.gpu_count;
     let start = first_free_hour(&availability.segments, now);
-    let public = app
-        .config()
-        .server
-        .public_url
-        .trim_end_matches('/')
-        .to_owned();
     let (starts_at, ends_at) = match start {
         Some(s) => (s.to_rfc3339(), (s + Duration::hours(1)).to_rfc3339()),
         None => ("…".to_owned(), "…".to_owned()),

@@ -423,6 +423,32 @@ fn claimed_hardware(claim: &app::reports::ClaimedHardware, l: &'static Labels) -
     rows
 }
 
+/// This server as the reader reached it, for the commands a page shows: the configured
+/// `public_url`; when it was left at its default, the scheme and `Host` the request came
+/// with (a plain host name or address, with its port) — so a page read at
+/// `https://gpu.example.org` never shows commands for `127.0.0.1:8080`.
+pub(super) fn reached(app: &App, req: &HttpRequest) -> String {
+    let configured = app.config().server.public_url.trim_end_matches('/');
+    if configured != app::config::ServerSettings::default().public_url {
+        return configured.to_owned();
+    }
+    let host = req
+        .headers()
+        .get(actix_web::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= 255
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+        });
+    let scheme = match req.connection_info().scheme() {
+        "https" => "https",
+        _ => "http",
+    };
+    host.map_or_else(|| configured.to_owned(), |h| format!("{scheme}://{h}"))
+}
+
 async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String>) -> HttpResponse {
     // A private report's share link opens its page too (and its JSON, exports and proof).
     let share = web::Query::<ShareParam>::from_query(req.query_string())
@@ -480,12 +506,7 @@ async fn report_page(req: HttpRequest, app: web::Data<App>, id: web::Path<String
                 signature,
                 log,
                 proof_json: format!("/v1/reports/{id}/proof{with_share}"),
-                public: app
-                    .config()
-                    .server
-                    .public_url
-                    .trim_end_matches('/')
-                    .to_owned(),
+                public: reached(&app, &req),
                 with_share,
             },
             lang,

@@ -463,8 +463,13 @@ async fn the_listing_page_books_its_first_free_hour(app: TestApp) {
         next_hour + Duration::hours(3),
         "{page}"
     );
-    let command = format!("gpumarket book {listing} --from {start} --hours 1 --gpus 1");
+    // The commands name this server as the request reached it (public_url is left at its
+    // default here): before, always http://127.0.0.1:8080.
+    let here = app.url("").trim_end_matches('/').to_owned();
+    let command =
+        format!("gpumarket book {listing} --from {start} --hours 1 --gpus 1 --server {here}");
     assert!(page.contains(&command), "{page}");
+    assert!(!page.contains("127.0.0.1:8080"), "{page}");
     assert!(
         page.contains(&format!("&#34;listing_id&#34;: &#34;{listing}&#34;")),
         "{page}"

@@ -351,6 +351,9 @@ measured_on_backend!(
 );
 
 on_backends!(
+    a_stream_cut_by_a_maintenance_window_is_not_judged_and_access_pauses_over_it,
+    direct_access_through_another_listing_of_the_engine_stops_judging,
+    a_probe_beside_a_renters_stream_counts_in_its_load,
     one_engine_listed_twice_counts_its_streams_together,
     the_renters_own_errors_earn_no_credit,
     a_request_without_max_tokens_gets_what_is_left_of_the_served_context,
@@ -667,9 +670,11 @@ async fn a_booking_of_one_gpu_of_two_reads_no_metrics(app: TestApp) {
 /// `[DONE]`; `Refusing` answers every request 400 (a prompt too long, say); `ShortContext`
 /// serves a 1,024-token context: a request whose prompt (`/tokenize` counts 3) and
 /// `max_tokens` exceed it is refused (400), else it streams like `Paced`; `Lingering` streams
-/// ten tokens 10 ms apart and holds the connection open 5 s after `[DONE]`.
+/// ten tokens 10 ms apart and holds the connection open 5 s after `[DONE]`; `Long` streams
+/// 300 tokens 20 ms apart (six seconds).
 #[derive(Clone, Copy, PartialEq)]
 enum Shape {
+    Long,
     Burst,
     Inflated,
     Paced,
@@ -726,6 +731,7 @@ fn start_shaped_engine(shape: Shape) -> String {
                             (pieces, 10)
                         }
                         Shape::Paced => (paced(), 20),
+                        Shape::Long => ((1..=300).map(|n| chunk("x", n)).collect(), 20),
                         Shape::Lingering => (paced(), 10),
                         Shape::Cut | Shape::ShortContext | Shape::Refusing => (paced(), 10),
                     };
@@ -1084,21 +1090,12 @@ async fn ssh_given_later_leaves_the_bookings_made_before_judged(backend: Backend
     let booking = booking["id"].as_str().unwrap().to_owned();
     // The provider then gives the listing SSH: the booking made before stays judged (before,
     // its own row counted as direct access and nothing of it was judged again).
-    let owner: Value = app
-        .post(
-            "/v1/auth/login",
-            None,
-            json!({"email": "owner@example.com", "password": crate::helpers::PASSWORD}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+    let owner = owner_token(&app).await;
     let res = app
         .call(
             reqwest::Method::PATCH,
             &format!("/v1/listings/{listing}"),
-            owner["access_token"].as_str(),
+            Some(&owner),
             Some(json!({"access": {"ssh": {"host": "gpu1.example.com", "port": 22, "user": "renter"}}})),
         )
         .await;
@@ -1179,4 +1176,196 @@ async fn a_request_without_max_tokens_gets_what_is_left_of_the_served_context(ba
     let (_, bucket, _) = shaped_with(backend, Shape::ShortContext, 0.5, (3, unbounded, 200)).await;
     assert_eq!(bucket["judged_requests"], 6, "{bucket}");
     assert_eq!(bucket["rejected_requests"], 0, "{bucket}");
+}
+
+async fn a_stream_cut_by_a_maintenance_window_is_not_judged_and_access_pauses_over_it(
+    backend: Backend,
+) {
+    // A guaranteed booking streaming at half its verified speed when a window of its machine
+    // begins: the platform cuts the stream at the window's start, and it is not judged (no
+    // credit). Over the window the gateway refuses the booking and its access token is
+    // inactive; after it, the booking is served again. Before, the window cancelled the
+    // booking whole.
+    let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
+    let engine = start_shaped_engine(Shape::Long);
+    let (listing, booking, token) = guaranteed_booking(&app, &engine, 0.99, false, ONE_GPU).await;
+    let owner = owner_token(&app).await;
+    let key: Value = app
+        .post(
+            &format!("/v1/orgs/{}/api-keys", listing_org(&app, &listing).await),
+            Some(&owner),
+            json!({"name": "machine", "scopes": ["access:introspect"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let key = key["key"].as_str().unwrap().to_owned();
+    let access: Value = app
+        .get_json(&format!("/v1/bookings/{booking}/access"), Some(&token))
+        .await;
+    let introspected = || async {
+        let answer: Value = app
+            .post(
+                "/v1/access/introspect",
+                Some(&key),
+                json!({"token": access["token"]}),
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        answer["active"].as_bool().unwrap()
+    };
+    assert!(introspected().await);
+
+    let from = Utc::now() + chrono::Duration::milliseconds(2500);
+    let until = from + chrono::Duration::seconds(3);
+    let res = app
+        .post(
+            &format!("/v1/listings/{listing}/maintenance"),
+            Some(&owner),
+            json!({"from": from, "until": until, "cancel_overlapping": true}),
+        )
+        .await;
+    assert_eq!(res.status(), 201);
+    let announced: Value = res.json().await.unwrap();
+    assert_eq!(announced["interrupted_booking_ids"], json!([booking]));
+
+    // Six seconds of stream, cut when the window begins.
+    let started = std::time::Instant::now();
+    let res = crate::gateway::chat(&app, &booking, &token, plain())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let body = res.text().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "cut at the window's start, not at its end: {body:?}"
+    );
+    assert!(Utc::now() >= from);
+    let rows = metered_requests(&app, &booking, 1).await;
+    assert_eq!(rows[0].outcome, "maintenance_window");
+
+    // Over the window: no access.
+    let refused = assert_problem(
+        crate::gateway::chat(&app, &booking, &token, plain())
+            .send()
+            .await
+            .unwrap(),
+        409,
+        "booking_not_active",
+    )
+    .await;
+    assert!(
+        refused["detail"].as_str().unwrap().contains("maintenance"),
+        "{refused}"
+    );
+    assert!(
+        !introspected().await,
+        "the access token is inactive over the window"
+    );
+
+    // After it, the booking is served again (a model the listing does not serve: forwarded,
+    // answered 404 by the engine, never judged).
+    tokio::time::sleep((until - Utc::now()).to_std().unwrap_or_default()).await;
+    assert!(introspected().await);
+    let mut nope = plain();
+    nope["model"] = json!("nope");
+    let res = crate::gateway::chat(&app, &booking, &token, nope)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404, "served again: the engine answered");
+
+    // Judged a bucket's length after the last bucket ends: nothing was judged, no credit.
+    let due = Utc::now() + chrono::Duration::seconds(2 * BUCKET_SECS);
+    tokio::time::sleep((due - Utc::now()).to_std().unwrap()).await;
+    app.app.guarantee_upkeep().await.unwrap();
+    let usage: Value = app
+        .get_json(&format!("/v1/bookings/{booking}/usage"), Some(&token))
+        .await;
+    let buckets = usage["buckets"].as_array().unwrap();
+    assert!(buckets.iter().all(|b| b["judged_requests"] == 0), "{usage}");
+    let booked = booking_of_token(&app, &booking, &token).await;
+    assert_eq!(booked["guarantee"]["credited_buckets"], 0, "{booked}");
+    assert!(
+        matches!(booked["status"].as_str(), Some("confirmed" | "active")),
+        "never cancelled: {booked}"
+    );
+    assert_eq!(booked["interruptions"].as_array().unwrap().len(), 1);
+}
+
+/// The organisation a listing belongs to.
+async fn listing_org(app: &TestApp, listing: &str) -> String {
+    let listing: Value = app.get_json(&format!("/v1/listings/{listing}"), None).await;
+    listing["org_id"].as_str().unwrap().to_owned()
+}
+
+async fn booking_of_token(app: &TestApp, id: &str, token: &str) -> Value {
+    app.get_json(&format!("/v1/bookings/{id}"), Some(token))
+        .await
+}
+
+async fn direct_access_through_another_listing_of_the_engine_stops_judging(backend: Backend) {
+    // The provider lists the guaranteed engine a second time, with SSH, and a renter books
+    // that listing with direct access: it can load the same engine around the gateway, so
+    // the guaranteed booking's buckets are not judged. Before, only bookings of the same
+    // listing were looked at, and the bucket was judged (and credited).
+    let app = TestApp::spawn_with(backend, |c| c.gateway.bucket_secs = BUCKET_SECS as u64).await;
+    let engine = start_shaped_engine(Shape::Paced);
+    let (listing, booking, token) = guaranteed_booking(&app, &engine, 0.99, false, ONE_GPU).await;
+    let owner = owner_token(&app).await;
+    let mut twin = listing_body(&listing_org(&app, &listing).await, &format!("{engine}/"));
+    twin["access"] = json!({"ssh": {"host": "gpu1.example.com", "port": 22, "user": "renter"}});
+    let twin: Value = app
+        .post("/v1/listings", Some(&owner), twin)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let other = app.register("other@example.com").await;
+    let direct = crate::gateway::book(&app, &other, &twin["id"], 0).await;
+    assert_eq!(direct["direct_access"], true, "{direct}");
+    let (guarantee, bucket) = judge_one_bucket(&app, &booking, &token, (1, plain(), 200)).await;
+    assert_eq!(bucket["unjudged_reason"], "direct_access", "{bucket}");
+    assert_eq!(guarantee["credited_buckets"], 0, "{guarantee}");
+}
+
+async fn a_probe_beside_a_renters_stream_counts_in_its_load(backend: Backend) {
+    // A liveness probe of the engine while a renter's six-second stream runs: the stream was
+    // served beside it, at a load of two. Before, the platform's own requests were not
+    // counted, and the stream was judged as if it had the engine alone.
+    let app = TestApp::spawn(backend).await;
+    let engine = start_shaped_engine(Shape::Long);
+    let (_, booking, token) = guaranteed_booking(&app, &engine, 0.5, false, ONE_GPU).await;
+    let stream = {
+        let request = crate::gateway::chat(&app, &booking, &token, plain());
+        tokio::spawn(async move { request.send().await.unwrap().text().await.unwrap() })
+    };
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert_eq!(app.app.probe_due().await.unwrap(), 1);
+    stream.await.unwrap();
+    let rows = metered_requests(&app, &booking, 1).await;
+    assert_eq!(rows[0].outcome, "completed");
+    assert_eq!(
+        rows[0].concurrency, 2,
+        "the probe counted in the stream's load"
+    );
+}
+
+/// A fresh access token of the provider's owner (`guaranteed_booking` made them).
+async fn owner_token(app: &TestApp) -> String {
+    let owner: Value = app
+        .post(
+            "/v1/auth/login",
+            None,
+            json!({"email": "owner@example.com", "password": crate::helpers::PASSWORD}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    owner["access_token"].as_str().unwrap().to_owned()
 }

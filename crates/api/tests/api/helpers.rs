@@ -367,3 +367,20 @@ pub async fn assert_problem(res: Response, status: u16, code: &str) -> Value {
     assert_eq!(body["type"], format!("urn:gpumarket:problem:{code}"));
     body
 }
+
+/// A peer that accepts connections and never answers (holding each open): its URL, and how
+/// many connections it accepted.
+pub async fn silent_peer() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&accepted);
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.push(socket);
+        }
+    });
+    (url, accepted)
+}

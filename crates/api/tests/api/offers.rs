@@ -24,6 +24,7 @@ on_backends!(
     a_price_other_than_the_one_expected_books_nothing,
     a_plan_is_one_booking_against_the_quota,
     a_plan_not_paid_in_time_is_released_whole,
+    a_plan_counts_each_of_its_bookings_against_the_unpaid_hold_quota,
 );
 
 /// A machine: GPUs, price per GPU-hour (cents), its decode cells at 8K
@@ -678,11 +679,14 @@ async fn a_plan_is_one_booking_against_the_quota(backend: store::Backend) {
     assert_problem(single("three").await.unwrap(), 429, "rate_limited").await;
 }
 
-async fn a_plan_not_paid_in_time_is_released_whole(backend: store::Backend) {
-    use crate::payments::{
-        deliver_signed, enable_payouts_of, event, intent_object, market_configured,
-    };
-    let m = market_configured(backend, |_| {}).await;
+/// A market taking payments with two one-GPU machines serving 4 users each, and a plan's
+/// objective over hours 24–26 that needs both.
+async fn two_machines_paid(
+    backend: store::Backend,
+    adjust: impl FnOnce(&mut app::Config),
+) -> (crate::payments::Market, Value) {
+    use crate::payments::{enable_payouts_of, market_configured};
+    let m = market_configured(backend, adjust).await;
     let second: Value = m
         .app
         .post(
@@ -705,6 +709,33 @@ async fn a_plan_not_paid_in_time_is_released_whole(backend: store::Backend) {
     enable_payouts_of(&m.app, &m.org, &m.admin).await;
     let body = json!({"model": "m", "context": 8192, "users": 8, "ttft_p99_ms": 2000.0, "itl_p99_ms": 100.0,
                       "starts_at": at(24), "ends_at": at(26)});
+    (m, body)
+}
+
+async fn a_plan_counts_each_of_its_bookings_against_the_unpaid_hold_quota(backend: store::Backend) {
+    // One booking may wait for its payment; the plan would make two wait. Before, the quota
+    // was checked once, against the bookings already waiting (none), and the plan held both
+    // machines unpaid.
+    let (m, body) = two_machines_paid(backend, |c| c.limits.pending_bookings_per_renter = 1).await;
+    let refused = assert_problem(
+        book_plan(&m.app, Some(&m.renter), "plan-1", body).await,
+        429,
+        "rate_limited",
+    )
+    .await;
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("pending_bookings_per_renter"),
+        "{refused}"
+    );
+    assert_eq!(m.app.column("bookings", "id").await.len(), 0);
+}
+
+async fn a_plan_not_paid_in_time_is_released_whole(backend: store::Backend) {
+    use crate::payments::{deliver_signed, event, intent_object};
+    let (m, body) = two_machines_paid(backend, |_| {}).await;
     let res = book_plan(&m.app, Some(&m.renter), "plan-1", body.clone()).await;
     assert_eq!(res.status(), StatusCode::CREATED);
     let plan: Value = res.json().await.unwrap();

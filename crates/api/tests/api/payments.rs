@@ -27,7 +27,7 @@ on_backends!(
     a_cancel_retried_after_a_stripe_timeout_makes_one_refund,
     webhooks_that_do_not_match_the_booking_confirm_nothing,
     a_renter_has_a_bounded_number_of_unpaid_bookings,
-    maintenance_over_paid_bookings_refunds_them_in_full,
+    maintenance_interrupts_paid_bookings_and_gives_back_their_share,
 );
 
 pub(crate) struct Market {
@@ -1112,10 +1112,11 @@ async fn a_renter_has_a_bounded_number_of_unpaid_bookings(backend: Backend) {
 }
 
 /// A provider's maintenance window over paid bookings — one not started, one running — and
-/// an unpaid one: with `cancel_overlapping`, each is cancelled and every cent paid given
-/// back through Stripe (transfer reversed, fee refunded, ledger rows), the unpaid one's
-/// PaymentIntent cancelled; the window then stands.
-async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
+/// an unpaid one: with `cancel_overlapping`, each is interrupted, never cancelled: it keeps
+/// its interval and is given back, through Stripe, the share of its price the window takes
+/// (transfer and fee in proportion); the unpaid one once it is paid. A later cancellation
+/// gives back the unused time the window did not take, so nothing is refunded twice.
+async fn maintenance_interrupts_paid_bookings_and_gives_back_their_share(backend: Backend) {
     let m = market(backend).await;
     enable_payouts(&m).await;
     let ahead: Value = book(&m, (24, 28)).await.json().await.unwrap();
@@ -1135,10 +1136,13 @@ async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
     m.app.app.sweep_bookings().await.unwrap();
     assert_eq!(booking(&m, &running["id"]).await["status"], "active");
 
-    let window = |cancel: bool| {
-        json!({"from": Utc::now() + chrono::Duration::minutes(1), "until": hours_from_now(31),
+    let at = |v: &Value| v.as_str().unwrap().parse::<DateTime<Utc>>().unwrap();
+    let until = at(&unpaid["ends_at"]);
+    let window = |from: DateTime<Utc>, cancel: bool| {
+        json!({"from": from, "until": until,
                "reason": "PSU swap", "cancel_overlapping": cancel})
     };
+    let last_hour = at(&ahead["ends_at"]) - chrono::Duration::hours(1);
     let post = |listing: &str, body: Value| {
         let path = format!("/v1/listings/{listing}/maintenance");
         let token = m.admin.access_token.clone();
@@ -1147,7 +1151,7 @@ async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
     };
     // Without asking, the bookings refuse the window; nothing moves.
     let refused = assert_problem(
-        post(&m.listing, window(false)).await,
+        post(&m.listing, window(last_hour, false)).await,
         409,
         "maintenance_overlaps_bookings",
     )
@@ -1160,52 +1164,45 @@ async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
     );
     assert!(m.stripe.requests_to("POST", "/v1/refunds").is_empty());
 
-    let res = post(&m.listing, window(true)).await;
+    // Hours 27–30: the last of the four hours of the one ahead, all of the unpaid one.
+    let res = post(&m.listing, window(last_hour, true)).await;
     assert_eq!(res.status(), 201);
     let announced: Value = res.json().await.unwrap();
-    let mut cancelled: Vec<&str> = announced["cancelled_booking_ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    cancelled.sort_unstable();
-    let mut expected = vec![
-        ahead["id"].as_str().unwrap(),
-        unpaid["id"].as_str().unwrap(),
+    let ids = |field: &str| {
+        let mut ids: Vec<String> = announced[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    let mut both = vec![
+        ahead["id"].as_str().unwrap().to_owned(),
+        unpaid["id"].as_str().unwrap().to_owned(),
     ];
-    expected.sort_unstable();
-    assert_eq!(cancelled, expected, "{announced}");
-    assert_eq!(announced["window"]["cancelled_bookings"], 2);
+    both.sort_unstable();
+    assert_eq!(ids("interrupted_booking_ids"), both, "{announced}");
     assert_eq!(
-        announced["window"]["in_time"], false,
-        "it starts within the notice"
+        ids("refund_pending_ids"),
+        [unpaid["id"].as_str().unwrap()],
+        "the unpaid one is given back its share once paid"
     );
+    assert!(ids("cancelled_booking_ids").is_empty());
+    assert_eq!(announced["window"]["interrupted_bookings"], 2);
+    assert_eq!(announced["window"]["cancelled_bookings"], 0);
     let after = booking(&m, &ahead["id"]).await;
-    assert_eq!(after["status"], "cancelled");
-    assert_eq!(after["refund"]["amount"], 600, "all of it: {after}");
-    assert_eq!(booking(&m, &unpaid["id"]).await["status"], "cancelled");
+    assert_eq!(after["status"], "confirmed", "never cancelled: {after}");
+    assert_eq!(after["ends_at"], ahead["ends_at"], "it keeps its interval");
+    let taken = &after["interruptions"][0];
+    assert_eq!(taken["refund"]["amount"], 150, "one of four hours: {after}");
+    assert!(taken["refunded_at"].is_string());
     let refunds = m.stripe.requests_to("POST", "/v1/refunds");
-    assert_eq!(
-        refunds.len(),
-        1,
-        "the unpaid one is not refunded, its intent cancelled"
-    );
-    assert_eq!(refunds[0].field("amount"), Some("600"));
+    assert_eq!(refunds.len(), 1, "the unpaid one is not refunded yet");
+    assert_eq!(refunds[0].field("amount"), Some("150"));
     assert_eq!(refunds[0].field("reverse_transfer"), Some("true"));
     assert_eq!(refunds[0].field("refund_application_fee"), Some("true"));
-    assert_eq!(
-        m.stripe
-            .requests_to(
-                "POST",
-                &format!(
-                    "/v1/payment_intents/{}/cancel",
-                    unpaid["payment"]["payment_intent_id"].as_str().unwrap()
-                )
-            )
-            .len(),
-        1
-    );
     let earnings: Value = m
         .app
         .get_json(
@@ -1213,16 +1210,78 @@ async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
             Some(&m.admin.access_token),
         )
         .await;
-    assert!(kinds_and_amounts(&earnings).contains(&("transfer_reversal".to_owned(), -540)));
-    assert!(kinds_and_amounts(&earnings).contains(&("fee_refund".to_owned(), -60)));
+    assert!(kinds_and_amounts(&earnings).contains(&("transfer_reversal".to_owned(), -135)));
+    assert!(kinds_and_amounts(&earnings).contains(&("fee_refund".to_owned(), -15)));
 
-    // The running booking on the other machine: refunded in full although it has begun.
-    let res = post(running["listing_id"].as_str().unwrap(), window(true)).await;
+    // Paid afterwards, the unpaid one is given back its share by the sweep, once.
+    let pending = booking(&m, &unpaid["id"]).await;
+    assert_eq!(pending["status"], "pending_payment");
+    assert!(
+        pending["interruptions"][0]["refunded_at"].is_null(),
+        "{pending}"
+    );
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_paid_unpaid",
+            "payment_intent.succeeded",
+            intent_object(&unpaid, "succeeded"),
+        ),
+    )
+    .await;
+    let sweep = m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(sweep.interruptions_given_back, 1);
+    let paid = booking(&m, &unpaid["id"]).await;
+    assert_eq!(paid["status"], "confirmed");
+    assert_eq!(
+        paid["interruptions"][0]["refund"]["amount"], 150,
+        "all of it: {paid}"
+    );
+    assert!(paid["interruptions"][0]["refunded_at"].is_string());
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(refunds.len(), 2);
+    assert_eq!(refunds[1].field("amount"), Some("150"));
+
+    // Cancelled before it starts, the one ahead gets back the three hours the window did not
+    // take: 600 paid, 600 given back in all.
+    let res = m
+        .app
+        .call(
+            Method::POST,
+            &format!("/v1/bookings/{}/cancel", ahead["id"].as_str().unwrap()),
+            Some(&m.renter.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let cancelled: Value = res.json().await.unwrap();
+    assert_eq!(cancelled["refund"]["amount"], 450, "{cancelled}");
+    assert_eq!(
+        m.stripe.requests_to("POST", "/v1/refunds")[2].field("amount"),
+        Some("450")
+    );
+
+    // The running booking on the other machine: interrupted from the window's start to its
+    // end, given back that share although it has begun.
+    let res = post(
+        running["listing_id"].as_str().unwrap(),
+        window(Utc::now() + chrono::Duration::minutes(1), true),
+    )
+    .await;
     assert_eq!(res.status(), 201);
     let after = booking(&m, &running["id"]).await;
-    assert_eq!(after["status"], "cancelled");
-    assert_eq!(after["refund"]["amount"], 60_000, "{after}");
-    assert_eq!(refund_rows(&m).await.iter().sum::<i64>(), -60_600);
+    assert_eq!(after["status"], "active");
+    let taken = &after["interruptions"][0];
+    let seconds = |from: &Value, until: &Value| (at(until) - at(from)).num_seconds();
+    assert_eq!(taken["until"], running["ends_at"]);
+    let share = 60_000 * seconds(&taken["from"], &taken["until"])
+        / seconds(&running["starts_at"], &running["ends_at"]);
+    assert!(share > 40_000, "most of its ten minutes: {after}");
+    assert_eq!(taken["refund"]["amount"], share, "{after}");
+    assert_eq!(
+        refund_rows(&m).await.iter().sum::<i64>(),
+        -(150 + 150 + 450 + share)
+    );
 
     // The window stands: it cannot be deleted, and its interval cannot be booked.
     let delete = format!(
@@ -1238,15 +1297,12 @@ async fn maintenance_over_paid_bookings_refunds_them_in_full(backend: Backend) {
         "maintenance_window_kept",
     )
     .await;
-    assert_problem(book(&m, (24, 25)).await, 409, "maintenance").await;
-    // A second sweep finds nothing left to cancel.
+    assert_problem(book(&m, (27, 28)).await, 409, "maintenance").await;
+    // A second sweep finds nothing left to give back or cancel.
+    let sweep = m.app.app.sweep_bookings().await.unwrap();
     assert_eq!(
-        m.app
-            .app
-            .sweep_bookings()
-            .await
-            .unwrap()
-            .maintenance_cancelled,
-        0
+        (sweep.maintenance_cancelled, sweep.interruptions_given_back),
+        (0, 0)
     );
+    assert_eq!(m.stripe.requests_to("POST", "/v1/refunds").len(), 4);
 }

@@ -26,9 +26,13 @@ on_backends!(a_period_s_uptime_is_signed_once_and_logged);
 
 measured_on!(sqlite = Sqlite; a_gateway_request_that_cannot_reach_the_engine_is_down_evidence);
 
+on_both_backends!(an_engine_answering_5xx_is_probed_at_once_never_marked_down);
+
+on_backends!(probes_waiting_on_silent_engines_are_bounded);
+
 measured_on_backend!(postgres = Postgres; probes_measure_an_outage_and_windows_as_announced);
 
-/// An engine that answers one-token completions; it can be stopped (its port closed) and
+/// An engine that answers one-token completions (and 500 to anything else); it can be stopped (its port closed) and
 /// started again on the same port, and records when each completion arrived.
 struct FakeEngine {
     addr: SocketAddr,
@@ -88,14 +92,17 @@ impl FakeEngine {
                         }
                         request.extend_from_slice(&buf[..n]);
                     }
-                    let body = if request.starts_with(b"POST /v1/completions ") {
+                    let (status, body) = if request.starts_with(b"POST /v1/completions ") {
                         seen.lock().unwrap().push(Instant::now());
-                        r#"{"id":"c","object":"text_completion","choices":[{"index":0,"text":"!"}]}"#
+                        (
+                            "200 OK",
+                            r#"{"id":"c","object":"text_completion","choices":[{"index":0,"text":"!"}]}"#,
+                        )
                     } else {
-                        r#"{"object":"error"}"#
+                        ("500 Internal Server Error", r#"{"object":"error"}"#)
                     };
                     let answer = format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                         body.len()
                     );
                     let _ = socket.write_all(answer.as_bytes()).await;
@@ -385,9 +392,85 @@ async fn a_gateway_request_that_cannot_reach_the_engine_is_down_evidence(app: Te
     assert_eq!(uptime(&app, &simulated).await["current"]["state"], "up");
 }
 
+/// A 5xx answer, which a renter's own request can cause, never marks a machine down: it
+/// brings the listing's next probe forward, and the probe (with a prompt of its own) decides.
+/// Before, a 5xx was no evidence at all: the next probe came a period later.
+async fn an_engine_answering_5xx_is_probed_at_once_never_marked_down(app: TestApp) {
+    let engine = FakeEngine::start().await;
+    let rental = crate::gateway::rent(&app, &engine.url(), 0).await;
+    let listing = crate::gateway::listing_of(&app, &rental).await;
+    assert_eq!(app.app.probe_due().await.unwrap(), 1);
+    assert_eq!(uptime(&app, &listing).await["current"]["state"], "up");
+    assert_eq!(
+        app.app.probe_due().await.unwrap(),
+        0,
+        "claimed for a period"
+    );
+    let res = crate::gateway::chat(
+        &app,
+        &rental.booking,
+        &rental.renter.access_token,
+        json!({"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 500);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        assert_eq!(
+            uptime(&app, &listing).await["current"]["state"],
+            "up",
+            "a 5xx is not recorded as down"
+        );
+        if app.app.probe_due().await.unwrap() == 1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the probe was never brought forward"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(engine.seen().len(), 2, "probed again at once");
+    assert_eq!(uptime(&app, &listing).await["current"]["state"], "up");
+}
+
+/// Engines that accept connections and never answer hold at most `max_probes_in_flight`
+/// probes of one process: the rest stay due (before, every round claimed more, each waiting
+/// out its timeout).
+async fn probes_waiting_on_silent_engines_are_bounded(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
+        c.verification.engine_allow_private = true;
+        c.liveness.max_probes_in_flight = 2;
+        c.liveness.liveness_timeout_ms = 10_000;
+    })
+    .await;
+    let (silent, accepted) = crate::helpers::silent_peer().await;
+    let p = crate::verification::provider(&app).await;
+    for _ in 0..4 {
+        let res = app
+            .post(
+                "/v1/listings",
+                Some(&p.owner.access_token),
+                crate::verification::listing_body(&p.org, &silent),
+            )
+            .await;
+        assert_eq!(res.status(), 201);
+    }
+    assert_eq!(app.app.probe_due().await.unwrap(), 2, "two places");
+    assert_eq!(
+        app.app.probe_due().await.unwrap(),
+        0,
+        "both still waiting: nothing more is claimed"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
 /// A window takes every GPU of the machine over its interval — availability, search over an
 /// interval, bookings (409 `maintenance`) — and only members of the provider announce,
-/// list and delete them; one over a booking is refused unless asked to cancel it.
+/// list and delete them; one over a booking is refused unless asked to interrupt it.
 async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
     let p = crate::verification::provider(&app).await;
     let mut body = crate::verification::listing_body(&p.org, "http://127.0.0.1:9");
@@ -548,18 +631,34 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
     .await;
     assert_eq!(book(30, 31).await.status(), 201);
 
+    // A window never reaches into the past (422 naming `from`); within a minute of grace
+    // for clocks it starts now.
+    let past = assert_problem(
+        app.post(
+            &path,
+            Some(&p.member.access_token),
+            json!({"from": Utc::now() - chrono::Duration::minutes(5), "until": at(1)}),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert!(past["detail"].as_str().unwrap().contains("from"), "{past}");
     // One that has begun stands too: a late window's downtime cannot be taken back.
+    let asked = Utc::now() - chrono::Duration::seconds(20);
     let begun: Value = app
         .post(
             &path,
             Some(&p.member.access_token),
-            json!({"from": Utc::now() - chrono::Duration::minutes(1), "until": at(1)}),
+            json!({"from": asked, "until": at(1)}),
         )
         .await
         .json()
         .await
         .unwrap();
     assert_eq!(begun["window"]["in_time"], false);
+    assert!(time(&begun["window"]["from"]) > asked, "{begun}");
     let begun = format!("{path}/{}", begun["window"]["id"].as_str().unwrap());
     let kept = assert_problem(
         app.call(Method::DELETE, &begun, Some(&p.member.access_token), None)
@@ -570,7 +669,8 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
     .await;
     assert!(kept["detail"].as_str().unwrap().contains("begun"), "{kept}");
 
-    // Asked to, a window cancels what it overlaps (nothing was paid: nothing refunded).
+    // Asked to, a window interrupts what it overlaps: the booking keeps its interval and is
+    // given back the share the window takes (no payment provider: recorded at once).
     let res = app
         .post(
             &path,
@@ -580,14 +680,32 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
         .await;
     assert_eq!(res.status(), 201);
     let announced: Value = res.json().await.unwrap();
-    assert_eq!(announced["cancelled_booking_ids"], json!([booked["id"]]));
+    assert_eq!(announced["interrupted_booking_ids"], json!([booked["id"]]));
+    assert_eq!(announced["refund_pending_ids"], json!([]));
+    assert_eq!(announced["cancelled_booking_ids"], json!([]));
+    assert_eq!(announced["window"]["interrupted_bookings"], 1);
+    assert_eq!(announced["window"]["cancelled_bookings"], 0);
     let after: Value = app
         .get_json(
             &format!("/v1/bookings/{}", booked["id"].as_str().unwrap()),
             Some(&renter.access_token),
         )
         .await;
-    assert_eq!(after["status"], "cancelled", "{after}");
+    assert_eq!(after["status"], "confirmed", "{after}");
+    assert_eq!(after["starts_at"], booked["starts_at"]);
+    assert_eq!(after["ends_at"], booked["ends_at"]);
+    let taken = &after["interruptions"][0];
+    assert_eq!(taken["from"], announced["window"]["from"], "{after}");
+    assert_eq!(taken["until"], booked["ends_at"], "clipped to the booking");
+    let price = booked["price"]["amount"].as_i64().unwrap();
+    let seconds = |from: &Value, until: &Value| (time(until) - time(from)).num_seconds();
+    assert_eq!(
+        taken["refund"]["amount"].as_i64().unwrap(),
+        price * seconds(&taken["from"], &taken["until"])
+            / seconds(&booked["starts_at"], &booked["ends_at"]),
+        "about one of its two hours: {after}"
+    );
+    assert!(taken["refunded_at"].is_string(), "{after}");
     let kept = format!("{path}/{}", announced["window"]["id"].as_str().unwrap());
     assert_problem(
         app.call(Method::DELETE, &kept, Some(&p.member.access_token), None)
@@ -596,6 +714,14 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
         "maintenance_window_kept",
     )
     .await;
+    // What windows took of bookings is public: one window, one booking, one GPU-hour.
+    let public = uptime(&app, &id).await;
+    assert_eq!(
+        public["interruptions_30d"],
+        json!({"windows": 1, "bookings": 1,
+               "gpu_hours": seconds(&taken["from"], &taken["until"]) as f64 / 3600.0}),
+        "{public}"
+    );
 }
 
 /// `min_reliability` and `sort=reliability`: listings never probed are left out of both.

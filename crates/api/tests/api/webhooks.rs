@@ -15,6 +15,7 @@ mod receiver;
 use receiver::Receiver;
 
 on_backends!(
+    one_receiver_that_never_answers_delays_nobody_else,
     deliveries_are_signed_retried_and_listed,
     who_manages_which_endpoints,
     a_former_admins_organisation_endpoints_are_disabled,
@@ -824,4 +825,141 @@ async fn a_former_admins_organisation_endpoints_are_disabled(backend: store::Bac
         assert_eq!(shown["enabled"], enabled, "{shown}");
         assert_eq!(shown["disabled_reason"].is_string(), !enabled, "{shown}");
     }
+}
+
+/// A receiver that answers 204 at once: when each path was first reached.
+async fn quick_receiver() -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<(String, std::time::Instant)>>>,
+) {
+    use actix_web::{HttpRequest, HttpResponse, web};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    let server = actix_web::HttpServer::new(move || {
+        let log = std::sync::Arc::clone(&log);
+        actix_web::App::new().default_service(web::to(move |req: HttpRequest| {
+            let log = std::sync::Arc::clone(&log);
+            async move {
+                log.lock()
+                    .unwrap()
+                    .push((req.path().to_owned(), std::time::Instant::now()));
+                HttpResponse::NoContent().finish()
+            }
+        }))
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    (url, seen)
+}
+
+/// Item 12 of issue 53: one owner's endpoint that never answers, with 500 deliveries queued,
+/// holds two senders (its in-flight budget), never the others: another owner's delivery
+/// arrives within 2 s, and so does the stuck owner's own test event to another endpoint
+/// (test events and redeliveries have their own budget). Before, the 500 were claimed oldest
+/// first, 32 at a time, each waiting out its 10 s timeout.
+async fn one_receiver_that_never_answers_delays_nobody_else(backend: store::Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
+        quick(c);
+        c.webhooks.webhook_timeout_ms = 10_000;
+        c.webhooks.webhook_in_flight_per_endpoint = 2;
+        c.webhooks.webhook_in_flight_per_owner = 2;
+    })
+    .await;
+    let (silent, accepted) = crate::helpers::silent_peer().await;
+    let (quick_url, seen) = quick_receiver().await;
+    let stuck = app.register("stuck@example.com").await;
+    let other = app.register("other@example.com").await;
+    let path = "/v1/webhook-endpoints";
+    let events = json!(["booking.confirmed"]);
+    register(&app, path, &stuck.access_token, &silent, events.clone()).await;
+    register(
+        &app,
+        path,
+        &other.access_token,
+        &format!("{quick_url}/other"),
+        events,
+    )
+    .await;
+    let uuid = |s: &Session| s.user_id.parse::<uuid::Uuid>().unwrap();
+    let kind = domain::webhook::EventKind::BookingConfirmed;
+    app.app
+        .db()
+        .emit_events(kind, (Some(uuid(&stuck)), None), 500)
+        .await
+        .unwrap();
+    let _dispatcher = Dispatcher::start(&app);
+    // The backlog is fanned out and the silent receiver holds its senders.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while accepted.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the backlog was never sent"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let arrived = |path: &'static str| {
+        let seen = std::sync::Arc::clone(&seen);
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                if let Some((_, at)) = seen.lock().unwrap().iter().find(|(p, _)| p == path) {
+                    return *at;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "nothing reached {path}"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    let sent = std::time::Instant::now();
+    app.app
+        .db()
+        .emit_events(kind, (Some(uuid(&other)), None), 1)
+        .await
+        .unwrap();
+    let waited = arrived("/other").await - sent;
+    assert!(
+        waited < Duration::from_secs(2),
+        "another owner waited {waited:?}"
+    );
+
+    // The stuck owner's test event to another endpoint (registered after the backlog was
+    // fanned out: it has none) goes on its own budget.
+    let spare = register(
+        &app,
+        path,
+        &stuck.access_token,
+        &format!("{quick_url}/spare"),
+        json!(["booking.confirmed"]),
+    )
+    .await;
+    let spare_id = spare["endpoint"]["id"].as_str().unwrap().to_owned();
+    let sent = std::time::Instant::now();
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{path}/{spare_id}/test"),
+            Some(&stuck.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 202, "{}", res.text().await.unwrap());
+    let waited = arrived("/spare").await - sent;
+    assert!(
+        waited < Duration::from_secs(2),
+        "the test event waited {waited:?}"
+    );
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the silent receiver holds two senders, no more"
+    );
 }

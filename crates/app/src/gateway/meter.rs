@@ -37,7 +37,8 @@ pub struct Metered {
     pub last_token_ms: Option<f64>,
     pub per_stream_tok_s: Option<f64>,
     /// `completed`, `rejected` (the engine answered 4xx), `engine_error`,
-    /// `client_disconnected` or `booking_ended`.
+    /// `client_disconnected`, `booking_ended` or `maintenance_window` (cut at a window's
+    /// start).
     pub outcome: &'static str,
     /// The longest the gateway's writes to the client stayed blocked (streams).
     pub client_stall_ms: Option<f64>,

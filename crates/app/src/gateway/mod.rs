@@ -23,26 +23,13 @@ use uuid::Uuid;
 
 pub use meter::{Metered, StreamMeter};
 pub use request::{Caps, Prepared, Served, prepare};
+pub(crate) use slots::PlatformLoad;
 pub use slots::{GatewaySlot, Load};
 pub use usage::{Usage, UsageBucket};
 
 use crate::{App, AppError, Caller};
 
-/// The key the gateway counts an engine's streams under: its origin (scheme, host and port),
-/// so that every listing naming the same engine counts together — a provider listing one
-/// engine twice does not halve the load its requests are held to.
-pub fn engine_key(base_url: &str) -> Uuid {
-    use sha2::Digest;
-    let origin = url::Url::parse(base_url)
-        .ok()
-        .map(|url| url.origin())
-        .filter(url::Origin::is_tuple)
-        .map_or_else(|| base_url.to_owned(), |o| o.ascii_serialization());
-    let digest = sha2::Sha256::digest(origin.as_bytes());
-    let mut key = [0u8; 16];
-    key.copy_from_slice(&digest[..16]);
-    Uuid::from_bytes(key)
-}
+pub use crate::engine_origin::engine_key;
 
 /// Where a booking's requests go, and their limits.
 #[derive(Debug, Clone)]
@@ -62,8 +49,12 @@ pub struct GatewayTarget {
     pub model: String,
     /// The served context: `max_model_len` of the listing's verified report, when it has one.
     pub max_model_len: Option<u64>,
-    /// When the booking ends: no answer outlives it.
-    pub ends_at: DateTime<Utc>,
+    /// When access ends: the booking's end, or the start of a maintenance window that
+    /// interrupts it, whichever is first. No answer outlives it.
+    pub access_until: DateTime<Utc>,
+    /// What a stream still open at `access_until` is recorded as: `booking_ended` or
+    /// `maintenance_window` (neither is judged).
+    pub cut_as: &'static str,
     /// The booking holds every GPU of the machine: nobody else's counters are on it.
     pub whole_machine: bool,
 }
@@ -88,12 +79,14 @@ struct ReportFacts {
     max_model_len: Option<u64>,
 }
 
-/// What the gateway checks a request against: the booking (its renter, status and interval)
-/// and its listing (the engine and the machine's size).
+/// What the gateway checks a request against: the booking (its renter, status and interval),
+/// its listing (the engine and the machine's size) and the listing's maintenance windows that
+/// had not ended when read (`[from, until)`: no access over them).
 #[derive(Debug)]
 struct Gate {
     booking: store::BookingRecord,
     listing: store::ListingRecord,
+    windows: Vec<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 /// The gateway's state in this process: caches of what the database says, the HTTP client
@@ -106,6 +99,8 @@ pub(crate) struct GatewayState {
     client: reqwest::Client,
     /// Listings whose engine a request could not reach within the last second.
     unreachable: moka::sync::Cache<Uuid, ()>,
+    /// Listings whose engine answered a request 5xx or not in time within the last second.
+    trouble: moka::sync::Cache<Uuid, ()>,
 }
 
 impl GatewayState {
@@ -140,6 +135,10 @@ impl GatewayState {
                 .max_capacity(GATES_REMEMBERED)
                 .time_to_live(StdDuration::from_secs(1))
                 .build(),
+            trouble: moka::sync::Cache::builder()
+                .max_capacity(GATES_REMEMBERED)
+                .time_to_live(StdDuration::from_secs(1))
+                .build(),
         })
     }
 
@@ -148,6 +147,14 @@ impl GatewayState {
     pub(crate) fn note_unreachable(&self, listing: Uuid) -> bool {
         let mut fresh = false;
         self.unreachable.get_with(listing, || fresh = true);
+        fresh
+    }
+
+    /// Notes that `listing`'s engine answered 5xx or not in time; `false` when it was noted
+    /// within the last second.
+    pub(crate) fn note_trouble(&self, listing: Uuid) -> bool {
+        let mut fresh = false;
+        self.trouble.get_with(listing, || fresh = true);
         fresh
     }
 }
@@ -199,6 +206,21 @@ impl App {
                 "outside its interval".to_owned(),
             ));
         }
+        if let Some((_, until)) = gate.windows.iter().find(|(f, u)| *f <= now && now < *u) {
+            return Err(AppError::BookingNotActive(format!(
+                "the machine is in a maintenance window until {}",
+                until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )));
+        }
+        let (access_until, cut_as) = gate
+            .windows
+            .iter()
+            .map(|&(from, _)| from)
+            .filter(|&from| now < from && from < record.ends_at)
+            .min()
+            .map_or((record.ends_at, "booking_ended"), |from| {
+                (from, "maintenance_window")
+            });
         let facts = self.report_facts(listing.latest_report_id).await?;
         let share =
             facts.streams * record.gpu_count.max(0) as usize / listing.gpu_count.max(1) as usize;
@@ -212,7 +234,8 @@ impl App {
             max_tokens: self.config().gateway.max_tokens,
             model: listing.engine_model.clone(),
             max_model_len: facts.max_model_len,
-            ends_at: record.ends_at,
+            access_until,
+            cut_as,
             whole_machine: record.gpu_count >= listing.gpu_count,
         })
     }
@@ -228,9 +251,18 @@ impl App {
             self.db().booking_by_id(booking),
             self.db().listing_of_booking(booking)
         )?;
+        let listing = listing.ok_or(AppError::NotFound("listing"))?;
+        let windows = self
+            .db()
+            .maintenance_windows(listing.id, Utc::now())
+            .await?
+            .into_iter()
+            .map(|w| (w.starts_at, w.ends_at))
+            .collect();
         let gate = Arc::new(Gate {
             booking: record.ok_or(AppError::NotFound("booking"))?,
-            listing: listing.ok_or(AppError::NotFound("listing"))?,
+            listing,
+            windows,
         });
         gates.insert(booking, Arc::clone(&gate));
         Ok(gate)

@@ -52,24 +52,54 @@ impl App {
             max_streams: target.max_streams as u64,
             expires_at: Utc::now() + self.lease_length(),
         };
-        let local = self
-            .admit_stream(lease)
-            .await
-            .map_err(|refusal| match refusal {
-                NotAdmitted::Unreachable(e) => {
-                    tracing::warn!(error = %e, "the gateway's shared stream count is unavailable");
-                    AppError::Unavailable(
-                        "the gateway cannot count streams right now; try again shortly".into(),
-                    )
-                }
-                NotAdmitted::Taken => AppError::RateLimited {
-                    what: format!(
-                        "the booking's share of the machine is {} stream(s) at once",
-                        target.max_streams
-                    ),
-                    retry_after_secs: 1,
-                },
-            })?;
+        self.slot(lease).await.map_err(|refusal| match refusal {
+            NotAdmitted::Unreachable(e) => {
+                tracing::warn!(error = %e, "the gateway's shared stream count is unavailable");
+                AppError::Unavailable(
+                    "the gateway cannot count streams right now; try again shortly".into(),
+                )
+            }
+            NotAdmitted::Taken => AppError::RateLimited {
+                what: format!(
+                    "the booking's share of the machine is {} stream(s) at once",
+                    target.max_streams
+                ),
+                retry_after_secs: 1,
+            },
+        })
+    }
+
+    /// A stream the platform itself opens to `listing`'s engine (a liveness probe, a
+    /// verification's or spot check's requests, under `owner`: the probe's listing or the
+    /// run): counted in the engine's load like a renter's, so a request served beside it is
+    /// judged at the load it really ran at. `None` when the shared count cannot be reached
+    /// (the stream then goes uncounted, and says so in the log).
+    pub(crate) async fn platform_slot(
+        &self,
+        listing: &store::ListingRecord,
+        owner: Uuid,
+    ) -> Option<GatewaySlot> {
+        let lease = StreamLease {
+            id: Uuid::now_v7(),
+            booking_id: owner,
+            listing_id: listing.id,
+            machine: super::engine_key(&listing.engine_base_url),
+            // The platform's own streams are never refused a place.
+            max_streams: u64::from(u32::MAX),
+            expires_at: Utc::now() + self.lease_length(),
+        };
+        match self.slot(lease).await {
+            Ok(slot) => Some(slot),
+            Err(NotAdmitted::Unreachable(e)) => {
+                tracing::warn!(listing = %listing.id, error = %e, "a platform stream could not be counted in the engine's load");
+                None
+            }
+            Err(NotAdmitted::Taken) => None,
+        }
+    }
+
+    async fn slot(&self, lease: StreamLease) -> Result<GatewaySlot, NotAdmitted> {
+        let local = self.admit_stream(lease).await?;
         let keeper = local
             .is_none()
             .then(|| tokio::spawn(keep(self.clone(), lease)));
@@ -80,6 +110,42 @@ impl App {
             keeper,
             released: false,
         })
+    }
+}
+
+/// The streams a verification or spot check has open to an engine, as its progress tells
+/// them: one while it checks, prefills or waits between cells, a cell's concurrency while the
+/// cell runs.
+pub(crate) struct PlatformLoad {
+    app: App,
+    listing: store::ListingRecord,
+    run: Uuid,
+    held: Vec<GatewaySlot>,
+}
+
+impl PlatformLoad {
+    pub(crate) fn new(app: App, listing: store::ListingRecord, run: Uuid) -> Self {
+        Self {
+            app,
+            listing,
+            run,
+            held: Vec::new(),
+        }
+    }
+
+    /// Holds `streams` streams from now on.
+    pub(crate) async fn hold(&mut self, streams: usize) {
+        while self.held.len() > streams {
+            if let Some(slot) = self.held.pop() {
+                slot.release().await;
+            }
+        }
+        while self.held.len() < streams {
+            match self.app.platform_slot(&self.listing, self.run).await {
+                Some(slot) => self.held.push(slot),
+                None => break,
+            }
+        }
     }
 }
 

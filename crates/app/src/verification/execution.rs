@@ -261,14 +261,26 @@ impl App {
         let forwarder = {
             let app = self.clone();
             let run_id = run.id;
+            // The run's own streams count in the engine's load while they run (a renter's
+            // request beside a spot check is judged at the load it ran at).
+            let mut load = crate::gateway::PlatformLoad::new(self.clone(), listing.clone(), run.id);
             tokio::spawn(async move {
+                load.hold(1).await;
                 while let Some(progress) = progress_rx.recv().await {
+                    match &progress {
+                        bench::Progress::CellStarted { concurrency, .. } => {
+                            load.hold(usize::try_from(*concurrency).unwrap_or(1)).await;
+                        }
+                        bench::Progress::CellFinished(_) => load.hold(1).await,
+                        _ => {}
+                    }
                     if let Some((kind, data)) = progress_event(&progress)
                         && let Err(e) = app.record_event(run_id, kind, data).await
                     {
                         tracing::warn!(run = %run_id, error = %e, "could not record a progress event");
                     }
                 }
+                load.hold(0).await;
             })
         };
         let spot_check = if run.kind == run_kind::SPOT_CHECK {

@@ -115,7 +115,7 @@ proptest! {
         let charged: i64 = charge.iter().skip(1).map(|(_, m)| m.minor()).sum();
         prop_assert_eq!(charged, paid.minor(), "the fee and the transfer are the charge");
         let interval = Interval::new(t(0), t(booked_minutes), t(0)).unwrap();
-        let back = refund(paid, &interval, t(cancelled_after));
+        let back = refund(paid, &interval, t(cancelled_after), &[]);
         prop_assert!(back.minor() >= 0 && back.minor() <= paid.minor());
         let rows = refund_rows(paid, fee, back);
         let (refunded, fee_back, transfer_back) = (-rows[0].1.minor(), -rows[1].1.minor(), -rows[2].1.minor());

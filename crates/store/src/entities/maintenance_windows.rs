@@ -13,10 +13,13 @@ pub struct Model {
     pub created_by: Uuid,
     /// When it was announced.
     pub created_at: DateTimeUtc,
-    /// Whether announcing it cancelled the bookings it overlapped.
+    /// Whether announcing it interrupted the bookings it overlapped (windows announced before
+    /// issue 53 cancelled them instead).
     pub cancel_overlapping: bool,
-    /// How many bookings it cancelled (then it can no longer be deleted).
+    /// How many bookings it cancelled: windows announced before issue 53 only (0 for newer).
     pub cancelled_bookings: i64,
+    /// How many bookings it interrupted (then it can no longer be deleted).
+    pub interrupted_bookings: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -3,6 +3,7 @@
 pub mod api_keys;
 pub mod booking_credits;
 pub mod booking_guarantees;
+pub mod booking_interruptions;
 pub mod booking_plans;
 pub mod bookings;
 pub mod community_cells;

@@ -15,6 +15,10 @@ pub struct Model {
     pub next_attempt_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub delivered_at: Option<DateTimeUtc>,
+    /// Until when a worker is sending it (its claim's lease); `None` when nobody is.
+    pub claimed_until: Option<DateTimeUtc>,
+    /// A test event's delivery, or one sent again by hand: claimed on its own budget.
+    pub manual: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -25,6 +25,8 @@ pub struct Model {
     pub disabled_reason: Option<String>,
     pub created_by: Uuid,
     pub created_at: DateTimeUtc,
+    /// Attempts in a row that got no answer in time: each shortens the next one's timeout.
+    pub timeout_streak: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

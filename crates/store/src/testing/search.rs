@@ -257,6 +257,7 @@ pub async fn search_hold(
             created_at: Set(search_day(-30)),
             cancel_overlapping: Set(false),
             cancelled_bookings: Set(0),
+            interrupted_bookings: Set(0),
         })
         .exec_without_returning(db.conn())
         .await?;

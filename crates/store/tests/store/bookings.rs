@@ -213,9 +213,10 @@ async fn the_sweeper_moves_bookings_on_time_on_postgres() {
     the_sweeper_moves_bookings_on_time(Backend::Postgres).await;
 }
 
-/// A booking a maintenance window cancels with a full refund stays open past its end while
-/// that cancellation has not been made (its refund kept failing): the sweep keeps finding it
-/// and does not complete it, so the refund can still be made. Another booking ends as usual.
+/// A booking a window announced before windows interrupted bookings cancels with a full
+/// refund stays open past its end while that cancellation has not been made (its refund kept
+/// failing): the sweep keeps finding it and does not complete it, so the refund can still be
+/// made. Another booking ends as usual.
 async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Backend) {
     let (_database, db, user, listing) = marketplace(backend).await;
     let now = Utc::now();
@@ -237,7 +238,7 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
         (now - h(3), now - h(2)),
     );
     let before = db.book(before, now - h(3), fits).await.unwrap().id;
-    let window = store::WindowRecord {
+    db.insert_window_as_stored(store::WindowRecord {
         id: Uuid::now_v7(),
         listing_id: listing,
         starts_at: now + Duration::minutes(10),
@@ -246,11 +247,11 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
         created_by: user.as_uuid(),
         created_at: Utc::now() + Duration::seconds(1),
         cancel_overlapping: true,
-        cancelled_bookings: 0,
-    };
-    let (window, overlapping) = db.add_maintenance_window(window, now).await.unwrap();
-    assert_eq!(window.cancelled_bookings, 1);
-    assert_eq!(overlapping.iter().map(|b| b.id).collect::<Vec<_>>(), [owed]);
+        cancelled_bookings: 1,
+        interrupted_bookings: 0,
+    })
+    .await
+    .unwrap();
     // Its cancellation failed (say, Stripe was down) until after both bookings ended.
     let later = now + h(2);
     let sweep = db.sweep_bookings(later).await.unwrap();
@@ -274,6 +275,111 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
         db.sweep_bookings(later).await.unwrap(),
         store::Sweep::default()
     );
+}
+
+/// A window over bookings interrupts each, never cancels it: the booking keeps its interval
+/// and status, and the share of its price the window takes is owed until recorded given back
+/// (once, however often that is recorded). A second window over the same time owes only what
+/// the first did not take; the booking completes at its end as usual; a window that
+/// interrupted bookings cannot be deleted.
+async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share(backend: Backend) {
+    let (_database, db, user, listing) = marketplace(backend).await;
+    let now = Utc::now();
+    let h = Duration::hours;
+    let fits = |_: &domain::booking::Machine| Ok(());
+    let mut four_hours = booking(
+        listing,
+        user,
+        "four",
+        booking_status::CONFIRMED,
+        (now + h(1), now + h(5)),
+    );
+    four_hours.price_amount = 600;
+    let booked = db.book(four_hours, now, fits).await.unwrap();
+    let window = |from, until| store::WindowRecord {
+        id: Uuid::now_v7(),
+        listing_id: listing,
+        starts_at: from,
+        ends_at: until,
+        reason: "PSU swap".into(),
+        created_by: user.as_uuid(),
+        created_at: now,
+        cancel_overlapping: true,
+        cancelled_bookings: 0,
+        interrupted_bookings: 0,
+    };
+    let (first, interrupted) = db
+        .add_maintenance_window(window(now + h(2), now + h(3)), now)
+        .await
+        .unwrap();
+    assert_eq!(
+        (first.interrupted_bookings, first.cancelled_bookings),
+        (1, 0)
+    );
+    let [taken] = interrupted.as_slice() else {
+        panic!("{interrupted:?}")
+    };
+    assert_eq!(taken.booking.id, booked.id);
+    assert_eq!(taken.interruption.refund_amount, 150, "one hour of four");
+    assert_eq!(taken.interruption.seconds, 3600);
+    let kept = db.booking_by_id(booked.id).await.unwrap().unwrap();
+    assert_eq!(
+        (kept.status.as_str(), kept.starts_at, kept.ends_at),
+        ("confirmed", booked.starts_at, booked.ends_at)
+    );
+    // Booked without a payment provider: owed at once.
+    let owed = db.owed_interruptions(10).await.unwrap();
+    assert_eq!(owed.len(), 1);
+    assert!(
+        db.interruption_refunded(taken.interruption.id, None, &[], now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !db.interruption_refunded(taken.interruption.id, None, &[], now)
+            .await
+            .unwrap(),
+        "given back once"
+    );
+    assert!(db.owed_interruptions(10).await.unwrap().is_empty());
+
+    // Hours 2.5 to 6: only hours 3 to 5 are new to the booking.
+    let (_, again) = db
+        .add_maintenance_window(window(now + h(2) + Duration::minutes(30), now + h(6)), now)
+        .await
+        .unwrap();
+    assert_eq!(again[0].interruption.seconds, 2 * 3600);
+    assert_eq!(again[0].interruption.refund_amount, 300);
+    assert_eq!(again[0].interruption.ends_at, booked.ends_at, "clipped");
+    assert_eq!(db.interruptions_of(booked.id).await.unwrap().len(), 2);
+    let figures = db
+        .interruption_figures(listing, now, now + h(24))
+        .await
+        .unwrap();
+    assert_eq!((figures.windows, figures.bookings), (2, 2));
+    assert!((figures.gpu_hours - 3.5).abs() < 1e-9, "{figures:?}");
+
+    assert_eq!(
+        db.delete_maintenance_window(listing, first.id, now)
+            .await
+            .unwrap(),
+        store::WindowDeleted::TookBookings
+    );
+    let sweep = db.sweep_bookings(now + h(6)).await.unwrap();
+    assert_eq!(
+        sweep.completed, 1,
+        "nothing holds an interrupted booking open"
+    );
+}
+
+#[tokio::test]
+async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share_on_sqlite() {
+    a_window_interrupts_what_it_overlaps_and_owes_each_its_share(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share_on_postgres() {
+    a_window_interrupts_what_it_overlaps_and_owes_each_its_share(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -362,6 +362,7 @@ async fn memory_answers_free_searches_as_the_database(backend: Backend) {
         created_at: Utc::now(),
         cancel_overlapping: false,
         cancelled_bookings: 0,
+        interrupted_bookings: 0,
     };
     db.add_maintenance_window(window(first), now).await.unwrap();
     if backend == Backend::Sqlite {

@@ -34,8 +34,16 @@ fn endpoint(
         disabled_reason: None,
         created_by: user.unwrap_or_else(Uuid::now_v7),
         created_at: Utc::now(),
+        timeout_streak: 0,
     }
 }
+
+/// Budgets wider than any test here needs.
+const ROOMY: store::ClaimBudget = store::ClaimBudget {
+    per_endpoint: 100,
+    per_owner: 100,
+    manual_per_owner: 100,
+};
 
 async fn changes_write_their_events(backend: Backend) {
     let (_database, db, _user, listings): (TestDatabase, Arc<Db>, _, _) =
@@ -117,7 +125,7 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
     let claims = (0..4).map(|_| {
         let db = Arc::clone(&db);
         tokio::spawn(async move {
-            db.claim_webhook_deliveries(Utc::now(), Duration::seconds(60), 100)
+            db.claim_webhook_deliveries(Utc::now(), |_| Duration::seconds(60), 100, ROOMY)
                 .await
                 .unwrap()
         })
@@ -143,14 +151,14 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
     assert_eq!(claimed, expected);
     // Claimed: none is due again until the lease ends.
     assert!(
-        db.claim_webhook_deliveries(Utc::now(), Duration::seconds(60), 100)
+        db.claim_webhook_deliveries(Utc::now(), |_| Duration::seconds(60), 100, ROOMY)
             .await
             .unwrap()
             .is_empty()
     );
     let later = Utc::now() + Duration::seconds(61);
     let second_claims = db
-        .claim_webhook_deliveries(later, Duration::seconds(60), 100)
+        .claim_webhook_deliveries(later, |_| Duration::seconds(60), 100, ROOMY)
         .await
         .unwrap();
     assert_eq!(
@@ -165,6 +173,7 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
         error: None,
         duration_ms: ms,
         delivered: true,
+        timed_out: false,
     };
     let gap = Duration::days(3);
     let stale = &first_claims[0];
@@ -212,4 +221,109 @@ async fn events_fan_out_and_are_claimed_once_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn events_fan_out_and_are_claimed_once_on_postgres() {
     events_fan_out_and_are_claimed_once(Backend::Postgres).await;
+}
+
+/// Sends in flight are counted from the database, per endpoint and per owner: a second claim
+/// takes nothing more of an endpoint at its budget while another owner's delivery is taken
+/// at once. Attempts without an answer in time lengthen the endpoint's timeout streak (the
+/// claim's lease follows it); an answer ends it.
+async fn sends_in_flight_are_budgeted_and_timeouts_shorten(backend: Backend) {
+    let (_database, db, user, _) = crate::organisation(backend, 1, 1).await;
+    let other = crate::new_user(&db, "other@example.com").await;
+    let stuck = endpoint(Some(user.as_uuid()), None, "booking.confirmed", true);
+    let fine = endpoint(Some(other.as_uuid()), None, "booking.confirmed", true);
+    for e in [&stuck, &fine] {
+        assert!(db.insert_webhook_endpoint(e.clone(), 3).await.unwrap());
+    }
+    let kind = domain::webhook::EventKind::BookingConfirmed;
+    db.emit_events(kind, (Some(user.as_uuid()), None), 10)
+        .await
+        .unwrap();
+    db.fan_out_webhook_events(Utc::now(), 100).await.unwrap();
+    let budget = store::ClaimBudget {
+        per_endpoint: 2,
+        per_owner: 2,
+        manual_per_owner: 1,
+    };
+    let lease = |e: &WebhookEndpointRecord| Duration::seconds(10 + i64::from(e.timeout_streak));
+    let first = db
+        .claim_webhook_deliveries(Utc::now(), lease, 100, budget)
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 2, "two of the ten: the endpoint's budget");
+    // Another worker (or pass) while those are in flight: nothing more of the stuck
+    // endpoint, the other owner's new delivery at once.
+    db.emit_events(kind, (Some(other.as_uuid()), None), 1)
+        .await
+        .unwrap();
+    db.fan_out_webhook_events(Utc::now(), 100).await.unwrap();
+    let second = db
+        .claim_webhook_deliveries(Utc::now(), lease, 100, budget)
+        .await
+        .unwrap();
+    assert_eq!(
+        second.iter().map(|c| c.endpoint.id).collect::<Vec<_>>(),
+        [fine.id]
+    );
+    // The first attempt got no answer in time: the streak grows, one place frees up.
+    let timed_out = store::AttemptOutcome {
+        status_code: None,
+        answer: None,
+        error: Some("no answer".into()),
+        duration_ms: 10_000,
+        delivered: false,
+        timed_out: true,
+    };
+    let retry = Utc::now() + Duration::hours(1);
+    db.record_webhook_attempt(
+        &first[0],
+        timed_out,
+        (Utc::now(), Some(retry)),
+        Duration::days(3),
+    )
+    .await
+    .unwrap();
+    let owner = store::WebhookOwner::User(user.as_uuid());
+    let streak = |db: Arc<Db>| async move {
+        db.webhook_endpoint(owner, stuck.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .timeout_streak
+    };
+    assert_eq!(streak(Arc::clone(&db)).await, 1);
+    let third = db
+        .claim_webhook_deliveries(Utc::now(), lease, 100, budget)
+        .await
+        .unwrap();
+    assert_eq!(third.len(), 1, "one place freed");
+    assert_eq!(third[0].endpoint.timeout_streak, 1);
+    // An answer (even a refusal) ends the streak.
+    let answered = store::AttemptOutcome {
+        status_code: Some(500),
+        answer: None,
+        error: None,
+        duration_ms: 3,
+        delivered: false,
+        timed_out: false,
+    };
+    db.record_webhook_attempt(
+        &third[0],
+        answered,
+        (Utc::now(), Some(retry)),
+        Duration::days(3),
+    )
+    .await
+    .unwrap();
+    assert_eq!(streak(Arc::clone(&db)).await, 0);
+}
+
+#[tokio::test]
+async fn sends_in_flight_are_budgeted_and_timeouts_shorten_on_sqlite() {
+    sends_in_flight_are_budgeted_and_timeouts_shorten(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn sends_in_flight_are_budgeted_and_timeouts_shorten_on_postgres() {
+    sends_in_flight_are_budgeted_and_timeouts_shorten(Backend::Postgres).await;
 }

@@ -118,7 +118,9 @@ def sync_detailed(
 ) -> Response[AnnouncedView | Problem]:
     """Announce a maintenance window (members of the listing's organisation). Over its interval
     the whole machine is taken: availability shows no free GPU, search over the interval
-    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Bookings
+    that hold the machine over it refuse it unless `cancel_overlapping` interrupts them.
+    `from` may not be in the past. Announced
     at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
     counts as downtime.
 
@@ -154,7 +156,9 @@ def sync(
 ) -> AnnouncedView | Problem | None:
     """Announce a maintenance window (members of the listing's organisation). Over its interval
     the whole machine is taken: availability shows no free GPU, search over the interval
-    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Bookings
+    that hold the machine over it refuse it unless `cancel_overlapping` interrupts them.
+    `from` may not be in the past. Announced
     at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
     counts as downtime.
 
@@ -185,7 +189,9 @@ async def asyncio_detailed(
 ) -> Response[AnnouncedView | Problem]:
     """Announce a maintenance window (members of the listing's organisation). Over its interval
     the whole machine is taken: availability shows no free GPU, search over the interval
-    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Bookings
+    that hold the machine over it refuse it unless `cancel_overlapping` interrupts them.
+    `from` may not be in the past. Announced
     at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
     counts as downtime.
 
@@ -219,7 +225,9 @@ async def asyncio(
 ) -> AnnouncedView | Problem | None:
     """Announce a maintenance window (members of the listing's organisation). Over its interval
     the whole machine is taken: availability shows no free GPU, search over the interval
-    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+    leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Bookings
+    that hold the machine over it refuse it unless `cancel_overlapping` interrupts them.
+    `from` may not be in the past. Announced
     at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
     counts as downtime.
 

@@ -145,16 +145,30 @@ pub(super) async fn generate(
 ) -> Result<HttpResponse, ApiError> {
     let target = proxy::target_of(&app, &req, booking).await?;
     let body = proxy::read_body(payload, app.config().gateway.max_body_bytes).await?;
+    // The slot first: preparing may ask the engine to count the prompt (`/tokenize`), and
+    // that is within the booking's share too.
+    let slot = app.gateway_slot(&target).await?;
+    let prepared = match object(&body) {
+        Ok(object) => app
+            .gateway_prepare(&target, object, body.len())
+            .await
+            .map_err(ApiError::from),
+        Err(e) => Err(e),
+    };
     let Prepared {
         body: sent_body,
         stream,
         caps,
         strip_usage,
         judged,
-    } = app
-        .gateway_prepare(&target, object(&body)?, body.len())
-        .await?;
-    let slot = app.gateway_slot(&target).await?;
+    } = match prepared {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            // Refused before the engine heard of it: the slot is free again at once.
+            slot.release().await;
+            return Err(e);
+        }
+    };
     let request = proxy::request(&app, &target, endpoint, Some(sent_body))?;
     let mut meter = Meter {
         app: app.get_ref().clone(),
@@ -171,15 +185,21 @@ pub(super) async fn generate(
     let response = match request.send().await {
         Ok(response) => response,
         Err(e) => {
-            // A refused or unreachable connection is down evidence; what a request's own
-            // content may cause (a timeout, an error answer) is not.
+            // A refused or unreachable connection is down evidence. A timeout a request's own
+            // content may cause: it only brings the next probe forward.
             if e.is_connect() {
                 app.engine_unreachable(target.listing_id);
+            } else if e.is_timeout() {
+                app.engine_trouble(target.listing_id);
             }
             meter.finish("engine_error", None).await;
             return Err(engine_failed(e.without_url()));
         }
     };
+    if response.status().is_server_error() {
+        // A renter can make an engine fail a request: evidence for a probe, never "down".
+        app.engine_trouble(target.listing_id);
+    }
     let checked = proxy::client_status(response.status().as_u16()).and_then(|status| {
         Ok((
             status,
@@ -207,15 +227,18 @@ pub(super) async fn generate(
             .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
             .body(body?));
     }
-    // However slowly an engine trickles, the answer ends with the booking.
-    let until_end = (target.ends_at - Utc::now()).to_std().unwrap_or_default();
+    // However slowly an engine trickles, the answer ends with the booking's access (its end,
+    // or a maintenance window's start).
+    let until_end = (target.access_until - Utc::now())
+        .to_std()
+        .unwrap_or_default();
     let deadline = tokio::time::Instant::now() + until_end;
     Ok(HttpResponse::build(status)
         .content_type(content_type)
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header(("x-accel-buffering", "no"))
-        .streaming(relay(response, meter, deadline)))
+        .streaming(relay(response, meter, deadline, target.cut_as)))
 }
 
 /// What the relay carries from one chunk to the next: the engine's answer, the meter,
@@ -243,6 +266,7 @@ fn relay(
     response: reqwest::Response,
     meter: Meter,
     deadline: tokio::time::Instant,
+    cut_as: &'static str,
 ) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
     futures_util::stream::unfold(
         (response, meter, false, None::<Instant>),
@@ -255,8 +279,11 @@ fn relay(
             }
             loop {
                 let Ok(chunk) = tokio::time::timeout_at(deadline, response.chunk()).await else {
-                    return failed(response, meter, "booking_ended", "the booking ended".into())
-                        .await;
+                    let why = match cut_as {
+                        "maintenance_window" => "a maintenance window began",
+                        _ => "the booking ended",
+                    };
+                    return failed(response, meter, cut_as, why.into()).await;
                 };
                 match chunk {
                     Ok(Some(bytes)) => match meter.stream.feed(&bytes, Instant::now()) {

@@ -22,16 +22,20 @@ use crate::extract::{Auth, Json};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewWindowRequest {
-    /// Start of the half-open interval `[from, until)`, RFC 3339.
+    /// Start of the half-open interval `[from, until)`, RFC 3339: not in the past (422; within
+    /// a minute of grace for clocks, the window starts now).
     pub from: DateTime<Utc>,
     /// Its end: in the future, at most 14 days after `from`.
     pub until: DateTime<Utc>,
     /// Why, for the organisation's members (at most 500 characters; not shown publicly).
     #[serde(default)]
     pub reason: String,
-    /// Cancel the bookings that hold the machine over the window, each with a full refund
-    /// (transfer reversed, fee refunded). Without it such bookings refuse the window (409
-    /// `maintenance_overlaps_bookings`). A window that cancelled bookings can no longer be
+    /// Interrupt the bookings that hold the machine over the window (the name is older than
+    /// interruptions; nothing is cancelled): each keeps its interval, has no access over the
+    /// window (the gateway refuses it and ends its streams at the window's start, its access
+    /// token is inactive) and is given back the share of its price the window takes
+    /// (transfer and fee in proportion). Without it such bookings refuse the window (409
+    /// `maintenance_overlaps_bookings`). A window that interrupted bookings can no longer be
     /// deleted.
     #[serde(default)]
     pub cancel_overlapping: bool,
@@ -50,8 +54,12 @@ pub struct MaintenanceWindowView {
     /// Announced at least `maintenance_notice_secs` (default 24 h) before `from`: its time is
     /// left out of uptime. Announced later, it counts as downtime.
     pub in_time: bool,
-    /// Bookings it cancelled with a full refund.
+    /// Bookings it cancelled with a full refund: windows announced before windows interrupted
+    /// bookings (0 for newer ones).
     pub cancelled_bookings: i64,
+    /// Bookings it interrupted: each kept its interval, had no access over the window and was
+    /// given back the share of its price the window takes.
+    pub interrupted_bookings: i64,
 }
 
 impl MaintenanceWindowView {
@@ -66,24 +74,32 @@ impl MaintenanceWindowView {
             announced_at: w.announced_at,
             in_time: w.in_time,
             cancelled_bookings: w.cancelled_bookings,
+            interrupted_bookings: w.interrupted_bookings,
         }
     }
 }
 
-/// A window announced, and the bookings it cancelled.
+/// A window announced, and the bookings it interrupted.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct AnnouncedView {
     pub window: MaintenanceWindowView,
-    /// Bookings cancelled with a full refund.
+    /// Bookings interrupted over the window: each keeps its interval and is given back the
+    /// share of its price the window takes.
+    pub interrupted_booking_ids: Vec<Uuid>,
+    /// Of those, the ones whose share is still owed: awaiting their payment (given back once
+    /// paid), or the payment provider failed (the sweep gives it back shortly).
+    pub refund_pending_ids: Vec<Uuid>,
+    /// A window never cancels a booking: always empty (kept for older clients).
     pub cancelled_booking_ids: Vec<Uuid>,
-    /// Bookings whose refund the payment provider has not made yet: the sweep cancels them
-    /// shortly. They hold no capacity the window needs (nothing can be booked over it).
+    /// Always empty (kept for older clients).
     pub pending_cancellation_ids: Vec<Uuid>,
 }
 
 /// Announce a maintenance window (members of the listing's organisation). Over its interval
 /// the whole machine is taken: availability shows no free GPU, search over the interval
-/// leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Announced
+/// leaves it out, bookings are refused (409 `maintenance`), offers' plans skip it. Bookings
+/// that hold the machine over it refuse it unless `cancel_overlapping` interrupts them.
+/// `from` may not be in the past. Announced
 /// at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
 /// counts as downtime.
 #[utoipa::path(operation_id = "create_maintenance_window",
@@ -117,8 +133,10 @@ pub async fn create(
         .await?;
     Ok(HttpResponse::Created().json(AnnouncedView {
         window: MaintenanceWindowView::new(announced.window, true),
-        cancelled_booking_ids: announced.cancelled,
-        pending_cancellation_ids: announced.pending,
+        interrupted_booking_ids: announced.interrupted,
+        refund_pending_ids: announced.refund_pending,
+        cancelled_booking_ids: Vec::new(),
+        pending_cancellation_ids: Vec::new(),
     }))
 }
 

@@ -65,6 +65,9 @@ pub struct UptimeView {
     pub days: Vec<DayUptimeView>,
     /// Maintenance windows that have not ended, soonest first (without their reason).
     pub maintenance: Vec<MaintenanceWindowView>,
+    /// What the provider's maintenance windows announced in the last 30 days took of
+    /// renters' bookings (begun or not).
+    pub interruptions_30d: InterruptionsView,
     /// The latest signed uptime statements, newest first (at most 30): one per period of
     /// `uptime_statement_secs` (UTC days by default) in which the machine was observed.
     /// Verify one with `gpumarket verify` (the item as a file); each is in the transparency
@@ -72,6 +75,18 @@ pub struct UptimeView {
     pub statements: Vec<UptimeStatementView>,
     /// Seconds between probes: outages are measured to within this at either end.
     pub probe_every_secs: u64,
+}
+
+/// Bookings maintenance windows interrupted: each kept its interval, had no access over the
+/// window, and was given back the share of its price the window took.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InterruptionsView {
+    /// Windows that interrupted at least one booking.
+    pub windows: u64,
+    /// Bookings interrupted.
+    pub bookings: u64,
+    /// GPU-hours of bookings the windows took.
+    pub gpu_hours: f64,
 }
 
 /// A listing's uptime and reliability from liveness probes, its state now and its coming
@@ -113,6 +128,11 @@ pub async fn uptime(app: web::Data<App>, id: web::Path<Uuid>) -> Result<HttpResp
             .into_iter()
             .map(|w| MaintenanceWindowView::new(w, false))
             .collect(),
+        interruptions_30d: InterruptionsView {
+            windows: found.interruptions_30d.windows,
+            bookings: found.interruptions_30d.bookings,
+            gpu_hours: found.interruptions_30d.gpu_hours,
+        },
         statements: found
             .statements
             .into_iter()
