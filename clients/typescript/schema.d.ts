@@ -3707,8 +3707,9 @@ export interface components {
             created_at: string;
             /**
              * @description Why it failed or was cancelled: `cancelled`, `listing_changed`, `deadline_exceeded`,
-             *     `address_not_allowed`, `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
-             *     `engine_error` or `setup_failed`.
+             *     `address_not_allowed`, `engine_unreachable`, `engine_unsupported` (`engine_not_vllm`
+             *     on runs recorded before it), `engine_model_missing`, `engine_error` or
+             *     `setup_failed`.
              */
             failure_code?: string | null;
             /** @description The detail (members of the listing's organisation only). */

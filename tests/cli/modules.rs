@@ -355,3 +355,40 @@ fn the_circle_checker_finds_a_planted_circle() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].len(), 2);
 }
+
+/// The engine seam holds: no production source names a vLLM metric except vLLM's dialect in
+/// the harness (`crates/bench/src/engine/vllm.rs`) and the simulator's
+/// (`crates/sim/src/dialect/`), so a new engine's dialect is one module, not a search.
+#[test]
+fn no_vllm_metric_name_outside_its_dialect() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+    }
+    let allowed = [
+        root.join("crates/bench/src/engine/vllm.rs"),
+        root.join("crates/sim/src/dialect"),
+    ];
+    let named: Vec<String> = files
+        .iter()
+        .filter(|f| !allowed.iter().any(|a| f.starts_with(a)))
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains(concat!("vllm", ":num_requests"))
+                || std::fs::read_to_string(f)
+                    .unwrap()
+                    .contains(concat!("\"vllm", ":"))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        named.is_empty(),
+        "vLLM metric names outside its dialect: {named:?}"
+    );
+}

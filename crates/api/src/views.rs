@@ -467,8 +467,9 @@ pub struct RunView {
     pub status: String,
     pub attempts: i32,
     /// Why it failed or was cancelled: `cancelled`, `listing_changed`, `deadline_exceeded`,
-    /// `address_not_allowed`, `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
-    /// `engine_error` or `setup_failed`.
+    /// `address_not_allowed`, `engine_unreachable`, `engine_unsupported` (`engine_not_vllm`
+    /// on runs recorded before it), `engine_model_missing`, `engine_error` or
+    /// `setup_failed`.
     pub failure_code: Option<String>,
     /// The detail (members of the listing's organisation only).
     #[serde(skip_serializing_if = "Option::is_none")]

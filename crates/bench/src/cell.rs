@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use crate::client::Timeline;
-use crate::prom::Snapshot;
+use crate::engine::Snapshot;
 use crate::report::{ClientLoad, DecodeCell, Status};
 use crate::stats::{
     decode_span, itl_samples, mean_overlap, median, percentile, secs, time_weighted_mean,

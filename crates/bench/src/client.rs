@@ -14,7 +14,7 @@ use tokio::sync::watch;
 
 use crate::BenchError;
 use crate::bounds::{self, clip};
-use crate::prom::Snapshot;
+use crate::engine::{Dialect, Snapshot};
 use openai::{Chunk, EventRef, SseDecoder};
 use outbound::Policy;
 use secrecy::{ExposeSecret, SecretString};
@@ -37,6 +37,8 @@ pub struct Engine {
     api_key: Option<SecretString>,
     policy: Policy,
     halt: Halt,
+    /// How it names its metrics and answers `/version` and `/tokenize` (picked at preflight).
+    dialect: Dialect,
 }
 
 /// Turns true when the whole run must stop (cancel, shutdown, deadline): every request in
@@ -174,7 +176,18 @@ impl Engine {
             api_key: api_key.map(|key| SecretString::from(key.to_owned())),
             policy,
             halt: Halt(None),
+            dialect: Dialect::default(),
         })
+    }
+
+    /// The same engine, read in `dialect`.
+    pub fn speaking(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// The same engine, every request of which gives up when `stop` turns true.
@@ -248,9 +261,9 @@ impl Engine {
         let body = self
             .get("/v1/models", bounds::MODELS_BODY)
             .await?
-            .ok_or_else(|| BenchError::NotVllm("the server has no /v1/models".to_owned()))?;
+            .ok_or_else(|| BenchError::Unsupported("the server has no /v1/models".to_owned()))?;
         let list: List = serde_json::from_slice(&body).map_err(|_| {
-            BenchError::NotVllm("/v1/models is not an OpenAI model list".to_owned())
+            BenchError::Unsupported("/v1/models is not an OpenAI model list".to_owned())
         })?;
         Ok(list
             .data
@@ -262,25 +275,30 @@ impl Engine {
             .collect())
     }
 
-    /// `GET /version`: vLLM's version, `None` when the server does not say.
+    /// `GET /version`: the engine's version, `None` when the server does not say.
     pub async fn version(&self) -> Result<Option<String>, BenchError> {
         Ok(self
             .get("/version", bounds::SMALL_BODY)
             .await?
-            .and_then(|body| {
-                serde_json::from_slice::<Value>(&body)
-                    .ok()?
-                    .get("version")?
-                    .as_str()
-                    .map(|v| clip(v, bounds::VERSION))
-            }))
+            .and_then(|body| self.dialect.version(&body)))
     }
 
-    /// `GET /metrics`, parsed; `None` when the server has no metrics endpoint.
+    /// `GET /metrics` as text; `None` when the server has no metrics endpoint.
+    pub async fn metrics_text(&self) -> Result<Option<String>, BenchError> {
+        Ok(self
+            .get("/metrics", bounds::METRICS_BODY)
+            .await?
+            .map(|body| String::from_utf8_lossy(&body).into_owned()))
+    }
+
+    /// `GET /metrics`, read in the engine's dialect; `None` when the server has no metrics
+    /// endpoint.
     pub async fn metrics(&self) -> Result<Option<Snapshot>, BenchError> {
-        match self.get("/metrics", bounds::METRICS_BODY).await? {
+        match self.metrics_text().await? {
             None => Ok(None),
-            Some(body) => Snapshot::parse(&String::from_utf8_lossy(&body))
+            Some(text) => self
+                .dialect
+                .snapshot(&text)
                 .map(Some)
                 .map_err(|e| BenchError::Engine(e.to_string())),
         }
@@ -291,7 +309,7 @@ impl Engine {
         let request = self
             .http
             .post(self.url("/tokenize"))
-            .json(&serde_json::json!({"model": model, "prompt": prompt}));
+            .json(&self.dialect.tokenize_request(model, prompt));
         let Some(body) = self
             .call(
                 "POST /tokenize",
@@ -306,9 +324,9 @@ impl Engine {
         else {
             return Ok(None);
         };
-        let count = serde_json::from_slice::<Value>(&body)
-            .ok()
-            .and_then(|v| v.get("count").and_then(Value::as_u64))
+        let count = self
+            .dialect
+            .token_count(&body)
             .ok_or_else(|| BenchError::Engine("/tokenize answered without a count".into()))?;
         Ok(Some(count))
     }

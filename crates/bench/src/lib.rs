@@ -1,14 +1,15 @@
 //! The standard benchmark matrix (`shared/design/benchmark-standard.md`), against any
-//! vLLM-compatible server: the streaming client, the `/metrics` and `/tokenize` readers,
-//! prompt sizing, the cell runner, the figures and the report. No web server, no database.
+//! OpenAI-compatible server whose dialect it speaks ([`engine`]): the streaming client, the
+//! `/metrics` and `/tokenize` readers, prompt sizing, the cell runner, the figures and the
+//! report. No web server, no database.
 
 pub mod audit;
 pub mod bounds;
 pub mod cell;
 pub mod client;
+pub mod engine;
 pub mod params;
 pub mod plan;
-pub mod prom;
 pub mod prompt;
 pub mod report;
 mod run;
@@ -28,9 +29,9 @@ pub enum BenchError {
     /// The server does not answer at all.
     #[error("the engine is unreachable: {0}")]
     Unreachable(String),
-    /// It answers, but not like an OpenAI-compatible (vLLM) server.
-    #[error("the server does not look like vLLM: {0}")]
-    NotVllm(String),
+    /// It answers, but not like an OpenAI-compatible server of a dialect the harness speaks.
+    #[error("the server does not look like an engine the harness measures: {0}")]
+    Unsupported(String),
     #[error("{0}")]
     UnknownModel(String),
     /// It answered a request with an error.
@@ -50,7 +51,8 @@ impl BenchError {
         match self {
             Self::Setup(_) => "setup_failed",
             Self::Unreachable(_) => "engine_unreachable",
-            Self::NotVllm(_) => "engine_not_vllm",
+            // Runs recorded before the engine seam keep their `engine_not_vllm`.
+            Self::Unsupported(_) => "engine_unsupported",
             Self::UnknownModel(_) => "engine_model_missing",
             Self::Engine(_) => "engine_error",
             Self::Refused(_) => "address_not_allowed",

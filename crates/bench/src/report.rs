@@ -62,7 +62,8 @@ pub struct EngineFacts {
     pub kv_cache_tokens: Option<u64>,
     /// `kv_cache_size_tokens` or `num_gpu_blocks*block_size`.
     pub kv_cache_source: Option<String>,
-    /// `vllm:cache_config_info` labels as printed.
+    /// The KV cache configuration's labels as the engine printed them (vLLM: its cache
+    /// config info gauge).
     pub cache_config: Option<Value>,
     /// SHA-256 over what identifies the engine (name, version, model, `max_model_len`, KV
     /// cache size): the same engine answers with the same fingerprint, a swapped one rarely.

@@ -40,7 +40,7 @@ event_kinds! {
     BookingConfirmed => "booking.confirmed": "A booking holds its machine: paid, or made where the provider takes no payments.",
     BookingStarted => "booking.started": "A confirmed booking's interval began.",
     BookingEnded => "booking.ended": "A booking's interval ended.",
-    BookingCancelled => "booking.cancelled": "A booking was cancelled (by its renter, or by a maintenance window with a full refund).",
+    BookingCancelled => "booking.cancelled": "A booking was cancelled by its renter (or, before maintenance windows interrupted bookings, by a window with a full refund).",
     BookingCredited => "booking.credited": "A booking's performance guarantee gave money back.",
     VerificationFinished => "verification.finished": "A verification run finished with a signed report.",
     VerificationFailed => "verification.failed": "A verification run failed.",

@@ -3,9 +3,9 @@
 //! scheduler like vLLM's (continuous batching, chunked prefill, KV blocks with prefix caching,
 //! queueing and preemption), and a performance model per profile.
 
+mod dialect;
 pub mod engine;
 mod http;
-mod metrics;
 pub mod profile;
 pub mod tokenizer;
 

@@ -28,8 +28,9 @@ class RunView:
         visibility (str): `public`, or `private` (its report is shown to the organisation and share links only).
         failure_code (None | str | Unset): Why it failed or was cancelled: `cancelled`, `listing_changed`,
             `deadline_exceeded`,
-            `address_not_allowed`, `engine_unreachable`, `engine_not_vllm`, `engine_model_missing`,
-            `engine_error` or `setup_failed`.
+            `address_not_allowed`, `engine_unreachable`, `engine_unsupported` (`engine_not_vllm`
+            on runs recorded before it), `engine_model_missing`, `engine_error` or
+            `setup_failed`.
         failure_reason (None | str | Unset): The detail (members of the listing's organisation only).
         finished_at (datetime.datetime | None | Unset):
         report_id (None | Unset | UUID):

@@ -17,8 +17,8 @@ use tokio::sync::watch;
 
 use crate::BenchError;
 use crate::client::{Engine, StreamLimits, Timeline};
+use crate::engine::Snapshot;
 use crate::params::Parameters;
-use crate::prom::Snapshot;
 use crate::prompt::{self, Counter};
 use crate::report::{
     Compliance, Cost, DecodeCell, EngineFacts, Evidence, Harness, PrefillEntry, PromptRecord,

@@ -6,8 +6,8 @@
 
 use super::{Progress, Runner};
 use crate::cell;
+use crate::engine::Snapshot;
 use crate::params::PrefillMode;
-use crate::prom::Snapshot;
 use crate::report::{PrefillEntry, PrefillRepeat, Status};
 use crate::stats::{median, secs};
 

@@ -11,13 +11,14 @@ use super::{Meter, Options, Progress, Runner, request_body};
 use crate::BenchError;
 use crate::cell;
 use crate::client::Engine;
+use crate::engine::Dialect;
 use crate::prompt::Counter;
 use crate::report::{EngineFacts, Evidence};
 use crate::stats::{median, secs};
 
 impl Runner {
     pub(super) async fn preflight(
-        engine: Engine,
+        mut engine: Engine,
         options: Options,
         progress: Option<UnboundedSender<Progress>>,
         cancel: watch::Receiver<bool>,
@@ -44,16 +45,26 @@ impl Runner {
             None => models
                 .first()
                 .cloned()
-                .ok_or_else(|| BenchError::NotVllm("/v1/models lists no model".to_owned()))?,
+                .ok_or_else(|| BenchError::Unsupported("/v1/models lists no model".to_owned()))?,
         };
+        // The dialect, from what its metrics are named (vLLM's when they name none known).
+        let text = engine.metrics_text().await?;
+        let dialect = text
+            .as_deref()
+            .and_then(Dialect::detect)
+            .unwrap_or_default();
+        engine = engine.speaking(dialect);
         let version = engine.version().await?;
-        let metrics = engine.metrics().await?;
+        let metrics = text
+            .map(|text| dialect.snapshot(&text))
+            .transpose()
+            .map_err(|e| BenchError::Engine(e.to_string()))?;
         let kv = metrics
             .as_ref()
             .and_then(|m| m.cache.as_ref())
             .and_then(|c| c.kv_tokens());
         let mut facts = EngineFacts {
-            name: "vllm".to_owned(),
+            name: dialect.name().to_owned(),
             version,
             base_url: Some(engine.base_url().to_owned()),
             model: model.id.clone(),

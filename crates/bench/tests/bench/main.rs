@@ -113,7 +113,8 @@ async fn a_server_that_is_not_vllm_is_named_so() {
     let url = format!("http://{}", server.addrs()[0]);
     tokio::spawn(server.run());
     let err = run(&url, None, tiny_run()).await.unwrap_err();
-    assert!(matches!(err, BenchError::NotVllm(_)), "{err}");
+    assert!(matches!(err, BenchError::Unsupported(_)), "{err}");
+    assert_eq!(err.code(), "engine_unsupported");
 
     let server = HttpServer::new(|| {
         App::new().route(

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, get, post, web};
 use serde::Serialize;
 
 use super::State;
-use crate::metrics;
+use crate::dialect;
 
 #[derive(Serialize)]
 struct ModelList<'a> {
@@ -103,7 +103,8 @@ pub(super) async fn metrics_endpoint(state: web::Data<State>) -> HttpResponse {
         match &*published {
             Some((at, text)) if at.elapsed() < refresh => text.clone(),
             _ => {
-                let text = metrics::render(&state.profile, &state.engine.stats());
+                let text = dialect::Dialect::default()
+                    .render_metrics(&state.profile, &state.engine.stats());
                 *published = Some((Instant::now(), text.clone()));
                 text
             }

@@ -1,5 +1,5 @@
-//! `/metrics` in the Prometheus text format, with vLLM's metric names, label sets and value
-//! formatting (floats always carry a decimal point: `3.0`, never `3`).
+//! vLLM's dialect: `/metrics` in the Prometheus text format, with vLLM's metric names, label
+//! sets and value formatting (floats always carry a decimal point: `3.0`, never `3`).
 
 use std::fmt::Write;
 

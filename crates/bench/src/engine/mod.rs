@@ -1,0 +1,249 @@
+//! What differs between inference engines, behind one seam: how each names its `/metrics`
+//! (mapped here onto the normalised [`Snapshot`] the standard reads), how it answers
+//! `/version` and `/tokenize`, and the name its facts carry. One module per dialect; the
+//! dialect is picked at preflight from what the server's `/metrics` names, never guessed from
+//! its address. Only vLLM's today ([`vllm`]); a server whose metrics name no known dialect is
+//! read as vLLM, as before the seam existed.
+
+pub mod vllm;
+
+use std::collections::BTreeMap;
+
+use prom_text_format_parser::{Scrape, ValueType};
+use serde::Serialize;
+
+/// An engine's dialect.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub enum Dialect {
+    #[default]
+    Vllm,
+}
+
+/// A figure of the normalised snapshot a dialect's metric feeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Running,
+    Waiting,
+    KvCacheUsage,
+    Preemptions,
+    GenerationTokens,
+    PromptTokens,
+    PrefixCacheQueries,
+    PrefixCacheHits,
+    /// A histogram of prefill times: its sum and count.
+    PrefillTime,
+    /// The KV cache's configuration, in the labels of an info gauge.
+    CacheConfig,
+}
+
+/// The KV-cache facts an engine states (vLLM: `cache_config_info`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CacheConfig {
+    pub block_size: Option<u64>,
+    pub num_gpu_blocks: Option<u64>,
+    pub kv_cache_size_tokens: Option<u64>,
+    /// Every label, as the server printed it.
+    pub labels: BTreeMap<String, String>,
+}
+
+impl CacheConfig {
+    /// KV-cache capacity in tokens and where it came from: `kv_cache_size_tokens` when the
+    /// server reports it, else `num_gpu_blocks × block_size`.
+    pub fn kv_tokens(&self) -> Option<(u64, &'static str)> {
+        if let Some(tokens) = self.kv_cache_size_tokens {
+            return Some((tokens, "kv_cache_size_tokens"));
+        }
+        match (self.num_gpu_blocks, self.block_size) {
+            (Some(blocks), Some(size)) => Some((blocks * size, "num_gpu_blocks*block_size")),
+            _ => None,
+        }
+    }
+}
+
+/// One reading of `/metrics`, whatever the engine calls its figures.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    pub running: Option<f64>,
+    pub waiting: Option<f64>,
+    pub kv_cache_usage: Option<f64>,
+    pub preemptions: Option<f64>,
+    pub generation_tokens: Option<f64>,
+    pub prompt_tokens: Option<f64>,
+    pub prefix_cache_queries: Option<f64>,
+    pub prefix_cache_hits: Option<f64>,
+    pub prefill_time_sum: Option<f64>,
+    pub prefill_time_count: Option<f64>,
+    pub cache: Option<CacheConfig>,
+}
+
+impl Snapshot {
+    /// Running and waiting are both zero.
+    pub fn is_idle(&self) -> bool {
+        self.running.unwrap_or(0.0) == 0.0 && self.waiting.unwrap_or(0.0) == 0.0
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the /metrics text is not in the Prometheus format: {0}")]
+pub struct ParseError(String);
+
+impl Dialect {
+    /// The name an engine's facts carry (`engine.name` in reports).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vllm => vllm::NAME,
+        }
+    }
+
+    /// The dialect whose metric names a `/metrics` text uses; `None` when it names none known.
+    pub fn detect(metrics: &str) -> Option<Self> {
+        metrics
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .any(|line| vllm::field(metric_name(line)).is_some())
+            .then_some(Self::Vllm)
+    }
+
+    fn field(self, metric: &str) -> Option<Field> {
+        match self {
+            Self::Vllm => vllm::field(metric),
+        }
+    }
+
+    /// Reads `/metrics` (Prometheus text, with a real exposition-format parser) into the
+    /// normalised snapshot. Values are summed over label sets, so a server running several
+    /// engines reports its totals.
+    pub fn snapshot(self, text: &str) -> Result<Snapshot, ParseError> {
+        let lines = text.lines().count();
+        if lines > crate::bounds::METRIC_SAMPLES {
+            return Err(ParseError(format!(
+                "/metrics has {lines} lines, more than the {} read",
+                crate::bounds::METRIC_SAMPLES
+            )));
+        }
+        let scrape = Scrape::parse(text).map_err(|e| ParseError(format!("{e:?}")))?;
+        let mut snapshot = Snapshot::default();
+        for metric in &scrape.metrics {
+            let Some(field) = self.field(metric.name.as_str()) else {
+                continue;
+            };
+            let sum_of = |kind: ValueType| -> Option<f64> {
+                let mut total = None;
+                for sample in &metric.samples {
+                    let is_bucket = sample.labels.iter().any(|l| l.key == "le");
+                    if sample.value.value_type == kind
+                        && !is_bucket
+                        && let Ok(v) = sample.value.value.parse::<f64>()
+                    {
+                        *total.get_or_insert(0.0) += v;
+                    }
+                }
+                total
+            };
+            let sample = || sum_of(ValueType::Sample);
+            match field {
+                Field::Running => snapshot.running = sample(),
+                Field::Waiting => snapshot.waiting = sample(),
+                Field::KvCacheUsage => snapshot.kv_cache_usage = sample(),
+                Field::Preemptions => snapshot.preemptions = sample(),
+                Field::GenerationTokens => snapshot.generation_tokens = sample(),
+                Field::PromptTokens => snapshot.prompt_tokens = sample(),
+                Field::PrefixCacheQueries => snapshot.prefix_cache_queries = sample(),
+                Field::PrefixCacheHits => snapshot.prefix_cache_hits = sample(),
+                Field::PrefillTime => {
+                    snapshot.prefill_time_sum = sum_of(ValueType::Sum);
+                    snapshot.prefill_time_count = sum_of(ValueType::Count);
+                }
+                Field::CacheConfig => {
+                    if let Some(first) = metric.samples.first() {
+                        snapshot.cache = Some(cache_config(
+                            first
+                                .labels
+                                .iter()
+                                .map(|l| (l.key.as_str(), l.value.as_str())),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(snapshot)
+    }
+
+    /// The version `GET /version` answered, when it says.
+    pub fn version(self, body: &[u8]) -> Option<String> {
+        match self {
+            Self::Vllm => vllm::version(body),
+        }
+    }
+
+    /// The body of a `POST /tokenize` of `prompt`.
+    pub fn tokenize_request(self, model: &str, prompt: &str) -> serde_json::Value {
+        match self {
+            Self::Vllm => vllm::tokenize_request(model, prompt),
+        }
+    }
+
+    /// The token count a `/tokenize` answer gives; `None` when it gives none.
+    pub fn token_count(self, body: &[u8]) -> Option<u64> {
+        match self {
+            Self::Vllm => vllm::token_count(body),
+        }
+    }
+}
+
+/// The metric name of one exposition line (`name{labels} value` or `name value`).
+fn metric_name(line: &str) -> &str {
+    let end = line
+        .find(|c: char| c == '{' || c.is_whitespace())
+        .unwrap_or(line.len());
+    &line[..end]
+}
+
+/// A cache configuration from an info gauge's labels, kept in reports: bounded in number and
+/// length.
+fn cache_config<'a>(labels: impl Iterator<Item = (&'a str, &'a str)>) -> CacheConfig {
+    let labels: BTreeMap<String, String> = labels
+        .take(crate::bounds::LABELS)
+        .map(|(key, value)| {
+            (
+                crate::bounds::clip(key, crate::bounds::LABEL_VALUE),
+                crate::bounds::clip(value, crate::bounds::LABEL_VALUE),
+            )
+        })
+        .collect();
+    let int = |key: &str| labels.get(key).and_then(|v| v.parse::<u64>().ok());
+    CacheConfig {
+        block_size: int("block_size"),
+        num_gpu_blocks: int("num_gpu_blocks"),
+        kv_cache_size_tokens: int("kv_cache_size_tokens"),
+        labels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_of_no_known_dialect_pick_none() {
+        assert_eq!(Dialect::detect("# TYPE up gauge\nup 1\n"), None);
+        assert_eq!(Dialect::detect(""), None);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_zeroes() {
+        assert!(
+            Dialect::Vllm
+                .snapshot("<html>not metrics</html>\n")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn metrics_of_no_known_dialect_read_as_nothing() {
+        let snapshot = Dialect::Vllm
+            .snapshot("# TYPE other_running gauge\nother_running 3\n")
+            .unwrap();
+        assert_eq!(snapshot, Snapshot::default());
+    }
+}
