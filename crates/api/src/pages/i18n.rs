@@ -315,6 +315,7 @@ labels! {
     uptime_caption: "One bar a day (UTC), from liveness probes; maintenance announced in time is left out.", "每天一格（UTC），來自存活探測；及時公告的維護時段不計入。";
     reliability: "Reliability (30-day uptime)", "可靠度（30 天運作時間）";
     state_now: "State now", "目前狀態";
+    interrupted_30d: "Bookings interrupted by maintenance, last 30 days", "近 30 天因維護中斷的預訂";
     not_observed: "Not yet probed", "尚未探測";
     catalog_entries: "Catalog", "目錄";
     hardware_unchecked: "No catalog entries: the physics check did not run.", "無目錄項目：未執行物理檢查。";

@@ -130,6 +130,15 @@ async fn listing_page(
                 .reliability
                 .map(|r| (l.reliability, format!("{} %", number(r * 100.0, 2)))),
         );
+        let interrupted = uptime.interruptions_30d;
+        facts.push((
+            l.interrupted_30d,
+            format!(
+                "{} · {} GPU-h",
+                interrupted.bookings,
+                number(interrupted.gpu_hours, 1)
+            ),
+        ));
         let uptime_svg = uptime_svg(&uptime.days);
         let lang = frame.lang;
         Ok((

@@ -722,6 +722,21 @@ async fn maintenance_windows_take_the_whole_machine(app: TestApp) {
                "gpu_hours": seconds(&taken["from"], &taken["until"]) as f64 / 3600.0}),
         "{public}"
     );
+    // And on the listing's page.
+    let page = app
+        .get(&format!("/listings/{id}"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("Bookings interrupted by maintenance, last 30 days"),
+        "{page}"
+    );
+    assert!(
+        page.contains("1 · 1 GPU-h") || page.contains("1 · 1.0 GPU-h"),
+        "{page}"
+    );
 }
 
 /// `min_reliability` and `sort=reliability`: listings never probed are left out of both.
