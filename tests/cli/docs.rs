@@ -396,3 +396,46 @@ fn architecture_names_existing_paths_and_every_workspace_member() {
         "ARCHITECTURE.md does not name these workspace members: {unnamed:?}"
     );
 }
+
+/// `ARCHITECTURE.md`'s "Where is …" map stays true: each name given in parentheses right after
+/// a file it names (`` `path.rs` (`name`, …) ``) is defined in that file.
+#[test]
+fn the_where_is_map_names_what_each_file_defines() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("ARCHITECTURE.md")).unwrap();
+    let map = text
+        .split("## Where is")
+        .nth(1)
+        .expect("a \"Where is\" section");
+    let map = map.split("\n## ").next().unwrap_or(map);
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (i, piece) in map.split('`').enumerate() {
+        if i % 2 == 0 || !piece.ends_with(".rs") {
+            continue;
+        }
+        // What follows the path: ` (`a`, `b` …)`.
+        let rest: String = map.split('`').skip(i + 1).collect::<Vec<_>>().join("`");
+        let Some(inside) = rest.strip_prefix(" (").and_then(|r| r.split(')').next()) else {
+            continue;
+        };
+        let source = std::fs::read_to_string(Path::new(ROOT).join(piece))
+            .unwrap_or_else(|e| panic!("{piece}: {e}"));
+        for name in inside.split('`').skip(1).step_by(2) {
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            checked += 1;
+            let defined = ["fn", "struct", "enum", "const", "type", "mod", "trait"]
+                .iter()
+                .any(|kind| source.contains(&format!("{kind} {name}")));
+            if !defined {
+                wrong.push(format!("{piece}: {name}"));
+            }
+        }
+    }
+    assert!(checked >= 5, "only {checked} names checked");
+    assert!(
+        wrong.is_empty(),
+        "names the map puts where they are not defined: {wrong:?}"
+    );
+}
