@@ -35,6 +35,7 @@ pub mod synthetic;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod verification;
+mod webhook_claims;
 mod webhooks;
 
 use std::time::Duration;
