@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
 use clap::Args;
+use domain::booking::Holding;
 
 #[derive(Debug, Args)]
 pub struct AvailabilityBenchArgs {
@@ -15,15 +16,10 @@ pub struct AvailabilityBenchArgs {
 }
 
 /// Free GPUs per segment, the way it was computed before: every segment scans every booking.
-fn by_scan(
-    capacity: i32,
-    bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)],
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-) -> usize {
+fn by_scan(capacity: i32, bookings: &[Holding], from: DateTime<Utc>, to: DateTime<Utc>) -> usize {
     let mut edges = vec![from, to];
-    for &(s, e, _) in bookings {
-        edges.extend([s, e]);
+    for h in bookings {
+        edges.extend([h.starts_at, h.ends_at]);
     }
     edges.sort();
     edges.dedup();
@@ -32,8 +28,8 @@ fn by_scan(
     for pair in edges.windows(2) {
         let used: i32 = bookings
             .iter()
-            .filter(|&&(s, e, _)| s < pair[1] && e > pair[0])
-            .map(|b| b.2)
+            .filter(|h| h.starts_at < pair[1] && h.ends_at > pair[0])
+            .map(|h| h.gpus)
             .sum();
         if last != Some(capacity - used) {
             segments += 1;
@@ -43,12 +39,13 @@ fn by_scan(
     segments
 }
 
-fn bookings(n: usize, from: DateTime<Utc>) -> Vec<(DateTime<Utc>, DateTime<Utc>, i32)> {
+fn bookings(n: usize, from: DateTime<Utc>) -> Vec<Holding> {
     let step = (365 * 24 * 3600 / n.max(1)) as i64;
     (0..n as i64)
         .map(|i| {
             let start = from + Duration::seconds(i * step);
-            (start, start + Duration::seconds(1), 1)
+            let id = uuid::Uuid::from_u128(i as u128).into();
+            Holding::booking(id, (start, start + Duration::seconds(1)), 1)
         })
         .collect()
 }

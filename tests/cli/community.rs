@@ -5,6 +5,7 @@
 //! pages): no request parses stored reports.
 
 use chrono::Utc;
+use domain::quota::RollingDay;
 use serde_json::{Value, json};
 use store::testing::TestDatabase;
 use store::{Backend, CommunityCellRecord, CommunityRunRecord, Db};
@@ -91,7 +92,7 @@ async fn the_community_board_stays_small_with_500_large_runs() {
     for n in 0..500 {
         let (run, cells) = big_run(submitters[n % 10], n);
         let stored = db
-            .insert_community_run(run, cells, vec![n as u8; 32], 1000)
+            .insert_community_run(run, cells, vec![n as u8; 32], RollingDay::new(1000))
             .await
             .unwrap();
         assert!(matches!(stored, store::Submitted::Stored(_)));

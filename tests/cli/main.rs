@@ -12,10 +12,10 @@ use serde_json::Value;
 use store::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod architecture;
 mod client;
 mod community;
 mod docs;
-mod modules;
 mod pages;
 mod real_vllm;
 mod replicas;
@@ -1716,82 +1716,6 @@ async fn log_checks(dir: &Path, base: &str, report_id: &str, org_id: &str) {
         "{}",
         stderr(&output)
     );
-}
-
-/// Boundaries that hold: the HTTP layer, the worker and the binary work through `app` (its
-/// read models and use cases) and `domain`, never the store, sea-orm, or app's database,
-/// dispatcher and Redis handles (which only app's own integration tests reach, through its
-/// `testing` feature). A renamed column cannot break them.
-#[test]
-fn api_worker_and_binary_name_no_store_item() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    use modules::rust_files;
-    let mut files = Vec::new();
-    for dir in ["crates/api/src", "crates/worker/src", "src"] {
-        rust_files(&root.join(dir), &mut files);
-    }
-    assert!(files.len() > 20, "{files:?}");
-    for file in &files {
-        let text = std::fs::read_to_string(file).unwrap();
-        for forbidden in [
-            "store::",
-            "sea_orm::",
-            ".db()",
-            ".dispatcher()",
-            ".notifier()",
-            ".redis()",
-        ] {
-            assert!(
-                !text.contains(forbidden),
-                "{} names `{forbidden}`: go through app",
-                file.display()
-            );
-        }
-    }
-    for manifest in [
-        "crates/api/Cargo.toml",
-        "crates/worker/Cargo.toml",
-        "Cargo.toml",
-    ] {
-        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
-        let package = text.find("[package]").unwrap_or(0);
-        let deps = text[package..]
-            .split("\n[")
-            .find(|section| section.starts_with("dependencies]"))
-            .unwrap_or_default();
-        for line in deps.lines().skip(1) {
-            assert!(
-                !(line.starts_with("store") || line.starts_with("sea-orm")),
-                "{manifest} depends on the store: {line}"
-            );
-        }
-    }
-    // The outbound rules are the platform's (`outbound`), not the harness's: no edge from the
-    // API to `bench`, not even for its tests.
-    let api = std::fs::read_to_string(root.join("crates/api/Cargo.toml")).unwrap();
-    assert!(
-        !api.lines().any(|line| line.starts_with("bench")),
-        "the API depends on the harness"
-    );
-    // The OpenAI wire format and SSE are read in one place (`crates/openai`).
-    let mut sources = Vec::new();
-    for dir in ["crates", "src"] {
-        rust_files(&root.join(dir), &mut sources);
-    }
-    for file in sources.iter().filter(|f| {
-        let path = f.to_string_lossy();
-        !path.contains("crates/openai/") && !path.contains("/tests/")
-    }) {
-        let text = std::fs::read_to_string(file).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-        for parsing in ["b\"data:", "\"data:"] {
-            assert!(
-                !code.contains(parsing),
-                "{} reads SSE itself (`{parsing}`): use crates/openai",
-                file.display()
-            );
-        }
-    }
 }
 
 /// `gateway-bench` measures one stream directly and through the gateway (the harness's

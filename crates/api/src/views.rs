@@ -438,7 +438,7 @@ impl ListingView {
             access,
             status: r.status.as_str().to_owned(),
             verified: verification.is_some(),
-            verification_state: r.verification_state,
+            verification_state: r.verification_state.as_str(),
             verification,
             last_verification_cost: r.last_verification_cost.map(Into::into),
             catalog,
@@ -705,7 +705,7 @@ impl From<app::bookings::Booking> for BookingView {
             refund: b.refund.map(money),
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
-            listing_verification_state: b.listing_verification_state,
+            listing_verification_state: b.listing_verification_state.as_str(),
             plan_id: b.plan_id,
             no_guarantee_reason: b
                 .guarantee

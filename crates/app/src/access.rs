@@ -20,7 +20,7 @@ use crate::{App, AppError, Caller, Credential};
 /// The `aud` of booking access tokens.
 pub const AUDIENCE: &str = "gpumarket-booking-access";
 /// What every access token starts with, so scanners and people can tell it apart.
-pub const PREFIX: &str = "gmb_";
+pub const PREFIX: &str = crate::secrets::BOOKING_ACCESS_PREFIX;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct AccessClaims {

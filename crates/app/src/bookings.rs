@@ -4,8 +4,8 @@
 //! same key with another request is refused.
 
 use chrono::{DateTime, Utc};
-use domain::ValidationError;
 use domain::booking::{self, Interval, Refusal};
+use domain::{BadgeState, ValidationError};
 use sha2::{Digest, Sha256};
 use store::{BookingError, BookingRecord, booking_status};
 use uuid::Uuid;
@@ -84,7 +84,7 @@ pub struct Booking {
     pub created_at: DateTime<Utc>,
     /// The booked listing's badge now (`unverified`, `verified`, `expired` or `demoted`):
     /// a renter sees when a spot check found the machine no longer as verified.
-    pub listing_verification_state: &'static str,
+    pub listing_verification_state: BadgeState,
     /// The performance guarantee it was made under, with its credits.
     pub guarantee: Option<crate::guarantees::BookingGuarantee>,
     /// The plan it was booked in, with the plan's other bookings.
@@ -142,36 +142,13 @@ impl TryFrom<BookingRecord> for Booking {
                 .map(|refund| price.with_minor(refund)),
             cancelled_at: b.cancelled_at,
             created_at: b.created_at,
-            listing_verification_state: "unverified",
+            listing_verification_state: BadgeState::Unverified,
             guarantee: None,
             plan_id: b.plan_id,
             direct_access: b.direct_access,
             no_guarantee_reason: b.no_guarantee_reason,
             interruptions: Vec::new(),
         })
-    }
-}
-
-/// What one sweep of bookings did: holds expired, bookings started, bookings ended, bookings
-/// of unpaid plans released.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SweepSummary {
-    pub expired: usize,
-    pub activated: u64,
-    pub completed: u64,
-    /// Bookings released because another booking of their plan expired unpaid.
-    pub plans_released: usize,
-    /// Bookings cancelled for a maintenance window announced before windows interrupted
-    /// bookings (their first try had failed).
-    pub maintenance_cancelled: usize,
-    /// Shares of bookings' prices given back for what maintenance windows took (the booking
-    /// was paid since, or the first try had failed).
-    pub interruptions_given_back: usize,
-}
-
-impl SweepSummary {
-    pub fn is_empty(&self) -> bool {
-        *self == Self::default()
     }
 }
 
@@ -189,7 +166,7 @@ impl App {
         &self,
         records: Vec<BookingRecord>,
     ) -> Result<Vec<Booking>, AppError> {
-        let mut states: std::collections::HashMap<Uuid, &'static str> = Default::default();
+        let mut states: std::collections::HashMap<Uuid, BadgeState> = Default::default();
         let mut out = Vec::with_capacity(records.len());
         for record in records {
             let listing = record.listing_id;
@@ -212,7 +189,7 @@ impl App {
                 None => {
                     let state = match self.db().listing_by_id(listing).await? {
                         Some(l) => Listing::try_from(l)?.verification_state,
-                        None => "unverified",
+                        None => BadgeState::Unverified,
                     };
                     states.insert(listing, state);
                     state
@@ -257,7 +234,6 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
-        self.check_unpaid_quota(renter, 1).await?;
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
@@ -283,15 +259,14 @@ impl App {
             destination.is_some(),
             now,
         );
-        let quota = booking::RenterQuota {
-            max_open: self.config().limits.max_open_bookings,
-            max_gpu_hours: self.config().limits.max_booked_gpu_hours,
-        };
+        let quota = self.renter_quota();
+        // With Stripe it waits for its payment, holding its GPUs.
+        let unpaid = u32::from(destination.is_some());
         let rules = |machine: &booking::Machine| {
             // Made at the price read before the lock: never at one the listing no longer asks.
             booking::price_as_expected(machine, Some(per_gpu_hour))?;
             booking::admit(machine, &interval, gpus)?;
-            booking::within_quota(&machine.renter_open, &interval, gpus, now, quota)
+            booking::within_quota(&machine.renter_open, (&interval, gpus, unpaid), now, quota)
         };
         match self.db().book(record, now, rules).await {
             Ok(booking) => {
@@ -373,31 +348,18 @@ impl App {
         }
     }
 
-    /// With payments on, a renter may have at most `pending_bookings_per_renter` bookings
-    /// waiting for their payment.
-    /// Refuses (429) when `adding` more bookings awaiting their payment would take the
-    /// renter past `pending_bookings_per_renter` (a plan's bookings each count).
-    pub(crate) async fn check_unpaid_quota(
-        &self,
-        renter: Uuid,
-        adding: usize,
-    ) -> Result<(), AppError> {
-        let quota = self.config().limits.pending_bookings_per_renter;
-        if self.payments().is_some()
-            && self.db().pending_bookings_of_renter(renter).await? + adding as u64
-                > u64::from(quota)
-        {
-            return Err(AppError::RateLimited {
-                what: format!(
-                    "at most {quota} bookings may wait for their payment at once \
-                     (pending_bookings_per_renter), and this would make {} wait; pay or cancel \
-                     one first",
-                    adding
-                ),
-                retry_after_secs: self.config().payments.booking_hold_secs.min(60),
-            });
+    /// What one renter may hold at once (bookings awaiting payment only where payments are
+    /// taken), judged by `domain::booking::within_quota` under the renter's lock.
+    pub(crate) fn renter_quota(&self) -> booking::RenterQuota {
+        let limits = &self.config().limits;
+        booking::RenterQuota {
+            max_open: limits.max_open_bookings,
+            max_gpu_hours: limits.max_booked_gpu_hours,
+            max_unpaid: self
+                .payments()
+                .is_some()
+                .then_some(limits.pending_bookings_per_renter),
         }
-        Ok(())
     }
 
     async fn replay(
@@ -496,45 +458,6 @@ impl App {
         }
         Ok(found)
     }
-
-    /// Moves bookings along with the clock (see [`store::Db::sweep_bookings`]).
-    /// Expired holds' PaymentIntents are cancelled so they can no longer be paid.
-    pub async fn sweep_bookings(&self) -> Result<SweepSummary, AppError> {
-        // Before bookings move on (an ended one can no longer be cancelled): what a
-        // maintenance window owes its renters is refunded first. One whose refund keeps
-        // failing is not completed at its end, so it is tried again until it is made.
-        let maintenance_cancelled = self.cancel_for_maintenance().await?;
-        let interruptions_given_back = self.give_back_interruptions().await?;
-        let sweep = self.db().sweep_bookings(Utc::now()).await?;
-        self.release_expired(&sweep.expired).await;
-        let plans_released = self.release_broken_plans().await?;
-        Ok(SweepSummary {
-            maintenance_cancelled,
-            interruptions_given_back,
-            expired: sweep.expired.len(),
-            activated: sweep.activated,
-            completed: sweep.completed,
-            plans_released,
-        })
-    }
-
-    /// Releases what is left of plans one of whose bookings expired unpaid (its hold ran out,
-    /// or its payment failed): a plan is all or none. A booking still waiting for its payment
-    /// has its PaymentIntent cancelled; a paid one is refunded in full (transfer reversed,
-    /// fee refunded), as a cancellation would. One that fails is tried again next sweep.
-    async fn release_broken_plans(&self) -> Result<usize, AppError> {
-        let mut released = 0;
-        for booking in self.db().plan_bookings_to_release(Utc::now()).await? {
-            match self.cancel_in_full(&booking).await {
-                Ok(true) => released += 1,
-                Ok(false) => {}
-                Err(e) => {
-                    tracing::warn!(booking = %booking.id, error = %e, "releasing a booking of an unpaid plan failed; trying again next sweep");
-                }
-            }
-        }
-        Ok(released)
-    }
 }
 
 /// An `Idempotency-Key` as sent, trimmed: 1 to 255 printable characters.
@@ -566,6 +489,11 @@ pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
                 booking::QuotaKind::GpuHours => format!(
                     "with this booking you would hold more than {limit} GPU-hours ahead \
                      (max_booked_gpu_hours)"
+                ),
+                booking::QuotaKind::Unpaid => format!(
+                    "at most {limit} bookings may wait for their payment at once \
+                     (pending_bookings_per_renter), and this would make more wait; pay or \
+                     cancel one first"
                 ),
             },
             retry_after_secs: (frees_at - now).num_seconds().clamp(1, 3600) as u64,

@@ -91,7 +91,7 @@ impl App {
     /// transfer reversed and the platform's fee refunded. `false` when it no longer could be
     /// cancelled.
     pub(crate) async fn cancel_in_full(&self, booking: &BookingRecord) -> Result<bool, AppError> {
-        let interrupted = self.taken_by_windows(booking.id).await?;
+        let interrupted = self.db().taken_by_windows(booking.id).await?;
         let paid = crate::stored_money(
             (booking.price_amount - interrupted).max(0),
             &booking.currency,

@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::ValidationError;
+use domain::quota::RollingDay;
 use serde_json::{Value, json};
 use store::{CommunityRunQuery, CommunityRunRecord};
 use uuid::Uuid;
@@ -256,7 +257,7 @@ impl App {
                 record.clone(),
                 cells,
                 attest::log_leaf(&receipt_json).0,
-                per_day,
+                RollingDay::new(per_day as usize),
             )
             .await?
         {
@@ -278,7 +279,7 @@ impl App {
             .await?
             .filter(|r| r.withdrawn_at.is_none())
             .ok_or(AppError::NotFound("run"))?;
-        let index = self.log_index_of(id).await?;
+        let index = self.db().log_index_of(id).await?;
         Ok(CommunityRun::of(record, index))
     }
 

@@ -12,7 +12,7 @@
 use chrono::{Duration, Utc};
 use domain::{LinkPurpose, Password, UserId};
 
-use crate::accounts::{User, hash_password};
+use crate::credentials::{User, hash_password, login_pair};
 use crate::secrets::{digest, random_secret};
 use crate::{App, AppError, Caller};
 
@@ -201,7 +201,7 @@ impl App {
         self.db().confirm_email(user, &link.email, now).await?;
         self.end_every_session_and_key(user).await?;
         // The mailbox's holder signs in from here, whatever strangers tried meanwhile.
-        self.login_backoff_clear(&crate::accounts::login_pair(&link.email, &client))
+        self.login_backoff_clear(&login_pair(&link.email, &client))
             .await;
         self.db()
             .remember_login_network(user, &client.to_string(), now)

@@ -355,7 +355,7 @@ impl App {
         if guarantee.settled_at.is_some() {
             return Ok(());
         }
-        let interrupted = self.taken_by_windows(booking.id).await?;
+        let interrupted = self.db().taken_by_windows(booking.id).await?;
         let unrefunded =
             booking.price_amount - booking.refund_amount.unwrap_or(0).max(0) - interrupted;
         let amount = guarantee.credit_amount.min(unrefunded).max(0);

@@ -13,6 +13,7 @@ pub mod catalogs;
 pub mod community;
 pub mod compare;
 pub mod config;
+mod credentials;
 mod email;
 pub mod engine_origin;
 mod error;
@@ -33,6 +34,7 @@ pub mod orgs;
 pub mod payments;
 pub mod physics;
 pub mod planner;
+mod records;
 pub mod reports;
 pub mod runs;
 pub mod sealed;
@@ -40,9 +42,11 @@ mod secrets;
 mod sessions;
 mod signing_key;
 pub mod spot_checks;
+pub mod sweeps;
 pub mod tokens;
 pub mod verification;
 pub mod webhooks;
+pub mod windows;
 
 use std::sync::Arc;
 
@@ -181,6 +185,11 @@ impl App {
 
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The HTTP client every gateway request to an engine goes through (liveness probes too).
+    pub fn gateway_client(&self) -> &reqwest::Client {
+        &self.inner.gateway.client
     }
 
     /// The client's network, what every address-keyed budget counts by: the client's

@@ -8,8 +8,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
 use domain::booking::{MAX_BOOKING_DAYS, free_segments};
 use domain::{
-    ListingId, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh, SshInput,
-    ValidationError,
+    BadgeState, ListingId, ListingInput, ListingSpec, ListingStatus, Money, OrgId, Role, Ssh,
+    SshInput, ValidationError,
 };
 use serde::{Deserialize, Serialize};
 use store::{
@@ -43,7 +43,7 @@ pub struct Listing {
     pub headline_total_tok_s: Option<f64>,
     pub headline_per_request_tok_s: Option<f64>,
     /// `unverified`, `verified`, `expired` or `demoted`.
-    pub verification_state: &'static str,
+    pub verification_state: BadgeState,
     /// When the badge ends unless a spot check renews it.
     pub verification_expires_at: Option<DateTime<Utc>>,
     pub available_from: Option<DateTime<Utc>>,
@@ -66,16 +66,6 @@ pub struct Listing {
 
 /// What a verification cost (the report's `cost`).
 pub use bench::report::Cost as VerificationCost;
-
-/// A listing's badge state as shown, from the stored one.
-fn verification_state(stored: Option<&str>) -> &'static str {
-    match stored {
-        Some(store::badge_state::VERIFIED) => "verified",
-        Some(store::badge_state::EXPIRED) => "expired",
-        Some(store::badge_state::DEMOTED) => "demoted",
-        _ => "unverified",
-    }
-}
 
 impl Listing {
     /// Seconds since the latest compliant report.
@@ -127,7 +117,7 @@ impl TryFrom<&ListingRecord> for Listing {
             verified_at: r.verified_at,
             headline_total_tok_s: r.headline_total_tok_s,
             headline_per_request_tok_s: r.headline_per_request_tok_s,
-            verification_state: verification_state(r.verification_state.as_deref()),
+            verification_state: BadgeState::from_stored(r.verification_state.as_deref()),
             verification_expires_at: r.verification_expires_at,
             available_from: r.available_from,
             available_until: r.available_until,
@@ -597,14 +587,6 @@ impl App {
         Listing::try_from(self.listing_record(id.as_uuid()).await?)
     }
 
-    /// The listing as stored, for the use cases.
-    pub(crate) async fn listing_record(&self, id: Uuid) -> Result<ListingRecord, AppError> {
-        self.db()
-            .listing_by_id(id)
-            .await?
-            .ok_or(AppError::NotFound("listing"))
-    }
-
     /// The listing, when the caller is a member of its organisation.
     pub(crate) async fn own_listing(
         &self,
@@ -720,7 +702,7 @@ impl App {
             .holding_bookings(&[id], from, to, Utc::now())
             .await?
             .into_iter()
-            .map(|(_, s, e, g)| (s, e, g))
+            .map(|(_, holding)| holding)
             .collect();
         let capacity = if listing.status == listing_status::ACTIVE {
             listing.gpu_count

@@ -177,11 +177,6 @@ impl App {
         }
     }
 
-    /// The index of a logged report's leaf.
-    pub async fn log_index_of(&self, report: uuid::Uuid) -> Result<Option<u64>, AppError> {
-        Ok(self.db().log_entry_of(report).await?.map(|e| e.index))
-    }
-
     /// The inclusion proof of a report's leaf against the latest checkpoint, or against the
     /// checkpoint of `tree_size` when given. A private report's, only for those who may see
     /// it (its organisation's members, `share` links).

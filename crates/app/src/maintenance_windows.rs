@@ -16,7 +16,7 @@ use payments::RefundRequest;
 use store::{Interrupted, WindowDeleted, WindowError, WindowRecord};
 use uuid::Uuid;
 
-use crate::liveness::MaintenanceWindow;
+use crate::windows::MaintenanceWindow;
 use crate::{App, AppError, Caller};
 
 /// Most owed interruptions one sweep gives back.
@@ -173,17 +173,6 @@ impl App {
             }
         }
         Ok(cancelled)
-    }
-
-    /// What windows took of `booking`'s price, owed or given back: minor units.
-    pub(crate) async fn taken_by_windows(&self, booking: Uuid) -> Result<i64, AppError> {
-        Ok(self
-            .db()
-            .interruptions_of(booking)
-            .await?
-            .iter()
-            .map(|i| i.refund_amount)
-            .sum())
     }
 
     /// Gives back what windows took of paid bookings and is still owed (awaiting a payment

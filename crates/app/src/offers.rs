@@ -205,13 +205,9 @@ fn before(a: (bool, f64, Uuid), b: (bool, f64, Uuid)) -> std::cmp::Ordering {
 fn offer_of(candidate: OfferCandidate, slo: &Slo) -> Result<Offer, AppError> {
     let per_gpu_hour =
         crate::stored_money(candidate.listing.price_amount, &candidate.listing.currency)?;
-    let price_per_hour = per_gpu_hour.with_minor(
-        per_gpu_hour
-            .minor()
-            .saturating_mul(i64::from(candidate.listing.gpu_count)),
-    );
+    let price_per_hour = per_gpu_hour.times(i64::from(candidate.listing.gpu_count));
     let at_slo = goodput_of(&candidate, slo).map(|goodput| AtSlo {
-        price_per_mtok: slo::price_per_mtok(price_per_hour.minor(), goodput.total_tok_s),
+        price_per_mtok: domain::money::price_per_mtok(price_per_hour, goodput.total_tok_s),
         cost_per_user_hour: slo::cost_per_user_hour(price_per_hour.minor(), goodput.users)
             .unwrap_or(f64::INFINITY),
         goodput,
@@ -426,10 +422,7 @@ impl App {
         if let Some(found) = self.replay_plan(renter, key, &fingerprint).await? {
             return Ok(found);
         }
-        let quota = booking::RenterQuota {
-            max_open: self.config().limits.max_open_bookings,
-            max_gpu_hours: self.config().limits.max_booked_gpu_hours,
-        };
+        let quota = self.renter_quota();
         let mut excluded: Vec<Uuid> = Vec::new();
         for _ in 0..REPLANS {
             let offers = self.all_offers(&checked, &excluded).await?;
@@ -451,10 +444,6 @@ impl App {
             {
                 return Err(AppError::PriceChanged(plan.price_per_hour));
             }
-            // Each of the plan's bookings holds its machine unpaid while the renter pays: all
-            // count against the unpaid-hold quota (the open-bookings quota counts the plan
-            // once, its GPU-hours all).
-            self.check_unpaid_quota(renter, plan.listings.len()).await?;
             let plan_id = Uuid::now_v7();
             let mut bookings = Vec::with_capacity(plan.listings.len());
             let mut destinations = Vec::with_capacity(plan.listings.len());
@@ -486,6 +475,11 @@ impl App {
                 destinations.push((listing, destination));
             }
             let gpus: i32 = bookings.iter().map(|b| b.gpu_count).sum();
+            // Each of the plan's bookings that waits for its payment holds its machine unpaid:
+            // all count against the unpaid-hold quota (the open-bookings quota counts the plan
+            // once, its GPU-hours all).
+            let unpaid = destinations.iter().filter(|(_, d)| d.is_some()).count();
+            let unpaid = u32::try_from(unpaid).unwrap_or(u32::MAX);
             let record = PlanRecord {
                 id: plan_id,
                 renter_id: renter,
@@ -502,7 +496,7 @@ impl App {
                     record,
                     bookings,
                     now,
-                    |open| booking::within_quota(open, &interval, gpus, now, quota),
+                    |open| booking::within_quota(open, (&interval, gpus, unpaid), now, quota),
                     |machine, b| {
                         // A machine whose price changed since the plan was priced is left out
                         // and the plan chosen again: never booked at a stale price.

@@ -7,6 +7,10 @@ use sha2::{Digest, Sha256};
 
 use crate::AppError;
 
+/// What every booking access token starts with (`crate::access`), so scanners, people and
+/// the gateway (which refuses them) can tell it apart.
+pub(crate) const BOOKING_ACCESS_PREFIX: &str = "gmb_";
+
 /// `prefix` followed by 32 random bytes, base64url: 256 bits, so a plain SHA-256 is a safe
 /// way to store it (no salt or slow hash is needed for secrets nobody chose).
 pub(crate) fn random_secret(prefix: &str) -> Result<String, AppError> {

@@ -18,8 +18,7 @@ use crate::{App, AppError, Caller};
 /// A listing's badge and its history, for the provider's members.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListingVerification {
-    /// `unverified`, `verified`, `expired` or `demoted`.
-    pub state: &'static str,
+    pub state: domain::BadgeState,
     pub report_id: Option<domain::ReportId>,
     pub verified_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,

@@ -378,10 +378,7 @@ impl App {
             self.db().enable_webhook_endpoint(id).await?;
         }
         let now = Utc::now();
-        Ok(self
-            .db()
-            .emit_test_event(id, serde_json::json!({ "endpoint_id": id }), now)
-            .await?)
+        Ok(self.db().emit_test_event(id, now).await?)
     }
 
     /// Enables an endpoint that was disabled: its pending deliveries resume.

@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::ValidationError;
 use crate::money::Money;
+use crate::{BookingId, BookingStatus, GpuHold, ValidationError};
 
 /// The longest booking accepted.
 pub const MAX_BOOKING_DAYS: i64 = 366;
@@ -51,15 +51,79 @@ impl Interval {
     }
 }
 
-/// The most GPUs in use at any instant of `[start, end)` by `bookings`
-/// (`(starts_at, ends_at, gpus)`, half-open).
-pub fn peak_usage(
-    bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)],
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-) -> i32 {
-    let mut edges: Vec<(DateTime<Utc>, i32)> = Vec::with_capacity(bookings.len() * 2);
-    for &(s, e, gpus) in bookings {
+/// Whether a booking in `status` whose hold (if it has one) expires at `hold_expires_at` holds
+/// its GPUs at `now`: confirmed and active ones do, one awaiting its payment does until its
+/// hold expires, the others never. The one rule the booking transaction's SQL
+/// (`store::capacity::holds_capacity`) and search from memory both follow.
+pub fn holds_gpus(
+    status: BookingStatus,
+    hold_expires_at: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> bool {
+    match status.gpu_hold() {
+        GpuHold::Always => true,
+        GpuHold::UntilHoldExpires => hold_expires_at.is_some_and(|at| at > now),
+        GpuHold::Never => false,
+    }
+}
+
+/// What holds a machine's GPUs: a booking, or a maintenance window (every GPU).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldBy {
+    Booking(BookingId),
+    Window(uuid::Uuid),
+}
+
+/// How a booking holds its GPUs against others: every booking is on demand until the market
+/// brings tiers that may be displaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tier {
+    #[default]
+    OnDemand,
+}
+
+/// GPUs held over `[starts_at, ends_at)`: so a capacity decision can name what it decides on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holding {
+    pub by: HeldBy,
+    pub starts_at: DateTime<Utc>,
+    pub ends_at: DateTime<Utc>,
+    pub gpus: i32,
+    pub tier: Tier,
+}
+
+impl Holding {
+    /// A booking's GPUs, on demand.
+    pub fn booking(id: BookingId, (starts_at, ends_at): Span, gpus: i32) -> Self {
+        Self {
+            by: HeldBy::Booking(id),
+            starts_at,
+            ends_at,
+            gpus,
+            tier: Tier::OnDemand,
+        }
+    }
+
+    /// A maintenance window over a machine of `gpus` GPUs.
+    pub fn window(id: uuid::Uuid, (starts_at, ends_at): Span, gpus: i32) -> Self {
+        Self {
+            by: HeldBy::Window(id),
+            starts_at,
+            ends_at,
+            gpus,
+            tier: Tier::OnDemand,
+        }
+    }
+}
+
+/// A half-open span of time `[from, until)`.
+pub type Span = (DateTime<Utc>, DateTime<Utc>);
+
+/// The most GPUs in use at any instant of `[start, end)` by `holdings` (half-open).
+pub fn peak_usage(holdings: &[Holding], start: DateTime<Utc>, end: DateTime<Utc>) -> i32 {
+    let mut edges: Vec<(DateTime<Utc>, i32)> = Vec::with_capacity(holdings.len() * 2);
+    for h in holdings {
+        let (s, e, gpus) = (h.starts_at, h.ends_at, h.gpus);
         let (s, e) = (s.max(start), e.min(end));
         if s < e {
             edges.push((s, gpus));
@@ -77,19 +141,20 @@ pub fn peak_usage(
 }
 
 /// Free GPUs over `[from, to)` as consecutive segments `(start, end, free)`: `capacity`
-/// minus what `bookings` use, and none outside the availability window `[window_from,
+/// minus what `holdings` use, and none outside the availability window `[window_from,
 /// window_until)`. Neighbouring segments always differ in `free`. One sweep over the
 /// bookings' starts and ends in time order: O(n log n) in the number of bookings.
 pub fn free_segments(
     capacity: i32,
     window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
-    bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)],
+    holdings: &[Holding],
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> Vec<(DateTime<Utc>, DateTime<Utc>, i32)> {
-    // Each booking, clipped to the range, starts using its GPUs and later stops.
-    let mut changes: Vec<(DateTime<Utc>, i32)> = Vec::with_capacity(bookings.len() * 2);
-    for &(s, e, gpus) in bookings {
+    // Each holding, clipped to the range, starts using its GPUs and later stops.
+    let mut changes: Vec<(DateTime<Utc>, i32)> = Vec::with_capacity(holdings.len() * 2);
+    for h in holdings {
+        let (s, e, gpus) = (h.starts_at, h.ends_at, h.gpus);
         let (s, e) = (s.max(from), e.min(to));
         if s < e {
             changes.extend([(s, gpus), (e, -gpus)]);
@@ -130,11 +195,11 @@ pub struct Machine {
     pub window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
     /// Its GPUs.
     pub capacity: i32,
-    /// The bookings that hold its GPUs and overlap the interval: `(starts_at, ends_at, gpus)`.
-    pub holding: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    /// The bookings that hold its GPUs and overlap the interval.
+    pub holding: Vec<Holding>,
     /// The renter's own bookings on any machine that hold GPUs and have not ended, read
     /// under the renter's lock: what their quota is judged on.
-    pub renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    pub renter_open: RenterOpen,
     /// Its maintenance windows that overlap the interval, `[from, until)`: the whole machine
     /// is out of service over each.
     pub maintenance: Vec<(DateTime<Utc>, DateTime<Utc>)>,
@@ -142,13 +207,27 @@ pub struct Machine {
     pub price_per_gpu_hour: Option<crate::Money>,
 }
 
-/// What one renter may hold at once, in every payment mode.
+/// A renter's bookings that hold GPUs and have not ended, as read under the renter's lock.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RenterOpen {
+    /// `(starts_at, ends_at, gpus)`; a plan's bookings as one (its GPUs summed over their
+    /// shared interval): a plan is one booking against the quota, its GPU-hours in full.
+    pub bookings: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    /// Those awaiting their payment, each booking of a plan counted, with when each hold
+    /// expires.
+    pub unpaid: Vec<DateTime<Utc>>,
+}
+
+/// What one renter may hold at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenterQuota {
     /// Bookings not yet ended (`max_open_bookings`).
     pub max_open: u32,
     /// GPU-hours booked ahead of now (`max_booked_gpu_hours`).
     pub max_gpu_hours: u32,
+    /// Bookings awaiting their payment at once (`pending_bookings_per_renter`), where payments
+    /// are taken (`None`: bookings are confirmed at once).
+    pub max_unpaid: Option<u32>,
 }
 
 /// Which quota a booking would break.
@@ -156,6 +235,8 @@ pub struct RenterQuota {
 pub enum QuotaKind {
     OpenBookings,
     GpuHours,
+    /// Bookings awaiting their payment.
+    Unpaid,
 }
 
 /// Why a machine cannot take a booking.
@@ -213,16 +294,28 @@ fn gpu_hours_ahead(
     f64::from(gpus) * seconds as f64 / 3600.0
 }
 
-/// The renter quota: with this booking, a renter holds at most `max_open` bookings not yet
-/// ended and `max_gpu_hours` GPU-hours ahead of `now`, across every machine. Decided on
-/// their open bookings as read under the lock that serialises the renter's bookings.
+/// The renter quota: with this booking (of `unpaid` bookings awaiting their payment: a plan's
+/// each count), a renter holds at most `max_open` bookings not yet ended, `max_gpu_hours`
+/// GPU-hours ahead of `now` and `max_unpaid` bookings awaiting payment, across every machine.
+/// Decided on their open bookings as read under the lock that serialises the renter's
+/// bookings, so racing requests cannot pass it together.
 pub fn within_quota(
-    open: &[(DateTime<Utc>, DateTime<Utc>, i32)],
-    interval: &Interval,
-    gpus: i32,
+    renter: &RenterOpen,
+    (interval, gpus, unpaid): (&Interval, i32, u32),
     now: DateTime<Utc>,
     quota: RenterQuota,
 ) -> Result<(), Refusal> {
+    if let Some(max_unpaid) = quota.max_unpaid {
+        let waiting: Vec<_> = renter.unpaid.iter().filter(|at| **at > now).collect();
+        if waiting.len() as u64 + u64::from(unpaid) > u64::from(max_unpaid) {
+            return Err(Refusal::Quota {
+                kind: QuotaKind::Unpaid,
+                limit: max_unpaid,
+                frees_at: waiting.into_iter().min().copied().unwrap_or(now),
+            });
+        }
+    }
+    let open = &renter.bookings;
     let wanted = gpu_hours_ahead(interval.starts_at, interval.ends_at, gpus, now);
     if wanted > f64::from(quota.max_gpu_hours) {
         return Err(Refusal::TooLarge {
@@ -382,6 +475,16 @@ mod tests {
         DateTime::from_timestamp(1_900_000_000, 0).unwrap() + Duration::hours(hours)
     }
 
+    /// Bookings `(from, until, gpus)` in hours, as holdings.
+    fn held(spans: &[(DateTime<Utc>, DateTime<Utc>, i32)]) -> Vec<Holding> {
+        spans
+            .iter()
+            .map(|&(from, until, gpus)| {
+                Holding::booking(uuid::Uuid::now_v7().into(), (from, until), gpus)
+            })
+            .collect()
+    }
+
     #[test]
     fn intervals_are_checked() {
         let now = t(0);
@@ -400,7 +503,7 @@ mod tests {
 
     #[test]
     fn peak_usage_counts_overlap_at_any_instant() {
-        let bookings = [(t(0), t(4), 1), (t(2), t(6), 1), (t(4), t(8), 1)];
+        let bookings = held(&[(t(0), t(4), 1), (t(2), t(6), 1), (t(4), t(8), 1)]);
         assert_eq!(
             peak_usage(&bookings, t(0), t(8)),
             2,
@@ -409,14 +512,14 @@ mod tests {
         assert_eq!(peak_usage(&bookings, t(0), t(1)), 1);
         assert_eq!(peak_usage(&bookings, t(8), t(9)), 0);
         assert_eq!(
-            peak_usage(&[(t(0), t(4), 2), (t(1), t(2), 3)], t(0), t(4)),
+            peak_usage(&held(&[(t(0), t(4), 2), (t(1), t(2), 3)]), t(0), t(4)),
             5
         );
     }
 
     #[test]
     fn free_segments_follow_bookings_and_the_window() {
-        let bookings = [(t(1), t(3), 1), (t(2), t(4), 1)];
+        let bookings = held(&[(t(1), t(3), 1), (t(2), t(4), 1)]);
         assert_eq!(
             free_segments(2, (None, None), &bookings, t(0), t(5)),
             vec![
@@ -442,8 +545,8 @@ mod tests {
             status: ListingStatus::Active,
             window: (Some(t(1)), Some(t(10))),
             capacity: 2,
-            holding: vec![(t(1), t(3), 1)],
-            renter_open: vec![],
+            holding: held(&[(t(1), t(3), 1)]),
+            renter_open: RenterOpen::default(),
             maintenance: vec![(t(4), t(5))],
             price_per_gpu_hour: Some(crate::Money::new(150, crate::Currency::Eur)),
         };
@@ -491,19 +594,28 @@ mod tests {
         );
     }
 
+    fn open(bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)]) -> RenterOpen {
+        RenterOpen {
+            bookings: bookings.to_vec(),
+            unpaid: Vec::new(),
+        }
+    }
+
     #[test]
     fn a_renter_holds_at_most_their_quota() {
         let now = t(0);
         let quota = RenterQuota {
             max_open: 2,
             max_gpu_hours: 10,
+            max_unpaid: None,
         };
         let interval = Interval::new(t(1), t(3), now).unwrap();
-        assert_eq!(within_quota(&[], &interval, 1, now, quota), Ok(()));
+        let one = (&interval, 1, 0);
+        assert_eq!(within_quota(&open(&[]), one, now, quota), Ok(()));
         // Two open: the third is refused until the earliest ends; an ended one counts not.
-        let open = [(t(-1), t(2), 1), (t(4), t(5), 1), (t(-5), t(-1), 8)];
+        let two = open(&[(t(-1), t(2), 1), (t(4), t(5), 1), (t(-5), t(-1), 8)]);
         assert_eq!(
-            within_quota(&open, &interval, 1, now, quota),
+            within_quota(&two, one, now, quota),
             Err(Refusal::Quota {
                 kind: QuotaKind::OpenBookings,
                 limit: 2,
@@ -511,13 +623,13 @@ mod tests {
             })
         );
         // GPU-hours ahead: 2 (the first's rest) + 8 held, 2 more asked: 12 > 10.
-        let held = [(t(-1), t(2), 1), (t(4), t(6), 4)];
+        let held = open(&[(t(-1), t(2), 1), (t(4), t(6), 4)]);
         let quota = RenterQuota {
             max_open: 5,
             ..quota
         };
         assert!(matches!(
-            within_quota(&held, &interval, 1, now, quota),
+            within_quota(&held, one, now, quota),
             Err(Refusal::Quota {
                 kind: QuotaKind::GpuHours,
                 ..
@@ -525,13 +637,61 @@ mod tests {
         ));
         // Exactly at the limit is allowed.
         let short = Interval::new(t(1), t(1) + Duration::minutes(30), now).unwrap();
-        assert_eq!(within_quota(&held, &short, 0, now, quota), Ok(()));
+        assert_eq!(within_quota(&held, (&short, 0, 0), now, quota), Ok(()));
         // One booking larger than the whole quota can never fit.
         let huge = Interval::new(t(1), t(12), now).unwrap();
         assert_eq!(
-            within_quota(&[], &huge, 1, now, quota),
+            within_quota(&open(&[]), (&huge, 1, 0), now, quota),
             Err(Refusal::TooLarge { max_gpu_hours: 10 })
         );
+    }
+
+    #[test]
+    fn bookings_awaiting_payment_are_bounded_each_counted_until_its_hold_expires() {
+        let now = t(0);
+        let quota = RenterQuota {
+            max_open: 10,
+            max_gpu_hours: 100,
+            max_unpaid: Some(2),
+        };
+        let interval = Interval::new(t(1), t(2), now).unwrap();
+        // One waiting (its hold runs to t(1)), one whose hold expired: a plan of two more
+        // would make three wait; one more fits.
+        let renter = RenterOpen {
+            bookings: vec![(t(1), t(2), 1)],
+            unpaid: vec![t(1), t(-1)],
+        };
+        assert_eq!(
+            within_quota(&renter, (&interval, 2, 2), now, quota),
+            Err(Refusal::Quota {
+                kind: QuotaKind::Unpaid,
+                limit: 2,
+                frees_at: t(1)
+            })
+        );
+        assert_eq!(within_quota(&renter, (&interval, 2, 1), now, quota), Ok(()));
+        // Without payments nothing waits, however many.
+        let free = RenterQuota {
+            max_unpaid: None,
+            ..quota
+        };
+        assert_eq!(within_quota(&renter, (&interval, 2, 9), now, free), Ok(()));
+    }
+
+    #[test]
+    fn what_holds_gpus_is_one_rule_over_status_and_hold() {
+        use BookingStatus::*;
+        let now = t(0);
+        assert!(holds_gpus(Confirmed, None, now) && holds_gpus(Active, Some(t(-1)), now));
+        assert!(holds_gpus(PendingPayment, Some(t(1)), now));
+        assert!(
+            !holds_gpus(PendingPayment, Some(now), now),
+            "expired at its instant"
+        );
+        assert!(!holds_gpus(PendingPayment, None, now));
+        for over in [Completed, Cancelled, Expired] {
+            assert!(!holds_gpus(over, Some(t(1)), now));
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod listing;
 pub mod money;
 pub mod org;
+pub mod quota;
 pub mod report;
 pub mod roofline;
 pub mod slo;
@@ -29,7 +30,7 @@ pub use listing::{EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_i
 pub use money::{Currency, Money};
 pub use org::{KeyScope, OrgName, Role};
 pub use report::{CellPhase, CellStatus};
-pub use status::{BookingStatus, ListingStatus, RunStatus, StatusError};
+pub use status::{BadgeState, BookingStatus, GpuHold, ListingStatus, RunStatus, StatusError};
 
 /// Input that breaks a rule, naming the field it came from so a client can point at it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -228,16 +228,6 @@ pub fn within_window(
     from.is_none_or(|from| starts_at >= from) && until.is_none_or(|until| ends_at <= until)
 }
 
-/// What a million output tokens cost on a machine that generates `total_tok_s` tokens per
-/// second at `price_per_gpu_hour` for each of its `gpu_count` GPUs, in minor units.
-pub fn price_per_mtok(price_per_gpu_hour: i64, gpu_count: i32, total_tok_s: f64) -> Option<f64> {
-    if !(total_tok_s.is_finite() && total_tok_s > 0.0) {
-        return None;
-    }
-    let per_hour = price_per_gpu_hour as f64 * f64::from(gpu_count);
-    Some(per_hour / (total_tok_s * 3600.0) * 1_000_000.0)
-}
-
 fn engine_api_key(raw: &str) -> Result<String, ValidationError> {
     let key = raw.trim();
     if key.is_empty() || key.len() > 512 || key.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -368,14 +358,6 @@ mod tests {
         assert_eq!(spec.price, Money::new(150, Currency::Eur));
         assert_eq!(spec.engine_base_url, "http://10.0.0.5:8000");
         assert_eq!(spec.ssh.unwrap().port, 22);
-    }
-
-    #[test]
-    fn price_per_million_tokens_is_the_machine_hour_over_its_hourly_output() {
-        // 2 GPUs at 150 cents each = 300 cents an hour; 100 tok/s = 360,000 tokens an hour.
-        let ppm = price_per_mtok(150, 2, 100.0).unwrap();
-        assert!((ppm - 300.0 / 360_000.0 * 1e6).abs() < 1e-9);
-        assert_eq!(price_per_mtok(150, 1, 0.0), None);
     }
 
     #[test]

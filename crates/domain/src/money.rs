@@ -127,6 +127,11 @@ impl Money {
         Self { minor, ..self }
     }
 
+    /// This amount `n` times, saturating (a machine's price per hour from its price per GPU).
+    pub fn times(self, n: i64) -> Self {
+        self.with_minor(self.minor.saturating_mul(n))
+    }
+
     /// `part / whole` of this amount, rounded towards zero (a fee in basis points, the
     /// fee's share of a partial refund); nothing when `whole` is not positive.
     pub fn share(self, part: i64, whole: i64) -> Self {
@@ -136,6 +141,14 @@ impl Money {
         let minor = i128::from(self.minor) * i128::from(part) / i128::from(whole);
         self.with_minor(i64::try_from(minor).unwrap_or(0))
     }
+}
+
+/// What a million output tokens cost, in minor units of the price's currency, on a machine
+/// that costs `per_hour` and writes `total_tok_s` tokens a second (all its requests together);
+/// `None` when it writes none. The one definition every listing, cell and offer uses.
+pub fn price_per_mtok(per_hour: Money, total_tok_s: f64) -> Option<f64> {
+    (total_tok_s.is_finite() && total_tok_s > 0.0)
+        .then(|| per_hour.minor() as f64 / (total_tok_s * 3600.0) * 1_000_000.0)
 }
 
 /// `60.00 USD`, `6000 JPY`: the amount with as many decimals as the currency has.
@@ -189,6 +202,24 @@ mod tests {
         assert_eq!(
             Money::new(1500, Currency::Jpy).share(1, 2).to_string(),
             "750 JPY"
+        );
+    }
+
+    #[test]
+    fn price_per_million_tokens_is_the_machine_hour_over_its_hourly_output() {
+        // 2 GPUs at 150 cents each = 300 cents an hour; 100 tok/s = 360,000 tokens an hour.
+        let per_hour = Money::new(150, Currency::Usd).times(2);
+        let ppm = price_per_mtok(per_hour, 100.0).unwrap();
+        assert!((ppm - 300.0 / 360_000.0 * 1e6).abs() < 1e-9);
+        // 40 cents an hour at 160 tok/s: 576,000 tokens an hour, 69.4 cents per million.
+        let ppm = price_per_mtok(Money::new(40, Currency::Usd), 160.0).unwrap();
+        assert!((ppm - 40.0 / 0.576).abs() < 1e-9);
+        for none in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(price_per_mtok(per_hour, none), None);
+        }
+        assert_eq!(
+            Money::new(i64::MAX / 2, Currency::Usd).times(3).minor(),
+            i64::MAX
         );
     }
 

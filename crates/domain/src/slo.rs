@@ -197,12 +197,6 @@ pub fn goodput(
     }
 }
 
-/// Price per million output tokens at a load: the machine's price per hour (minor units) over
-/// what it writes in an hour there.
-pub fn price_per_mtok(price_per_hour: i64, total_tok_s: f64) -> Option<f64> {
-    (total_tok_s > 0.0).then(|| price_per_hour as f64 / (total_tok_s * 3600.0) * 1e6)
-}
-
 /// Cost per user-hour at a load: the machine's price per hour over the users it serves.
 pub fn cost_per_user_hour(price_per_hour: i64, users: u64) -> Option<f64> {
     (users > 0).then(|| price_per_hour as f64 / users as f64)
@@ -395,11 +389,7 @@ mod tests {
 
     #[test]
     fn prices_follow_the_load() {
-        // 40 cents an hour at 160 tok/s: 576,000 tokens an hour, 69.4 cents per million.
-        let per_mtok = price_per_mtok(40, 160.0).unwrap();
-        assert!((per_mtok - 40.0 / 0.576).abs() < 1e-9);
         assert_eq!(cost_per_user_hour(40, 8), Some(5.0));
-        assert_eq!(price_per_mtok(40, 0.0), None);
         assert_eq!(cost_per_user_hour(40, 0), None);
     }
 

@@ -123,6 +123,13 @@ macro_rules! life_cycle {
             }
         }
 
+        /// Serialised as its stored name.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(self.as_str())
@@ -150,10 +157,31 @@ life_cycle! {
     }
 }
 
+/// How a booking in a status holds its GPUs (`crate::booking::holds_gpus` is the rule over
+/// time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuHold {
+    /// For its whole interval.
+    Always,
+    /// Until its hold expires (a booking awaiting its payment).
+    UntilHoldExpires,
+    /// Not at all: it is over.
+    Never,
+}
+
 impl BookingStatus {
-    /// Whether a booking in this status holds its GPUs.
+    /// How a booking in this status holds its GPUs.
+    pub fn gpu_hold(self) -> GpuHold {
+        match self {
+            Self::Confirmed | Self::Active => GpuHold::Always,
+            Self::PendingPayment => GpuHold::UntilHoldExpires,
+            Self::Completed | Self::Cancelled | Self::Expired => GpuHold::Never,
+        }
+    }
+
+    /// Whether a booking in this status may hold its GPUs (for some hold expiry).
     pub fn holds_capacity(self) -> bool {
-        matches!(self, Self::PendingPayment | Self::Confirmed | Self::Active)
+        self.gpu_hold() != GpuHold::Never
     }
 }
 
@@ -184,9 +212,59 @@ life_cycle! {
     }
 }
 
+life_cycle! {
+    /// A listing's verification badge: given by a compliant report, renewed by passed spot
+    /// checks, lost to a refuting spot check (demoted), to time (expired), or to an edit of
+    /// what was measured (unverified again). Stored as `NULL` while unverified.
+    BadgeState, "badge" {
+        Unverified => "unverified",
+        Verified => "verified",
+        Expired => "expired",
+        Demoted => "demoted",
+    }
+    moves {
+        Unverified => [Verified],
+        // A newer compliant report replaces it; a spot check refutes it; it runs out; an edit
+        // withdraws it.
+        Verified => [Verified, Demoted, Expired, Unverified],
+        Expired => [Verified, Unverified],
+        Demoted => [Verified, Unverified],
+    }
+}
+
+impl BadgeState {
+    /// The state a listing's stored column says (`NULL`, or a name this version does not
+    /// know: unverified — a badge is never shown that was not read as one).
+    pub fn from_stored(stored: Option<&str>) -> Self {
+        stored
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(Self::Unverified)
+    }
+
+    /// What the listing's column stores: `NULL` while unverified.
+    pub fn stored(self) -> Option<&'static str> {
+        (self != Self::Unverified).then(|| self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_badge_is_read_as_stored_and_nothing_else() {
+        for state in BadgeState::ALL {
+            assert_eq!(BadgeState::from_stored(state.stored()), *state);
+        }
+        assert_eq!(
+            BadgeState::from_stored(Some("gold")),
+            BadgeState::Unverified
+        );
+        assert!(BadgeState::Demoted.can_become(BadgeState::Verified));
+        assert!(!BadgeState::Demoted.can_become(BadgeState::Expired));
+        assert!(!BadgeState::Unverified.can_become(BadgeState::Demoted));
+        assert!(!BadgeState::Verified.is_final());
+    }
 
     #[test]
     fn names_round_trip_and_unknown_names_are_refused() {

@@ -11,14 +11,15 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use crate::ListingRecord;
 use crate::entities::{listings, verification_checks};
-use crate::listings::ListingRecord;
 use crate::projection::{
     Badge, CheckRecord, badge_state, check_kind, record_check, withdraw, withdraw_where,
 };
 use crate::runs::{RunRecord, insert_run_in};
 use crate::status::listing_status;
 use crate::{Db, StoreError};
+use domain::webhook::{Event, ListingDemoted, ListingExpired};
 
 impl Db {
     /// Expires the badges whose time is up (a badge from before expiries existed gets
@@ -76,14 +77,11 @@ impl Db {
                     now,
                 )
                 .await?;
-                crate::webhooks::emit_listing(
-                    &txn,
-                    domain::webhook::EventKind::ListingExpired,
-                    id,
-                    serde_json::json!({ "report_id": report }),
-                    now,
-                )
-                .await?;
+                let event = Event::ListingExpired(ListingExpired {
+                    listing_id: id,
+                    report_id: report,
+                });
+                crate::webhooks::emit(&txn, &event, now).await?;
                 expired.push(id);
             }
             txn.commit().await?;
@@ -226,14 +224,12 @@ impl Db {
             )
             .await?;
             // The reason stays out: it may quote what the engine answered.
-            crate::webhooks::emit_listing(
-                &txn,
-                domain::webhook::EventKind::ListingDemoted,
-                listing,
-                serde_json::json!({ "baseline_report_id": baseline, "report_id": report }),
-                now,
-            )
-            .await?;
+            let event = Event::ListingDemoted(ListingDemoted {
+                listing_id: listing,
+                baseline_report_id: baseline,
+                report_id: report,
+            });
+            crate::webhooks::emit(&txn, &event, now).await?;
         }
         txn.commit().await?;
         Ok(demoted)

@@ -3,22 +3,23 @@
 //! write lock on SQLite), so racing bookings of one machine are decided one after another.
 
 use chrono::{DateTime, Utc};
-use domain::booking::{Machine, Refusal};
+use domain::booking::{Machine, Refusal, RenterOpen};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect,
 };
 use uuid::Uuid;
 
-use crate::capacity::{Holding, booked, holding, holds_capacity, lock_listing, windows_over};
+use crate::capacity::{
+    ListingHolding, booked, holding, holds_capacity, lock_listing, windows_over,
+};
 use crate::entities::{booking_guarantees, bookings, listings, users};
 use crate::status::{booking_status, may_become, move_to};
-use crate::webhooks::emit_booking;
+use crate::webhooks::{booking_facts, booking_money, emit};
 use crate::{Db, StoreError, conflict_as};
 use domain::BookingStatus;
-use domain::webhook::EventKind;
-use serde_json::json;
+use domain::webhook::{BookingCancelled, Event};
 
 /// Cancels a booking that still holds capacity, recording the refund due; `false` when it
 /// no longer could be cancelled.
@@ -42,14 +43,11 @@ pub(crate) async fn cancel(
         return Ok(false);
     }
     if let Some(booking) = bookings::Entity::find_by_id(id).one(conn).await? {
-        emit_booking(
-            conn,
-            EventKind::BookingCancelled,
-            &booking,
-            json!({ "refund_amount": refund, "currency": booking.currency }),
-            now,
-        )
-        .await?;
+        let event = Event::BookingCancelled(BookingCancelled {
+            booking: booking_facts(&booking)?,
+            refund: booking_money(&booking, refund)?,
+        });
+        emit(conn, &event, now).await?;
     }
     Ok(true)
 }
@@ -72,44 +70,57 @@ pub type BookingRecord = bookings::Model;
 /// what their quota is judged on. The renter is locked before any listing (always in this
 /// order): the renter's lock serialises their bookings on every machine, so racing requests
 /// cannot pass their quota together. A plan's bookings count as one (their GPUs summed over
-/// their shared interval): a plan is one booking against the quota, its GPU-hours in full.
+/// their shared interval): a plan is one booking against the quota, its GPU-hours in full;
+/// but each of its bookings awaiting payment counts as one awaiting payment.
 pub(crate) async fn lock_renter(
     conn: &impl ConnectionTrait,
     renter: Uuid,
     now: DateTime<Utc>,
-) -> Result<Vec<(DateTime<Utc>, DateTime<Utc>, i32)>, StoreError> {
+) -> Result<RenterOpen, StoreError> {
     users::Entity::update_many()
         .col_expr(users::Column::Email, Expr::col(users::Column::Email))
         .filter(users::Column::Id.eq(renter))
         .exec(conn)
         .await?;
-    // (starts_at, ends_at, GPUs, plan)
-    type Open = (DateTime<Utc>, DateTime<Utc>, i32, Option<Uuid>);
+    // (starts_at, ends_at, GPUs, plan, status, hold's expiry)
+    type Open = (
+        DateTime<Utc>,
+        DateTime<Utc>,
+        i32,
+        Option<Uuid>,
+        String,
+        Option<DateTime<Utc>>,
+    );
     let rows: Vec<Open> = bookings::Entity::find()
         .select_only()
         .column(bookings::Column::StartsAt)
         .column(bookings::Column::EndsAt)
         .column(bookings::Column::GpuCount)
         .column(bookings::Column::PlanId)
+        .column(bookings::Column::Status)
+        .column(bookings::Column::HoldExpiresAt)
         .filter(bookings::Column::RenterId.eq(renter))
         .filter(bookings::Column::EndsAt.gt(now))
         .filter(holds_capacity(now))
         .into_tuple()
         .all(conn)
         .await?;
-    let mut open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = Vec::new();
+    let mut open = RenterOpen::default();
     let mut plans: std::collections::HashMap<Uuid, usize> = Default::default();
-    for (starts, ends, gpus, plan) in rows {
+    for (starts, ends, gpus, plan, status, hold) in rows {
+        if status == booking_status::PENDING_PAYMENT {
+            open.unpaid.extend(hold);
+        }
         match plan.and_then(|p| plans.get(&p).copied()) {
             Some(at) => {
-                let (s, e, g) = &mut open[at];
+                let (s, e, g) = &mut open.bookings[at];
                 (*s, *e, *g) = ((*s).min(starts), (*e).max(ends), *g + gpus);
             }
             None => {
                 if let Some(plan) = plan {
-                    plans.insert(plan, open.len());
+                    plans.insert(plan, open.bookings.len());
                 }
-                open.push((starts, ends, gpus));
+                open.bookings.push((starts, ends, gpus));
             }
         }
     }
@@ -123,7 +134,7 @@ pub(crate) async fn lock_machine(
     listing: Uuid,
     (from, until): (DateTime<Utc>, DateTime<Utc>),
     now: DateTime<Utc>,
-    renter_open: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    renter_open: RenterOpen,
 ) -> Result<(listings::Model, Machine), BookingError> {
     if !lock_listing(conn, listing).await? {
         return Err(BookingError::NoListing);
@@ -135,7 +146,7 @@ pub(crate) async fn lock_machine(
     let holding = booked(conn, &[listing], from, until, now)
         .await?
         .into_iter()
-        .map(|(_, s, e, g)| (s, e, g))
+        .map(|(_, h)| h)
         .collect();
     let maintenance = windows_over(conn, &[listing], from, until)
         .await?
@@ -195,7 +206,7 @@ pub(crate) async fn insert_booking(
     }
     if let Some(booking) = confirmed {
         let at = booking.created_at;
-        emit_booking(conn, EventKind::BookingConfirmed, &booking, json!({}), at).await?;
+        emit(conn, &Event::BookingConfirmed(booking_facts(&booking)?), at).await?;
     }
     Ok(())
 }
@@ -390,17 +401,8 @@ impl Db {
         from: DateTime<Utc>,
         until: DateTime<Utc>,
         now: DateTime<Utc>,
-    ) -> Result<Vec<Holding>, StoreError> {
+    ) -> Result<Vec<ListingHolding>, StoreError> {
         holding(self.conn(), listings, from, until, now).await
-    }
-
-    /// How many of a renter's bookings wait for their payment.
-    pub async fn pending_bookings_of_renter(&self, renter: Uuid) -> Result<u64, StoreError> {
-        Ok(bookings::Entity::find()
-            .filter(bookings::Column::RenterId.eq(renter))
-            .filter(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
-            .count(self.conn())
-            .await?)
     }
 
     /// A renter's bookings, newest first, after the booking `before` (exclusive).
@@ -500,24 +502,12 @@ impl Db {
         .exec_with_returning(&txn)
         .await?;
         for booking in &completed {
+            let facts = booking_facts(booking)?;
             if never_started.contains(&booking.id) {
-                emit_booking(
-                    &txn,
-                    EventKind::BookingStarted,
-                    booking,
-                    json!({}),
-                    booking.starts_at,
-                )
-                .await?;
+                let started = Event::BookingStarted(facts.clone());
+                emit(&txn, &started, booking.starts_at).await?;
             }
-            emit_booking(
-                &txn,
-                EventKind::BookingEnded,
-                booking,
-                json!({}),
-                booking.ends_at,
-            )
-            .await?;
+            emit(&txn, &Event::BookingEnded(facts), booking.ends_at).await?;
         }
         let activated = move_to(
             bookings::Entity::update_many(),
@@ -528,14 +518,8 @@ impl Db {
         .exec_with_returning(&txn)
         .await?;
         for booking in &activated {
-            emit_booking(
-                &txn,
-                EventKind::BookingStarted,
-                booking,
-                json!({}),
-                booking.starts_at,
-            )
-            .await?;
+            let started = Event::BookingStarted(booking_facts(booking)?);
+            emit(&txn, &started, booking.starts_at).await?;
         }
         txn.commit().await?;
         sweep.completed = completed.len() as u64;

@@ -12,10 +12,11 @@ use uuid::Uuid;
 
 use crate::StoreError;
 use crate::entities::{bookings, listings, maintenance_windows};
-use crate::status::booking_status;
+use domain::booking::Holding;
+use domain::{BookingStatus, GpuHold};
 
-/// `(listing_id, starts_at, ends_at, gpu_count)` of a booking that holds capacity.
-pub type Holding = (Uuid, DateTime<Utc>, DateTime<Utc>, i32);
+/// What holds a listing's GPUs: the listing's id and the holding.
+pub type ListingHolding = (Uuid, Holding);
 
 /// Takes a listing's write lock (an `UPDATE` of its row that changes nothing); `false` when
 /// there is no such listing. Everything that decides the machine's capacity takes it first.
@@ -34,14 +35,23 @@ pub(crate) async fn lock_listing(
     Ok(locked.rows_affected == 1)
 }
 
-/// Bookings that hold capacity at `now`: pending ones until their hold expires, confirmed
-/// and active ones.
+/// The stored names of the booking statuses that hold GPUs as `hold` says.
+pub(crate) fn statuses_holding(hold: GpuHold) -> Vec<&'static str> {
+    BookingStatus::ALL
+        .iter()
+        .filter(|s| s.gpu_hold() == hold)
+        .map(|s| s.as_str())
+        .collect()
+}
+
+/// Bookings that hold capacity at `now`, as `domain::booking::holds_gpus` decides: confirmed
+/// and active ones, pending ones until their hold expires.
 pub(crate) fn holds_capacity(now: DateTime<Utc>) -> Condition {
     Condition::any()
-        .add(bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]))
+        .add(bookings::Column::Status.is_in(statuses_holding(GpuHold::Always)))
         .add(
             Condition::all()
-                .add(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
+                .add(bookings::Column::Status.is_in(statuses_holding(GpuHold::UntilHoldExpires)))
                 .add(bookings::Column::HoldExpiresAt.gt(now)),
         )
 }
@@ -54,12 +64,17 @@ pub(crate) async fn holding(
     from: DateTime<Utc>,
     until: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> Result<Vec<Holding>, StoreError> {
+) -> Result<Vec<ListingHolding>, StoreError> {
     use maintenance_windows::Column as W;
     let (w, l) = (maintenance_windows::Entity, listings::Entity);
     let mut windows = Query::select();
     windows
-        .columns([(w, W::ListingId), (w, W::StartsAt), (w, W::EndsAt)])
+        .columns([
+            (w, W::Id),
+            (w, W::ListingId),
+            (w, W::StartsAt),
+            (w, W::EndsAt),
+        ])
         .column((l, listings::Column::GpuCount))
         .from(w)
         .inner_join(
@@ -69,16 +84,27 @@ pub(crate) async fn holding(
         .and_where(Expr::col((w, W::ListingId)).is_in(listings.iter().copied()))
         .and_where(Expr::col((w, W::StartsAt)).lt(until))
         .and_where(Expr::col((w, W::EndsAt)).gt(from));
-    let mut booked = booked_select(listings, from, until, now).into_query();
+    // Which of the union's rows is a window: a literal column, the same on both backends.
+    windows.expr(Expr::val(1i32));
+    let mut booked = booked_select(listings, from, until, now)
+        .expr(Expr::val(0i32))
+        .into_query();
     booked.union(UnionType::All, windows);
     let rows = conn.query_all(&booked).await?;
     rows.iter()
         .map(|row| {
+            let id: Uuid = row.try_get_by_index(0)?;
+            let listing: Uuid = row.try_get_by_index(1)?;
+            let span = (row.try_get_by_index(2)?, row.try_get_by_index(3)?);
+            let gpus: i32 = row.try_get_by_index(4)?;
+            let window: i32 = row.try_get_by_index(5)?;
             Ok((
-                row.try_get_by_index(0)?,
-                row.try_get_by_index(1)?,
-                row.try_get_by_index(2)?,
-                row.try_get_by_index(3)?,
+                listing,
+                if window == 1 {
+                    Holding::window(id, span, gpus)
+                } else {
+                    Holding::booking(id.into(), span, gpus)
+                },
             ))
         })
         .collect()
@@ -91,14 +117,23 @@ pub(crate) async fn booked(
     from: DateTime<Utc>,
     until: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> Result<Vec<Holding>, StoreError> {
-    Ok(booked_select(listings, from, until, now)
+) -> Result<Vec<ListingHolding>, StoreError> {
+    let rows: Vec<BookedRow> = booked_select(listings, from, until, now)
         .into_tuple()
         .all(conn)
-        .await?)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, listing, starts, ends, gpus)| {
+            (listing, Holding::booking(id.into(), (starts, ends), gpus))
+        })
+        .collect())
 }
 
-/// The [`Holding`] columns of the bookings [`booked`] finds.
+/// `(id, listing_id, starts_at, ends_at, gpu_count)` of a booking [`booked`] finds.
+type BookedRow = (Uuid, Uuid, DateTime<Utc>, DateTime<Utc>, i32);
+
+/// The [`BookedRow`] columns of the bookings [`booked`] finds.
 fn booked_select(
     listings: &[Uuid],
     from: DateTime<Utc>,
@@ -107,6 +142,7 @@ fn booked_select(
 ) -> Select<bookings::Entity> {
     bookings::Entity::find()
         .select_only()
+        .column(bookings::Column::Id)
         .column(bookings::Column::ListingId)
         .column(bookings::Column::StartsAt)
         .column(bookings::Column::EndsAt)

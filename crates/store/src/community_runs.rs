@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::entities::{community_cells, community_runs, users};
 use crate::{Db, NewLeaf, StoreError};
+use domain::quota::RollingDay;
 
 pub type CommunityRunRecord = community_runs::Model;
 /// A valid decode cell of a community run, as the board keeps it.
@@ -19,8 +20,8 @@ pub type CommunityCellRecord = community_cells::Model;
 pub enum Submitted {
     /// Stored; its receipt's log index.
     Stored(u64),
-    /// The submitter already submitted their runs of the last 24 hours; the oldest of them
-    /// is a day old at this time.
+    /// The submitter already submitted their runs of the last 24 hours; one more fits at
+    /// this time (`domain::quota::RollingDay`).
     OverQuota { frees_at: DateTime<Utc> },
 }
 
@@ -35,14 +36,14 @@ pub struct CommunityRunQuery<'a> {
 
 impl Db {
     /// Stores a run with its board cells and logs its receipt (`receipt_leaf`), unless its
-    /// submitter already submitted `per_day` runs in the 24 hours before it (counted under
+    /// submitter already spent `quota` in the 24 hours before it (counted under
     /// the submitter's row lock, so racing submissions cannot pass the quota together).
     pub async fn insert_community_run(
         &self,
         run: CommunityRunRecord,
         cells: Vec<CommunityCellRecord>,
         receipt_leaf: Vec<u8>,
-        per_day: u32,
+        quota: RollingDay,
     ) -> Result<Submitted, StoreError> {
         let txn = self.write().await?;
         let (id, created_at) = (run.id, run.created_at);
@@ -51,21 +52,16 @@ impl Db {
             .filter(users::Column::Id.eq(run.submitter_id))
             .exec(&txn)
             .await?;
-        let day_ago = created_at - chrono::Duration::days(1);
         let recent: Vec<DateTime<Utc>> = community_runs::Entity::find()
             .select_only()
             .column(community_runs::Column::CreatedAt)
             .filter(community_runs::Column::SubmitterId.eq(run.submitter_id))
-            .filter(community_runs::Column::CreatedAt.gt(day_ago))
-            .order_by_asc(community_runs::Column::CreatedAt)
+            .filter(community_runs::Column::CreatedAt.gt(RollingDay::counts_after(created_at)))
             .into_tuple()
             .all(&txn)
             .await?;
-        if recent.len() >= per_day as usize {
-            let oldest = recent.first().copied().unwrap_or(created_at);
-            return Ok(Submitted::OverQuota {
-                frees_at: oldest + chrono::Duration::days(1),
-            });
+        if let Err(frees_at) = quota.admit(&recent, created_at) {
+            return Ok(Submitted::OverQuota { frees_at });
         }
         community_runs::Entity::insert(community_runs::ActiveModel::from(run).reset_all())
             .exec_without_returning(&txn)

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::entities::{booking_credits, booking_guarantees, bookings, listings};
 use crate::{Db, StoreError};
+use domain::webhook::{BookingCredited, Event};
 
 pub type GuaranteeRecord = booking_guarantees::Model;
 pub type CreditRecord = booking_credits::Model;
@@ -270,14 +271,11 @@ impl Db {
             && amount > 0
             && let Some(record) = bookings::Entity::find_by_id(booking).one(&txn).await?
         {
-            crate::webhooks::emit_booking(
-                &txn,
-                domain::webhook::EventKind::BookingCredited,
-                &record,
-                serde_json::json!({ "credit_amount": amount, "currency": record.currency }),
-                now,
-            )
-            .await?;
+            let event = Event::BookingCredited(BookingCredited {
+                booking: crate::webhooks::booking_facts(&record)?,
+                credit: crate::webhooks::booking_money(&record, amount)?,
+            });
+            crate::webhooks::emit(&txn, &event, now).await?;
         }
         txn.commit().await?;
         Ok(settled)

@@ -28,6 +28,7 @@ mod runs;
 mod search;
 mod search_free;
 mod search_memory;
+mod search_query;
 mod secrets;
 mod shares;
 mod status;
@@ -52,14 +53,13 @@ pub use accounts::{
 };
 pub use billing::{BillingRecord, SubscriptionState};
 pub use bookings::{BookingError, BookingRecord, CancelClaim, Sweep};
-pub use capacity::Holding;
+pub use capacity::ListingHolding;
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use community_runs::{CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted};
 pub use gateway::{GatewayRequestRecord, StreamLease};
 pub use guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
 pub use invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use ledger::{LedgerRecord, NewLedgerEntry};
-pub use listings::ListingRecord;
 pub use liveness::{Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of};
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
 pub use maintenance::{
@@ -71,19 +71,21 @@ pub use orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use payments::PayoutAccountRecord;
 pub use projection::{Badge, CheckRecord, ProjectedCell, badge_state, check_kind};
 pub use runs::{MeasuredClaim, RunRecord};
-pub use search::{After, ListingHit, ListingQuery, SharedListing, SortKey};
-pub use search_free::FreePage;
 pub use search_memory::{MemoryOptions, MemoryState};
+pub use search_query::{After, FreePage, ListingHit, ListingQuery, SharedListing, SortKey};
 pub use shares::{ShareKey, ShareRecord, visibility};
 pub use status::{booking_status, listing_status, run_status};
 pub use verification::{
-    CellFigures, CellRecord, EventRecord, NewReport, PublicReportQuery, RUN_FINISHED, ReportRecord,
-    SigningKeyRecord,
+    CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,
+    RUN_FINISHED, ReportRecord, SigningKeyRecord,
 };
 pub use webhooks::{
     AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
     WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,
 };
+
+/// A listing as stored: every module reads it, so it is the crate's own (like [`Db`]).
+pub type ListingRecord = entities::listings::Model;
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.
 #[derive(Debug, thiserror::Error)]

@@ -11,10 +11,8 @@ use uuid::Uuid;
 use crate::entities::listings;
 use crate::projection::{check_kind, record_check, refresh_prices, withdraw};
 use crate::status::{listing_status, move_to};
-use crate::{Db, StoreError};
+use crate::{Db, ListingRecord, StoreError};
 use domain::ListingStatus;
-
-pub type ListingRecord = listings::Model;
 
 fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
     listings::ActiveModel {

@@ -232,19 +232,8 @@ impl Db {
         }
         update.exec(&txn).await?;
         if was != Some(up) {
-            let kind = if up {
-                domain::webhook::EventKind::ListingUp
-            } else {
-                domain::webhook::EventKind::ListingDown
-            };
-            crate::webhooks::emit_listing(
-                &txn,
-                kind,
-                listing,
-                serde_json::json!({ "state": if up { "up" } else { "down" }, "since": at }),
-                at,
-            )
-            .await?;
+            let event = domain::webhook::Event::liveness(listing, up, at);
+            crate::webhooks::emit(&txn, &event, at).await?;
         }
         txn.commit().await?;
         Ok(Some(Observed {

@@ -191,6 +191,11 @@ impl Db {
             .map(LogEntryRecord::from))
     }
 
+    /// The index of a logged report's leaf.
+    pub async fn log_index_of(&self, report: Uuid) -> Result<Option<u64>, StoreError> {
+        Ok(self.log_entry_of(report).await?.map(|e| e.index))
+    }
+
     /// The leaf indexes of logged reports, by report id.
     pub async fn log_indexes_of(&self, reports: &[Uuid]) -> Result<HashMap<Uuid, u64>, StoreError> {
         if reports.is_empty() {

@@ -15,6 +15,7 @@ use crate::ledger::{NewLedgerEntry, insert_ledger};
 
 type BookingRecord = bookings::Model;
 use crate::{Db, StoreError};
+use domain::webhook::{Event, MaintenanceAnnounced};
 
 pub type WindowRecord = maintenance_windows::Model;
 /// The part of a booking a window took, and what that gives back.
@@ -155,20 +156,15 @@ impl Db {
             .await?;
         }
         // The reason stays out: it is for the organisation's members.
-        crate::webhooks::emit_listing(
-            &txn,
-            domain::webhook::EventKind::ListingMaintenance,
-            window.listing_id,
-            serde_json::json!({
-                "window_id": window.id,
-                "from": window.starts_at,
-                "until": window.ends_at,
-                "cancelled_bookings": window.cancelled_bookings,
-                "interrupted_bookings": window.interrupted_bookings,
-            }),
-            now,
-        )
-        .await?;
+        let event = Event::ListingMaintenance(MaintenanceAnnounced {
+            listing_id: window.listing_id,
+            window_id: window.id,
+            from: window.starts_at,
+            until: window.ends_at,
+            interrupted_bookings: window.interrupted_bookings,
+            cancelled_bookings: window.cancelled_bookings,
+        });
+        crate::webhooks::emit(&txn, &event, now).await?;
         txn.commit().await?;
         Ok((window, interrupted))
     }
@@ -185,6 +181,16 @@ impl Db {
             .order_by_asc(I::Id)
             .all(self.conn())
             .await?)
+    }
+
+    /// What windows took of `booking`'s price, owed or given back: minor units.
+    pub async fn taken_by_windows(&self, booking: Uuid) -> Result<i64, StoreError> {
+        Ok(self
+            .interruptions_of(booking)
+            .await?
+            .iter()
+            .map(|i| i.refund_amount)
+            .sum())
     }
 
     /// Interruptions still owed to bookings that were paid (with the payment provider, a

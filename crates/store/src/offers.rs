@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use domain::booking::{Machine, Refusal};
+use domain::booking::{Machine, Refusal, RenterOpen};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
@@ -194,7 +194,7 @@ impl Db {
         plan: PlanRecord,
         mut bookings: Vec<BookingRecord>,
         now: DateTime<Utc>,
-        quota: impl FnOnce(&[(DateTime<Utc>, DateTime<Utc>, i32)]) -> Result<(), Refusal>,
+        quota: impl FnOnce(&RenterOpen) -> Result<(), Refusal>,
         admit: impl Fn(&Machine, &BookingRecord) -> Result<(), Refusal>,
     ) -> Result<Vec<BookingRecord>, PlanError> {
         let _search = self.search_touch();
@@ -206,7 +206,7 @@ impl Db {
         let mut admitted = Vec::with_capacity(bookings.len());
         for booking in bookings {
             let span = (booking.starts_at, booking.ends_at);
-            match lock_machine(&txn, booking.listing_id, span, now, Vec::new()).await {
+            match lock_machine(&txn, booking.listing_id, span, now, RenterOpen::default()).await {
                 Ok((listing, machine)) => match admit(&machine, &booking) {
                     Ok(()) => admitted.push((booking, listing)),
                     Err(_) => taken.push(booking.listing_id),

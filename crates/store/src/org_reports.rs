@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 use crate::entities::org_reports;
 use crate::{Db, NewLeaf, StoreError, conflict_as};
+use domain::webhook::{Event, OrgReportPublished, ReportPublished};
 
 /// A signed organisation report: `sequence` is 1 for the organisation's first snapshot,
 /// then one more per change; `content_sha256` the SHA-256 (hex) of the canonical JSON of the
@@ -49,14 +50,10 @@ impl Db {
             },
         )
         .await?;
-        crate::webhooks::emit(
-            &txn,
-            domain::webhook::EventKind::ReportPublished,
-            (None, Some(org)),
-            serde_json::json!({ "org_id": org, "report_id": id, "kind": "organisation" }),
-            created_at,
-        )
-        .await?;
+        let event = Event::ReportPublished(ReportPublished::Organisation(OrgReportPublished::new(
+            org, id,
+        )));
+        crate::webhooks::emit(&txn, &event, created_at).await?;
         txn.commit().await?;
         Ok(index)
     }

@@ -11,6 +11,7 @@ use crate::ledger::{LedgerRecord, NewLedgerEntry, insert_ledger};
 use crate::status::move_to;
 use crate::{Db, StoreError};
 use domain::BookingStatus;
+use domain::webhook::Event;
 
 pub type PayoutAccountRecord = payout_accounts::Model;
 
@@ -167,14 +168,8 @@ impl Db {
         }
         insert_ledger(&txn, ledger, now).await?;
         if let Some(record) = bookings::Entity::find_by_id(booking).one(&txn).await? {
-            crate::webhooks::emit_booking(
-                &txn,
-                domain::webhook::EventKind::BookingConfirmed,
-                &record,
-                serde_json::json!({}),
-                now,
-            )
-            .await?;
+            let event = Event::BookingConfirmed(crate::webhooks::booking_facts(&record)?);
+            crate::webhooks::emit(&txn, &event, now).await?;
         }
         txn.commit().await?;
         Ok(true)

@@ -5,7 +5,7 @@
 //! entries of its verification history.
 
 use chrono::{DateTime, Utc};
-use domain::listing::price_per_mtok;
+use domain::money::price_per_mtok;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
@@ -19,11 +19,13 @@ use crate::entities::{
 };
 use crate::status::listing_status;
 
-/// A listing's verification state as stored (`NULL`: never verified, or withdrawn by an edit).
+/// The stored names of `domain::BadgeState` (which owns them; `NULL`: unverified), for
+/// queries.
 pub mod badge_state {
-    pub const VERIFIED: &str = "verified";
-    pub const EXPIRED: &str = "expired";
-    pub const DEMOTED: &str = "demoted";
+    use domain::BadgeState;
+    pub const VERIFIED: &str = BadgeState::Verified.as_str();
+    pub const EXPIRED: &str = BadgeState::Expired.as_str();
+    pub const DEMOTED: &str = BadgeState::Demoted.as_str();
 }
 
 /// The kinds of entries in a listing's verification history.
@@ -232,7 +234,10 @@ async fn write_cells(
     let Some(listing) = listings::Entity::find_by_id(id).one(conn).await? else {
         return Ok(());
     };
-    let ppm = |tok_s: f64| price_per_mtok(listing.price_amount, listing.gpu_count, tok_s);
+    let currency = domain::Currency::parse("currency", &listing.currency)
+        .map_err(|e| StoreError::Corrupt(format!("listing {id}: {e}")))?;
+    let per_hour = domain::Money::new(listing.price_amount, currency);
+    let ppm = |tok_s: f64| price_per_mtok(per_hour.times(i64::from(listing.gpu_count)), tok_s);
     // Only active listings are searched, so only they have rows.
     let (cells, prefill) = if listing.status == listing_status::ACTIVE {
         (cells, prefill)

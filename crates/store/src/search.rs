@@ -1,133 +1,18 @@
 //! Search over active listings: by hardware, price, region, free capacity and measured
 //! performance, in keyset pages. Each shape of search walks one index in its order.
 
-use std::any::Any;
-use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func, IntoCondition};
 use sea_orm::{
     ColumnTrait, Condition, EntityTrait, JoinType, QueryFilter, QueryOrder, QuerySelect,
 };
-use uuid::Uuid;
 
 use crate::entities::{listing_cells, listings};
-use crate::listings::ListingRecord;
 use crate::projection::cells_of_listing;
+use crate::search_query::{After, ListingHit, ListingQuery, SharedListing, SortKey};
 use crate::status::listing_status;
 use crate::{Db, StoreError};
-
-/// What search orders by. Ties are broken by id in the same direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortKey {
-    /// Price per GPU-hour, cheapest first.
-    Price,
-    /// Verified total tok/s, fastest first.
-    TokS,
-    /// Price per million output tokens, cheapest first.
-    PricePerMtok,
-    /// The 30-day uptime, most reliable first (listings never observed are left out).
-    Reliability,
-}
-
-/// Where the previous page ended: its last row's sort value and id.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct After {
-    pub value: f64,
-    pub id: Uuid,
-}
-
-/// A search. Every filter is optional; `cell` picks the decode cell that measured figures
-/// (filter, `tok_s` and `price_per_mtok` sorts) refer to, the listing's best cell otherwise.
-#[derive(Debug, Clone)]
-pub struct ListingQuery {
-    pub gpu_model: Option<String>,
-    /// A catalog GPU: listings that name it (`catalog_gpu`) or whose `gpu_model` is one of
-    /// these names.
-    pub gpu: Option<(String, Vec<String>)>,
-    pub min_vram_gb: Option<i32>,
-    pub max_price: Option<i64>,
-    pub currency: Option<String>,
-    pub region: Option<String>,
-    pub verified_only: bool,
-    pub min_gpu_count: Option<i32>,
-    /// `(context_tokens, concurrency)`.
-    pub cell: Option<(i64, i64)>,
-    pub min_total_tok_s: Option<f64>,
-    /// The 30-day uptime at least this (0 to 1); listings never observed are left out.
-    pub min_reliability: Option<f64>,
-    /// The listing's availability window must cover `[from, until)`.
-    pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
-    pub sort: SortKey,
-    pub after: Option<After>,
-    pub limit: u64,
-}
-
-/// A listing record as search hands it out: shared with the in-memory search (not copied
-/// for each hit), with a slot for what a layer above derives from it once — the API writes
-/// its JSON there, so a listing found by many searches is written once per stored version.
-/// A shared record never changes (a change to the listing is a new record), so neither does
-/// what was derived from it.
-pub struct SharedListing {
-    record: ListingRecord,
-    derived: OnceLock<Box<dyn Any + Send + Sync>>,
-}
-
-impl SharedListing {
-    pub fn new(record: ListingRecord) -> Self {
-        Self {
-            record,
-            derived: OnceLock::new(),
-        }
-    }
-
-    /// What `derive` makes of the record, made on the first call and kept with it. `None`
-    /// when the slot holds a value of another type: one layer derives one kind of value.
-    pub fn derived<T: Any + Send + Sync>(
-        &self,
-        derive: impl FnOnce(&ListingRecord) -> T,
-    ) -> Option<&T> {
-        self.derived
-            .get_or_init(|| Box::new(derive(&self.record)))
-            .downcast_ref()
-    }
-}
-
-impl Deref for SharedListing {
-    type Target = ListingRecord;
-
-    fn deref(&self) -> &ListingRecord {
-        &self.record
-    }
-}
-
-impl std::fmt::Debug for SharedListing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.record.fmt(f)
-    }
-}
-
-/// A search hit: the listing and the figures it was found and ordered by.
-#[derive(Debug, Clone)]
-pub struct ListingHit {
-    pub listing: Arc<SharedListing>,
-    /// Total tok/s at the query's cell (or the best cell).
-    pub total_tok_s: Option<f64>,
-    pub price_per_mtok: Option<f64>,
-}
-
-impl ListingHit {
-    /// The value the hit was ordered by, for the next page's cursor.
-    pub fn sort_value(&self, sort: SortKey) -> Option<f64> {
-        match sort {
-            SortKey::Price => Some(self.listing.price_amount as f64),
-            SortKey::TokS => self.total_tok_s,
-            SortKey::PricePerMtok => self.price_per_mtok,
-            SortKey::Reliability => self.listing.reliability,
-        }
-    }
-}
 
 impl Db {
     /// One page of active listings matching `query`, in its order.

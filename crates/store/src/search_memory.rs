@@ -32,12 +32,15 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use crate::ListingRecord;
 use crate::entities::{bookings, listing_cells, listings, maintenance_windows};
-use crate::listings::ListingRecord;
-use crate::search::{After, ListingHit, ListingQuery, SharedListing, SortKey};
-use crate::search_free::{Filling, FreePage, Span};
-use crate::status::{booking_status, listing_status};
+use crate::search_query::{
+    After, Filling, FreePage, ListingHit, ListingQuery, SharedListing, SortKey,
+};
+use crate::status::listing_status;
 use crate::{Backend, Db, StoreError};
+use domain::BookingStatus;
+use domain::booking::{Holding, holds_gpus};
 
 /// The channel PostgreSQL notifies on (migration 000028's triggers).
 const CHANNEL: &str = "gpumarket_search";
@@ -229,21 +232,25 @@ impl Cell {
     }
 }
 
-/// Something holding a listing's GPUs: a booking (until `expires`, for one awaiting
-/// payment), or a maintenance window (every GPU).
+/// Something that may hold a listing's GPUs: a booking (in its status, with its hold's
+/// expiry: whether it holds is decided at search time), or a maintenance window (every GPU).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Hold {
-    starts: DateTime<Utc>,
-    ends: DateTime<Utc>,
-    gpus: i32,
-    expires: Option<DateTime<Utc>>,
+    holding: Holding,
+    /// A booking's status and hold's expiry; `None` for a window.
+    booking: Option<(BookingStatus, Option<DateTime<Utc>>)>,
 }
 
 impl Hold {
-    /// Whether it holds GPUs over `[from, until)` at `now`, as [`crate::capacity::holding`]
-    /// decides.
+    /// Whether it holds GPUs over `[from, until)` at `now`: by the rule
+    /// [`crate::capacity::holding`] follows in SQL (`domain::booking::holds_gpus`).
     fn holds(&self, (from, until): (DateTime<Utc>, DateTime<Utc>), now: DateTime<Utc>) -> bool {
-        self.starts < until && self.ends > from && self.expires.is_none_or(|at| at > now)
+        let h = &self.holding;
+        h.starts_at < until
+            && h.ends_at > from
+            && self
+                .booking
+                .is_none_or(|(status, expires)| holds_gpus(status, expires, now))
     }
 }
 
@@ -532,7 +539,7 @@ impl Index {
         id: Uuid,
         window: (DateTime<Utc>, DateTime<Utc>),
         now: DateTime<Utc>,
-    ) -> Vec<Span> {
+    ) -> Vec<Holding> {
         let facts = self
             .slots
             .get(&id)
@@ -541,7 +548,7 @@ impl Index {
             f.holds
                 .iter()
                 .filter(|h| h.holds(window, now))
-                .map(|h| (h.starts, h.ends, h.gpus))
+                .map(|h| h.holding)
                 .collect()
         })
     }
@@ -672,8 +679,9 @@ type Shape = Option<(i64, i64)>;
 /// A listing a search found: its slot and the figures it was found by.
 type Found = (u32, Option<f64>, Option<f64>);
 
-/// A booking as memory reads it: its listing, interval, GPUs, status and hold's expiry.
+/// A booking as memory reads it: its id, listing, interval, GPUs, status and hold's expiry.
 type BookedRow = (
+    Uuid,
     Uuid,
     DateTime<Utc>,
     DateTime<Utc>,
@@ -880,47 +888,46 @@ impl Db {
         let mut held: HashMap<Uuid, Vec<Hold>> = HashMap::new();
         let booked: Vec<BookedRow> = bookings::Entity::find()
             .select_only()
-            .columns([B::ListingId, B::StartsAt, B::EndsAt, B::GpuCount, B::Status])
+            .columns([B::Id, B::ListingId, B::StartsAt, B::EndsAt, B::GpuCount])
+            .column(B::Status)
             .column(B::HoldExpiresAt)
             .filter(B::ListingId.is_in(ids()))
             .filter(B::EndsAt.gt(since))
-            .filter(B::Status.is_in([
-                booking_status::PENDING_PAYMENT,
-                booking_status::CONFIRMED,
-                booking_status::ACTIVE,
-            ]))
+            .filter(
+                B::Status.is_in(
+                    BookingStatus::ALL
+                        .iter()
+                        .filter(|s| s.holds_capacity())
+                        .map(|s| s.as_str()),
+                ),
+            )
             .into_tuple()
             .all(self.conn())
             .await?;
-        for (listing, starts, ends, gpus, status, hold) in booked {
-            let expires = match (status.as_str(), hold) {
-                (booking_status::PENDING_PAYMENT, None) => continue,
-                (booking_status::PENDING_PAYMENT, hold) => hold,
-                _ => None,
-            };
+        for (id, listing, starts, ends, gpus, status, expires) in booked {
+            let status: BookingStatus = status
+                .parse()
+                .map_err(|e| StoreError::Corrupt(format!("booking {id}: {e}")))?;
             let hold = Hold {
-                starts,
-                ends,
-                gpus,
-                expires,
+                holding: Holding::booking(id.into(), (starts, ends), gpus),
+                booking: Some((status, expires)),
             };
             held.entry(listing).or_default().push(hold);
         }
-        let windows: Vec<(Uuid, DateTime<Utc>, DateTime<Utc>)> =
+        let windows: Vec<(Uuid, Uuid, DateTime<Utc>, DateTime<Utc>)> =
             maintenance_windows::Entity::find()
                 .select_only()
-                .columns([W::ListingId, W::StartsAt, W::EndsAt])
+                .columns([W::Id, W::ListingId, W::StartsAt, W::EndsAt])
                 .filter(W::ListingId.is_in(ids()))
                 .filter(W::EndsAt.gt(since))
                 .into_tuple()
                 .all(self.conn())
                 .await?;
-        for (listing, starts, ends) in windows {
+        for (id, listing, starts, ends) in windows {
+            let gpus = gpus.get(&listing).copied().unwrap_or_default();
             let hold = Hold {
-                starts,
-                ends,
-                gpus: gpus.get(&listing).copied().unwrap_or_default(),
-                expires: None,
+                holding: Holding::window(id, (starts, ends), gpus),
+                booking: None,
             };
             held.entry(listing).or_default().push(hold);
         }

@@ -6,7 +6,8 @@
 //! search realistic data, never to be verified. Use a database of its own.
 
 use chrono::{DateTime, Duration, Utc};
-use domain::listing::price_per_mtok;
+use domain::money::price_per_mtok;
+use domain::{Currency, Money};
 use domain::{DisplayName, Email, OrgId, OrgName, UserId};
 use sea_orm::ActiveValue::Set;
 use sea_orm::{EntityTrait, PaginatorTrait};
@@ -145,7 +146,7 @@ impl Db {
                     loaded.verified += 1;
                     loaded.cells += cells.len() as u64;
                     for c in &cells {
-                        if let Some(ppm) = price_per_mtok(s.price, s.gpus, c.2) {
+                        if let Some(ppm) = price_per_mtok(machine_hour(s.price, s.gpus), c.2) {
                             projection_rows.push(listing_cells::ActiveModel {
                                 listing_id: Set(s.id),
                                 context_tokens: Set(c.0),
@@ -233,6 +234,11 @@ struct SyntheticListing {
     booking: Option<bookings::ActiveModel>,
 }
 
+/// A synthetic machine's price per hour: `gpus` GPUs at `price` US cents each.
+fn machine_hour(price: i64, gpus: i32) -> Money {
+    Money::new(price, Currency::Usd).times(i64::from(gpus))
+}
+
 fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -> SyntheticListing {
     let id = Uuid::now_v7();
     let (model, vram, scale) = GPU_MODELS[rng.below(GPU_MODELS.len() as u64) as usize];
@@ -279,7 +285,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         headline_total_tok_s: Set(verified.then_some(best)),
         headline_per_request_tok_s: Set(if verified { single } else { None }),
         headline_price_per_mtok: Set(if verified {
-            price_per_mtok(price, gpus, best)
+            price_per_mtok(machine_hour(price, gpus), best)
         } else {
             None
         }),

@@ -286,14 +286,8 @@ impl Db {
         use sea_orm::TransactionTrait;
         let txn = self.conn().begin().await?;
         for _ in 0..n {
-            crate::webhooks::emit(
-                &txn,
-                kind,
-                (renter, org),
-                serde_json::json!({}),
-                chrono::Utc::now(),
-            )
-            .await?;
+            let (audience, at) = ((renter, org, None), chrono::Utc::now());
+            crate::webhooks::insert_event(&txn, kind, audience, "{}".to_owned(), at).await?;
         }
         txn.commit().await?;
         Ok(())

@@ -15,8 +15,8 @@ use crate::runs::{MeasuredClaim, RunRecord, insert_run_in};
 use crate::status::{is_open, may_become, move_to, run_status};
 use crate::{Db, StoreError, conflict_as};
 use domain::RunStatus;
-use domain::webhook::EventKind;
-use serde_json::json;
+use domain::quota::RollingDay;
+use domain::webhook::{Event, ListingVerified, ReportPublished, RunEnded, RunReportPublished};
 
 /// The kind of a run's last event.
 pub const RUN_FINISHED: &str = "run_finished";
@@ -131,6 +131,13 @@ fn without_lease(update: UpdateMany<runs::Entity>) -> UpdateMany<runs::Entity> {
         )
 }
 
+/// A daily quota already spent: how many counted, and when one more fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverDailyQuota {
+    pub counted: usize,
+    pub frees_at: DateTime<Utc>,
+}
+
 impl Db {
     pub async fn insert_run(&self, run: RunRecord) -> Result<RunRecord, StoreError> {
         let id = run.id;
@@ -159,10 +166,9 @@ impl Db {
     pub async fn insert_run_within(
         &self,
         run: RunRecord,
-        quota: usize,
-        since: DateTime<Utc>,
-    ) -> Result<Result<RunRecord, Vec<DateTime<Utc>>>, StoreError> {
-        let (id, org) = (run.id, run.org_id);
+        quota: RollingDay,
+    ) -> Result<Result<RunRecord, OverDailyQuota>, StoreError> {
+        let (id, org, now) = (run.id, run.org_id, run.created_at);
         let txn = self.write().await?;
         crate::orgs::lock_org(&txn, org).await?;
         let times: Vec<DateTime<Utc>> = runs::Entity::find()
@@ -170,13 +176,13 @@ impl Db {
             .column(runs::Column::CreatedAt)
             .filter(runs::Column::OrgId.eq(org))
             .filter(runs::Column::Kind.eq("verification"))
-            .filter(runs::Column::CreatedAt.gte(since))
-            .order_by_asc(runs::Column::CreatedAt)
+            .filter(runs::Column::CreatedAt.gt(RollingDay::counts_after(now)))
             .into_tuple()
             .all(&txn)
             .await?;
-        if times.len() >= quota {
-            return Ok(Err(times));
+        if let Err(frees_at) = quota.admit(&times, now) {
+            let counted = times.len();
+            return Ok(Err(OverDailyQuota { counted, frees_at }));
         }
         insert_run_in(&txn, run).await?;
         txn.commit().await?;
@@ -303,26 +309,15 @@ impl Db {
         let Some(run) = finished.first() else {
             return Ok(false);
         };
-        let kind = if status == RunStatus::Succeeded {
-            EventKind::VerificationFinished
-        } else {
-            EventKind::VerificationFailed
-        };
-        crate::webhooks::emit_listing(
-            &txn,
-            kind,
-            run.listing_id,
-            // The failure's code, never its reason: the reason may quote the engine.
-            json!({
-                "run_id": run.id,
-                "kind": run.kind,
-                "status": run.status,
-                "report_id": report,
-                "failure_code": code,
-            }),
-            now,
-        )
-        .await?;
+        let event = Event::run_ended(RunEnded {
+            listing_id: run.listing_id,
+            run_id: run.id,
+            kind: run.kind.clone(),
+            status,
+            report_id: report,
+            failure_code: code.map(str::to_owned),
+        });
+        crate::webhooks::emit(&txn, &event, now).await?;
         txn.commit().await?;
         Ok(true)
     }
@@ -351,20 +346,15 @@ impl Db {
             return Ok(false);
         };
         // A cancelled run ends without a report: told as failed, with its status.
-        crate::webhooks::emit_listing(
-            &txn,
-            EventKind::VerificationFailed,
-            run.listing_id,
-            json!({
-                "run_id": run.id,
-                "kind": run.kind,
-                "status": run.status,
-                "report_id": null,
-                "failure_code": code,
-            }),
-            now,
-        )
-        .await?;
+        let event = Event::run_ended(RunEnded {
+            listing_id: run.listing_id,
+            run_id: run.id,
+            kind: run.kind.clone(),
+            status: RunStatus::Cancelled,
+            report_id: None,
+            failure_code: Some(code.to_owned()),
+        });
+        crate::webhooks::emit(&txn, &event, now).await?;
         txn.commit().await?;
         Ok(true)
     }
@@ -493,29 +483,22 @@ impl Db {
             .await?;
         }
         if badged {
-            crate::webhooks::emit_listing(
-                &txn,
-                EventKind::ListingVerified,
-                report.listing_id,
-                json!({ "report_id": id, "verified_at": report.created_at }),
-                report.created_at,
-            )
-            .await?;
+            let event = Event::ListingVerified(ListingVerified {
+                listing_id: report.listing_id,
+                report_id: id,
+                verified_at: report.created_at,
+            });
+            crate::webhooks::emit(&txn, &event, report.created_at).await?;
         }
-        crate::webhooks::emit_listing(
-            &txn,
-            EventKind::ReportPublished,
-            report.listing_id,
-            json!({
-                "report_id": id,
-                "run_id": report.run_id,
-                "kind": report.kind,
-                "compliant": report.compliant,
-                "visibility": report.visibility,
-            }),
-            report.created_at,
-        )
-        .await?;
+        let event = Event::ReportPublished(ReportPublished::Run(RunReportPublished {
+            listing_id: report.listing_id,
+            report_id: id,
+            run_id: report.run_id,
+            kind: report.kind.clone(),
+            compliant: report.compliant,
+            visibility: report.visibility.clone(),
+        }));
+        crate::webhooks::emit(&txn, &event, report.created_at).await?;
         // Last: the log's lock is held only for the log's own writes.
         crate::log::append(
             &txn,

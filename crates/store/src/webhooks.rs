@@ -9,13 +9,13 @@
 //! leaves the delivery to be claimed again when the lease runs out: at least once).
 
 use chrono::{DateTime, Utc};
-use domain::webhook::EventKind;
+use domain::webhook::{Audience, BookingFacts, Event, EventKind};
+use domain::{Currency, Money};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect,
 };
-use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::entities::{
@@ -42,14 +42,32 @@ pub(crate) mod delivery_status {
     pub const FAILED: &str = "failed";
 }
 
-/// Writes an event to the outbox, in the caller's transaction. `renter` and `org` say whose
-/// endpoints hear of it. `data` carries ids, states and times only: never a secret or an
-/// engine's address.
+/// Writes an event to the outbox, in the caller's transaction: the event exists exactly when
+/// the change that tells of it does. Its audience says whose endpoints hear of it (a listing's
+/// events reach the organisation it belongs to, as of now).
 pub(crate) async fn emit(
     conn: &impl ConnectionTrait,
+    event: &Event,
+    at: DateTime<Utc>,
+) -> Result<Uuid, StoreError> {
+    let (renter, org, endpoint) = match event.audience() {
+        Audience::Booking { renter, listing } => (Some(renter), org_of(conn, listing).await?, None),
+        Audience::Listing(listing) => (None, org_of(conn, listing).await?, None),
+        Audience::Org(org) => (None, Some(org), None),
+        Audience::Endpoint(endpoint) => (None, None, Some(endpoint)),
+    };
+    let data = serde_json::to_string(event)
+        .map_err(|e| StoreError::Corrupt(format!("an event's payload: {e}")))?;
+    insert_event(conn, event.kind(), (renter, org, endpoint), data, at).await
+}
+
+/// Writes an event of `kind` heard by the given renter's, organisation's or endpoint's
+/// endpoints, with its payload already serialised.
+pub(crate) async fn insert_event(
+    conn: &impl ConnectionTrait,
     kind: EventKind,
-    (renter, org): (Option<Uuid>, Option<Uuid>),
-    data: Value,
+    (renter, org, endpoint): (Option<Uuid>, Option<Uuid>, Option<Uuid>),
+    data: String,
     at: DateTime<Utc>,
 ) -> Result<Uuid, StoreError> {
     let id = Uuid::now_v7();
@@ -58,8 +76,8 @@ pub(crate) async fn emit(
         kind: Set(kind.as_str().to_owned()),
         renter_id: Set(renter),
         org_id: Set(org),
-        endpoint_id: Set(None),
-        data: Set(data.to_string()),
+        endpoint_id: Set(endpoint),
+        data: Set(data),
         occurred_at: Set(at),
         fanned_out: Set(false),
     })
@@ -78,42 +96,27 @@ async fn org_of(conn: &impl ConnectionTrait, listing: Uuid) -> Result<Option<Uui
         .await?)
 }
 
-/// A booking's event (its renter's and its listing's organisation's endpoints hear of it):
-/// the booking's ids, status and interval, and `extra`.
-pub(crate) async fn emit_booking(
-    conn: &impl ConnectionTrait,
-    kind: EventKind,
-    booking: &bookings::Model,
-    extra: Value,
-    at: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    let org = org_of(conn, booking.listing_id).await?;
-    let mut data = json!({
-        "booking_id": booking.id,
-        "listing_id": booking.listing_id,
-        "status": booking.status,
-        "gpu_count": booking.gpu_count,
-        "starts_at": booking.starts_at,
-        "ends_at": booking.ends_at,
-    });
-    merge(&mut data, extra);
-    emit(conn, kind, (Some(booking.renter_id), org), data, at).await?;
-    Ok(())
+/// A stored booking as its events tell of it.
+pub(crate) fn booking_facts(booking: &bookings::Model) -> Result<BookingFacts, StoreError> {
+    Ok(BookingFacts {
+        booking_id: booking.id,
+        listing_id: booking.listing_id,
+        renter_id: booking.renter_id,
+        status: booking
+            .status
+            .parse()
+            .map_err(|e| StoreError::Corrupt(format!("booking {}: {e}", booking.id)))?,
+        gpu_count: booking.gpu_count,
+        starts_at: booking.starts_at,
+        ends_at: booking.ends_at,
+    })
 }
 
-/// A listing's event (its organisation's endpoints hear of it): the listing's id and `extra`.
-pub(crate) async fn emit_listing(
-    conn: &impl ConnectionTrait,
-    kind: EventKind,
-    listing: Uuid,
-    extra: Value,
-    at: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    let org = org_of(conn, listing).await?;
-    let mut data = json!({ "listing_id": listing });
-    merge(&mut data, extra);
-    emit(conn, kind, (None, org), data, at).await?;
-    Ok(())
+/// An amount in a stored booking's currency.
+pub(crate) fn booking_money(booking: &bookings::Model, minor: i64) -> Result<Money, StoreError> {
+    let currency = Currency::parse("currency", &booking.currency)
+        .map_err(|e| StoreError::Corrupt(format!("booking {}: {e}", booking.id)))?;
+    Ok(Money::new(minor, currency))
 }
 
 /// Deletes the deliveries `which` selects, with their attempts.
@@ -135,12 +138,6 @@ async fn delete_deliveries(
         .exec(conn)
         .await?;
     Ok(())
-}
-
-fn merge(data: &mut Value, extra: Value) {
-    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
-        data.extend(extra);
-    }
 }
 
 /// One delivery to send now, with what it sends and where.
@@ -375,23 +372,12 @@ impl Db {
     pub async fn emit_test_event(
         &self,
         endpoint: Uuid,
-        data: Value,
         at: DateTime<Utc>,
     ) -> Result<Uuid, StoreError> {
-        let id = Uuid::now_v7();
-        webhook_events::Entity::insert(webhook_events::ActiveModel {
-            id: Set(id),
-            kind: Set(EventKind::WebhookTest.as_str().to_owned()),
-            renter_id: Set(None),
-            org_id: Set(None),
-            endpoint_id: Set(Some(endpoint)),
-            data: Set(data.to_string()),
-            occurred_at: Set(at),
-            fanned_out: Set(false),
-        })
-        .exec_without_returning(self.conn())
-        .await?;
-        Ok(id)
+        let event = Event::WebhookTest(domain::webhook::WebhookTest {
+            endpoint_id: endpoint,
+        });
+        emit(self.conn(), &event, at).await
     }
 
     /// Makes the deliveries of up to `limit` events not fanned out yet: one per enabled

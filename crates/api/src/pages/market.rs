@@ -8,6 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use app::{App, AppError};
 use askama::Template;
 use chrono::{DateTime, Duration, DurationRound, Utc};
+use domain::BadgeState;
 use uuid::Uuid;
 
 use super::format::{number, rate};
@@ -24,12 +25,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// A badge's words.
-fn badge_words(l: &'static Labels, state: &str) -> &'static str {
+fn badge_words(l: &'static Labels, state: BadgeState) -> &'static str {
     match state {
-        "verified" => l.badge_verified,
-        "expired" => l.badge_expired,
-        "demoted" => l.badge_demoted,
-        _ => l.badge_unverified,
+        BadgeState::Verified => l.badge_verified,
+        BadgeState::Expired => l.badge_expired,
+        BadgeState::Demoted => l.badge_demoted,
+        BadgeState::Unverified => l.badge_unverified,
     }
 }
 
@@ -145,7 +146,7 @@ async fn listing_page(
             ListingPage {
                 frame,
                 uptime_svg,
-                badge: listing.verification_state,
+                badge: listing.verification_state.as_str(),
                 badge_words,
                 facts,
                 report_href,
@@ -420,7 +421,7 @@ async fn marketplace_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse
             let per_mtok =
                 price_per_mtok.map_or_else(|| "—".to_owned(), |v| minor_amount(v, currency));
             let badge = match listing.verification_state {
-                "verified" => "badge verified",
+                BadgeState::Verified => "badge verified",
                 _ => "badge unverified",
             };
             Row {

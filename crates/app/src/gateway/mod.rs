@@ -96,7 +96,7 @@ pub(crate) struct GatewayState {
     gates: moka::sync::Cache<Uuid, Arc<Gate>>,
     facts_of_report: moka::sync::Cache<Uuid, ReportFacts>,
     counter: counter::Counter,
-    client: reqwest::Client,
+    pub(crate) client: reqwest::Client,
     /// Listings whose engine a request could not reach within the last second.
     unreachable: moka::sync::Cache<Uuid, ()>,
     /// Listings whose engine answered a request 5xx or not in time within the last second.
@@ -160,15 +160,10 @@ impl GatewayState {
 }
 
 impl App {
-    /// The HTTP client every gateway request to an engine goes through.
-    pub fn gateway_client(&self) -> &reqwest::Client {
-        &self.inner.gateway.client
-    }
-
     /// Who calls the gateway: a person by their token or personal API key. The machine's
     /// access token is for the machine (its provider sees it), never for the gateway.
     pub async fn gateway_caller(&self, bearer: &str) -> Result<Caller, AppError> {
-        if bearer.starts_with(crate::access::PREFIX) {
+        if bearer.starts_with(crate::secrets::BOOKING_ACCESS_PREFIX) {
             return Err(AppError::WrongTokenAudience(
                 "the booking's access token opens the machine, not the gateway: use your own token or personal API key",
             ));

@@ -75,7 +75,7 @@ impl App {
             if let Some(latest) = &latest
                 && latest.content_sha256 == digest
             {
-                let index = self.log_index_of(latest.id).await?;
+                let index = self.db().log_index_of(latest.id).await?;
                 return Ok(OrgReport::of(latest.clone(), index));
             }
             let now = Utc::now();
@@ -85,7 +85,7 @@ impl App {
             if let Some(latest) = &latest
                 && now - latest.created_at < period
             {
-                let index = self.log_index_of(latest.id).await?;
+                let index = self.db().log_index_of(latest.id).await?;
                 return Ok(OrgReport::of(latest.clone(), index));
             }
             let id = uuid::Uuid::now_v7();

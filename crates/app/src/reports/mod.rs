@@ -252,7 +252,7 @@ impl App {
             .ok_or(AppError::NotFound("report"))?;
         self.may_see(&report, viewer, share).await?;
         let mut report = self.shown_to(report, viewer).await?;
-        report.log_index = self.log_index_of(id.as_uuid()).await?;
+        report.log_index = self.db().log_index_of(id.as_uuid()).await?;
         Ok(report)
     }
 

@@ -7,6 +7,7 @@ mod execution;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use domain::quota::RollingDay;
 use domain::{OrgId, Role};
 use serde_json::{Value, json};
 use store::{RunRecord, StoreError, run_status, visibility};
@@ -194,7 +195,7 @@ impl App {
         }
         let now = Utc::now();
         let plan = self.plan_of(listing.org_id.into()).await?;
-        let quota = plan.verification_runs_per_day as usize;
+        let quota = RollingDay::new(plan.verification_runs_per_day as usize);
         let inserted = self
             .db()
             .insert_run_within(
@@ -206,10 +207,9 @@ impl App {
                     now,
                 ),
                 quota,
-                now - chrono::Duration::days(1),
             )
             .await
-            .map(|within| within.map_err(|times| over_daily_runs(&plan, &times, now)));
+            .map(|within| within.map_err(|over| over_daily_runs(&plan, over, now)));
         let run = match inserted {
             Ok(Ok(run)) => run,
             Ok(Err(over_quota)) => return Err(over_quota),
@@ -395,23 +395,20 @@ impl App {
 }
 
 /// The 429 of an organisation that asked for its plan's verification runs in the last 24
-/// hours (`times`, oldest first): it may ask again when the oldest that counts is a day old.
+/// hours: it may ask again when one more fits.
 fn over_daily_runs(
     plan: &crate::billing::Plan,
-    times: &[DateTime<Utc>],
+    over: store::OverDailyQuota,
     now: DateTime<Utc>,
 ) -> AppError {
-    let quota = plan.verification_runs_per_day as usize;
-    let oldest_counted = times.len().saturating_sub(quota.max(1));
-    let frees_at = times.get(oldest_counted).copied().unwrap_or(now) + chrono::Duration::days(1);
+    let quota = plan.verification_runs_per_day;
     AppError::RateLimited {
         what: format!(
             "the organisation asked for {} verification runs in the last 24 hours \
              (its {} plan allows {quota}; verification_runs_per_org_per_day)",
-            times.len(),
-            plan.name
+            over.counted, plan.name
         ),
-        retry_after_secs: (frees_at - now).num_seconds().max(1) as u64,
+        retry_after_secs: (over.frees_at - now).num_seconds().max(1) as u64,
     }
 }
 

@@ -99,20 +99,6 @@ impl Runner {
         }
     }
 
-    /// Notes a warm-up's TTFT: the slowest per context bounds its cells' readiness wait.
-    fn note_warmup_ttft(&mut self, context: u64, ttft_s: f64) {
-        let slowest = self.warmup_ttft_s.entry(context).or_insert(0.0);
-        *slowest = slowest.max(ttft_s);
-    }
-
-    /// A decode prompt was warmed outside its cell (its prefill measured in warm-up mode).
-    pub(super) fn warmed(&mut self, context: u64, index: u64, ttft_s: f64) {
-        if let Some(state) = self.prompts.get_mut(&("decode", context, index)) {
-            state.warmed = true;
-        }
-        self.note_warmup_ttft(context, ttft_s);
-    }
-
     /// Runs one cell; `None` when the run was cancelled during it.
     async fn decode_cell(&mut self, context: u64, concurrency: u64) -> Option<DecodeCell> {
         let idle_before = self.settle().await;

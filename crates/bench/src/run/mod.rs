@@ -277,6 +277,21 @@ impl Runner {
         self.engine.metrics().await.ok().flatten()
     }
 
+    /// Notes a warm-up's TTFT: the slowest per context bounds its cells' readiness wait.
+    fn note_warmup_ttft(&mut self, context: u64, ttft_s: f64) {
+        let slowest = self.warmup_ttft_s.entry(context).or_insert(0.0);
+        *slowest = slowest.max(ttft_s);
+    }
+
+    /// A decode prompt was warmed outside its cell (its prefill measured in warm-up mode):
+    /// the prompts are the run's, shared by the prefill and decode phases.
+    fn warmed(&mut self, context: u64, index: u64, ttft_s: f64) {
+        if let Some(state) = self.prompts.get_mut(&("decode", context, index)) {
+            state.warmed = true;
+        }
+        self.note_warmup_ttft(context, ttft_s);
+    }
+
     /// The prompt (phase, context, index), sized on first use.
     async fn prompt(
         &mut self,

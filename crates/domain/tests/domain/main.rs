@@ -5,12 +5,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::{DateTime, Duration, Utc};
-use domain::booking::{Interval, Machine, admit, free_segments, peak_usage, refund};
+use domain::booking::{Holding, Interval, Machine, admit, free_segments, peak_usage, refund};
 use domain::ledger::{charge_rows, refund_rows};
 use domain::{Currency, ListingStatus, Money};
 use proptest::prelude::*;
 
 mod guarantee;
+mod webhook_events;
 
 fn t(minutes: i64) -> DateTime<Utc> {
     DateTime::from_timestamp(1_900_000_000, 0).unwrap() + Duration::minutes(minutes)
@@ -34,11 +35,11 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 /// GPUs in use at one instant, counted the slow way.
-fn used_at(bookings: &[(DateTime<Utc>, DateTime<Utc>, i32)], at: DateTime<Utc>) -> i32 {
+fn used_at(bookings: &[Holding], at: DateTime<Utc>) -> i32 {
     bookings
         .iter()
-        .filter(|(s, e, _)| *s <= at && at < *e)
-        .map(|b| b.2)
+        .filter(|h| h.starts_at <= at && at < h.ends_at)
+        .map(|h| h.gpus)
         .sum()
 }
 
@@ -51,7 +52,7 @@ proptest! {
         steps in proptest::collection::vec(step(), 1..80),
     ) {
         let mut now = 0i64;
-        let mut holding: Vec<(DateTime<Utc>, DateTime<Utc>, i32)> = Vec::new();
+        let mut holding: Vec<Holding> = Vec::new();
         for step in steps {
             match step {
                 Step::Book { start, length, gpus } => {
@@ -63,12 +64,14 @@ proptest! {
                         window: (None, None),
                         capacity,
                         holding: holding.clone(),
-                        renter_open: vec![],
+                        renter_open: Default::default(),
                         maintenance: vec![],
                         price_per_gpu_hour: None,
                     };
                     if admit(&machine, &interval, gpus).is_ok() {
-                        holding.push((interval.starts_at(), interval.ends_at(), gpus));
+                        let span = (interval.starts_at(), interval.ends_at());
+                        let id = uuid::Uuid::now_v7().into();
+                        holding.push(Holding::booking(id, span, gpus));
                     } else {
                         // Refused only when it really would not fit.
                         let peak = peak_usage(&holding, interval.starts_at(), interval.ends_at());
@@ -82,7 +85,7 @@ proptest! {
                 }
                 Step::Pass { minutes } => {
                     now += minutes;
-                    holding.retain(|(_, end, _)| *end > t(now));
+                    holding.retain(|h| h.ends_at > t(now));
                 }
             }
             // At every instant the bookings fit, and the free segments say exactly that.

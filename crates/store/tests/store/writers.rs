@@ -199,17 +199,17 @@ async fn owners_racing_to_step_down_leave_one_on_postgres() {
 /// today: two runs are made, six are refused with the day's runs.
 async fn racing_runs_never_exceed_the_daily_quota(backend: Backend) {
     let (_database, db, _, listings) = crate::organisation(backend, 1, 8).await;
-    let since = Utc::now() - chrono::Duration::days(1);
+    let quota = domain::quota::RollingDay::new(2);
     let asks = listings.iter().map(|listing| {
         let db = Arc::clone(&db);
         let run = run_of(listing, "queued");
-        tokio::spawn(async move { db.insert_run_within(run, 2, since).await.unwrap() })
+        tokio::spawn(async move { db.insert_run_within(run, quota).await.unwrap() })
     });
     let mut made = 0;
     for ask in futures_util::future::join_all(asks).await {
         match ask.unwrap() {
             Ok(_) => made += 1,
-            Err(times) => assert_eq!(times.len(), 2),
+            Err(over) => assert_eq!(over.counted, 2),
         }
     }
     assert_eq!(made, 2);

@@ -3,8 +3,8 @@
 
 use actix_web::{HttpResponse, delete, get, post, web};
 use app::App;
-use app::liveness::MaintenanceWindow;
 use app::maintenance_windows::NewWindow;
+use app::windows::MaintenanceWindow;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

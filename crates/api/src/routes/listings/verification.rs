@@ -39,7 +39,7 @@ pub struct ListingVerificationView {
 impl From<ListingVerification> for ListingVerificationView {
     fn from(v: ListingVerification) -> Self {
         Self {
-            state: v.state,
+            state: v.state.as_str(),
             report_id: v.report_id.map(Into::into),
             verified_at: v.verified_at,
             expires_at: v.expires_at,

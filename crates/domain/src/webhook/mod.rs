@@ -1,5 +1,5 @@
-//! Webhooks' rules: the event types, what an endpoint subscribes to, and when a failed
-//! delivery is tried again.
+//! Webhooks' rules: the event types and their payloads (`event.rs`), what an endpoint
+//! subscribes to, and when a failed delivery is tried again.
 
 use std::fmt;
 use std::str::FromStr;
@@ -7,6 +7,9 @@ use std::str::FromStr;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::ValidationError;
+
+mod event;
+pub use event::*;
 
 macro_rules! event_kinds {
     ($($variant:ident => $text:literal: $doc:literal),+ $(,)?) => {
