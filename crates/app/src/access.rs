@@ -10,8 +10,9 @@
 //! maintenance windows (none is active over one).
 
 use chrono::{DateTime, Utc};
+use domain::BookingStatus;
 use serde::{Deserialize, Serialize};
-use store::{BookingRecord, booking_status};
+use store::BookingRecord;
 use uuid::Uuid;
 
 use crate::jwt::{Hs256, ISSUER};
@@ -123,8 +124,8 @@ pub struct ActiveToken {
 /// Whether a booking gives access at `now`.
 fn grants_access(booking: &BookingRecord, now: DateTime<Utc>) -> bool {
     matches!(
-        booking.status.as_str(),
-        booking_status::CONFIRMED | booking_status::ACTIVE
+        *booking.status,
+        BookingStatus::Confirmed | BookingStatus::Active
     ) && booking.starts_at <= now
         && now < booking.ends_at
 }
@@ -144,10 +145,10 @@ impl App {
             ));
         }
         if !matches!(
-            booking.status.as_str(),
-            booking_status::CONFIRMED | booking_status::ACTIVE
+            *booking.status,
+            BookingStatus::Confirmed | BookingStatus::Active
         ) {
-            return Err(AppError::BookingNotActive(booking.status));
+            return Err(AppError::BookingNotActive(booking.status.to_string()));
         }
         let listing = self.listing_record(booking.listing_id).await?;
         let token = self.tokens().access.issue(&booking, Utc::now())?;

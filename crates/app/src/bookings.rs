@@ -5,9 +5,9 @@
 
 use chrono::{DateTime, Utc};
 use domain::booking::{self, Interval, Refusal};
-use domain::{BadgeState, ValidationError};
+use domain::{BadgeState, BookingStatus, ValidationError};
 use sha2::{Digest, Sha256};
-use store::{BookingError, BookingRecord, booking_status};
+use store::{BookingError, BookingRecord};
 use uuid::Uuid;
 
 use crate::listings::Listing;
@@ -117,10 +117,7 @@ impl TryFrom<BookingRecord> for Booking {
 
     fn try_from(b: BookingRecord) -> Result<Self, AppError> {
         let price = crate::stored_money(b.price_amount, &b.currency)?;
-        let status = b
-            .status
-            .parse()
-            .map_err(|e| AppError::Internal(format!("stored booking {}: {e}", b.id)))?;
+        let status = *b.status;
         Ok(Self {
             id: b.id.into(),
             listing_id: b.listing_id.into(),
@@ -307,7 +304,7 @@ impl App {
         let price = booking::price(b.per_gpu_hour, b.gpus, b.interval);
         let (status, hold_expires_at, provider, fee) = if paid {
             (
-                booking_status::PENDING_PAYMENT,
+                BookingStatus::PendingPayment,
                 Some(
                     now + chrono::Duration::seconds(
                         self.config().payments.booking_hold_secs as i64,
@@ -317,7 +314,7 @@ impl App {
                 Some(self.platform_fee(price).minor()),
             )
         } else {
-            (booking_status::CONFIRMED, None, None, None)
+            (BookingStatus::Confirmed, None, None, None)
         };
         BookingRecord {
             id: Uuid::now_v7(),
@@ -326,7 +323,7 @@ impl App {
             gpu_count: b.gpus,
             starts_at: b.interval.starts_at(),
             ends_at: b.interval.ends_at(),
-            status: status.to_owned(),
+            status: status.into(),
             price_amount: price.minor(),
             currency: price.currency().code().to_owned(),
             idempotency_key: b.key.to_owned(),

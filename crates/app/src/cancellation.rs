@@ -28,9 +28,9 @@ pub(crate) fn refund_due(
     let stored = |e: &dyn std::fmt::Display| {
         AppError::Internal(format!("stored booking {}: {e}", booking.id))
     };
-    let status: BookingStatus = booking.status.parse().map_err(|e| stored(&e))?;
+    let status = *booking.status;
     if !status.can_become(BookingStatus::Cancelled) {
-        return Err(AppError::BookingNotCancellable(booking.status.clone()));
+        return Err(AppError::BookingNotCancellable(status.to_string()));
     }
     let paid = crate::stored_money(booking.price_amount, &booking.currency)?;
     if booking.payment_provider.is_some() && status == BookingStatus::PendingPayment {
@@ -72,7 +72,7 @@ impl App {
             self.db().cancel_booking(id, refund.minor(), now).await?
         };
         if !cancelled {
-            return Err(AppError::BookingNotCancellable(booking.status));
+            return Err(AppError::BookingNotCancellable(booking.status.to_string()));
         }
         self.forget_gate(id);
         self.one_booking(
@@ -103,7 +103,7 @@ impl App {
             self.cancel_paid(booking, paid).await?
         } else {
             // Without payments nothing was taken: the record says what was owed.
-            let refund = if booking.status == store::booking_status::PENDING_PAYMENT {
+            let refund = if booking.status == BookingStatus::PendingPayment {
                 0
             } else {
                 paid.minor()
@@ -146,7 +146,7 @@ impl App {
                 store::CancelClaim::Finished => {
                     // A concurrent cancel carried it out (or the booking ended meanwhile).
                     let now = self.db().booking_by_id(booking.id).await?;
-                    return Ok(now.is_some_and(|b| b.status == store::booking_status::CANCELLED));
+                    return Ok(now.is_some_and(|b| b.status == BookingStatus::Cancelled));
                 }
                 store::CancelClaim::InProgress if tokio::time::Instant::now() < give_up => {
                     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -195,7 +195,7 @@ impl App {
             // The PaymentIntent was never created: nothing was or can be paid.
             return Ok(self.db().cancel_booking(booking.id, 0, now).await?);
         };
-        if booking.status == store::booking_status::PENDING_PAYMENT {
+        if booking.status == BookingStatus::PendingPayment {
             if let Err(e) = gateway
                 .cancel_intent(&intent, &format!("booking-{}-cancel", booking.id))
                 .await

@@ -241,12 +241,7 @@ impl App {
                 .judge_buckets(guarantee, booking, judged, until, now)
                 .await?;
         }
-        let over = matches!(
-            booking.status.as_str(),
-            store::booking_status::COMPLETED
-                | store::booking_status::CANCELLED
-                | store::booking_status::EXPIRED
-        );
+        let over = booking.status.is_final();
         if over && judged.is_some_and(|judged| judged >= last) {
             if let Err(e) = self.settle_credits(booking).await {
                 // Tried again in five minutes, not on every pass (and not before others).

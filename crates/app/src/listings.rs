@@ -12,9 +12,7 @@ use domain::{
     SshInput, ValidationError,
 };
 use serde::{Deserialize, Serialize};
-use store::{
-    After, ListingHit, ListingQuery, ListingRecord, SharedListing, SortKey, listing_status,
-};
+use store::{After, ListingHit, ListingQuery, ListingRecord, SharedListing, SortKey};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
@@ -87,12 +85,9 @@ impl TryFrom<&ListingRecord> for Listing {
     type Error = AppError;
 
     fn try_from(r: &ListingRecord) -> Result<Self, AppError> {
-        let stored = |what: &str, e: &dyn std::fmt::Display| {
-            AppError::Internal(format!("stored listing {}: {what}: {e}", r.id))
-        };
         let price = crate::stored_money(r.price_amount, &r.currency)?;
         let liveness = r.observed_liveness();
-        let status: ListingStatus = r.status.parse().map_err(|e| stored("status", &e))?;
+        let status = *r.status;
         let ssh = r.ssh().map(|(host, port, user)| Ssh {
             host: host.to_owned(),
             port,
@@ -117,7 +112,7 @@ impl TryFrom<&ListingRecord> for Listing {
             verified_at: r.verified_at,
             headline_total_tok_s: r.headline_total_tok_s,
             headline_per_request_tok_s: r.headline_per_request_tok_s,
-            verification_state: BadgeState::from_stored(r.verification_state.as_deref()),
+            verification_state: r.verification_state.map_or(BadgeState::Unverified, |s| *s),
             verification_expires_at: r.verification_expires_at,
             available_from: r.available_from,
             available_until: r.available_until,
@@ -609,7 +604,7 @@ impl App {
     ) -> Result<Listing, AppError> {
         let id = id.as_uuid();
         let listing = self.own_listing(caller, id).await?;
-        if listing.status != listing_status::ACTIVE {
+        if listing.status != ListingStatus::Active {
             return Err(AppError::ListingDelisted);
         }
         // The patch applies to the listing with its key opened; the result is sealed again.
@@ -704,7 +699,7 @@ impl App {
             .into_iter()
             .map(|(_, holding)| holding)
             .collect();
-        let capacity = if listing.status == listing_status::ACTIVE {
+        let capacity = if listing.status == ListingStatus::Active {
             listing.gpu_count
         } else {
             0

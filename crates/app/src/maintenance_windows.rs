@@ -11,7 +11,7 @@
 //! provider fails is made by the next sweep.
 
 use chrono::{DateTime, Utc};
-use domain::ListingId;
+use domain::{BookingStatus, ListingId};
 use payments::RefundRequest;
 use store::{Interrupted, WindowDeleted, WindowError, WindowRecord};
 use uuid::Uuid;
@@ -90,10 +90,8 @@ impl App {
             self.forget_gate(taken.booking.id);
             let paid = taken.booking.payment_provider.is_none()
                 || matches!(
-                    taken.booking.status.as_str(),
-                    store::booking_status::CONFIRMED
-                        | store::booking_status::ACTIVE
-                        | store::booking_status::COMPLETED
+                    *taken.booking.status,
+                    BookingStatus::Confirmed | BookingStatus::Active | BookingStatus::Completed
                 );
             let given = if paid {
                 self.give_back_interruption(taken).await

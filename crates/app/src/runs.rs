@@ -3,7 +3,7 @@
 //! new queued run.
 
 use chrono::{DateTime, Utc};
-use store::{RunRecord, run_status};
+use store::RunRecord;
 use uuid::Uuid;
 
 /// Event kinds in a run's log (and on its SSE stream).
@@ -50,7 +50,7 @@ pub(crate) fn queued_run(
         org_id: listing.org_id,
         requested_by,
         profile: profile.to_owned(),
-        status: run_status::QUEUED.to_owned(),
+        status: domain::RunStatus::Queued.into(),
         attempts: 0,
         lease_owner: None,
         lease_expires_at: None,

@@ -28,6 +28,15 @@ pub trait LifeCycle: Copy + Eq + 'static {
     /// Whether the life cycle allows moving from `self` to `next`.
     fn may_become(self, next: Self) -> bool;
 
+    /// The status a stored name names.
+    fn parse(raw: &str) -> Result<Self, StatusError> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|s| s.name() == raw)
+            .ok_or_else(|| StatusError::Unknown(raw.to_owned()))
+    }
+
     /// Every status the life cycle lets move to `next`: the rows an update to `next` may find.
     fn sources_of(next: Self) -> Vec<Self> {
         Self::ALL
@@ -232,21 +241,6 @@ life_cycle! {
     }
 }
 
-impl BadgeState {
-    /// The state a listing's stored column says (`NULL`, or a name this version does not
-    /// know: unverified — a badge is never shown that was not read as one).
-    pub fn from_stored(stored: Option<&str>) -> Self {
-        stored
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(Self::Unverified)
-    }
-
-    /// What the listing's column stores: `NULL` while unverified.
-    pub fn stored(self) -> Option<&'static str> {
-        (self != Self::Unverified).then(|| self.as_str())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,12 +248,9 @@ mod tests {
     #[test]
     fn a_badge_is_read_as_stored_and_nothing_else() {
         for state in BadgeState::ALL {
-            assert_eq!(BadgeState::from_stored(state.stored()), *state);
+            assert_eq!(state.as_str().parse::<BadgeState>(), Ok(*state));
         }
-        assert_eq!(
-            BadgeState::from_stored(Some("gold")),
-            BadgeState::Unverified
-        );
+        assert!("gold".parse::<BadgeState>().is_err());
         assert!(BadgeState::Demoted.can_become(BadgeState::Verified));
         assert!(!BadgeState::Demoted.can_become(BadgeState::Expired));
         assert!(!BadgeState::Unverified.can_become(BadgeState::Demoted));

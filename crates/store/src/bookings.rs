@@ -154,10 +154,7 @@ pub(crate) async fn lock_machine(
         .map(|(_, s, e)| (s, e))
         .collect();
     let machine = Machine {
-        status: record
-            .status
-            .parse()
-            .map_err(|e| StoreError::Corrupt(format!("listing {listing}: {e}")))?,
+        status: *record.status,
         window: (record.available_from, record.available_until),
         capacity: record.gpu_count,
         holding,
@@ -184,7 +181,7 @@ pub(crate) async fn insert_booking(
     // The listing's guarantee as it stands now is the booking's for good (or why it has none).
     let guarantee = crate::guarantees::guarantee_for((booking.id, booking.direct_access), listing);
     booking.no_guarantee_reason = guarantee.as_ref().err().map(|why| (*why).to_owned());
-    let confirmed = (booking.status == booking_status::CONFIRMED).then(|| booking.clone());
+    let confirmed = (booking.status == BookingStatus::Confirmed).then(|| booking.clone());
     use sea_orm::ActiveModelTrait;
     // Every column written, as given; what only a cancellation sets starts empty.
     let mut model = bookings::ActiveModel::from(booking).reset_all();
@@ -353,13 +350,7 @@ impl Db {
                 refund,
                 resumed: !fresh,
             },
-            _ if booking
-                .status
-                .parse::<BookingStatus>()
-                .is_ok_and(|s| s.can_become(BookingStatus::Cancelled)) =>
-            {
-                CancelClaim::InProgress
-            }
+            _ if booking.status.can_become(BookingStatus::Cancelled) => CancelClaim::InProgress,
             _ => CancelClaim::Finished,
         })
     }

@@ -49,7 +49,7 @@ pub(crate) fn guarantee_for(
     let report = listing
         .latest_report_id
         .ok_or(no_guarantee::LISTING_NOT_VERIFIED)?;
-    if listing.verification_state.as_deref() != Some(crate::projection::badge_state::VERIFIED) {
+    if listing.verification_state.map(|s| s.0) != Some(domain::BadgeState::Verified) {
         return Err(no_guarantee::LISTING_NOT_VERIFIED);
     }
     if reaches_directly(listing, direct_access) {

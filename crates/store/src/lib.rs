@@ -74,7 +74,7 @@ pub use runs::{MeasuredClaim, RunRecord};
 pub use search_memory::{MemoryOptions, MemoryState};
 pub use search_query::{After, FreePage, ListingHit, ListingQuery, SharedListing, SortKey};
 pub use shares::{ShareKey, ShareRecord, visibility};
-pub use status::{booking_status, listing_status, run_status};
+pub use status::{Stored, booking_status, listing_status, run_status};
 pub use verification::{
     CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,
     RUN_FINISHED, ReportRecord, SigningKeyRecord,

@@ -73,7 +73,7 @@ impl Db {
         let mut model = spec_model(spec);
         model.id = Set(id);
         model.org_id = Set(org.as_uuid());
-        model.status = Set(listing_status::ACTIVE.to_owned());
+        model.status = Set(ListingStatus::Active.into());
         model.latest_report_id = Set(None);
         model.verified_at = Set(None);
         model.headline_total_tok_s = Set(None);

@@ -17,7 +17,6 @@ use crate::StoreError;
 use crate::entities::{
     listing_cells, listing_prefill, listings, report_cells, verification_checks,
 };
-use crate::status::listing_status;
 
 /// The stored names of `domain::BadgeState` (which owns them; `NULL`: unverified), for
 /// queries.
@@ -239,7 +238,7 @@ async fn write_cells(
     let per_hour = domain::Money::new(listing.price_amount, currency);
     let ppm = |tok_s: f64| price_per_mtok(per_hour.times(i64::from(listing.gpu_count)), tok_s);
     // Only active listings are searched, so only they have rows.
-    let (cells, prefill) = if listing.status == listing_status::ACTIVE {
+    let (cells, prefill) = if listing.status == domain::ListingStatus::Active {
         (cells, prefill)
     } else {
         Default::default()

@@ -280,7 +280,7 @@ struct Facts {
 impl Facts {
     fn of(l: &ListingRecord, cells: Vec<listing_cells::Model>, holds: Vec<Hold>) -> Self {
         Self {
-            active: l.status == listing_status::ACTIVE,
+            active: l.status == domain::ListingStatus::Active,
             verified: l.latest_report_id.is_some(),
             vram_gb: l.vram_gb,
             gpu_count: l.gpu_count,

@@ -1,7 +1,83 @@
 //! The stored names of the domain's life-cycle states, and the status sets of queries derived
 //! from its table of moves (`domain` owns both).
 
-use domain::status::LifeCycle;
+use std::ops::Deref;
+
+use domain::status::{LifeCycle, StatusError};
+use sea_orm::sea_query::{ArrayType, ColumnType, Nullable, StringLen, ValueType, ValueTypeErr};
+use sea_orm::{ColIdx, DbErr, QueryResult, TryGetError, TryGetable, Value};
+
+/// A life-cycle state as a stored record carries it: the domain's enum (`Stored<BookingStatus>`
+/// derefs to a `BookingStatus`), read and written as its name. A name this version does not
+/// know makes the row unreadable (a corrupt row, never a guess).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Stored<S>(pub S);
+
+impl<S> Deref for Stored<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.0
+    }
+}
+
+impl<S> From<S> for Stored<S> {
+    fn from(state: S) -> Self {
+        Self(state)
+    }
+}
+
+impl<S: PartialEq> PartialEq<S> for Stored<S> {
+    fn eq(&self, other: &S) -> bool {
+        self.0 == *other
+    }
+}
+
+impl<S: LifeCycle> From<Stored<S>> for Value {
+    fn from(state: Stored<S>) -> Self {
+        state.0.name().into()
+    }
+}
+
+impl<S: LifeCycle> TryGetable for Stored<S> {
+    fn try_get_by<I: ColIdx>(res: &QueryResult, idx: I) -> Result<Self, TryGetError> {
+        let name = String::try_get_by(res, idx)?;
+        S::parse(&name).map(Stored).map_err(|e: StatusError| {
+            TryGetError::DbErr(DbErr::Type(format!("a stored state: {e}")))
+        })
+    }
+}
+
+impl<S: LifeCycle> ValueType for Stored<S> {
+    fn try_from(v: Value) -> Result<Self, ValueTypeErr> {
+        let name = <String as ValueType>::try_from(v)?;
+        S::parse(&name).map(Stored).map_err(|_| ValueTypeErr)
+    }
+
+    fn type_name() -> String {
+        "Stored".to_owned()
+    }
+
+    fn array_type() -> ArrayType {
+        ArrayType::String
+    }
+
+    fn column_type() -> ColumnType {
+        ColumnType::String(StringLen::None)
+    }
+}
+
+impl<S: LifeCycle> Nullable for Stored<S> {
+    fn null() -> Value {
+        Value::String(None)
+    }
+}
+
+impl<S: LifeCycle> sea_orm::IntoActiveValue<Stored<S>> for Stored<S> {
+    fn into_active_value(self) -> sea_orm::ActiveValue<Stored<S>> {
+        sea_orm::ActiveValue::Set(self)
+    }
+}
 
 /// The stored names of `domain::ListingStatus` (which owns them), for queries.
 pub mod listing_status {

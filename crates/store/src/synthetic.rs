@@ -14,7 +14,7 @@ use sea_orm::{EntityTrait, PaginatorTrait};
 use uuid::Uuid;
 
 use crate::entities::{bookings, listing_cells, listings, report_cells, reports};
-use crate::status::{booking_status, listing_status};
+
 use crate::{Db, StoreError};
 
 /// GPU models with their VRAM and a typical tok/s scale.
@@ -279,7 +279,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         currency: Set("USD".to_owned()),
         engine_base_url: Set("http://engine.bench.invalid".to_owned()),
         engine_model: Set("bench".to_owned()),
-        status: Set(listing_status::ACTIVE.to_owned()),
+        status: Set(domain::ListingStatus::Active.into()),
         latest_report_id: Set(verified.then_some(report_id)),
         verified_at: Set(verified.then_some(now)),
         headline_total_tok_s: Set(verified.then_some(best)),
@@ -299,7 +299,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         access_https_url: Set(None),
         engine_api_key: Set(None),
         delisted_at: Set(None),
-        verification_state: Set(verified.then(|| "verified".to_owned())),
+        verification_state: Set(verified.then_some(domain::BadgeState::Verified.into())),
         verification_expires_at: Set(None),
         next_spot_check_at: Set(None),
         last_verification_cost: Set(None),
@@ -344,7 +344,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             gpu_count: Set(gpus),
             starts_at: Set(start),
             ends_at: Set(ends),
-            status: Set(booking_status::CONFIRMED.to_owned()),
+            status: Set(domain::BookingStatus::Confirmed.into()),
             price_amount: Set(price * i64::from(gpus) * hours),
             currency: Set("USD".to_owned()),
             idempotency_key: Set(format!("synthetic-{id}")),

@@ -102,10 +102,7 @@ pub(crate) fn booking_facts(booking: &bookings::Model) -> Result<BookingFacts, S
         booking_id: booking.id,
         listing_id: booking.listing_id,
         renter_id: booking.renter_id,
-        status: booking
-            .status
-            .parse()
-            .map_err(|e| StoreError::Corrupt(format!("booking {}: {e}", booking.id)))?,
+        status: *booking.status,
         gpu_count: booking.gpu_count,
         starts_at: booking.starts_at,
         ends_at: booking.ends_at,

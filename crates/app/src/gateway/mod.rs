@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Utc};
-use store::{GatewayRequestRecord, booking_status};
+use domain::BookingStatus;
+use store::GatewayRequestRecord;
 use uuid::Uuid;
 
 pub use meter::{Metered, StreamMeter};
@@ -145,18 +146,21 @@ impl GatewayState {
     /// Notes that a request could not reach `listing`'s engine; `false` when one was noted
     /// within the last second.
     pub(crate) fn note_unreachable(&self, listing: Uuid) -> bool {
-        let mut fresh = false;
-        self.unreachable.get_with(listing, || fresh = true);
-        fresh
+        first_in_a_second(&self.unreachable, listing)
     }
 
     /// Notes that `listing`'s engine answered 5xx or not in time; `false` when it was noted
     /// within the last second.
     pub(crate) fn note_trouble(&self, listing: Uuid) -> bool {
-        let mut fresh = false;
-        self.trouble.get_with(listing, || fresh = true);
-        fresh
+        first_in_a_second(&self.trouble, listing)
     }
+}
+
+/// Notes `listing` in `seen` (entries live a second); whether it was not noted already.
+fn first_in_a_second(seen: &moka::sync::Cache<Uuid, ()>, listing: Uuid) -> bool {
+    let mut fresh = false;
+    seen.get_with(listing, || fresh = true);
+    fresh
 }
 
 impl App {
@@ -191,10 +195,10 @@ impl App {
         }
         let now = Utc::now();
         if !matches!(
-            record.status.as_str(),
-            booking_status::CONFIRMED | booking_status::ACTIVE
+            *record.status,
+            BookingStatus::Confirmed | BookingStatus::Active
         ) {
-            return Err(AppError::BookingNotActive(record.status.clone()));
+            return Err(AppError::BookingNotActive(record.status.to_string()));
         }
         if now < record.starts_at || record.ends_at <= now {
             return Err(AppError::BookingNotActive(

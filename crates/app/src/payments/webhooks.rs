@@ -3,8 +3,8 @@
 //! failed, a refund made at Stripe recorded, a subscription's change handed to billing.
 
 use chrono::Utc;
-use domain::LedgerKind;
 use domain::ledger::charge_rows;
+use domain::{BookingStatus, LedgerKind};
 use payments::RefundRequest;
 use payments::events::{ChargeFacts, IntentFacts, PaymentEvent};
 use secrecy::ExposeSecret;
@@ -168,8 +168,8 @@ impl App {
         // Paid after the booking was released (the hold expired, it was cancelled, or the
         // payment had been reported failed): the money is not ours to keep.
         let released = matches!(
-            booking.status.as_str(),
-            store::booking_status::EXPIRED | store::booking_status::CANCELLED
+            *booking.status,
+            BookingStatus::Expired | BookingStatus::Cancelled
         ) && booking.refund_amount.unwrap_or(0) == 0;
         if released {
             let gateway = self.gateway()?;

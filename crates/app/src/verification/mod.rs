@@ -125,10 +125,7 @@ impl TryFrom<RunRecord> for Run {
 
     fn try_from(r: RunRecord) -> Result<Self, AppError> {
         Ok(Self {
-            status: r
-                .status
-                .parse()
-                .map_err(|e| AppError::Internal(format!("stored run {}: {e}", r.id)))?,
+            status: *r.status,
             id: r.id.into(),
             listing_id: r.listing_id.into(),
             org_id: r.org_id.into(),
@@ -263,7 +260,7 @@ impl App {
             .await?
         {
             let now = self.run_record(id).await?;
-            return Err(AppError::RunFinished(now.status));
+            return Err(AppError::RunFinished(now.status.to_string()));
         }
         self.record_event(
             id,

@@ -10,7 +10,7 @@ pub struct Model {
     pub gpu_count: i32,
     pub starts_at: DateTimeUtc,
     pub ends_at: DateTimeUtc,
-    pub status: String,
+    pub status: crate::status::Stored<domain::BookingStatus>,
     pub price_amount: i64,
     pub currency: String,
     pub idempotency_key: String,

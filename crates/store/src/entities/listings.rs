@@ -17,7 +17,7 @@ pub struct Model {
     pub currency: String,
     pub engine_base_url: String,
     pub engine_model: String,
-    pub status: String,
+    pub status: crate::status::Stored<domain::ListingStatus>,
     pub latest_report_id: Option<Uuid>,
     pub verified_at: Option<DateTimeUtc>,
     pub headline_total_tok_s: Option<f64>,
@@ -33,7 +33,7 @@ pub struct Model {
     pub engine_api_key: Option<String>,
     pub headline_price_per_mtok: Option<f64>,
     pub delisted_at: Option<DateTimeUtc>,
-    pub verification_state: Option<String>,
+    pub verification_state: Option<crate::status::Stored<domain::BadgeState>>,
     pub verification_expires_at: Option<DateTimeUtc>,
     pub next_spot_check_at: Option<DateTimeUtc>,
     /// The last verification's `cost` (JSON), verification or spot check.

@@ -9,7 +9,7 @@ pub struct Model {
     pub org_id: Uuid,
     pub requested_by: Uuid,
     pub profile: String,
-    pub status: String,
+    pub status: crate::status::Stored<domain::RunStatus>,
     pub attempts: i32,
     pub lease_owner: Option<String>,
     pub lease_expires_at: Option<DateTimeUtc>,

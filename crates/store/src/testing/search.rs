@@ -186,11 +186,11 @@ fn search_listing(
         engine_base_url: Set("http://engine.test.invalid".to_owned()),
         engine_model: Set("m".to_owned()),
         status: Set(if active {
-            crate::listing_status::ACTIVE
+            domain::ListingStatus::Active
         } else {
-            crate::listing_status::DELISTED
+            domain::ListingStatus::Delisted
         }
-        .to_owned()),
+        .into()),
         latest_report_id: Set(verified.then(uuid::Uuid::now_v7)),
         verified_at: Set(verified.then_some(now)),
         headline_total_tok_s: Set(verified.then(|| rng.pick(&[150.0, 300.0, 300.0, 450.25]))),
@@ -206,7 +206,7 @@ fn search_listing(
         access_https_url: Set(None),
         engine_api_key: Set(None),
         delisted_at: Set(None),
-        verification_state: Set(verified.then(|| "verified".to_owned())),
+        verification_state: Set(verified.then_some(domain::BadgeState::Verified.into())),
         verification_expires_at: Set(None),
         next_spot_check_at: Set(None),
         last_verification_cost: Set(None),
@@ -238,8 +238,8 @@ pub async fn search_hold(
     id: uuid::Uuid,
     renter: uuid::Uuid,
 ) -> Result<(), StoreError> {
-    use crate::booking_status as s;
     use crate::entities::{bookings, maintenance_windows};
+    use domain::BookingStatus as s;
     use sea_orm::{ActiveValue::Set, EntityTrait};
     let starts = rng.below(40) as i64;
     let (starts_at, ends_at) = (
@@ -264,13 +264,13 @@ pub async fn search_hold(
         return Ok(());
     }
     let status = rng.pick(&[
-        s::CONFIRMED,
-        s::ACTIVE,
-        s::PENDING_PAYMENT,
-        s::PENDING_PAYMENT,
-        s::CANCELLED,
-        s::COMPLETED,
-        s::EXPIRED,
+        s::Confirmed,
+        s::Active,
+        s::PendingPayment,
+        s::PendingPayment,
+        s::Cancelled,
+        s::Completed,
+        s::Expired,
     ]);
     let booking = uuid::Uuid::now_v7();
     bookings::Entity::insert(bookings::ActiveModel {
@@ -280,7 +280,7 @@ pub async fn search_hold(
         gpu_count: Set(rng.pick(&[1, 1, 2])),
         starts_at: Set(starts_at),
         ends_at: Set(ends_at),
-        status: Set(status.to_owned()),
+        status: Set(status.into()),
         price_amount: Set(100),
         currency: Set("USD".to_owned()),
         idempotency_key: Set(format!("search-{booking}")),

@@ -29,7 +29,7 @@ pub(crate) fn booking(
         gpu_count: 1,
         starts_at: start,
         ends_at: end,
-        status: status.into(),
+        status: status.parse::<domain::BookingStatus>().unwrap().into(),
         price_amount: 1,
         currency: "USD".into(),
         idempotency_key: key.into(),
@@ -173,7 +173,14 @@ async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
     assert!(ended.len() == 1 && ended[0].contains(&ids[3].to_string()));
     let mut statuses = Vec::new();
     for id in &ids {
-        statuses.push(db.booking_by_id(*id).await.unwrap().unwrap().status);
+        statuses.push(
+            db.booking_by_id(*id)
+                .await
+                .unwrap()
+                .unwrap()
+                .status
+                .as_str(),
+        );
     }
     assert_eq!(
         statuses,
@@ -261,7 +268,7 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
     );
     let status = |id| {
         let db = Arc::clone(&db);
-        async move { db.booking_by_id(id).await.unwrap().unwrap().status }
+        async move { db.booking_by_id(id).await.unwrap().unwrap().status.as_str() }
     };
     assert_eq!(status(before).await, "completed");
     assert_eq!(status(owed).await, "active", "still owed its refund");

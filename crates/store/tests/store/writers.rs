@@ -20,7 +20,7 @@ fn run_of(listing: &ListingRecord, status: &str) -> RunRecord {
         org_id: listing.org_id,
         requested_by: Uuid::now_v7(),
         profile: "quick".into(),
-        status: status.into(),
+        status: status.parse::<domain::RunStatus>().unwrap().into(),
         attempts: i32::from(running),
         lease_owner: running.then(|| "w".into()),
         lease_expires_at: running.then(|| now + chrono::Duration::minutes(5)),
