@@ -5,6 +5,7 @@
 //! API has authenticated; authorization is decided here, so every door checks the same way.
 
 pub mod access;
+mod access_keys;
 pub mod accounts;
 pub mod billing;
 pub mod bookings;

@@ -36,7 +36,7 @@ pub struct TokenKeys {
     key: Hs256,
     ttl_secs: i64,
     /// Booking access tokens, under a key derived from the same secret.
-    pub(crate) access: crate::access::AccessKeys,
+    pub(crate) access: crate::access_keys::AccessKeys,
 }
 
 impl fmt::Debug for TokenKeys {
@@ -74,7 +74,7 @@ impl TokenKeys {
         Ok(Self {
             key: Hs256::new(secret, AUDIENCE, &["exp", "iss", "aud", "sub"], Some(5))?,
             ttl_secs,
-            access: crate::access::AccessKeys::derive(secret)?,
+            access: crate::access_keys::AccessKeys::derive(secret)?,
         })
     }
 
