@@ -16,6 +16,7 @@ pub mod compare;
 pub mod config;
 mod credentials;
 mod email;
+mod engine_load;
 pub mod engine_origin;
 mod error;
 pub mod gateway;
@@ -93,8 +94,10 @@ struct Inner {
     sealer: sealed::SecretsKey,
     /// Sends confirmation and password-reset links.
     mailer: mailer::Mailer,
-    /// The gateway's caches, engine client and stream slots.
+    /// The gateway's caches and engine client.
     gateway: gateway::GatewayState,
+    /// Engines' streams counted across replicas, and the last second's trouble.
+    engines: engine_load::EngineLoad,
     /// The client webhooks are sent with.
     webhook_client: reqwest::Client,
     trusted_proxies: Vec<ipnet::IpNet>,
@@ -150,11 +153,8 @@ impl App {
                     .max_capacity(100_000)
                     .time_to_live(std::time::Duration::from_secs(600))
                     .build(),
-                gateway: gateway::GatewayState::new(
-                    config.verification.engine_allow_private,
-                    redis.is_some(),
-                    db.backend(),
-                )?,
+                gateway: gateway::GatewayState::new(config.verification.engine_allow_private)?,
+                engines: engine_load::EngineLoad::new(redis.is_some(), db.backend()),
                 webhook_client: webhooks::client(config.webhooks.webhook_allow_private)?,
                 trusted_proxies: limits::parse_proxies(&config.server.trusted_proxies)
                     .map_err(AppError::Config)?,

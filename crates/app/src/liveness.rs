@@ -238,7 +238,7 @@ impl App {
     /// next probe forward to now, and the probe, with a prompt of its own, decides. At most
     /// once a second per listing.
     pub fn engine_trouble(&self, listing: Uuid) {
-        if !self.inner.gateway.note_trouble(listing) {
+        if !self.inner.engines.note_trouble(listing) {
             return;
         }
         let app = self.clone();
@@ -250,7 +250,7 @@ impl App {
     }
 
     pub fn engine_unreachable(&self, listing: Uuid) {
-        if !self.inner.gateway.note_unreachable(listing) {
+        if !self.inner.engines.note_unreachable(listing) {
             return;
         }
         let app = self.clone();

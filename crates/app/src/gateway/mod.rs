@@ -5,13 +5,11 @@
 //! the outbound rules (with the engine's key, never the renter's credential); answers come
 //! back unchanged, streams as they arrive. Each request is metered ([`meter`]) with the
 //! gateway's own view of the delivery — time to first token, chunks received, per-stream
-//! speed, the streams open to the machine at once ([`slots`]) — and its usage adds up per
+//! speed, the streams open to the machine at once (`crate::engine_load`) — and its usage adds up per
 //! bucket ([`usage`]); guarantees judge it (`crate::guarantees`).
 
-mod counter;
 pub mod meter;
 mod request;
-mod slots;
 pub mod usage;
 
 use std::sync::Arc;
@@ -19,15 +17,15 @@ use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Utc};
 use domain::BookingStatus;
-use store::GatewayRequestRecord;
+use store::{GatewayRequestRecord, StreamLease};
 use uuid::Uuid;
 
+pub use crate::engine_load::{GatewaySlot, Load};
 pub use meter::{Metered, StreamMeter};
 pub use request::{Caps, Prepared, Served, prepare};
-pub(crate) use slots::PlatformLoad;
-pub use slots::{GatewaySlot, Load};
 pub use usage::{Usage, UsageBucket};
 
+use crate::engine_load::NotAdmitted;
 use crate::{App, AppError, Caller};
 
 pub use crate::engine_origin::engine_key;
@@ -90,30 +88,19 @@ struct Gate {
     windows: Vec<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
-/// The gateway's state in this process: caches of what the database says, the HTTP client
-/// to engines, and the stream slots.
+/// The gateway's state in this process: caches of what the database says, and the HTTP
+/// client to engines.
 #[derive(Debug)]
 pub(crate) struct GatewayState {
     gates: moka::sync::Cache<Uuid, Arc<Gate>>,
     facts_of_report: moka::sync::Cache<Uuid, ReportFacts>,
-    counter: counter::Counter,
     pub(crate) client: reqwest::Client,
-    /// Listings whose engine a request could not reach within the last second.
-    unreachable: moka::sync::Cache<Uuid, ()>,
-    /// Listings whose engine answered a request 5xx or not in time within the last second.
-    trouble: moka::sync::Cache<Uuid, ()>,
 }
 
 impl GatewayState {
     /// One client under the outbound rules: no redirects, no proxy, every address checked;
     /// idle connections dropped before an engine's keep-alive closes them (uvicorn's is 5 s).
-    /// Streams are counted in Redis when there is one, else on PostgreSQL, else (embedded on
-    /// SQLite) in this process.
-    pub(crate) fn new(
-        allow_private: bool,
-        redis: bool,
-        backend: store::Backend,
-    ) -> Result<Self, AppError> {
+    pub(crate) fn new(allow_private: bool) -> Result<Self, AppError> {
         let client = outbound::client_builder(outbound::Policy::guarded(allow_private))
             .connect_timeout(StdDuration::from_secs(10))
             .read_timeout(StdDuration::from_secs(120))
@@ -126,44 +113,40 @@ impl GatewayState {
                 .time_to_live(GATE_TTL)
                 .build(),
             facts_of_report: moka::sync::Cache::new(REPORTS_REMEMBERED),
-            counter: match (redis, backend) {
-                (true, _) => counter::Counter::Redis,
-                (false, store::Backend::Postgres) => counter::Counter::Postgres,
-                (false, store::Backend::Sqlite) => counter::Counter::Local(Default::default()),
-            },
             client,
-            unreachable: moka::sync::Cache::builder()
-                .max_capacity(GATES_REMEMBERED)
-                .time_to_live(StdDuration::from_secs(1))
-                .build(),
-            trouble: moka::sync::Cache::builder()
-                .max_capacity(GATES_REMEMBERED)
-                .time_to_live(StdDuration::from_secs(1))
-                .build(),
         })
     }
-
-    /// Notes that a request could not reach `listing`'s engine; `false` when one was noted
-    /// within the last second.
-    pub(crate) fn note_unreachable(&self, listing: Uuid) -> bool {
-        first_in_a_second(&self.unreachable, listing)
-    }
-
-    /// Notes that `listing`'s engine answered 5xx or not in time; `false` when it was noted
-    /// within the last second.
-    pub(crate) fn note_trouble(&self, listing: Uuid) -> bool {
-        first_in_a_second(&self.trouble, listing)
-    }
-}
-
-/// Notes `listing` in `seen` (entries live a second); whether it was not noted already.
-fn first_in_a_second(seen: &moka::sync::Cache<Uuid, ()>, listing: Uuid) -> bool {
-    let mut fresh = false;
-    seen.get_with(listing, || fresh = true);
-    fresh
 }
 
 impl App {
+    /// A stream slot of the booking: 429 when its share is taken, 503 when the shared count
+    /// cannot be reached.
+    pub async fn gateway_slot(&self, target: &GatewayTarget) -> Result<GatewaySlot, AppError> {
+        let lease = StreamLease {
+            id: Uuid::now_v7(),
+            booking_id: target.booking_id,
+            listing_id: target.listing_id,
+            machine: target.machine,
+            max_streams: target.max_streams as u64,
+            expires_at: Utc::now() + self.lease_length(),
+        };
+        self.slot(lease).await.map_err(|refusal| match refusal {
+            NotAdmitted::Unreachable(e) => {
+                tracing::warn!(error = %e, "the gateway's shared stream count is unavailable");
+                AppError::Unavailable(
+                    "the gateway cannot count streams right now; try again shortly".into(),
+                )
+            }
+            NotAdmitted::Taken => AppError::RateLimited {
+                what: format!(
+                    "the booking's share of the machine is {} stream(s) at once",
+                    target.max_streams
+                ),
+                retry_after_secs: 1,
+            },
+        })
+    }
+
     /// Who calls the gateway: a person by their token or personal API key. The machine's
     /// access token is for the machine (its provider sees it), never for the gateway.
     pub async fn gateway_caller(&self, bearer: &str) -> Result<Caller, AppError> {

@@ -263,7 +263,8 @@ impl App {
             let run_id = run.id;
             // The run's own streams count in the engine's load while they run (a renter's
             // request beside a spot check is judged at the load it ran at).
-            let mut load = crate::gateway::PlatformLoad::new(self.clone(), listing.clone(), run.id);
+            let mut load =
+                crate::engine_load::PlatformLoad::new(self.clone(), listing.clone(), run.id);
             tokio::spawn(async move {
                 load.hold(1).await;
                 while let Some(progress) = progress_rx.recv().await {

@@ -1,7 +1,7 @@
 //! Where a gateway stream is counted, for every replica: with Redis in leased sorted sets
 //! (one Lua script admits, on Redis's clock, raising every open stream's peak), else on
 //! PostgreSQL in leased rows under an advisory lock on the engine; in this process only when
-//! embedded on SQLite. Streams are counted per engine ([`super::engine_key`]): every listing
+//! embedded on SQLite. Streams are counted per engine ([`crate::engine_origin::engine_key`]): every listing
 //! naming the same engine counts together. Each returns, when a stream closes, its peak: the most streams open to the
 //! machine at once while it was.
 
@@ -18,7 +18,7 @@ use crate::{App, AppError};
 
 /// Why a stream was not counted in.
 #[derive(Debug)]
-pub(super) enum NotAdmitted {
+pub(crate) enum NotAdmitted {
     /// The booking has its share of streams open.
     Taken,
     /// The shared count cannot be reached.
@@ -89,7 +89,7 @@ return {1, peak}
 ";
 
 impl App {
-    pub(super) fn lease_length(&self) -> Duration {
+    pub(crate) fn lease_length(&self) -> Duration {
         Duration::from_secs(self.config().gateway.stream_lease_secs.max(1))
     }
 
@@ -126,7 +126,7 @@ impl App {
         &self,
         lease: StreamLease,
     ) -> Result<Option<Arc<AtomicUsize>>, NotAdmitted> {
-        match &self.inner.gateway.counter {
+        match &self.inner.engines.counter {
             Counter::Local(slots) => slots.admit(&lease).map(Some).ok_or(NotAdmitted::Taken),
             Counter::Redis => {
                 let answer = self
@@ -152,7 +152,7 @@ impl App {
             expires_at: Utc::now() + self.lease_length(),
             ..lease
         };
-        match self.inner.gateway.counter {
+        match self.inner.engines.counter {
             Counter::Redis => self.redis_streams(RENEW, &lease).await.map(|_| ()),
             _ => self
                 .db()
@@ -169,7 +169,7 @@ pub(super) async fn release(
     lease: &StreamLease,
     local: Option<Arc<AtomicUsize>>,
 ) -> usize {
-    let peak = match (&app.inner.gateway.counter, local) {
+    let peak = match (&app.inner.engines.counter, local) {
         (Counter::Local(slots), Some(peak)) => Ok(slots.release(lease, &peak)),
         (Counter::Redis, _) => app
             .redis_streams(RELEASE, lease)

@@ -1,7 +1,7 @@
 //! Stream slots: how many streams a booking has open (at most its share of the machine),
 //! and how many the engine has open across its bookings and every listing naming it — each stream's peak of the
 //! latter is the load it was served at — counted once for every replica
-//! ([`super::counter`]). A replica that crashes leaves leases that expire within
+//! ([`super::counter`]); a booking's slot is taken by the gateway (`App::gateway_slot`). A replica that crashes leaves leases that expire within
 //! `gateway_stream_lease_secs`; one that cannot reach the shared count admits nothing (503),
 //! never a stream uncounted.
 //!
@@ -16,9 +16,8 @@ use chrono::Utc;
 use store::StreamLease;
 use uuid::Uuid;
 
-use super::GatewayTarget;
 use super::counter::{NotAdmitted, release};
-use crate::{App, AppError};
+use crate::App;
 
 /// The load a request was served at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,34 +40,6 @@ pub struct GatewaySlot {
 }
 
 impl App {
-    /// A stream slot of the booking: 429 when its share is taken, 503 when the shared count
-    /// cannot be reached.
-    pub async fn gateway_slot(&self, target: &GatewayTarget) -> Result<GatewaySlot, AppError> {
-        let lease = StreamLease {
-            id: Uuid::now_v7(),
-            booking_id: target.booking_id,
-            listing_id: target.listing_id,
-            machine: target.machine,
-            max_streams: target.max_streams as u64,
-            expires_at: Utc::now() + self.lease_length(),
-        };
-        self.slot(lease).await.map_err(|refusal| match refusal {
-            NotAdmitted::Unreachable(e) => {
-                tracing::warn!(error = %e, "the gateway's shared stream count is unavailable");
-                AppError::Unavailable(
-                    "the gateway cannot count streams right now; try again shortly".into(),
-                )
-            }
-            NotAdmitted::Taken => AppError::RateLimited {
-                what: format!(
-                    "the booking's share of the machine is {} stream(s) at once",
-                    target.max_streams
-                ),
-                retry_after_secs: 1,
-            },
-        })
-    }
-
     /// A stream the platform itself opens to `listing`'s engine (a liveness probe, a
     /// verification's or spot check's requests, under `owner`: the probe's listing or the
     /// run): counted in the engine's load like a renter's, so a request served beside it is
@@ -83,7 +54,7 @@ impl App {
             id: Uuid::now_v7(),
             booking_id: owner,
             listing_id: listing.id,
-            machine: super::engine_key(&listing.engine_base_url),
+            machine: crate::engine_origin::engine_key(&listing.engine_base_url),
             // The platform's own streams are never refused a place.
             max_streams: u64::from(u32::MAX),
             expires_at: Utc::now() + self.lease_length(),
@@ -98,7 +69,8 @@ impl App {
         }
     }
 
-    async fn slot(&self, lease: StreamLease) -> Result<GatewaySlot, NotAdmitted> {
+    /// A slot under `lease`, counted across replicas (renewed while it is held).
+    pub(crate) async fn slot(&self, lease: StreamLease) -> Result<GatewaySlot, NotAdmitted> {
         let local = self.admit_stream(lease).await?;
         let keeper = local
             .is_none()
