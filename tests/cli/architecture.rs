@@ -996,3 +996,172 @@ fn each_crate_depends_on_the_crates_the_map_draws() {
         wrong.join("\n")
     );
 }
+
+/// The contexts `ARCHITECTURE.md` declares: for each crate (`app`, `store`), each top-level
+/// module's context, and the contexts each may use.
+struct Contexts {
+    of: BTreeMap<&'static str, BTreeMap<String, String>>,
+    may_use: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn contexts() -> Contexts {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("ARCHITECTURE.md")).unwrap();
+    let table = text
+        .split("## Contexts")
+        .nth(1)
+        .expect("a \"Contexts\" section")
+        .split("\n## ")
+        .next()
+        .unwrap_or_default();
+    let names = |cell: &str| -> Vec<String> {
+        cell.split(',')
+            .map(|n| n.trim().trim_matches('`').to_owned())
+            .filter(|n| !n.is_empty())
+            .collect()
+    };
+    let mut contexts = Contexts {
+        of: BTreeMap::new(),
+        may_use: BTreeMap::new(),
+    };
+    for row in table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Context"))
+    {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').collect();
+        let [context, may_use, app, store] = cells[..] else {
+            panic!("a row of the contexts' table has not four cells: {row}");
+        };
+        let context = context.trim().to_owned();
+        contexts
+            .may_use
+            .insert(context.clone(), names(may_use).into_iter().collect());
+        for (krate, cell) in [("app", app), ("store", store)] {
+            for module in names(cell) {
+                let previous = contexts
+                    .of
+                    .entry(krate)
+                    .or_default()
+                    .insert(module.clone(), context.clone());
+                assert!(previous.is_none(), "{krate}::{module} is in two contexts");
+            }
+        }
+    }
+    contexts
+}
+
+/// What breaks the layering in the crate at `src`: modules of no context, contexts naming
+/// modules that do not exist, and edges (imports or calls) from one context to another it may
+/// not use. The crate root is the kernel's.
+fn layering_breaks(
+    krate: &str,
+    src: &Path,
+    of: &BTreeMap<String, String>,
+    may_use: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
+    let context_of = |module: &Module| -> Option<&str> {
+        match module.first() {
+            None => Some("kernel"),
+            Some(top) => of.get(top).map(String::as_str),
+        }
+    };
+    let mut wrong = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (module, _) in sources(src) {
+        match context_of(&module) {
+            Some(_) => {
+                seen.insert(module.first().cloned().unwrap_or_default());
+            }
+            None => wrong.push(format!(
+                "{krate}::{} belongs to no context of ARCHITECTURE.md",
+                module.join("::")
+            )),
+        }
+    }
+    for named in of.keys() {
+        if !seen.contains(named) {
+            wrong.push(format!(
+                "ARCHITECTURE.md names {krate}::{named}, which does not exist"
+            ));
+        }
+    }
+    for (from, tos) in crate_edges(src) {
+        let Some(a) = context_of(&from) else { continue };
+        for (to, names) in tos {
+            let Some(b) = context_of(&to) else { continue };
+            if a != b && !may_use.get(a).is_some_and(|allowed| allowed.contains(b)) {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                wrong.push(format!(
+                    "{krate}: {} ({a}) -> {} ({b}): {}",
+                    from.join("::"),
+                    to.join("::"),
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    wrong
+}
+
+/// Every module of `app` and `store` belongs to the context `ARCHITECTURE.md` gives it, and
+/// uses (imports or calls) only modules its context may: the layering holds, and a new module
+/// or edge is a decision written into the map.
+#[test]
+fn contexts_use_only_the_contexts_below_them() {
+    let contexts = contexts();
+    assert!(contexts.may_use.len() >= 6, "{:?}", contexts.may_use.keys());
+    let mut wrong = Vec::new();
+    for krate in ["app", "store"] {
+        let src = Path::new(ROOT).join("crates").join(krate).join("src");
+        wrong.extend(layering_breaks(
+            krate,
+            &src,
+            &contexts.of[krate],
+            &contexts.may_use,
+        ));
+    }
+    assert!(
+        wrong.is_empty(),
+        "the contexts' layering is broken:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The layering check finds a call upwards (a lower context's module calling a higher one's
+/// method) and a module no context names.
+#[test]
+fn the_layering_check_finds_a_call_upwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |name: &str, text: &str| std::fs::write(src.join(name), text).unwrap();
+    write(
+        "lib.rs",
+        "mod low;\nmod high;\nmod stray;\npub struct App;\n",
+    );
+    write(
+        "low.rs",
+        "impl crate::App {\n    pub fn base(&self) {\n        self.top();\n    }\n}\n",
+    );
+    write(
+        "high.rs",
+        "impl crate::App {\n    pub fn top(&self) {\n        self.base();\n    }\n}\n",
+    );
+    write("stray.rs", "pub fn alone() {}\n");
+    let of: BTreeMap<String, String> = [("low", "identity"), ("high", "market")]
+        .map(|(m, c)| (m.to_owned(), c.to_owned()))
+        .into();
+    let may_use: BTreeMap<String, BTreeSet<String>> = [
+        ("identity".to_owned(), ["kernel".to_owned()].into()),
+        (
+            "market".to_owned(),
+            ["kernel".to_owned(), "identity".to_owned()].into(),
+        ),
+    ]
+    .into();
+    let found = layering_breaks("planted", src, &of, &may_use);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found[0].contains("stray"), "{found:#?}");
+    assert!(
+        found[1].contains("low (identity) -> high (market): App::top()"),
+        "{found:#?}"
+    );
+}

@@ -81,7 +81,7 @@ impl Db {
                     listing_id: id,
                     report_id: report,
                 });
-                crate::webhooks::emit(&txn, &event, now).await?;
+                crate::outbox::emit(&txn, &event, now).await?;
                 expired.push(id);
             }
             txn.commit().await?;
@@ -229,7 +229,7 @@ impl Db {
                 baseline_report_id: baseline,
                 report_id: report,
             });
-            crate::webhooks::emit(&txn, &event, now).await?;
+            crate::outbox::emit(&txn, &event, now).await?;
         }
         txn.commit().await?;
         Ok(demoted)

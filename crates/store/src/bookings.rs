@@ -15,42 +15,11 @@ use crate::capacity::{
     ListingHolding, booked, holding, holds_capacity, lock_listing, windows_over,
 };
 use crate::entities::{booking_guarantees, bookings, listings, users};
+use crate::outbox::{booking_facts, emit};
 use crate::status::{booking_status, may_become, move_to};
-use crate::webhooks::{booking_facts, booking_money, emit};
-use crate::{Db, StoreError, conflict_as};
+use crate::{BookingRecord, Db, StoreError, conflict_as};
 use domain::BookingStatus;
-use domain::webhook::{BookingCancelled, Event};
-
-/// Cancels a booking that still holds capacity, recording the refund due; `false` when it
-/// no longer could be cancelled.
-pub(crate) async fn cancel(
-    conn: &impl ConnectionTrait,
-    id: Uuid,
-    refund: i64,
-    now: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let result = move_to(
-        bookings::Entity::update_many(),
-        bookings::Column::Status,
-        BookingStatus::Cancelled,
-    )
-    .col_expr(bookings::Column::CancelledAt, Expr::value(now))
-    .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
-    .filter(bookings::Column::Id.eq(id))
-    .exec(conn)
-    .await?;
-    if result.rows_affected != 1 {
-        return Ok(false);
-    }
-    if let Some(booking) = bookings::Entity::find_by_id(id).one(conn).await? {
-        let event = Event::BookingCancelled(BookingCancelled {
-            booking: booking_facts(&booking)?,
-            refund: booking_money(&booking, refund)?,
-        });
-        emit(conn, &event, now).await?;
-    }
-    Ok(true)
-}
+use domain::webhook::Event;
 
 /// What a cancel may do, as [`Db::claim_cancellation`] found it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +32,6 @@ pub enum CancelClaim {
     /// The booking is no longer cancellable (cancelled, expired, completed) or gone.
     Finished,
 }
-
-pub type BookingRecord = bookings::Model;
 
 /// Takes the renter's lock and reads their bookings that hold capacity and have not ended:
 /// what their quota is judged on. The renter is locked before any listing (always in this
@@ -379,7 +346,7 @@ impl Db {
     ) -> Result<bool, StoreError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
-        let cancelled = cancel(&txn, id, refund, now).await?;
+        let cancelled = crate::capacity::cancel(&txn, id, refund, now).await?;
         txn.commit().await?;
         Ok(cancelled)
     }

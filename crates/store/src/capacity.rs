@@ -1,6 +1,7 @@
 //! What holds a machine's GPUs, below the bookings and maintenance windows that decide on
 //! it: the listing's lock every capacity decision takes first, the bookings that hold
-//! capacity, and the windows that take the whole machine.
+//! capacity, the windows that take the whole machine, and a booking's cancellation, which
+//! gives its GPUs back (a renter's, or the payment provider's refund).
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Query, UnionType};
@@ -12,7 +13,10 @@ use uuid::Uuid;
 
 use crate::StoreError;
 use crate::entities::{bookings, listings, maintenance_windows};
+use crate::outbox::{booking_facts, booking_money, emit};
+use crate::status::move_to;
 use domain::booking::Holding;
+use domain::webhook::{BookingCancelled, Event};
 use domain::{BookingStatus, GpuHold};
 
 /// What holds a listing's GPUs: the listing's id and the holding.
@@ -172,4 +176,35 @@ pub(crate) async fn windows_over(
         .into_tuple()
         .all(conn)
         .await?)
+}
+
+/// Cancels a booking that still holds capacity, recording the refund due; `false` when it
+/// no longer could be cancelled.
+pub(crate) async fn cancel(
+    conn: &impl ConnectionTrait,
+    id: Uuid,
+    refund: i64,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let result = move_to(
+        bookings::Entity::update_many(),
+        bookings::Column::Status,
+        BookingStatus::Cancelled,
+    )
+    .col_expr(bookings::Column::CancelledAt, Expr::value(now))
+    .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
+    .filter(bookings::Column::Id.eq(id))
+    .exec(conn)
+    .await?;
+    if result.rows_affected != 1 {
+        return Ok(false);
+    }
+    if let Some(booking) = bookings::Entity::find_by_id(id).one(conn).await? {
+        let event = Event::BookingCancelled(BookingCancelled {
+            booking: booking_facts(&booking)?,
+            refund: booking_money(&booking, refund)?,
+        });
+        emit(conn, &event, now).await?;
+    }
+    Ok(true)
 }

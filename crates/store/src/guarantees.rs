@@ -272,10 +272,10 @@ impl Db {
             && let Some(record) = bookings::Entity::find_by_id(booking).one(&txn).await?
         {
             let event = Event::BookingCredited(BookingCredited {
-                booking: crate::webhooks::booking_facts(&record)?,
-                credit: crate::webhooks::booking_money(&record, amount)?,
+                booking: crate::outbox::booking_facts(&record)?,
+                credit: crate::outbox::booking_money(&record, amount)?,
             });
-            crate::webhooks::emit(&txn, &event, now).await?;
+            crate::outbox::emit(&txn, &event, now).await?;
         }
         txn.commit().await?;
         Ok(settled)
@@ -307,9 +307,7 @@ impl Db {
             .col_expr(listings::Column::NextSpotCheckAt, Expr::value(now))
             .col_expr(listings::Column::SpotCheckForwardedAt, Expr::value(now))
             .filter(listings::Column::Id.eq(listing))
-            .filter(
-                listings::Column::VerificationState.eq(crate::projection::badge_state::VERIFIED),
-            )
+            .filter(listings::Column::VerificationState.eq(crate::badge_state::VERIFIED))
             .filter(listings::Column::NextSpotCheckAt.gt(now))
             .filter(
                 Condition::any()

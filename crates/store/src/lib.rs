@@ -11,6 +11,7 @@ mod capacity;
 mod catalog_cells;
 mod community_runs;
 mod entities;
+mod feed;
 mod gateway;
 mod guarantees;
 mod invitations;
@@ -22,6 +23,7 @@ mod maintenance;
 mod offers;
 mod org_reports;
 mod orgs;
+mod outbox;
 mod payments;
 mod projection;
 mod runs;
@@ -52,7 +54,7 @@ pub use accounts::{
     ApiKeyRecord, EmailTokenRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord,
 };
 pub use billing::{BillingRecord, SubscriptionState};
-pub use bookings::{BookingError, BookingRecord, CancelClaim, Sweep};
+pub use bookings::{BookingError, CancelClaim, Sweep};
 pub use capacity::ListingHolding;
 pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use community_runs::{CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted};
@@ -63,18 +65,18 @@ pub use ledger::{LedgerRecord, NewLedgerEntry};
 pub use liveness::{Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of};
 pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
 pub use maintenance::{
-    Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError, WindowRecord,
+    Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError,
 };
 pub use offers::{OfferCandidate, OfferQuery, PlanError, PlanRecord};
 pub use org_reports::OrgReportRecord;
 pub use orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use payments::PayoutAccountRecord;
-pub use projection::{Badge, CheckRecord, ProjectedCell, badge_state, check_kind};
+pub use projection::{Badge, CheckRecord, ProjectedCell, check_kind};
 pub use runs::{MeasuredClaim, RunRecord};
 pub use search_memory::{MemoryOptions, MemoryState};
 pub use search_query::{After, FreePage, ListingHit, ListingQuery, SharedListing, SortKey};
 pub use shares::{ShareKey, ShareRecord, visibility};
-pub use status::{Stored, booking_status, listing_status, run_status};
+pub use status::{Stored, badge_state, booking_status, listing_status, run_status};
 pub use verification::{
     CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,
     RUN_FINISHED, ReportRecord, SigningKeyRecord,
@@ -86,6 +88,10 @@ pub use webhooks::{
 
 /// A listing as stored: every module reads it, so it is the crate's own (like [`Db`]).
 pub type ListingRecord = entities::listings::Model;
+/// A booking as stored (read by bookings, payments, guarantees, maintenance windows, …).
+pub type BookingRecord = entities::bookings::Model;
+/// A maintenance window as stored.
+pub type WindowRecord = entities::maintenance_windows::Model;
 
 /// What went wrong in the store. No HTTP here: the API decides what a client sees.
 #[derive(Debug, thiserror::Error)]
@@ -113,6 +119,8 @@ pub struct Db {
     conn: DatabaseConnection,
     /// Search from memory, shared by every clone.
     search: std::sync::Arc<search_memory::SearchShared>,
+    /// This process's writes to what search reads, shared by every clone.
+    writes: std::sync::Arc<feed::LocalWrites>,
 }
 
 impl Db {
@@ -140,6 +148,7 @@ impl Db {
         Ok(Self {
             conn,
             search: std::sync::Arc::default(),
+            writes: std::sync::Arc::default(),
         })
     }
 

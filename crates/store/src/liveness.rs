@@ -13,9 +13,9 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use crate::WindowRecord;
 use crate::capacity::lock_listing;
 use crate::entities::{listings, liveness_spans, maintenance_windows, uptime_statements};
-use crate::maintenance::WindowRecord;
 use crate::status::listing_status;
 use crate::{Db, ListingRecord, StoreError};
 
@@ -233,7 +233,7 @@ impl Db {
         update.exec(&txn).await?;
         if was != Some(up) {
             let event = domain::webhook::Event::liveness(listing, up, at);
-            crate::webhooks::emit(&txn, &event, at).await?;
+            crate::outbox::emit(&txn, &event, at).await?;
         }
         txn.commit().await?;
         Ok(Some(Observed {

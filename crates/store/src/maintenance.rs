@@ -14,10 +14,9 @@ use crate::entities::{booking_interruptions, bookings, ledger_entries, maintenan
 use crate::ledger::{NewLedgerEntry, insert_ledger};
 
 type BookingRecord = bookings::Model;
-use crate::{Db, StoreError};
+use crate::{Db, StoreError, WindowRecord};
 use domain::webhook::{Event, MaintenanceAnnounced};
 
-pub type WindowRecord = maintenance_windows::Model;
 /// The part of a booking a window took, and what that gives back.
 pub type InterruptionRecord = booking_interruptions::Model;
 
@@ -164,7 +163,7 @@ impl Db {
             interrupted_bookings: window.interrupted_bookings,
             cancelled_bookings: window.cancelled_bookings,
         });
-        crate::webhooks::emit(&txn, &event, now).await?;
+        crate::outbox::emit(&txn, &event, now).await?;
         txn.commit().await?;
         Ok((window, interrupted))
     }

@@ -13,7 +13,8 @@ use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 
-use crate::bookings::{BookingError, BookingRecord, insert_booking, lock_machine, lock_renter};
+use crate::BookingRecord;
+use crate::bookings::{BookingError, insert_booking, lock_machine, lock_renter};
 use crate::entities::{booking_plans, bookings, listing_cells, listing_prefill, listings};
 use crate::projection::ProjectedCell;
 use crate::status::listing_status;

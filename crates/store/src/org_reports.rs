@@ -53,7 +53,7 @@ impl Db {
         let event = Event::ReportPublished(ReportPublished::Organisation(OrgReportPublished::new(
             org, id,
         )));
-        crate::webhooks::emit(&txn, &event, created_at).await?;
+        crate::outbox::emit(&txn, &event, created_at).await?;
         txn.commit().await?;
         Ok(index)
     }

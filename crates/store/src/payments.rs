@@ -168,8 +168,8 @@ impl Db {
         }
         insert_ledger(&txn, ledger, now).await?;
         if let Some(record) = bookings::Entity::find_by_id(booking).one(&txn).await? {
-            let event = Event::BookingConfirmed(crate::webhooks::booking_facts(&record)?);
-            crate::webhooks::emit(&txn, &event, now).await?;
+            let event = Event::BookingConfirmed(crate::outbox::booking_facts(&record)?);
+            crate::outbox::emit(&txn, &event, now).await?;
         }
         txn.commit().await?;
         Ok(true)
@@ -255,7 +255,7 @@ impl Db {
     ) -> Result<bool, StoreError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
-        if !crate::bookings::cancel(&txn, id, refund, now).await? {
+        if !crate::capacity::cancel(&txn, id, refund, now).await? {
             return Ok(false);
         }
         insert_ledger(&txn, ledger, now).await?;

@@ -18,14 +18,7 @@ use crate::entities::{
     listing_cells, listing_prefill, listings, report_cells, verification_checks,
 };
 
-/// The stored names of `domain::BadgeState` (which owns them; `NULL`: unverified), for
-/// queries.
-pub mod badge_state {
-    use domain::BadgeState;
-    pub const VERIFIED: &str = BadgeState::Verified.as_str();
-    pub const EXPIRED: &str = BadgeState::Expired.as_str();
-    pub const DEMOTED: &str = BadgeState::Demoted.as_str();
-}
+pub use crate::status::badge_state;
 
 /// The kinds of entries in a listing's verification history.
 pub mod check_kind {

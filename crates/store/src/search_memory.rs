@@ -82,12 +82,11 @@ pub enum MemoryState {
     OverCap,
 }
 
-/// The shared part of every clone of a [`Db`]: whether search is served from memory, and
-/// how many writes this process made to what search reads.
+/// The shared part of every clone of a [`Db`]: whether search is served from memory (how many
+/// writes this process made to what search reads is `crate::feed`'s).
 #[derive(Debug, Default)]
 pub(crate) struct SearchShared {
     memory: OnceLock<Arc<Memory>>,
-    local_writes: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -693,15 +692,6 @@ type BookedRow = (
 /// A listing as the index is given it: its record, cells and what holds its GPUs.
 type Entry = (ListingRecord, Vec<listing_cells::Model>, Vec<Hold>);
 
-/// See [`Db::search_touch`].
-pub(crate) struct SearchTouch<'a>(&'a SearchShared);
-
-impl Drop for SearchTouch<'_> {
-    fn drop(&mut self) {
-        self.0.local_writes.fetch_add(1, Ordering::AcqRel);
-    }
-}
-
 impl Memory {
     fn state(&self) -> MemoryState {
         if self.over_cap.load(Ordering::Acquire) {
@@ -730,7 +720,7 @@ impl Memory {
             self.known.store(0, Ordering::Release);
             self.set_over_cap(false);
         }
-        let writes = db.search.local_writes.load(Ordering::Acquire);
+        let writes = db.writes.count();
         let mark = db.search_mark().await?;
         let known = self.known.load(Ordering::Acquire);
         let changed = db.changed_since(known).await?;
@@ -773,18 +763,11 @@ impl Memory {
 
     /// Whether this process wrote to what search reads since the last catch-up began.
     fn behind_own_writes(&self, db: &Db) -> bool {
-        db.search.local_writes.load(Ordering::Acquire) != self.seen_writes.load(Ordering::Acquire)
+        db.writes.count() != self.seen_writes.load(Ordering::Acquire)
     }
 }
 
 impl Db {
-    /// Notes, when dropped, that this process may have changed what search reads: the next
-    /// search from memory catches up first. A write path holds one from its start, so the
-    /// note follows its commit (an error's note costs one catch-up, nothing else).
-    pub(crate) fn search_touch(&self) -> SearchTouch<'_> {
-        SearchTouch(&self.search)
-    }
-
     /// The change feed's mark now: every change numbered below it has ended.
     async fn search_mark(&self) -> Result<i64, StoreError> {
         let sql = match self.backend() {

@@ -107,6 +107,15 @@ pub mod booking_status {
     pub const EXPIRED: &str = BookingStatus::Expired.as_str();
 }
 
+/// The stored names of `domain::BadgeState` (which owns them; `NULL`: unverified), for
+/// queries.
+pub mod badge_state {
+    use domain::BadgeState;
+    pub const VERIFIED: &str = BadgeState::Verified.as_str();
+    pub const EXPIRED: &str = BadgeState::Expired.as_str();
+    pub const DEMOTED: &str = BadgeState::Demoted.as_str();
+}
+
 /// `column IN (…)` of every status the life cycle lets become `next`: the rows an update to
 /// `next` may move. Derived from the domain's table of moves, never picked by hand.
 pub(crate) fn may_become<S: LifeCycle>(

@@ -287,7 +287,7 @@ impl Db {
         let txn = self.conn().begin().await?;
         for _ in 0..n {
             let (audience, at) = ((renter, org, None), chrono::Utc::now());
-            crate::webhooks::insert_event(&txn, kind, audience, "{}".to_owned(), at).await?;
+            crate::outbox::insert_event(&txn, kind, audience, "{}".to_owned(), at).await?;
         }
         txn.commit().await?;
         Ok(())

@@ -317,7 +317,7 @@ impl Db {
             report_id: report,
             failure_code: code.map(str::to_owned),
         });
-        crate::webhooks::emit(&txn, &event, now).await?;
+        crate::outbox::emit(&txn, &event, now).await?;
         txn.commit().await?;
         Ok(true)
     }
@@ -354,7 +354,7 @@ impl Db {
             report_id: None,
             failure_code: Some(code.to_owned()),
         });
-        crate::webhooks::emit(&txn, &event, now).await?;
+        crate::outbox::emit(&txn, &event, now).await?;
         txn.commit().await?;
         Ok(true)
     }
@@ -488,7 +488,7 @@ impl Db {
                 report_id: id,
                 verified_at: report.created_at,
             });
-            crate::webhooks::emit(&txn, &event, report.created_at).await?;
+            crate::outbox::emit(&txn, &event, report.created_at).await?;
         }
         let event = Event::ReportPublished(ReportPublished::Run(RunReportPublished {
             listing_id: report.listing_id,
@@ -498,7 +498,7 @@ impl Db {
             compliant: report.compliant,
             visibility: report.visibility.clone(),
         }));
-        crate::webhooks::emit(&txn, &event, report.created_at).await?;
+        crate::outbox::emit(&txn, &event, report.created_at).await?;
         // Last: the log's lock is held only for the log's own writes.
         crate::log::append(
             &txn,

@@ -1,7 +1,7 @@
-//! Webhooks: endpoints, the outbox, deliveries and their attempts.
+//! Webhooks: endpoints, deliveries and their attempts.
 //!
-//! A change that tells of itself writes its event with [`emit`] **inside its own
-//! transaction**: the event exists exactly when the change does, so a crash between the
+//! A change that tells of itself writes its event to the outbox (`outbox.rs`) **inside its
+//! own transaction**: the event exists exactly when the change does, so a crash between the
 //! commit and the send loses nothing. Workers then fan each event out to the endpoints that
 //! hear of it (one delivery per endpoint and event, made once however many workers race) and
 //! claim due deliveries by moving their `next_attempt_at` a lease ahead (a claim re-checks
@@ -9,8 +9,7 @@
 //! leaves the delivery to be claimed again when the lease runs out: at least once).
 
 use chrono::{DateTime, Utc};
-use domain::webhook::{Audience, BookingFacts, Event, EventKind};
-use domain::{Currency, Money};
+use domain::webhook::{Event, EventKind};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
@@ -19,8 +18,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::entities::{
-    bookings, listings, orgs, users, webhook_attempts, webhook_deliveries, webhook_endpoints,
-    webhook_events,
+    orgs, users, webhook_attempts, webhook_deliveries, webhook_endpoints, webhook_events,
 };
 use crate::{Db, StoreError};
 
@@ -40,80 +38,6 @@ pub(crate) mod delivery_status {
     pub const PENDING: &str = "pending";
     pub const DELIVERED: &str = "delivered";
     pub const FAILED: &str = "failed";
-}
-
-/// Writes an event to the outbox, in the caller's transaction: the event exists exactly when
-/// the change that tells of it does. Its audience says whose endpoints hear of it (a listing's
-/// events reach the organisation it belongs to, as of now).
-pub(crate) async fn emit(
-    conn: &impl ConnectionTrait,
-    event: &Event,
-    at: DateTime<Utc>,
-) -> Result<Uuid, StoreError> {
-    let (renter, org, endpoint) = match event.audience() {
-        Audience::Booking { renter, listing } => (Some(renter), org_of(conn, listing).await?, None),
-        Audience::Listing(listing) => (None, org_of(conn, listing).await?, None),
-        Audience::Org(org) => (None, Some(org), None),
-        Audience::Endpoint(endpoint) => (None, None, Some(endpoint)),
-    };
-    let data = serde_json::to_string(event)
-        .map_err(|e| StoreError::Corrupt(format!("an event's payload: {e}")))?;
-    insert_event(conn, event.kind(), (renter, org, endpoint), data, at).await
-}
-
-/// Writes an event of `kind` heard by the given renter's, organisation's or endpoint's
-/// endpoints, with its payload already serialised.
-pub(crate) async fn insert_event(
-    conn: &impl ConnectionTrait,
-    kind: EventKind,
-    (renter, org, endpoint): (Option<Uuid>, Option<Uuid>, Option<Uuid>),
-    data: String,
-    at: DateTime<Utc>,
-) -> Result<Uuid, StoreError> {
-    let id = Uuid::now_v7();
-    webhook_events::Entity::insert(webhook_events::ActiveModel {
-        id: Set(id),
-        kind: Set(kind.as_str().to_owned()),
-        renter_id: Set(renter),
-        org_id: Set(org),
-        endpoint_id: Set(endpoint),
-        data: Set(data),
-        occurred_at: Set(at),
-        fanned_out: Set(false),
-    })
-    .exec_without_returning(conn)
-    .await?;
-    Ok(id)
-}
-
-/// The organisation a listing belongs to.
-async fn org_of(conn: &impl ConnectionTrait, listing: Uuid) -> Result<Option<Uuid>, StoreError> {
-    Ok(listings::Entity::find_by_id(listing)
-        .select_only()
-        .column(listings::Column::OrgId)
-        .into_tuple()
-        .one(conn)
-        .await?)
-}
-
-/// A stored booking as its events tell of it.
-pub(crate) fn booking_facts(booking: &bookings::Model) -> Result<BookingFacts, StoreError> {
-    Ok(BookingFacts {
-        booking_id: booking.id,
-        listing_id: booking.listing_id,
-        renter_id: booking.renter_id,
-        status: *booking.status,
-        gpu_count: booking.gpu_count,
-        starts_at: booking.starts_at,
-        ends_at: booking.ends_at,
-    })
-}
-
-/// An amount in a stored booking's currency.
-pub(crate) fn booking_money(booking: &bookings::Model, minor: i64) -> Result<Money, StoreError> {
-    let currency = Currency::parse("currency", &booking.currency)
-        .map_err(|e| StoreError::Corrupt(format!("booking {}: {e}", booking.id)))?;
-    Ok(Money::new(minor, currency))
 }
 
 /// Deletes the deliveries `which` selects, with their attempts.
@@ -374,7 +298,7 @@ impl Db {
         let event = Event::WebhookTest(domain::webhook::WebhookTest {
             endpoint_id: endpoint,
         });
-        emit(self.conn(), &event, at).await
+        crate::outbox::emit(self.conn(), &event, at).await
     }
 
     /// Makes the deliveries of up to `limit` events not fanned out yet: one per enabled
