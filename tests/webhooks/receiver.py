@@ -5,9 +5,10 @@ and records it.
     receiver.py SECRETS_DIR LOG [--fail-first N]
 
 Listens on 127.0.0.1 on a free port and prints it on the first line of its output. A
-delivery to `/<name>` is verified with the secret in `SECRETS_DIR/<name>.secret` (read at
-every request, so a test writes it once the endpoint is registered, and again after a
-rotation); before that file exists the receiver answers 503. Each request appends one JSON
+delivery to `/<name>` is verified with the secrets in `SECRETS_DIR/<name>.secret`, one a
+line, newest first (read at every request, so a test writes it once the endpoint is
+registered, and again after a rotation, when the old secret still verifies as during its
+overlap); before that file exists the receiver answers 503. Each request appends one JSON
 line to LOG: the path, `webhook-id`, whether it verified, the answer given and the payload.
 With `--fail-first N` the first N attempts of each `webhook-id` at each path are answered
 500.
@@ -44,12 +45,16 @@ class Handler(BaseHTTPRequestHandler):
             status = 503
         else:
             with open(secret_file) as f:
-                secret = f.read().strip()
-            try:
-                record["payload"] = Webhook(secret).verify(body, headers)
-                record["verified"] = True
-            except WebhookVerificationError as e:
-                record["error"] = str(e)
+                secrets = [line.strip() for line in f if line.strip()]
+            # The newest secret first; one still in its overlap verifies too.
+            for secret in secrets:
+                try:
+                    record["payload"] = Webhook(secret).verify(body, headers)
+                    record["verified"] = True
+                    record.pop("error", None)
+                    break
+                except WebhookVerificationError as e:
+                    record["error"] = str(e)
             key = (name, record["id"])
             with lock:
                 seen[key] = seen.get(key, 0) + 1

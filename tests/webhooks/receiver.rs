@@ -51,9 +51,16 @@ impl Receiver {
         format!("http://127.0.0.1:{}/{name}", self.port)
     }
 
-    /// Gives endpoint `name` its secret (deliveries before answer 503).
+    /// Gives endpoint `name` its secret (deliveries before answer 503). After a rotation the
+    /// secrets it had still verify, as a receiver does while the old secret's overlap lasts (a
+    /// delivery signed before the rotation may arrive after it). Written whole, then renamed:
+    /// a delivery never reads half a file.
     pub fn set_secret(&self, name: &str, secret: &str) {
-        std::fs::write(self.dir.path().join(format!("{name}.secret")), secret).unwrap();
+        let path = self.dir.path().join(format!("{name}.secret"));
+        let before = std::fs::read_to_string(&path).unwrap_or_default();
+        let written = self.dir.path().join(format!("{name}.secret.new"));
+        std::fs::write(&written, format!("{secret}\n{before}")).unwrap();
+        std::fs::rename(&written, &path).unwrap();
     }
 
     /// Every request received so far: `{path, id, verified, answered, payload}`.

@@ -2,6 +2,7 @@
 //! one, else made), a tracing span carrying it, one log line per request, and the Prometheus
 //! request counter and latency histogram by route.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -114,51 +115,108 @@ pub async fn observe(
     Ok(res)
 }
 
-/// The rate class of a request, or `None` for what is never limited (health, metrics, the
-/// API's description and its viewer, static assets, and Stripe's webhooks, which Stripe
-/// retries and signatures guard). The site's pages spend the read budget like the API; those that
-/// search (`/marketplace`, `/planner`) the search budget.
-fn class_of(method: &actix_web::http::Method, path: &str) -> Option<app::limits::RateClass> {
+/// What a route declares of its budget: the `x-rate-class` extension of its operation
+/// (`#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), …)]`), which the OpenAPI
+/// document publishes too. `unlimited` is never limited (health, metrics, Stripe's webhooks,
+/// which Stripe retries and signatures guard).
+pub const RATE_CLASS_EXTENSION: &str = "x-rate-class";
+
+/// The name of the class that is never limited.
+pub const UNLIMITED: &str = "unlimited";
+
+/// Every route's declared class, by method and path pattern, read once from the OpenAPI
+/// document the routes' own attributes make.
+type Declared = HashMap<(String, String), Option<app::limits::RateClass>>;
+
+fn declared() -> &'static Declared {
+    static DECLARED: OnceLock<Declared> = OnceLock::new();
+    DECLARED.get_or_init(|| {
+        let mut declared = Declared::new();
+        for (path, item) in crate::openapi().paths.paths {
+            for (method, operation) in operations(&item) {
+                let name = operation
+                    .extensions
+                    .as_ref()
+                    .and_then(|e| e.get(RATE_CLASS_EXTENSION))
+                    .and_then(|v| v.as_str());
+                // A route that declares none (a test fails on it) spends the writes budget:
+                // never free by omission.
+                let class = match name {
+                    Some(UNLIMITED) => None,
+                    Some(name) => app::limits::RateClass::of_name(name),
+                    None => Some(app::limits::RateClass::Writes),
+                };
+                declared.insert((method.to_owned(), path.clone()), class);
+            }
+        }
+        declared
+    })
+}
+
+/// The operations of a path, with their methods as actix names them.
+fn operations(
+    item: &utoipa::openapi::PathItem,
+) -> Vec<(&'static str, &utoipa::openapi::path::Operation)> {
+    [
+        ("GET", &item.get),
+        ("POST", &item.post),
+        ("PUT", &item.put),
+        ("PATCH", &item.patch),
+        ("DELETE", &item.delete),
+        ("HEAD", &item.head),
+    ]
+    .into_iter()
+    .filter_map(|(method, operation)| operation.as_ref().map(|o| (method, o)))
+    .collect()
+}
+
+/// The rate class of a request, or `None` for what is never limited. An API route's is the
+/// one it declares (`pattern`: the route it matched); `HEAD` spends what `GET` declares. Past
+/// the API's routes, the results site: its pages spend the read budget like the API (those
+/// that search, `/marketplace` and `/planner`, the search budget), and the API's description,
+/// its viewer and static assets nothing; a request that matches no route spends the read or
+/// the write budget by its method.
+fn class_of(
+    method: &actix_web::http::Method,
+    pattern: Option<&str>,
+    path: &str,
+) -> Option<app::limits::RateClass> {
     use actix_web::http::Method;
     use app::limits::RateClass;
-    let Some(path) = path.strip_prefix("/v1") else {
-        let free = matches!(
-            path,
-            "/healthz" | "/readyz" | "/metrics" | "/openapi.json" | "/docs" | "/favicon.ico"
-        ) || path.starts_with("/docs/")
-            || path.starts_with("/assets/");
-        return (!free).then_some(if matches!(*method, Method::GET | Method::HEAD) {
-            // The pages that search cost what their API costs.
-            if matches!(path, "/marketplace" | "/planner") {
-                RateClass::Search
-            } else {
-                RateClass::Reads
-            }
-        } else {
-            RateClass::Writes
-        });
+    // The route matched; or, for a path sent percent-encoded (which the resource map does not
+    // match, though the router does), the decoded path itself: a route's pattern when it has
+    // no parameter.
+    let declared = declared();
+    let as_get = if *method == Method::HEAD {
+        "GET"
+    } else {
+        method.as_str()
     };
-    if path.starts_with("/webhooks/") {
-        return None;
+    for route in pattern.into_iter().chain([path]) {
+        for method in [method.as_str(), as_get] {
+            if let Some(class) = declared.get(&(method.to_owned(), route.to_owned())) {
+                return *class;
+            }
+        }
     }
-    Some(
-        if path.starts_with("/auth/")
-            && path != "/auth/password"
-            && path != "/auth/sessions/revoke-all"
-        {
-            RateClass::Auth
-        } else if path.starts_with("/gateway/") {
-            RateClass::Gateway
-        } else if *method == Method::GET && matches!(path, "/listings" | "/offers" | "/planner") {
-            RateClass::Search
-        } else if *method == Method::GET && path.ends_with("/events") {
-            RateClass::Events
-        } else if matches!(*method, Method::GET | Method::HEAD) {
+    let reading = matches!(*method, Method::GET | Method::HEAD);
+    if path.starts_with("/v1/") {
+        return Some(if reading {
             RateClass::Reads
         } else {
             RateClass::Writes
-        },
-    )
+        });
+    }
+    let free = matches!(path, "/openapi.json" | "/docs" | "/favicon.ico")
+        || path.starts_with("/docs/")
+        || path.starts_with("/assets/");
+    (!free).then_some(if !reading {
+        RateClass::Writes
+    } else if matches!(pattern.unwrap_or(path), "/marketplace" | "/planner") {
+        RateClass::Search
+    } else {
+        RateClass::Reads
+    })
 }
 
 /// Whose budget a request spends: its credential's (hashed, never kept in clear) when it
@@ -204,9 +262,11 @@ pub async fn rate_limit(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
     let app = req.app_data::<actix_web::web::Data<app::App>>().cloned();
-    // The path as routed (percent-decoded): `/m%61rketplace` is the marketplace.
+    // The route it matched, and the path as routed (percent-decoded: `/m%61rketplace` is the
+    // marketplace).
+    let pattern = req.match_pattern();
     let routed = req.match_info().as_str();
-    let (Some(app), Some(class)) = (app, class_of(req.method(), routed)) else {
+    let (Some(app), Some(class)) = (app, class_of(req.method(), pattern.as_deref(), routed)) else {
         return Ok(next.call(req).await?.map_into_boxed_body());
     };
     if !app.config().limits.rate_limits {
@@ -303,57 +363,81 @@ mod tests {
     fn requests_are_classed_for_their_budgets() {
         use actix_web::http::Method;
         use app::limits::RateClass;
+        let api = |method: &Method, pattern: &str| class_of(method, Some(pattern), pattern);
+        assert_eq!(api(&Method::POST, "/v1/auth/login"), Some(RateClass::Auth));
         assert_eq!(
-            class_of(&Method::POST, "/v1/auth/login"),
-            Some(RateClass::Auth)
-        );
-        assert_eq!(
-            class_of(&Method::POST, "/v1/auth/password"),
+            api(&Method::POST, "/v1/auth/password"),
             Some(RateClass::Writes)
         );
+        assert_eq!(api(&Method::GET, "/v1/listings"), Some(RateClass::Search));
+        assert_eq!(api(&Method::HEAD, "/v1/listings"), Some(RateClass::Search));
+        assert_eq!(api(&Method::GET, "/v1/offers"), Some(RateClass::Search));
         assert_eq!(
-            class_of(&Method::GET, "/v1/listings"),
-            Some(RateClass::Search)
-        );
-        assert_eq!(
-            class_of(&Method::GET, "/v1/offers"),
-            Some(RateClass::Search)
-        );
-        assert_eq!(
-            class_of(&Method::GET, "/v1/verifications/x/events"),
+            api(&Method::GET, "/v1/verifications/{id}/events"),
             Some(RateClass::Events)
         );
         assert_eq!(
-            class_of(&Method::GET, "/v1/listings/x"),
+            api(&Method::GET, "/v1/listings/{id}"),
             Some(RateClass::Reads)
         );
+        assert_eq!(api(&Method::POST, "/v1/listings"), Some(RateClass::Writes));
         assert_eq!(
-            class_of(&Method::POST, "/v1/gateway/x/v1/chat/completions"),
+            api(
+                &Method::POST,
+                "/v1/gateway/{booking_id}/v1/chat/completions"
+            ),
             Some(RateClass::Gateway)
         );
-        assert_eq!(class_of(&Method::POST, "/v1/webhooks/stripe"), None);
-        for free in [
-            "/healthz",
-            "/readyz",
-            "/metrics",
-            "/docs/",
-            "/assets/site.css",
-        ] {
-            assert_eq!(class_of(&Method::GET, free), None, "{free}");
+        assert_eq!(api(&Method::POST, "/v1/webhooks/stripe"), None);
+        for free in ["/healthz", "/readyz", "/metrics"] {
+            assert_eq!(api(&Method::GET, free), None, "{free}");
+        }
+        // Past the API's routes.
+        let site = |method: &Method, path: &str| class_of(method, None, path);
+        // A path sent encoded matches no pattern: its decoded path is the route's.
+        assert_eq!(site(&Method::GET, "/v1/listings"), Some(RateClass::Search));
+        assert_eq!(site(&Method::GET, "/v1/nowhere"), Some(RateClass::Reads));
+        assert_eq!(
+            site(&Method::DELETE, "/v1/nowhere"),
+            Some(RateClass::Writes)
+        );
+        for free in ["/docs/", "/assets/site.css", "/openapi.json"] {
+            assert_eq!(site(&Method::GET, free), None, "{free}");
         }
         for page in ["/marketplace", "/planner"] {
-            assert_eq!(
-                class_of(&Method::GET, page),
-                Some(RateClass::Search),
-                "{page}"
-            );
+            assert_eq!(site(&Method::GET, page), Some(RateClass::Search), "{page}");
         }
         for page in ["/", "/reports/x", "/calculator", "/nowhere"] {
-            assert_eq!(
-                class_of(&Method::GET, page),
-                Some(RateClass::Reads),
-                "{page}"
-            );
+            assert_eq!(site(&Method::GET, page), Some(RateClass::Reads), "{page}");
         }
+    }
+
+    /// Every operation of the API declares its budget, by a name the limiter knows: none is
+    /// classed by guessing from its path.
+    #[test]
+    fn every_route_declares_its_rate_class() {
+        let mut undeclared = Vec::new();
+        let mut seen = 0;
+        for (path, item) in crate::openapi().paths.paths {
+            for (method, operation) in operations(&item) {
+                seen += 1;
+                let name = operation
+                    .extensions
+                    .as_ref()
+                    .and_then(|e| e.get(RATE_CLASS_EXTENSION))
+                    .and_then(|v| v.as_str());
+                let known = name.is_some_and(|n| {
+                    n == UNLIMITED || app::limits::RateClass::of_name(n).is_some()
+                });
+                if !known {
+                    undeclared.push(format!("{method} {path}: {name:?}"));
+                }
+            }
+        }
+        assert!(seen > 100, "only {seen} operations");
+        assert!(
+            undeclared.is_empty(),
+            "routes without a known rate class: {undeclared:#?}"
+        );
     }
 }

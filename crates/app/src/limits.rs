@@ -42,6 +42,25 @@ pub enum RateClass {
 }
 
 impl RateClass {
+    /// Every class.
+    pub const ALL: [Self; 10] = [
+        Self::Auth,
+        Self::Writes,
+        Self::Reads,
+        Self::Search,
+        Self::Events,
+        Self::Gateway,
+        Self::FailedLoginsPerAddress,
+        Self::FailedLoginsPerAccount,
+        Self::MailsPerAddress,
+        Self::ResetMailsPerAddress,
+    ];
+
+    /// The class of a name ([`RateClass::name`]).
+    pub fn of_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|class| class.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Auth => "auth",

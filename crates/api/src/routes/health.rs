@@ -17,7 +17,7 @@ pub struct Health {
 }
 
 /// Liveness: the process is up and answering. Touches no dependency.
-#[utoipa::path(operation_id = "health", tag = "operations", responses((status = 200, description = "Up", body = Health)))]
+#[utoipa::path(extensions(("x-rate-class" = json!("unlimited"))), operation_id = "health", tag = "operations", responses((status = 200, description = "Up", body = Health)))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health { status: "ok" })
@@ -38,7 +38,7 @@ pub struct CheckView {
 }
 
 /// Readiness: the database answers, and Redis when configured. 503 names what is down.
-#[utoipa::path(operation_id = "readiness", 
+#[utoipa::path(extensions(("x-rate-class" = json!("unlimited"))), operation_id = "readiness", 
     tag = "operations",
     responses(
         (status = 200, description = "Ready", body = Readiness),
@@ -62,7 +62,7 @@ pub async fn readyz(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
 }
 
 /// Prometheus metrics: request counts and latency histograms by route.
-#[utoipa::path(operation_id = "metrics", 
+#[utoipa::path(extensions(("x-rate-class" = json!("unlimited"))), operation_id = "metrics", 
     tag = "operations",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String))
 )]

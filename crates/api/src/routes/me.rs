@@ -8,7 +8,7 @@ use crate::extract::Auth;
 use crate::views::UserView;
 
 /// The caller's account.
-#[utoipa::path(operation_id = "get_me", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_me", 
     tag = "accounts",
     security(("bearer" = [])),
     responses(

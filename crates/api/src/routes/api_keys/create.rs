@@ -28,7 +28,7 @@ pub struct CreatedApiKeyView {
 }
 
 /// Create an API key.
-#[utoipa::path(operation_id = "create_api_key", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_api_key", 
     tag = "accounts",
     security(("bearer" = [])),
     request_body = CreateApiKeyRequest,

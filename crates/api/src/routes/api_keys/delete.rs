@@ -9,7 +9,7 @@ use crate::error::problem::{InvalidToken, NotFound, Unauthenticated};
 use crate::extract::Auth;
 
 /// Revoke one of the caller's API keys. It stops working at once.
-#[utoipa::path(operation_id = "delete_api_key", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_api_key", 
     tag = "accounts",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The key's id")),

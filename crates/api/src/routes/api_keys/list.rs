@@ -8,7 +8,7 @@ use crate::extract::Auth;
 use crate::views::{ApiKeyView, Page};
 
 /// The caller's API keys that are not revoked (never their secrets).
-#[utoipa::path(operation_id = "list_api_keys", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_api_keys", 
     tag = "accounts",
     security(("bearer" = [])),
     responses(

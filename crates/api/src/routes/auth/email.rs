@@ -22,7 +22,7 @@ pub struct ConfirmRequest {
 /// address had been registered again before it was confirmed, the account takes the
 /// password and name of the registration whose link this is, and every earlier session and
 /// personal API key ends.
-#[utoipa::path(operation_id = "confirm_email", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "confirm_email", 
     tag = "accounts",
     request_body = ConfirmRequest,
     responses(
@@ -40,7 +40,7 @@ pub async fn confirm(
 }
 
 /// Mail the caller's address a fresh confirmation link (nothing when it is confirmed).
-#[utoipa::path(operation_id = "resend_email_confirmation", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "resend_email_confirmation", 
     tag = "accounts",
     security(("bearer" = [])),
     responses(
@@ -62,7 +62,7 @@ pub struct ResetRequest {
 
 /// Ask for a password-reset link. The answer is the same whether an account has the address
 /// (the link, valid an hour, goes to it if so).
-#[utoipa::path(operation_id = "request_password_reset", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "request_password_reset", 
     tag = "accounts",
     request_body = ResetRequest,
     responses((status = 202, description = "If an account has this address, a link is on its way")),
@@ -86,7 +86,7 @@ pub struct ResetConfirmRequest {
 
 /// Set a new password with a reset link (single use, for an hour). The address counts as
 /// confirmed; every session and personal API key of the account ends.
-#[utoipa::path(operation_id = "reset_password", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "reset_password", 
     tag = "accounts",
     request_body = ResetConfirmRequest,
     responses(

@@ -17,7 +17,7 @@ pub struct LoginRequest {
 }
 
 /// Sign in with email and password.
-#[utoipa::path(operation_id = "login", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "login", 
     tag = "accounts",
     request_body = LoginRequest,
     responses(

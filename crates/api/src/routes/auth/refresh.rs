@@ -17,7 +17,7 @@ pub struct RefreshRequest {
 
 /// Trade a refresh token for a new pair. Each refresh token works once; presenting a used
 /// one revokes every token of its session.
-#[utoipa::path(operation_id = "refresh_session", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "refresh_session", 
     tag = "accounts",
     request_body = RefreshRequest,
     responses(

@@ -26,7 +26,7 @@ pub struct RegisterResponse {
 }
 
 /// Create an account; the answer signs it in.
-#[utoipa::path(operation_id = "register", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "register", 
     tag = "accounts",
     request_body = RegisterRequest,
     responses(

@@ -21,7 +21,7 @@ pub struct LogoutRequest {
 /// End the login session a refresh token belongs to: that token and every one its refreshes
 /// issued stop working; its access tokens stop within `access_token_ttl_secs`. Always 204,
 /// whether or not the token exists.
-#[utoipa::path(operation_id = "logout", 
+#[utoipa::path(extensions(("x-rate-class" = json!("auth"))), operation_id = "logout", 
     tag = "accounts",
     request_body = LogoutRequest,
     responses(
@@ -53,7 +53,7 @@ pub struct PasswordRequest {
 /// every other login session of the account ends (its access tokens are refused at once),
 /// and the account's personal API keys are revoked unless `keep_api_keys` is true.
 /// Organisation keys are the organisation's and stay.
-#[utoipa::path(operation_id = "change_password", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "change_password", 
     tag = "accounts",
     security(("bearer" = [])),
     request_body = PasswordRequest,
@@ -86,7 +86,7 @@ pub struct RevokedView {
 
 /// Sign out everywhere: every login session of the caller ends, and its access tokens are
 /// refused from now on on every replica. API keys stay; revoke them one by one.
-#[utoipa::path(operation_id = "revoke_all_sessions", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "revoke_all_sessions", 
     tag = "accounts",
     security(("bearer" = [])),
     responses(

@@ -31,7 +31,7 @@ pub struct AccessGrantView {
 /// The renter's way into a confirmed booking's machine: its SSH and/or HTTPS details and a
 /// per-booking bearer token valid from `starts_at` to `ends_at`. Each call issues a fresh
 /// token; all of them stop working when the booking is cancelled or ends.
-#[utoipa::path(operation_id = "get_booking_access", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_booking_access", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The booking's id")),
@@ -95,7 +95,7 @@ pub struct IntrospectionView {
 /// For the provider's machine: is this renter's token good now? Authenticate with an API
 /// key of a member of the organisation that owns the booked listing. Active only while the
 /// booking is confirmed or running and `starts_at <= now < ends_at`.
-#[utoipa::path(operation_id = "introspect_access_token", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "introspect_access_token", 
     tag = "bookings",
     security(("bearer" = [])),
     request_body = IntrospectRequest,

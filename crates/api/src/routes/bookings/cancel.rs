@@ -10,7 +10,7 @@ use crate::views::BookingView;
 
 /// Cancel your booking: its GPUs are free again at once, and the refund due is recorded
 /// (all of it before the start, the unused share after).
-#[utoipa::path(operation_id = "cancel_booking", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "cancel_booking", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The booking's id")),

@@ -37,7 +37,7 @@ pub struct CreateBookingRequest {
 
 /// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
 /// same key and body again returns the same booking; the same key with another body is 422.
-#[utoipa::path(operation_id = "create_booking", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_booking", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("Idempotency-Key" = String, Header, description = "A key unique to this booking attempt; retries reuse it", pattern = "^[!-~]{1,255}$")),

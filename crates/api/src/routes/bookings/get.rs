@@ -9,7 +9,7 @@ use crate::extract::Auth;
 use crate::views::BookingView;
 
 /// A booking: for its renter, and for members of the provider organisation.
-#[utoipa::path(operation_id = "get_booking", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_booking", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The booking's id")),

@@ -36,7 +36,7 @@ impl BookingPageQuery {
 }
 
 /// Your bookings as a renter, newest first.
-#[utoipa::path(operation_id = "list_bookings", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_bookings", 
     tag = "bookings",
     security(("bearer" = [])),
     params(BookingPageQuery),
@@ -59,7 +59,7 @@ pub async fn list(
 }
 
 /// Bookings of a listing, newest first: for members of the provider organisation.
-#[utoipa::path(operation_id = "list_listing_bookings", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_listing_bookings", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id"), BookingPageQuery),

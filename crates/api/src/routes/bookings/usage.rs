@@ -80,7 +80,7 @@ pub struct UsageView {
 /// for what it received), and per five minutes the delivered performance the gateway saw,
 /// against the verified report, with the credits a performance guarantee gave.
 /// For the renter and the provider's members.
-#[utoipa::path(operation_id = "get_booking_usage", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_booking_usage", 
     tag = "bookings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The booking's id")),

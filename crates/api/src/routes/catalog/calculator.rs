@@ -64,7 +64,7 @@ pub struct DecodeEstimateView {
 /// Predicted decode speed of a model on a GPU at one context and concurrency, from the
 /// memory-bandwidth roofline (the formula and constants are in `formula`), beside what
 /// verified listings measured there. Public.
-#[utoipa::path(operation_id = "estimate_decode", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "estimate_decode", 
     tag = "catalog",
     params(CalculatorQuery),
     responses(

@@ -23,7 +23,7 @@ pub struct GpuDetailView {
 }
 
 /// The GPUs the decode calculator knows, from vendor datasheets (each cites its source).
-#[utoipa::path(operation_id = "list_gpus", tag = "catalog", responses((status = 200, description = "Every GPU", body = GpuListView)))]
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_gpus", tag = "catalog", responses((status = 200, description = "Every GPU", body = GpuListView)))]
 #[get("/hardware")]
 pub async fn list(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
     let items = app.gpus()?.iter().cloned().map(GpuView::from).collect();
@@ -31,7 +31,7 @@ pub async fn list(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
 }
 
 /// A GPU and the figures of every model measured on it, verified and community apart.
-#[utoipa::path(operation_id = "get_gpu", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_gpu", 
     tag = "catalog",
     params(("gpu" = String, Path, description = "The GPU's catalog id, e.g. `rtx-3060-12gb`")),
     responses(

@@ -24,7 +24,7 @@ pub struct ModelDetailView {
 
 /// The models the decode calculator knows, with the architecture facts it uses (each cites
 /// its model card).
-#[utoipa::path(operation_id = "list_models", tag = "catalog", responses((status = 200, description = "Every model", body = ModelListView)))]
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_models", tag = "catalog", responses((status = 200, description = "Every model", body = ModelListView)))]
 #[get("/models")]
 pub async fn list(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
     let items = app.models()?.iter().cloned().map(ModelView::from).collect();
@@ -32,7 +32,7 @@ pub async fn list(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
 }
 
 /// A model and its figures across hardware, verified and community apart.
-#[utoipa::path(operation_id = "get_model", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_model", 
     tag = "catalog",
     params(("id" = String, Path, description = "The model's catalog id")),
     responses(

@@ -15,7 +15,7 @@ use crate::error::problem::{
 /// `best_of` above 1 and beam search are refused: `unsupported_request`); `max_tokens` (or
 /// `max_completion_tokens`) at most `gateway_max_tokens` (set to it when absent); streams are
 /// passed through as they arrive; at most the booking's share of streams at once (429).
-#[utoipa::path(operation_id = "gateway_chat_completions", 
+#[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_chat_completions", 
     tag = "gateway",
     security(("bearer" = [])),
     params(("booking_id" = Uuid, Path, description = "The booking")),

@@ -14,7 +14,7 @@ use crate::error::problem::{
 /// A completion on the booked machine, metered (as chat completions). `prompt` is one
 /// prompt: a string, or one list of token ids; a list of several prompts is refused
 /// (`unsupported_request`).
-#[utoipa::path(operation_id = "gateway_completions", 
+#[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_completions", 
     tag = "gateway",
     security(("bearer" = [])),
     params(("booking_id" = Uuid, Path, description = "The booking")),

@@ -15,7 +15,7 @@ use crate::error::problem::{
 
 /// The booked engine's `/metrics` (Prometheus text), so the harness can measure through the
 /// gateway. Only for a booking that holds every GPU of the machine.
-#[utoipa::path(operation_id = "gateway_metrics", 
+#[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_metrics", 
     tag = "gateway",
     security(("bearer" = [])),
     params(("booking_id" = Uuid, Path, description = "The booking")),

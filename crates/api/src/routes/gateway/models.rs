@@ -13,7 +13,7 @@ use crate::error::problem::{
 };
 
 /// The booked engine's models.
-#[utoipa::path(operation_id = "gateway_models", 
+#[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_models", 
     tag = "gateway",
     security(("bearer" = [])),
     params(("booking_id" = Uuid, Path, description = "The booking")),
@@ -37,7 +37,7 @@ pub async fn models(
 }
 
 /// The booked engine's `/version`.
-#[utoipa::path(operation_id = "gateway_version", 
+#[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_version", 
     tag = "gateway",
     security(("bearer" = [])),
     params(("booking_id" = Uuid, Path, description = "The booking")),

@@ -14,7 +14,7 @@ use crate::error::problem::{
 };
 
 /// The booked engine's `/tokenize`.
-#[utoipa::path(operation_id = "gateway_tokenize", 
+#[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_tokenize", 
     tag = "gateway",
     security(("bearer" = [])),
     params(("booking_id" = Uuid, Path, description = "The booking")),

@@ -39,7 +39,7 @@ pub struct AvailabilityView {
 }
 
 /// Free GPUs of a listing over time. Public.
-#[utoipa::path(operation_id = "get_listing_availability", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_listing_availability", 
     tag = "listings",
     params(("id" = Uuid, Path, description = "The listing's id"), AvailabilityQuery),
     responses(

@@ -66,7 +66,7 @@ pub struct CreateListingRequest {
 }
 
 /// List a machine for an organisation the caller belongs to.
-#[utoipa::path(operation_id = "create_listing", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_listing", 
     tag = "listings",
     security(("bearer" = [])),
     request_body = CreateListingRequest,

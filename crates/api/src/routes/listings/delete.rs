@@ -9,7 +9,7 @@ use crate::extract::Auth;
 
 /// Delist a listing (members of its organisation): it is no longer found or bookable.
 /// Bookings already made stand, and its reports stay published. Delisting again is a no-op.
-#[utoipa::path(operation_id = "delete_listing", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_listing", 
     tag = "listings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),

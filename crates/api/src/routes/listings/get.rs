@@ -10,7 +10,7 @@ use crate::views::ListingView;
 
 /// A listing, with its verification badge and headline figures. Public; the members of its
 /// organisation also see its engine's address and access details.
-#[utoipa::path(operation_id = "get_listing", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_listing", 
     tag = "listings",
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(

@@ -102,7 +102,7 @@ pub struct AnnouncedView {
 /// `from` may not be in the past. Announced
 /// at least `maintenance_notice_secs` ahead its time is left out of uptime; later, it
 /// counts as downtime.
-#[utoipa::path(operation_id = "create_maintenance_window",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_maintenance_window",
     tag = "listings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),
@@ -142,7 +142,7 @@ pub async fn create(
 
 /// A listing's maintenance windows that have not ended, soonest first (members of its
 /// organisation; `GET /v1/listings/{id}/uptime` shows them publicly, without the reason).
-#[utoipa::path(operation_id = "list_maintenance_windows",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_maintenance_windows",
     tag = "listings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),
@@ -171,7 +171,7 @@ pub async fn list(
 /// Delete a maintenance window before it begins (members of the listing's organisation). One
 /// that cancelled bookings stands (409 `maintenance_window_kept`): its interval cannot be let
 /// again; so does one that has begun: its time in the machine's uptime cannot be taken back.
-#[utoipa::path(operation_id = "delete_maintenance_window",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_maintenance_window",
     tag = "listings",
     security(("bearer" = [])),
     params(

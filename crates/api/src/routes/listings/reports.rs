@@ -24,7 +24,7 @@ pub struct ReportsQuery {
 
 /// A listing's signed reports, newest first, a page at a time. Public (see `GET /reports/{id}` for envelopes
 /// that are withheld).
-#[utoipa::path(operation_id = "list_listing_reports", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_listing_reports", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The listing's id"), ReportsQuery),
     responses(

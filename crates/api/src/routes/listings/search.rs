@@ -84,7 +84,7 @@ impl From<SearchQuery> for SearchParams {
 
 /// Search listings by hardware, price, region, free capacity and measured performance.
 /// Public. Results are pages `{items, next_cursor}`; pass `cursor` for the next one.
-#[utoipa::path(operation_id = "search_listings", 
+#[utoipa::path(extensions(("x-rate-class" = json!("search"))), operation_id = "search_listings", 
     tag = "listings",
     params(SearchQuery),
     responses(

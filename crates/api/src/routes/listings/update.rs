@@ -122,7 +122,7 @@ impl From<UpdateListingRequest> for ListingPatch {
 /// Edit a listing (members of its organisation). Changing the hardware or the engine
 /// withdraws the verification badge: the latest report no longer describes the machine.
 /// Bookings already made keep their price.
-#[utoipa::path(operation_id = "update_listing", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "update_listing", 
     tag = "listings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),

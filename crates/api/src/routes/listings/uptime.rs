@@ -91,7 +91,7 @@ pub struct InterruptionsView {
 
 /// A listing's uptime and reliability from liveness probes, its state now and its coming
 /// maintenance. Public.
-#[utoipa::path(operation_id = "get_listing_uptime",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_listing_uptime",
     tag = "listings",
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(

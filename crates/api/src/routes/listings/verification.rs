@@ -60,7 +60,7 @@ impl From<ListingVerification> for ListingVerificationView {
 
 /// A listing's verification state, `verified_at`, `expires_at` and the history of its
 /// verifications, spot checks, expiries and demotions. Members of its organisation may.
-#[utoipa::path(operation_id = "get_listing_verification", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_listing_verification", 
     tag = "verification",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),

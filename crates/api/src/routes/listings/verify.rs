@@ -26,7 +26,7 @@ pub struct VerifyRequest {
 }
 
 /// Request a verification run of the listing's engine. Members of its organisation may.
-#[utoipa::path(operation_id = "request_verification", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "request_verification", 
     tag = "verification",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),

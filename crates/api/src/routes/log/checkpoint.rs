@@ -6,7 +6,7 @@ use crate::error::ApiError;
 /// The latest checkpoint: a C2SP `tlog-checkpoint` (origin, tree size, base64 root hash)
 /// signed as a C2SP signed note by the current signing key. A new one is made at most every
 /// `log_checkpoint_secs` when the log grew. Public.
-#[utoipa::path(operation_id = "get_log_checkpoint", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_log_checkpoint", 
     tag = "log",
     responses((status = 200, description = "The signed note", content_type = "text/plain", body = String))
 )]

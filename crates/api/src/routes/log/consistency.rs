@@ -24,7 +24,7 @@ pub struct ConsistencyView {
 
 /// The RFC 9162 proof that the tree of `second` leaves extends the tree of `first` leaves
 /// (empty when `first` is 0 or equals `second`). Public.
-#[utoipa::path(operation_id = "get_log_consistency", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_log_consistency", 
     tag = "log",
     params(ConsistencyQuery),
     responses(

@@ -46,7 +46,7 @@ pub struct EntriesView {
 
 /// The log's leaves `[start, end)`, in order, so that a monitor can replay the log and
 /// recompute its root. Public.
-#[utoipa::path(operation_id = "list_log_entries", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_log_entries", 
     tag = "log",
     params(EntriesQuery),
     responses(

@@ -6,7 +6,7 @@ use crate::error::ApiError;
 /// The signed-note verifier key of the current signing key, which signs checkpoints:
 /// `<origin>+<key hash hex>+<base64(0x01 ‖ Ed25519 public key)>`. Earlier keys stay listed,
 /// each with its `log_verifier_key`, at `GET /v1/signing-keys`. Public.
-#[utoipa::path(operation_id = "get_log_verifier_key", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_log_verifier_key", 
     tag = "log",
     responses((status = 200, description = "The verifier key", content_type = "text/plain", body = String))
 )]

@@ -64,7 +64,7 @@ pub struct BookedPlanView {
 /// again from the offers that still meet the objective. The `Idempotency-Key` header is
 /// required: the same key and body again returns the same plan. A plan counts as one booking
 /// against `max_open_bookings`; its GPU-hours count in full.
-#[utoipa::path(operation_id = "book_offers",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "book_offers",
     tag = "bookings",
     security(("bearer" = [])),
     params(("Idempotency-Key" = String, Header, description = "A key unique to this plan; retries reuse it", pattern = "^[!-~]{1,255}$")),

@@ -131,7 +131,7 @@ impl From<PlannerQuery> for PlannerParams {
 /// service-level objective for a model of the catalog — measured where verified listings of
 /// that GPU and model exist, the decode calculator's roofline prediction where none do — and
 /// how many machines it takes. Public.
-#[utoipa::path(operation_id = "capacity_planner",
+#[utoipa::path(extensions(("x-rate-class" = json!("search"))), operation_id = "capacity_planner",
     tag = "catalog",
     params(PlannerQuery),
     responses(

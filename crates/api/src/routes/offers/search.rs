@@ -176,7 +176,7 @@ impl From<OffersPage> for OffersView {
 /// per hour, per million output tokens and per user-hour, cheapest per user-hour first; and
 /// the cheapest plan of whole machines that serves `users`. Public. Pages `{items,
 /// next_cursor}`; the plan is over every offer, on every page.
-#[utoipa::path(operation_id = "search_offers",
+#[utoipa::path(extensions(("x-rate-class" = json!("search"))), operation_id = "search_offers",
     tag = "listings",
     params(OffersQuery),
     responses(

@@ -37,7 +37,7 @@ pub struct CreatedOrgKeyView {
 /// Create an organisation API key with scopes (admins, signed in: a key never makes a key).
 /// It acts for this organisation only, and only within its scopes: an `access:introspect`
 /// key, the one to put on a rented machine, can do nothing but introspect.
-#[utoipa::path(operation_id = "create_org_api_key", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_org_api_key", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -74,7 +74,7 @@ pub async fn create(
 }
 
 /// The organisation's keys that are not revoked (never the keys themselves).
-#[utoipa::path(operation_id = "list_org_api_keys", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_org_api_keys", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -90,7 +90,7 @@ pub async fn list(app: web::Data<App>, access: InOrg<Admin>) -> Result<HttpRespo
 }
 
 /// Revoke an organisation key: it stops working at once.
-#[utoipa::path(operation_id = "revoke_org_api_key", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "revoke_org_api_key", 
     tag = "organisations",
     security(("bearer" = [])),
     params(

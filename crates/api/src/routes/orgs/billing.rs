@@ -53,7 +53,7 @@ pub struct BillingView {
 /// Subscribe to Pro: a Stripe Checkout Session (subscription mode, the configured price)
 /// for the organisation's Customer, created once however often or concurrently this is
 /// called. The plan changes when Stripe's webhooks say the subscription is active.
-#[utoipa::path(operation_id = "create_billing_checkout", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_billing_checkout", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -75,7 +75,7 @@ pub async fn checkout(
 }
 
 /// Manage the plan (payment method, invoices, cancellation): a Stripe Billing Portal session.
-#[utoipa::path(operation_id = "create_billing_portal", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_billing_portal", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -97,7 +97,7 @@ pub async fn portal(
 }
 
 /// The organisation's plan, its limits, and its subscription as Stripe last said.
-#[utoipa::path(operation_id = "get_org_billing", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_org_billing", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),

@@ -16,7 +16,7 @@ pub struct CreateOrgRequest {
 }
 
 /// Create an organisation; the caller becomes its owner.
-#[utoipa::path(operation_id = "create_org", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_org", 
     tag = "organisations",
     security(("bearer" = [])),
     request_body = CreateOrgRequest,

@@ -52,7 +52,7 @@ impl From<app::orgs::PublicOrg> for PublicOrgView {
 
 /// The public directory of providers: organisations with at least one active listing, by
 /// name, a page at a time. Public. (`GET /v1/orgs` is the caller's own organisations.)
-#[utoipa::path(operation_id = "list_organizations",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_organizations",
     tag = "organisations",
     params(DirectoryQuery),
     responses(

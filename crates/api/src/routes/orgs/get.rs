@@ -19,7 +19,7 @@ pub struct OrgDetailsView {
 }
 
 /// An organisation and its members; for its members.
-#[utoipa::path(operation_id = "get_org", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_org", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),

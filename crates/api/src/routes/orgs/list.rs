@@ -18,7 +18,7 @@ pub struct MyOrgView {
 }
 
 /// The organisations the caller belongs to.
-#[utoipa::path(operation_id = "list_orgs", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_orgs", 
     tag = "organisations",
     security(("bearer" = [])),
     responses(

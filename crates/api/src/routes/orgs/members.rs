@@ -66,7 +66,7 @@ async fn invite_into(
 /// Invite someone into the organisation: a single-use link for one email and role (admins
 /// invite members and admins; only owners invite owners). The same answer whether or not an
 /// account has that email; the person joins when they accept.
-#[utoipa::path(operation_id = "invite_member", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "invite_member", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -87,7 +87,7 @@ pub async fn invite(
 
 /// Add a member: since members join by consent, this invites them (as
 /// `POST /orgs/{id}/invitations` does) and answers the invitation.
-#[utoipa::path(operation_id = "add_member", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "add_member", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -108,7 +108,7 @@ pub async fn add_member(
 
 /// Accept an invitation, signed in as the invited email: the caller joins with the
 /// invitation's role. An unknown, used or expired token, or another account, is 404.
-#[utoipa::path(operation_id = "accept_invitation", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "accept_invitation", 
     tag = "organisations",
     security(("bearer" = [])),
     params(("token" = String, Path, description = "The invitation's token")),
@@ -135,7 +135,7 @@ pub struct RoleChange {
 
 /// Change a member's role (admins; only owners appoint or demote owners). The last owner
 /// keeps the role (409 `last_owner`).
-#[utoipa::path(operation_id = "set_member_role", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "set_member_role", 
     tag = "organisations",
     security(("bearer" = [])),
     params(
@@ -164,7 +164,7 @@ pub async fn set_role(
 
 /// Remove a member (admins; owners only by an owner), or leave (any member, for themself).
 /// The last owner cannot leave (409 `last_owner`).
-#[utoipa::path(operation_id = "remove_member", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "remove_member", 
     tag = "organisations",
     security(("bearer" = [])),
     params(

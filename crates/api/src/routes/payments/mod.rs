@@ -43,7 +43,7 @@ impl From<Payouts> for PayoutsView {
 /// Start or continue payout onboarding: creates the organisation's Connect Express account
 /// the first time (only ever one, however often or concurrently this is called) and returns
 /// a link to Stripe's onboarding. `account.updated` webhooks keep the flags current.
-#[utoipa::path(operation_id = "start_payouts_onboarding", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "start_payouts_onboarding", 
     tag = "payments",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -65,7 +65,7 @@ pub async fn onboarding(
 }
 
 /// The organisation's payout account, if onboarding has started.
-#[utoipa::path(operation_id = "get_org_payouts", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_org_payouts", 
     tag = "payments",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -97,7 +97,7 @@ pub struct WebhookAnswer {
 /// Stripe's webhook endpoint. The `Stripe-Signature` header is checked over the raw body
 /// with the endpoint secret and a 300 s tolerance; a forged or stale delivery gets 400 and
 /// changes nothing. Each event id is acted on once.
-#[utoipa::path(operation_id = "stripe_webhook", 
+#[utoipa::path(extensions(("x-rate-class" = json!("unlimited"))), operation_id = "stripe_webhook", 
     tag = "payments",
     request_body(content = String, content_type = "application/json", description = "A Stripe event, exactly as Stripe sent it"),
     params(("Stripe-Signature" = String, Header, description = "`t=…,v1=…`", pattern = "^[!-~]*$")),
@@ -186,7 +186,7 @@ impl From<Statement> for StatementView {
 
 /// A provider's earnings: transfers to it less reversals, with the ledger rows behind them
 /// (the organisation's owners and admins).
-#[utoipa::path(operation_id = "get_org_earnings", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_org_earnings", 
     tag = "payments",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -208,7 +208,7 @@ pub async fn earnings(
 }
 
 /// The caller's spend as a renter: charges less refunds, with the ledger rows behind them.
-#[utoipa::path(operation_id = "get_my_spend", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_my_spend", 
     tag = "payments",
     security(("bearer" = [])),
     responses(

@@ -166,7 +166,7 @@ pub fn report_ids(raw: &str) -> Result<Vec<domain::ReportId>, ApiError> {
 /// first report's, which figures differ by more than 5 %, the standards they follow, and
 /// each context's throughput–interactivity frontier. A private report is compared only by
 /// those who may see it (to anyone else it does not exist).
-#[utoipa::path(operation_id = "compare_reports",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "compare_reports",
     tag = "reports",
     params(CompareQuery),
     responses(

@@ -15,7 +15,7 @@ use crate::views::ReportView;
 /// out of reports has its envelope withheld (`envelope_withheld`) from everyone but the
 /// listing's organisation. A private report (Pro) is shown to its organisation's members
 /// and to holders of a share link (`?share=`) only; to anyone else it does not exist.
-#[utoipa::path(operation_id = "get_report", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_report", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(

@@ -41,7 +41,7 @@ pub struct LeaderboardRowView {
 /// The best total tok/s per GPU model and engine model: from valid cells of compliant
 /// verified reports (each row links its report), or with `source=community` from community
 /// runs (each row links its run).
-#[utoipa::path(operation_id = "get_leaderboard", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_leaderboard", 
     tag = "reports",
     params(LeaderboardQuery),
     responses(

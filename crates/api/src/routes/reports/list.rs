@@ -41,7 +41,7 @@ impl PublicReportsQuery {
 
 /// Every public signed report, newest first, a page at a time. Public; private reports are
 /// never listed (see `GET /reports/{id}` for envelopes that are withheld).
-#[utoipa::path(operation_id = "list_reports",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_reports",
     tag = "reports",
     params(PublicReportsQuery),
     responses(

@@ -10,7 +10,7 @@ use crate::extract::MaybeAuth;
 use crate::extract::Query;
 
 /// A report's cells as CSV.
-#[utoipa::path(operation_id = "get_report_matrix_csv", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_report_matrix_csv", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(
@@ -34,7 +34,7 @@ pub async fn csv(
 }
 
 /// A report's decode matrix as an SVG heatmap (contexts × concurrency, colour = total tok/s).
-#[utoipa::path(operation_id = "get_report_matrix_svg", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_report_matrix_svg", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The report's id"), ShareQuery),
     responses(

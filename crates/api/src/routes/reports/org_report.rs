@@ -12,7 +12,7 @@ use crate::views::LogPositionView;
 /// counts, best figures by GPU model — signed like a listing's report. Public. A stored
 /// snapshot: signed, and logged in the transparency log, when its content changes; `id` is
 /// its report id (for `GET /v1/reports/{id}/proof`), `log.leaf_index` its leaf.
-#[utoipa::path(operation_id = "get_org_report", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_org_report", 
     tag = "reports",
     params(("id" = Uuid, Path, description = "The organisation's id")),
     responses(

@@ -34,7 +34,7 @@ pub struct ProofView {
 /// DSSE envelope as RFC 8785 canonical JSON; its hash is SHA-256(0x00 ‖ leaf). Before a
 /// checkpoint covers the report: 202 with `Retry-After`. Public, but a private report's
 /// only for those who may read the report.
-#[utoipa::path(operation_id = "get_report_proof", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_report_proof", 
     tag = "log",
     params(("id" = Uuid, Path, description = "The report's id"), ProofQuery),
     responses(

@@ -34,7 +34,7 @@ pub struct ShareView {
 
 /// A share link of a report, for members of its organisation (a private report is
 /// otherwise shown to them only).
-#[utoipa::path(operation_id = "share_report", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "share_report", 
     tag = "reports",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The report's id")),
@@ -83,7 +83,7 @@ pub struct SharedLinksView {
 
 /// The report's share links that are neither revoked nor expired, for members of its
 /// organisation (tokens are never shown again).
-#[utoipa::path(operation_id = "list_report_shares", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_report_shares", 
     tag = "reports",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The report's id")),
@@ -115,7 +115,7 @@ pub async fn list(
 
 /// Revokes a share link at once, named by its id (from the list) or its token. Links a
 /// member made are revoked when they leave the organisation.
-#[utoipa::path(operation_id = "revoke_report_share", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "revoke_report_share", 
     tag = "reports",
     security(("bearer" = [])),
     params(

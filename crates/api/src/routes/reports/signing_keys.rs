@@ -24,7 +24,7 @@ pub struct SigningKeyView {
 
 /// The public keys that sign reports, active and retired. Verify offline with
 /// `gpumarket verify report.json --keys signing-keys.json`.
-#[utoipa::path(operation_id = "list_signing_keys", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_signing_keys", 
     tag = "reports",
     responses((status = 200, description = "Every published key", body = Vec<SigningKeyView>))
 )]

@@ -8,7 +8,7 @@ use crate::error::Problems;
 use crate::error::problem::NotFound;
 
 /// A community run. Public.
-#[utoipa::path(operation_id = "get_run", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_run", 
     tag = "runs",
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(

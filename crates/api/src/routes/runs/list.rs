@@ -26,7 +26,7 @@ pub struct RunsQuery {
 
 /// Community runs, newest first, by model and hardware. Public; never mixed with verified
 /// results.
-#[utoipa::path(operation_id = "list_runs", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_runs", 
     tag = "runs",
     params(RunsQuery),
     responses(

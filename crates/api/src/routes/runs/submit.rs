@@ -35,7 +35,7 @@ pub struct SubmitRunRequest {
 /// that totals agree with per-request figures and active requests, and refuses an
 /// inconsistent one naming every field (`errors[].field`, e.g.
 /// `report.decode[3].total_tok_s`). Stored with your handle, labelled `community`.
-#[utoipa::path(operation_id = "submit_run", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "submit_run", 
     tag = "runs",
     security(("bearer" = [])),
     request_body = SubmitRunRequest,

@@ -9,7 +9,7 @@ use crate::extract::Auth;
 
 /// Withdraw a run you submitted: it leaves every list and page; its receipt stays in the
 /// transparency log.
-#[utoipa::path(operation_id = "withdraw_run", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "withdraw_run", 
     tag = "runs",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The run's id")),

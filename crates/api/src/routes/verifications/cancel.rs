@@ -10,7 +10,7 @@ use crate::views::RunView;
 
 /// Cancel a queued or running verification. Members of the listing's organisation may. A
 /// worker measuring it stops at its next lease renewal; no report is attached.
-#[utoipa::path(operation_id = "cancel_verification", 
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "cancel_verification", 
     tag = "verification",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The run's id")),

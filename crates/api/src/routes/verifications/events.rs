@@ -22,7 +22,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// `Last-Event-ID`), then followed live; the stream ends after `run_finished`. Public; at most
 /// `event_streams_per_client` streams at once per client network (an IPv4 address, an IPv6
 /// /64; 429 `rate_limited` beyond).
-#[utoipa::path(operation_id = "follow_verification_events", 
+#[utoipa::path(extensions(("x-rate-class" = json!("events"))), operation_id = "follow_verification_events", 
     tag = "verification",
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(

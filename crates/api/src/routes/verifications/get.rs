@@ -11,7 +11,7 @@ use crate::views::RunView;
 /// A verification run's state. Public, like the reports it produces: a failed run shows its
 /// `failure_code` to everyone and its `failure_reason` (which may quote the engine) only to
 /// the members of the listing's organisation.
-#[utoipa::path(operation_id = "get_verification", 
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_verification", 
     tag = "verification",
     params(("id" = Uuid, Path, description = "The run's id")),
     responses(

@@ -20,7 +20,7 @@ use crate::views::Page;
 /// Register a webhook endpoint for your bookings' events (`booking.*`). Deliveries follow
 /// Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` headers,
 /// signed with the secret returned here (this once).
-#[utoipa::path(operation_id = "create_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     request_body = NewEndpointRequest,
@@ -42,7 +42,7 @@ pub async fn create(
 }
 
 /// Your webhook endpoints, oldest first (never their secrets).
-#[utoipa::path(operation_id = "list_webhook_endpoints",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_webhook_endpoints",
     tag = "webhooks",
     security(("bearer" = [])),
     responses(
@@ -59,7 +59,7 @@ pub async fn list(app: web::Data<App>, Auth(caller): Auth) -> Result<HttpRespons
 }
 
 /// Delete one of your webhook endpoints, with its deliveries.
-#[utoipa::path(operation_id = "delete_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -81,7 +81,7 @@ pub async fn remove(
 
 /// Rotate an endpoint's signing secret: the new one is returned this once; deliveries are
 /// signed with the old one too for `webhook_secret_overlap_secs` (a day by default).
-#[utoipa::path(operation_id = "rotate_webhook_secret",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "rotate_webhook_secret",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -104,7 +104,7 @@ pub async fn rotate(
 
 /// Send an endpoint a `webhook.test` event, delivered and retried like any other (a
 /// disabled endpoint is enabled again first).
-#[utoipa::path(operation_id = "test_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "test_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -126,7 +126,7 @@ pub async fn test(
 }
 
 /// Enable an endpoint that was disabled: its pending deliveries resume.
-#[utoipa::path(operation_id = "enable_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "enable_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -148,7 +148,7 @@ pub async fn enable(
 }
 
 /// An endpoint's deliveries, newest first, each with its attempts and the answers they got.
-#[utoipa::path(operation_id = "list_webhook_deliveries",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_webhook_deliveries",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint's id"), DeliveryPageQuery),
@@ -173,7 +173,7 @@ pub async fn deliveries(
 
 /// Send one delivery again now, from the start of the retry schedule, under the same
 /// `webhook-id`.
-#[utoipa::path(operation_id = "redeliver_webhook",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "redeliver_webhook",
     tag = "webhooks",
     security(("bearer" = [])),
     params(

@@ -22,7 +22,7 @@ use crate::views::Page;
 /// verifications', reports' and its machines' bookings'. Deliveries follow
 /// Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` headers,
 /// signed with the secret returned here (this once).
-#[utoipa::path(operation_id = "create_org_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "create_org_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -51,7 +51,7 @@ pub async fn create(
 }
 
 /// The organisation's webhook endpoints, oldest first (never their secrets; its admins).
-#[utoipa::path(operation_id = "list_org_webhook_endpoints",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_org_webhook_endpoints",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id")),
@@ -75,7 +75,7 @@ pub async fn list(
 }
 
 /// Delete one of the organisation's webhook endpoints, with its deliveries.
-#[utoipa::path(operation_id = "delete_org_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_org_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id"), ("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -98,7 +98,7 @@ pub async fn remove(
 
 /// Rotate an endpoint's signing secret: the new one is returned this once; deliveries are
 /// signed with the old one too for `webhook_secret_overlap_secs` (a day by default).
-#[utoipa::path(operation_id = "rotate_org_webhook_secret",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "rotate_org_webhook_secret",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id"), ("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -122,7 +122,7 @@ pub async fn rotate(
 
 /// Send an endpoint a `webhook.test` event, delivered and retried like any other (a
 /// disabled endpoint is enabled again first).
-#[utoipa::path(operation_id = "test_org_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "test_org_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id"), ("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -145,7 +145,7 @@ pub async fn test(
 }
 
 /// Enable an endpoint that was disabled: its pending deliveries resume.
-#[utoipa::path(operation_id = "enable_org_webhook_endpoint",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "enable_org_webhook_endpoint",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id"), ("endpoint_id" = Uuid, Path, description = "The endpoint's id")),
@@ -168,7 +168,7 @@ pub async fn enable(
 }
 
 /// An endpoint's deliveries, newest first, each with its attempts and the answers they got.
-#[utoipa::path(operation_id = "list_org_webhook_deliveries",
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "list_org_webhook_deliveries",
     tag = "webhooks",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The organisation's id"), ("endpoint_id" = Uuid, Path, description = "The endpoint's id"), DeliveryPageQuery),
@@ -194,7 +194,7 @@ pub async fn deliveries(
 
 /// Send one delivery again now, from the start of the retry schedule, under the same
 /// `webhook-id`.
-#[utoipa::path(operation_id = "redeliver_org_webhook",
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "redeliver_org_webhook",
     tag = "webhooks",
     security(("bearer" = [])),
     params(
