@@ -360,12 +360,12 @@ impl App {
                 return Err(invalid);
             }
             let hash = digest(bearer);
-            if self.inner.unknown_keys.contains_key(&hash) {
+            if self.inner.identity.unknown_keys.contains_key(&hash) {
                 return Err(invalid);
             }
             metrics::counter!(KEY_LOOKUPS_METRIC).increment(1);
             let Some(key) = self.db().api_key_by_hash(&hash).await? else {
-                self.inner.unknown_keys.insert(hash, ());
+                self.inner.identity.unknown_keys.insert(hash, ());
                 return Err(invalid);
             };
             if key.revoked_at.is_some() {

@@ -155,7 +155,7 @@ impl App {
     /// credentials, 1 for a credential that proves nothing.
     pub async fn rate_scale_of(&self, bearer: &str) -> u32 {
         let key = crate::limits::credential_subject(bearer);
-        if let Some(scale) = self.inner.plan_scales.get(&key) {
+        if let Some(scale) = self.inner.money.plan_scales.get(&key) {
             return scale;
         }
         let scale = match self.scale_of_credential(bearer).await {
@@ -165,13 +165,14 @@ impl App {
                 return 1;
             }
         };
-        self.inner.plan_scales.insert(key, scale);
+        self.inner.money.plan_scales.insert(key, scale);
         scale
     }
 
     /// [`App::rate_scale_of`] when it is known without reading anything.
     pub fn cached_rate_scale(&self, bearer: &str) -> Option<u32> {
         self.inner
+            .money
             .plan_scales
             .get(&crate::limits::credential_subject(bearer))
     }
@@ -370,7 +371,7 @@ impl App {
                 .ok_or_else(|| AppError::Internal("billing row vanished".into()))?;
         }
         // Limits follow the plan at once here (other replicas within SCALE_TTL).
-        self.inner.plan_scales.invalidate_all();
+        self.inner.money.plan_scales.invalidate_all();
         Ok(WebhookOutcome::Processed)
     }
 }

@@ -70,6 +70,7 @@ impl App {
         &self,
     ) -> Result<tokio::sync::SemaphorePermit<'_>, AppError> {
         self.inner
+            .identity
             .hashing
             .acquire()
             .await

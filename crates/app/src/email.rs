@@ -91,7 +91,7 @@ impl App {
             tracing::warn!("an address had its hour's mail already; this one is not sent");
             return;
         }
-        if let Err(e) = self.inner.mailer.send(to, subject, body).await {
+        if let Err(e) = self.inner.identity.mailer.send(to, subject, body).await {
             tracing::warn!(error = %e, "a mail was not sent");
         }
     }

@@ -66,42 +66,73 @@ pub struct App {
     inner: Arc<Inner>,
 }
 
+/// The shared state: the kernel's (the database, queues, configuration, the limiter, engines'
+/// load), and each context's own slice (`ARCHITECTURE.md`, "Contexts"): a use case reaches the
+/// state of its context and of the kernel.
 #[derive(Debug)]
 struct Inner {
     db: Db,
-    tokens: tokens::TokenKeys,
-    signer: attest::KeyPair,
     redis: Option<queue::Redis>,
     dispatcher: queue::Dispatcher,
     notifier: queue::Notifier,
-    payments: Option<Arc<dyn ::payments::PaymentGateway>>,
+    /// Seals and opens the secrets stored in the database.
+    sealer: sealed::SecretsKey,
+    streams: Arc<limits::StreamSlots>,
+    budgets: limits::LocalBudgets,
+    trusted_proxies: Vec<ipnet::IpNet>,
+    /// Engines' streams counted across replicas, and the last second's trouble.
+    engines: engine_load::EngineLoad,
+    config: Config,
+    identity: IdentityState,
+    money: MoneyState,
+    trust: TrustState,
+    market: MarketState,
+    operations: OperationsState,
+}
+
+/// Identity's state: token keys, password hashing, sessions, sign-in back-off, mail.
+#[derive(Debug)]
+struct IdentityState {
+    tokens: tokens::TokenKeys,
     /// Permits to compute a password hash (each takes 19 MiB): a login flood waits, memory
     /// stays bounded.
     hashing: Arc<tokio::sync::Semaphore>,
-    /// Permits for liveness probes waiting for an answer (`max_probes_in_flight`).
-    probing: Arc<tokio::sync::Semaphore>,
-    streams: Arc<limits::StreamSlots>,
-    budgets: limits::LocalBudgets,
-    /// Recent answers of [`App::rate_scale_of`], by credential digest.
-    plan_scales: billing::ScaleCache,
     /// Digests of API keys recently found not to exist.
     unknown_keys: moka::sync::Cache<String, ()>,
     /// Login sessions ended within an access token's lifetime, on any replica.
     ended_sessions: sessions::EndedSessions,
     /// Failed sign-ins per (account, network), when there is no Redis.
     login_backoff: login_backoff::LocalBackoff,
-    /// Seals and opens the secrets stored in the database.
-    sealer: sealed::SecretsKey,
     /// Sends confirmation and password-reset links.
     mailer: mailer::Mailer,
-    /// The gateway's caches and engine client.
+}
+
+/// Money's state: the payment provider, and plans' scales of the rate budgets.
+#[derive(Debug)]
+struct MoneyState {
+    payments: Option<Arc<dyn ::payments::PaymentGateway>>,
+    /// Recent answers of [`App::rate_scale_of`], by credential digest.
+    plan_scales: billing::ScaleCache,
+}
+
+/// Trust's state: the report signing key, and the probes' permits.
+#[derive(Debug)]
+struct TrustState {
+    signer: attest::KeyPair,
+    /// Permits for liveness probes waiting for an answer (`max_probes_in_flight`).
+    probing: Arc<tokio::sync::Semaphore>,
+}
+
+/// The market's state: the gateway's caches and engine client.
+#[derive(Debug)]
+struct MarketState {
     gateway: gateway::GatewayState,
-    /// Engines' streams counted across replicas, and the last second's trouble.
-    engines: engine_load::EngineLoad,
-    /// The client webhooks are sent with.
+}
+
+/// Operations' state: the client webhooks are sent with.
+#[derive(Debug)]
+struct OperationsState {
     webhook_client: reqwest::Client,
-    trusted_proxies: Vec<ipnet::IpNet>,
-    config: Config,
 }
 
 impl App {
@@ -139,28 +170,35 @@ impl App {
         ));
         let app = Self {
             inner: Arc::new(Inner {
-                payments,
-                hashing,
-                probing,
+                identity: IdentityState {
+                    tokens,
+                    hashing,
+                    unknown_keys: moka::sync::Cache::builder()
+                        .max_capacity(100_000)
+                        .time_to_live(std::time::Duration::from_secs(600))
+                        .build(),
+                    ended_sessions: sessions::ended_sessions(config.accounts.access_token_ttl_secs),
+                    login_backoff: login_backoff::local_backoff(),
+                    mailer: mailer::Mailer::from_config(&config)?,
+                },
+                money: MoneyState {
+                    payments,
+                    plan_scales: billing::scale_cache(),
+                },
+                trust: TrustState { signer, probing },
+                market: MarketState {
+                    gateway: gateway::GatewayState::new(config.verification.engine_allow_private)?,
+                },
+                operations: OperationsState {
+                    webhook_client: webhooks::client(config.webhooks.webhook_allow_private)?,
+                },
                 streams: Default::default(),
                 budgets: Default::default(),
-                plan_scales: billing::scale_cache(),
-                ended_sessions: sessions::ended_sessions(config.accounts.access_token_ttl_secs),
-                login_backoff: login_backoff::local_backoff(),
                 sealer,
-                mailer: mailer::Mailer::from_config(&config)?,
-                unknown_keys: moka::sync::Cache::builder()
-                    .max_capacity(100_000)
-                    .time_to_live(std::time::Duration::from_secs(600))
-                    .build(),
-                gateway: gateway::GatewayState::new(config.verification.engine_allow_private)?,
                 engines: engine_load::EngineLoad::new(redis.is_some(), db.backend()),
-                webhook_client: webhooks::client(config.webhooks.webhook_allow_private)?,
                 trusted_proxies: limits::parse_proxies(&config.server.trusted_proxies)
                     .map_err(AppError::Config)?,
                 db,
-                tokens,
-                signer,
                 redis,
                 dispatcher,
                 notifier,
@@ -190,7 +228,7 @@ impl App {
 
     /// The HTTP client every gateway request to an engine goes through (liveness probes too).
     pub fn gateway_client(&self) -> &reqwest::Client {
-        &self.inner.gateway.client
+        &self.inner.market.gateway.client
     }
 
     /// The client's network, what every address-keyed budget counts by: the client's
@@ -213,7 +251,7 @@ impl App {
     }
 
     pub(crate) fn tokens(&self) -> &tokens::TokenKeys {
-        &self.inner.tokens
+        &self.inner.identity.tokens
     }
 
     #[cfg(not(feature = "testing"))]
@@ -227,7 +265,7 @@ impl App {
     }
 
     pub(crate) fn signer(&self) -> &attest::KeyPair {
-        &self.inner.signer
+        &self.inner.trust.signer
     }
 
     #[cfg(not(feature = "testing"))]

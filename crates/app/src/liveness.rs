@@ -149,7 +149,7 @@ impl App {
         let settings = &self.config().liveness;
         let period = settings.period();
         // No more than the places free: probes of slow engines still waiting hold theirs.
-        let free = self.inner.probing.available_permits() as u64;
+        let free = self.inner.trust.probing.available_permits() as u64;
         let limit = claims_per_tick(self.db().probed_listings().await?, period).min(free);
         if limit == 0 {
             return Ok(0);
@@ -169,7 +169,7 @@ impl App {
         let serviced = self.db().in_maintenance(&ids, now).await?;
         let mut probes = tokio::task::JoinSet::new();
         for listing in claimed.into_iter().filter(|l| !serviced.contains(&l.id)) {
-            let Ok(place) = Arc::clone(&self.inner.probing).try_acquire_owned() else {
+            let Ok(place) = Arc::clone(&self.inner.trust.probing).try_acquire_owned() else {
                 // Another round of this process took the place meanwhile: probed next period.
                 break;
             };

@@ -87,6 +87,7 @@ impl App {
                 let mut wait = 0;
                 // Looked at and taken in one step, so two tries cannot both pass.
                 self.inner
+                    .identity
                     .login_backoff
                     .entry(pair.to_owned())
                     .and_upsert_with(|entry| match entry.map(moka::Entry::into_value) {
@@ -118,7 +119,7 @@ impl App {
         if self.backoff_script(pair, "fail").await.is_some() {
             return;
         }
-        let backoff = &self.inner.login_backoff;
+        let backoff = &self.inner.identity.login_backoff;
         let failures = backoff.get(pair).map_or(0, |(n, _)| n) + 1;
         let until = Instant::now() + Duration::from_millis(wait_after(failures));
         backoff.insert(pair.to_owned(), (failures, until));
@@ -127,7 +128,7 @@ impl App {
     /// A success (or a new password) ends `pair`'s back-off.
     pub(crate) async fn login_backoff_clear(&self, pair: &str) {
         if self.backoff_script(pair, "clear").await.is_none() {
-            self.inner.login_backoff.invalidate(pair);
+            self.inner.identity.login_backoff.invalidate(pair);
         }
     }
 }

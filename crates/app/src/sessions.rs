@@ -48,7 +48,7 @@ impl App {
     pub(crate) async fn follow_ended_sessions(&self) -> Result<(), AppError> {
         let ttl = self.config().accounts.access_token_ttl_secs;
         let mut news = self.notifier().revocations();
-        reload(self.db(), &self.inner.ended_sessions, ttl).await?;
+        reload(self.db(), &self.inner.identity.ended_sessions, ttl).await?;
         // The follower holds the application weakly: it ends with it.
         let app = std::sync::Arc::downgrade(&self.inner);
         let mut backstop = tokio::time::interval(BACKSTOP);
@@ -63,9 +63,12 @@ impl App {
                 };
                 let Some(inner) = app.upgrade() else { return };
                 match heard {
-                    Ok(Revocation::Session(session)) => inner.ended_sessions.insert(session, ()),
+                    Ok(Revocation::Session(session)) => {
+                        inner.identity.ended_sessions.insert(session, ())
+                    }
                     Ok(Revocation::Missed) | Err(RecvError::Lagged(_)) => {
-                        if let Err(e) = reload(&inner.db, &inner.ended_sessions, ttl).await {
+                        if let Err(e) = reload(&inner.db, &inner.identity.ended_sessions, ttl).await
+                        {
                             tracing::warn!(error = %e, "could not read the ended sessions");
                         }
                     }
@@ -79,13 +82,13 @@ impl App {
     /// Ends `sessions` for every replica: their access tokens are refused from now on.
     pub(crate) async fn sessions_ended(&self, sessions: &[Uuid]) {
         for &session in sessions {
-            self.inner.ended_sessions.insert(session, ());
+            self.inner.identity.ended_sessions.insert(session, ());
             self.notifier().revoke_session(session).await;
         }
     }
 
     /// Whether an access token's session has ended.
     pub(crate) fn session_ended(&self, session: Uuid) -> bool {
-        self.inner.ended_sessions.contains_key(&session)
+        self.inner.identity.ended_sessions.contains_key(&session)
     }
 }

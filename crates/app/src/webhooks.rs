@@ -546,6 +546,7 @@ impl App {
             Ok(url) => {
                 let request = self
                     .inner
+                    .operations
                     .webhook_client
                     .post(url)
                     .header("content-type", "application/json")
@@ -650,6 +651,7 @@ impl App {
         for to in recipients {
             if let Err(e) = self
                 .inner
+                .identity
                 .mailer
                 .send(
                     &to,

@@ -225,7 +225,7 @@ impl App {
     /// The booking's gate facts: as read within [`GATE_TTL`], else read afresh (the booking
     /// and its listing at once). `NotFound` when there is no such booking.
     async fn gate(&self, booking: Uuid) -> Result<Arc<Gate>, AppError> {
-        let gates = &self.inner.gateway.gates;
+        let gates = &self.inner.market.gateway.gates;
         if let Some(gate) = gates.get(&booking) {
             return Ok(gate);
         }
@@ -253,7 +253,7 @@ impl App {
     /// Forgets what the gateway read of a booking (it was cancelled), so that its next
     /// request reads it afresh.
     pub(crate) fn forget_gate(&self, booking: Uuid) {
-        self.inner.gateway.gates.invalidate(&booking);
+        self.inner.market.gateway.gates.invalidate(&booking);
     }
 
     /// What the gateway reads of a listing's verified report: the most streams it measured
@@ -265,7 +265,7 @@ impl App {
                 max_model_len: None,
             });
         };
-        let remembered = &self.inner.gateway.facts_of_report;
+        let remembered = &self.inner.market.gateway.facts_of_report;
         if let Some(facts) = remembered.get(&report) {
             return Ok(facts);
         }

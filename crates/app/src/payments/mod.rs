@@ -47,7 +47,7 @@ pub(crate) fn gateway_from(
 
 impl App {
     pub(crate) fn payments(&self) -> Option<&Arc<dyn PaymentGateway>> {
-        self.inner.payments.as_ref()
+        self.inner.money.payments.as_ref()
     }
 
     pub(crate) fn gateway(&self) -> Result<&Arc<dyn PaymentGateway>, AppError> {
