@@ -124,11 +124,7 @@ macro_rules! life_cycle {
             type Err = StatusError;
 
             fn from_str(raw: &str) -> Result<Self, Self::Err> {
-                $name::ALL
-                    .iter()
-                    .copied()
-                    .find(|s| s.as_str() == raw)
-                    .ok_or_else(|| StatusError::Unknown(raw.to_owned()))
+                <$name as LifeCycle>::parse(raw)
             }
         }
 
