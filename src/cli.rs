@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::{
-    availability_bench, bench_cmd, client_cmd, config_cmd, demo, gateway_bench, log_monitor,
-    search_bench, settings, telemetry, verify_cmd,
+    availability_bench, bench_cmd, client_cmd, config_cmd, demo, gateway_bench, search_bench,
+    settings, telemetry, transparency_monitor, verify_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -97,7 +97,7 @@ enum Command {
     Verify(verify_cmd::VerifyArgs),
     /// Watch a server's transparency log: check each new checkpoint extends the last one
     /// seen, replay the new entries, verify their signatures and recompute the root.
-    LogMonitor(log_monitor::LogMonitorArgs),
+    LogMonitor(transparency_monitor::LogMonitorArgs),
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
     Migrate {
         /// Apply nothing: wait up to this many seconds until every migration this binary
@@ -196,7 +196,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(work(config, concurrency))
         }
         Command::Verify(args) => Ok(runtime()?.block_on(verify_cmd::verify(args))),
-        Command::LogMonitor(args) => Ok(runtime()?.block_on(log_monitor::monitor(args))),
+        Command::LogMonitor(args) => Ok(runtime()?.block_on(transparency_monitor::monitor(args))),
         Command::Sim {
             profile,
             listen,
@@ -391,7 +391,7 @@ async fn simulate(
 }
 
 async fn migrate(config: app::Config) -> anyhow::Result<ExitCode> {
-    let applied = app::maintenance::migrate(config.database_url())
+    let applied = app::operations::database::migrate(config.database_url())
         .await
         .context("applying migrations")?;
     tracing::info!(
@@ -406,11 +406,12 @@ async fn migrate(config: app::Config) -> anyhow::Result<ExitCode> {
 async fn wait_for_migrations(config: app::Config, secs: u64) -> anyhow::Result<ExitCode> {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(secs);
     loop {
-        let pending = match app::maintenance::unapplied_migrations(config.database_url()).await {
-            Ok(pending) => pending,
-            // The database may not answer yet (it starts beside us): wait for it too.
-            Err(e) => vec![format!("(the database: {e})")],
-        };
+        let pending =
+            match app::operations::database::unapplied_migrations(config.database_url()).await {
+                Ok(pending) => pending,
+                // The database may not answer yet (it starts beside us): wait for it too.
+                Err(e) => vec![format!("(the database: {e})")],
+            };
         if pending.is_empty() {
             tracing::info!("every migration of this release is applied");
             return Ok(ExitCode::SUCCESS);

@@ -7,10 +7,10 @@ mod client_cmd;
 mod config_cmd;
 mod demo;
 mod gateway_bench;
-mod log_monitor;
 mod search_bench;
 mod settings;
 mod telemetry;
+mod transparency_monitor;
 mod verify_cmd;
 
 use std::process::ExitCode;

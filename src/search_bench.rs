@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use app::maintenance::{CELLS, GPU_MODELS, REGIONS, Rng};
+use app::operations::database::{CELLS, GPU_MODELS, REGIONS, Rng};
 use chrono::Utc;
 use secrecy::SecretString;
 
@@ -177,7 +177,7 @@ pub async fn search_bench(args: SearchBenchArgs) -> anyhow::Result<ExitCode> {
     };
     println!("preparing {} synthetic listings …", args.listings);
     let started = Instant::now();
-    let market = app::maintenance::synthetic_marketplace(&url, args.listings, args.seed)
+    let market = app::operations::database::synthetic_marketplace(&url, args.listings, args.seed)
         .await
         .context("loading the synthetic marketplace")?;
     if market.loaded_listings > 0 {

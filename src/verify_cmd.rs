@@ -147,10 +147,10 @@ async fn run(args: VerifyArgs) -> anyhow::Result<Result<(), Refusal>> {
 /// What a statement of this `predicateType` is, in words.
 fn kind_of(predicate: &str) -> &'static str {
     match predicate {
-        app::reports::REPORT_PREDICATE => "benchmark report",
-        app::reports::ORG_PREDICATE => "organisation report",
-        app::liveness::UPTIME_PREDICATE => "uptime statement",
-        app::community::RECEIPT_PREDICATE => "community run receipt",
+        app::trust::reports::REPORT_PREDICATE => "benchmark report",
+        app::trust::reports::ORG_PREDICATE => "organisation report",
+        app::trust::liveness::UPTIME_PREDICATE => "uptime statement",
+        app::trust::community::RECEIPT_PREDICATE => "community run receipt",
         _ => "unknown statement",
     }
 }

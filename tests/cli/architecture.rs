@@ -998,7 +998,8 @@ fn each_crate_depends_on_the_crates_the_map_draws() {
 }
 
 /// The contexts `ARCHITECTURE.md` declares: for each crate (`app`, `store`), each top-level
-/// module's context, and the contexts each may use.
+/// module's context (a context's folder, or a kernel module at the root), and the contexts
+/// each may use.
 struct Contexts {
     of: BTreeMap<&'static str, BTreeMap<String, String>>,
     may_use: BTreeMap<String, BTreeSet<String>>,
@@ -1023,8 +1024,11 @@ fn contexts() -> Contexts {
         of: BTreeMap::new(),
         may_use: BTreeMap::new(),
     };
+    // The first table of the section: one row per context.
     for row in table
         .lines()
+        .skip_while(|l| !l.starts_with("| Context"))
+        .take_while(|l| l.starts_with('|'))
         .filter(|l| l.starts_with("| ") && !l.starts_with("| Context"))
     {
         let cells: Vec<&str> = row.trim_matches('|').split('|').collect();
@@ -1037,6 +1041,18 @@ fn contexts() -> Contexts {
             .insert(context.clone(), names(may_use).into_iter().collect());
         for (krate, cell) in [("app", app), ("store", store)] {
             for module in names(cell) {
+                // A context's folder bears its name: the folder is where a module's context
+                // is declared.
+                let module = match module.strip_suffix('/') {
+                    Some(folder) => {
+                        assert_eq!(
+                            folder, context,
+                            "{krate}: the folder {folder}/ is {context}'s"
+                        );
+                        folder.to_owned()
+                    }
+                    None => module,
+                };
                 let previous = contexts
                     .of
                     .entry(krate)

@@ -7,7 +7,7 @@
 use chrono::Utc;
 use domain::quota::RollingDay;
 use serde_json::{Value, json};
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 use store::{Backend, CommunityCellRecord, CommunityRunRecord, Db};
 
 use crate::{Server, gpumarket, http};

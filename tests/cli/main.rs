@@ -9,7 +9,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 use store::{Backend, Db};
 
 mod architecture;

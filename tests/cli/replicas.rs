@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use store::testing::{TestDatabase, decode_cell, verified_report};
+use store::tools::testing::{TestDatabase, decode_cell, verified_report};
 use store::{Backend, Db};
 
 use crate::{Server, Sim, free_port, gpumarket, http};

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use store::Backend;
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 
 use crate::{Server, gpumarket, http};
 

@@ -9,7 +9,7 @@
 //! age, the figures the hit was found by, the cursor.
 
 use app::AppError;
-use app::listings::SearchHit;
+use app::market::listings::SearchHit;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 

@@ -138,6 +138,17 @@ pub fn openapi() -> OpenApiDoc {
     doc
 }
 
+/// The routes outside the API's and the site's pages, which no budget limits: the API's
+/// description and its viewer (registered with the service below).
+pub(crate) fn unmetered_routes()
+-> [((&'static str, &'static str), Option<app::limits::RateClass>); 3] {
+    [
+        (("GET", "/openapi.json"), None),
+        (("GET", "/docs"), None),
+        (("GET", "/docs/{_:.*}"), None),
+    ]
+}
+
 /// The document as committed in `openapi/openapi.json`: pretty JSON with a final newline.
 pub fn openapi_json() -> Result<String, serde_json::Error> {
     let mut json = openapi().to_pretty_json()?;

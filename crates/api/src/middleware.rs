@@ -149,6 +149,12 @@ fn declared() -> &'static Declared {
                 declared.insert((method.to_owned(), path.clone()), class);
             }
         }
+        for ((method, path), class) in crate::pages::rate_classes()
+            .into_iter()
+            .chain(crate::unmetered_routes())
+        {
+            declared.insert((method.to_owned(), path.to_owned()), class);
+        }
         declared
     })
 }
@@ -170,12 +176,11 @@ fn operations(
     .collect()
 }
 
-/// The rate class of a request, or `None` for what is never limited. An API route's is the
-/// one it declares (`pattern`: the route it matched); `HEAD` spends what `GET` declares. Past
-/// the API's routes, the results site: its pages spend the read budget like the API (those
-/// that search, `/marketplace` and `/planner`, the search budget), and the API's description,
-/// its viewer and static assets nothing; a request that matches no route spends the read or
-/// the write budget by its method.
+/// The rate class of a request, or `None` for what is never limited: the one its route
+/// declares (`pattern`: the route it matched) — an API route's `x-rate-class`, a page's
+/// [`crate::pages::Page`] class, the API's description and its viewer none
+/// ([`crate::unmetered_routes`]); `HEAD` spends what `GET` declares. A request that matches no
+/// route spends the read or the write budget by its method.
 fn class_of(
     method: &actix_web::http::Method,
     pattern: Option<&str>,
@@ -199,23 +204,11 @@ fn class_of(
             }
         }
     }
-    let reading = matches!(*method, Method::GET | Method::HEAD);
-    if path.starts_with("/v1/") {
-        return Some(if reading {
-            RateClass::Reads
-        } else {
-            RateClass::Writes
-        });
-    }
-    let free = matches!(path, "/openapi.json" | "/docs" | "/favicon.ico")
-        || path.starts_with("/docs/")
-        || path.starts_with("/assets/");
-    (!free).then_some(if !reading {
-        RateClass::Writes
-    } else if matches!(pattern.unwrap_or(path), "/marketplace" | "/planner") {
-        RateClass::Search
-    } else {
+    // No route declares it (no route matched): what its method does.
+    Some(if matches!(*method, Method::GET | Method::HEAD) {
         RateClass::Reads
+    } else {
+        RateClass::Writes
     })
 }
 
@@ -401,9 +394,14 @@ mod tests {
             site(&Method::DELETE, "/v1/nowhere"),
             Some(RateClass::Writes)
         );
-        for free in ["/docs/", "/assets/site.css", "/openapi.json"] {
+        for free in ["/assets/site.css", "/openapi.json", "/docs"] {
             assert_eq!(site(&Method::GET, free), None, "{free}");
         }
+        assert_eq!(class_of(&Method::GET, Some("/docs/{_:.*}"), "/docs/"), None);
+        assert_eq!(
+            site(&Method::POST, "/confirm-email"),
+            Some(RateClass::Writes)
+        );
         for page in ["/marketplace", "/planner"] {
             assert_eq!(site(&Method::GET, page), Some(RateClass::Search), "{page}");
         }

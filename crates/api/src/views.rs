@@ -1,8 +1,8 @@
 //! The JSON shapes the API answers with, documented in the OpenAPI document. Each converts
 //! from an `app` type; no handler builds JSON by hand.
 
-use app::accounts::{ApiKey, TokenPair, User};
-use app::orgs::{Member, Org};
+use app::identity::accounts::{ApiKey, TokenPair, User};
+use app::identity::orgs::{Member, Org};
 use chrono::{DateTime, Utc};
 use domain::Role;
 use serde::{Deserialize, Serialize};
@@ -238,7 +238,7 @@ pub struct AccessView {
 }
 
 impl AccessView {
-    pub fn of(r: &app::listings::Listing, with_details: bool) -> Self {
+    pub fn of(r: &app::market::listings::Listing, with_details: bool) -> Self {
         let ssh = r.ssh.as_ref().map(|ssh| SshView {
             host: ssh.host.clone(),
             port: i64::from(ssh.port),
@@ -312,8 +312,8 @@ pub struct VerificationCostView {
     pub cells_skipped: u64,
 }
 
-impl From<app::listings::VerificationCost> for VerificationCostView {
-    fn from(c: app::listings::VerificationCost) -> Self {
+impl From<app::market::listings::VerificationCost> for VerificationCostView {
+    fn from(c: app::market::listings::VerificationCost) -> Self {
         Self {
             wall_s: c.wall_s,
             gpu_s_estimate: c.gpu_s_estimate,
@@ -388,7 +388,7 @@ pub struct LivenessView {
 impl ListingView {
     /// `with_endpoint`: the viewer (a member of the provider) may see the engine's address
     /// and the access details.
-    pub fn new(listing: app::listings::Listing, with_endpoint: bool) -> Self {
+    pub fn new(listing: app::market::listings::Listing, with_endpoint: bool) -> Self {
         let now = Utc::now();
         let access = AccessView::of(&listing, with_endpoint);
         let age = listing.verification_age_s(now);
@@ -485,8 +485,8 @@ pub struct RunView {
     pub visibility: String,
 }
 
-impl From<app::verification::Run> for RunView {
-    fn from(r: app::verification::Run) -> Self {
+impl From<app::trust::verification::Run> for RunView {
+    fn from(r: app::trust::verification::Run) -> Self {
         Self {
             id: r.id.into(),
             listing_id: r.listing_id.into(),
@@ -548,8 +548,8 @@ impl LogPositionView {
     }
 }
 
-impl From<app::reports::StoredReport> for ReportView {
-    fn from(r: app::reports::StoredReport) -> Self {
+impl From<app::trust::reports::StoredReport> for ReportView {
+    fn from(r: app::trust::reports::StoredReport) -> Self {
         Self {
             id: r.id.into(),
             listing_id: r.listing_id.into(),
@@ -680,8 +680,8 @@ pub struct BookingGuaranteeView {
     pub settled: Option<MoneyView>,
 }
 
-impl From<app::bookings::Booking> for BookingView {
-    fn from(b: app::bookings::Booking) -> Self {
+impl From<app::market::bookings::Booking> for BookingView {
+    fn from(b: app::market::bookings::Booking) -> Self {
         let awaiting_payment = b.status == app::BookingStatus::PendingPayment;
         let money = MoneyView::from;
         Self {

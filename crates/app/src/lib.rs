@@ -4,50 +4,21 @@
 //! exposes one method per use case, grouped by module. Callers pass a [`Caller`] that the
 //! API has authenticated; authorization is decided here, so every door checks the same way.
 
-pub mod access;
 mod access_keys;
-pub mod accounts;
-pub mod billing;
-pub mod bookings;
-mod cancellation;
-pub mod catalogs;
-pub mod community;
-pub mod compare;
 pub mod config;
-mod credentials;
-mod email;
 mod engine_load;
 pub mod engine_origin;
 mod error;
-pub mod gateway;
-pub mod guarantees;
-pub mod health;
+pub mod identity;
 mod jwt;
 pub mod limits;
-pub mod listings;
-pub mod liveness;
-pub mod log;
-mod login_backoff;
-mod mailer;
-pub mod maintenance;
-pub mod maintenance_windows;
-pub mod offers;
-pub mod orgs;
-pub mod payments;
-pub mod physics;
-pub mod planner;
+pub mod market;
+pub mod money;
+pub mod operations;
 mod records;
-pub mod reports;
-pub mod runs;
 pub mod sealed;
 mod secrets;
-mod sessions;
-mod signing_key;
-pub mod spot_checks;
-pub mod sweeps;
-pub mod tokens;
-pub mod verification;
-pub mod webhooks;
+pub mod trust;
 pub mod windows;
 
 use std::sync::Arc;
@@ -83,56 +54,11 @@ struct Inner {
     /// Engines' streams counted across replicas, and the last second's trouble.
     engines: engine_load::EngineLoad,
     config: Config,
-    identity: IdentityState,
-    money: MoneyState,
-    trust: TrustState,
-    market: MarketState,
-    operations: OperationsState,
-}
-
-/// Identity's state: token keys, password hashing, sessions, sign-in back-off, mail.
-#[derive(Debug)]
-struct IdentityState {
-    tokens: tokens::TokenKeys,
-    /// Permits to compute a password hash (each takes 19 MiB): a login flood waits, memory
-    /// stays bounded.
-    hashing: Arc<tokio::sync::Semaphore>,
-    /// Digests of API keys recently found not to exist.
-    unknown_keys: moka::sync::Cache<String, ()>,
-    /// Login sessions ended within an access token's lifetime, on any replica.
-    ended_sessions: sessions::EndedSessions,
-    /// Failed sign-ins per (account, network), when there is no Redis.
-    login_backoff: login_backoff::LocalBackoff,
-    /// Sends confirmation and password-reset links.
-    mailer: mailer::Mailer,
-}
-
-/// Money's state: the payment provider, and plans' scales of the rate budgets.
-#[derive(Debug)]
-struct MoneyState {
-    payments: Option<Arc<dyn ::payments::PaymentGateway>>,
-    /// Recent answers of [`App::rate_scale_of`], by credential digest.
-    plan_scales: billing::ScaleCache,
-}
-
-/// Trust's state: the report signing key, and the probes' permits.
-#[derive(Debug)]
-struct TrustState {
-    signer: attest::KeyPair,
-    /// Permits for liveness probes waiting for an answer (`max_probes_in_flight`).
-    probing: Arc<tokio::sync::Semaphore>,
-}
-
-/// The market's state: the gateway's caches and engine client.
-#[derive(Debug)]
-struct MarketState {
-    gateway: gateway::GatewayState,
-}
-
-/// Operations' state: the client webhooks are sent with.
-#[derive(Debug)]
-struct OperationsState {
-    webhook_client: reqwest::Client,
+    identity: identity::IdentityState,
+    money: money::MoneyState,
+    trust: trust::TrustState,
+    market: market::MarketState,
+    operations: operations::OperationsState,
 }
 
 impl App {
@@ -145,8 +71,8 @@ impl App {
             db.migrate().await?;
         }
         let sealer = sealed::SecretsKey::resolve(&config)?;
-        let tokens = tokens::TokenKeys::resolve(&db, &config, &sealer).await?;
-        let signer = signing_key::resolve(&db, &config, &sealer).await?;
+        let tokens = identity::tokens::TokenKeys::resolve(&db, &config, &sealer).await?;
+        let signer = trust::signing_key::resolve(&db, &config, &sealer).await?;
         let redis = match config.redis_url() {
             Some(url) => Some(queue::Redis::open(url, &config.redis.namespace)?),
             None => None,
@@ -161,37 +87,14 @@ impl App {
                 queue::Notifier::in_process(),
             ),
         };
-        let payments = payments::gateway_from(&config)?;
-        let hashing = Arc::new(tokio::sync::Semaphore::new(
-            config.accounts.password_hashes_at_once.max(1) as usize,
-        ));
-        let probing = Arc::new(tokio::sync::Semaphore::new(
-            config.liveness.max_probes_in_flight.max(1) as usize,
-        ));
+        let payments = money::payments::provider_from(&config)?;
         let app = Self {
             inner: Arc::new(Inner {
-                identity: IdentityState {
-                    tokens,
-                    hashing,
-                    unknown_keys: moka::sync::Cache::builder()
-                        .max_capacity(100_000)
-                        .time_to_live(std::time::Duration::from_secs(600))
-                        .build(),
-                    ended_sessions: sessions::ended_sessions(config.accounts.access_token_ttl_secs),
-                    login_backoff: login_backoff::local_backoff(),
-                    mailer: mailer::Mailer::from_config(&config)?,
-                },
-                money: MoneyState {
-                    payments,
-                    plan_scales: billing::scale_cache(),
-                },
-                trust: TrustState { signer, probing },
-                market: MarketState {
-                    gateway: gateway::GatewayState::new(config.verification.engine_allow_private)?,
-                },
-                operations: OperationsState {
-                    webhook_client: webhooks::client(config.webhooks.webhook_allow_private)?,
-                },
+                identity: identity::IdentityState::new(&config, tokens)?,
+                money: money::MoneyState::new(payments),
+                trust: trust::TrustState::new(&config, signer),
+                market: market::MarketState::new(&config)?,
+                operations: operations::OperationsState::new(&config)?,
                 streams: Default::default(),
                 budgets: Default::default(),
                 sealer,
@@ -228,7 +131,7 @@ impl App {
 
     /// The HTTP client every gateway request to an engine goes through (liveness probes too).
     pub fn gateway_client(&self) -> &reqwest::Client {
-        &self.inner.market.gateway.client
+        self.inner.market.gateway_client()
     }
 
     /// The client's network, what every address-keyed budget counts by: the client's
@@ -250,10 +153,6 @@ impl App {
         outbound::Policy::guarded(self.config().verification.engine_allow_private)
     }
 
-    pub(crate) fn tokens(&self) -> &tokens::TokenKeys {
-        &self.inner.identity.tokens
-    }
-
     #[cfg(not(feature = "testing"))]
     pub(crate) fn redis(&self) -> Option<&queue::Redis> {
         self.inner.redis.as_ref()
@@ -262,10 +161,6 @@ impl App {
     #[cfg(feature = "testing")]
     pub fn redis(&self) -> Option<&queue::Redis> {
         self.inner.redis.as_ref()
-    }
-
-    pub(crate) fn signer(&self) -> &attest::KeyPair {
-        &self.inner.trust.signer
     }
 
     #[cfg(not(feature = "testing"))]

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::AppError;
 
-/// What every booking access token starts with (`crate::access`), so scanners, people and
+/// What every booking access token starts with (`crate::market::access`), so scanners, people and
 /// the gateway (which refuses them) can tell it apart.
 pub(crate) const BOOKING_ACCESS_PREFIX: &str = "gmb_";
 

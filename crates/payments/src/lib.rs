@@ -1,4 +1,4 @@
-//! Money through Stripe Connect, behind [`PaymentGateway`]: Express accounts for providers and
+//! Money through Stripe Connect, behind [`PaymentProvider`]: Express accounts for providers and
 //! their onboarding links, destination-charge PaymentIntents for bookings, their cancellation,
 //! and refunds that reverse the transfer and the fee in proportion. Every request that creates
 //! or changes something carries an idempotency key derived from what it is for, so a retry can
@@ -125,7 +125,7 @@ impl Subscription {
 
 /// Why a payment operation did not happen.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GatewayError {
+pub enum PaymentError {
     /// Stripe answered with an error (4xx or 5xx): its status and message.
     #[error("Stripe refused the request (HTTP {status}): {message}")]
     Refused { status: u16, message: String },
@@ -140,68 +140,68 @@ pub enum GatewayError {
 
 /// What the marketplace needs from a payment provider.
 #[async_trait::async_trait]
-pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
+pub trait PaymentProvider: Send + Sync + std::fmt::Debug {
     /// Creates a Connect Express account for an organisation (once per key).
     async fn create_account(
         &self,
         org_id: &str,
         idempotency_key: &str,
-    ) -> Result<ConnectedAccount, GatewayError>;
+    ) -> Result<ConnectedAccount, PaymentError>;
     /// A link that takes the provider through Stripe's onboarding.
     async fn onboarding_link(
         &self,
         account: &str,
         refresh_url: &str,
         return_url: &str,
-    ) -> Result<String, GatewayError>;
-    async fn create_intent(&self, charge: &Charge) -> Result<Intent, GatewayError>;
-    async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), GatewayError>;
+    ) -> Result<String, PaymentError>;
+    async fn create_intent(&self, charge: &Charge) -> Result<Intent, PaymentError>;
+    async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), PaymentError>;
     /// Refunds, reversing the transfer and the application fee in proportion.
-    async fn refund(&self, request: &RefundRequest) -> Result<Refund, GatewayError>;
+    async fn refund(&self, request: &RefundRequest) -> Result<Refund, PaymentError>;
     /// The refunds made of a PaymentIntent (the most recent 100).
-    async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, GatewayError>;
+    async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, PaymentError>;
     /// Creates the Customer an organisation pays its plan as (once per key).
     async fn create_customer(
         &self,
         org_id: &str,
         name: &str,
         idempotency_key: &str,
-    ) -> Result<String, GatewayError>;
+    ) -> Result<String, PaymentError>;
     /// A Checkout Session in subscription mode; its `url`.
-    async fn checkout_session(&self, request: &CheckoutRequest) -> Result<String, GatewayError>;
+    async fn checkout_session(&self, request: &CheckoutRequest) -> Result<String, PaymentError>;
     /// A Billing Portal session for `customer`; its `url`.
     async fn portal_session(
         &self,
         customer: &str,
         return_url: &str,
-    ) -> Result<String, GatewayError>;
+    ) -> Result<String, PaymentError>;
     /// A subscription as Stripe holds it now.
-    async fn subscription(&self, id: &str) -> Result<Subscription, GatewayError>;
+    async fn subscription(&self, id: &str) -> Result<Subscription, PaymentError>;
     /// Every subscription of a customer, ended ones too (the most recent 100).
-    async fn subscriptions_of(&self, customer: &str) -> Result<Vec<Subscription>, GatewayError>;
+    async fn subscriptions_of(&self, customer: &str) -> Result<Vec<Subscription>, PaymentError>;
 }
 
 /// The real Stripe, through `async-stripe`.
 #[derive(Clone)]
-pub struct StripeGateway {
+pub struct StripeProvider {
     client: Client,
     timeout: Duration,
 }
 
-impl std::fmt::Debug for StripeGateway {
+impl std::fmt::Debug for StripeProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The client holds the secret key.
-        f.debug_struct("StripeGateway").finish_non_exhaustive()
+        f.debug_struct("StripeProvider").finish_non_exhaustive()
     }
 }
 
-impl StripeGateway {
+impl StripeProvider {
     /// A client for `secret_key`, talking to `api_base` (Stripe's own when `None`).
     pub fn new(
         secret_key: &str,
         api_base: Option<&str>,
         timeout: Duration,
-    ) -> Result<Self, GatewayError> {
+    ) -> Result<Self, PaymentError> {
         let mut builder = ClientBuilder::new(secret_key)
             .timeout(timeout)
             .request_strategy(RequestStrategy::Once);
@@ -210,20 +210,20 @@ impl StripeGateway {
         }
         let client = builder
             .build()
-            .map_err(|e| GatewayError::Invalid(e.to_string()))?;
+            .map_err(|e| PaymentError::Invalid(e.to_string()))?;
         Ok(Self { client, timeout })
     }
 }
 
-fn strategy(key: &str) -> Result<RequestStrategy, GatewayError> {
+fn strategy(key: &str) -> Result<RequestStrategy, PaymentError> {
     IdempotencyKey::new(key)
         .map(RequestStrategy::Idempotent)
-        .map_err(|e| GatewayError::Invalid(format!("idempotency key: {e:?}")))
+        .map_err(|e| PaymentError::Invalid(format!("idempotency key: {e:?}")))
 }
 
-fn failed(error: StripeError, timeout: Duration) -> GatewayError {
+fn failed(error: StripeError, timeout: Duration) -> PaymentError {
     match error {
-        StripeError::Stripe(api, status) => GatewayError::Refused {
+        StripeError::Stripe(api, status) => PaymentError::Refused {
             status,
             message: api
                 .message
@@ -231,13 +231,13 @@ fn failed(error: StripeError, timeout: Duration) -> GatewayError {
                 .unwrap_or_else(|| format!("{:?}", api.type_)),
         },
         StripeError::Timeout => {
-            GatewayError::Unreachable(format!("no answer within {} ms", timeout.as_millis()))
+            PaymentError::Unreachable(format!("no answer within {} ms", timeout.as_millis()))
         }
-        StripeError::ClientError(why) => GatewayError::Unreachable(why),
+        StripeError::ClientError(why) => PaymentError::Unreachable(why),
         StripeError::JSONDeserialize(why) => {
-            GatewayError::Unreachable(format!("an answer that is not Stripe's: {why}"))
+            PaymentError::Unreachable(format!("an answer that is not Stripe's: {why}"))
         }
-        StripeError::ConfigError(why) => GatewayError::Invalid(why),
+        StripeError::ConfigError(why) => PaymentError::Invalid(why),
     }
 }
 
@@ -250,12 +250,12 @@ fn currency(code: &str) -> stripe_types::Currency {
 }
 
 #[async_trait::async_trait]
-impl PaymentGateway for StripeGateway {
+impl PaymentProvider for StripeProvider {
     async fn create_account(
         &self,
         org_id: &str,
         idempotency_key: &str,
-    ) -> Result<ConnectedAccount, GatewayError> {
+    ) -> Result<ConnectedAccount, PaymentError> {
         use stripe_connect::account::{
             CreateAccount, CreateAccountCapabilities, CreateAccountCapabilitiesCardPayments,
             CreateAccountCapabilitiesTransfers, CreateAccountType,
@@ -288,7 +288,7 @@ impl PaymentGateway for StripeGateway {
         account: &str,
         refresh_url: &str,
         return_url: &str,
-    ) -> Result<String, GatewayError> {
+    ) -> Result<String, PaymentError> {
         use stripe_connect::account_link::{CreateAccountLink, CreateAccountLinkType};
         let link = CreateAccountLink::new(account, CreateAccountLinkType::AccountOnboarding)
             .refresh_url(refresh_url)
@@ -299,7 +299,7 @@ impl PaymentGateway for StripeGateway {
         Ok(link.url)
     }
 
-    async fn create_intent(&self, charge: &Charge) -> Result<Intent, GatewayError> {
+    async fn create_intent(&self, charge: &Charge) -> Result<Intent, PaymentError> {
         use stripe_core::payment_intent::{
             CreatePaymentIntent, CreatePaymentIntentAutomaticPaymentMethods,
             CreatePaymentIntentTransferData,
@@ -326,7 +326,7 @@ impl PaymentGateway for StripeGateway {
         })
     }
 
-    async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), GatewayError> {
+    async fn cancel_intent(&self, intent: &str, idempotency_key: &str) -> Result<(), PaymentError> {
         use stripe_core::payment_intent::CancelPaymentIntent;
         CancelPaymentIntent::new(intent)
             .customize()
@@ -337,7 +337,7 @@ impl PaymentGateway for StripeGateway {
         Ok(())
     }
 
-    async fn refund(&self, request: &RefundRequest) -> Result<Refund, GatewayError> {
+    async fn refund(&self, request: &RefundRequest) -> Result<Refund, PaymentError> {
         use stripe_core::refund::CreateRefund;
         let refund = CreateRefund::new()
             .payment_intent(request.payment_intent.as_str())
@@ -356,7 +356,7 @@ impl PaymentGateway for StripeGateway {
         Ok(Refund::of(refund))
     }
 
-    async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, GatewayError> {
+    async fn refunds_of(&self, intent: &str) -> Result<Vec<Refund>, PaymentError> {
         use stripe_core::refund::ListRefund;
         let list = ListRefund::new()
             .payment_intent(intent)
@@ -372,7 +372,7 @@ impl PaymentGateway for StripeGateway {
         org_id: &str,
         name: &str,
         idempotency_key: &str,
-    ) -> Result<String, GatewayError> {
+    ) -> Result<String, PaymentError> {
         use stripe_core::customer::CreateCustomer;
         let customer = CreateCustomer::new()
             .name(name)
@@ -385,7 +385,7 @@ impl PaymentGateway for StripeGateway {
         Ok(customer.id.to_string())
     }
 
-    async fn checkout_session(&self, request: &CheckoutRequest) -> Result<String, GatewayError> {
+    async fn checkout_session(&self, request: &CheckoutRequest) -> Result<String, PaymentError> {
         use stripe_checkout::CheckoutSessionMode;
         use stripe_checkout::checkout_session::{
             CreateCheckoutSession, CreateCheckoutSessionLineItems,
@@ -411,14 +411,14 @@ impl PaymentGateway for StripeGateway {
             .map_err(|e| failed(e, self.timeout))?;
         session
             .url
-            .ok_or_else(|| GatewayError::Unreachable("a Checkout Session without a url".into()))
+            .ok_or_else(|| PaymentError::Unreachable("a Checkout Session without a url".into()))
     }
 
     async fn portal_session(
         &self,
         customer: &str,
         return_url: &str,
-    ) -> Result<String, GatewayError> {
+    ) -> Result<String, PaymentError> {
         use stripe_billing::billing_portal_session::CreateBillingPortalSession;
         let session = CreateBillingPortalSession::new()
             .customer(customer)
@@ -429,7 +429,7 @@ impl PaymentGateway for StripeGateway {
         Ok(session.url)
     }
 
-    async fn subscription(&self, id: &str) -> Result<Subscription, GatewayError> {
+    async fn subscription(&self, id: &str) -> Result<Subscription, PaymentError> {
         use stripe_billing::subscription::RetrieveSubscription;
         let sub = RetrieveSubscription::new(id)
             .send(&self.client)
@@ -438,7 +438,7 @@ impl PaymentGateway for StripeGateway {
         Ok(Subscription::of(&sub))
     }
 
-    async fn subscriptions_of(&self, customer: &str) -> Result<Vec<Subscription>, GatewayError> {
+    async fn subscriptions_of(&self, customer: &str) -> Result<Vec<Subscription>, PaymentError> {
         use stripe_billing::subscription::{ListSubscription, ListSubscriptionStatus};
         let list = ListSubscription::new()
             .customer(customer)

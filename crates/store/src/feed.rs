@@ -1,5 +1,5 @@
 //! The change feed's local half, below every writer: how many writes this process made to
-//! what search reads, so that search from memory (`search_memory.rs`) catches up with its own
+//! what search reads, so that search from memory (`market/search/memory/`) catches up with its own
 //! process's writes before it answers.
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,44 +3,17 @@
 //! [`Db`] is the one handle; repositories are `impl Db` blocks grouped by what they store,
 //! and hand out plain records, never sea-orm models.
 
-mod accounts;
-mod badges;
-mod billing;
-mod bookings;
 mod capacity;
-mod catalog_cells;
-mod community_runs;
 mod entities;
 mod feed;
-mod gateway;
-mod guarantees;
-mod invitations;
-mod ledger;
-mod listings;
-mod liveness;
-mod log;
-mod maintenance;
-mod offers;
-mod org_reports;
-mod orgs;
+pub mod identity;
+pub mod market;
+pub mod money;
+pub mod operations;
 mod outbox;
-mod payments;
-mod projection;
-mod runs;
-mod search;
-mod search_free;
-mod search_memory;
-mod search_query;
-mod secrets;
-mod shares;
 mod status;
-pub mod synthetic;
-#[cfg(feature = "testing")]
-pub mod testing;
-mod verification;
-mod webhook_claims;
-mod webhooks;
-
+pub mod tools;
+pub mod trust;
 use std::time::Duration;
 
 use migration::{Migrator, MigratorTrait};
@@ -50,40 +23,46 @@ use sea_orm::{
     DbErr, SqlErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 
-pub use accounts::{
+pub use capacity::ListingHolding;
+pub use identity::accounts::{
     ApiKeyRecord, EmailTokenRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord,
 };
-pub use billing::{BillingRecord, SubscriptionState};
-pub use bookings::{BookingError, CancelClaim, Sweep};
-pub use capacity::ListingHolding;
-pub use catalog_cells::{CatalogCellQuery, CatalogCellRecord};
-pub use community_runs::{CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted};
-pub use gateway::{GatewayRequestRecord, StreamLease};
-pub use guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
-pub use invitations::{Accepted, InvitationRecord, NewInvitation};
-pub use ledger::{LedgerRecord, NewLedgerEntry};
-pub use liveness::{Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of};
-pub use log::{CheckpointRecord, LogEntryRecord, NewLeaf};
-pub use maintenance::{
+pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
+pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
+pub use market::bookings::{BookingError, CancelClaim, Sweep};
+pub use market::gateway::{GatewayRequestRecord, StreamLease};
+pub use market::maintenance_windows::{
     Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError,
 };
-pub use offers::{OfferCandidate, OfferQuery, PlanError, PlanRecord};
-pub use org_reports::OrgReportRecord;
-pub use orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
-pub use payments::PayoutAccountRecord;
-pub use projection::{Badge, CheckRecord, ProjectedCell, check_kind};
-pub use runs::{MeasuredClaim, RunRecord};
-pub use search_memory::{MemoryOptions, MemoryState};
-pub use search_query::{After, FreePage, ListingHit, ListingQuery, SharedListing, SortKey};
-pub use shares::{ShareKey, ShareRecord, visibility};
-pub use status::{Stored, badge_state, booking_status, listing_status, run_status};
-pub use verification::{
-    CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,
-    RUN_FINISHED, ReportRecord, SigningKeyRecord,
+pub use market::offers::{OfferCandidate, OfferQuery, PlanError, PlanRecord};
+pub use market::search::memory::{MemoryOptions, MemoryState};
+pub use market::search::query::{
+    After, FreePage, ListingHit, ListingQuery, SharedListing, SortKey,
 };
-pub use webhooks::{
+pub use money::billing::{BillingRecord, SubscriptionState};
+pub use money::guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
+pub use money::ledger::{LedgerRecord, NewLedgerEntry};
+pub use money::payments::PayoutAccountRecord;
+pub use operations::webhooks::{
     AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
     WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,
+};
+pub use status::{Stored, badge_state, booking_status, listing_status, run_status};
+pub use trust::catalog_cells::{CatalogCellQuery, CatalogCellRecord};
+pub use trust::community_runs::{
+    CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted,
+};
+pub use trust::liveness::{
+    Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of,
+};
+pub use trust::org_reports::OrgReportRecord;
+pub use trust::projection::{Badge, CheckRecord, ProjectedCell, check_kind};
+pub use trust::runs::{MeasuredClaim, RunRecord};
+pub use trust::shares::{ShareKey, ShareRecord, visibility};
+pub use trust::transparency::{CheckpointRecord, LogEntryRecord, NewLeaf};
+pub use trust::verification::{
+    CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,
+    RUN_FINISHED, ReportRecord, SigningKeyRecord,
 };
 
 /// A listing as stored: every module reads it, so it is the crate's own (like [`Db`]).
@@ -118,7 +97,7 @@ pub enum Backend {
 pub struct Db {
     conn: DatabaseConnection,
     /// Search from memory, shared by every clone.
-    search: std::sync::Arc<search_memory::SearchShared>,
+    search: std::sync::Arc<market::search::memory::SearchShared>,
     /// This process's writes to what search reads, shared by every clone.
     writes: std::sync::Arc<feed::LocalWrites>,
 }

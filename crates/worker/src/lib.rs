@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use app::App;
-use app::verification::Outcome;
+use app::trust::verification::Outcome;
 use tokio::sync::watch;
 
 /// Runs this process is executing now (a gauge, for `worker_listen`'s `/metrics`).
@@ -139,7 +139,7 @@ pub async fn reconcile(app: App, mut shutdown: watch::Receiver<bool>) {
 /// of replicas may run this: a probe is claimed in the database once a period.
 pub async fn liveness(app: App, mut shutdown: watch::Receiver<bool>) {
     let period = app.config().liveness.period();
-    let tick = app::liveness::tick(period);
+    let tick = app::trust::liveness::tick(period);
     tracing::info!(every_s = period.as_secs(), "liveness prober started");
     loop {
         if let Err(e) = app.probe_due().await {
@@ -161,7 +161,7 @@ const WEBHOOK_PRUNE_EVERY: Duration = Duration::from_secs(60);
 /// attempt is claimed once. At shutdown, sends under way finish (each within its timeout).
 pub async fn webhooks(app: App, mut shutdown: watch::Receiver<bool>) {
     let poll = Duration::from_millis(app.config().webhooks.webhook_poll_ms);
-    let room = app::webhooks::CLAIMS_PER_PASS;
+    let room = app::operations::webhooks::CLAIMS_PER_PASS;
     let mut sending = tokio::task::JoinSet::new();
     let mut pruned: Option<std::time::Instant> = None;
     loop {

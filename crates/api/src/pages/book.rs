@@ -6,10 +6,13 @@
 //! the book), and raw HTML is shown as text. The chapters are written in English: in
 //! Traditional Chinese the frame is translated and the page says its text is not yet.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse};
 use askama::Template;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
+use app::limits::RateClass;
+
+use super::Page;
 use super::i18n::Labels;
 use super::{Frame, respond};
 
@@ -46,14 +49,18 @@ static CHAPTERS: [Chapter; 3] = [
 /// What the chapters include from (`{{#include ../../README.md:anchor}}`).
 const README: &str = include_str!("../../../../README.md");
 
-/// Registers the chapters' pages.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    for chapter in &CHAPTERS {
-        cfg.route(
-            chapter.path,
-            web::get().to(move |req: HttpRequest| chapter_page(req, chapter)),
-        );
-    }
+/// The chapters' pages.
+pub fn pages() -> Vec<Page> {
+    CHAPTERS
+        .iter()
+        .map(|chapter| {
+            Page::get(
+                chapter.path,
+                Some(RateClass::Reads),
+                move |req: HttpRequest| chapter_page(req, chapter),
+            )
+        })
+        .collect()
 }
 
 #[derive(Template)]

@@ -9,18 +9,24 @@ use app::{App, AppError};
 use askama::Template;
 use serde::de::DeserializeOwned;
 
+use app::limits::RateClass;
+
+use super::Page;
 use super::format::number;
 use super::i18n::Labels;
 use super::{Frame, Label, error_page, html};
 use crate::views::cursor_after;
 
-/// Registers the index pages.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/models", web::get().to(models_page))
-        .route("/hardware", web::get().to(hardware_page))
-        .route("/reports", web::get().to(reports_page))
-        .route("/runs", web::get().to(runs_page))
-        .route("/orgs", web::get().to(orgs_page));
+/// The index pages.
+pub fn pages() -> Vec<Page> {
+    let reads = Some(RateClass::Reads);
+    vec![
+        Page::get("/models", reads, models_page),
+        Page::get("/hardware", reads, hardware_page),
+        Page::get("/reports", reads, reports_page),
+        Page::get("/runs", reads, runs_page),
+        Page::get("/orgs", reads, orgs_page),
+    ]
 }
 
 /// A filter of a list's form: a choice among `options` (value, words, chosen), with "any"
@@ -395,7 +401,7 @@ async fn reports_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
     page.columns = vec![l.report, l.model, l.gpu, l.kind, l.standard, l.published];
     let fetched = async {
         let query = parsed?;
-        let limit = app::listings::page_limit(query.limit)?;
+        let limit = app::market::listings::page_limit(query.limit)?;
         let reports = app.public_reports(query.filters(), limit).await?;
         let cursor = cursor_after(&reports, limit, |r| r.id.to_string());
         Ok::<_, AppError>((reports, cursor))
@@ -450,7 +456,7 @@ async fn runs_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
     page.columns = vec![l.run, l.model, l.gpu, l.submitted_by, l.submitted];
     let fetched = async {
         let query = parsed?;
-        let limit = app::listings::page_limit(query.limit)?;
+        let limit = app::market::listings::page_limit(query.limit)?;
         let (gpu, model) = (query.gpu.as_deref(), query.model.as_deref());
         let runs = app.community_runs(gpu, model, query.cursor, limit).await?;
         let cursor = cursor_after(&runs, limit, |r| r.id.to_string());
@@ -488,7 +494,7 @@ async fn orgs_page(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
     page.columns = vec![l.name, l.listings, l.verified_listings];
     let fetched = async {
         let query = parsed?;
-        let limit = app::listings::page_limit(query.limit)?;
+        let limit = app::market::listings::page_limit(query.limit)?;
         let orgs = app
             .public_orgs(query.cursor.map(domain::OrgId::from_uuid), limit)
             .await?;

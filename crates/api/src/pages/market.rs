@@ -11,17 +11,23 @@ use chrono::{DateTime, Duration, DurationRound, Utc};
 use domain::BadgeState;
 use uuid::Uuid;
 
+use app::limits::RateClass;
+
+use super::Page;
 use super::format::{number, rate};
 use super::i18n::Labels;
 use super::lists::{Cell, Filter, Row, paged};
 use super::report::Rows;
-use super::{Frame, html, respond, uptime_svg, uuid_of};
+use super::svg::uptime_svg;
+use super::{Frame, html, respond, uuid_of};
 
-/// Registers the pages.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/marketplace", web::get().to(marketplace_page))
-        .route("/listings/{id}", web::get().to(listing_page))
-        .route("/pro", web::get().to(pro_page));
+/// The marketplace's pages.
+pub fn pages() -> Vec<Page> {
+    vec![
+        Page::get("/marketplace", Some(RateClass::Search), marketplace_page),
+        Page::get("/listings/{id}", Some(RateClass::Reads), listing_page),
+        Page::get("/pro", Some(RateClass::Reads), pro_page),
+    ]
 }
 
 /// A badge's words.
@@ -111,7 +117,7 @@ async fn listing_page(
         let report_href = listing
             .latest_report_id
             .map(|r| frame.link(&format!("/reports/{}", Uuid::from(r))));
-        let rent = rent(&app, id, &super::reached(&app, &req)).await?;
+        let rent = rent(&app, id, &super::report_page::reached(&app, &req)).await?;
         let uptime = app.uptime(id.into()).await?;
         facts.push((
             l.state_now,

@@ -9,13 +9,17 @@ use askama::Template;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use app::limits::RateClass;
+
+use super::Page;
 use super::format::rate;
 use super::lists::when;
-use super::{Frame, LogBlock, log_block, respond, uuid_of};
+use super::report_page::{LogBlock, log_block};
+use super::{Frame, respond, uuid_of};
 
-/// Registers the page.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/orgs/{id}", web::get().to(org_page));
+/// An organisation's page.
+pub fn pages() -> Vec<Page> {
+    vec![Page::get("/orgs/{id}", Some(RateClass::Reads), org_page)]
 }
 
 /// What the page reads of a snapshot (`org_report_content`'s shape).

@@ -3,7 +3,9 @@
 //! simultaneous requests) and every measurement. One layout for verified reports and
 //! community runs; figures are formatted here, once, so the template only places them.
 
-use app::reports::model::{DecodeCell, PrefillEntry, PrefillMode, Report, Status, WindowRule};
+use app::trust::reports::model::{
+    DecodeCell, PrefillEntry, PrefillMode, Report, Status, WindowRule,
+};
 
 use std::collections::HashMap;
 

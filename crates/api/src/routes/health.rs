@@ -48,7 +48,7 @@ pub struct CheckView {
 #[get("/readyz")]
 pub async fn readyz(app: web::Data<App>) -> Result<HttpResponse, ApiError> {
     let checks = app.readiness().await;
-    app::health::all_ready(&checks)?;
+    app::operations::health::all_ready(&checks)?;
     Ok(HttpResponse::Ok().json(Readiness {
         status: "ready",
         checks: checks

@@ -8,13 +8,13 @@ pub mod catalog;
 pub mod gateway;
 pub mod health;
 pub mod listings;
-pub mod log;
 pub mod me;
 pub mod offers;
 pub mod orgs;
 pub mod payments;
 pub mod reports;
 pub mod runs;
+pub mod transparency;
 pub mod verifications;
 pub mod webhooks;
 
@@ -71,9 +71,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::delete::delete)
                 .service(listings::availability::availability)
                 .service(listings::uptime::uptime)
-                .service(listings::maintenance::create)
-                .service(listings::maintenance::list)
-                .service(listings::maintenance::remove)
+                .service(listings::maintenance_windows::create)
+                .service(listings::maintenance_windows::list)
+                .service(listings::maintenance_windows::remove)
                 .service(bookings::list::of_listing)
                 .service(listings::reports::reports)
                 .service(listings::verify::verify)
@@ -88,10 +88,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(reports::share::share)
                 .service(reports::share::revoke)
                 .service(reports::share::list)
-                .service(log::checkpoint::checkpoint)
-                .service(log::verifier_key::verifier_key)
-                .service(log::consistency::consistency)
-                .service(log::entries::entries)
+                .service(transparency::checkpoint::checkpoint)
+                .service(transparency::verifier_key::verifier_key)
+                .service(transparency::consistency::consistency)
+                .service(transparency::entries::entries)
                 .service(catalog::hardware::list)
                 .service(catalog::hardware::get)
                 .service(catalog::models::list)

@@ -339,7 +339,10 @@ async fn a_spot_check_whose_worker_died_before_its_verdict_is_judged_by_the_next
     );
     let outcome = execute(spot_check, "w2").await;
     assert!(
-        matches!(outcome, Some(app::verification::Outcome::Reported(_))),
+        matches!(
+            outcome,
+            Some(app::trust::verification::Outcome::Reported(_))
+        ),
         "{outcome:?}"
     );
     let judged = badge_of(&app, &listing, &p.owner.access_token).await;

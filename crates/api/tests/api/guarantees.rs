@@ -854,9 +854,14 @@ async fn guaranteed_booking(
         .collect();
     cells.push(prefill);
     let envelope = max_model_len.map_or_else(|| "{}".to_owned(), envelope_serving);
-    store::testing::verified_report_signed(app.app.db(), listing.parse().unwrap(), cells, envelope)
-        .await
-        .unwrap();
+    store::tools::testing::verified_report_signed(
+        app.app.db(),
+        listing.parse().unwrap(),
+        cells,
+        envelope,
+    )
+    .await
+    .unwrap();
     let renter = app.register("renter@example.com").await;
     let waived = json!({"direct_access": false});
     let booking = crate::gateway::book_with(app, &renter, &json!(listing), 0, waived).await;

@@ -8,7 +8,7 @@ use sea_orm::{ConnectionTrait, Database, Statement};
 use secrecy::SecretString;
 use serde_json::{Value, json};
 use store::Backend;
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 
 /// The JWT key of test servers, so tests can mint tokens the server must refuse.
 pub const JWT_SECRET: &str = "test-secret-test-secret-test-secret-0123";

@@ -79,12 +79,12 @@ async fn verified(app: &TestApp, listing: &str, cells: &[(i64, i64, f64)]) {
     verified_with(app, listing, cells).await;
 }
 
-pub(crate) use store::testing::decode_cell;
+pub(crate) use store::tools::testing::decode_cell;
 
 /// Gives a listing a compliant report of these cells (decode and prefill, any figures).
 pub(crate) async fn verified_with(app: &TestApp, listing: &str, cells: Vec<store::CellRecord>) {
     let db = app.app.db();
-    store::testing::verified_report(db, listing.parse().unwrap(), cells)
+    store::tools::testing::verified_report(db, listing.parse().unwrap(), cells)
         .await
         .unwrap();
 }
@@ -870,7 +870,7 @@ async fn public_reports_are_listed_newest_first_by_what_they_measured(app: TestA
     let mut made = Vec::new();
     for listing in [&claimed, &claimed, &plain] {
         let cells = vec![decode_cell(1024, 1, 100.0)];
-        let id = store::testing::verified_report(db, listing.parse().unwrap(), cells)
+        let id = store::tools::testing::verified_report(db, listing.parse().unwrap(), cells)
             .await
             .unwrap();
         made.push(id.to_string());

@@ -1,6 +1,6 @@
 //! Access tokens the server must refuse, each with 401 problem+json.
 
-use app::tokens::TokenKeys;
+use app::identity::tokens::TokenKeys;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{Duration, Utc};

@@ -866,7 +866,10 @@ async fn a_period_s_uptime_is_signed_once_and_logged(backend: Backend) {
     let keys: Vec<attest::PublishedKey> = serde_json::from_value(keys).unwrap();
     let envelope: attest::Envelope = serde_json::from_value(statement["envelope"].clone()).unwrap();
     let (signed, _) = attest::verify_statement(&envelope, &keys).unwrap();
-    assert_eq!(signed["predicateType"], app::liveness::UPTIME_PREDICATE);
+    assert_eq!(
+        signed["predicateType"],
+        app::trust::liveness::UPTIME_PREDICATE
+    );
     let predicate = &signed["predicate"];
     assert_eq!(predicate["listing_id"], listing);
     assert_eq!(predicate["uptime"], statement["uptime"]);

@@ -725,7 +725,7 @@ async fn a_stopping_worker_gives_its_run_back(app: TestApp) {
         .unwrap()
         .unwrap()
         .unwrap();
-    assert_eq!(outcome, Some(app::verification::Outcome::Released));
+    assert_eq!(outcome, Some(app::trust::verification::Outcome::Released));
     let run: Value = app
         .get_json(&format!("/v1/verifications/{run_id}"), None)
         .await;
@@ -966,7 +966,7 @@ async fn cancelling_a_run_per_role_stops_it_without_a_report(app: TestApp) {
         .expect("the worker stops within seconds of the cancel")
         .unwrap()
         .unwrap();
-    assert_eq!(outcome, Some(app::verification::Outcome::LostLease));
+    assert_eq!(outcome, Some(app::trust::verification::Outcome::LostLease));
     let run: Value = app
         .get_json(&format!("/v1/verifications/{run_id}"), None)
         .await;

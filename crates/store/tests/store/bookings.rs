@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use chrono::{Duration, Utc};
 use domain::UserId;
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 use store::{Backend, BookingError, BookingRecord, Db, booking_status};
 use uuid::Uuid;
 

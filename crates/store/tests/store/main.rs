@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use domain::{DisplayName, Email, ListingInput, ListingSpec, OrgId, OrgName, UserId};
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 use store::{Backend, Db, ListingRecord};
 use uuid::Uuid;
 

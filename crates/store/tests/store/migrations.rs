@@ -7,7 +7,7 @@ use std::process::Command;
 
 use migration::{Migrator, MigratorTrait};
 use sha2::{Digest, Sha256};
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 use store::{Backend, Db};
 
 async fn up_down_up(backend: Backend) {
@@ -463,15 +463,15 @@ async fn the_log_backfill_of_000012_is_pinned() {
 async fn the_offer_projection_is_backfilled(backend: Backend) {
     let (database, db, _, listings) = crate::organisation(backend, 1, 1).await;
     let listing = listings[0].id;
-    let mut prefill = store::testing::decode_cell(8192, 1, 0.0);
+    let mut prefill = store::tools::testing::decode_cell(8192, 1, 0.0);
     prefill.phase = domain::CellPhase::Prefill;
     prefill.total_tok_s = None;
     prefill.prompt_tok_s = Some(4096.0);
-    let mut decode = store::testing::decode_cell(8192, 4, 120.0);
+    let mut decode = store::tools::testing::decode_cell(8192, 4, 120.0);
     decode.ttft_ms_p99 = Some(250.0);
     decode.ttft_samples = Some(12);
     decode.itl_ms_p99 = Some(40.0);
-    store::testing::verified_report(&db, listing, vec![decode, prefill])
+    store::tools::testing::verified_report(&db, listing, vec![decode, prefill])
         .await
         .unwrap();
     let query = store::OfferQuery {

@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use store::synthetic::Rng;
-use store::testing::{
+use store::tools::synthetic::Rng;
+use store::tools::testing::{
     SEARCH_CELLS, SEARCH_MODELS, SEARCH_REGIONS, search_change, search_day, search_hold,
     search_hold_change, search_marketplace,
 };

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use chrono::{Duration, Utc};
-use store::testing::{TestDatabase, decode_cell, verified_report};
+use store::tools::testing::{TestDatabase, decode_cell, verified_report};
 use store::{Backend, Db, WebhookEndpointRecord};
 use uuid::Uuid;
 

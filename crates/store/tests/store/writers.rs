@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use domain::{OrgId, OrgName, Role};
-use store::testing::TestDatabase;
+use store::tools::testing::TestDatabase;
 use store::{Backend, Db, ListingRecord, RunRecord};
 use uuid::Uuid;
 

@@ -1,6 +1,6 @@
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use app::App;
-use app::bookings::BookingRequest;
+use app::market::bookings::BookingRequest;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use utoipa::ToSchema;

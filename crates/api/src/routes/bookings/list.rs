@@ -22,11 +22,15 @@ pub struct BookingPageQuery {
 
 impl BookingPageQuery {
     pub fn limit(&self) -> Result<u64, ApiError> {
-        app::listings::page_limit(self.limit).map_err(|e| app::AppError::from(e).into())
+        app::market::listings::page_limit(self.limit).map_err(|e| app::AppError::from(e).into())
     }
 
     /// A page of bookings, with the cursor to the next when this one is full.
-    pub fn page(&self, bookings: Vec<app::bookings::Booking>, limit: u64) -> Page<BookingView> {
+    pub fn page(
+        &self,
+        bookings: Vec<app::market::bookings::Booking>,
+        limit: u64,
+    ) -> Page<BookingView> {
         let next_cursor = cursor_after(&bookings, limit, |b| b.id.to_string());
         Page {
             items: bookings.into_iter().map(BookingView::from).collect(),

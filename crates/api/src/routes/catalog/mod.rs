@@ -110,8 +110,8 @@ pub struct MeasuredCellView {
     pub ttft_ms: Option<f64>,
 }
 
-impl From<app::catalogs::MeasuredCell> for MeasuredCellView {
-    fn from(c: app::catalogs::MeasuredCell) -> Self {
+impl From<app::market::catalogs::MeasuredCell> for MeasuredCellView {
+    fn from(c: app::market::catalogs::MeasuredCell) -> Self {
         Self {
             source: "verified",
             gpu: c.catalog_gpu,
@@ -130,7 +130,7 @@ impl From<app::catalogs::MeasuredCell> for MeasuredCellView {
 
 impl MeasuredCellView {
     /// A community run's cell.
-    pub fn community(c: &app::catalogs::CommunityMeasuredCell) -> Self {
+    pub fn community(c: &app::market::catalogs::CommunityMeasuredCell) -> Self {
         Self {
             source: "community",
             gpu: c.catalog_gpu.clone(),
@@ -147,7 +147,7 @@ impl MeasuredCellView {
     }
 
     /// Verified cells first, then community runs' (`source` tells which).
-    pub fn all(measured: app::catalogs::Measured) -> Vec<Self> {
+    pub fn all(measured: app::market::catalogs::Measured) -> Vec<Self> {
         let community: Vec<Self> = measured.community.iter().map(Self::community).collect();
         measured
             .verified

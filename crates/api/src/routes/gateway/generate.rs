@@ -11,7 +11,7 @@ use actix_web::http::header;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use app::App;
-use app::gateway::{GatewaySlot, Load, Metered, Prepared, StreamMeter};
+use app::market::gateway::{GatewaySlot, Load, Metered, Prepared, StreamMeter};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -26,7 +26,7 @@ struct Meter {
     endpoint: &'static str,
     started_at: DateTime<Utc>,
     sent: Instant,
-    prepared_caps: app::gateway::Caps,
+    prepared_caps: app::market::gateway::Caps,
     judged: bool,
     slot: Option<GatewaySlot>,
     stream: StreamMeter,

@@ -10,7 +10,7 @@ use actix_web::http::{StatusCode, header};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use app::App;
-use app::gateway::GatewayTarget;
+use app::market::gateway::GatewayTarget;
 use futures_util::StreamExt;
 use uuid::Uuid;
 

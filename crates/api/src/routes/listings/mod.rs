@@ -4,7 +4,7 @@ pub mod availability;
 pub mod create;
 pub mod delete;
 pub mod get;
-pub mod maintenance;
+pub mod maintenance_windows;
 pub mod reports;
 pub mod search;
 pub mod update;

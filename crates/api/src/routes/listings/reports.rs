@@ -39,7 +39,7 @@ pub async fn reports(
     query: Query<ReportsQuery>,
     MaybeAuth(viewer): MaybeAuth,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
+    let limit = app::market::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let reports = app
         .listing_reports(
             id.into_inner().into(),

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use app::listings::SearchParams;
+use app::market::listings::SearchParams;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use utoipa::IntoParams;

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, patch, web};
 use app::App;
-use app::listings::ListingPatch;
+use app::market::listings::ListingPatch;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer};
 use utoipa::ToSchema;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::maintenance::MaintenanceWindowView;
+use super::maintenance_windows::MaintenanceWindowView;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{InvalidParameter, NotFound};

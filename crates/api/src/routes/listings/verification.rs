@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use app::spot_checks::ListingVerification;
+use app::trust::spot_checks::ListingVerification;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;

@@ -1,6 +1,6 @@
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use app::App;
-use app::offers::{OfferParams, PlanRequest};
+use app::market::offers::{OfferParams, PlanRequest};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use app::planner::{Planner, PlannerParams, PlannerRow, Source};
+use app::market::planner::{Planner, PlannerParams, PlannerRow, Source};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use app::offers::{Offer, OfferParams, OffersPage, Plan};
+use app::market::offers::{Offer, OfferParams, OffersPage, Plan};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -141,8 +141,8 @@ impl From<Offer> for OfferView {
                 None,
                 Some(unmet.code().to_owned()),
                 match unmet {
-                    app::offers::Unmet::TtftTooSlow { best_ms }
-                    | app::offers::Unmet::StutterTooLong { best_ms } => Some(best_ms),
+                    app::market::offers::Unmet::TtftTooSlow { best_ms }
+                    | app::market::offers::Unmet::StutterTooLong { best_ms } => Some(best_ms),
                     _ => None,
                 },
             ),

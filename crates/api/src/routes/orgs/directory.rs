@@ -36,8 +36,8 @@ pub struct PublicOrgView {
     pub created_at: DateTime<Utc>,
 }
 
-impl From<app::orgs::PublicOrg> for PublicOrgView {
-    fn from(p: app::orgs::PublicOrg) -> Self {
+impl From<app::identity::orgs::PublicOrg> for PublicOrgView {
+    fn from(p: app::identity::orgs::PublicOrg) -> Self {
         let id = p.org.id.as_uuid();
         Self {
             id,
@@ -65,7 +65,7 @@ pub async fn directory(
     app: web::Data<App>,
     query: Query<DirectoryQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
+    let limit = app::market::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let orgs = app
         .public_orgs(query.cursor.map(OrgId::from_uuid), limit)
         .await?;

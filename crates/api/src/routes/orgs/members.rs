@@ -38,8 +38,8 @@ pub struct InvitationView {
     pub expires_at: DateTime<Utc>,
 }
 
-impl From<app::orgs::Invitation> for InvitationView {
-    fn from(i: app::orgs::Invitation) -> Self {
+impl From<app::identity::orgs::Invitation> for InvitationView {
+    fn from(i: app::identity::orgs::Invitation) -> Self {
         Self {
             id: i.id,
             org_id: i.org.into(),

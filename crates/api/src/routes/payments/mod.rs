@@ -3,7 +3,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use app::App;
-use app::payments::{Payouts, Statement, WebhookOutcome};
+use app::money::payments::{Payouts, Statement, WebhookOutcome};
 use chrono::{DateTime, Utc};
 use domain::OrgId;
 use serde::Serialize;

@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, get, web};
 use app::App;
-use app::compare::Comparison;
+use app::trust::compare::Comparison;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;

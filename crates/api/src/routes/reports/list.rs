@@ -29,8 +29,8 @@ pub struct PublicReportsQuery {
 
 impl PublicReportsQuery {
     /// What the use case filters by.
-    pub fn filters(&self) -> app::reports::PublicReportQuery<'_> {
-        app::reports::PublicReportQuery {
+    pub fn filters(&self) -> app::trust::reports::PublicReportQuery<'_> {
+        app::trust::reports::PublicReportQuery {
             model: self.model.as_deref(),
             gpu: self.gpu.as_deref(),
             kind: self.kind.as_deref(),
@@ -54,7 +54,7 @@ pub async fn list(
     app: web::Data<App>,
     query: Query<PublicReportsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
+    let limit = app::market::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let reports = app.public_reports(query.filters(), limit).await?;
     let next_cursor = cursor_after(&reports, limit, |r| r.id.to_string());
     Ok(HttpResponse::Ok().json(Page {

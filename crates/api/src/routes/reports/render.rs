@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use app::reports::ReportCell;
+use app::trust::reports::ReportCell;
 use domain::{CellPhase, CellStatus};
 
 /// The decode matrix of a stored report as CSV (one row per cell).

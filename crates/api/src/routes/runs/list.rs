@@ -36,7 +36,7 @@ pub struct RunsQuery {
 )]
 #[get("/runs")]
 pub async fn list(app: web::Data<App>, query: Query<RunsQuery>) -> Result<HttpResponse, ApiError> {
-    let limit = app::listings::page_limit(query.limit).map_err(app::AppError::from)?;
+    let limit = app::market::listings::page_limit(query.limit).map_err(app::AppError::from)?;
     let runs = app
         .community_runs(
             query.gpu.as_deref(),

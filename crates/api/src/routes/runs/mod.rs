@@ -45,8 +45,8 @@ pub struct CommunityRunView {
     pub log: Option<LogPositionView>,
 }
 
-impl From<app::community::CommunityRun> for CommunityRunView {
-    fn from(r: app::community::CommunityRun) -> Self {
+impl From<app::trust::community::CommunityRun> for CommunityRunView {
+    fn from(r: app::trust::community::CommunityRun) -> Self {
         Self {
             id: r.id,
             label: "community",

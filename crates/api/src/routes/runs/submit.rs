@@ -1,6 +1,6 @@
 use actix_web::{HttpResponse, post, web};
 use app::App;
-use app::community::Submission;
+use app::trust::community::Submission;
 use serde::Deserialize;
 use utoipa::ToSchema;
 

@@ -58,7 +58,7 @@ pub async fn events(
 }
 
 struct Follow {
-    follower: app::verification::RunFollower,
+    follower: app::trust::verification::RunFollower,
     quiet_since: Instant,
 }
 

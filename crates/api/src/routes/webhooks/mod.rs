@@ -5,7 +5,7 @@
 pub mod mine;
 pub mod org;
 
-use app::webhooks::{Attempt, Delivery, Endpoint, WithSecret};
+use app::operations::webhooks::{Attempt, Delivery, Endpoint, WithSecret};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -156,7 +156,7 @@ pub struct DeliveryPageQuery {
 
 impl DeliveryPageQuery {
     fn limit(&self) -> Result<u64, ApiError> {
-        app::listings::page_limit(self.limit).map_err(|e| app::AppError::from(e).into())
+        app::market::listings::page_limit(self.limit).map_err(|e| app::AppError::from(e).into())
     }
 
     fn page(deliveries: Vec<Delivery>, limit: u64) -> Page<DeliveryView> {

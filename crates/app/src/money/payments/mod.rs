@@ -1,0 +1,156 @@
+//! Money: providers onboard to Stripe Connect (`onboarding`); a booking is charged as a
+//! destination PaymentIntent (the platform keeps its fee, the rest goes to the provider),
+//! confirmed by the `payment_intent.succeeded` webhook (`stripe_events`); cancellations refund by
+//! the marketplace's rule with the transfer and the fee reversed in proportion (the crate's
+//! `cancellation`). Every movement is a ledger row (`ledger`), and statements sum them
+//! (`statements`).
+//!
+//! Without a Stripe key payments are `none`: bookings confirm at once and the ledger records
+//! that nothing was collected.
+
+mod ledger;
+mod onboarding;
+mod statements;
+mod stripe_events;
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use payments::{Charge, PaymentProvider};
+use secrecy::ExposeSecret;
+use store::{BookingRecord, ListingRecord, NewLedgerEntry};
+use uuid::Uuid;
+
+use domain::{LedgerKind, Money};
+
+pub(crate) use self::ledger::{paid_and_fee, provider_failed, refund_rows};
+pub use self::onboarding::Payouts;
+pub use self::statements::{LedgerEntry, Statement};
+pub use self::stripe_events::WebhookOutcome;
+use crate::{App, AppError};
+
+/// The payment provider, when one is configured.
+pub(crate) fn provider_from(
+    config: &crate::Config,
+) -> Result<Option<Arc<dyn PaymentProvider>>, AppError> {
+    let Some(key) = &config.payments.stripe_secret_key else {
+        return Ok(None);
+    };
+    let provider = payments::StripeProvider::new(
+        key.expose_secret(),
+        config.payments.stripe_api_base.as_deref(),
+        std::time::Duration::from_millis(config.payments.stripe_timeout_ms),
+    )
+    .map_err(|e| AppError::Config(format!("stripe: {e}")))?;
+    Ok(Some(Arc::new(provider)))
+}
+
+impl App {
+    pub(crate) fn payments(&self) -> Option<&Arc<dyn PaymentProvider>> {
+        self.inner.money.payments.as_ref()
+    }
+
+    pub(crate) fn payment_provider(&self) -> Result<&Arc<dyn PaymentProvider>, AppError> {
+        self.payments().ok_or(AppError::PaymentsNotConfigured)
+    }
+
+    /// With Stripe, the provider's connected account that will receive the money; refuses
+    /// when the organisation cannot take payments yet.
+    pub(crate) async fn payment_destination(
+        &self,
+        listing: &ListingRecord,
+    ) -> Result<Option<String>, AppError> {
+        if self.payments().is_none() {
+            return Ok(None);
+        }
+        match self.db().payout_account(listing.org_id).await? {
+            Some(a) if a.charges_enabled && a.payouts_enabled => Ok(Some(a.stripe_account_id)),
+            _ => Err(AppError::PayoutsNotEnabled),
+        }
+    }
+
+    /// Charges a booking just made: a destination PaymentIntent keyed by the booking. When
+    /// Stripe refuses or cannot be reached, the booking is released (its GPUs freed) with
+    /// the error recorded, and the caller is told.
+    pub(crate) async fn start_payment(
+        &self,
+        booking: &BookingRecord,
+        destination: String,
+    ) -> Result<BookingRecord, AppError> {
+        let provider = self.payment_provider()?;
+        let charge = Charge {
+            amount: booking.price_amount,
+            currency: booking.currency.clone(),
+            fee: booking.platform_fee_amount.unwrap_or_default(),
+            destination,
+            booking_id: booking.id.to_string(),
+            idempotency_key: format!("booking-{}-payment-intent", booking.id),
+        };
+        match provider.create_intent(&charge).await {
+            Ok(intent) => {
+                self.db()
+                    .attach_payment_intent(booking.id, &intent.id, intent.client_secret.as_deref())
+                    .await?;
+            }
+            Err(e) => {
+                let why = provider_failed(booking.id, &e);
+                tracing::warn!(booking = %booking.id, error = %e, "creating the PaymentIntent failed; booking released");
+                self.db().payment_failed(booking.id, &why, true).await?;
+                return Err(AppError::PaymentProvider(format!(
+                    "{why}; the booking was released"
+                )));
+            }
+        }
+        self.db()
+            .booking_by_id(booking.id)
+            .await?
+            .ok_or(AppError::NotFound("booking"))
+    }
+
+    /// Records that a booking confirmed without payment collected nothing.
+    pub(crate) async fn record_not_collected(
+        &self,
+        booking: &BookingRecord,
+        listing: &ListingRecord,
+    ) -> Result<(), AppError> {
+        let (paid, _) = paid_and_fee(booking)?;
+        let entry = NewLedgerEntry {
+            booking_id: booking.id,
+            org_id: listing.org_id,
+            renter_id: booking.renter_id,
+            kind: LedgerKind::NotCollected,
+            amount: paid.with_minor(0),
+            stripe_object_id: None,
+        };
+        self.db().record_ledger(&[entry], Utc::now()).await?;
+        Ok(())
+    }
+
+    /// Releases the PaymentIntents of holds that expired (the sweeper's follow-up).
+    pub(crate) async fn release_expired(&self, expired: &[Uuid]) {
+        let Some(provider) = self.payments() else {
+            return;
+        };
+        for id in expired {
+            let Ok(Some(booking)) = self.db().booking_by_id(*id).await else {
+                continue;
+            };
+            if let Some(intent) = &booking.payment_intent_id
+                && let Err(e) = provider
+                    .cancel_intent(intent, &format!("booking-{id}-cancel"))
+                    .await
+            {
+                tracing::warn!(booking = %id, error = %e, "cancelling an expired hold's PaymentIntent failed");
+                let _ = self
+                    .db()
+                    .payment_failed(*id, &provider_failed(*id, &e), false)
+                    .await;
+            }
+        }
+    }
+
+    /// The platform fee for `amount`.
+    pub(crate) fn platform_fee(&self, amount: Money) -> Money {
+        amount.share(i64::from(self.config().payments.platform_fee_bps), 10_000)
+    }
+}

@@ -1,0 +1,256 @@
+//! Stripe's webhooks: the signature over the raw body checked first (a forged or stale
+//! delivery changes nothing), then each event id acted on once — a payment confirmed or
+//! failed, a refund made at Stripe recorded, a subscription's change handed to billing.
+
+use chrono::Utc;
+use domain::ledger::charge_rows;
+use domain::{BookingStatus, LedgerKind};
+use payments::RefundRequest;
+use payments::events::{ChargeFacts, IntentFacts, PaymentEvent};
+use secrecy::ExposeSecret;
+use store::BookingRecord;
+use uuid::Uuid;
+
+use super::ledger::{ledger_rows, paid_and_fee, provider_failed, refund_rows};
+use crate::{App, AppError};
+
+/// What a webhook delivery did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WebhookOutcome {
+    Processed,
+    /// This event id was processed before; nothing changed.
+    Duplicate,
+    /// An event type this server does not act on.
+    Ignored,
+}
+
+impl App {
+    /// A Stripe webhook delivery: the signature over the raw body is checked first (a forged
+    /// or stale delivery changes nothing), then each event id is acted on once.
+    pub async fn stripe_webhook(
+        &self,
+        payload: &[u8],
+        signature: Option<&str>,
+    ) -> Result<WebhookOutcome, AppError> {
+        let secret = self
+            .config()
+            .payments
+            .stripe_webhook_secret
+            .as_ref()
+            .ok_or(AppError::PaymentsNotConfigured)?;
+        let event = payments::events::read(payload, signature, secret.expose_secret())
+            .map_err(|e| AppError::InvalidSignature(e.to_string()))?;
+        let event_id = domain::StripeEventId::parse(&event.id)
+            .map_err(|e| AppError::InvalidSignature(format!("the event's {e}")))?;
+        if self.db().event_processed(event_id.as_str()).await? {
+            return Ok(WebhookOutcome::Duplicate);
+        }
+        let outcome = match &event.payment {
+            PaymentEvent::IntentSucceeded(intent) => self.intent_succeeded(intent).await?,
+            PaymentEvent::IntentFailed(intent) => self.intent_failed(intent).await?,
+            PaymentEvent::ChargeRefunded(charge) => self.charge_refunded(charge).await?,
+            PaymentEvent::AccountUpdated {
+                account,
+                charges_enabled,
+                payouts_enabled,
+            } => {
+                self.db()
+                    .update_payout_account(
+                        account,
+                        (*charges_enabled, *payouts_enabled),
+                        Utc::now(),
+                    )
+                    .await?;
+                WebhookOutcome::Processed
+            }
+            PaymentEvent::SubscriptionChanged {
+                subscription,
+                customer,
+            } => {
+                self.subscription_changed(subscription.as_deref(), customer.as_deref())
+                    .await?
+            }
+            PaymentEvent::Other => WebhookOutcome::Ignored,
+        };
+        // Processing is idempotent (conditional updates, one ledger row per object), so a
+        // delivery racing this one does no harm; marking afterwards means a failure above
+        // leaves the event to Stripe's retry.
+        if !self
+            .db()
+            .mark_event_processed(event_id.as_str(), &event.kind, Utc::now())
+            .await?
+        {
+            return Ok(WebhookOutcome::Duplicate);
+        }
+        Ok(outcome)
+    }
+
+    async fn booking_of_intent(
+        &self,
+        intent: &IntentFacts,
+    ) -> Result<Option<BookingRecord>, AppError> {
+        if let Some(found) = self.db().booking_by_intent(&intent.intent).await? {
+            return Ok(Some(found));
+        }
+        // The webhook may outrun the answer to the create call: find it by its metadata.
+        match intent
+            .booking_id
+            .as_deref()
+            .and_then(|id| id.parse::<Uuid>().ok())
+        {
+            Some(id) => Ok(self.db().booking_by_id(id).await?),
+            None => Ok(None),
+        }
+    }
+
+    async fn intent_succeeded(&self, facts: &IntentFacts) -> Result<WebhookOutcome, AppError> {
+        let Some(booking) = self.booking_of_intent(facts).await? else {
+            tracing::warn!(intent = %facts.intent, "payment for no known booking");
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let intent = facts.intent.clone();
+        let (price, platform_fee) = paid_and_fee(&booking)?;
+        // What Stripe says was paid must be what this booking asked for: the intent it was
+        // given, its amount, its currency. Anything else confirms nothing.
+        let mismatch = if booking
+            .payment_intent_id
+            .as_deref()
+            .is_some_and(|id| id != intent)
+        {
+            Some("the intent is not the booking's".to_owned())
+        } else if facts.amount.is_some_and(|paid| paid != price.minor()) {
+            Some(format!(
+                "{} paid, the booking costs {}",
+                facts.amount.unwrap_or_default(),
+                price.minor()
+            ))
+        } else if facts
+            .currency
+            .as_deref()
+            .is_some_and(|c| !c.eq_ignore_ascii_case(price.currency().code()))
+        {
+            Some(format!(
+                "paid in {}, the booking is in {}",
+                facts.currency.as_deref().unwrap_or_default(),
+                price.currency()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = mismatch {
+            tracing::warn!(booking = %booking.id, intent = %intent, %why, "a payment that does not match its booking was ignored");
+            self.db()
+                .payment_failed(
+                    booking.id,
+                    &format!("payment not matching the booking: {why}"),
+                    false,
+                )
+                .await?;
+            return Ok(WebhookOutcome::Ignored);
+        }
+        let amount = facts.amount.unwrap_or(price.minor());
+        let fee = facts.application_fee_amount.unwrap_or(platform_fee.minor());
+        let listing = self.listing_record(booking.listing_id).await?;
+        let rows = ledger_rows(
+            &booking,
+            listing.org_id,
+            &intent,
+            charge_rows(price.with_minor(amount), price.with_minor(fee)),
+        );
+        if self
+            .db()
+            .confirm_paid(booking.id, &rows, Utc::now())
+            .await?
+        {
+            tracing::info!(booking = %booking.id, "payment received; booking confirmed");
+            return Ok(WebhookOutcome::Processed);
+        }
+        // Paid after the booking was released (the hold expired, it was cancelled, or the
+        // payment had been reported failed): the money is not ours to keep.
+        let released = matches!(
+            *booking.status,
+            BookingStatus::Expired | BookingStatus::Cancelled
+        ) && booking.refund_amount.unwrap_or(0) == 0;
+        if released {
+            let provider = self.payment_provider()?;
+            let request = RefundRequest {
+                payment_intent: intent,
+                amount,
+                booking_id: booking.id.to_string(),
+                idempotency_key: format!("booking-{}-late-payment-refund", booking.id),
+            };
+            let refund = provider
+                .refund(&request)
+                .await
+                .map_err(|e| AppError::PaymentProvider(provider_failed(booking.id, &e)))?;
+            let mut rows = rows;
+            rows.extend(refund_rows(
+                &booking,
+                listing.org_id,
+                &refund.id,
+                refund.amount,
+            )?);
+            self.db().record_ledger(&rows, Utc::now()).await?;
+            tracing::warn!(booking = %booking.id, "payment for a released booking refunded in full");
+        }
+        Ok(WebhookOutcome::Processed)
+    }
+
+    async fn intent_failed(&self, facts: &IntentFacts) -> Result<WebhookOutcome, AppError> {
+        let Some(booking) = self.booking_of_intent(facts).await? else {
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let reason = facts.failure.as_deref().unwrap_or("the payment failed");
+        let why = format!("payment failed: {reason}");
+        if self.db().payment_failed(booking.id, &why, true).await? {
+            // Released: make sure it cannot be paid any more.
+            if let Some(provider) = self.payments()
+                && facts.status.as_deref() != Some("canceled")
+                && let Err(e) = provider
+                    .cancel_intent(&facts.intent, &format!("booking-{}-cancel", booking.id))
+                    .await
+            {
+                tracing::warn!(booking = %booking.id, error = %e, "cancelling a failed PaymentIntent failed");
+            }
+        }
+        Ok(WebhookOutcome::Processed)
+    }
+
+    async fn charge_refunded(&self, facts: &ChargeFacts) -> Result<WebhookOutcome, AppError> {
+        let Some(intent) = facts.intent.as_deref() else {
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let Some(booking) = self.db().booking_by_intent(intent).await? else {
+            return Ok(WebhookOutcome::Ignored);
+        };
+        let listing = self.listing_record(booking.listing_id).await?;
+        let mut rows = Vec::new();
+        if facts.refunds.is_empty() {
+            // Without the list, what is new is the refunded total minus what is recorded.
+            let total = facts.amount_refunded;
+            let recorded: i64 = self
+                .db()
+                .ledger_of_booking(booking.id)
+                .await?
+                .iter()
+                .filter(|e| e.kind == LedgerKind::Refund.as_str())
+                .map(|e| -e.amount)
+                .sum();
+            if total > recorded {
+                let key = format!("{}:{total}", facts.charge);
+                rows.extend(refund_rows(
+                    &booking,
+                    listing.org_id,
+                    &key,
+                    total - recorded,
+                )?);
+            }
+        } else {
+            for (id, amount) in &facts.refunds {
+                rows.extend(refund_rows(&booking, listing.org_id, id, *amount)?);
+            }
+        }
+        self.db().record_ledger(&rows, Utc::now()).await?;
+        Ok(WebhookOutcome::Processed)
+    }
+}

@@ -1,0 +1,143 @@
+use openai::{Chunk, SseDecoder, SseEvent};
+
+use super::stream::chunk_tokens;
+use super::*;
+
+/// [`chunk_tokens`] of a chunk written as JSON.
+fn tokens(
+    chunk: &Value,
+    counted: &mut u64,
+    max_tokens: u64,
+    timeline: &mut Timeline,
+) -> Result<u64, String> {
+    let text = chunk.to_string();
+    chunk_tokens(&Chunk::parse(&text).unwrap(), counted, max_tokens, timeline)
+}
+
+fn reference(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/testdata/vllm/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// Decodes a captured stream as the client does, byte by byte split at every read size.
+fn decode(text: &str) -> (Timeline, Vec<u64>) {
+    let mut timeline = Timeline::default();
+    let mut previous = 0;
+    let mut counts = Vec::new();
+    let mut decoder = SseDecoder::new();
+    for piece in text.as_bytes().chunks(7) {
+        for event in decoder.feed(piece) {
+            match event {
+                SseEvent::Done => timeline.completed = true,
+                SseEvent::TooLong { .. } => panic!("a capture line is too long"),
+                SseEvent::Data(data) => {
+                    let chunk = Chunk::parse(&data).unwrap();
+                    let n = chunk_tokens(&chunk, &mut previous, 1000, &mut timeline).unwrap();
+                    counts.push(n);
+                }
+            }
+        }
+    }
+    (timeline, counts)
+}
+
+#[test]
+fn continuous_usage_counts_tokens_from_usage() {
+    let (timeline, counts) = decode(&reference("completions-stream-continuous-usage.sse.txt"));
+    assert!(timeline.completed && timeline.saw_usage);
+    assert_eq!(timeline.prompt_tokens, Some(9));
+    // Six token chunks of one token each, then the usage-only chunk carries none.
+    assert_eq!(counts, vec![1, 1, 1, 1, 1, 1, 0]);
+}
+
+#[test]
+fn include_usage_only_falls_back_to_chunks_with_text() {
+    let (timeline, counts) = decode(&reference("completions-stream-include-usage.sse.txt"));
+    assert!(timeline.completed);
+    assert!(!timeline.saw_usage, "usage came only in the final chunk");
+    assert_eq!(
+        timeline.prompt_tokens,
+        Some(9),
+        "from the final usage chunk"
+    );
+    // Text chunks count one each; the final usage chunk (6 in all) adds nothing.
+    assert_eq!(counts, vec![1, 1, 1, 1, 1, 1, 0]);
+}
+
+#[test]
+fn the_chat_role_chunk_carries_no_token() {
+    let (timeline, counts) = decode(&reference("chat-completions-stream.sse.txt"));
+    assert!(timeline.completed && timeline.saw_usage);
+    assert_eq!(timeline.prompt_tokens, Some(14));
+    assert_eq!(counts[0], 0, "the role-only chunk");
+    assert_eq!(counts.iter().sum::<u64>(), 5);
+}
+
+#[test]
+fn a_chunk_with_several_tokens_counts_them_all() {
+    let mut timeline = Timeline::default();
+    let mut previous = 0;
+    let chunk = |n: u64| serde_json::json!({"choices": [{"text": "abc"}], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
+    assert_eq!(tokens(&chunk(1), &mut previous, 8, &mut timeline), Ok(1));
+    assert_eq!(tokens(&chunk(4), &mut previous, 8, &mut timeline), Ok(3));
+    assert_eq!(tokens(&chunk(4), &mut previous, 8, &mut timeline), Ok(0));
+}
+
+#[test]
+fn claims_beyond_max_tokens_or_backwards_are_refused() {
+    let chunk = |n: u64| serde_json::json!({"choices": [{"text": "a"}], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
+    let final_usage = |n: u64| serde_json::json!({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": n}});
+    let mut timeline = Timeline::default();
+    let mut counted = 0;
+    assert_eq!(tokens(&chunk(3), &mut counted, 4, &mut timeline), Ok(3));
+    let over = tokens(&chunk(6), &mut counted, 4, &mut timeline).unwrap_err();
+    assert!(
+        over.contains("claimed 6 tokens") && over.contains("max_tokens 4"),
+        "{over}"
+    );
+    let back = tokens(&chunk(2), &mut counted, 4, &mut timeline).unwrap_err();
+    assert!(back.contains("went backwards"), "{back}");
+    let disagree = tokens(&final_usage(4), &mut counted, 4, &mut timeline).unwrap_err();
+    assert!(disagree.contains("final usage says 4"), "{disagree}");
+    assert_eq!(
+        tokens(&final_usage(3), &mut counted, 4, &mut timeline),
+        Ok(0)
+    );
+    // Without continuous usage, text chunks count one each, capped all the same.
+    let mut timeline = Timeline::default();
+    let mut counted = 0;
+    let text = serde_json::json!({"choices": [{"text": "a"}]});
+    assert_eq!(tokens(&text, &mut counted, 1, &mut timeline), Ok(1));
+    assert!(tokens(&text, &mut counted, 1, &mut timeline).is_err());
+}
+
+#[test]
+fn error_bodies_give_their_message() {
+    let body = reference("error-max-tokens-too-large.json");
+    let message = error_message(reqwest::StatusCode::BAD_REQUEST, body.as_bytes());
+    assert!(
+        message.starts_with("HTTP 400 Bad Request: max_tokens=100000 cannot be greater"),
+        "{message}"
+    );
+    let huge = format!(
+        "{{\"error\": {{\"message\": \"{}\"}}}}",
+        "x".repeat(100_000)
+    );
+    let message = error_message(reqwest::StatusCode::BAD_REQUEST, huge.as_bytes());
+    assert!(message.len() < 400 && message.ends_with(bounds::CUT_MARKER));
+}
+
+#[test]
+fn the_other_captures_parse() {
+    let models: Value = serde_json::from_str(&reference("v1-models.json")).unwrap();
+    assert_eq!(models["data"][0]["max_model_len"], 1024);
+    let version: Value = serde_json::from_str(&reference("version.json")).unwrap();
+    assert_eq!(version["version"], "0.32.0");
+    let tokens: Value = serde_json::from_str(&reference("tokenize.json")).unwrap();
+    assert_eq!(tokens["count"], 20);
+    let nonstream: Value = serde_json::from_str(&reference("completions-nonstream.json")).unwrap();
+    assert_eq!(nonstream["usage"]["completion_tokens"], 4);
+}

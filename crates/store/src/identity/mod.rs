@@ -1,0 +1,6 @@
+//! Identity: accounts, sign-in, sessions, tokens, organisations and their mail.
+
+pub(crate) mod accounts;
+pub(crate) mod invitations;
+pub(crate) mod orgs;
+pub(crate) mod secrets;

@@ -1,0 +1,9 @@
+//! The market: listings, search, offers, bookings and their cancellation, maintenance
+//! windows, access, and the inference gateway.
+
+pub(crate) mod bookings;
+pub(crate) mod gateway;
+pub(crate) mod listings;
+pub(crate) mod maintenance_windows;
+pub(crate) mod offers;
+pub(crate) mod search;

@@ -1,0 +1,6 @@
+//! Money: payments through the payment provider, billing plans, and guarantees' credits.
+
+pub(crate) mod billing;
+pub(crate) mod guarantees;
+pub(crate) mod ledger;
+pub(crate) mod payments;

@@ -1,0 +1,4 @@
+//! Operations: health, database administration, and outbound webhooks.
+
+pub(crate) mod webhook_claims;
+pub(crate) mod webhooks;
