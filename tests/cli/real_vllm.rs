@@ -7,98 +7,22 @@
 //! One test, so the server starts once (about two minutes). `scripts/check` runs it on its
 //! own after the rest of the suite, so nothing else competes for the cores.
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{BIN, free_port, http, stderr};
+use super::engines::RealEngine;
+use super::{BIN, free_port, stderr};
 
 const MAX_NUM_SEQS: u64 = 16;
 const MAX_MODEL_LEN: u64 = 1024;
 const MAX_OUTPUT: u64 = 512;
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The cache with vLLM and the tiny model, installed on first use.
 fn vllm_cache() -> PathBuf {
-    let output = Command::new(repo().join("scripts/vllm/setup"))
-        .stderr(Stdio::inherit())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "scripts/vllm/setup failed");
-    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
-}
-
-/// A real vLLM server on core 0, its whole process group stopped when dropped.
-struct Vllm {
-    child: Child,
-    base: String,
-    log: PathBuf,
-}
-
-impl Vllm {
-    async fn start(dir: &Path) -> Self {
-        let port = free_port();
-        let log = dir.join("vllm.log");
-        let child = Command::new(repo().join("scripts/vllm/serve"))
-            .arg(port.to_string())
-            .env("VLLM_CORES", "0")
-            .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(std::fs::File::options().append(true).open(&log).unwrap())
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let mut vllm = Self {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-            log,
-        };
-        let client = http();
-        let deadline = Instant::now() + Duration::from_secs(600);
-        loop {
-            if let Some(status) = vllm.child.try_wait().unwrap() {
-                panic!("vLLM exited: {status}\n{}", vllm.log_tail());
-            }
-            if let Ok(res) = client.get(format!("{}/v1/models", vllm.base)).send().await
-                && res.status() == 200
-            {
-                return vllm;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "vLLM did not start in 10 minutes\n{}",
-                vllm.log_tail()
-            );
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-    }
-
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(40)..].join("\n")
-    }
-}
-
-impl Drop for Vllm {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.child.wait();
-    }
+    super::engines::setup("scripts/vllm/setup")
 }
 
 /// `gpumarket bench` on the given cores (`nice` 19 when `starved`), returning the report.
@@ -329,7 +253,15 @@ fn median(values: &[f64]) -> f64 {
 async fn real_vllm_is_measured_correctly_in_every_cell() {
     let cache = vllm_cache();
     let dir = tempfile::tempdir().unwrap();
-    let vllm = Vllm::start(dir.path()).await;
+    let vllm = RealEngine::start(
+        "vLLM",
+        "scripts/vllm/serve",
+        &[],
+        &[("VLLM_CORES", "0")],
+        dir.path(),
+        Duration::from_secs(600),
+    )
+    .await;
     let base = vllm.base.clone();
 
     // The liveness probe (a one-token completion of the served model) finds the engine up;

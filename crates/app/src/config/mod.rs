@@ -51,6 +51,7 @@ pub const NOT_SETTINGS: &[&str] = &[
     "profile",
     "pytools",
     "vllm_cache",
+    "llamacpp_cache",
     "tools",
     "test_python",
     "chromium",

@@ -278,10 +278,11 @@ impl Engine {
             .collect())
     }
 
-    /// `GET /version`: the engine's version, `None` when the server does not say.
+    /// The engine's version from its info endpoint (`/version`, llama.cpp's `/props`),
+    /// `None` when the server does not say.
     pub async fn version(&self) -> Result<Option<String>, BenchError> {
         Ok(self
-            .get("/version", bounds::SMALL_BODY)
+            .get(self.dialect.info_path(), bounds::SMALL_BODY)
             .await?
             .and_then(|body| self.dialect.version(&body)))
     }

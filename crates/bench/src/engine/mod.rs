@@ -2,9 +2,12 @@
 //! (mapped here onto the normalised [`Snapshot`] the standard reads), how it answers
 //! `/version` and `/tokenize`, and the name its facts carry. One module per dialect; the
 //! dialect is picked at preflight from what the server's `/metrics` names, never guessed from
-//! its address. Only vLLM's today ([`vllm`]); a server whose metrics name no known dialect is
-//! read as vLLM, as before the seam existed.
+//! its address. vLLM's ([`vllm`]) is measured; llama.cpp's ([`llamacpp`]) is read, and its
+//! runs are refused as unsupported until the standard says how its streams are counted
+//! ([`Dialect::measured`]). A server whose metrics name no known dialect is read as vLLM, as
+//! before the seam existed.
 
+pub mod llamacpp;
 pub mod vllm;
 
 use std::collections::BTreeMap;
@@ -17,6 +20,7 @@ use serde::Serialize;
 pub enum Dialect {
     #[default]
     Vllm,
+    LlamaCpp,
 }
 
 /// A figure of the normalised snapshot a dialect's metric feeds.
@@ -28,6 +32,9 @@ pub enum Field {
     Preemptions,
     GenerationTokens,
     PromptTokens,
+    /// Prompt tokens reused from a cache and not counted in [`Field::PromptTokens`]
+    /// (llama.cpp): added to the prompt tokens, and the prefix cache's hits.
+    PromptTokensCached,
     PrefixCacheQueries,
     PrefixCacheHits,
     /// A histogram of prefill times: its sum and count.
@@ -88,25 +95,58 @@ impl Snapshot {
 pub struct ParseError(String);
 
 impl Dialect {
+    /// Every dialect the harness reads.
+    pub const ALL: [Self; 2] = [Self::Vllm, Self::LlamaCpp];
+
     /// The name an engine's facts carry (`engine.name` in reports).
     pub fn name(self) -> &'static str {
         match self {
             Self::Vllm => vllm::NAME,
+            Self::LlamaCpp => llamacpp::NAME,
         }
+    }
+
+    /// Whether the standard says how to measure this dialect's server: its streams' tokens
+    /// counted and its statuses decided. A run on one it does not is refused as
+    /// `engine_unsupported` (llama.cpp until its standard is written: its streams carry usage
+    /// only in their last chunk, and its generated-token counter moves only as requests end).
+    pub fn measured(self) -> bool {
+        matches!(self, Self::Vllm)
+    }
+
+    /// The names of the dialects runs measure, for a refusal to name them.
+    pub fn measured_names() -> Vec<&'static str> {
+        Self::ALL
+            .into_iter()
+            .filter(|d| d.measured())
+            .map(Self::name)
+            .collect()
     }
 
     /// The dialect whose metric names a `/metrics` text uses; `None` when it names none known.
     pub fn detect(metrics: &str) -> Option<Self> {
-        metrics
+        let names: Vec<&str> = metrics
             .lines()
             .filter(|line| !line.starts_with('#'))
-            .any(|line| vllm::field(metric_name(line)).is_some())
-            .then_some(Self::Vllm)
+            .map(metric_name)
+            .collect();
+        Self::ALL
+            .into_iter()
+            .find(|dialect| names.iter().any(|name| dialect.field(name).is_some()))
     }
 
     fn field(self, metric: &str) -> Option<Field> {
         match self {
             Self::Vllm => vllm::field(metric),
+            Self::LlamaCpp => llamacpp::field(metric),
+        }
+    }
+
+    /// Where the engine states its version: vLLM's `/version`, llama.cpp's `/props`.
+    pub fn info_path(self) -> &'static str {
+        match self {
+            Self::Vllm => vllm::INFO_PATH,
+            Self::LlamaCpp => llamacpp::INFO_PATH,
         }
     }
 
@@ -123,6 +163,7 @@ impl Dialect {
         }
         let scrape = Scrape::parse(text).map_err(|e| ParseError(format!("{e:?}")))?;
         let mut snapshot = Snapshot::default();
+        let mut cached = None;
         for metric in &scrape.metrics {
             let Some(field) = self.field(metric.name.as_str()) else {
                 continue;
@@ -148,6 +189,7 @@ impl Dialect {
                 Field::Preemptions => snapshot.preemptions = sample(),
                 Field::GenerationTokens => snapshot.generation_tokens = sample(),
                 Field::PromptTokens => snapshot.prompt_tokens = sample(),
+                Field::PromptTokensCached => cached = sample(),
                 Field::PrefixCacheQueries => snapshot.prefix_cache_queries = sample(),
                 Field::PrefixCacheHits => snapshot.prefix_cache_hits = sample(),
                 Field::PrefillTime => {
@@ -166,13 +208,20 @@ impl Dialect {
                 }
             }
         }
+        if let Some(cached) = cached {
+            let all = snapshot.prompt_tokens.unwrap_or(0.0) + cached;
+            snapshot.prompt_tokens = Some(all);
+            snapshot.prefix_cache_queries = Some(all);
+            snapshot.prefix_cache_hits = Some(cached);
+        }
         Ok(snapshot)
     }
 
-    /// The version `GET /version` answered, when it says.
+    /// The version the engine's [`Dialect::info_path`] answered, when it says.
     pub fn version(self, body: &[u8]) -> Option<String> {
         match self {
             Self::Vllm => vllm::version(body),
+            Self::LlamaCpp => llamacpp::version(body),
         }
     }
 
@@ -180,6 +229,7 @@ impl Dialect {
     pub fn tokenize_request(self, model: &str, prompt: &str) -> serde_json::Value {
         match self {
             Self::Vllm => vllm::tokenize_request(model, prompt),
+            Self::LlamaCpp => llamacpp::tokenize_request(prompt),
         }
     }
 
@@ -187,6 +237,7 @@ impl Dialect {
     pub fn token_count(self, body: &[u8]) -> Option<u64> {
         match self {
             Self::Vllm => vllm::token_count(body),
+            Self::LlamaCpp => llamacpp::token_count(body),
         }
     }
 }

@@ -9,6 +9,9 @@ use crate::bounds::{self, clip};
 /// The name vLLM's facts carry.
 pub const NAME: &str = "vllm";
 
+/// Where vLLM states its version.
+pub const INFO_PATH: &str = "/version";
+
 /// The snapshot field a vLLM metric feeds.
 pub fn field(metric: &str) -> Option<Field> {
     Some(match metric {

@@ -53,6 +53,14 @@ impl Runner {
             .as_deref()
             .and_then(Dialect::detect)
             .unwrap_or_default();
+        if !dialect.measured() {
+            return Err(BenchError::Unsupported(format!(
+                "the server speaks {}'s dialect, which the standard does not measure yet; \
+                 it measures: {}",
+                dialect.name(),
+                Dialect::measured_names().join(", ")
+            )));
+        }
         engine = engine.speaking(dialect);
         let version = engine.version().await?;
         let metrics = text

@@ -1,0 +1,158 @@
+//! llama.cpp's dialect (`llama-server --metrics`): its `/metrics` names, its facts in
+//! `/props`, and its `/tokenize`. Written from the real server (the captures in
+//! `testdata/llamacpp/`, taken from llama.cpp's own server code through PyPI `xllamacpp`
+//! 2026.10.11549, whose help texts say what each metric counts).
+//!
+//! What differs from vLLM, and matters to the standard:
+//! - its metrics carry no labels and no KV-cache info gauge; slots and each slot's context
+//!   are in `/props` (`total_slots`, `default_generation_settings.n_ctx`);
+//! - `llamacpp:prompt_tokens_total` excludes the prompt tokens reused from its cache, counted
+//!   apart in `llamacpp:prompt_tokens_cached_total`: the snapshot's prompt tokens are both, its
+//!   prefix-cache hits the cached ones;
+//! - `llamacpp:tokens_predicted_total` moves when a request ends, not as tokens are made
+//!   (seen: 970 decode steps into four streams, the counter still at 13), so no check may read
+//!   it inside a measuring window;
+//! - each scrape resets the averaged `*_tokens_seconds` gauges: they are not read.
+
+use serde_json::Value;
+
+use super::Field;
+use crate::bounds::{self, clip};
+
+/// The name llama.cpp's facts carry.
+pub const NAME: &str = "llamacpp";
+
+/// Where llama.cpp states its facts (version, slots, context): it has no `/version`.
+pub const INFO_PATH: &str = "/props";
+
+/// The snapshot field a llama.cpp metric feeds.
+pub fn field(metric: &str) -> Option<Field> {
+    Some(match metric {
+        "llamacpp:requests_processing" => Field::Running,
+        "llamacpp:requests_deferred" => Field::Waiting,
+        "llamacpp:tokens_predicted_total" => Field::GenerationTokens,
+        "llamacpp:prompt_tokens_total" => Field::PromptTokens,
+        "llamacpp:prompt_tokens_cached_total" => Field::PromptTokensCached,
+        _ => return None,
+    })
+}
+
+/// `/props`' `build_info` (`b6543-abcdef0`), the nearest llama.cpp has to a version.
+pub fn version(body: &[u8]) -> Option<String> {
+    serde_json::from_slice::<Value>(body)
+        .ok()?
+        .get("build_info")?
+        .as_str()
+        .map(|v| clip(v, bounds::VERSION))
+}
+
+/// `{"content": …}`: llama.cpp tokenizes the text it is given, for the model it serves.
+pub fn tokenize_request(prompt: &str) -> Value {
+    serde_json::json!({ "content": prompt })
+}
+
+/// `{"tokens": […]}`: the count is the list's length.
+pub fn token_count(body: &[u8]) -> Option<u64> {
+    let tokens = serde_json::from_slice::<Value>(body)
+        .ok()?
+        .get("tokens")?
+        .as_array()?
+        .len();
+    u64::try_from(tokens).ok()
+}
+
+/// What `/props` says of a server's capacity: its slots (requests served at once) and the
+/// context each slot has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slots {
+    pub slots: u64,
+    pub context_per_slot: u64,
+}
+
+/// The slots `/props` states; `None` when it states neither number.
+pub fn slots(body: &[u8]) -> Option<Slots> {
+    let props = serde_json::from_slice::<Value>(body).ok()?;
+    let slots = props.get("total_slots")?.as_u64()?;
+    let context_per_slot = props
+        .get("default_generation_settings")?
+        .get("n_ctx")?
+        .as_u64()?;
+    (slots > 0 && context_per_slot > 0).then_some(Slots {
+        slots,
+        context_per_slot,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Dialect;
+    use super::*;
+
+    fn capture(name: &str) -> String {
+        std::fs::read_to_string(format!(
+            "{}/testdata/llamacpp/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn llamacpp_is_picked_by_the_names_its_metrics_use() {
+        assert_eq!(
+            Dialect::detect(&capture("metrics-idle.txt")),
+            Some(Dialect::LlamaCpp)
+        );
+        assert_eq!(Dialect::LlamaCpp.name(), "llamacpp");
+        assert!(!Dialect::LlamaCpp.measured());
+        assert_eq!(Dialect::measured_names(), ["vllm"]);
+    }
+
+    /// Four streams on two slots: two run, two wait; the generated-token counter has not
+    /// moved with the decode steps (it counts requests that ended).
+    #[test]
+    fn reads_the_real_servers_metrics_while_it_is_busy() {
+        let busy = Dialect::LlamaCpp
+            .snapshot(&capture("metrics-busy.txt"))
+            .unwrap();
+        assert_eq!(busy.running, Some(2.0));
+        assert_eq!(busy.waiting, Some(2.0));
+        assert!(!busy.is_idle());
+        assert_eq!(busy.generation_tokens, Some(13.0));
+        // 70 processed and 23 reused from the cache.
+        assert_eq!(busy.prompt_tokens, Some(93.0));
+        assert_eq!(busy.prefix_cache_queries, Some(93.0));
+        assert_eq!(busy.prefix_cache_hits, Some(23.0));
+        assert_eq!(busy.cache, None);
+        let idle = Dialect::LlamaCpp
+            .snapshot(&capture("metrics-idle.txt"))
+            .unwrap();
+        assert!(idle.is_idle());
+        assert_eq!(idle.generation_tokens, Some(4069.0));
+        assert_eq!(idle.prompt_tokens, Some(72.0 + 41.0));
+    }
+
+    #[test]
+    fn facts_come_from_props() {
+        let props = capture("props.json");
+        assert_eq!(version(props.as_bytes()).as_deref(), Some("b0-unknown"));
+        assert_eq!(
+            slots(props.as_bytes()),
+            Some(Slots {
+                slots: 2,
+                context_per_slot: 1024
+            })
+        );
+        assert_eq!(slots(br#"{"total_slots": 0}"#), None);
+        assert_eq!(version(b"<html>"), None);
+    }
+
+    #[test]
+    fn token_counts_are_the_length_of_the_list() {
+        assert_eq!(token_count(capture("tokenize.json").as_bytes()), Some(8));
+        assert_eq!(token_count(br#"{"count": 3}"#), None);
+        assert_eq!(
+            tokenize_request("the probe"),
+            serde_json::json!({"content": "the probe"})
+        );
+    }
+}
