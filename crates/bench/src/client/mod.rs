@@ -310,10 +310,10 @@ impl Engine {
 
     /// `POST /tokenize`: the prompt's token count, `None` when the server cannot tokenize.
     pub async fn tokenize(&self, model: &str, prompt: &str) -> Result<Option<u64>, BenchError> {
-        let request = self
-            .http
-            .post(self.url("/tokenize"))
-            .json(&self.dialect.tokenize_request(model, prompt));
+        let Some(body) = self.dialect.tokenize_request(model, prompt) else {
+            return Ok(None);
+        };
+        let request = self.http.post(self.url("/tokenize")).json(&body);
         let Some(body) = self
             .call(
                 "POST /tokenize",

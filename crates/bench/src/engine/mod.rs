@@ -2,12 +2,14 @@
 //! (mapped here onto the normalised [`Snapshot`] the standard reads), how it answers
 //! `/version` and `/tokenize`, and the name its facts carry. One module per dialect; the
 //! dialect is picked at preflight from what the server's `/metrics` names, never guessed from
-//! its address. vLLM's ([`vllm`]) is measured; llama.cpp's ([`llamacpp`]) is read, and its
-//! runs are refused as unsupported until the standard says how its streams are counted
-//! ([`Dialect::measured`]). A server whose metrics name no known dialect is read as vLLM, as
+//! its address. vLLM's ([`vllm`]) is measured; llama.cpp's ([`llamacpp`]), SGLang's
+//! ([`sglang`]) and TGI's ([`tgi`]) are read, and their runs are refused as unsupported until
+//! the standard says how each one's streams are counted ([`Dialect::measured`]). A server whose metrics name no known dialect is read as vLLM, as
 //! before the seam existed.
 
 pub mod llamacpp;
+pub mod sglang;
+pub mod tgi;
 pub mod vllm;
 
 use std::collections::BTreeMap;
@@ -21,6 +23,8 @@ pub enum Dialect {
     #[default]
     Vllm,
     LlamaCpp,
+    Sglang,
+    Tgi,
 }
 
 /// A figure of the normalised snapshot a dialect's metric feeds.
@@ -96,13 +100,15 @@ pub struct ParseError(String);
 
 impl Dialect {
     /// Every dialect the harness reads.
-    pub const ALL: [Self; 2] = [Self::Vllm, Self::LlamaCpp];
+    pub const ALL: [Self; 4] = [Self::Vllm, Self::LlamaCpp, Self::Sglang, Self::Tgi];
 
     /// The name an engine's facts carry (`engine.name` in reports).
     pub fn name(self) -> &'static str {
         match self {
             Self::Vllm => vllm::NAME,
             Self::LlamaCpp => llamacpp::NAME,
+            Self::Sglang => sglang::NAME,
+            Self::Tgi => tgi::NAME,
         }
     }
 
@@ -139,6 +145,8 @@ impl Dialect {
         match self {
             Self::Vllm => vllm::field(metric),
             Self::LlamaCpp => llamacpp::field(metric),
+            Self::Sglang => sglang::field(metric),
+            Self::Tgi => tgi::field(metric),
         }
     }
 
@@ -147,6 +155,8 @@ impl Dialect {
         match self {
             Self::Vllm => vllm::INFO_PATH,
             Self::LlamaCpp => llamacpp::INFO_PATH,
+            Self::Sglang => sglang::INFO_PATH,
+            Self::Tgi => tgi::INFO_PATH,
         }
     }
 
@@ -187,8 +197,13 @@ impl Dialect {
                 Field::Waiting => snapshot.waiting = sample(),
                 Field::KvCacheUsage => snapshot.kv_cache_usage = sample(),
                 Field::Preemptions => snapshot.preemptions = sample(),
-                Field::GenerationTokens => snapshot.generation_tokens = sample(),
-                Field::PromptTokens => snapshot.prompt_tokens = sample(),
+                // A counter, or a histogram of tokens per request (TGI's): its sum.
+                Field::GenerationTokens => {
+                    snapshot.generation_tokens = sample().or_else(|| sum_of(ValueType::Sum))
+                }
+                Field::PromptTokens => {
+                    snapshot.prompt_tokens = sample().or_else(|| sum_of(ValueType::Sum))
+                }
                 Field::PromptTokensCached => cached = sample(),
                 Field::PrefixCacheQueries => snapshot.prefix_cache_queries = sample(),
                 Field::PrefixCacheHits => snapshot.prefix_cache_hits = sample(),
@@ -222,14 +237,19 @@ impl Dialect {
         match self {
             Self::Vllm => vllm::version(body),
             Self::LlamaCpp => llamacpp::version(body),
+            Self::Sglang => sglang::version(body),
+            Self::Tgi => tgi::version(body),
         }
     }
 
-    /// The body of a `POST /tokenize` of `prompt`.
-    pub fn tokenize_request(self, model: &str, prompt: &str) -> serde_json::Value {
+    /// The body of a `POST /tokenize` of `prompt`; `None` for a dialect whose tokenizing
+    /// endpoint the harness does not know (SGLang's).
+    pub fn tokenize_request(self, model: &str, prompt: &str) -> Option<serde_json::Value> {
         match self {
-            Self::Vllm => vllm::tokenize_request(model, prompt),
-            Self::LlamaCpp => llamacpp::tokenize_request(prompt),
+            Self::Vllm => Some(vllm::tokenize_request(model, prompt)),
+            Self::LlamaCpp => Some(llamacpp::tokenize_request(prompt)),
+            Self::Sglang => None,
+            Self::Tgi => Some(tgi::tokenize_request(prompt)),
         }
     }
 
@@ -238,6 +258,8 @@ impl Dialect {
         match self {
             Self::Vllm => vllm::token_count(body),
             Self::LlamaCpp => llamacpp::token_count(body),
+            Self::Sglang => None,
+            Self::Tgi => tgi::token_count(body),
         }
     }
 }
