@@ -120,6 +120,10 @@ enum Command {
         /// Require this bearer token on `/v1/*`, like vLLM's `--api-key`.
         #[arg(long, env = "GPUMARKET_SIM_API_KEY", hide_env_values = true)]
         api_key: Option<String>,
+        /// The engine to stand in for: `vllm`, or `llamacpp` (its metrics, `/props` and
+        /// `/tokenize`).
+        #[arg(long, default_value = "vllm", value_parser = ["vllm", "llamacpp"])]
+        dialect: String,
     },
     /// Run the standard benchmark matrix against a vLLM-compatible server.
     Bench(Box<bench_cmd::BenchArgs>),
@@ -202,9 +206,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             listen,
             time_scale,
             api_key,
+            dialect,
         } => {
             telemetry::init(app::LogFormat::Text);
-            runtime()?.block_on(simulate(&profile, &listen, time_scale, api_key))
+            runtime()?.block_on(simulate(&profile, &listen, time_scale, api_key, &dialect))
         }
         Command::Bench(args) => {
             telemetry::init(app::LogFormat::Text);
@@ -371,11 +376,14 @@ async fn simulate(
     listen: &str,
     time_scale: f64,
     api_key: Option<String>,
+    dialect: &str,
 ) -> anyhow::Result<ExitCode> {
     let mut profile = sim::Profile::load(profile)?;
     if api_key.is_some() {
         profile.api_key = api_key;
     }
+    profile.dialect =
+        sim::Dialect::of_name(dialect).with_context(|| format!("unknown dialect {dialect:?}"))?;
     let server = sim::serve(profile.clone(), listen, time_scale)
         .with_context(|| format!("starting the simulated engine on {listen}"))?;
     tracing::info!(

@@ -11,4 +11,4 @@ pub mod tokenizer;
 
 pub use engine::TimeScale;
 pub use http::{SimServer, serve};
-pub use profile::Profile;
+pub use profile::{Dialect, Profile};

@@ -34,6 +34,10 @@ pub struct Profile {
     /// at most this many (simulated) milliseconds ago. 0 publishes live.
     #[serde(default)]
     pub metrics_refresh_ms: f64,
+    /// The engine the simulator stands in for: its metric names, info endpoints and
+    /// `/tokenize` (`gpumarket sim --dialect`).
+    #[serde(default)]
+    pub dialect: Dialect,
     pub performance: Performance,
 }
 
@@ -179,6 +183,26 @@ impl Performance {
     pub fn prefill_ms(&self, start: usize, end: usize) -> f64 {
         let (s, e) = (start as f64, end as f64);
         self.prefill_linear_ms * (e - s) + self.prefill_quadratic_ms * (e * e - s * s)
+    }
+}
+
+/// The engine the simulator stands in for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    #[default]
+    Vllm,
+    Llamacpp,
+}
+
+impl Dialect {
+    /// The dialect named so on the command line (`vllm`, `llamacpp`).
+    pub fn of_name(name: &str) -> Option<Self> {
+        match name {
+            "vllm" => Some(Self::Vllm),
+            "llamacpp" => Some(Self::Llamacpp),
+            _ => None,
+        }
     }
 }
 

@@ -1,24 +1,20 @@
 //! How the simulated engine speaks: the `/metrics` names, label sets and value formatting of
 //! the engine it stands in for, one module per dialect — the simulator's side of the
-//! harness's engine seam (`bench::engine`). Only vLLM's today.
+//! harness's engine seam (`bench::engine`): vLLM's, and llama.cpp's (its metrics, `/props`
+//! and `/tokenize`; its streams are still vLLM's shape).
 
 use crate::engine::Stats;
-use crate::profile::Profile;
+use crate::profile::{Dialect, Profile};
 
+pub(crate) mod llamacpp;
 mod vllm;
-
-/// The engine the simulator stands in for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Dialect {
-    #[default]
-    Vllm,
-}
 
 impl Dialect {
     /// `/metrics` in the Prometheus text format, as this dialect's engine prints it.
     pub fn render_metrics(self, profile: &Profile, stats: &Stats) -> String {
         match self {
             Self::Vllm => vllm::render(profile, stats),
+            Self::Llamacpp => llamacpp::render(stats),
         }
     }
 }

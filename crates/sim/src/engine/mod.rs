@@ -380,6 +380,7 @@ impl Scheduler {
         let max_model_len = self.profile.max_model_len;
         let mut outbox: Vec<(u64, UnboundedSender<Event>, Vec<u32>, bool)> = Vec::new();
         let mut generated = 0u64;
+        let mut ended_tokens = 0u64;
         let mut prefills_done = Vec::new();
         for item in work {
             let Some(seq) = self.running.iter_mut().find(|s| s.id == item.seq) else {
@@ -405,6 +406,9 @@ impl Scheduler {
                 prefills_done.push((now.duration_since(started), seq.prompt_len));
             }
             let finished = seq.output_len() >= seq.max_tokens || seq.tokens.len() >= max_model_len;
+            if finished {
+                ended_tokens += seq.output_len() as u64;
+            }
             if seq.pending.len() >= interval || finished {
                 outbox.push((
                     seq.id,
@@ -417,6 +421,10 @@ impl Scheduler {
         {
             let mut stats = self.lock_stats();
             stats.generation_tokens += generated;
+            stats.generation_tokens_ended += ended_tokens;
+            if generated > 0 {
+                stats.decode_steps += 1;
+            }
             for (elapsed, prompt_len) in prefills_done {
                 stats.prefill_time.observe(elapsed.as_secs_f64());
                 stats.prompt_tokens += prompt_len as u64;

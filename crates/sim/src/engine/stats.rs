@@ -34,6 +34,10 @@ pub struct Stats {
     pub kv_cache_usage: f64,
     pub preemptions: u64,
     pub generation_tokens: u64,
+    /// The tokens of requests that have ended (llama.cpp counts generated tokens so).
+    pub generation_tokens_ended: u64,
+    /// Steps that generated tokens (llama.cpp's `llama_decode()` calls).
+    pub decode_steps: u64,
     pub prompt_tokens: u64,
     pub prefix_cache_queries: u64,
     pub prefix_cache_hits: u64,

@@ -1,5 +1,5 @@
-//! The engine's facts: `/v1/models`, `/version`, `/health`, `/metrics` (published with the
-//! profile's lag), `/reset_prefix_cache`.
+//! The engine's facts: `/v1/models`, `/version` (llama.cpp's `/props`), `/health`, `/metrics`
+//! (published with the profile's lag), `/reset_prefix_cache`.
 
 use std::time::{Duration, Instant};
 
@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::State;
 use crate::dialect;
+use crate::profile::Dialect;
 
 #[derive(Serialize)]
 struct ModelList<'a> {
@@ -79,11 +80,24 @@ struct Version<'a> {
     version: &'a str,
 }
 
+/// vLLM's `/version`; llama.cpp has none (404).
 #[get("/version")]
 pub(super) async fn version(state: web::Data<State>) -> HttpResponse {
-    HttpResponse::Ok().json(Version {
-        version: &state.profile.engine_version,
-    })
+    match state.profile.dialect {
+        Dialect::Vllm => HttpResponse::Ok().json(Version {
+            version: &state.profile.engine_version,
+        }),
+        Dialect::Llamacpp => HttpResponse::NotFound().finish(),
+    }
+}
+
+/// llama.cpp's `/props`: its slots, each slot's context and its build; vLLM has none (404).
+#[get("/props")]
+pub(super) async fn props(state: web::Data<State>) -> HttpResponse {
+    match state.profile.dialect {
+        Dialect::Llamacpp => HttpResponse::Ok().json(dialect::llamacpp::props(&state.profile)),
+        Dialect::Vllm => HttpResponse::NotFound().finish(),
+    }
 }
 
 #[get("/health")]
@@ -103,7 +117,9 @@ pub(super) async fn metrics_endpoint(state: web::Data<State>) -> HttpResponse {
         match &*published {
             Some((at, text)) if at.elapsed() < refresh => text.clone(),
             _ => {
-                let text = dialect::Dialect::default()
+                let text = state
+                    .profile
+                    .dialect
                     .render_metrics(&state.profile, &state.engine.stats());
                 *published = Some((Instant::now(), text.clone()));
                 text

@@ -144,6 +144,7 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
             .wrap(actix_web::middleware::from_fn(require_api_key))
             .service(info::models)
             .service(info::version)
+            .service(info::props)
             .service(info::health)
             .service(tokenize::tokenize)
             .service(completions::completions)

@@ -1,4 +1,5 @@
-//! `/tokenize`: a prompt's (or chat's) tokens as the engine counts them.
+//! `/tokenize`: a prompt's (or chat's) tokens as the engine counts them, in the dialect's
+//! shape (vLLM's count and tokens; llama.cpp's tokens of `content`).
 
 use actix_web::{HttpResponse, post, web};
 use serde::{Deserialize, Serialize};
@@ -6,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use openai::request::Message;
 
 use super::{Refusal, State, chat_text, check_model};
+use crate::dialect::llamacpp;
+use crate::profile::Dialect;
 use crate::tokenizer;
 
 #[derive(Debug, Deserialize)]
@@ -13,6 +16,8 @@ struct TokenizeRequest {
     model: Option<String>,
     prompt: Option<String>,
     messages: Option<Vec<Message>>,
+    /// llama.cpp's name for the text.
+    content: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -28,6 +33,10 @@ pub(super) async fn tokenize(
     state: web::Data<State>,
     body: web::Json<TokenizeRequest>,
 ) -> Result<HttpResponse, Refusal> {
+    if state.profile.dialect == Dialect::Llamacpp {
+        let text = body.content.as_deref().unwrap_or_default();
+        return Ok(HttpResponse::Ok().json(llamacpp::tokenized(&tokenizer::encode(text))));
+    }
     check_model(&state, body.model.as_deref())?;
     let text = match (&body.prompt, &body.messages) {
         (Some(prompt), _) => prompt.clone(),
