@@ -120,9 +120,9 @@ enum Command {
         /// Require this bearer token on `/v1/*`, like vLLM's `--api-key`.
         #[arg(long, env = "GPUMARKET_SIM_API_KEY", hide_env_values = true)]
         api_key: Option<String>,
-        /// The engine to stand in for: `vllm`, or `llamacpp` (its metrics, `/props` and
-        /// `/tokenize`).
-        #[arg(long, default_value = "vllm", value_parser = ["vllm", "llamacpp"])]
+        /// The engine to stand in for: `vllm`, `llamacpp`, `sglang` or `tgi` (its metrics,
+        /// info endpoint and `/tokenize`).
+        #[arg(long, default_value = "vllm", value_parser = ["vllm", "llamacpp", "sglang", "tgi"])]
         dialect: String,
     },
     /// Run the standard benchmark matrix against a vLLM-compatible server.

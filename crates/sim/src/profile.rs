@@ -193,14 +193,18 @@ pub enum Dialect {
     #[default]
     Vllm,
     Llamacpp,
+    Sglang,
+    Tgi,
 }
 
 impl Dialect {
-    /// The dialect named so on the command line (`vllm`, `llamacpp`).
+    /// The dialect named so on the command line (`vllm`, `llamacpp`, `sglang`, `tgi`).
     pub fn of_name(name: &str) -> Option<Self> {
         match name {
             "vllm" => Some(Self::Vllm),
             "llamacpp" => Some(Self::Llamacpp),
+            "sglang" => Some(Self::Sglang),
+            "tgi" => Some(Self::Tgi),
             _ => None,
         }
     }

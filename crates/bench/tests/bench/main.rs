@@ -101,21 +101,28 @@ async fn an_unreachable_server_is_a_clear_error() {
     assert!(err.to_string().contains("connect"), "{err}");
 }
 
-/// The simulator speaking llama.cpp: the harness reads its dialect (metrics, `/props`,
-/// `/tokenize`) and refuses to measure it until the standard says how.
+/// The simulator speaking llama.cpp, SGLang or TGI: the harness reads the dialect from its
+/// metrics and refuses to measure it until the standard says how.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_llamacpp_server_is_recognised_and_refused_until_its_standard_exists() {
-    let mut profile = sim::Profile::load("tiny").unwrap();
-    profile.dialect = sim::Dialect::Llamacpp;
-    let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
-    let url = format!("http://{}", server.local_addr());
-    tokio::spawn(server.run());
-    let err = run(&url, None, tiny_run()).await.unwrap_err();
-    assert_eq!(err.code(), "engine_unsupported", "{err}");
-    assert!(
-        err.to_string().contains("llamacpp's dialect") && err.to_string().contains("vllm"),
-        "{err}"
-    );
+async fn other_engines_are_recognised_and_refused_until_their_standard_exists() {
+    for (dialect, name) in [
+        (sim::Dialect::Llamacpp, "llamacpp"),
+        (sim::Dialect::Sglang, "sglang"),
+        (sim::Dialect::Tgi, "tgi"),
+    ] {
+        let mut profile = sim::Profile::load("tiny").unwrap();
+        profile.dialect = dialect;
+        let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
+        let url = format!("http://{}", server.local_addr());
+        tokio::spawn(server.run());
+        let err = run(&url, None, tiny_run()).await.unwrap_err();
+        assert_eq!(err.code(), "engine_unsupported", "{name}: {err}");
+        assert!(
+            err.to_string().contains(&format!("{name}'s dialect"))
+                && err.to_string().contains("it measures: vllm"),
+            "{err}"
+        );
+    }
     // The same engine speaking vLLM is measured.
     let report = run(&start_sim("tiny"), None, tiny_run()).await.unwrap();
     assert_eq!(report.engine.name, "vllm");

@@ -1,12 +1,14 @@
 //! How the simulated engine speaks: the `/metrics` names, label sets and value formatting of
 //! the engine it stands in for, one module per dialect — the simulator's side of the
-//! harness's engine seam (`bench::engine`): vLLM's, and llama.cpp's (its metrics, `/props`
-//! and `/tokenize`; its streams are still vLLM's shape).
+//! harness's engine seam (`bench::engine`): vLLM's, llama.cpp's, SGLang's and TGI's (their
+//! metrics, info endpoints and `/tokenize`; their streams are still vLLM's shape).
 
 use crate::engine::Stats;
 use crate::profile::{Dialect, Profile};
 
 pub(crate) mod llamacpp;
+pub(crate) mod sglang;
+pub(crate) mod tgi;
 mod vllm;
 
 impl Dialect {
@@ -15,6 +17,8 @@ impl Dialect {
         match self {
             Self::Vllm => vllm::render(profile, stats),
             Self::Llamacpp => llamacpp::render(stats),
+            Self::Sglang => sglang::render(profile, stats),
+            Self::Tgi => tgi::render(stats),
         }
     }
 }

@@ -87,7 +87,7 @@ pub(super) async fn version(state: web::Data<State>) -> HttpResponse {
         Dialect::Vllm => HttpResponse::Ok().json(Version {
             version: &state.profile.engine_version,
         }),
-        Dialect::Llamacpp => HttpResponse::NotFound().finish(),
+        _ => HttpResponse::NotFound().finish(),
     }
 }
 
@@ -96,7 +96,25 @@ pub(super) async fn version(state: web::Data<State>) -> HttpResponse {
 pub(super) async fn props(state: web::Data<State>) -> HttpResponse {
     match state.profile.dialect {
         Dialect::Llamacpp => HttpResponse::Ok().json(dialect::llamacpp::props(&state.profile)),
-        Dialect::Vllm => HttpResponse::NotFound().finish(),
+        _ => HttpResponse::NotFound().finish(),
+    }
+}
+
+/// SGLang's `/get_server_info`; 404 for the others.
+#[get("/get_server_info")]
+pub(super) async fn server_info(state: web::Data<State>) -> HttpResponse {
+    match state.profile.dialect {
+        Dialect::Sglang => HttpResponse::Ok().json(dialect::sglang::server_info(&state.profile)),
+        _ => HttpResponse::NotFound().finish(),
+    }
+}
+
+/// TGI's `/info`; 404 for the others.
+#[get("/info")]
+pub(super) async fn tgi_info(state: web::Data<State>) -> HttpResponse {
+    match state.profile.dialect {
+        Dialect::Tgi => HttpResponse::Ok().json(dialect::tgi::info(&state.profile)),
+        _ => HttpResponse::NotFound().finish(),
     }
 }
 

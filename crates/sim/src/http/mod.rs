@@ -145,6 +145,8 @@ pub fn serve(profile: Profile, listen: &str, time_scale: f64) -> std::io::Result
             .service(info::models)
             .service(info::version)
             .service(info::props)
+            .service(info::server_info)
+            .service(info::tgi_info)
             .service(info::health)
             .service(tokenize::tokenize)
             .service(completions::completions)

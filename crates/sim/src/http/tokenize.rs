@@ -1,5 +1,6 @@
 //! `/tokenize`: a prompt's (or chat's) tokens as the engine counts them, in the dialect's
-//! shape (vLLM's count and tokens; llama.cpp's tokens of `content`).
+//! shape (vLLM's count and tokens; llama.cpp's tokens of `content`; TGI's list of `inputs`'
+//! tokens; none for SGLang).
 
 use actix_web::{HttpResponse, post, web};
 use serde::{Deserialize, Serialize};
@@ -7,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use openai::request::Message;
 
 use super::{Refusal, State, chat_text, check_model};
-use crate::dialect::llamacpp;
+use crate::dialect::{llamacpp, tgi};
 use crate::profile::Dialect;
 use crate::tokenizer;
 
@@ -18,6 +19,8 @@ struct TokenizeRequest {
     messages: Option<Vec<Message>>,
     /// llama.cpp's name for the text.
     content: Option<String>,
+    /// TGI's name for the text.
+    inputs: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -33,9 +36,17 @@ pub(super) async fn tokenize(
     state: web::Data<State>,
     body: web::Json<TokenizeRequest>,
 ) -> Result<HttpResponse, Refusal> {
-    if state.profile.dialect == Dialect::Llamacpp {
-        let text = body.content.as_deref().unwrap_or_default();
-        return Ok(HttpResponse::Ok().json(llamacpp::tokenized(&tokenizer::encode(text))));
+    match state.profile.dialect {
+        Dialect::Llamacpp => {
+            let text = body.content.as_deref().unwrap_or_default();
+            return Ok(HttpResponse::Ok().json(llamacpp::tokenized(&tokenizer::encode(text))));
+        }
+        Dialect::Tgi => {
+            let text = body.inputs.as_deref().unwrap_or_default();
+            return Ok(HttpResponse::Ok().json(tgi::tokenized(&tokenizer::encode(text))));
+        }
+        Dialect::Sglang => return Ok(HttpResponse::NotFound().finish()),
+        Dialect::Vllm => {}
     }
     check_model(&state, body.model.as_deref())?;
     let text = match (&body.prompt, &body.messages) {
