@@ -128,6 +128,71 @@ async fn other_engines_are_recognised_and_refused_until_their_standard_exists() 
     assert_eq!(report.engine.name, "vllm");
 }
 
+/// The simulator's llama.cpp streams end as the real server's do: one token a chunk, the
+/// usage and timings only at the end — in a completion's last chunk, in a chat's own chunk
+/// only when asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulators_llamacpp_streams_count_at_the_end() {
+    let mut profile = sim::Profile::load("tiny").unwrap();
+    profile.dialect = sim::Dialect::Llamacpp;
+    let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
+    let url = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run());
+    outbound::install_crypto_provider();
+    let chunks = |path: &'static str, body: serde_json::Value| {
+        let url = format!("{url}{path}");
+        async move {
+            let text = reqwest::Client::new()
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let data: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .collect();
+            assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
+            data[..data.len() - 1]
+                .iter()
+                .map(|d| serde_json::from_str::<serde_json::Value>(d).unwrap())
+                .collect::<Vec<_>>()
+        }
+    };
+    let completion = chunks(
+        "/v1/completions",
+        serde_json::json!({"model": "tiny", "prompt": "hello", "max_tokens": 6, "stream": true,
+            "stream_options": {"include_usage": true, "continuous_usage_stats": true}}),
+    )
+    .await;
+    assert_eq!(completion.len(), 7, "{completion:#?}");
+    assert!(
+        completion[..6]
+            .iter()
+            .all(|c| c.get("usage").is_none() && c["choices"][0]["finish_reason"].is_null())
+    );
+    let last = &completion[6];
+    assert_eq!(last["choices"][0]["finish_reason"], "length");
+    assert_eq!(last["usage"]["completion_tokens"], 6);
+    assert_eq!(last["timings"]["predicted_n"], 6);
+    for include_usage in [false, true] {
+        let chat = chunks(
+            "/v1/chat/completions",
+            serde_json::json!({"model": "tiny", "max_tokens": 3, "stream": true,
+                "messages": [{"role": "user", "content": "hello"}],
+                "stream_options": {"include_usage": include_usage}}),
+        )
+        .await;
+        // The role, three tokens, the finish, and the usage when asked for.
+        assert_eq!(chat.len(), 5 + usize::from(include_usage), "{chat:#?}");
+        assert_eq!(chat[4]["choices"][0]["finish_reason"], "length");
+        assert_eq!(chat.iter().any(|c| c.get("usage").is_some()), include_usage);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_is_not_vllm_is_named_so() {
     let server = HttpServer::new(|| {

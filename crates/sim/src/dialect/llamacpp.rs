@@ -125,6 +125,111 @@ pub fn tokenized(tokens: &[u32]) -> Value {
     json!({ "tokens": tokens })
 }
 
+/// One chunk of a streamed answer, as llama.cpp writes it: tokens one a chunk, `usage` and
+/// `timings` only at the end — in the completion's last chunk always, in a chat's own
+/// usage-only chunk when `stream_options.include_usage` asks.
+pub enum StreamChunk<'a> {
+    /// A chat's first chunk: the role, no content.
+    Role,
+    /// One token's text.
+    Text(&'a str),
+    /// The end: why, and the counts (`usage` in a completion's chunk, none in a chat's).
+    Finish { usage: Option<Usage> },
+    /// A chat's usage-only chunk.
+    Usage(Usage),
+}
+
+/// What a stream's end reports.
+#[derive(Debug, Clone, Copy)]
+pub struct Usage {
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    pub prompt_ms: f64,
+    pub predicted_ms: f64,
+}
+
+impl Usage {
+    fn usage(&self) -> Value {
+        json!({
+            "completion_tokens": self.completion_tokens,
+            "prompt_tokens": self.prompt_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0},
+        })
+    }
+
+    fn timings(&self) -> Value {
+        let per = |ms: f64, n: usize| if n == 0 { 0.0 } else { ms / n as f64 };
+        let rate = |ms: f64, n: usize| {
+            if ms > 0.0 {
+                n as f64 * 1000.0 / ms
+            } else {
+                0.0
+            }
+        };
+        json!({
+            "cache_n": 0,
+            "prompt_n": self.prompt_tokens,
+            "prompt_ms": self.prompt_ms,
+            "prompt_per_token_ms": per(self.prompt_ms, self.prompt_tokens),
+            "prompt_per_second": rate(self.prompt_ms, self.prompt_tokens),
+            "predicted_n": self.completion_tokens,
+            "predicted_ms": self.predicted_ms,
+            "predicted_per_token_ms": per(self.predicted_ms, self.completion_tokens),
+            "predicted_per_second": rate(self.predicted_ms, self.completion_tokens),
+        })
+    }
+}
+
+/// A streamed chunk's JSON, `chat` or completion, with llama.cpp's fields.
+pub fn stream_chunk(
+    chunk: &StreamChunk<'_>,
+    chat: bool,
+    id: &str,
+    created: u64,
+    model: &str,
+    fingerprint: &str,
+) -> Value {
+    let mut out = match (chunk, chat) {
+        (StreamChunk::Usage(_), _) => json!({"choices": []}),
+        (StreamChunk::Role, _) => json!({"choices": [
+            {"finish_reason": null, "index": 0, "delta": {"role": "assistant", "content": null}}
+        ]}),
+        (StreamChunk::Text(text), true) => json!({"choices": [
+            {"finish_reason": null, "index": 0, "delta": {"content": text}}
+        ]}),
+        (StreamChunk::Text(text), false) => json!({"choices": [
+            {"text": text, "index": 0, "logprobs": null, "finish_reason": null}
+        ]}),
+        (StreamChunk::Finish { .. }, true) => json!({"choices": [
+            {"finish_reason": "length", "index": 0, "delta": {}}
+        ]}),
+        (StreamChunk::Finish { .. }, false) => json!({"choices": [
+            {"text": "", "index": 0, "logprobs": null, "finish_reason": "length"}
+        ]}),
+    };
+    let object = if chat {
+        "chat.completion.chunk"
+    } else {
+        "text_completion"
+    };
+    out["created"] = json!(created);
+    out["model"] = json!(model);
+    out["system_fingerprint"] = json!(fingerprint);
+    out["object"] = json!(object);
+    out["id"] = json!(id);
+    let end = match chunk {
+        StreamChunk::Usage(usage) => Some(usage),
+        StreamChunk::Finish { usage } => usage.as_ref(),
+        _ => None,
+    };
+    if let Some(usage) = end {
+        out["usage"] = usage.usage();
+        out["timings"] = usage.timings();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +278,72 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line}\n{text}");
         }
+    }
+
+    /// Every chunk of a streamed completion and chat has the real server's keys, at every
+    /// level, in the real server's order of chunks.
+    #[test]
+    fn streams_have_the_real_servers_shape() {
+        fn keys(value: &Value, path: &str, out: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    for (key, value) in map {
+                        let here = format!("{path}/{key}");
+                        out.push(here.clone());
+                        keys(value, &here, out);
+                    }
+                }
+                Value::Array(items) => {
+                    for item in items {
+                        keys(item, &format!("{path}[]"), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let shape = |values: &[Value]| -> Vec<Vec<String>> {
+            values
+                .iter()
+                .map(|v| {
+                    let mut out = Vec::new();
+                    keys(v, "", &mut out);
+                    out.sort();
+                    out
+                })
+                .collect()
+        };
+        let real = |name: &str| -> Vec<Value> {
+            capture(name)
+                .lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .filter(|l| *l != "[DONE]")
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        };
+        let usage = Usage {
+            prompt_tokens: 8,
+            completion_tokens: 4,
+            prompt_ms: 0.7,
+            predicted_ms: 1.0,
+        };
+        let ours = |chunks: &[StreamChunk<'_>], chat: bool| -> Vec<Value> {
+            chunks
+                .iter()
+                .map(|c| stream_chunk(c, chat, "chatcmpl-x", 1, "tiny", "b0"))
+                .collect()
+        };
+        let text = ["a", "b", "c", "d"].map(StreamChunk::Text);
+        let mut completion: Vec<StreamChunk<'_>> = text.into_iter().collect();
+        completion.push(StreamChunk::Finish { usage: Some(usage) });
+        assert_eq!(
+            shape(&ours(&completion, false)),
+            shape(&real("completion-stream.txt"))
+        );
+        let mut chat = vec![StreamChunk::Role];
+        chat.extend(["a", "b", "c", "d"].map(StreamChunk::Text));
+        chat.push(StreamChunk::Finish { usage: None });
+        chat.push(StreamChunk::Usage(usage));
+        assert_eq!(shape(&ours(&chat, true)), shape(&real("chat-stream.txt")));
     }
 
     /// What a client reads of `/props` is where the real server puts it.

@@ -13,7 +13,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use openai::request::{ChatRequest, CompletionRequest, Prompt, StreamOptions};
 
 use super::{Refusal, State, chat_text, check_model, error_response, now_secs};
+use crate::dialect::llamacpp;
 use crate::engine::{Event, Submission};
+use crate::profile::Dialect;
 use crate::tokenizer;
 
 /// A request that passed validation, ready for the engine.
@@ -232,6 +234,9 @@ struct Streaming {
     events: UnboundedReceiver<Event>,
     completion_tokens: usize,
     phase: Phase,
+    /// When the request came, and its first token: llama.cpp's `timings`.
+    started: std::time::Instant,
+    first_token: Option<std::time::Instant>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -244,6 +249,40 @@ enum Phase {
 }
 
 impl Streaming {
+    fn llamacpp(&self) -> bool {
+        self.state.profile.dialect == Dialect::Llamacpp
+    }
+
+    /// llama.cpp's end of stream counts, its times in the simulated hardware's milliseconds.
+    fn llamacpp_usage(&self) -> llamacpp::Usage {
+        let scale = self.state.time_scale.get();
+        let first = self.first_token.unwrap_or(self.started);
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0 * scale;
+        llamacpp::Usage {
+            prompt_tokens: self.accepted.prompt.len(),
+            completion_tokens: self.completion_tokens,
+            prompt_ms: ms(first.duration_since(self.started)),
+            predicted_ms: ms(first.elapsed()),
+        }
+    }
+
+    /// llama.cpp's chunks: `chunks` in one piece of the body.
+    fn llamacpp_chunks(&self, chunks: &[llamacpp::StreamChunk<'_>]) -> Bytes {
+        let mut body = Vec::new();
+        for chunk in chunks {
+            let value = llamacpp::stream_chunk(
+                chunk,
+                self.api == Api::Chat,
+                &self.id,
+                self.created,
+                &self.state.profile.model,
+                &self.state.profile.engine_version,
+            );
+            body.extend_from_slice(&sse(&value));
+        }
+        Bytes::from(body)
+    }
+
     fn usage(&self) -> Usage {
         Usage::new(self.accepted.prompt.len(), self.completion_tokens)
     }
@@ -345,19 +384,58 @@ impl Streaming {
                 Phase::Role => {
                     self.phase = Phase::Tokens;
                     if self.api == Api::Chat {
-                        let chunk = self.role_chunk();
+                        let chunk = if self.llamacpp() {
+                            self.llamacpp_chunks(&[llamacpp::StreamChunk::Role])
+                        } else {
+                            self.role_chunk()
+                        };
                         return Some((Ok(chunk), self));
                     }
                 }
                 Phase::Tokens => match self.events.recv().await {
                     Some(Event::Tokens(tokens)) => {
+                        self.first_token.get_or_insert_with(std::time::Instant::now);
                         self.completion_tokens += tokens.len();
-                        let finished = self.completion_tokens >= self.accepted.max_tokens;
-                        let chunk = self.token_chunk(&tokens, finished);
+                        let chunk = if self.llamacpp() {
+                            // One token a chunk, as llama.cpp streams.
+                            let texts: Vec<String> = tokens
+                                .iter()
+                                .map(|t| tokenizer::decode_output(*t))
+                                .collect();
+                            let chunks: Vec<_> = texts
+                                .iter()
+                                .map(|text| llamacpp::StreamChunk::Text(text))
+                                .collect();
+                            self.llamacpp_chunks(&chunks)
+                        } else {
+                            let finished = self.completion_tokens >= self.accepted.max_tokens;
+                            self.token_chunk(&tokens, finished)
+                        };
                         return Some((Ok(chunk), self));
                     }
                     Some(Event::Finished) | None => self.phase = Phase::Usage,
                 },
+                Phase::Usage if self.llamacpp() => {
+                    // The end: a completion's last chunk carries the usage; a chat's comes
+                    // in a chunk of its own, when asked for.
+                    self.phase = Phase::Done;
+                    let usage = self.llamacpp_usage();
+                    let chunk = match self.api {
+                        Api::Completions => {
+                            self.llamacpp_chunks(&[llamacpp::StreamChunk::Finish {
+                                usage: Some(usage),
+                            }])
+                        }
+                        Api::Chat if self.accepted.include_usage => self.llamacpp_chunks(&[
+                            llamacpp::StreamChunk::Finish { usage: None },
+                            llamacpp::StreamChunk::Usage(usage),
+                        ]),
+                        Api::Chat => {
+                            self.llamacpp_chunks(&[llamacpp::StreamChunk::Finish { usage: None }])
+                        }
+                    };
+                    return Some((Ok(chunk), self));
+                }
                 Phase::Usage => {
                     self.phase = Phase::Done;
                     if self.accepted.include_usage {
@@ -402,6 +480,8 @@ async fn respond(
         events,
         completion_tokens: 0,
         phase: Phase::Role,
+        started: std::time::Instant::now(),
+        first_token: None,
     };
     if stream {
         return HttpResponse::Ok()
