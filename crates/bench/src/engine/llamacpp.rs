@@ -17,7 +17,6 @@
 use serde_json::Value;
 
 use super::Field;
-use crate::bounds::{self, clip};
 
 /// The name llama.cpp's facts carry.
 pub const NAME: &str = "llamacpp";
@@ -39,11 +38,7 @@ pub fn field(metric: &str) -> Option<Field> {
 
 /// `/props`' `build_info` (`b6543-abcdef0`), the nearest llama.cpp has to a version.
 pub fn version(body: &[u8]) -> Option<String> {
-    serde_json::from_slice::<Value>(body)
-        .ok()?
-        .get("build_info")?
-        .as_str()
-        .map(|v| clip(v, bounds::VERSION))
+    super::json_text(body, "build_info")
 }
 
 /// `{"content": …}`: llama.cpp tokenizes the text it is given, for the model it serves.
@@ -53,12 +48,7 @@ pub fn tokenize_request(prompt: &str) -> Value {
 
 /// `{"tokens": […]}`: the count is the list's length.
 pub fn token_count(body: &[u8]) -> Option<u64> {
-    let tokens = serde_json::from_slice::<Value>(body)
-        .ok()?
-        .get("tokens")?
-        .as_array()?
-        .len();
-    u64::try_from(tokens).ok()
+    super::count_of(serde_json::from_slice::<Value>(body).ok()?.get("tokens")?)
 }
 
 /// What `/props` says of a server's capacity: its slots (requests served at once) and the

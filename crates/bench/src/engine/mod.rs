@@ -264,6 +264,20 @@ impl Dialect {
     }
 }
 
+/// A string field of an engine's JSON answer, clipped: where each states its version.
+fn json_text(body: &[u8], key: &str) -> Option<String> {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()?
+        .get(key)?
+        .as_str()
+        .map(|v| crate::bounds::clip(v, crate::bounds::VERSION))
+}
+
+/// The length of a list of tokens: a tokenize answer's count.
+fn count_of(tokens: &serde_json::Value) -> Option<u64> {
+    u64::try_from(tokens.as_array()?.len()).ok()
+}
+
 /// The metric name of one exposition line (`name{labels} value` or `name value`).
 fn metric_name(line: &str) -> &str {
     let end = line

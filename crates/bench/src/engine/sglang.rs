@@ -5,10 +5,7 @@
 //! Not checked against a real server: SGLang does not run on these machines
 //! (design/engines.md). It has no `/tokenize` the harness knows.
 
-use serde_json::Value;
-
 use super::Field;
-use crate::bounds::{self, clip};
 
 /// The name SGLang's facts carry.
 pub const NAME: &str = "sglang";
@@ -30,11 +27,7 @@ pub fn field(metric: &str) -> Option<Field> {
 
 /// `/get_server_info`'s `"version"`.
 pub fn version(body: &[u8]) -> Option<String> {
-    serde_json::from_slice::<Value>(body)
-        .ok()?
-        .get("version")?
-        .as_str()
-        .map(|v| clip(v, bounds::VERSION))
+    super::json_text(body, "version")
 }
 
 #[cfg(test)]

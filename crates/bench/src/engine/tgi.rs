@@ -12,7 +12,6 @@
 use serde_json::Value;
 
 use super::Field;
-use crate::bounds::{self, clip};
 
 /// The name TGI's facts carry.
 pub const NAME: &str = "tgi";
@@ -39,11 +38,7 @@ pub fn field(metric: &str) -> Option<Field> {
 
 /// `/info`'s `"version"`.
 pub fn version(body: &[u8]) -> Option<String> {
-    serde_json::from_slice::<Value>(body)
-        .ok()?
-        .get("version")?
-        .as_str()
-        .map(|v| clip(v, bounds::VERSION))
+    super::json_text(body, "version")
 }
 
 /// `{"inputs": …}`.
@@ -53,11 +48,7 @@ pub fn tokenize_request(prompt: &str) -> Value {
 
 /// A list of `{id, text, start, stop}`: the count is its length.
 pub fn token_count(body: &[u8]) -> Option<u64> {
-    let tokens = serde_json::from_slice::<Value>(body)
-        .ok()?
-        .as_array()?
-        .len();
-    u64::try_from(tokens).ok()
+    super::count_of(&serde_json::from_slice::<Value>(body).ok()?)
 }
 
 #[cfg(test)]

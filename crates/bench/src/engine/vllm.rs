@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::Field;
-use crate::bounds::{self, clip};
 
 /// The name vLLM's facts carry.
 pub const NAME: &str = "vllm";
@@ -36,11 +35,7 @@ pub fn field(metric: &str) -> Option<Field> {
 
 /// `{"version": "0.32.0"}`.
 pub fn version(body: &[u8]) -> Option<String> {
-    serde_json::from_slice::<Value>(body)
-        .ok()?
-        .get("version")?
-        .as_str()
-        .map(|v| clip(v, bounds::VERSION))
+    super::json_text(body, "version")
 }
 
 /// `{"model": …, "prompt": …}`.
