@@ -144,6 +144,7 @@ impl BenchArgs {
             api_key: self.api_key.clone().map(Into::into),
             params: p,
             outbound: outbound::Policy::permissive(),
+            require_dialect: false,
         })
     }
 }

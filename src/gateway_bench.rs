@@ -129,6 +129,7 @@ async fn measure(base: &str, api_key: Option<&str>, measure_secs: f64) -> anyhow
             api_key: api_key.map(|key| key.to_owned().into()),
             params,
             outbound: outbound::Policy::permissive(),
+            require_dialect: false,
         },
         None,
         stopped,

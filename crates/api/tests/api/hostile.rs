@@ -98,7 +98,9 @@ fn start_hostile(mode: Misbehaviour, canary: String) -> String {
                                 .insert_header(("location", format!("{canary}/metrics")))
                                 .finish()
                         } else {
-                            HttpResponse::NotFound().finish()
+                            // An engine's counters, so a verification goes on to the
+                            // misbehaviour under test.
+                            HttpResponse::Ok().body("vllm:num_requests_running 0\n")
                         }
                     }
                 }),

@@ -4,8 +4,9 @@
 //! dialect is picked at preflight from what the server's `/metrics` names, never guessed from
 //! its address. vLLM's ([`vllm`]) is measured; llama.cpp's ([`llamacpp`]), SGLang's
 //! ([`sglang`]) and TGI's ([`tgi`]) are read, and their runs are refused as unsupported until
-//! the standard says how each one's streams are counted ([`Dialect::measured`]). A server whose metrics name no known dialect is read as vLLM, as
-//! before the seam existed.
+//! the standard says how each one's streams are counted ([`Dialect::measured`]). A server
+//! whose metrics name no known dialect is refused by a verification
+//! ([`crate::Options::require_dialect`]) and otherwise read as vLLM, as before the seam.
 
 pub mod llamacpp;
 pub mod sglang;

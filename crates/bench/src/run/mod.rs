@@ -36,6 +36,11 @@ pub struct Options {
     pub params: Parameters,
     /// Where the harness may connect ([`crate::outbound`]).
     pub outbound: outbound::Policy,
+    /// Whether the server must speak a dialect the harness knows (a verification: its badge
+    /// rests on the engine's own counters). Without it, a server whose `/metrics` name no known
+    /// engine is measured as vLLM's would be, its queueing and counters unobserved
+    /// (`gpumarket bench` on Ollama, say).
+    pub require_dialect: bool,
 }
 
 /// What a run reports as it goes, for progress bars and live event streams.

@@ -47,12 +47,21 @@ impl Runner {
                 .cloned()
                 .ok_or_else(|| BenchError::Unsupported("/v1/models lists no model".to_owned()))?,
         };
-        // The dialect, from what its metrics are named (vLLM's when they name none known).
+        // The dialect, from what its metrics are named: one a verification requires; vLLM's
+        // otherwise when they name none known.
         let text = engine.metrics_text().await?;
-        let dialect = text
-            .as_deref()
-            .and_then(Dialect::detect)
-            .unwrap_or_default();
+        let dialect = match text.as_deref().and_then(Dialect::detect) {
+            Some(dialect) => dialect,
+            None if options.require_dialect => {
+                return Err(BenchError::Unsupported(format!(
+                    "the server's /metrics name no engine the standard reads ({}); a \
+                     verification needs an engine's own counters (vLLM serves them; llama.cpp \
+                     with --metrics, SGLang with --enable-metrics)",
+                    Dialect::ALL.map(Dialect::name).join(", ")
+                )));
+            }
+            None => Dialect::default(),
+        };
         if !dialect.measured() {
             return Err(BenchError::Unsupported(format!(
                 "the server speaks {}'s dialect, which the standard does not measure yet; \

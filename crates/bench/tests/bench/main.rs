@@ -47,6 +47,7 @@ async fn run(
         api_key: None,
         params,
         outbound: outbound::Policy::permissive(),
+        require_dialect: false,
     };
     tokio::time::timeout(Duration::from_secs(120), bench::run(options, None, cancel))
         .await
@@ -68,6 +69,7 @@ async fn an_engine_api_key_is_required_and_sent() {
             api_key: api_key.map(|key| key.to_owned().into()),
             params: tiny_run(),
             outbound: outbound::Policy::permissive(),
+            require_dialect: false,
         };
         async move {
             let _keep = _cancel_tx;
@@ -191,6 +193,58 @@ async fn the_simulators_llamacpp_streams_count_at_the_end() {
         assert_eq!(chat[4]["choices"][0]["finish_reason"], "length");
         assert_eq!(chat.iter().any(|c| c.get("usage").is_some()), include_usage);
     }
+}
+
+/// A server whose metrics name no engine (Ollama's, say): a verification refuses it, naming
+/// the engines it reads; a plain run goes on without the engine's counters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verification_needs_an_engine_the_harness_reads() {
+    let server = HttpServer::new(|| {
+        App::new()
+            .route(
+                "/v1/models",
+                web::get().to(|| async {
+                    HttpResponse::Ok().json(serde_json::json!({"object": "list",
+                        "data": [{"id": "m", "object": "model"}]}))
+                }),
+            )
+            .route(
+                "/metrics",
+                web::get().to(|| async { HttpResponse::Ok().body("# TYPE up gauge\nup 1\n") }),
+            )
+    })
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let url = format!("http://{}", server.addrs()[0]);
+    tokio::spawn(server.run());
+    let attempt = |require_dialect: bool| {
+        let (_cancel_tx, cancel) = watch::channel(false);
+        let options = Options {
+            base_url: url.clone(),
+            model: None,
+            api_key: None,
+            params: tiny_run(),
+            outbound: outbound::Policy::permissive(),
+            require_dialect,
+        };
+        async move {
+            tokio::time::timeout(Duration::from_secs(60), bench::run(options, None, cancel))
+                .await
+                .unwrap()
+        }
+    };
+    let refused = attempt(true).await.unwrap_err();
+    assert_eq!(refused.code(), "engine_unsupported");
+    assert!(
+        refused
+            .to_string()
+            .contains("name no engine the standard reads (vllm, llamacpp, sglang, tgi)"),
+        "{refused}"
+    );
+    // Without the requirement the run goes past the dialect (and fails later here: this
+    // server has no completions).
+    let later = attempt(false).await.unwrap_err();
+    assert!(!later.to_string().contains("name no engine"), "{later}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -387,6 +441,7 @@ async fn cancelling_stops_cleanly_and_keeps_what_was_measured() {
         api_key: None,
         params,
         outbound: outbound::Policy::permissive(),
+        require_dialect: false,
     };
     let running = tokio::spawn(bench::run(options, Some(progress_tx), cancel));
     let mut live = 0;

@@ -306,6 +306,7 @@ impl App {
                 .map(|key| key.expose().to_owned().into()),
             params,
             outbound: self.outbound_policy(),
+            require_dialect: true,
         };
         // On this runtime. A runtime of its own (two more threads) was tried on a noisy
         // two-core VM and did not help: the slowed-engine guarantee test's spot check was
