@@ -3,7 +3,7 @@
 //!
 //! Every stream gets its own HTTP client, hence its own connection: no stream waits for a
 //! pooled connection, and nothing on the token path takes a lock. Every client is built by
-//! [`crate::outbound`] (no redirects; on a server, no internal addresses), every body is read
+//! [`outbound`] (no redirects; on a server, no internal addresses), every body is read
 //! within [`crate::bounds`], and every request gives up as soon as the run is stopped.
 
 mod stream;

@@ -34,7 +34,7 @@ pub struct Options {
     /// The bearer token the engine requires, if any (never printed).
     pub api_key: Option<secrecy::SecretString>,
     pub params: Parameters,
-    /// Where the harness may connect ([`crate::outbound`]).
+    /// Where the harness may connect ([`outbound`]).
     pub outbound: outbound::Policy,
     /// Whether the server must speak a dialect the harness knows (a verification: its badge
     /// rests on the engine's own counters). Without it, a server whose `/metrics` name no known
