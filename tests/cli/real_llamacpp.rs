@@ -31,14 +31,8 @@ async fn a_real_llamacpp_server_reads_as_its_dialect_says_and_is_not_measured_ye
     )
     .await;
     // What the dialect reads is the real server's: its metrics' names and its `/props`.
-    let metrics = http()
-        .get(format!("{}/metrics", server.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let get = |path: &str| body(http().get(format!("{}{path}", server.base)));
+    let metrics = String::from_utf8(get("/metrics").await).unwrap();
     assert_eq!(
         Dialect::detect(&metrics),
         Some(Dialect::LlamaCpp),
@@ -47,14 +41,7 @@ async fn a_real_llamacpp_server_reads_as_its_dialect_says_and_is_not_measured_ye
     let before = Dialect::LlamaCpp.snapshot(&metrics).unwrap();
     assert!(before.is_idle(), "{metrics}");
     // `/props`: two slots of 1024 tokens (2048 shared by 2); `/tokenize` counts.
-    let props = http()
-        .get(format!("{}/props", server.base))
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let props = get("/props").await;
     assert_eq!(
         llamacpp::slots(&props),
         Some(llamacpp::Slots {
@@ -63,19 +50,14 @@ async fn a_real_llamacpp_server_reads_as_its_dialect_says_and_is_not_measured_ye
         })
     );
     assert!(llamacpp::version(&props).is_some());
-    let tokenized = http()
-        .post(format!("{}/tokenize", server.base))
-        .json(
+    let tokenized = body(
+        http().post(format!("{}/tokenize", server.base)).json(
             &Dialect::LlamaCpp
                 .tokenize_request("tiny", "the probe")
                 .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+        ),
+    )
+    .await;
     assert!(Dialect::LlamaCpp.token_count(&tokenized).unwrap() > 0);
     // Four requests on two slots: two run, two wait, as the dialect reads it; the generated
     // tokens are counted once the requests end.
@@ -90,14 +72,7 @@ async fn a_real_llamacpp_server_reads_as_its_dialect_says_and_is_not_measured_ye
         })
         .collect();
     let metrics_now = || async {
-        let text = http()
-            .get(format!("{}/metrics", server.base))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = String::from_utf8(get("/metrics").await).unwrap();
         Dialect::LlamaCpp.snapshot(&text).unwrap()
     };
     let mut busy = None;
@@ -139,4 +114,16 @@ async fn a_real_llamacpp_server_reads_as_its_dialect_says_and_is_not_measured_ye
         !out.exists(),
         "no report of an engine the standard does not measure"
     );
+}
+
+/// The body of a request's answer.
+async fn body(request: reqwest::RequestBuilder) -> Vec<u8> {
+    request
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .to_vec()
 }

@@ -138,14 +138,20 @@ pub fn openapi() -> OpenApiDoc {
     doc
 }
 
+/// The API's description, its viewer, and the viewer's own path (registered with the service
+/// below, and limited by no budget).
+const OPENAPI_PATH: &str = "/openapi.json";
+const DOCS_PATH: &str = "/docs";
+const DOCS_VIEWER: &str = "/docs/{_:.*}";
+
 /// The routes outside the API's and the site's pages, which no budget limits: the API's
-/// description and its viewer (registered with the service below).
+/// description and its viewer.
 pub(crate) fn unmetered_routes()
 -> [((&'static str, &'static str), Option<app::limits::RateClass>); 3] {
     [
-        (("GET", "/openapi.json"), None),
-        (("GET", "/docs"), None),
-        (("GET", "/docs/{_:.*}"), None),
+        (("GET", OPENAPI_PATH), None),
+        (("GET", DOCS_PATH), None),
+        (("GET", DOCS_VIEWER), None),
     ]
 }
 
@@ -193,8 +199,8 @@ impl Application {
                 .configure(routes::configure)
                 .split_for_parts();
             service
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi()))
-                .route("/docs", web::get().to(docs_redirect))
+                .service(SwaggerUi::new(DOCS_VIEWER).url(OPENAPI_PATH, openapi()))
+                .route(DOCS_PATH, web::get().to(docs_redirect))
                 .configure(pages::configure)
                 .default_service(web::to(no_route))
                 .wrap(actix_web::middleware::from_fn(middleware::rate_limit))

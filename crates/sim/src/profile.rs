@@ -192,7 +192,7 @@ impl Performance {
 pub enum Dialect {
     #[default]
     Vllm,
-    Llamacpp,
+    LlamaCpp,
     Sglang,
     Tgi,
 }
@@ -202,7 +202,7 @@ impl Dialect {
     pub fn of_name(name: &str) -> Option<Self> {
         match name {
             "vllm" => Some(Self::Vllm),
-            "llamacpp" => Some(Self::Llamacpp),
+            "llamacpp" => Some(Self::LlamaCpp),
             "sglang" => Some(Self::Sglang),
             "tgi" => Some(Self::Tgi),
             _ => None,

@@ -108,7 +108,7 @@ async fn an_unreachable_server_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn other_engines_are_recognised_and_refused_until_their_standard_exists() {
     for (dialect, name) in [
-        (sim::Dialect::Llamacpp, "llamacpp"),
+        (sim::Dialect::LlamaCpp, "llamacpp"),
         (sim::Dialect::Sglang, "sglang"),
         (sim::Dialect::Tgi, "tgi"),
     ] {
@@ -136,7 +136,7 @@ async fn other_engines_are_recognised_and_refused_until_their_standard_exists() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_simulators_llamacpp_streams_count_at_the_end() {
     let mut profile = sim::Profile::load("tiny").unwrap();
-    profile.dialect = sim::Dialect::Llamacpp;
+    profile.dialect = sim::Dialect::LlamaCpp;
     let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
     let url = format!("http://{}", server.local_addr());
     tokio::spawn(server.run());

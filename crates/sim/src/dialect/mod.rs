@@ -16,7 +16,7 @@ impl Dialect {
     pub fn render_metrics(self, profile: &Profile, stats: &Stats) -> String {
         match self {
             Self::Vllm => vllm::render(profile, stats),
-            Self::Llamacpp => llamacpp::render(stats),
+            Self::LlamaCpp => llamacpp::render(stats),
             Self::Sglang => sglang::render(profile, stats),
             Self::Tgi => tgi::render(stats),
         }

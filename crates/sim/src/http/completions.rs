@@ -250,7 +250,7 @@ enum Phase {
 
 impl Streaming {
     fn llamacpp(&self) -> bool {
-        self.state.profile.dialect == Dialect::Llamacpp
+        self.state.profile.dialect == Dialect::LlamaCpp
     }
 
     /// llama.cpp's end of stream counts, its times in the simulated hardware's milliseconds.

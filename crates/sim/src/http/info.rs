@@ -95,7 +95,7 @@ pub(super) async fn version(state: web::Data<State>) -> HttpResponse {
 #[get("/props")]
 pub(super) async fn props(state: web::Data<State>) -> HttpResponse {
     match state.profile.dialect {
-        Dialect::Llamacpp => HttpResponse::Ok().json(dialect::llamacpp::props(&state.profile)),
+        Dialect::LlamaCpp => HttpResponse::Ok().json(dialect::llamacpp::props(&state.profile)),
         _ => HttpResponse::NotFound().finish(),
     }
 }

@@ -37,7 +37,7 @@ pub(super) async fn tokenize(
     body: web::Json<TokenizeRequest>,
 ) -> Result<HttpResponse, Refusal> {
     match state.profile.dialect {
-        Dialect::Llamacpp => {
+        Dialect::LlamaCpp => {
             let text = body.content.as_deref().unwrap_or_default();
             return Ok(HttpResponse::Ok().json(llamacpp::tokenized(&tokenizer::encode(text))));
         }
