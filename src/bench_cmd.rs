@@ -67,9 +67,13 @@ pub struct BenchArgs {
     /// With --dry-run: the server's KV cache in tokens, to mark the cells over capacity.
     #[arg(long, requires = "dry_run")]
     kv_cache_tokens: Option<u64>,
-    /// With --dry-run: the server's max_model_len.
+    /// With --dry-run: the server's max_model_len (llama.cpp: a slot's context).
     #[arg(long, requires = "dry_run")]
     max_model_len: Option<u64>,
+    /// With --dry-run: the requests the server runs at once in slots of their own (llama.cpp's
+    /// `--parallel`): cells above it wait for a slot instead of needing more cache.
+    #[arg(long, requires = "dry_run")]
+    slots: Option<u64>,
     /// With --dry-run: the server's cold prefill rate in prompt tokens per second, to
     /// estimate the prefill time.
     #[arg(long, requires = "dry_run")]
@@ -145,6 +149,7 @@ impl BenchArgs {
             params: p,
             outbound: outbound::Policy::permissive(),
             require_dialect: false,
+            expect_engine: None,
         })
     }
 }
@@ -160,6 +165,7 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let sizes = bench::plan::ServerSizes {
             kv_cache_tokens: args.kv_cache_tokens,
             max_model_len: args.max_model_len,
+            slots: args.slots,
         };
         let plan = bench::plan::plan(&options.params, sizes);
         print!("{}", plan.text(&options.params, args.prefill_tok_s));

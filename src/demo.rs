@@ -65,6 +65,7 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
                 currency: "USD",
                 engine_base_url: &engine_url,
                 engine_model: "bench",
+                engine_name: None,
                 engine_api_key: None,
                 available_from: None,
                 available_until: None,

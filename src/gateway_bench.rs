@@ -130,6 +130,7 @@ async fn measure(base: &str, api_key: Option<&str>, measure_secs: f64) -> anyhow
             params,
             outbound: outbound::Policy::permissive(),
             require_dialect: false,
+            expect_engine: None,
         },
         None,
         stopped,

@@ -2498,12 +2498,20 @@ export interface components {
             base_url: string;
             /** @description The served model id to measure. */
             model: string;
+            /**
+             * @description The engine it runs: `vllm`, `llamacpp`, `sglang` or `tgi`. When stated, a
+             *     verification of an engine that speaks another dialect is refused (422
+             *     `validation_failed`); reports name the engine they measured either way.
+             */
+            name?: string | null;
         };
         EnginePatch: {
             /** @description `null` removes the key. */
             api_key?: string | null;
             base_url?: string | null;
             model?: string | null;
+            /** @description The engine it runs (`vllm`, `llamacpp`, `sglang`, `tgi`); `null` no longer states one. */
+            name?: string | null;
         };
         /**
          * @description The engine verification measures. `base_url` is shown to the provider's members only;
@@ -2513,6 +2521,11 @@ export interface components {
             base_url?: string | null;
             has_api_key: boolean;
             model: string;
+            /**
+             * @description The engine the provider states it runs (`vllm`, `llamacpp`, `sglang`, `tgi`); absent
+             *     when it states none. The verified report names the engine it measured.
+             */
+            name?: string | null;
         };
         EntriesView: {
             items: components["schemas"]["LogEntryView"][];
@@ -3708,8 +3721,8 @@ export interface components {
             /**
              * @description Why it failed or was cancelled: `cancelled`, `listing_changed`, `deadline_exceeded`,
              *     `address_not_allowed`, `engine_unreachable`, `engine_unsupported` (`engine_not_vllm`
-             *     on runs recorded before it), `engine_model_missing`, `engine_error` or
-             *     `setup_failed`.
+             *     on runs recorded before it), `engine_model_missing`, `engine_mismatch` (the listing
+             *     states another engine), `engine_error` or `setup_failed`.
              */
             failure_code?: string | null;
             /** @description The detail (members of the listing's organisation only). */

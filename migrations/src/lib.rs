@@ -39,6 +39,7 @@ mod m20261206_000031_gateway_received;
 mod m20261206_000032_direct_access;
 mod m20261206_000033_window_interruptions;
 mod m20261206_000034_webhook_fairness;
+mod m20261206_000035_engine_names;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -82,6 +83,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000032_direct_access::Migration),
             Box::new(m20261206_000033_window_interruptions::Migration),
             Box::new(m20261206_000034_webhook_fairness::Migration),
+            Box::new(m20261206_000035_engine_names::Migration),
         ]
     }
 }

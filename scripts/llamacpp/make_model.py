@@ -15,10 +15,10 @@ import sys
 import gguf
 import numpy as np
 
-N_EMBD = 64
-N_FF = 128
+N_EMBD = 256
+N_FF = 768
 N_HEAD = 4
-N_LAYER = 2
+N_LAYER = 4
 N_CTX = 2048
 
 
@@ -38,7 +38,7 @@ def byte_to_unicode() -> dict:
 def vocabulary():
     table = byte_to_unicode()
     singles = [table[b] for b in [0x0A] + list(range(0x20, 0x7F))]
-    pairs = [("Ġ", "t"), ("t", "h"), ("Ġ", "a"), ("i", "n"), ("e", "r"), ("o", "n"), ("r", "e"), ("Ġt", "he")]
+    pairs = [("Ġ", "t"), ("t", "h"), ("Ġ", "a"), ("i", "n"), ("e", "r"), ("o", "n"), ("r", "e"), ("h", "e"), ("Ġt", "he")]
     merges = [f"{a} {b}" for a, b in pairs]
     tokens = ["<s>", "</s>"] + singles + [a + b for a, b in pairs]
     return tokens, merges

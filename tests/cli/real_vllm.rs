@@ -8,13 +8,13 @@
 //! own after the rest of the suite, so nothing else competes for the cores.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::engines::RealEngine;
-use super::{BIN, free_port, stderr};
+use super::engines::{
+    Load, RealEngine, alternate_with_vllm, cell, figure, in_turn, vllm_bench_serve,
+};
 
 const MAX_NUM_SEQS: u64 = 16;
 const MAX_MODEL_LEN: u64 = 1024;
@@ -25,80 +25,10 @@ fn vllm_cache() -> PathBuf {
     super::engines::setup("scripts/vllm/setup")
 }
 
-/// `gpumarket bench` on the given cores (`nice` 19 when `starved`), returning the report.
+/// `gpumarket bench` at this tier's lengths (512 out, 5 s windows).
 fn bench(dir: &Path, base: &str, cores: &str, starved: bool, extra: &[&str]) -> Value {
-    let out = dir.join(format!("report-{}.json", free_port()));
-    let mut command = Command::new("taskset");
-    command.args(["-c", cores]);
-    if starved {
-        command.args(["nice", "-n", "19"]);
-    }
-    let output = command
-        .arg(BIN)
-        .args(["bench", "--base-url", base, "--profile", "quick"])
-        .args([
-            "--max-output",
-            &MAX_OUTPUT.to_string(),
-            "--measure-secs",
-            "5",
-        ])
-        .args(extra)
-        .arg("--out")
-        .arg(&out)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "bench failed: {}", stderr(&output));
-    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
-}
-
-/// vLLM's own client at one concurrency on core 1: random prompts of `input` tokens,
-/// `MAX_OUTPUT` out, `EOS` ignored. Its result JSON.
-fn vllm_bench_serve(cache: &Path, dir: &Path, base: &str, concurrency: u64, input: u64) -> Value {
-    let name = format!("vllm-bench-{concurrency}.json");
-    let prompts = (concurrency * 4).to_string();
-    let output = Command::new("taskset")
-        .args(["-c", "1"])
-        .arg(cache.join("vllm/bin/vllm"))
-        .args(["bench", "serve", "--backend", "openai", "--base-url", base])
-        .args(["--model", "tiny", "--tokenizer"])
-        .arg(cache.join("model"))
-        .args(["--dataset-name", "random", "--ignore-eos"])
-        .args(["--random-input-len", &input.to_string()])
-        .args(["--random-output-len", &MAX_OUTPUT.to_string()])
-        .args(["--num-prompts", &prompts])
-        .args(["--max-concurrency", &concurrency.to_string()])
-        .args(["--percentile-metrics", "ttft,tpot,itl", "--save-result"])
-        .arg("--result-dir")
-        .arg(dir)
-        .args(["--result-filename", &name])
-        .env("HF_HUB_OFFLINE", "1")
-        .env("TRANSFORMERS_OFFLINE", "1")
-        .env("VLLM_NO_USAGE_STATS", "1")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "vllm bench serve failed: {}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        stderr(&output)
-    );
-    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
-}
-
-fn cell(report: &Value, context: u64, concurrency: u64) -> &Value {
-    report["decode"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["context_tokens"] == context && c["concurrency"] == concurrency)
-        .unwrap_or_else(|| panic!("no cell {context} x {concurrency}"))
-}
-
-fn figure(cell: &Value, key: &str) -> f64 {
-    cell[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no {key} in {cell}"))
+    let lengths = ["--max-output", "512", "--measure-secs", "5"];
+    super::engines::bench(dir, base, cores, starved, &[&lengths[..], extra].concat())
 }
 
 /// A blocking step of the test: runs child processes against the server (its directory and
@@ -237,17 +167,6 @@ fn cells_agree(olds: &[Value], new: &Value) -> bool {
 }
 
 /// The median of `values` (the mean of the middle two of an even count).
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs a real vLLM (scripts/vllm/setup installs it once, ~6 GB, outside the clone); scripts/check runs it alone"]
 async fn real_vllm_is_measured_correctly_in_every_cell() {
@@ -451,65 +370,43 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     // so the two are measured back to back in alternating order, and the medians of the
     // rounds so far must agree; five rounds at most. A real disagreement stays.
     for concurrency in [1, 4] {
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for round in 1..=5 {
+        let cache = cache.clone();
+        alternate_with_vllm(concurrency, 0.25, 5, move |round| {
             let cache = cache.clone();
-            let pair = run(Box::new(move |dir, base| {
-                let c = concurrency.to_string();
-                let one = [
-                    "--contexts",
-                    "256",
-                    "--concurrency",
-                    &c,
-                    "--prefill-contexts",
-                    "",
-                ];
-                let ours = || cell(&bench(dir, base, "1", false, &one), 256, concurrency).clone();
-                let theirs = || vllm_bench_serve(&cache, dir, base, concurrency, 256);
-                if round % 2 == 1 {
-                    let first = ours();
-                    serde_json::json!([first, theirs()])
-                } else {
-                    let first = theirs();
-                    serde_json::json!([ours(), first])
-                }
-            }))
-            .await;
-            ours.push((
-                figure(&pair[0], "total_tok_s"),
-                figure(&pair[0], "tbt_ms_median"),
-            ));
-            theirs.push((
-                figure(&pair[1], "output_throughput"),
-                figure(&pair[1], "median_tpot_ms"),
-            ));
-            let of = |v: &[(f64, f64)], second: bool| {
-                median(
-                    &v.iter()
-                        .map(|p| if second { p.1 } else { p.0 })
-                        .collect::<Vec<_>>(),
-                )
-            };
-            let medians = [
-                ("output tok/s", of(&ours, false), of(&theirs, false)),
-                ("TBT vs median TPOT", of(&ours, true), of(&theirs, true)),
-            ];
-            println!(
-                "concurrency {concurrency}, round {round}: ours {:?}, vLLM's {:?}; medians {medians:?}",
-                ours.last(),
-                theirs.last()
-            );
-            if medians
-                .iter()
-                .all(|(_, ours, theirs)| (ours / theirs - 1.0).abs() < 0.25)
-            {
-                break;
+            async move {
+                run(Box::new(move |dir, base| {
+                    let c = concurrency.to_string();
+                    let one = [
+                        "--contexts",
+                        "256",
+                        "--concurrency",
+                        &c,
+                        "--prefill-contexts",
+                        "",
+                    ];
+                    let ours =
+                        || cell(&bench(dir, base, "1", false, &one), 256, concurrency).clone();
+                    let theirs = || {
+                        vllm_bench_serve(
+                            &cache,
+                            &cache.join("model"),
+                            dir,
+                            base,
+                            Load {
+                                concurrency,
+                                prefix: 0,
+                                input: 256,
+                                output: MAX_OUTPUT,
+                                prompts: concurrency * 4,
+                            },
+                        )
+                    };
+                    in_turn(round, ours, theirs)
+                }))
+                .await
             }
-            assert!(
-                round < 5,
-                "concurrency {concurrency}: the medians of five rounds disagree by more than 25 %: ours {ours:?}, vLLM's {theirs:?}"
-            );
-        }
+        })
+        .await;
     }
     // Starved: the harness on the server's own core at the lowest priority. Its own lag
     // shows, and it blames itself, never the server.

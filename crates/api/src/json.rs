@@ -217,13 +217,18 @@ mod tests {
             amount_per_gpu_hour,
             currency,
         });
-        let engine = (prop::option::of(text()), text(), any::<bool>()).prop_map(
-            |(base_url, model, has_api_key)| EngineView {
+        let engine = (
+            prop::option::of(text()),
+            text(),
+            prop::option::of(text()),
+            any::<bool>(),
+        )
+            .prop_map(|(base_url, model, name, has_api_key)| EngineView {
                 base_url,
                 model,
+                name,
                 has_api_key,
-            },
-        );
+            });
         let ssh = (text(), any::<i64>(), text()).prop_map(|(host, port, user)| SshView {
             host,
             port,

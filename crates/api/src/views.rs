@@ -205,6 +205,10 @@ pub struct EngineView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     pub model: String,
+    /// The engine the provider states it runs (`vllm`, `llamacpp`, `sglang`, `tgi`); absent
+    /// when it states none. The verified report names the engine it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub has_api_key: bool,
 }
 
@@ -429,6 +433,7 @@ impl ListingView {
             engine: EngineView {
                 base_url: with_endpoint.then_some(r.engine_base_url),
                 model: r.engine_model,
+                name: r.engine_name,
                 has_api_key: r.has_engine_api_key,
             },
             availability: AvailabilityWindowView {
@@ -468,8 +473,8 @@ pub struct RunView {
     pub attempts: i32,
     /// Why it failed or was cancelled: `cancelled`, `listing_changed`, `deadline_exceeded`,
     /// `address_not_allowed`, `engine_unreachable`, `engine_unsupported` (`engine_not_vllm`
-    /// on runs recorded before it), `engine_model_missing`, `engine_error` or
-    /// `setup_failed`.
+    /// on runs recorded before it), `engine_model_missing`, `engine_mismatch` (the listing
+    /// states another engine), `engine_error` or `setup_failed`.
     pub failure_code: Option<String>,
     /// The detail (members of the listing's organisation only).
     #[serde(skip_serializing_if = "Option::is_none")]

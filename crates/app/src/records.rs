@@ -26,6 +26,8 @@ pub struct Listing {
     pub price: Money,
     pub engine_base_url: String,
     pub engine_model: String,
+    /// The engine the provider states it runs (`engine.name`), if it states one.
+    pub engine_name: Option<String>,
     pub has_engine_api_key: bool,
     pub status: ListingStatus,
     pub latest_report_id: Option<domain::ReportId>,
@@ -98,6 +100,7 @@ impl TryFrom<&ListingRecord> for Listing {
             price,
             engine_base_url: r.engine_base_url.clone(),
             engine_model: r.engine_model.clone(),
+            engine_name: r.engine_name.clone(),
             has_engine_api_key: r.engine_api_key.is_some(),
             status,
             latest_report_id: r.latest_report_id.map(Into::into),

@@ -56,6 +56,7 @@ pub fn audit(report: &Report) -> Vec<Finding> {
         max_output: report.parameters.max_output,
         kv_cache_tokens: report.engine.kv_cache_tokens,
         max_model_len: report.engine.max_model_len,
+        slots: report.engine.slots,
     };
     let mut cells = std::collections::HashSet::new();
     for (i, cell) in report.decode.iter().enumerate() {
@@ -89,6 +90,7 @@ struct Limits {
     max_output: u64,
     kv_cache_tokens: Option<u64>,
     max_model_len: Option<u64>,
+    slots: Option<u64>,
 }
 
 fn decode_cell(at: &str, cell: &DecodeCell, limits: Limits, findings: &mut Vec<Finding>) {
@@ -107,6 +109,7 @@ fn decode_cell(at: &str, cell: &DecodeCell, limits: Limits, findings: &mut Vec<F
         limits.max_output,
         limits.kv_cache_tokens,
         limits.max_model_len,
+        limits.slots,
     );
     match cell.status {
         Status::OverCapacity => {
@@ -239,6 +242,7 @@ mod tests {
             max_output: 256,
             kv_cache_tokens: Some(kv),
             max_model_len: None,
+            slots: None,
         };
         let mut findings = Vec::new();
         decode_cell(

@@ -34,6 +34,9 @@ pub enum BenchError {
     Unsupported(String),
     #[error("{0}")]
     UnknownModel(String),
+    /// It speaks another engine's dialect than the listing states.
+    #[error("{0}")]
+    Mismatch(String),
     /// It answered a request with an error.
     #[error("the engine refused: {0}")]
     Engine(String),
@@ -54,6 +57,7 @@ impl BenchError {
             // Runs recorded before the engine seam keep their `engine_not_vllm`.
             Self::Unsupported(_) => "engine_unsupported",
             Self::UnknownModel(_) => "engine_model_missing",
+            Self::Mismatch(_) => "engine_mismatch",
             Self::Engine(_) => "engine_error",
             Self::Refused(_) => "address_not_allowed",
             Self::Stopped => "stopped",

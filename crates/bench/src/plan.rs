@@ -13,6 +13,8 @@ use crate::params::{self, Parameters, PrefillMode, WindowRule};
 pub struct ServerSizes {
     pub kv_cache_tokens: Option<u64>,
     pub max_model_len: Option<u64>,
+    /// Requests it runs at once, each in a slot of its own (llama.cpp's).
+    pub slots: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +67,7 @@ pub fn plan(params: &Parameters, sizes: ServerSizes) -> Plan {
                         params.max_output,
                         sizes.kv_cache_tokens,
                         sizes.max_model_len,
+                        sizes.slots,
                     ),
                 })
         })
@@ -79,9 +82,15 @@ pub fn plan(params: &Parameters, sizes: ServerSizes) -> Plan {
                 PrefillMode::Repeats => u64::from(params.prefill_repeats),
                 PrefillMode::Warmup => 1,
             };
-            let fits =
-                cell::over_capacity(1, context, 1, sizes.kv_cache_tokens, sizes.max_model_len)
-                    .is_none();
+            let fits = cell::over_capacity(
+                1,
+                context,
+                1,
+                sizes.kv_cache_tokens,
+                sizes.max_model_len,
+                sizes.slots,
+            )
+            .is_none();
             PlannedPrefill {
                 context_tokens: context,
                 requests: if fits { requests } else { 0 },
@@ -220,6 +229,7 @@ mod tests {
         ServerSizes {
             kv_cache_tokens: Some(4 * (1024 + 256)),
             max_model_len: Some(4096),
+            slots: None,
         }
     }
 
@@ -269,6 +279,7 @@ mod tests {
         let small = ServerSizes {
             kv_cache_tokens: Some(2 * (1024 + 256)),
             max_model_len: None,
+            slots: None,
         };
         let p = plan(&params::quick(), small);
         let skipped: Vec<_> = p

@@ -65,6 +65,11 @@ pub struct EngineFacts {
     /// The KV cache configuration's labels as the engine printed them (vLLM: its cache
     /// config info gauge).
     pub cache_config: Option<Value>,
+    /// The requests the engine runs at once when it has a fixed number of slots, each with
+    /// its own cache (llama.cpp's `/props` `total_slots`): the capacity rule counts at most
+    /// that many. Absent for an engine that admits requests while its cache has room.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u64>,
     /// SHA-256 over what identifies the engine (name, version, model, `max_model_len`, KV
     /// cache size): the same engine answers with the same fingerprint, a swapped one rarely.
     #[serde(default, skip_serializing_if = "Option::is_none")]

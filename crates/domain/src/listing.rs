@@ -49,6 +49,9 @@ pub struct ListingSpec {
     pub price: Money,
     pub engine_base_url: String,
     pub engine_model: String,
+    /// The engine the provider says it runs (`engine.name`, one of [`ENGINE_NAMES`]): a
+    /// verification whose engine speaks another dialect is refused.
+    pub engine_name: Option<String>,
     /// The bearer token the engine wants, if any. Stored (sealed); never shown again.
     pub engine_api_key: Option<EngineKey>,
     /// When the machine may be booked: `[from, until)`, either end open when absent.
@@ -95,6 +98,7 @@ pub struct ListingInput<'a> {
     pub currency: &'a str,
     pub engine_base_url: &'a str,
     pub engine_model: &'a str,
+    pub engine_name: Option<&'a str>,
     pub engine_api_key: Option<&'a str>,
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
@@ -161,6 +165,7 @@ impl ListingSpec {
             price: Money::new(input.price_per_gpu_hour, currency),
             engine_base_url: base_url.to_owned(),
             engine_model: bounded_text("engine.model", input.engine_model, 1, 200)?,
+            engine_name: input.engine_name.map(engine_name).transpose()?,
             engine_api_key: input
                 .engine_api_key
                 .map(engine_api_key)
@@ -181,6 +186,25 @@ impl ListingSpec {
             guarantee_min_bp: input.guarantee_min_fraction.map(guarantee_bp).transpose()?,
         })
     }
+}
+
+/// The engines the benchmark standard reads, by the name reports give them
+/// (`engine.name`); the harness's dialects (`bench::engine::Dialect`), which a test keeps
+/// equal.
+pub const ENGINE_NAMES: [&str; 4] = ["vllm", "llamacpp", "sglang", "tgi"];
+
+/// An engine's name, one of [`ENGINE_NAMES`] (422 naming `engine.name` otherwise).
+fn engine_name(name: &str) -> Result<String, ValidationError> {
+    ENGINE_NAMES
+        .iter()
+        .find(|known| **known == name)
+        .map(|known| (*known).to_owned())
+        .ok_or_else(|| {
+            ValidationError::new(
+                "engine.name",
+                format!("must be one of {}", ENGINE_NAMES.join(", ")),
+            )
+        })
 }
 
 /// A guaranteed fraction in basis points: more than 0, at most 1, to four decimals.
@@ -305,6 +329,7 @@ mod tests {
             currency: "eur",
             engine_base_url: "http://10.0.0.5:8000/",
             engine_model: "bench",
+            engine_name: None,
             engine_api_key: None,
             available_from: None,
             available_until: None,
@@ -339,6 +364,7 @@ mod tests {
     #[test]
     fn an_engine_key_is_never_printed() {
         let spec = ListingSpec::parse(&ListingInput {
+            engine_name: None,
             engine_api_key: Some("sk-do-not-print-me"),
             ..input()
         })
@@ -488,6 +514,7 @@ mod tests {
             ),
             (
                 ListingInput {
+                    engine_name: None,
                     engine_api_key: Some("two words"),
                     ..input()
                 },

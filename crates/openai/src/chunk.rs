@@ -34,6 +34,8 @@ pub struct Choice<'a> {
     pub text: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     pub delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    pub finish_reason: Option<Cow<'a, str>>,
 }
 
 /// What a chat chunk adds to the answer.
@@ -75,6 +77,15 @@ impl<'a> Chunk<'a> {
     /// Whether the chunk has at least one choice.
     pub fn has_choices(&self) -> bool {
         self.choices.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Whether it carries a choice that is not the answer's end (no `finish_reason`): what
+    /// an engine that sends one chunk per token (llama.cpp) sends for each token, text or not.
+    pub fn has_unfinished_choice(&self) -> bool {
+        self.choices
+            .iter()
+            .flatten()
+            .any(|c| c.finish_reason.is_none() && (c.text.is_some() || c.delta.is_some()))
     }
 
     /// Whether it carries answer text (`text` or `delta.content`): what the harness counts

@@ -34,6 +34,8 @@ pub struct CompletionRequest {
     #[serde(default)]
     pub stream: bool,
     pub stream_options: Option<StreamOptions>,
+    /// llama.cpp's: `false` asks it not to reuse its prompt cache.
+    pub cache_prompt: Option<bool>,
 }
 
 /// One chat message (text content).
@@ -53,6 +55,8 @@ pub struct ChatRequest {
     #[serde(default)]
     pub stream: bool,
     pub stream_options: Option<StreamOptions>,
+    /// llama.cpp's: `false` asks it not to reuse its prompt cache.
+    pub cache_prompt: Option<bool>,
 }
 
 /// The fields a request may carry and still be held to the benchmark's figures: what the

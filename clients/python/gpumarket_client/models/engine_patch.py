@@ -17,11 +17,14 @@ class EnginePatch:
         api_key (None | str | Unset): `null` removes the key.
         base_url (None | str | Unset):
         model (None | str | Unset):
+        name (None | str | Unset): The engine it runs (`vllm`, `llamacpp`, `sglang`, `tgi`); `null` no longer states
+            one.
     """
 
     api_key: None | str | Unset = UNSET
     base_url: None | str | Unset = UNSET
     model: None | str | Unset = UNSET
+    name: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         api_key: None | str | Unset
@@ -42,6 +45,12 @@ class EnginePatch:
         else:
             model = self.model
 
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -51,6 +60,8 @@ class EnginePatch:
             field_dict["base_url"] = base_url
         if model is not UNSET:
             field_dict["model"] = model
+        if name is not UNSET:
+            field_dict["name"] = name
 
         return field_dict
 
@@ -85,10 +96,20 @@ class EnginePatch:
 
         model = _parse_model(d.pop("model", UNSET))
 
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
+
         engine_patch = cls(
             api_key=api_key,
             base_url=base_url,
             model=model,
+            name=name,
         )
 
         return engine_patch

@@ -20,11 +20,14 @@ class EngineView:
             has_api_key (bool):
             model (str):
             base_url (None | str | Unset):
+            name (None | str | Unset): The engine the provider states it runs (`vllm`, `llamacpp`, `sglang`, `tgi`); absent
+                when it states none. The verified report names the engine it measured.
     """
 
     has_api_key: bool
     model: str
     base_url: None | str | Unset = UNSET
+    name: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -38,6 +41,12 @@ class EngineView:
         else:
             base_url = self.base_url
 
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -48,6 +57,8 @@ class EngineView:
         )
         if base_url is not UNSET:
             field_dict["base_url"] = base_url
+        if name is not UNSET:
+            field_dict["name"] = name
 
         return field_dict
 
@@ -67,10 +78,20 @@ class EngineView:
 
         base_url = _parse_base_url(d.pop("base_url", UNSET))
 
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
+
         engine_view = cls(
             has_api_key=has_api_key,
             model=model,
             base_url=base_url,
+            name=name,
         )
 
         engine_view.additional_properties = d

@@ -29,8 +29,8 @@ class RunView:
         failure_code (None | str | Unset): Why it failed or was cancelled: `cancelled`, `listing_changed`,
             `deadline_exceeded`,
             `address_not_allowed`, `engine_unreachable`, `engine_unsupported` (`engine_not_vllm`
-            on runs recorded before it), `engine_model_missing`, `engine_error` or
-            `setup_failed`.
+            on runs recorded before it), `engine_model_missing`, `engine_mismatch` (the listing
+            states another engine), `engine_error` or `setup_failed`.
         failure_reason (None | str | Unset): The detail (members of the listing's organisation only).
         finished_at (datetime.datetime | None | Unset):
         report_id (None | Unset | UUID):

@@ -234,6 +234,10 @@ impl TestApp {
         self.call(Method::POST, path, bearer, Some(body)).await
     }
 
+    pub async fn patch(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
+        self.call(Method::PATCH, path, bearer, Some(body)).await
+    }
+
     /// Registers `email` and returns its access token.
     pub async fn register(&self, email: &str) -> Session {
         let res = self

@@ -134,6 +134,11 @@ async fn listing_routes_per_role(app: TestApp) {
             json!({"base_url": "not a url", "model": "m"}),
             "engine.base_url",
         ),
+        (
+            "engine",
+            json!({"base_url": "http://127.0.0.1:9", "model": "m", "name": "ollama"}),
+            "engine.name",
+        ),
         ("org_id", json!(uuid::Uuid::now_v7()), "org_id"),
     ] {
         let mut bad = body.clone();
@@ -153,6 +158,52 @@ async fn listing_routes_per_role(app: TestApp) {
     let public: Value = app.get_json(&format!("/v1/listings/{id}"), None).await;
     assert_eq!(public["title"], "RTX 3060 (simulated)");
     assert!(public["engine"].get("base_url").is_none());
+    // The engine it states is shown, changed, refused when unknown, and withdrawn by `null`.
+    assert!(public["engine"].get("name").is_none(), "{public}");
+    let path = format!("/v1/listings/{id}");
+    let named: Value = app
+        .patch(
+            &path,
+            Some(&p.owner.access_token),
+            json!({"engine": {"name": "llamacpp"}}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(named["engine"]["name"], "llamacpp", "{named}");
+    let problem = assert_problem(
+        app.patch(
+            &path,
+            Some(&p.owner.access_token),
+            json!({"engine": {"name": "LLAMACPP"}}),
+        )
+        .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "engine.name");
+    assert!(
+        problem.to_string().contains("vllm, llamacpp, sglang, tgi"),
+        "{problem}"
+    );
+    let public: Value = app.get_json(&path, None).await;
+    assert_eq!(
+        public["engine"]["name"], "llamacpp",
+        "nothing stored was lost"
+    );
+    let unnamed: Value = app
+        .patch(
+            &path,
+            Some(&p.owner.access_token),
+            json!({"engine": {"name": null}}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(unnamed["engine"].get("name").is_none(), "{unnamed}");
     assert_problem(
         app.get(&format!("/v1/listings/{}", uuid::Uuid::now_v7()), None)
             .await,

@@ -73,6 +73,8 @@ pub struct ListingPatch {
     pub currency: Option<String>,
     pub engine_base_url: Option<String>,
     pub engine_model: Option<String>,
+    /// `Some(None)` no longer states the engine.
+    pub engine_name: Option<Option<String>>,
     pub engine_api_key: Option<Option<String>>,
     pub available_from: Option<Option<DateTime<Utc>>>,
     pub available_until: Option<Option<DateTime<Utc>>>,
@@ -370,6 +372,10 @@ impl ListingPatch {
                 .as_deref()
                 .unwrap_or(&r.engine_base_url),
             engine_model: self.engine_model.as_deref().unwrap_or(&r.engine_model),
+            engine_name: match &self.engine_name {
+                Some(name) => name.as_deref(),
+                None => r.engine_name.as_deref(),
+            },
             engine_api_key: match &self.engine_api_key {
                 Some(key) => key.as_deref(),
                 // The stored key is for the engine it was given with: a base URL at another
@@ -432,6 +438,7 @@ fn changes_what_was_measured(record: &ListingRecord, spec: &ListingSpec) -> bool
         || record.ram_gb != spec.ram_gb
         || record.engine_base_url != spec.engine_base_url
         || record.engine_model != spec.engine_model
+        || record.engine_name != spec.engine_name
         || record.catalog_gpu != spec.catalog_gpu
         || record.catalog_model != spec.catalog_model
 }

@@ -28,7 +28,8 @@ pub mod run_kind {
 
 /// Why a run failed or was cancelled: the stable codes public views show (beside these, the
 /// harness's own: `engine_unreachable`, `engine_unsupported` (once `engine_not_vllm`),
-/// `engine_model_missing`, `engine_error`, `address_not_allowed`, `setup_failed`).
+/// `engine_model_missing`, `engine_mismatch`, `engine_error`, `address_not_allowed`,
+/// `setup_failed`).
 pub mod failure {
     pub const CANCELLED: &str = "cancelled";
     pub const LISTING_CHANGED: &str = "listing_changed";

@@ -8,12 +8,15 @@ use crate::stats::secs;
 
 /// Decides, before running, whether a cell cannot fit: `C × (P + O) > kv_cache_tokens` or
 /// `P + O > max_model_len`. Returns why, or `None` when it fits (or the sizes are unknown).
+/// An engine of a fixed number of `slots` (llama.cpp's) holds at most that many requests'
+/// caches at once, the others waiting for a slot: it counts `min(C, slots)` requests.
 pub fn over_capacity(
     concurrency: u64,
     context: u64,
     max_output: u64,
     kv_cache_tokens: Option<u64>,
     max_model_len: Option<u64>,
+    slots: Option<u64>,
 ) -> Option<String> {
     // Saturating: a hostile report's figures must not overflow (they only ever compare).
     let per_stream = context.saturating_add(max_output);
@@ -24,12 +27,13 @@ pub fn over_capacity(
             "context {context} + max output {max_output} = {per_stream} tokens exceeds max_model_len {limit}"
         ));
     }
-    let needed = concurrency.saturating_mul(per_stream);
+    let held = slots.map_or(concurrency, |slots| concurrency.min(slots));
+    let needed = held.saturating_mul(per_stream);
     if let Some(kv) = kv_cache_tokens
         && needed > kv
     {
         return Some(format!(
-            "{concurrency} × ({context} + {max_output}) = {needed} tokens exceeds the KV cache of {kv} tokens"
+            "{held} × ({context} + {max_output}) = {needed} tokens exceeds the KV cache of {kv} tokens"
         ));
     }
     None
@@ -95,6 +99,77 @@ pub(super) fn cross_check(
         client,
         problem,
     })
+}
+
+/// The cross-check of an engine whose counter moves as requests end (llama.cpp's, TGI's): the
+/// counter's delta between the first and the last sample inside the window against the
+/// tokens of the requests that ended, completed, between them — counted whole, as the server
+/// counts them; a request the client stopped is counted by neither. The server counts a
+/// request at most one sampling interval before the client reads its end, so a request
+/// surely counted ended, at the client, after the first sample's answer plus that interval
+/// and before the last sample was asked; one possibly counted, between the first sample's
+/// request and the last one's answer plus the interval. The delta must fall within those
+/// bounds, widened by 2 %. No request ended between the samples: no check is made.
+pub(super) fn cross_check_ended(rec: &Recording) -> Option<CrossCheck> {
+    let counted: Vec<(&Sample, f64)> = rec
+        .samples
+        .iter()
+        .filter(|s| s.sent >= rec.start && s.received <= rec.end)
+        .filter_map(|s| Some((s, s.snapshot.generation_tokens?)))
+        .collect();
+    let (&(first, a), &(last, b)) = (counted.first()?, counted.last()?);
+    if std::ptr::eq(first, last) {
+        return None;
+    }
+    let lateness = std::time::Duration::from_secs_f64(rec.sampling_interval_s.max(0.0));
+    let ended_between = |from: Instant, to: Instant| -> u64 {
+        rec.requests
+            .iter()
+            .filter(|r| r.timeline.completed)
+            .filter(|r| r.timeline.ended.is_some_and(|e| e > from && e <= to))
+            .map(|r| r.timeline.chunks.iter().map(|(_, n)| n).sum::<u64>())
+            .sum()
+    };
+    let narrow = ended_between(first.received + lateness, last.sent) as f64;
+    let wide = ended_between(first.sent, last.received + lateness) as f64;
+    if wide == 0.0 {
+        return None;
+    }
+    let server = b - a;
+    let client = ended_between(first.at(), last.at());
+    let slack = MAX_TOKEN_MISMATCH * wide;
+    let span = secs(first.at(), last.at());
+    let problem = (server < narrow - slack || server > wide + slack).then(|| {
+        format!(
+            "the server counted {server:.0} tokens of requests that ended between two /metrics samples {span:.2} s apart, the client received {client} in the requests that ended (allowed {:.0}..={:.0})",
+            (narrow - slack).max(0.0),
+            wide + slack
+        )
+    });
+    Some(CrossCheck {
+        server,
+        client,
+        problem,
+    })
+}
+
+/// Where tokens are counted one per content chunk (no running usage), each completed
+/// request's final usage must agree with its chunks within the standard's 2 %: a server that
+/// packs several tokens into a chunk would otherwise time them wrongly. The final usage only
+/// ever adds to the count (at the last chunk); what it adds is the disagreement.
+pub(super) fn final_usage_disagreements(rec: &Recording) -> Option<String> {
+    let off: Vec<(u64, u64)> = rec
+        .requests
+        .iter()
+        .filter_map(|r| r.timeline.final_usage)
+        .filter(|u| u.added as f64 > MAX_TOKEN_MISMATCH * u.completion_tokens as f64)
+        .map(|u| (u.completion_tokens, u.completion_tokens - u.added))
+        .collect();
+    let (usage, chunks) = off.first()?;
+    Some(format!(
+        "{} requests' final usage disagreed with their content chunks (one said {usage} tokens in {chunks} chunks)",
+        off.len()
+    ))
 }
 
 /// Whether a request started on an idle slot, so its TTFT is the server's answer time and

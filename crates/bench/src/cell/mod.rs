@@ -7,12 +7,12 @@ mod checks;
 use std::time::Instant;
 
 use crate::client::Timeline;
-use crate::engine::Snapshot;
+use crate::engine::{CounterMoves, Rules, Snapshot};
 use crate::report::{ClientLoad, DecodeCell, Status};
 use crate::stats::{
     decode_span, itl_samples, mean_overlap, median, percentile, secs, time_weighted_mean,
 };
-use checks::{cross_check, started_on_idle_slot};
+use checks::{cross_check, cross_check_ended, final_usage_disagreements, started_on_idle_slot};
 
 pub use checks::{MAX_CLIENT_CPU_PERCENT, MAX_TIMER_LAG_P99_MS, MAX_TOKEN_MISMATCH, over_capacity};
 
@@ -80,6 +80,9 @@ pub struct Recording {
     pub idle_after: bool,
     /// Problems found while running (a failed warm-up, an unconfirmed prompt, ...).
     pub problems: Vec<String>,
+    /// How the standard measures the engine's dialect: how its tokens are counted and when
+    /// its counter moves.
+    pub rules: Rules,
 }
 
 /// The cell's figures and status.
@@ -164,7 +167,10 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
         .collect();
     let max_waiting = waiting_inside.iter().copied().reduce(f64::max);
     let waited_twice = waiting_inside.windows(2).any(|w| w[0] > 0.0 && w[1] > 0.0);
-    let cross = cross_check(rec, &tokens_in);
+    let cross = match rec.rules.counter {
+        CounterMoves::EachStep => cross_check(rec, &tokens_in),
+        CounterMoves::AtRequestEnd => cross_check_ended(rec),
+    };
     let preemptions = delta(|s| s.preemptions);
     let in_flight: Vec<(Instant, Option<Instant>)> = rec
         .requests
@@ -200,6 +206,11 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
     // What a starved client misreads: counts and timings.
     let mut disagreements = Vec::new();
     if let Some(problem) = cross.as_ref().and_then(|c| c.problem.clone()) {
+        disagreements.push(problem);
+    }
+    if !rec.rules.continuous_usage
+        && let Some(problem) = final_usage_disagreements(rec)
+    {
         disagreements.push(problem);
     }
     if !rec.samples.is_empty() && running_inside == 0 {

@@ -22,17 +22,29 @@ fn every_over_capacity_cell_of_the_reference_page_follows_the_rule() {
         for cell in page["decode"].as_array().unwrap() {
             let c = cell["concurrency"].as_u64().unwrap();
             let p = cell["context_tokens"].as_u64().unwrap();
-            let decided = over_capacity(c, p, max_output, Some(kv), Some(90_112)).is_some();
+            let decided = over_capacity(c, p, max_output, Some(kv), Some(90_112), None).is_some();
             let published = cell["status"] == "over_capacity";
             assert_eq!(decided, published, "{p} x {c} with a KV cache of {kv}");
         }
     }
     // One token less of KV and 16K × 4 would not fit.
-    assert!(over_capacity(4, 16_384, 8_192, Some(98_303), None).is_some());
+    assert!(over_capacity(4, 16_384, 8_192, Some(98_303), None, None).is_some());
     assert!(
-        over_capacity(1, 85_000, 8_192, Some(1 << 20), Some(90_112))
+        over_capacity(1, 85_000, 8_192, Some(1 << 20), Some(90_112), None)
             .unwrap()
             .contains("max_model_len")
+    );
+    // Two slots of 1024 tokens (llama.cpp's): four streams of 768 hold two slots and wait for
+    // the others, so they fit; a stream longer than a slot does not.
+    assert_eq!(
+        over_capacity(4, 256, 512, Some(2048), Some(1024), Some(2)),
+        None
+    );
+    assert!(over_capacity(4, 256, 512, Some(2048), Some(1024), None).is_some());
+    assert!(
+        over_capacity(1, 768, 512, Some(2048), Some(1024), Some(2))
+            .unwrap()
+            .contains("max_model_len 1024")
     );
 }
 
@@ -44,6 +56,7 @@ fn steady(base: Instant, sent: u64, first: u64, gap: u64, n: u64) -> Timeline {
         chunks: (0..n).map(|i| (at(base, first + i * gap), 1)).collect(),
         prompt_tokens: Some(100),
         saw_usage: true,
+        final_usage: None,
         completed: false,
         ended: Some(at(base, first + (n - 1) * gap)),
         error: None,
@@ -102,6 +115,7 @@ fn recording(base: Instant, requests: Vec<Request>, samples: Vec<Sample>) -> Rec
         idle_before: true,
         idle_after: true,
         problems: Vec::new(),
+        rules: crate::engine::Dialect::Vllm.rules(),
     }
 }
 
@@ -384,4 +398,105 @@ fn restarts_count_decode_time_only() {
     // TTFTs: 100 ms and 100 ms; the restart counts (nothing waited).
     assert!((cell.ttft_ms_median.unwrap() - 100.0).abs() < 1e-9);
     assert_eq!(cell.ttft_samples, Some(2));
+}
+
+/// llama.cpp's counter moves as requests end. Two streams each run two requests of 40 tokens
+/// (one every 25 ms: 1000 ms each), ending at 1975 and 2975 ms; samples every 250 ms through
+/// the window [1000, 3000] ms.
+fn requests_ending(base: Instant) -> Vec<Request> {
+    let mut requests = Vec::new();
+    for slot in 0..2 {
+        for (k, first) in [(0, 1000), (1, 2000)] {
+            let mut timeline = steady(base, first - 10, first, 25, 40);
+            timeline.completed = true;
+            timeline.saw_usage = false;
+            timeline.final_usage = Some(crate::client::FinalUsage {
+                completion_tokens: 40,
+                added: 0,
+            });
+            requests.push(request(slot, k == 0, timeline));
+        }
+    }
+    requests
+}
+
+/// The server's counter at `ms`: the tokens of the requests it had counted, each counted
+/// `lag` ms before the client read its end (or after, when negative).
+fn ended_counter(ms: u64, lag: i64) -> f64 {
+    let counted = |end: i64| (ms as i64) >= end - lag;
+    1000.0 + [1975, 2975].iter().filter(|e| counted(**e)).count() as f64 * 80.0
+}
+
+fn at_request_end(base: Instant, lag: i64, extra: f64) -> Recording {
+    let samples = (0..8)
+        .map(|i| 1001 + i * 250)
+        .chain([2999])
+        .map(|ms| {
+            let generated = ended_counter(ms, lag) + if ms > 2000 { extra } else { 0.0 };
+            sample(base, ms, snapshot(2.0, 0.0, generated))
+        })
+        .collect();
+    let mut rec = recording(base, requests_ending(base), samples);
+    rec.rules = crate::engine::Dialect::LlamaCpp.rules();
+    rec
+}
+
+#[test]
+fn a_counter_that_moves_as_requests_end_is_checked_against_the_requests_that_ended() {
+    let base = Instant::now();
+    // Counted as the client reads the end, or up to one sampling interval (250 ms) before.
+    for lag in [0, 100, 240] {
+        let cell = evaluate(&at_request_end(base, lag, 0.0));
+        assert_eq!(cell.status, Status::Valid, "lag {lag}: {:?}", cell.reasons);
+        // Every request ended inside the samples' span: 4 × 40 tokens.
+        assert_eq!(cell.server_generation_tokens, Some(160.0), "lag {lag}");
+        assert_eq!(cell.client_generation_tokens, Some(160), "lag {lag}");
+    }
+    // A server that counts 10 tokens more than the requests that ended made.
+    let cell = evaluate(&at_request_end(base, 0, 10.0));
+    assert_eq!(cell.status, Status::Invalid, "{:?}", cell.reasons);
+    assert!(
+        cell.reasons[0].contains("requests that ended"),
+        "{:?}",
+        cell.reasons
+    );
+}
+
+#[test]
+fn no_request_ending_inside_the_window_makes_no_check() {
+    let base = Instant::now();
+    let mut rec = at_request_end(base, 0, 0.0);
+    for request in &mut rec.requests {
+        request.timeline.completed = false;
+    }
+    let cell = evaluate(&rec);
+    assert_eq!(cell.status, Status::Valid, "{:?}", cell.reasons);
+    assert_eq!(cell.server_generation_tokens, None);
+}
+
+#[test]
+fn a_final_usage_beyond_the_chunks_makes_the_cell_invalid_where_tokens_are_counted_by_chunk() {
+    let base = Instant::now();
+    let mut rec = at_request_end(base, 0, 0.0);
+    // One request's usage says 50 tokens; it sent 40 content chunks (the last carried 10).
+    rec.requests[0].timeline.final_usage = Some(crate::client::FinalUsage {
+        completion_tokens: 50,
+        added: 10,
+    });
+    let cell = evaluate(&rec);
+    assert_eq!(cell.status, Status::Invalid, "{:?}", cell.reasons);
+    assert!(
+        cell.reasons
+            .iter()
+            .any(|r| r.contains("1 requests' final usage disagreed")
+                && r.contains("50 tokens in 40 chunks")),
+        "{:?}",
+        cell.reasons
+    );
+    // Within 2 %: one token in fifty is the standard's tolerance.
+    rec.requests[0].timeline.final_usage = Some(crate::client::FinalUsage {
+        completion_tokens: 50,
+        added: 1,
+    });
+    assert_ne!(evaluate(&rec).status, Status::Invalid);
 }

@@ -18,9 +18,9 @@ use tokio::sync::watch;
 
 use crate::BenchError;
 use crate::bounds::{self, clip};
-use crate::engine::{Dialect, Snapshot};
+use crate::engine::{Capacity, Dialect, Snapshot};
 
-pub use stream::{ChunkSink, StreamClient, StreamLimits, Timeline};
+pub use stream::{ChunkSink, FinalUsage, StreamClient, StreamLimits, Timeline};
 
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -29,6 +29,13 @@ const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Model {
     pub id: String,
     pub max_model_len: Option<u64>,
+}
+
+/// What an engine's info endpoint states.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Info {
+    pub version: Option<String>,
+    pub capacity: Capacity,
 }
 
 /// The engine under test.
@@ -278,13 +285,19 @@ impl Engine {
             .collect())
     }
 
-    /// The engine's version from its info endpoint (`/version`, llama.cpp's `/props`),
-    /// `None` when the server does not say.
-    pub async fn version(&self) -> Result<Option<String>, BenchError> {
-        Ok(self
+    /// What the engine's info endpoint (`/version`, llama.cpp's `/props`, ...) states: its
+    /// version and capacity, as its dialect reads them.
+    pub async fn info(&self) -> Result<Info, BenchError> {
+        let body = self
             .get(self.dialect.info_path(), bounds::SMALL_BODY)
-            .await?
-            .and_then(|body| self.dialect.version(&body)))
+            .await?;
+        Ok(match body {
+            Some(body) => Info {
+                version: self.dialect.version(&body),
+                capacity: self.dialect.capacity(&body),
+            },
+            None => Info::default(),
+        })
     }
 
     /// `GET /metrics` as text; `None` when the server has no metrics endpoint.
@@ -370,6 +383,7 @@ impl Engine {
             api_key: self.api_key.clone(),
             policy: self.policy,
             halt: self.halt.clone(),
+            chunk_per_token: self.dialect.rules().chunk_per_token,
         })
     }
 

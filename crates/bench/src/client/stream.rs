@@ -18,6 +18,8 @@ pub struct StreamClient {
     pub(super) api_key: Option<SecretString>,
     pub(super) policy: Policy,
     pub(super) halt: Halt,
+    /// The engine sends one chunk per token, text or not ([`crate::engine::Rules`]).
+    pub(super) chunk_per_token: bool,
 }
 
 /// The bounds of one streamed request.
@@ -67,13 +69,24 @@ pub struct Timeline {
     pub chunks: Vec<(Instant, u64)>,
     /// `usage.prompt_tokens` as the server reported it.
     pub prompt_tokens: Option<u64>,
-    /// Whether chunks carried `usage` (continuous usage stats).
+    /// Whether token-bearing chunks carried `usage` (continuous usage stats).
     pub saw_usage: bool,
+    /// A final usage without running usage before it (llama.cpp's last chunk): the tokens it
+    /// states, and how many it added to those counted one per content chunk.
+    pub final_usage: Option<FinalUsage>,
     /// The server ended the stream with `[DONE]`.
     pub completed: bool,
     /// When the last byte arrived.
     pub ended: Option<Instant>,
     pub error: Option<String>,
+}
+
+/// A stream's final usage, when no chunk before it carried one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinalUsage {
+    pub completion_tokens: u64,
+    /// The tokens it added to the chunks' count (it never takes any away).
+    pub added: u64,
 }
 
 impl Timeline {
@@ -96,8 +109,9 @@ impl ChunkSink for () {
 ///
 /// With continuous usage stats every chunk says how many tokens were generated so far, so a
 /// chunk carrying several tokens counts them all. Without them, each chunk with text counts
-/// one (and the run is not compliant); the final usage-only chunk then only corrects a
-/// shortfall.
+/// one — or, from an engine that sends one chunk per token (`chunk_per_token`, llama.cpp),
+/// each chunk with a choice that is not the answer's end, whose text may be empty (a token
+/// that renders as nothing); the final usage then only corrects a shortfall.
 ///
 /// What the engine claims is checked, not trusted: a count beyond `max_tokens`, a count that
 /// goes backwards, or a final usage that disagrees with the counts the stream carried is an
@@ -107,6 +121,7 @@ pub(super) fn chunk_tokens(
     counted: &mut u64,
     max_tokens: u64,
     timeline: &mut Timeline,
+    chunk_per_token: bool,
 ) -> Result<u64, String> {
     let has_choices = chunk.has_choices();
     let mut tokens = None;
@@ -127,13 +142,28 @@ pub(super) fn chunk_tokens(
                     *counted
                 ));
             }
-            if has_choices {
+            // Running usage is usage on a chunk that carries text: a last chunk with only a
+            // finish reason (llama.cpp's) is a final usage.
+            if has_choices && chunk.has_text() {
                 timeline.saw_usage = true;
             }
-            tokens = Some(completion.saturating_sub(*counted));
+            let added = completion.saturating_sub(*counted);
+            if !timeline.saw_usage {
+                timeline.final_usage = Some(FinalUsage {
+                    completion_tokens: completion,
+                    added,
+                });
+            }
+            tokens = Some(added);
         }
     }
-    let tokens = tokens.unwrap_or_else(|| u64::from(chunk.has_text()));
+    let tokens = tokens.unwrap_or_else(|| {
+        u64::from(if chunk_per_token {
+            chunk.has_unfinished_choice()
+        } else {
+            chunk.has_text()
+        })
+    });
     if *counted + tokens > max_tokens {
         return Err(format!(
             "the server claimed {} tokens for a request of max_tokens {max_tokens}",
@@ -282,7 +312,7 @@ impl StreamClient {
                 failed = take_event(
                     event,
                     at,
-                    (&mut counted, limits.max_tokens),
+                    (&mut counted, limits.max_tokens, self.chunk_per_token),
                     &mut timeline,
                     sink,
                 );
@@ -300,7 +330,7 @@ impl StreamClient {
 fn take_event(
     event: EventRef<'_>,
     at: Instant,
-    (counted, max_tokens): (&mut u64, u64),
+    (counted, max_tokens, chunk_per_token): (&mut u64, u64, bool),
     timeline: &mut Timeline,
     sink: &mut impl ChunkSink,
 ) -> Option<String> {
@@ -325,7 +355,7 @@ fn take_event(
             clip(message, bounds::MESSAGE)
         ));
     }
-    match chunk_tokens(&chunk, counted, max_tokens, timeline) {
+    match chunk_tokens(&chunk, counted, max_tokens, timeline, chunk_per_token) {
         Ok(0) => None,
         Ok(tokens) => {
             timeline.chunks.push((at, tokens));

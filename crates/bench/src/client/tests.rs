@@ -2,6 +2,7 @@ use openai::{Chunk, SseDecoder, SseEvent};
 
 use super::stream::chunk_tokens;
 use super::*;
+use serde_json::json;
 
 /// [`chunk_tokens`] of a chunk written as JSON.
 fn tokens(
@@ -11,7 +12,13 @@ fn tokens(
     timeline: &mut Timeline,
 ) -> Result<u64, String> {
     let text = chunk.to_string();
-    chunk_tokens(&Chunk::parse(&text).unwrap(), counted, max_tokens, timeline)
+    chunk_tokens(
+        &Chunk::parse(&text).unwrap(),
+        counted,
+        max_tokens,
+        timeline,
+        false,
+    )
 }
 
 fn reference(name: &str) -> String {
@@ -35,7 +42,8 @@ fn decode(text: &str) -> (Timeline, Vec<u64>) {
                 SseEvent::TooLong { .. } => panic!("a capture line is too long"),
                 SseEvent::Data(data) => {
                     let chunk = Chunk::parse(&data).unwrap();
-                    let n = chunk_tokens(&chunk, &mut previous, 1000, &mut timeline).unwrap();
+                    let n =
+                        chunk_tokens(&chunk, &mut previous, 1000, &mut timeline, false).unwrap();
                     counts.push(n);
                 }
             }
@@ -140,4 +148,55 @@ fn the_other_captures_parse() {
     assert_eq!(tokens["count"], 20);
     let nonstream: Value = serde_json::from_str(&reference("completions-nonstream.json")).unwrap();
     assert_eq!(nonstream["usage"]["completion_tokens"], 4);
+}
+
+/// llama.cpp sends one chunk per token: a token that renders as nothing comes as empty text,
+/// and counts; the last chunk (a finish reason and the final usage) adds nothing when the
+/// chunks were all there, and the usage is a final one, not running usage.
+#[test]
+fn one_chunk_per_token_counts_empty_text_and_checks_the_final_usage() {
+    let mut timeline = Timeline::default();
+    let mut counted = 0;
+    let mut count = |chunk: Value, timeline: &mut Timeline| {
+        let text = chunk.to_string();
+        chunk_tokens(
+            &Chunk::parse(&text).unwrap(),
+            &mut counted,
+            100,
+            timeline,
+            true,
+        )
+        .unwrap()
+    };
+    let token =
+        |text: &str| json!({"choices": [{"text": text, "index": 0, "finish_reason": null}]});
+    assert_eq!(count(token("a"), &mut timeline), 1);
+    assert_eq!(count(token(""), &mut timeline), 1);
+    assert_eq!(count(token("b"), &mut timeline), 1);
+    let last = json!({"choices": [{"text": "", "index": 0, "finish_reason": "length"}],
+        "usage": {"completion_tokens": 3, "prompt_tokens": 8}});
+    assert_eq!(count(last, &mut timeline), 0);
+    assert!(!timeline.saw_usage);
+    assert_eq!(
+        timeline.final_usage,
+        Some(FinalUsage {
+            completion_tokens: 3,
+            added: 0
+        })
+    );
+    // Counted by text, the empty one would be missing, and the final usage would add it.
+    let mut timeline = Timeline::default();
+    let mut counted = 0;
+    for text in ["a", "", "b"] {
+        let chunk = token(text).to_string();
+        chunk_tokens(
+            &Chunk::parse(&chunk).unwrap(),
+            &mut counted,
+            100,
+            &mut timeline,
+            false,
+        )
+        .unwrap();
+    }
+    assert_eq!(counted, 2);
 }

@@ -16,13 +16,25 @@
 
 use serde_json::Value;
 
-use super::Field;
+use super::{Capacity, CounterMoves, Field, Rules};
 
 /// The name llama.cpp's facts carry.
 pub const NAME: &str = "llamacpp";
 
 /// Where llama.cpp states its facts (version, slots, context): it has no `/version`.
 pub const INFO_PATH: &str = "/props";
+
+/// Usage only in a stream's last chunk, one chunk per token (its server sends each token as it
+/// is made, a token that renders as nothing as empty text — seen on the real server: 506
+/// chunks with text and 6 empty for 512 tokens); the generated-token counter
+/// moving as requests end (`on_prediction`, after the final answer); the prompt cache on
+/// unless a request says `cache_prompt: false`.
+pub const RULES: Rules = Rules {
+    continuous_usage: false,
+    chunk_per_token: true,
+    counter: CounterMoves::AtRequestEnd,
+    cold_field: Some(("cache_prompt", false)),
+};
 
 /// The snapshot field a llama.cpp metric feeds.
 pub fn field(metric: &str) -> Option<Field> {
@@ -73,6 +85,25 @@ pub fn slots(body: &[u8]) -> Option<Slots> {
     })
 }
 
+/// The capacity `/props` states: a request holds at most its slot's context, and the cache
+/// holds every slot's. `/props` does not say whether the cache is unified (`--kv-unified`,
+/// each slot then seeing the whole context): there the total is over-stated, and a cell that
+/// does not fit fails as invalid instead of being skipped; its figures are never wrong.
+pub fn capacity(body: &[u8]) -> Capacity {
+    let Some(Slots {
+        slots,
+        context_per_slot,
+    }) = slots(body)
+    else {
+        return Capacity::default();
+    };
+    Capacity {
+        max_model_len: Some(context_per_slot),
+        kv_tokens: Some((slots.saturating_mul(context_per_slot), "total_slots*n_ctx")),
+        slots: Some(slots),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Dialect;
@@ -93,8 +124,8 @@ mod tests {
             Some(Dialect::LlamaCpp)
         );
         assert_eq!(Dialect::LlamaCpp.name(), "llamacpp");
-        assert!(!Dialect::LlamaCpp.measured());
-        assert_eq!(Dialect::measured_names(), ["vllm"]);
+        assert!(Dialect::LlamaCpp.measured());
+        assert_eq!(Dialect::measured_names(), ["vllm", "llamacpp"]);
     }
 
     /// Four streams on two slots: two run, two wait; the generated-token counter has not
@@ -133,6 +164,15 @@ mod tests {
             })
         );
         assert_eq!(slots(br#"{"total_slots": 0}"#), None);
+        assert_eq!(
+            Dialect::LlamaCpp.capacity(props.as_bytes()),
+            Capacity {
+                max_model_len: Some(1024),
+                kv_tokens: Some((2048, "total_slots*n_ctx")),
+                slots: Some(2),
+            }
+        );
+        assert_eq!(Dialect::LlamaCpp.capacity(b"{}"), Capacity::default());
         assert_eq!(version(b"<html>"), None);
     }
 

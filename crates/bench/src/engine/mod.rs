@@ -2,9 +2,10 @@
 //! (mapped here onto the normalised [`Snapshot`] the standard reads), how it answers
 //! `/version` and `/tokenize`, and the name its facts carry. One module per dialect; the
 //! dialect is picked at preflight from what the server's `/metrics` names, never guessed from
-//! its address. vLLM's ([`vllm`]) is measured; llama.cpp's ([`llamacpp`]), SGLang's
-//! ([`sglang`]) and TGI's ([`tgi`]) are read, and their runs are refused as unsupported until
-//! the standard says how each one's streams are counted ([`Dialect::measured`]). A server
+//! its address. vLLM's ([`vllm`]) and llama.cpp's ([`llamacpp`]) are measured, each by the
+//! standard's rules for it ([`Rules`]); SGLang's ([`sglang`]) and TGI's ([`tgi`]) are read,
+//! and their runs are refused as unsupported until their streams are checked against the
+//! real servers ([`Dialect::measured`]). A server
 //! whose metrics name no known dialect is refused by a verification
 //! ([`crate::Options::require_dialect`]) and otherwise read as vLLM, as before the seam.
 
@@ -26,6 +27,36 @@ pub enum Dialect {
     LlamaCpp,
     Sglang,
     Tgi,
+}
+
+/// When an engine's generated-token counter moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CounterMoves {
+    /// As tokens are made (vLLM's, SGLang's): a window's delta is the tokens made in it.
+    EachStep,
+    /// As requests end (llama.cpp's `tokens_predicted_total`, TGI's histograms): a window's
+    /// delta is the tokens of the requests that ended in it, whole; requests a client stops
+    /// are never counted.
+    AtRequestEnd,
+}
+
+/// How the standard measures one dialect's server (its "Targets" table): how its streams'
+/// tokens are counted, when its counter moves, and what a cold request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// Its streams carry each chunk's running usage when asked (`continuous_usage_stats`):
+    /// then a run without it is not compliant. Otherwise tokens are counted one per content
+    /// chunk, and each request's final usage must agree with its chunks.
+    pub continuous_usage: bool,
+    /// Without running usage: the server sends one chunk per token, text or not, so each
+    /// chunk with a choice that is not the answer's end counts one (llama.cpp's, whose tokens
+    /// that render as nothing come as empty text); otherwise each chunk with text does.
+    pub chunk_per_token: bool,
+    pub counter: CounterMoves,
+    /// A field a request carries to be measured on a cold cache (prefill, and the warm-up
+    /// whose first token is a prefill): llama.cpp's `cache_prompt: false`. Decode streams and
+    /// other warm-ups keep the cache.
+    pub cold_field: Option<(&'static str, bool)>,
 }
 
 /// A figure of the normalised snapshot a dialect's metric feeds.
@@ -72,6 +103,18 @@ impl CacheConfig {
     }
 }
 
+/// What an engine's info endpoint states of its capacity (llama.cpp's `/props`); vLLM states
+/// its capacity in `/v1/models` and `/metrics` instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capacity {
+    /// The most tokens (prompt and output) one request may hold.
+    pub max_model_len: Option<u64>,
+    /// KV-cache capacity in tokens, and where it came from.
+    pub kv_tokens: Option<(u64, &'static str)>,
+    /// The requests it runs at once, each in a slot of its own.
+    pub slots: Option<u64>,
+}
+
 /// One reading of `/metrics`, whatever the engine calls its figures.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
@@ -113,12 +156,21 @@ impl Dialect {
         }
     }
 
-    /// Whether the standard says how to measure this dialect's server: its streams' tokens
-    /// counted and its statuses decided. A run on one it does not is refused as
-    /// `engine_unsupported` (llama.cpp until its standard is written: its streams carry usage
-    /// only in their last chunk, and its generated-token counter moves only as requests end).
+    /// Whether the standard measures this dialect's server: its rules written and checked
+    /// against the real server. A run on one it does not is refused as `engine_unsupported`
+    /// (SGLang's and TGI's, written from their source, until a real server checks them).
     pub fn measured(self) -> bool {
-        matches!(self, Self::Vllm)
+        matches!(self, Self::Vllm | Self::LlamaCpp)
+    }
+
+    /// How the standard measures this dialect's server.
+    pub fn rules(self) -> Rules {
+        match self {
+            Self::Vllm => vllm::RULES,
+            Self::LlamaCpp => llamacpp::RULES,
+            Self::Sglang => sglang::RULES,
+            Self::Tgi => tgi::RULES,
+        }
     }
 
     /// The names of the dialects runs measure, for a refusal to name them.
@@ -240,6 +292,14 @@ impl Dialect {
             Self::LlamaCpp => llamacpp::version(body),
             Self::Sglang => sglang::version(body),
             Self::Tgi => tgi::version(body),
+        }
+    }
+
+    /// The capacity the engine's [`Dialect::info_path`] answer states.
+    pub fn capacity(self, body: &[u8]) -> Capacity {
+        match self {
+            Self::LlamaCpp => llamacpp::capacity(body),
+            Self::Vllm | Self::Sglang | Self::Tgi => Capacity::default(),
         }
     }
 

@@ -5,13 +5,22 @@
 //! Not checked against a real server: SGLang does not run on these machines
 //! (design/engines.md). It has no `/tokenize` the harness knows.
 
-use super::Field;
+use super::{CounterMoves, Field, Rules};
 
 /// The name SGLang's facts carry.
 pub const NAME: &str = "sglang";
 
 /// Where SGLang states its version.
 pub const INFO_PATH: &str = "/get_server_info";
+
+/// As vLLM's: `stream_options.continuous_usage_stats` and a counter moving each step
+/// (`python/sglang/srt/entrypoints/openai/protocol.py`, `collector.py`).
+pub const RULES: Rules = Rules {
+    continuous_usage: true,
+    chunk_per_token: false,
+    counter: CounterMoves::EachStep,
+    cold_field: None,
+};
 
 /// The snapshot field an SGLang metric feeds.
 pub fn field(metric: &str) -> Option<Field> {

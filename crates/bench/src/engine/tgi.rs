@@ -11,13 +11,22 @@
 
 use serde_json::Value;
 
-use super::Field;
+use super::{CounterMoves, Field, Rules};
 
 /// The name TGI's facts carry.
 pub const NAME: &str = "tgi";
 
 /// Where TGI states its version.
 pub const INFO_PATH: &str = "/info";
+
+/// One token per streamed chunk and no running usage; token counts only in histograms
+/// recorded as requests end (`router/src/server.rs`).
+pub const RULES: Rules = Rules {
+    continuous_usage: false,
+    chunk_per_token: true,
+    counter: CounterMoves::AtRequestEnd,
+    cold_field: None,
+};
 
 /// The snapshot field a TGI metric feeds.
 pub fn field(metric: &str) -> Option<Field> {

@@ -3,13 +3,22 @@
 
 use serde_json::Value;
 
-use super::Field;
+use super::{CounterMoves, Field, Rules};
 
 /// The name vLLM's facts carry.
 pub const NAME: &str = "vllm";
 
 /// Where vLLM states its version.
 pub const INFO_PATH: &str = "/version";
+
+/// Continuous usage on every chunk; a counter moving each step; cold by its prompts (fresh
+/// per prefill) alone.
+pub const RULES: Rules = Rules {
+    continuous_usage: true,
+    chunk_per_token: false,
+    counter: CounterMoves::EachStep,
+    cold_field: None,
+};
 
 /// The snapshot field a vLLM metric feeds.
 pub fn field(metric: &str) -> Option<Field> {

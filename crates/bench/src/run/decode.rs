@@ -273,6 +273,7 @@ impl Runner {
             idle_before,
             idle_after,
             problems,
+            rules: self.engine.dialect().rules(),
         }))
     }
 

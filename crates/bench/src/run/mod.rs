@@ -41,6 +41,9 @@ pub struct Options {
     /// engine is measured as vLLM's would be, its queueing and counters unobserved
     /// (`gpumarket bench` on Ollama, say).
     pub require_dialect: bool,
+    /// The engine the listing states it runs (`engine.name`): a server speaking another
+    /// dialect is refused ([`BenchError::Mismatch`]).
+    pub expect_engine: Option<String>,
 }
 
 /// What a run reports as it goes, for progress bars and live event streams.
@@ -97,6 +100,9 @@ struct PromptState {
     /// The body of the decode request (`max_tokens` = max output) and of the warm-up.
     decode_body: Arc<Vec<u8>>,
     warm_body: Vec<u8>,
+    /// The warm-up's body as a cold request, for a prefill measurement: the same unless the
+    /// dialect's rules add a field ([`crate::engine::Rules::cold_field`]).
+    cold_body: Vec<u8>,
     warmed: bool,
     record: usize,
 }
@@ -146,7 +152,25 @@ fn sha256(bytes: &[u8]) -> String {
 }
 
 fn request_body(model: &str, prompt: &str, max_tokens: u64) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
+    serde_json::to_vec(&request_json(model, prompt, max_tokens)).unwrap_or_default()
+}
+
+/// A request that reads the server's cache cold: [`request_body`] with the dialect's field.
+fn cold_request_body(
+    model: &str,
+    prompt: &str,
+    max_tokens: u64,
+    field: Option<(&str, bool)>,
+) -> Vec<u8> {
+    let mut json = request_json(model, prompt, max_tokens);
+    if let (Some((key, value)), Some(object)) = (field, json.as_object_mut()) {
+        object.insert(key.to_owned(), value.into());
+    }
+    serde_json::to_vec(&json).unwrap_or_default()
+}
+
+fn request_json(model: &str, prompt: &str, max_tokens: u64) -> serde_json::Value {
+    serde_json::json!({
         "model": model,
         "prompt": prompt,
         "max_tokens": max_tokens,
@@ -154,8 +178,7 @@ fn request_body(model: &str, prompt: &str, max_tokens: u64) -> Vec<u8> {
         "ignore_eos": true,
         "stream": true,
         "stream_options": {"include_usage": true, "continuous_usage_stats": true},
-    }))
-    .unwrap_or_default()
+    })
 }
 
 impl Runner {
@@ -318,7 +341,16 @@ impl Runner {
             .await?;
             let decode_body = request_body(&self.model, &sized.text, self.params.max_output);
             let warm_body = request_body(&self.model, &sized.text, Self::WARM_TOKENS);
+            let cold_body = cold_request_body(
+                &self.model,
+                &sized.text,
+                Self::WARM_TOKENS,
+                self.engine.dialect().rules().cold_field,
+            );
             let mut hashes = vec![sha256(&warm_body)];
+            if cold_body != warm_body {
+                hashes.push(sha256(&cold_body));
+            }
             if phase == "decode" {
                 hashes.push(sha256(&decode_body));
             }
@@ -337,6 +369,7 @@ impl Runner {
                     sized,
                     decode_body: Arc::new(decode_body),
                     warm_body,
+                    cold_body,
                     warmed: false,
                     record,
                 },
@@ -382,7 +415,7 @@ impl Runner {
             cells_skipped: skipped as u64,
         };
         let mut reasons = Vec::new();
-        if !self.evidence.continuous_usage {
+        if self.engine.dialect().rules().continuous_usage && !self.evidence.continuous_usage {
             reasons.push("the server does not send continuous usage stats; tokens were counted one per chunk".to_owned());
         }
         if !self.evidence.tokenize_endpoint {

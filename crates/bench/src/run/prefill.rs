@@ -74,6 +74,7 @@ impl Runner {
             1,
             self.facts.kv_cache_tokens,
             self.facts.max_model_len,
+            self.facts.slots,
         ) {
             entry.status = Status::OverCapacity;
             entry.reasons.push(why);
@@ -92,7 +93,7 @@ impl Runner {
                 continue;
             }
             let (body, tokens, record) = match self.prompt(phase, context, index).await {
-                Ok(state) => (state.warm_body.clone(), state.sized.tokens, state.record),
+                Ok(state) => (state.cold_body.clone(), state.sized.tokens, state.record),
                 Err(e) => {
                     entry.reasons.push(e.to_string());
                     continue;

@@ -62,6 +62,14 @@ impl Runner {
             }
             None => Dialect::default(),
         };
+        if let Some(stated) = &options.expect_engine
+            && stated != dialect.name()
+        {
+            return Err(BenchError::Mismatch(format!(
+                "the listing states engine {stated:?}, but the server speaks {}'s dialect",
+                dialect.name()
+            )));
+        }
         if !dialect.measured() {
             return Err(BenchError::Unsupported(format!(
                 "the server speaks {}'s dialect, which the standard does not measure yet; \
@@ -71,27 +79,36 @@ impl Runner {
             )));
         }
         engine = engine.speaking(dialect);
-        let version = engine.version().await?;
+        let info = engine.info().await?;
         let metrics = text
             .map(|text| dialect.snapshot(&text))
             .transpose()
             .map_err(|e| BenchError::Engine(e.to_string()))?;
+        // The KV cache from the engine's metrics (vLLM's `cache_config_info`), else from its
+        // info endpoint (llama.cpp's slots); a request's limit the lower of what
+        // `/v1/models` and the info endpoint state.
         let kv = metrics
             .as_ref()
             .and_then(|m| m.cache.as_ref())
-            .and_then(|c| c.kv_tokens());
+            .and_then(|c| c.kv_tokens())
+            .or(info.capacity.kv_tokens);
+        let max_model_len = match (model.max_model_len, info.capacity.max_model_len) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let mut facts = EngineFacts {
             name: dialect.name().to_owned(),
-            version,
+            version: info.version,
             base_url: Some(engine.base_url().to_owned()),
             model: model.id.clone(),
-            max_model_len: model.max_model_len,
+            max_model_len,
             kv_cache_tokens: kv.map(|(tokens, _)| tokens),
             kv_cache_source: kv.map(|(_, source)| source.to_owned()),
             cache_config: metrics
                 .as_ref()
                 .and_then(|m| m.cache.as_ref())
                 .and_then(|c| serde_json::to_value(&c.labels).ok()),
+            slots: info.capacity.slots,
             fingerprint: None,
         };
         facts.fingerprint = Some(facts.compute_fingerprint());
@@ -171,6 +188,7 @@ impl Runner {
             self.params.max_output,
             self.facts.kv_cache_tokens,
             self.facts.max_model_len,
+            self.facts.slots,
         )
     }
 }

@@ -48,6 +48,7 @@ async fn run(
         params,
         outbound: outbound::Policy::permissive(),
         require_dialect: false,
+        expect_engine: None,
     };
     tokio::time::timeout(Duration::from_secs(120), bench::run(options, None, cancel))
         .await
@@ -70,6 +71,7 @@ async fn an_engine_api_key_is_required_and_sent() {
             params: tiny_run(),
             outbound: outbound::Policy::permissive(),
             require_dialect: false,
+            expect_engine: None,
         };
         async move {
             let _keep = _cancel_tx;
@@ -103,29 +105,68 @@ async fn an_unreachable_server_is_a_clear_error() {
     assert!(err.to_string().contains("connect"), "{err}");
 }
 
-/// The simulator speaking llama.cpp, SGLang or TGI: the harness reads the dialect from its
-/// metrics and refuses to measure it until the standard says how.
+/// The simulator speaking SGLang or TGI: the harness reads the dialect from its metrics and
+/// refuses to measure it until its rules are checked against a real server. Speaking
+/// llama.cpp, it is measured by llama.cpp's rules: capacity from `/props`, tokens one per
+/// content chunk (no continuous usage, and not held against it), and a stated engine that
+/// differs refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn other_engines_are_recognised_and_refused_until_their_standard_exists() {
-    for (dialect, name) in [
-        (sim::Dialect::LlamaCpp, "llamacpp"),
-        (sim::Dialect::Sglang, "sglang"),
-        (sim::Dialect::Tgi, "tgi"),
-    ] {
+async fn other_engines_are_recognised_and_measured_by_their_rules() {
+    let serve = |dialect| {
         let mut profile = sim::Profile::load("tiny").unwrap();
         profile.dialect = dialect;
         let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
         let url = format!("http://{}", server.local_addr());
         tokio::spawn(server.run());
-        let err = run(&url, None, tiny_run()).await.unwrap_err();
+        url
+    };
+    for (dialect, name) in [(sim::Dialect::Sglang, "sglang"), (sim::Dialect::Tgi, "tgi")] {
+        let err = run(&serve(dialect), None, tiny_run()).await.unwrap_err();
         assert_eq!(err.code(), "engine_unsupported", "{name}: {err}");
         assert!(
             err.to_string().contains(&format!("{name}'s dialect"))
-                && err.to_string().contains("it measures: vllm"),
+                && err.to_string().contains("it measures: vllm, llamacpp"),
             "{err}"
         );
     }
-    // The same engine speaking vLLM is measured.
+    let llamacpp = serve(sim::Dialect::LlamaCpp);
+    let report = run(&llamacpp, None, tiny_run()).await.unwrap();
+    assert_eq!(report.engine.name, "llamacpp");
+    // `/props`: 16 slots (the profile's `max_num_seqs`) of 8192 tokens.
+    assert_eq!(report.engine.max_model_len, Some(8192));
+    assert_eq!(report.engine.kv_cache_tokens, Some(16 * 8192));
+    assert_eq!(
+        report.engine.kv_cache_source.as_deref(),
+        Some("total_slots*n_ctx")
+    );
+    assert!(!report.evidence.continuous_usage);
+    assert!(
+        report
+            .compliance
+            .reasons
+            .iter()
+            .all(|r| !r.contains("continuous usage")),
+        "{:?}",
+        report.compliance
+    );
+    let cell = &report.decode[0];
+    assert!(cell.total_tok_s.is_some_and(|t| t > 0.0), "{cell:?}");
+    assert_eq!(cell.tokens_per_chunk, Some(1.0), "{cell:?}");
+    // A listing that states another engine is refused at preflight.
+    let (_cancel_tx, cancel) = watch::channel(false);
+    let options = Options {
+        base_url: llamacpp,
+        model: None,
+        api_key: None,
+        params: tiny_run(),
+        outbound: outbound::Policy::permissive(),
+        require_dialect: true,
+        expect_engine: Some("vllm".to_owned()),
+    };
+    let err = bench::run(options, None, cancel).await.unwrap_err();
+    assert_eq!(err.code(), "engine_mismatch", "{err}");
+    assert!(err.to_string().contains("states engine \"vllm\""), "{err}");
+    // The same engine speaking vLLM is measured as vLLM.
     let report = run(&start_sim("tiny"), None, tiny_run()).await.unwrap();
     assert_eq!(report.engine.name, "vllm");
 }
@@ -226,6 +267,7 @@ async fn a_verification_needs_an_engine_the_harness_reads() {
             params: tiny_run(),
             outbound: outbound::Policy::permissive(),
             require_dialect,
+            expect_engine: None,
         };
         async move {
             tokio::time::timeout(Duration::from_secs(60), bench::run(options, None, cancel))
@@ -442,6 +484,7 @@ async fn cancelling_stops_cleanly_and_keeps_what_was_measured() {
         params,
         outbound: outbound::Policy::permissive(),
         require_dialect: false,
+        expect_engine: None,
     };
     let running = tokio::spawn(bench::run(options, Some(progress_tx), cancel));
     let mut live = 0;
@@ -710,7 +753,7 @@ async fn stopping_the_run_ends_a_stuck_request_at_once() {
     let engine = bench::client::Engine::new(&url, None, outbound::Policy::permissive())
         .unwrap()
         .stopped_by(stop);
-    let asking = tokio::spawn(async move { engine.version().await });
+    let asking = tokio::spawn(async move { engine.info().await });
     tokio::time::sleep(Duration::from_millis(300)).await;
     let stopped_at = std::time::Instant::now();
     stop_tx.send(true).unwrap();

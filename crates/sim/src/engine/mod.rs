@@ -43,6 +43,8 @@ pub struct Submission {
     /// Seeds the deterministic output tokens.
     pub seed: u64,
     pub events: UnboundedSender<Event>,
+    /// Whether the prompt may reuse cached blocks (llama.cpp's `cache_prompt: false` says not).
+    pub reuse_cache: bool,
 }
 
 enum Command {
@@ -135,6 +137,7 @@ struct Seq {
     prefill_started: Option<Instant>,
     /// Never admitted before (a preempted sequence is not counted twice).
     fresh: bool,
+    reuse_cache: bool,
 }
 
 impl Seq {
@@ -229,6 +232,7 @@ impl Scheduler {
                     pending: Vec::new(),
                     prefill_started: None,
                     fresh: true,
+                    reuse_cache: submission.reuse_cache,
                 });
             }
             Command::ResetPrefixCache => self.pool.reset_prefix_cache(),
@@ -295,7 +299,11 @@ impl Scheduler {
             };
             // Reuse cached blocks of the known prefix, leaving at least one token to compute.
             let bs = self.profile.block_size;
-            let cacheable = (seq.tokens.len() - 1) / bs;
+            let cacheable = if seq.reuse_cache {
+                (seq.tokens.len() - 1) / bs
+            } else {
+                0
+            };
             let mut previous = None;
             for block in 0..cacheable {
                 let hash = block_hash(previous, &seq.tokens[block * bs..(block + 1) * bs]);

@@ -32,6 +32,7 @@ fn submit(
         max_tokens,
         seed,
         events: tx,
+        reuse_cache: true,
     }));
     rx
 }
@@ -138,6 +139,25 @@ async fn a_repeated_prompt_hits_the_prefix_cache() {
     assert!(engine.reset_prefix_cache());
     collect(submit(&engine, 64, 1, 7)).await;
     assert_eq!(engine.stats().prefix_cache_hits, 48, "no hit after a reset");
+}
+
+/// llama.cpp's `cache_prompt: false`: the same prompt again is computed whole.
+#[tokio::test]
+async fn a_prompt_that_may_not_reuse_the_cache_is_computed_whole() {
+    let engine = Engine::start(profile(16, 64), 1.0).unwrap();
+    collect(submit(&engine, 64, 1, 7)).await;
+    let (tx, rx) = unbounded_channel();
+    assert!(engine.submit(Submission {
+        prompt: (0..64).map(|t| t + 7 * 100_000).collect(),
+        max_tokens: 1,
+        seed: 7,
+        events: tx,
+        reuse_cache: false,
+    }));
+    collect(rx).await;
+    let stats = engine.stats();
+    assert_eq!(stats.prefix_cache_hits, 0, "{stats:?}");
+    assert_eq!(stats.prefix_cache_queries, 128);
 }
 
 #[tokio::test]

@@ -24,6 +24,7 @@ struct Accepted {
     max_tokens: usize,
     include_usage: bool,
     continuous_usage: bool,
+    reuse_cache: bool,
 }
 
 fn accept(
@@ -85,7 +86,19 @@ fn accept(
         include_usage: options.is_some_and(|o| o.include_usage),
         continuous_usage: state.profile.continuous_usage
             && options.is_some_and(|o| o.include_usage && o.continuous_usage_stats),
+        reuse_cache: true,
     })
+}
+
+/// llama.cpp's `cache_prompt: false`: the prompt is computed whole, whatever is cached
+/// (`tools/server/server-context.cpp`, where a task's `cache_prompt` gates the reuse). Other
+/// dialects ignore the field, as their servers do.
+fn cold(state: &State, accepted: Accepted, cache_prompt: Option<bool>) -> Accepted {
+    let reuse_cache = state.profile.dialect != Dialect::LlamaCpp || cache_prompt != Some(false);
+    Accepted {
+        reuse_cache,
+        ..accepted
+    }
 }
 
 /// Waits the modelled API overhead, then hands the request to the engine.
@@ -102,6 +115,7 @@ async fn start(state: &State, accepted: &Accepted, seed: u64) -> Option<Unbounde
             max_tokens: accepted.max_tokens,
             seed,
             events: tx,
+            reuse_cache: accepted.reuse_cache,
         })
         .then_some(rx)
 }
@@ -550,6 +564,7 @@ pub(super) async fn completions(
         body.stream,
         body.stream_options.as_ref(),
     )?;
+    let accepted = cold(&state, accepted, body.cache_prompt);
     Ok(respond(state, Api::Completions, accepted, body.stream).await)
 }
 
@@ -568,5 +583,6 @@ pub(super) async fn chat_completions(
         body.stream,
         body.stream_options.as_ref(),
     )?;
+    let accepted = cold(&state, accepted, body.cache_prompt);
     Ok(respond(state, Api::Chat, accepted, body.stream).await)
 }

@@ -53,6 +53,8 @@ pub struct Model {
     pub probe_due_at: Option<DateTimeUtc>,
     /// Its 30-day uptime, 0 to 1; unset before the first observation.
     pub reliability: Option<f64>,
+    /// The engine the provider states it runs (`engine.name`); unset when it states none.
+    pub engine_name: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

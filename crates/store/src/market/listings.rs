@@ -27,6 +27,7 @@ fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
         currency: Set(spec.price.currency().code().to_owned()),
         engine_base_url: Set(spec.engine_base_url.clone()),
         engine_model: Set(spec.engine_model.clone()),
+        engine_name: Set(spec.engine_name.clone()),
         engine_api_key: Set(spec
             .engine_api_key
             .as_ref()

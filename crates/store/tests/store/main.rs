@@ -43,6 +43,7 @@ pub async fn organisation(
         currency: "USD",
         engine_base_url: "http://engine.example",
         engine_model: "m",
+        engine_name: None,
         engine_api_key: None,
         available_from: None,
         available_until: None,

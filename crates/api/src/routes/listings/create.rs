@@ -24,6 +24,11 @@ pub struct EngineInput {
     pub base_url: String,
     /// The served model id to measure.
     pub model: String,
+    /// The engine it runs: `vllm`, `llamacpp`, `sglang` or `tgi`. When stated, a
+    /// verification of an engine that speaks another dialect is refused (422
+    /// `validation_failed`); reports name the engine they measured either way.
+    #[serde(default)]
+    pub name: Option<String>,
     /// The bearer token the engine requires (vLLM's `--api-key`), if any. Stored for the
     /// verification worker; never shown again.
     #[serde(default)]
@@ -94,6 +99,7 @@ pub async fn create(
         currency: &body.price.currency,
         engine_base_url: &body.engine.base_url,
         engine_model: &body.engine.model,
+        engine_name: body.engine.name.as_deref(),
         engine_api_key: body.engine.api_key.as_deref(),
         available_from: body.availability.as_ref().and_then(|w| w.from),
         available_until: body.availability.as_ref().and_then(|w| w.until),

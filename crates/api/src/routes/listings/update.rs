@@ -43,6 +43,9 @@ pub struct PricePatch {
 pub struct EnginePatch {
     pub base_url: Option<String>,
     pub model: Option<String>,
+    /// The engine it runs (`vllm`, `llamacpp`, `sglang`, `tgi`); `null` no longer states one.
+    #[serde(default, deserialize_with = "nullable")]
+    pub name: Option<Option<String>>,
     /// `null` removes the key.
     #[serde(default, deserialize_with = "nullable")]
     pub api_key: Option<Option<String>>,
@@ -108,6 +111,7 @@ impl From<UpdateListingRequest> for ListingPatch {
             currency: price.currency,
             engine_base_url: engine.base_url,
             engine_model: engine.model,
+            engine_name: engine.name,
             engine_api_key: engine.api_key,
             available_from: availability.from,
             available_until: availability.until,

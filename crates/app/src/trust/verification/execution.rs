@@ -307,6 +307,7 @@ impl App {
             params,
             outbound: self.outbound_policy(),
             require_dialect: true,
+            expect_engine: listing.engine_name.clone(),
         };
         // On this runtime. A runtime of its own (two more threads) was tried on a noisy
         // two-core VM and did not help: the slowed-engine guarantee test's spot check was

@@ -143,6 +143,39 @@ impl TryFrom<RunRecord> for Run {
 }
 
 impl App {
+    /// A listing that states its engine (`engine.name`) is refused a verification when its
+    /// engine's `/metrics` speak another dialect: 422 naming `engine.name`, before any engine
+    /// time is queued. An engine that does not answer within a few seconds is left to the run,
+    /// whose preflight refuses a mismatch too (`engine_mismatch`).
+    async fn check_stated_engine(&self, listing: &store::ListingRecord) -> Result<(), AppError> {
+        const WITHIN: Duration = Duration::from_secs(5);
+        let Some(stated) = &listing.engine_name else {
+            return Ok(());
+        };
+        let key = self.engine_key_of(listing)?;
+        let Ok(engine) = bench::client::Engine::new(
+            &listing.engine_base_url,
+            key.as_ref().map(domain::EngineKey::expose),
+            self.outbound_policy(),
+        ) else {
+            return Ok(());
+        };
+        let Ok(Ok(Some(text))) = tokio::time::timeout(WITHIN, engine.metrics_text()).await else {
+            return Ok(());
+        };
+        match bench::engine::Dialect::detect(&text) {
+            Some(dialect) if dialect.name() != stated => Err(domain::ValidationError::new(
+                "engine.name",
+                format!(
+                    "the listing states {stated}, but its engine's /metrics speak {}'s dialect",
+                    dialect.name()
+                ),
+            )
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
     /// Records a run for the listing and dispatches it. Members of the listing's
     /// organisation may ask.
     pub async fn request_verification(
@@ -190,6 +223,7 @@ impl App {
         if let Some(open) = self.db().open_run_of_listing(listing_id).await? {
             return under_way(open);
         }
+        self.check_stated_engine(&listing).await?;
         let now = Utc::now();
         let plan = self.plan_of(listing.org_id.into()).await?;
         let quota = RollingDay::new(plan.verification_runs_per_day as usize);

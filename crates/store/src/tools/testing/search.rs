@@ -185,6 +185,7 @@ fn search_listing(
         currency: Set(rng.pick(&["USD", "USD", "EUR"]).to_owned()),
         engine_base_url: Set("http://engine.test.invalid".to_owned()),
         engine_model: Set("m".to_owned()),
+        engine_name: Set(None),
         status: Set(if active {
             domain::ListingStatus::Active
         } else {
