@@ -628,7 +628,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The best total tok/s per GPU model and engine model: from valid cells of compliant
+         * The best total tok/s per GPU model, engine model and engine: from valid cells of compliant
          *     verified reports (each row links its report), or with `source=community` from community
          *     runs (each row links its run).
          */
@@ -2783,6 +2783,12 @@ export interface components {
             concurrency: number;
             /** Format: int64 */
             context_tokens: number;
+            /**
+             * @description The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
+             *     rows are per GPU, model and engine. Absent for reports signed before engines were
+             *     named, and for community rows.
+             */
+            engine?: string | null;
             gpu_model: string;
             /** Format: uuid */
             listing_id?: string | null;
@@ -3343,6 +3349,12 @@ export interface components {
                 concurrency: number;
                 /** Format: int64 */
                 context_tokens: number;
+                /**
+                 * @description The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
+                 *     rows are per GPU, model and engine. Absent for reports signed before engines were
+                 *     named, and for community rows.
+                 */
+                engine?: string | null;
                 gpu_model: string;
                 /** Format: uuid */
                 listing_id?: string | null;

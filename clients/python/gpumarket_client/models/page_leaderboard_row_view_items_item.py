@@ -22,6 +22,9 @@ class PageLeaderboardRowViewItemsItem:
         model (str):
         source (str): `verified` or `community`.
         total_tok_s (float):
+        engine (None | str | Unset): The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
+            rows are per GPU, model and engine. Absent for reports signed before engines were
+            named, and for community rows.
         listing_id (None | Unset | UUID):
         per_request_tok_s (float | None | Unset):
         report_id (None | Unset | UUID): A verified row's report and listing.
@@ -34,6 +37,7 @@ class PageLeaderboardRowViewItemsItem:
     model: str
     source: str
     total_tok_s: float
+    engine: None | str | Unset = UNSET
     listing_id: None | Unset | UUID = UNSET
     per_request_tok_s: float | None | Unset = UNSET
     report_id: None | Unset | UUID = UNSET
@@ -52,6 +56,12 @@ class PageLeaderboardRowViewItemsItem:
         source = self.source
 
         total_tok_s = self.total_tok_s
+
+        engine: None | str | Unset
+        if isinstance(self.engine, Unset):
+            engine = UNSET
+        else:
+            engine = self.engine
 
         listing_id: None | str | Unset
         if isinstance(self.listing_id, Unset):
@@ -95,6 +105,8 @@ class PageLeaderboardRowViewItemsItem:
                 "total_tok_s": total_tok_s,
             }
         )
+        if engine is not UNSET:
+            field_dict["engine"] = engine
         if listing_id is not UNSET:
             field_dict["listing_id"] = listing_id
         if per_request_tok_s is not UNSET:
@@ -120,6 +132,15 @@ class PageLeaderboardRowViewItemsItem:
         source = d.pop("source")
 
         total_tok_s = d.pop("total_tok_s")
+
+        def _parse_engine(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        engine = _parse_engine(d.pop("engine", UNSET))
 
         def _parse_listing_id(data: object) -> None | Unset | UUID:
             if data is None:
@@ -188,6 +209,7 @@ class PageLeaderboardRowViewItemsItem:
             model=model,
             source=source,
             total_tok_s=total_tok_s,
+            engine=engine,
             listing_id=listing_id,
             per_request_tok_s=per_request_tok_s,
             report_id=report_id,

@@ -8,11 +8,22 @@ use super::{Frame, format::context_label, format::number, format::rate, respond}
 
 /// A leaderboard row of either source: GPU, model, context, concurrency, total tok/s, per
 /// request tok/s, and the page it comes from.
-type BestCell = (String, String, i64, i64, f64, Option<f64>, String);
+type BestCell = (
+    String,
+    String,
+    Option<String>,
+    i64,
+    i64,
+    f64,
+    Option<f64>,
+    String,
+);
 
 struct BoardRow {
     gpu: String,
     model: String,
+    /// The engine measured; a dash where no report names one.
+    engine: String,
     context_label: String,
     concurrency: i64,
     total: String,
@@ -45,6 +56,7 @@ pub(super) async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse
                     (
                         r.gpu_model,
                         r.model,
+                        None,
                         r.context_tokens,
                         r.concurrency,
                         r.total_tok_s,
@@ -62,6 +74,7 @@ pub(super) async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse
                     (
                         r.gpu_model,
                         r.model,
+                        r.engine,
                         r.context_tokens,
                         r.concurrency,
                         r.total_tok_s,
@@ -74,9 +87,10 @@ pub(super) async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse
         let rows = raw
             .into_iter()
             .map(
-                |(gpu, model, context, concurrency, total, per_request, page)| BoardRow {
+                |(gpu, model, engine, context, concurrency, total, per_request, page)| BoardRow {
                     gpu,
                     model,
+                    engine: engine.unwrap_or_else(|| "—".to_owned()),
                     context_label: context_label(context.max(0) as u64),
                     concurrency,
                     total: number(total, 1),

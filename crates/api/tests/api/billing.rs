@@ -548,6 +548,8 @@ async fn a_private_report_is_seen_by_members_and_share_links_only(backend: Backe
     assert!(!search.to_string().contains(&report), "{search}");
     let board: Value = m.app.get_json("/v1/leaderboard", None).await;
     assert!(board.to_string().contains(&public_report), "{board}");
+    // Each row names the engine its report measured: the simulator speaks vLLM's dialect.
+    assert_eq!(board["items"][0]["engine"], "vllm", "{board}");
     assert!(!board.to_string().contains(&report), "{board}");
     let org_report: Value = m
         .app

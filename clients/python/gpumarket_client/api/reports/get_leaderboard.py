@@ -113,7 +113,7 @@ def sync_detailed(
     concurrency: int | None | Unset = UNSET,
     source: None | str | Unset = UNSET,
 ) -> Response[PageLeaderboardRowView | Problem]:
-    """The best total tok/s per GPU model and engine model: from valid cells of compliant
+    """The best total tok/s per GPU model, engine model and engine: from valid cells of compliant
     verified reports (each row links its report), or with `source=community` from community
     runs (each row links its run).
 
@@ -150,7 +150,7 @@ def sync(
     concurrency: int | None | Unset = UNSET,
     source: None | str | Unset = UNSET,
 ) -> PageLeaderboardRowView | Problem | None:
-    """The best total tok/s per GPU model and engine model: from valid cells of compliant
+    """The best total tok/s per GPU model, engine model and engine: from valid cells of compliant
     verified reports (each row links its report), or with `source=community` from community
     runs (each row links its run).
 
@@ -182,7 +182,7 @@ async def asyncio_detailed(
     concurrency: int | None | Unset = UNSET,
     source: None | str | Unset = UNSET,
 ) -> Response[PageLeaderboardRowView | Problem]:
-    """The best total tok/s per GPU model and engine model: from valid cells of compliant
+    """The best total tok/s per GPU model, engine model and engine: from valid cells of compliant
     verified reports (each row links its report), or with `source=community` from community
     runs (each row links its run).
 
@@ -217,7 +217,7 @@ async def asyncio(
     concurrency: int | None | Unset = UNSET,
     source: None | str | Unset = UNSET,
 ) -> PageLeaderboardRowView | Problem | None:
-    """The best total tok/s per GPU model and engine model: from valid cells of compliant
+    """The best total tok/s per GPU model, engine model and engine: from valid cells of compliant
     verified reports (each row links its report), or with `source=community` from community
     runs (each row links its run).
 

@@ -27,6 +27,11 @@ pub struct LeaderboardRowView {
     pub source: &'static str,
     pub gpu_model: String,
     pub model: String,
+    /// The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
+    /// rows are per GPU, model and engine. Absent for reports signed before engines were
+    /// named, and for community rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     pub context_tokens: i64,
     pub concurrency: i64,
     pub total_tok_s: f64,
@@ -38,7 +43,7 @@ pub struct LeaderboardRowView {
     pub run_id: Option<Uuid>,
 }
 
-/// The best total tok/s per GPU model and engine model: from valid cells of compliant
+/// The best total tok/s per GPU model, engine model and engine: from valid cells of compliant
 /// verified reports (each row links its report), or with `source=community` from community
 /// runs (each row links its run).
 #[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_leaderboard", 
@@ -63,6 +68,7 @@ pub async fn leaderboard(
                 source: "verified",
                 gpu_model: r.gpu_model,
                 model: r.model,
+                engine: r.engine,
                 context_tokens: r.context_tokens,
                 concurrency: r.concurrency,
                 total_tok_s: r.total_tok_s,
@@ -80,6 +86,7 @@ pub async fn leaderboard(
                 source: "community",
                 gpu_model: r.gpu_model,
                 model: r.model,
+                engine: None,
                 context_tokens: r.context_tokens,
                 concurrency: r.concurrency,
                 total_tok_s: r.total_tok_s,

@@ -14,6 +14,8 @@ use crate::{App, AppError};
 pub struct LeaderboardRow {
     pub gpu_model: String,
     pub model: String,
+    /// The engine measured; `None` for reports signed before engines were named.
+    pub engine: Option<String>,
     pub context_tokens: i64,
     pub concurrency: i64,
     pub total_tok_s: f64,
@@ -23,8 +25,8 @@ pub struct LeaderboardRow {
 }
 
 impl App {
-    /// Best verified figures by GPU model and engine model, optionally at one context and
-    /// concurrency; each row names its report.
+    /// Best verified figures by GPU model, engine model and engine, optionally at one context
+    /// and concurrency; each row names its report.
     pub async fn leaderboard(
         &self,
         context: Option<i64>,
@@ -34,17 +36,21 @@ impl App {
         let mut rows: Vec<LeaderboardRow> = Vec::new();
         for (cell, report) in cells {
             let super::ReportSummary {
-                gpu_model, model, ..
+                gpu_model,
+                model,
+                engine_name: engine,
+                ..
             } = super::ReportSummary::of_stored(&report.summary);
             if rows
                 .iter()
-                .any(|r| r.gpu_model == gpu_model && r.model == model)
+                .any(|r| r.gpu_model == gpu_model && r.model == model && r.engine == engine)
             {
-                continue; // cells come best first: the first of each pair is its best
+                continue; // cells come best first: the first of each triple is its best
             }
             rows.push(LeaderboardRow {
                 gpu_model,
                 model,
+                engine,
                 context_tokens: cell.context_tokens,
                 concurrency: cell.concurrency,
                 total_tok_s: cell.total_tok_s.unwrap_or_default(),

@@ -104,6 +104,10 @@ pub struct ReportSummary {
     pub headline: Headline,
     /// The engine's served model.
     pub model: String,
+    /// The engine measured (`engine.name`: `vllm`, `llamacpp`, …); `None` in summaries stored
+    /// before engines were named.
+    #[serde(default)]
+    pub engine_name: Option<String>,
     pub engine_version: Option<String>,
     pub engine_fingerprint: Option<String>,
     /// The listing's GPU model as claimed.

@@ -166,6 +166,7 @@ pub(crate) fn sign_run_report(
         reasons: report.compliance.reasons.clone(),
         headline: headline.clone(),
         model: report.engine.model.clone(),
+        engine_name: Some(report.engine.name.clone()),
         engine_version: report.engine.version.clone(),
         engine_fingerprint: report.engine.fingerprint.clone(),
         gpu_model: listing.gpu_model.clone(),
