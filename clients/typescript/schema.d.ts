@@ -481,7 +481,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The booked engine's `/tokenize`. */
+        /**
+         * The booked engine's `/tokenize`, in vLLM's shape (`{model, prompt}` or `{model,
+         *     messages}` → `{count, max_model_len, tokens}`) whatever the engine: vLLM's answer passes
+         *     unchanged; llama.cpp's and TGI's are translated (a text `prompt` only, else 422); SGLang has
+         *     no tokenizer the gateway knows (404).
+         */
         post: operations["gateway_tokenize"];
         delete?: never;
         options?: never;
@@ -556,7 +561,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The booked engine's `/version`. */
+        /**
+         * The booked engine's `/version`, in vLLM's shape (`{version}`) whatever the engine: vLLM's
+         *     answer passes unchanged; llama.cpp's build (`/props`), SGLang's and TGI's versions are
+         *     translated; 404 when the engine states none.
+         */
         get: operations["gateway_version"];
         put?: never;
         post?: never;
@@ -6292,7 +6301,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The engine's answer, unchanged */
+            /** @description The token count and ids, in vLLM's shape */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -374,5 +374,62 @@ async fn a_real_llamacpp_listing_earns_a_badge() {
         .find(|c| c["concurrency"] == 4 && c["status"] != "over_capacity")
         .expect("a cell of 4 streams ran");
     assert_eq!(queued["status"], "requests_queued", "{queued}");
+
+    // A renter's gateway speaks vLLM's `/tokenize` and `/version` to it, translated.
+    let renter: serde_json::Value = post(
+        "/v1/auth/register",
+        None,
+        serde_json::json!({"email": "r@example.com", "password": "correct horse battery", "name": "R"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let renter = renter["access_token"].as_str().unwrap().to_owned();
+    let starts = chrono::Utc::now() + chrono::Duration::seconds(1);
+    let booking: serde_json::Value = client
+        .post(format!("{}/v1/bookings", api.base))
+        .bearer_auth(&renter)
+        .header("idempotency-key", uuid::Uuid::now_v7().to_string())
+        .json(&serde_json::json!({"listing_id": id, "gpu_count": 1,
+            "starts_at": starts.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "ends_at": (starts + chrono::Duration::hours(1)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(booking["status"], "confirmed", "{booking}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let gateway = format!(
+        "{}/v1/gateway/{}",
+        api.base,
+        booking["id"].as_str().unwrap()
+    );
+    let counted: serde_json::Value = client
+        .post(format!("{gateway}/tokenize"))
+        .bearer_auth(&renter)
+        .json(&serde_json::json!({"model": "tiny", "prompt": "hello there the"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // The model's own tokenizer (the merges " t", "th", "he", " the"): nine tokens.
+    assert_eq!(counted["count"], 9, "{counted}");
+    assert_eq!(counted["tokens"].as_array().unwrap().len(), 9, "{counted}");
+    let version: serde_json::Value = client
+        .get(format!("{gateway}/version"))
+        .bearer_auth(&renter)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(version, serde_json::json!({"version": "b0-unknown"}));
     api.stop();
 }

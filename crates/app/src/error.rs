@@ -92,6 +92,10 @@ pub enum AppError {
     /// its status.
     #[error("the booking is {0}, so it gives no access")]
     BookingNotActive(String),
+    /// The booking's engine did not answer as its dialect does; says what it lacked (no
+    /// detail of the engine's own is echoed).
+    #[error("the machine's engine did not answer: {0}")]
+    EngineFailed(&'static str),
     /// Payments are not configured (no Stripe key).
     #[error("payments are not configured on this server")]
     PaymentsNotConfigured,

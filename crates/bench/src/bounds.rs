@@ -15,6 +15,9 @@ pub const METRICS_BODY: usize = 8 << 20;
 pub const ERROR_BODY: usize = 16 << 10;
 /// The longest line (and event) of a completion stream. vLLM's chunks are a few hundred bytes.
 pub const SSE_LINE: usize = openai::sse::DEFAULT_LIMIT;
+/// The most token ids kept of a `/tokenize` answer translated for the gateway (a 1M-token
+/// context's worth; the body itself is bounded by [`TOKENIZE_BODY`]).
+pub const TOKEN_IDS: usize = 1 << 20;
 /// The most `/metrics` samples kept from one scrape.
 pub const METRIC_SAMPLES: usize = 50_000;
 

@@ -17,6 +17,7 @@ on_both_backends!(
     a_renter_streams_through_the_gateway_byte_for_byte_and_is_metered,
     only_the_renter_gets_through_and_only_while_the_booking_holds,
     an_engine_that_inflates_usage_is_capped_and_a_client_gone_is_metered_for_what_it_got,
+    tokenize_and_version_keep_vllms_shapes_on_every_engine,
 );
 
 /// The engine's chat stream: the chunks, then (when asked) the usage, then `[DONE]`.
@@ -475,4 +476,74 @@ async fn an_engine_that_inflates_usage_is_capped_and_a_client_gone_is_metered_fo
     // Its slot came back.
     let res = chat(&app, &r.booking, &token, ask).send().await.unwrap();
     assert_eq!(res.status(), 200);
+}
+
+/// The gateway's `/tokenize` and `/version` answer in vLLM's shapes whatever the engine speaks
+/// (the simulator in each dialect, the listing stating it): llama.cpp's and TGI's tokenizers
+/// translated, SGLang's missing (404), each info endpoint's version.
+async fn tokenize_and_version_keep_vllms_shapes_on_every_engine(app: TestApp) {
+    for (dialect, name) in [
+        (sim::Dialect::LlamaCpp, "llamacpp"),
+        (sim::Dialect::Tgi, "tgi"),
+        (sim::Dialect::Sglang, "sglang"),
+    ] {
+        let mut profile = sim::Profile::load("tiny").unwrap();
+        profile.dialect = dialect;
+        profile.api_key = Some("engine-key".into());
+        let version = profile.engine_version.clone();
+        let engine = crate::helpers::start_engine_with(profile);
+        let r = rent(&app, &engine, 0).await;
+        let listing = listing_of(&app, &r).await;
+        let named = app
+            .patch(
+                &format!("/v1/listings/{listing}"),
+                Some(&r.provider.access_token),
+                json!({"engine": {"name": name}}),
+            )
+            .await;
+        assert_eq!(named.status(), 200, "{name}");
+        let gateway = |path: &str| app.url(&format!("/v1/gateway/{}{path}", r.booking));
+        let tokenize = |body: Value| {
+            app.client
+                .post(gateway("/tokenize"))
+                .bearer_auth(&r.renter.access_token)
+                .json(&body)
+                .send()
+        };
+        let answer = tokenize(json!({"model": "tiny", "prompt": "hello"}))
+            .await
+            .unwrap();
+        if dialect == sim::Dialect::Sglang {
+            assert_problem(answer, 404, "not_found").await;
+        } else {
+            assert_eq!(answer.status(), 200, "{name}");
+            let counted: Value = answer.json().await.unwrap();
+            let tokens = counted["tokens"].as_array().unwrap();
+            assert!(
+                !tokens.is_empty() && tokens.iter().all(Value::is_u64),
+                "{counted}"
+            );
+            assert_eq!(counted["count"], tokens.len(), "{name}: {counted}");
+            let problem = assert_problem(
+                tokenize(json!({"messages": [{"role": "user", "content": "hi"}]}))
+                    .await
+                    .unwrap(),
+                422,
+                "validation_failed",
+            )
+            .await;
+            assert_eq!(problem["errors"][0]["field"], "prompt", "{problem}");
+        }
+        let answer: Value = app
+            .client
+            .get(gateway("/version"))
+            .bearer_auth(&r.renter.access_token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer, json!({"version": version}), "{name}");
+    }
 }

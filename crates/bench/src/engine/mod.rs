@@ -146,6 +146,11 @@ impl Dialect {
     /// Every dialect the harness reads.
     pub const ALL: [Self; 4] = [Self::Vllm, Self::LlamaCpp, Self::Sglang, Self::Tgi];
 
+    /// The dialect of this name (`engine.name`); `None` for a name the harness does not read.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|dialect| dialect.name() == name)
+    }
+
     /// The name an engine's facts carry (`engine.name` in reports).
     pub fn name(self) -> &'static str {
         match self {
@@ -322,6 +327,21 @@ impl Dialect {
             Self::Sglang => None,
             Self::Tgi => tgi::token_count(body),
         }
+    }
+
+    /// The token ids a `/tokenize` answer lists (at most [`crate::bounds::TOKEN_IDS`]);
+    /// `None` when it lists none the harness reads.
+    pub fn token_ids(self, body: &[u8]) -> Option<Vec<u64>> {
+        let answer = serde_json::from_slice::<serde_json::Value>(body).ok()?;
+        let list = match self {
+            Self::Vllm | Self::LlamaCpp => answer.get("tokens")?.as_array()?,
+            Self::Tgi => answer.as_array()?,
+            Self::Sglang => return None,
+        };
+        list.iter()
+            .take(crate::bounds::TOKEN_IDS)
+            .map(|token| token.as_u64().or_else(|| token.get("id")?.as_u64()))
+            .collect()
     }
 }
 

@@ -121,7 +121,10 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: GatewayTokenizeBody,
 ) -> Response[GatewayTokenizeResponse200 | Problem]:
-    """The booked engine's `/tokenize`.
+    """The booked engine's `/tokenize`, in vLLM's shape (`{model, prompt}` or `{model,
+    messages}` → `{count, max_model_len, tokens}`) whatever the engine: vLLM's answer passes
+    unchanged; llama.cpp's and TGI's are translated (a text `prompt` only, else 422); SGLang has
+    no tokenizer the gateway knows (404).
 
     Args:
         booking_id (UUID):
@@ -153,7 +156,10 @@ def sync(
     client: AuthenticatedClient,
     body: GatewayTokenizeBody,
 ) -> GatewayTokenizeResponse200 | Problem | None:
-    """The booked engine's `/tokenize`.
+    """The booked engine's `/tokenize`, in vLLM's shape (`{model, prompt}` or `{model,
+    messages}` → `{count, max_model_len, tokens}`) whatever the engine: vLLM's answer passes
+    unchanged; llama.cpp's and TGI's are translated (a text `prompt` only, else 422); SGLang has
+    no tokenizer the gateway knows (404).
 
     Args:
         booking_id (UUID):
@@ -180,7 +186,10 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: GatewayTokenizeBody,
 ) -> Response[GatewayTokenizeResponse200 | Problem]:
-    """The booked engine's `/tokenize`.
+    """The booked engine's `/tokenize`, in vLLM's shape (`{model, prompt}` or `{model,
+    messages}` → `{count, max_model_len, tokens}`) whatever the engine: vLLM's answer passes
+    unchanged; llama.cpp's and TGI's are translated (a text `prompt` only, else 422); SGLang has
+    no tokenizer the gateway knows (404).
 
     Args:
         booking_id (UUID):
@@ -210,7 +219,10 @@ async def asyncio(
     client: AuthenticatedClient,
     body: GatewayTokenizeBody,
 ) -> GatewayTokenizeResponse200 | Problem | None:
-    """The booked engine's `/tokenize`.
+    """The booked engine's `/tokenize`, in vLLM's shape (`{model, prompt}` or `{model,
+    messages}` → `{count, max_model_len, tokens}`) whatever the engine: vLLM's answer passes
+    unchanged; llama.cpp's and TGI's are translated (a text `prompt` only, else 422); SGLang has
+    no tokenizer the gateway knows (404).
 
     Args:
         booking_id (UUID):

@@ -96,7 +96,9 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[GatewayVersionResponse200 | Problem]:
-    """The booked engine's `/version`.
+    """The booked engine's `/version`, in vLLM's shape (`{version}`) whatever the engine: vLLM's
+    answer passes unchanged; llama.cpp's build (`/props`), SGLang's and TGI's versions are
+    translated; 404 when the engine states none.
 
     Args:
         booking_id (UUID):
@@ -125,7 +127,9 @@ def sync(
     *,
     client: AuthenticatedClient,
 ) -> GatewayVersionResponse200 | Problem | None:
-    """The booked engine's `/version`.
+    """The booked engine's `/version`, in vLLM's shape (`{version}`) whatever the engine: vLLM's
+    answer passes unchanged; llama.cpp's build (`/props`), SGLang's and TGI's versions are
+    translated; 404 when the engine states none.
 
     Args:
         booking_id (UUID):
@@ -149,7 +153,9 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 ) -> Response[GatewayVersionResponse200 | Problem]:
-    """The booked engine's `/version`.
+    """The booked engine's `/version`, in vLLM's shape (`{version}`) whatever the engine: vLLM's
+    answer passes unchanged; llama.cpp's build (`/props`), SGLang's and TGI's versions are
+    translated; 404 when the engine states none.
 
     Args:
         booking_id (UUID):
@@ -176,7 +182,9 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 ) -> GatewayVersionResponse200 | Problem | None:
-    """The booked engine's `/version`.
+    """The booked engine's `/version`, in vLLM's shape (`{version}`) whatever the engine: vLLM's
+    answer passes unchanged; llama.cpp's build (`/props`), SGLang's and TGI's versions are
+    translated; 404 when the engine states none.
 
     Args:
         booking_id (UUID):

@@ -36,7 +36,9 @@ pub async fn models(
     .await
 }
 
-/// The booked engine's `/version`.
+/// The booked engine's `/version`, in vLLM's shape (`{version}`) whatever the engine: vLLM's
+/// answer passes unchanged; llama.cpp's build (`/props`), SGLang's and TGI's versions are
+/// translated; 404 when the engine states none.
 #[utoipa::path(extensions(("x-rate-class" = json!("gateway"))), operation_id = "gateway_version", 
     tag = "gateway",
     security(("bearer" = [])),
@@ -53,6 +55,9 @@ pub async fn version(
     booking: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let target = proxy::target_of(&app, &req, booking.into_inner()).await?;
+    if let Some(translated) = app.gateway_version(&target).await? {
+        return Ok(HttpResponse::Ok().json(translated));
+    }
     proxy::pass(
         proxy::request(&app, &target, "/version", None)?,
         Answers::Json,

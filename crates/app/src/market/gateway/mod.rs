@@ -56,6 +56,9 @@ pub struct GatewayTarget {
     pub cut_as: &'static str,
     /// The booking holds every GPU of the machine: nobody else's counters are on it.
     pub whole_machine: bool,
+    /// How the engine speaks: as its verified report measured it, else as the listing states
+    /// (`engine.name`), else vLLM's. `/tokenize` and `/version` are translated from it.
+    pub dialect: bench::engine::Dialect,
 }
 
 /// How long the gateway trusts a booking's facts as last read: a request within it costs no
@@ -76,6 +79,8 @@ struct ReportFacts {
     streams: usize,
     /// The context the engine served (`max_model_len`), as the report read it.
     max_model_len: Option<u64>,
+    /// The engine the report measured; `None` for reports signed before engines were named.
+    engine: Option<bench::engine::Dialect>,
 }
 
 /// What the gateway checks a request against: the booking (its renter, status and interval),
@@ -219,6 +224,15 @@ impl App {
             access_until,
             cut_as,
             whole_machine: record.gpu_count >= listing.gpu_count,
+            dialect: facts
+                .engine
+                .or_else(|| {
+                    listing
+                        .engine_name
+                        .as_deref()
+                        .and_then(bench::engine::Dialect::named)
+                })
+                .unwrap_or_default(),
         })
     }
 
@@ -263,6 +277,7 @@ impl App {
             return Ok(ReportFacts {
                 streams: 1,
                 max_model_len: None,
+                engine: None,
             });
         };
         let remembered = &self.inner.market.gateway.facts_of_report;
@@ -281,10 +296,19 @@ impl App {
             .map(|c| c.concurrency.max(1) as usize)
             .max()
             .unwrap_or(1);
-        let max_model_len = record.and_then(|r| crate::trust::reports::served_context(&r.envelope));
+        let max_model_len = record
+            .as_ref()
+            .and_then(|r| crate::trust::reports::served_context(&r.envelope));
+        let engine = record.as_ref().and_then(|r| {
+            crate::trust::reports::ReportSummary::of_stored(&r.summary)
+                .engine_name
+                .as_deref()
+                .and_then(bench::engine::Dialect::named)
+        });
         let facts = ReportFacts {
             streams,
             max_model_len,
+            engine,
         };
         remembered.insert(report, facts);
         Ok(facts)
@@ -313,35 +337,96 @@ impl App {
         prepare(request, body_len, served, counted)
     }
 
-    /// The prompt's tokens as the engine's `/tokenize` counts them, through the outbound
-    /// rules, within 10 s and [`bench::bounds::TOKENIZE_BODY`]; `None` without a count.
+    /// The prompt's tokens as the engine's `/tokenize` counts them, in its dialect, through
+    /// the outbound rules, within 10 s and [`bench::bounds::TOKENIZE_BODY`]; `None` without a
+    /// count (and for chat messages on an engine that tokenizes text only).
     async fn count_prompt(
         &self,
         target: &GatewayTarget,
         request: &serde_json::Map<String, serde_json::Value>,
     ) -> Option<u64> {
-        #[derive(serde::Deserialize)]
-        struct Counted {
-            count: u64,
-        }
-        let mut body = serde_json::Map::new();
-        body.insert("model".to_owned(), target.model.clone().into());
-        for field in ["prompt", "messages"] {
-            if let Some(value) = request.get(field) {
-                body.insert(field.to_owned(), value.clone());
-            }
-        }
-        let body = serde_json::Value::Object(body).to_string();
+        let body = tokenize_body(target, request).ok()??;
         let answer = self
             .engine_answer(
                 target,
                 "/tokenize",
-                Some(body),
+                Some(body.to_string()),
                 StdDuration::from_secs(10),
                 bench::bounds::TOKENIZE_BODY,
             )
             .await?;
-        Some(serde_json::from_slice::<Counted>(&answer).ok()?.count)
+        target.dialect.token_count(&answer)
+    }
+
+    /// The gateway's `/tokenize` for an engine that is not vLLM: the renter's vLLM-shaped
+    /// request (`prompt`) translated into the engine's, and its answer into vLLM's shape
+    /// (`count`, `max_model_len`, `tokens`). `None` for vLLM, whose answer passes unchanged.
+    /// 404 where the engine has no tokenizer the gateway knows (SGLang's); 422 for chat
+    /// `messages`, which only vLLM's `/tokenize` takes.
+    pub async fn gateway_tokenize(
+        &self,
+        target: &GatewayTarget,
+        request: &[u8],
+    ) -> Result<Option<serde_json::Value>, AppError> {
+        if target.dialect == bench::engine::Dialect::Vllm {
+            return Ok(None);
+        }
+        let request: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(request)
+            .map_err(|_| {
+            domain::ValidationError::new("body", "must be a JSON object with a `prompt`")
+        })?;
+        let body = tokenize_body(target, &request)?.ok_or(AppError::NotFound(
+            "a tokenizer on this engine (SGLang has none the gateway knows)",
+        ))?;
+        let answer = self
+            .engine_answer(
+                target,
+                "/tokenize",
+                Some(body.to_string()),
+                StdDuration::from_secs(10),
+                bench::bounds::TOKENIZE_BODY,
+            )
+            .await
+            .ok_or(AppError::EngineFailed("its /tokenize gave no answer"))?;
+        let tokens = target
+            .dialect
+            .token_ids(&answer)
+            .ok_or(AppError::EngineFailed(
+                "its /tokenize answer lists no tokens",
+            ))?;
+        Ok(Some(serde_json::json!({
+            "count": tokens.len(),
+            "max_model_len": target.max_model_len,
+            "tokens": tokens,
+        })))
+    }
+
+    /// The gateway's `/version` for an engine that is not vLLM: its info endpoint's version
+    /// (llama.cpp's `/props` build, SGLang's `/get_server_info`, TGI's `/info`) in vLLM's shape
+    /// (`version`). `None` for vLLM, whose answer passes unchanged; 404 when the engine
+    /// states none.
+    pub async fn gateway_version(
+        &self,
+        target: &GatewayTarget,
+    ) -> Result<Option<serde_json::Value>, AppError> {
+        let dialect = target.dialect;
+        if dialect == bench::engine::Dialect::Vllm {
+            return Ok(None);
+        }
+        let answer = self
+            .engine_answer(
+                target,
+                dialect.info_path(),
+                None,
+                StdDuration::from_secs(10),
+                bench::bounds::SMALL_BODY,
+            )
+            .await
+            .ok_or(AppError::EngineFailed("its info endpoint gave no answer"))?;
+        let version = dialect
+            .version(&answer)
+            .ok_or(AppError::NotFound("a version this engine states"))?;
+        Ok(Some(serde_json::json!({ "version": version })))
     }
 
     /// A bounded call of the gateway's own to the booking's engine (`body` posted as JSON,
@@ -415,4 +500,34 @@ impl App {
             .await?;
         Ok(())
     }
+}
+
+/// The engine's `/tokenize` request for a renter's request: vLLM's takes the `prompt` (text or
+/// token ids) or chat `messages` as sent, with the listing's model; the others a text prompt.
+/// `Ok(None)` where the engine has no tokenizer the gateway knows; 422 for what it cannot take.
+fn tokenize_body(
+    target: &GatewayTarget,
+    request: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Option<serde_json::Value>, AppError> {
+    if target.dialect == bench::engine::Dialect::Vllm {
+        let mut body = serde_json::Map::new();
+        body.insert("model".to_owned(), target.model.clone().into());
+        for field in ["prompt", "messages"] {
+            if let Some(value) = request.get(field) {
+                body.insert(field.to_owned(), value.clone());
+            }
+        }
+        return Ok(Some(serde_json::Value::Object(body)));
+    }
+    let Some(prompt) = request.get("prompt").and_then(serde_json::Value::as_str) else {
+        return Err(domain::ValidationError::new(
+            "prompt",
+            format!(
+                "this engine ({}) tokenizes a text `prompt`; chat `messages` and token ids only vLLM's",
+                target.dialect.name()
+            ),
+        )
+        .into());
+    };
+    Ok(target.dialect.tokenize_request(&target.model, prompt))
 }
