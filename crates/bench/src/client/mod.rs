@@ -49,6 +49,8 @@ pub struct Engine {
     halt: Halt,
     /// How it names its metrics and answers `/version` and `/tokenize` (picked at preflight).
     dialect: Dialect,
+    /// Whether its `/metrics` are read: not when they name no engine the harness knows.
+    metrics_read: bool,
 }
 
 /// Turns true when the whole run must stop (cancel, shutdown, deadline): every request in
@@ -187,6 +189,7 @@ impl Engine {
             policy,
             halt: Halt(None),
             dialect: Dialect::default(),
+            metrics_read: true,
         })
     }
 
@@ -198,6 +201,13 @@ impl Engine {
 
     pub fn dialect(&self) -> Dialect {
         self.dialect
+    }
+
+    /// The same engine with its `/metrics` left unread: they name no engine the harness
+    /// knows, so nothing in them says what the server is doing.
+    pub fn unread_metrics(mut self) -> Self {
+        self.metrics_read = false;
+        self
     }
 
     /// The same engine, every request of which gives up when `stop` turns true.
@@ -309,8 +319,11 @@ impl Engine {
     }
 
     /// `GET /metrics`, read in the engine's dialect; `None` when the server has no metrics
-    /// endpoint.
+    /// endpoint, or none the harness reads ([`Engine::unread_metrics`]).
     pub async fn metrics(&self) -> Result<Option<Snapshot>, BenchError> {
+        if !self.metrics_read {
+            return Ok(None);
+        }
         match self.metrics_text().await? {
             None => Ok(None),
             Some(text) => self

@@ -422,7 +422,7 @@ impl Runner {
             reasons.push("the server has no /tokenize; prompts were sized from usage".to_owned());
         }
         if !self.evidence.metrics_endpoint {
-            reasons.push("the server has no /metrics: idleness, queueing, KV size and token counts could not be checked".to_owned());
+            reasons.push("the server has no /metrics the harness reads (none, or none naming an engine it knows): idleness, queueing, KV size and token counts could not be checked".to_owned());
         }
         let unconfirmed = self
             .evidence

@@ -49,7 +49,7 @@ impl Runner {
         };
         // The dialect, from what its metrics are named: one a verification requires; vLLM's
         // otherwise when they name none known.
-        let text = engine.metrics_text().await?;
+        let mut text = engine.metrics_text().await?;
         let dialect = match text.as_deref().and_then(Dialect::detect) {
             Some(dialect) => dialect,
             None if options.require_dialect => {
@@ -60,7 +60,12 @@ impl Runner {
                     Dialect::ALL.map(Dialect::name).join(", ")
                 )));
             }
-            None => Dialect::default(),
+            // Measured as a server without metrics: nothing in them says what it does.
+            None => {
+                text = None;
+                engine = engine.unread_metrics();
+                Dialect::default()
+            }
         };
         if let Some(stated) = &options.expect_engine
             && stated != dialect.name()

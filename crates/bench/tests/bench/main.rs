@@ -237,22 +237,43 @@ async fn the_simulators_llamacpp_streams_count_at_the_end() {
 }
 
 /// A server whose metrics name no engine (Ollama's, say): a verification refuses it, naming
-/// the engines it reads; a plain run goes on without the engine's counters.
+/// the engines it reads; a plain run measures it as a server without metrics — its report says
+/// queueing and the server's count could not be checked, and it is not compliant. The server
+/// here is the simulator behind a front whose `/metrics` name nothing known.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verification_needs_an_engine_the_harness_reads() {
-    let server = HttpServer::new(|| {
+    let engine = start_sim("tiny");
+    let server = HttpServer::new(move || {
+        let engine = engine.clone();
         App::new()
-            .route(
-                "/v1/models",
-                web::get().to(|| async {
-                    HttpResponse::Ok().json(serde_json::json!({"object": "list",
-                        "data": [{"id": "m", "object": "model"}]}))
-                }),
-            )
             .route(
                 "/metrics",
                 web::get().to(|| async { HttpResponse::Ok().body("# TYPE up gauge\nup 1\n") }),
             )
+            .default_service(web::to(move |req: actix_web::HttpRequest, body: Bytes| {
+                let url = format!("{engine}{}", req.uri());
+                async move {
+                    let client = reqwest::Client::new();
+                    let answer = if req.method() == actix_web::http::Method::POST {
+                        client
+                            .post(url)
+                            .header("content-type", "application/json")
+                            .body(body.to_vec())
+                            .send()
+                            .await
+                    } else {
+                        client.get(url).send().await
+                    };
+                    let answer = answer.unwrap();
+                    let status =
+                        actix_web::http::StatusCode::from_u16(answer.status().as_u16()).unwrap();
+                    let chunks = futures_util::stream::unfold(answer, |mut answer| async move {
+                        let chunk = answer.chunk().await.transpose()?;
+                        Some((chunk, answer))
+                    });
+                    HttpResponse::build(status).streaming(chunks)
+                }
+            }))
     })
     .bind("127.0.0.1:0")
     .unwrap();
@@ -270,6 +291,7 @@ async fn a_verification_needs_an_engine_the_harness_reads() {
             expect_engine: None,
         };
         async move {
+            let _keep = _cancel_tx;
             tokio::time::timeout(Duration::from_secs(60), bench::run(options, None, cancel))
                 .await
                 .unwrap()
@@ -283,10 +305,23 @@ async fn a_verification_needs_an_engine_the_harness_reads() {
             .contains("name no engine the standard reads (vllm, llamacpp, sglang, tgi)"),
         "{refused}"
     );
-    // Without the requirement the run goes past the dialect (and fails later here: this
-    // server has no completions).
-    let later = attempt(false).await.unwrap_err();
-    assert!(!later.to_string().contains("name no engine"), "{later}");
+    // Without the requirement it is measured, its metrics unread.
+    let report = attempt(false).await.unwrap();
+    assert!(!report.evidence.metrics_endpoint);
+    assert!(!report.compliance.compliant);
+    assert!(
+        report
+            .compliance
+            .reasons
+            .iter()
+            .any(|r| r.contains("queueing") && r.contains("could not be checked")),
+        "{:?}",
+        report.compliance
+    );
+    let cell = &report.decode[0];
+    assert!(cell.total_tok_s.is_some_and(|t| t > 0.0), "{cell:?}");
+    assert_eq!(cell.server_generation_tokens, None, "{cell:?}");
+    assert_eq!(cell.avg_active_requests, None, "{cell:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
