@@ -7178,6 +7178,11 @@ export interface operations {
                  */
                 min_reliability?: number;
                 /**
+                 * @description Only machines whose verified report measured this engine: `vllm`, `llamacpp`,
+                 *     `sglang` or `tgi` (unverified machines are left out).
+                 */
+                engine?: string;
+                /**
                  * @description `price` (cheapest first, default), `tok_s` (fastest first), `price_per_mtok`
                  *     (cheapest per million output tokens first) or `reliability` (most reliable first).
                  *     The measured sorts list only listings with that figure.
@@ -8978,6 +8983,11 @@ export interface operations {
                 max_price_per_hour?: number;
                 /** @description Only machines whose 30-day uptime (`reliability`) is at least this, 0 to 1. */
                 min_reliability?: number;
+                /**
+                 * @description Only machines whose verified report measured this engine: `vllm`, `llamacpp`,
+                 *     `sglang` or `tgi`.
+                 */
+                engine?: string;
                 /** @description With `available_until`: only machines free (every GPU) over the whole interval. */
                 available_from?: string;
                 available_until?: string;

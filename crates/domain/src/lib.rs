@@ -26,7 +26,7 @@ pub use ids::{
     RefreshTokenId, ReportId, RunId, SigningKeyId, StripeEventId, UserId,
 };
 pub use ledger::LedgerKind;
-pub use listing::{EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_id};
+pub use listing::{ENGINE_NAMES, EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_id};
 pub use money::{Currency, Money};
 pub use org::{KeyScope, OrgName, Role};
 pub use report::{CellPhase, CellStatus};

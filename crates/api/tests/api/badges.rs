@@ -471,6 +471,7 @@ pub(crate) async fn badge_report(
             ..crate::marketplace::decode_cell(0, 1, 100.0)
         }],
         headline: (Some(100.0), Some(100.0)),
+        engine: Some("vllm".into()),
         measured: store::MeasuredClaim::of(&record),
         kind: "verification".into(),
         badge: Some(store::Badge {

@@ -353,6 +353,9 @@ async fn search_filters_and_sorts_with_cursor_pages(app: TestApp) {
     assert_eq!(search("verified=true").await, [a, e, b, d]);
     assert_eq!(search("gpu_count=2").await, [d]);
     assert_eq!(search("currency=eur").await, Vec::<String>::new());
+    // By the engine the verified report measured (vLLM's here): unverified ones left out.
+    assert_eq!(search("engine=vllm").await, [a, e, b, d]);
+    assert_eq!(search("engine=llamacpp").await, Vec::<String>::new());
     // Measured: the best cell, or one cell.
     assert_eq!(search("sort=tok_s").await, [d, b, e, a]);
     assert_eq!(search("min_total_tok_s=800").await, [b, d]);
@@ -418,6 +421,7 @@ async fn search_filters_and_sorts_with_cursor_pages(app: TestApp) {
         ("cursor=nonsense", "cursor"),
         ("gpu_count=0", "gpu_count"),
         ("available_from=2030-01-01T00:00:00Z", "available_until"),
+        ("engine=ollama", "engine"),
     ] {
         let problem = assert_problem(
             app.get(&format!("/v1/listings?{query}"), None).await,

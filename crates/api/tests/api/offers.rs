@@ -258,6 +258,27 @@ async fn offers_are_the_cheapest_that_meet_the_objective(app: TestApp) {
         .get_json(&format!("/v1/offers?{}", slo(29, 100.0)), None)
         .await;
     assert_eq!(too_many["plan"], Value::Null);
+    // By the engine the verified reports measured: vLLM's here, so llama.cpp's finds none,
+    // and an engine the standard does not read is a 422 naming `engine`.
+    let vllm: Value = app
+        .get_json(&format!("/v1/offers?{}&engine=vllm", slo(20, 100.0)), None)
+        .await;
+    assert_eq!(vllm["plan"]["price_per_hour"]["amount"], 700, "{vllm}");
+    let none: Value = app
+        .get_json(
+            &format!("/v1/offers?{}&engine=llamacpp", slo(1, 100.0)),
+            None,
+        )
+        .await;
+    assert!(none["items"].as_array().unwrap().is_empty(), "{none}");
+    let problem = assert_problem(
+        app.get(&format!("/v1/offers?{}&engine=ollama", slo(1, 100.0)), None)
+            .await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "engine");
 
     // A tighter stutter limit serves fewer users per machine: 4, 4 and 2, and for 6 users
     // mid + cheap (350) become the plan.

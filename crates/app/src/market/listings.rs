@@ -105,6 +105,8 @@ pub struct SearchParams {
     pub gpu_count: Option<i64>,
     /// The 30-day uptime at least this, 0 to 1.
     pub min_reliability: Option<f64>,
+    /// The engine the verified report measured: `vllm`, `llamacpp`, `sglang` or `tgi`.
+    pub engine: Option<String>,
     /// `price` (default), `tok_s`, `price_per_mtok` or `reliability`.
     pub sort: Option<String>,
     pub cursor: Option<String>,
@@ -285,6 +287,18 @@ fn text(value: Option<String>) -> Option<String> {
     value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
 }
 
+/// An `engine=` filter: one of the engines the standard reads (422 naming `engine`).
+pub fn engine_named(name: String) -> Result<String, domain::ValidationError> {
+    if domain::ENGINE_NAMES.contains(&name.as_str()) {
+        Ok(name)
+    } else {
+        Err(domain::ValidationError::new(
+            "engine",
+            format!("must be one of {}", domain::ENGINE_NAMES.join(", ")),
+        ))
+    }
+}
+
 impl SearchParams {
     /// The checked query, and whether free capacity over an interval must be checked.
     fn into_query(self) -> Result<(ListingQuery, Option<i32>), ValidationError> {
@@ -341,6 +355,7 @@ impl SearchParams {
             min_total_tok_s: self.min_total_tok_s,
             min_reliability,
             window,
+            engine: text(self.engine).map(engine_named).transpose()?,
             sort,
             after,
             limit,

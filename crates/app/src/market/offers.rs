@@ -36,6 +36,8 @@ pub struct OfferParams {
     pub max_price_per_hour: Option<i64>,
     /// The 30-day uptime at least this, 0 to 1.
     pub min_reliability: Option<f64>,
+    /// The engine the verified report measured (`vllm`, `llamacpp`, `sglang`, `tgi`).
+    pub engine: Option<String>,
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
     pub include_failing: Option<bool>,
@@ -95,6 +97,13 @@ impl OfferParams {
                 max_price_per_hour: self.max_price_per_hour,
                 min_reliability: crate::market::listings::reliability_floor(self.min_reliability)?,
                 window,
+                engine: self
+                    .engine
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+                    .map(|e| crate::market::listings::engine_named(e.to_owned()))
+                    .transpose()?,
             },
             slo,
             users,

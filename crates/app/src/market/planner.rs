@@ -101,6 +101,7 @@ impl App {
                 max_price_per_hour: None,
                 min_reliability: None,
                 window: None,
+                engine: None,
             })
             .await?;
         let mut by_gpu: HashMap<&str, Vec<_>> = HashMap::new();

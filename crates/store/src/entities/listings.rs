@@ -55,6 +55,8 @@ pub struct Model {
     pub reliability: Option<f64>,
     /// The engine the provider states it runs (`engine.name`); unset when it states none.
     pub engine_name: Option<String>,
+    /// The engine its latest verified report measured; unset while unverified.
+    pub measured_engine: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -37,6 +37,8 @@ pub struct OfferQuery {
     pub min_reliability: Option<f64>,
     /// The listing's availability window must cover `[from, until)`.
     pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// The engine its verified report measured (`None`: any).
+    pub engine: Option<String>,
 }
 
 /// A verified, active listing with its projected figures at contexts of at least the query's.
@@ -109,6 +111,9 @@ impl Db {
         }
         if let Some((from, until)) = query.window {
             select = select.filter(crate::market::listings::covers_window(from, until));
+        }
+        if let Some(engine) = &query.engine {
+            select = select.filter(L::MeasuredEngine.eq(engine.as_str()));
         }
         let found = select.order_by_asc(L::Id).all(self.conn()).await?;
         let mut candidates = Vec::with_capacity(found.len());

@@ -280,6 +280,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         engine_base_url: Set("http://engine.bench.invalid".to_owned()),
         engine_model: Set("bench".to_owned()),
         engine_name: Set(None),
+        measured_engine: Set(verified.then(|| "vllm".to_owned())),
         status: Set(domain::ListingStatus::Active.into()),
         latest_report_id: Set(verified.then_some(report_id)),
         verified_at: Set(verified.then_some(now)),

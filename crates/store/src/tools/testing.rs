@@ -349,6 +349,7 @@ pub async fn verified_report_signed(
             .map(|c| crate::CellRecord { report_id: id, ..c })
             .collect(),
         headline: (best, None),
+        engine: Some("vllm".into()),
         measured: crate::MeasuredClaim::of(&listing),
         kind: "verification".into(),
         badge: Some(crate::Badge {

@@ -130,6 +130,10 @@ pub(crate) async fn withdraw_where(
             Expr::value(Option::<f64>::None),
         )
         .col_expr(
+            listings::Column::MeasuredEngine,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
             listings::Column::VerificationState,
             Expr::value(state.map(str::to_owned)),
         )

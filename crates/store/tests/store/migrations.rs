@@ -482,6 +482,7 @@ async fn the_offer_projection_is_backfilled(backend: Backend) {
         max_price_per_hour: None,
         min_reliability: None,
         window: None,
+        engine: None,
     };
     let before = db.offer_candidates(&query).await.unwrap();
     assert_eq!(before.len(), 1);

@@ -49,6 +49,7 @@ fn random_query(rng: &mut Rng) -> ListingQuery {
         min_total_tok_s: maybe(rng, |r| r.pick(&[150.0, 250.5, 300.0])),
         min_reliability: maybe(rng, |r| r.pick(&[0.5, 0.9, 1.0])),
         window: maybe(rng, |r| r.pick(&[(day(5), day(15)), (day(12), day(30))])),
+        engine: maybe(rng, |r| r.pick(&["vllm", "llamacpp", "tgi"]).to_owned()),
         sort: rng.pick(&[
             SortKey::Price,
             SortKey::TokS,
@@ -74,6 +75,7 @@ fn empty_query() -> ListingQuery {
         min_total_tok_s: None,
         min_reliability: None,
         window: None,
+        engine: None,
         sort: SortKey::Price,
         after: None,
         limit: 20,

@@ -27,6 +27,7 @@ def _get_kwargs(
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -67,6 +68,8 @@ def _get_kwargs(
     params["gpu_count"] = gpu_count
 
     params["min_reliability"] = min_reliability
+
+    params["engine"] = engine
 
     params["sort"] = sort
 
@@ -157,6 +160,7 @@ def sync_detailed(
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -179,6 +183,7 @@ def sync_detailed(
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -206,6 +211,7 @@ def sync_detailed(
         available_until=available_until,
         gpu_count=gpu_count,
         min_reliability=min_reliability,
+        engine=engine,
         sort=sort,
         cursor=cursor,
         limit=limit,
@@ -235,6 +241,7 @@ def sync(
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -257,6 +264,7 @@ def sync(
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -285,6 +293,7 @@ def sync(
         available_until=available_until,
         gpu_count=gpu_count,
         min_reliability=min_reliability,
+        engine=engine,
         sort=sort,
         cursor=cursor,
         limit=limit,
@@ -308,6 +317,7 @@ async def asyncio_detailed(
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -330,6 +340,7 @@ async def asyncio_detailed(
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -357,6 +368,7 @@ async def asyncio_detailed(
         available_until=available_until,
         gpu_count=gpu_count,
         min_reliability=min_reliability,
+        engine=engine,
         sort=sort,
         cursor=cursor,
         limit=limit,
@@ -384,6 +396,7 @@ async def asyncio(
     available_until: datetime.datetime | Unset = UNSET,
     gpu_count: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     sort: str | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
@@ -406,6 +419,7 @@ async def asyncio(
         available_until (datetime.datetime | Unset):
         gpu_count (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         sort (str | Unset):
         cursor (str | Unset):
         limit (int | Unset):
@@ -435,6 +449,7 @@ async def asyncio(
             available_until=available_until,
             gpu_count=gpu_count,
             min_reliability=min_reliability,
+            engine=engine,
             sort=sort,
             cursor=cursor,
             limit=limit,

@@ -21,6 +21,7 @@ def _get_kwargs(
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -45,6 +46,8 @@ def _get_kwargs(
     params["max_price_per_hour"] = max_price_per_hour
 
     params["min_reliability"] = min_reliability
+
+    params["engine"] = engine
 
     json_available_from: str | Unset = UNSET
     if not isinstance(available_from, Unset):
@@ -137,6 +140,7 @@ def sync_detailed(
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -158,6 +162,7 @@ def sync_detailed(
         currency (str | Unset):
         max_price_per_hour (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -181,6 +186,7 @@ def sync_detailed(
         currency=currency,
         max_price_per_hour=max_price_per_hour,
         min_reliability=min_reliability,
+        engine=engine,
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
@@ -206,6 +212,7 @@ def sync(
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -227,6 +234,7 @@ def sync(
         currency (str | Unset):
         max_price_per_hour (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -251,6 +259,7 @@ def sync(
         currency=currency,
         max_price_per_hour=max_price_per_hour,
         min_reliability=min_reliability,
+        engine=engine,
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
@@ -270,6 +279,7 @@ async def asyncio_detailed(
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -291,6 +301,7 @@ async def asyncio_detailed(
         currency (str | Unset):
         max_price_per_hour (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -314,6 +325,7 @@ async def asyncio_detailed(
         currency=currency,
         max_price_per_hour=max_price_per_hour,
         min_reliability=min_reliability,
+        engine=engine,
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
@@ -337,6 +349,7 @@ async def asyncio(
     currency: str | Unset = UNSET,
     max_price_per_hour: int | Unset = UNSET,
     min_reliability: float | Unset = UNSET,
+    engine: str | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
@@ -358,6 +371,7 @@ async def asyncio(
         currency (str | Unset):
         max_price_per_hour (int | Unset):
         min_reliability (float | Unset):
+        engine (str | Unset):
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
@@ -383,6 +397,7 @@ async def asyncio(
             currency=currency,
             max_price_per_hour=max_price_per_hour,
             min_reliability=min_reliability,
+            engine=engine,
             available_from=available_from,
             available_until=available_until,
             include_failing=include_failing,

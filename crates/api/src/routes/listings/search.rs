@@ -48,6 +48,9 @@ pub struct SearchQuery {
     /// Only machines whose 30-day uptime (`reliability`, from liveness probes) is at least
     /// this, 0 to 1; machines never probed are left out.
     pub min_reliability: Option<f64>,
+    /// Only machines whose verified report measured this engine: `vllm`, `llamacpp`,
+    /// `sglang` or `tgi` (unverified machines are left out).
+    pub engine: Option<String>,
     /// `price` (cheapest first, default), `tok_s` (fastest first), `price_per_mtok`
     /// (cheapest per million output tokens first) or `reliability` (most reliable first).
     /// The measured sorts list only listings with that figure.
@@ -75,6 +78,7 @@ impl From<SearchQuery> for SearchParams {
             available_until: q.available_until,
             gpu_count: q.gpu_count,
             min_reliability: q.min_reliability,
+            engine: q.engine,
             sort: q.sort,
             cursor: q.cursor,
             limit: q.limit,

@@ -36,6 +36,9 @@ pub struct OffersQuery {
     pub max_price_per_hour: Option<i64>,
     /// Only machines whose 30-day uptime (`reliability`) is at least this, 0 to 1.
     pub min_reliability: Option<f64>,
+    /// Only machines whose verified report measured this engine: `vllm`, `llamacpp`,
+    /// `sglang` or `tgi`.
+    pub engine: Option<String>,
     /// With `available_until`: only machines free (every GPU) over the whole interval.
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
@@ -200,6 +203,7 @@ pub async fn search(
             currency: q.currency,
             max_price_per_hour: q.max_price_per_hour,
             min_reliability: q.min_reliability,
+            engine: q.engine,
             available_from: q.available_from,
             available_until: q.available_until,
             include_failing: q.include_failing,

@@ -101,6 +101,7 @@ impl SignedReport {
             cost: self.cost.and_then(|cost| serde_json::to_string(&cost).ok()),
             log_leaf,
             log_private,
+            engine: self.summary.engine_name.clone(),
             visibility: self.visibility,
         })
     }

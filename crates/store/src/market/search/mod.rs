@@ -288,5 +288,8 @@ fn listing_filters(query: &ListingQuery, region_index: bool) -> Condition {
     if let Some((from, until)) = query.window {
         c = c.add(crate::market::listings::covers_window(from, until));
     }
+    if let Some(engine) = &query.engine {
+        c = c.add(L::MeasuredEngine.eq(engine.as_str()));
+    }
     c.into_condition()
 }

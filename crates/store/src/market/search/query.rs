@@ -53,6 +53,9 @@ pub struct ListingQuery {
     pub min_reliability: Option<f64>,
     /// The listing's availability window must cover `[from, until)`.
     pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// The engine its verified report measured (`measured_engine`): unverified listings are
+    /// left out.
+    pub engine: Option<String>,
     pub sort: SortKey,
     pub after: Option<After>,
     pub limit: u64,

@@ -107,6 +107,8 @@ pub async fn search_change(
 /// The GPU models, regions and cells the search marketplace draws from.
 pub const SEARCH_MODELS: [&str; 3] = ["A", "B", "C"];
 pub const SEARCH_REGIONS: [&str; 3] = ["eu", "us", "ap"];
+/// The engines verified listings were measured on (`None`: badged before engines were named).
+pub const SEARCH_ENGINES: [Option<&str>; 3] = [Some("vllm"), Some("llamacpp"), None];
 pub const SEARCH_CELLS: [(i64, i64); 3] = [(1024, 1), (1024, 8), (8192, 1)];
 
 fn search_window(
@@ -186,6 +188,9 @@ fn search_listing(
         engine_base_url: Set("http://engine.test.invalid".to_owned()),
         engine_model: Set("m".to_owned()),
         engine_name: Set(None),
+        measured_engine: Set(verified
+            .then(|| rng.pick(&SEARCH_ENGINES).map(str::to_owned))
+            .flatten()),
         status: Set(if active {
             domain::ListingStatus::Active
         } else {

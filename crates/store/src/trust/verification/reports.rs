@@ -106,6 +106,9 @@ pub struct NewReport {
     pub log_private: bool,
     /// `public`, or `private`: then it sets no badge, no headline and no listing figure.
     pub visibility: String,
+    /// The engine the report measured (`engine.name`): its listing's `measured_engine` while
+    /// the report is its verification.
+    pub engine: Option<String>,
 }
 
 impl Db {
@@ -178,6 +181,16 @@ impl Db {
                 badge,
             )
             .await?;
+            if badged {
+                listings::Entity::update_many()
+                    .col_expr(
+                        listings::Column::MeasuredEngine,
+                        Expr::value(report.engine.clone()),
+                    )
+                    .filter(listings::Column::Id.eq(report.listing_id))
+                    .exec(&txn)
+                    .await?;
+            }
         }
         if badged {
             let event = Event::ListingVerified(ListingVerified {

@@ -104,6 +104,7 @@ pub(super) struct Facts {
     pub(super) catalog: Option<u64>,
     pub(super) currency: u64,
     pub(super) region: u64,
+    pub(super) engine: Option<u64>,
     pub(super) reliability: Option<f64>,
     pub(super) tok_s: Option<f64>,
     pub(super) per_mtok: Option<f64>,
@@ -125,6 +126,7 @@ impl Facts {
             catalog: l.catalog_gpu.as_deref().map(fingerprint),
             currency: fingerprint(&l.currency),
             region: fingerprint(&l.region),
+            engine: l.measured_engine.as_deref().map(fingerprint),
             reliability: l.reliability,
             tok_s: l.headline_total_tok_s,
             per_mtok: l.headline_price_per_mtok,
@@ -161,6 +163,7 @@ pub(super) struct Prepared<'q> {
     pub(super) gpu: Option<(u64, Vec<u64>)>,
     pub(super) currency: Option<u64>,
     pub(super) region: Option<u64>,
+    pub(super) engine: Option<u64>,
 }
 
 impl<'q> Prepared<'q> {
@@ -176,6 +179,7 @@ impl<'q> Prepared<'q> {
             }),
             currency: q.currency.as_deref().map(fingerprint),
             region: q.region.as_deref().map(fingerprint),
+            engine: q.engine.as_deref().map(fingerprint),
         }
     }
 
@@ -213,6 +217,7 @@ impl<'q> Prepared<'q> {
             && q.min_vram_gb.is_none_or(|v| f.vram_gb >= v)
             && self.currency.is_none_or(|c| f.currency == c)
             && self.region.is_none_or(|r| f.region == r)
+            && self.engine.is_none_or(|e| f.engine == Some(e))
             && (!q.verified_only || f.verified)
             && q.min_gpu_count.is_none_or(|n| f.gpu_count >= n)
             && at_least(f.reliability, q.min_reliability)
@@ -242,6 +247,9 @@ impl<'q> Prepared<'q> {
         q.gpu_model.as_deref().is_none_or(|m| m == model)
             && q.currency.as_ref().is_none_or(|c| &l.currency == c)
             && q.region.as_ref().is_none_or(|r| &l.region == r)
+            && q.engine
+                .as_deref()
+                .is_none_or(|e| l.measured_engine.as_deref() == Some(e))
             && q.gpu.as_ref().is_none_or(|(id, names)| {
                 l.catalog_gpu.as_deref() == Some(id.as_str()) || names.contains(&l.gpu_model)
             })
