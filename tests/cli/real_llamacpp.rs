@@ -367,6 +367,20 @@ async fn a_real_llamacpp_listing_earns_a_badge() {
     let statement: serde_json::Value = serde_json::from_slice(&payload).unwrap();
     let report = &statement["predicate"];
     assert_eq!(report["engine"]["name"], "llamacpp", "{report}");
+    // Found by the engine it was measured on, and not by another.
+    let found = |engine: &'static str| {
+        let url = format!("{}/v1/listings?engine={engine}", api.base);
+        async move {
+            http_get(url)
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(found("llamacpp").await["items"][0]["id"], id.as_str());
+    assert!(found("vllm").await["items"].as_array().unwrap().is_empty());
     let queued = report["decode"]
         .as_array()
         .unwrap()
