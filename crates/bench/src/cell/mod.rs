@@ -248,6 +248,22 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
         });
     }
     if waited_twice && let Some(waiting) = max_waiting {
+        // Readiness may have come without saturation (the queued streams got a slot as the
+        // first requests ended, before the running count held still): the window's own
+        // samples say how many the server ran.
+        let most_running = running
+            .iter()
+            .filter(|(at, _)| in_window(at))
+            .map(|(_, v)| *v)
+            .reduce(f64::max);
+        if !matches!(rec.readiness, Readiness::Saturated { .. })
+            && let Some(most) = most_running.filter(|m| *m < rec.concurrency as f64)
+        {
+            queued.push(format!(
+                "the server ran at most {most:.0} of {} requests at once",
+                rec.concurrency
+            ));
+        }
         queued.push(format!(
             "up to {waiting:.0} requests waited in the server's queue"
         ));
