@@ -18,7 +18,7 @@ use bench::engine::{Dialect, llamacpp};
 use super::engines::{
     Load, RealEngine, alternate_with_vllm, bench, cell, figure, in_turn, setup, vllm_bench_serve,
 };
-use super::{Server, gpumarket, http, http_get};
+use super::{Server, gpumarket, http, http_get, send_json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_llamacpp_server_reads_as_its_dialect_says() {
@@ -277,17 +277,19 @@ async fn a_real_llamacpp_listing_earns_a_badge() {
         }
         request.send()
     };
-    let registered: serde_json::Value = post(
-        "/v1/auth/register",
-        None,
-        serde_json::json!({"email": "l@example.com", "password": "correct horse battery", "name": "L"}),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
-    let token = registered["access_token"].as_str().unwrap().to_owned();
+    // A person's access token, registered.
+    let register = |email: &'static str| {
+        let body =
+            serde_json::json!({"email": email, "password": "correct horse battery", "name": email});
+        let request = client
+            .post(format!("{}/v1/auth/register", api.base))
+            .json(&body);
+        async move {
+            let registered = send_json(request).await;
+            registered["access_token"].as_str().unwrap().to_owned()
+        }
+    };
+    let token = register("l@example.com").await;
     let org: serde_json::Value = post("/v1/orgs", Some(&token), serde_json::json!({"name": "L"}))
         .await
         .unwrap()
@@ -397,17 +399,7 @@ async fn a_real_llamacpp_listing_earns_a_badge() {
     assert_eq!(queued["status"], "requests_queued", "{queued}");
 
     // A renter's gateway speaks vLLM's `/tokenize` and `/version` to it, translated.
-    let renter: serde_json::Value = post(
-        "/v1/auth/register",
-        None,
-        serde_json::json!({"email": "r@example.com", "password": "correct horse battery", "name": "R"}),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
-    let renter = renter["access_token"].as_str().unwrap().to_owned();
+    let renter = register("r@example.com").await;
     let starts = chrono::Utc::now() + chrono::Duration::seconds(1);
     let booking: serde_json::Value = client
         .post(format!("{}/v1/bookings", api.base))
