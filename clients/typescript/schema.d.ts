@@ -2793,9 +2793,10 @@ export interface components {
             /** Format: int64 */
             context_tokens: number;
             /**
-             * @description The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
-             *     rows are per GPU, model and engine. Absent for reports signed before engines were
-             *     named, and for community rows.
+             * @description The engine a row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`; a community
+             *     run's as its submitter's report names it): rows are per GPU, model and engine. Absent
+             *     for reports signed before engines were named, and for community reports naming none
+             *     the standard knows.
              */
             engine?: string | null;
             gpu_model: string;
@@ -3359,9 +3360,10 @@ export interface components {
                 /** Format: int64 */
                 context_tokens: number;
                 /**
-                 * @description The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
-                 *     rows are per GPU, model and engine. Absent for reports signed before engines were
-                 *     named, and for community rows.
+                 * @description The engine a row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`; a community
+                 *     run's as its submitter's report names it): rows are per GPU, model and engine. Absent
+                 *     for reports signed before engines were named, and for community reports naming none
+                 *     the standard knows.
                  */
                 engine?: string | null;
                 gpu_model: string;

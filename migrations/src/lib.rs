@@ -41,6 +41,7 @@ mod m20261206_000033_window_interruptions;
 mod m20261206_000034_webhook_fairness;
 mod m20261206_000035_engine_names;
 mod m20261206_000036_measured_engines;
+mod m20261206_000037_community_engines;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -86,6 +87,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000034_webhook_fairness::Migration),
             Box::new(m20261206_000035_engine_names::Migration),
             Box::new(m20261206_000036_measured_engines::Migration),
+            Box::new(m20261206_000037_community_engines::Migration),
         ]
     }
 }

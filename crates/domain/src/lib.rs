@@ -26,7 +26,10 @@ pub use ids::{
     RefreshTokenId, ReportId, RunId, SigningKeyId, StripeEventId, UserId,
 };
 pub use ledger::LedgerKind;
-pub use listing::{ENGINE_NAMES, EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_id};
+pub use listing::{
+    ENGINE_NAMES, EngineKey, ListingInput, ListingSpec, Ssh, SshInput, catalog_id, engine_name,
+    known_engine,
+};
 pub use money::{Currency, Money};
 pub use org::{KeyScope, OrgName, Role};
 pub use report::{CellPhase, CellStatus};

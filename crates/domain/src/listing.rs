@@ -165,7 +165,10 @@ impl ListingSpec {
             price: Money::new(input.price_per_gpu_hour, currency),
             engine_base_url: base_url.to_owned(),
             engine_model: bounded_text("engine.model", input.engine_model, 1, 200)?,
-            engine_name: input.engine_name.map(engine_name).transpose()?,
+            engine_name: input
+                .engine_name
+                .map(|name| engine_name("engine.name", name))
+                .transpose()?,
             engine_api_key: input
                 .engine_api_key
                 .map(engine_api_key)
@@ -193,18 +196,16 @@ impl ListingSpec {
 /// equal.
 pub const ENGINE_NAMES: [&str; 4] = ["vllm", "llamacpp", "sglang", "tgi"];
 
-/// An engine's name, one of [`ENGINE_NAMES`] (422 naming `engine.name` otherwise).
-fn engine_name(name: &str) -> Result<String, ValidationError> {
-    ENGINE_NAMES
-        .iter()
-        .find(|known| **known == name)
-        .map(|known| (*known).to_owned())
-        .ok_or_else(|| {
-            ValidationError::new(
-                "engine.name",
-                format!("must be one of {}", ENGINE_NAMES.join(", ")),
-            )
-        })
+/// The engine of this name, when the standard reads it.
+pub fn known_engine(name: &str) -> Option<&'static str> {
+    ENGINE_NAMES.into_iter().find(|known| *known == name)
+}
+
+/// An engine's name, one of [`ENGINE_NAMES`] (422 naming `field` otherwise).
+pub fn engine_name(field: &'static str, name: &str) -> Result<String, ValidationError> {
+    known_engine(name).map(str::to_owned).ok_or_else(|| {
+        ValidationError::new(field, format!("must be one of {}", ENGINE_NAMES.join(", ")))
+    })
 }
 
 /// A guaranteed fraction in basis points: more than 0, at most 1, to four decimals.

@@ -22,9 +22,11 @@ class PageLeaderboardRowViewItemsItem:
         model (str):
         source (str): `verified` or `community`.
         total_tok_s (float):
-        engine (None | str | Unset): The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
-            rows are per GPU, model and engine. Absent for reports signed before engines were
-            named, and for community rows.
+        engine (None | str | Unset): The engine a row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`; a
+            community
+            run's as its submitter's report names it): rows are per GPU, model and engine. Absent
+            for reports signed before engines were named, and for community reports naming none
+            the standard knows.
         listing_id (None | Unset | UUID):
         per_request_tok_s (float | None | Unset):
         report_id (None | Unset | UUID): A verified row's report and listing.

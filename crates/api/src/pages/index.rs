@@ -56,7 +56,7 @@ pub(super) async fn index(req: HttpRequest, app: web::Data<App>) -> HttpResponse
                     (
                         r.gpu_model,
                         r.model,
-                        None,
+                        r.engine,
                         r.context_tokens,
                         r.concurrency,
                         r.total_tok_s,

@@ -131,6 +131,44 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
         .filter_map(|c| c["total_tok_s"].as_f64())
         .fold(0.0, f64::max);
     assert_eq!(row["total_tok_s"].as_f64(), Some(best));
+    assert_eq!(row["engine"], "vllm", "{row}");
+    // Rows are per GPU, model and engine: the same figures measured on llama.cpp are a row
+    // of their own; a report naming an engine the standard does not know is shown without
+    // one (its name is never echoed).
+    let mut others = Vec::new();
+    for engine in ["llamacpp", "my-engine\u{7}"] {
+        let mut renamed = report.clone();
+        renamed["engine"]["name"] = json!(engine);
+        let res = app
+            .post("/v1/runs", Some(&bob.access_token), body(&renamed))
+            .await;
+        assert_eq!(res.status(), 201, "{engine}");
+        let run: Value = res.json().await.unwrap();
+        others.push(run["id"].as_str().unwrap().to_owned());
+    }
+    let community: Value = app.get_json("/v1/leaderboard?source=community", None).await;
+    let engines: Vec<&Value> = community["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["engine"])
+        .collect();
+    assert_eq!(engines.len(), 3, "{community}");
+    for engine in [json!("vllm"), json!("llamacpp"), Value::Null] {
+        assert!(engines.contains(&&engine), "{engine}: {community}");
+    }
+    assert!(!community.to_string().contains("my-engine"), "{community}");
+    for id in others {
+        let res = app
+            .call(
+                reqwest::Method::DELETE,
+                &format!("/v1/runs/{id}"),
+                Some(&bob.access_token),
+                None,
+            )
+            .await;
+        assert_eq!(res.status(), 204);
+    }
     let problem = assert_problem(
         app.get("/v1/leaderboard?source=everyone", None).await,
         422,

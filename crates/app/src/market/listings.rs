@@ -287,18 +287,6 @@ fn text(value: Option<String>) -> Option<String> {
     value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
 }
 
-/// An `engine=` filter: one of the engines the standard reads (422 naming `engine`).
-pub fn engine_named(name: String) -> Result<String, domain::ValidationError> {
-    if domain::ENGINE_NAMES.contains(&name.as_str()) {
-        Ok(name)
-    } else {
-        Err(domain::ValidationError::new(
-            "engine",
-            format!("must be one of {}", domain::ENGINE_NAMES.join(", ")),
-        ))
-    }
-}
-
 impl SearchParams {
     /// The checked query, and whether free capacity over an interval must be checked.
     fn into_query(self) -> Result<(ListingQuery, Option<i32>), ValidationError> {
@@ -355,7 +343,9 @@ impl SearchParams {
             min_total_tok_s: self.min_total_tok_s,
             min_reliability,
             window,
-            engine: text(self.engine).map(engine_named).transpose()?,
+            engine: text(self.engine)
+                .map(|name| domain::engine_name("engine", &name))
+                .transpose()?,
             sort,
             after,
             limit,

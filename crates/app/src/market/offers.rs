@@ -102,7 +102,7 @@ impl OfferParams {
                     .as_deref()
                     .map(str::trim)
                     .filter(|e| !e.is_empty())
-                    .map(|e| crate::market::listings::engine_named(e.to_owned()))
+                    .map(|e| domain::engine_name("engine", e))
                     .transpose()?,
             },
             slo,

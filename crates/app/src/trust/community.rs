@@ -25,6 +25,8 @@ pub struct CommunityLeaderboardRow {
     pub concurrency: i64,
     pub total_tok_s: f64,
     pub per_request_tok_s: Option<f64>,
+    /// The engine the run's report names, when the standard knows it.
+    pub engine: Option<String>,
     pub run_id: Uuid,
 }
 
@@ -193,6 +195,10 @@ impl App {
             )
             .into());
         }
+        let engine_name = stored["engine"]["name"]
+            .as_str()
+            .and_then(domain::known_engine)
+            .map(str::to_owned);
         let model: String = stored["engine"]["model"]
             .as_str()
             .unwrap_or_default()
@@ -246,6 +252,7 @@ impl App {
                     concurrency,
                     total_tok_s: total,
                     per_request_tok_s: per_request,
+                    engine_name: engine_name.clone(),
                     cell: stored["decode"][i].to_string(),
                 },
             )
@@ -304,8 +311,9 @@ impl App {
             .collect())
     }
 
-    /// The best total tok/s of community runs per GPU and model (the catalog GPU's name, or
-    /// `unknown`; the model the engine served), optionally at one context and concurrency:
+    /// The best total tok/s of community runs per GPU, model and engine (the catalog GPU's
+    /// name, or `unknown`; the model the engine served; the engine its report names),
+    /// optionally at one context and concurrency:
     /// read from the board's maintained cells, never from stored reports.
     pub async fn community_leaderboard(
         &self,
@@ -325,10 +333,9 @@ impl App {
                 .and_then(|id| catalogs.and_then(|c| c.gpu(id)))
                 .map_or_else(|| "unknown".to_owned(), |g| g.name.clone());
             // Ids the catalog no longer knows share the `unknown` row.
-            if best
-                .iter()
-                .any(|r| r.gpu_model == gpu_model && r.model == cell.model)
-            {
+            if best.iter().any(|r| {
+                r.gpu_model == gpu_model && r.model == cell.model && r.engine == cell.engine_name
+            }) {
                 continue; // best first: the first of each pair is its best
             }
             best.push(CommunityLeaderboardRow {
@@ -338,6 +345,7 @@ impl App {
                 concurrency: cell.concurrency,
                 total_tok_s: cell.total_tok_s,
                 per_request_tok_s: cell.per_request_tok_s,
+                engine: cell.engine_name,
                 run_id: cell.run_id,
             });
         }

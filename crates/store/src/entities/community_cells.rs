@@ -16,6 +16,9 @@ pub struct Model {
     pub concurrency: i64,
     pub total_tok_s: f64,
     pub per_request_tok_s: Option<f64>,
+    /// The engine the run's report names, when the standard knows it (`vllm`, `llamacpp`,
+    /// `sglang`, `tgi`).
+    pub engine_name: Option<String>,
     /// The decode cell as the report has it (JSON, its strings clipped).
     pub cell: String,
 }

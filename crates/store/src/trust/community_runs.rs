@@ -172,7 +172,7 @@ impl Db {
             .await?)
     }
 
-    /// The community board: per catalog GPU (or none) and served model, the cell with the
+    /// The community board: per catalog GPU (or none), served model and engine, the cell with the
     /// best total tok/s (ties to the earliest run's first cell), optionally at one context and
     /// concurrency; best first, at most `limit` rows. One query: each group's first row by a
     /// window over the maintained cells, whatever the number of cells that tie. (The rows
@@ -203,10 +203,10 @@ impl Db {
         let limit = placeholder(i64::try_from(limit).unwrap_or(i64::MAX).into());
         let sql = format!(
             "SELECT run_id, position, catalog_gpu, catalog_model, model, context_tokens, \
-             concurrency, total_tok_s, per_request_tok_s, '' AS cell FROM ( \
+             concurrency, total_tok_s, per_request_tok_s, engine_name, '' AS cell FROM ( \
                SELECT run_id, position, catalog_gpu, catalog_model, model, context_tokens, \
-                 concurrency, total_tok_s, per_request_tok_s, ROW_NUMBER() OVER ( \
-                 PARTITION BY catalog_gpu, model \
+                 concurrency, total_tok_s, per_request_tok_s, engine_name, ROW_NUMBER() OVER ( \
+                 PARTITION BY catalog_gpu, model, engine_name \
                  ORDER BY total_tok_s DESC, run_id, position) AS place \
                FROM community_cells WHERE {} \
              ) ranked WHERE place = 1 ORDER BY total_tok_s DESC, run_id LIMIT {limit}",

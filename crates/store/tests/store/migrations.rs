@@ -241,7 +241,7 @@ fn no_migration_imports_a_workspace_crate() {
 
 /// What the data migrations of the accounts-and-limits wave keep: accounts that exist count
 /// as confirmed (000023), and the community board starts with the valid cells of the runs
-/// that were not withdrawn (000022).
+/// that were not withdrawn (000022), each naming its run's engine when known (000037).
 async fn data_migrations_keep_what_was_there(backend: Backend) {
     use migration::sea_orm::sea_query::{Alias, Query};
     use migration::sea_orm::{ConnectionTrait, Database};
@@ -279,7 +279,7 @@ async fn data_migrations_keep_what_was_there(backend: Backend) {
                 user.into(),
                 "Old".into(),
                 "m".into(),
-                r#"{"decode": [
+                r#"{"engine": {"name": "llamacpp"}, "decode": [
                     {"status": "valid", "context_tokens": 0, "concurrency": 1, "total_tok_s": 10.0, "per_request_tok_s": 10.0},
                     {"status": "valid", "context_tokens": 0, "concurrency": 2, "total_tok_s": 19.0},
                     {"status": "over_capacity", "context_tokens": 0, "concurrency": 4}
@@ -304,6 +304,20 @@ async fn data_migrations_keep_what_was_there(backend: Backend) {
                 now.into(),
             ],
         ),
+        insert(
+            "community_runs",
+            vec!["id", "submitter_id", "submitter_handle", "model", "report", "report_sha256", "receipt", "created_at"],
+            vec![
+                uuid::Uuid::now_v7().into(),
+                user.into(),
+                "Old".into(),
+                "m2".into(),
+                r#"{"engine": {"name": "my-engine"}, "decode": [{"status": "valid", "context_tokens": 0, "concurrency": 1, "total_tok_s": 5.0}]}"#.into(),
+                "0".into(),
+                "{}".into(),
+                now.into(),
+            ],
+        ),
     ];
     for statement in statements {
         conn.execute(&statement).await.unwrap();
@@ -316,12 +330,18 @@ async fn data_migrations_keep_what_was_there(backend: Backend) {
         "an account from before counts as confirmed"
     );
     let board = db.community_best(None, None, 10).await.unwrap();
-    assert_eq!(board.len(), 1, "{board:?}");
+    assert_eq!(board.len(), 2, "{board:?}");
     assert_eq!(
         board[0].total_tok_s, 19.0,
         "the withdrawn run's 99 is not on the board"
     );
     assert_eq!(board[0].concurrency, 2);
+    // 000037: each cell names the engine its run's report names, when the standard knows it.
+    assert_eq!(board[0].engine_name.as_deref(), Some("llamacpp"));
+    assert_eq!(
+        (board[1].model.as_str(), board[1].engine_name.as_deref()),
+        ("m2", None)
+    );
     db.close().await.unwrap();
 }
 

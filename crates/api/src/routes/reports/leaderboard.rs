@@ -27,9 +27,10 @@ pub struct LeaderboardRowView {
     pub source: &'static str,
     pub gpu_model: String,
     pub model: String,
-    /// The engine a verified row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`):
-    /// rows are per GPU, model and engine. Absent for reports signed before engines were
-    /// named, and for community rows.
+    /// The engine a row's report measured (`vllm`, `llamacpp`, `sglang`, `tgi`; a community
+    /// run's as its submitter's report names it): rows are per GPU, model and engine. Absent
+    /// for reports signed before engines were named, and for community reports naming none
+    /// the standard knows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
     pub context_tokens: i64,
@@ -86,7 +87,7 @@ pub async fn leaderboard(
                 source: "community",
                 gpu_model: r.gpu_model,
                 model: r.model,
-                engine: None,
+                engine: r.engine,
                 context_tokens: r.context_tokens,
                 concurrency: r.concurrency,
                 total_tok_s: r.total_tok_s,
