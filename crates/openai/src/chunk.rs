@@ -64,6 +64,19 @@ pub enum ErrorField<'a> {
     Other(IgnoredAny),
 }
 
+impl Choice<'_> {
+    /// Whether it ends the answer: a `finish_reason` that says something (TGI writes `""` on
+    /// every chunk before its last).
+    pub fn finishes(&self) -> bool {
+        non_empty(self.finish_reason.as_ref())
+    }
+
+    /// Whether it carries answer text or a delta, empty or not.
+    fn is_answer(&self) -> bool {
+        self.text.is_some() || self.delta.is_some()
+    }
+}
+
 fn non_empty(text: Option<&Cow<'_, str>>) -> bool {
     text.is_some_and(|t| !t.is_empty())
 }
@@ -85,7 +98,13 @@ impl<'a> Chunk<'a> {
         self.choices
             .iter()
             .flatten()
-            .any(|c| c.finish_reason.is_none() && (c.text.is_some() || c.delta.is_some()))
+            .any(|c| !c.finishes() && c.is_answer())
+    }
+
+    /// Whether it carries a choice with answer text or a delta, finishing or not: what an
+    /// engine whose last token comes with the finish reason (TGI) sends for each token.
+    pub fn has_answer_choice(&self) -> bool {
+        self.choices.iter().flatten().any(Choice::is_answer)
     }
 
     /// Whether it carries answer text (`text` or `delta.content`): what the harness counts

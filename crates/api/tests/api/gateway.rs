@@ -480,7 +480,7 @@ async fn an_engine_that_inflates_usage_is_capped_and_a_client_gone_is_metered_fo
 
 /// The gateway's `/tokenize` and `/version` answer in vLLM's shapes whatever the engine speaks
 /// (the simulator in each dialect, the listing stating it): llama.cpp's and TGI's tokenizers
-/// translated, SGLang's missing (404), each info endpoint's version.
+/// translated, SGLang's (vLLM's shape) passed through, each info endpoint's version.
 async fn tokenize_and_version_keep_vllms_shapes_on_every_engine(app: TestApp) {
     for (dialect, name) in [
         (sim::Dialect::LlamaCpp, "llamacpp"),
@@ -513,25 +513,25 @@ async fn tokenize_and_version_keep_vllms_shapes_on_every_engine(app: TestApp) {
         let answer = tokenize(json!({"model": "tiny", "prompt": "hello"}))
             .await
             .unwrap();
+        assert_eq!(answer.status(), 200, "{name}");
+        let counted: Value = answer.json().await.unwrap();
+        let tokens = counted["tokens"].as_array().unwrap();
+        assert!(
+            !tokens.is_empty() && tokens.iter().all(Value::is_u64),
+            "{counted}"
+        );
+        assert_eq!(counted["count"], tokens.len(), "{name}: {counted}");
+        let chat = tokenize(json!({"messages": [{"role": "user", "content": "hi"}]}))
+            .await
+            .unwrap();
         if dialect == sim::Dialect::Sglang {
-            assert_problem(answer, 404, "not_found").await;
-        } else {
-            assert_eq!(answer.status(), 200, "{name}");
-            let counted: Value = answer.json().await.unwrap();
-            let tokens = counted["tokens"].as_array().unwrap();
-            assert!(
-                !tokens.is_empty() && tokens.iter().all(Value::is_u64),
-                "{counted}"
+            assert_eq!(
+                chat.status(),
+                200,
+                "SGLang tokenizes chat messages as vLLM does"
             );
-            assert_eq!(counted["count"], tokens.len(), "{name}: {counted}");
-            let problem = assert_problem(
-                tokenize(json!({"messages": [{"role": "user", "content": "hi"}]}))
-                    .await
-                    .unwrap(),
-                422,
-                "validation_failed",
-            )
-            .await;
+        } else {
+            let problem = assert_problem(chat, 422, "validation_failed").await;
             assert_eq!(problem["errors"][0]["field"], "prompt", "{problem}");
         }
         let answer: Value = app

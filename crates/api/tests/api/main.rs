@@ -12,6 +12,7 @@ mod billing;
 mod bookings;
 mod catalog;
 mod email;
+mod engines;
 mod gateway;
 mod guarantees;
 mod hostile;

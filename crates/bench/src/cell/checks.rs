@@ -56,6 +56,19 @@ pub(super) struct CrossCheck {
     pub(super) problem: Option<String>,
 }
 
+/// The first and the last sample taken wholly inside the window that read the generated-token
+/// counter, and its delta between them; `None` without two such samples.
+fn counter_span(rec: &Recording) -> Option<(&Sample, &Sample, f64)> {
+    let counted: Vec<(&Sample, f64)> = rec
+        .samples
+        .iter()
+        .filter(|s| s.sent >= rec.start && s.received <= rec.end)
+        .filter_map(|s| Some((s, s.snapshot.generation_tokens?)))
+        .collect();
+    let (&(first, a), &(last, b)) = (counted.first()?, counted.last()?);
+    (!std::ptr::eq(first, last)).then_some((first, last, b - a))
+}
+
 /// Compares `generation_tokens_total` between the first sample taken wholly inside the window
 /// and the last one, with the client's tokens over the same interval. A sample's reading is
 /// true somewhere between its request and its answer, so the client's count is bounded by
@@ -66,17 +79,7 @@ pub(super) fn cross_check(
     rec: &Recording,
     tokens_in: &dyn Fn(Instant, Instant) -> u64,
 ) -> Option<CrossCheck> {
-    let counted: Vec<(&Sample, f64)> = rec
-        .samples
-        .iter()
-        .filter(|s| s.sent >= rec.start && s.received <= rec.end)
-        .filter_map(|s| Some((s, s.snapshot.generation_tokens?)))
-        .collect();
-    let (&(first, a), &(last, b)) = (counted.first()?, counted.last()?);
-    if std::ptr::eq(first, last) {
-        return None;
-    }
-    let server = b - a;
+    let (first, last, server) = counter_span(rec)?;
     let client = tokens_in(first.at(), last.at());
     let narrow = tokens_in(first.received, last.sent) as f64;
     let wide = tokens_in(first.sent, last.received) as f64;
@@ -111,16 +114,7 @@ pub(super) fn cross_check(
 /// request and the last one's answer plus the interval. The delta must fall within those
 /// bounds, widened by 2 %. No request ended between the samples: no check is made.
 pub(super) fn cross_check_ended(rec: &Recording) -> Option<CrossCheck> {
-    let counted: Vec<(&Sample, f64)> = rec
-        .samples
-        .iter()
-        .filter(|s| s.sent >= rec.start && s.received <= rec.end)
-        .filter_map(|s| Some((s, s.snapshot.generation_tokens?)))
-        .collect();
-    let (&(first, a), &(last, b)) = (counted.first()?, counted.last()?);
-    if std::ptr::eq(first, last) {
-        return None;
-    }
+    let (first, last, server) = counter_span(rec)?;
     let lateness = std::time::Duration::from_secs_f64(rec.sampling_interval_s.max(0.0));
     let ended_between = |from: Instant, to: Instant| -> u64 {
         rec.requests
@@ -135,7 +129,6 @@ pub(super) fn cross_check_ended(rec: &Recording) -> Option<CrossCheck> {
     if wide == 0.0 {
         return None;
     }
-    let server = b - a;
     let client = ended_between(first.at(), last.at());
     let slack = MAX_TOKEN_MISMATCH * wide;
     let span = secs(first.at(), last.at());

@@ -396,7 +396,7 @@ impl Engine {
             api_key: self.api_key.clone(),
             policy: self.policy,
             halt: self.halt.clone(),
-            chunk_per_token: self.dialect.rules().chunk_per_token,
+            chunks: self.dialect.rules().chunks,
         })
     }
 

@@ -9,6 +9,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 use super::{Halt, client, describe, error_of};
 use crate::bounds::{self, clip};
+use crate::engine::Chunks;
 
 /// One slot's connection for streamed completions.
 #[derive(Debug, Clone)]
@@ -19,7 +20,7 @@ pub struct StreamClient {
     pub(super) policy: Policy,
     pub(super) halt: Halt,
     /// The engine sends one chunk per token, text or not ([`crate::engine::Rules`]).
-    pub(super) chunk_per_token: bool,
+    pub(super) chunks: Chunks,
 }
 
 /// The bounds of one streamed request.
@@ -109,9 +110,9 @@ impl ChunkSink for () {
 ///
 /// With continuous usage stats every chunk says how many tokens were generated so far, so a
 /// chunk carrying several tokens counts them all. Without them, each chunk with text counts
-/// one — or, from an engine that sends one chunk per token (`chunk_per_token`, llama.cpp),
-/// each chunk with a choice that is not the answer's end, whose text may be empty (a token
-/// that renders as nothing); the final usage then only corrects a shortfall.
+/// one — or, from an engine that sends one chunk per token (`chunks`, [`Chunks`]), each chunk
+/// with a choice, whose text may be empty (a token that renders as nothing), but the one that
+/// only ends the answer (llama.cpp's); the final usage then only corrects a shortfall.
 ///
 /// What the engine claims is checked, not trusted: a count beyond `max_tokens`, a count that
 /// goes backwards, or a final usage that disagrees with the counts the stream carried is an
@@ -121,9 +122,14 @@ pub(super) fn chunk_tokens(
     counted: &mut u64,
     max_tokens: u64,
     timeline: &mut Timeline,
-    chunk_per_token: bool,
+    chunks: Chunks,
 ) -> Result<u64, String> {
     let has_choices = chunk.has_choices();
+    let by_chunk = u64::from(match chunks {
+        Chunks::Text => chunk.has_text(),
+        Chunks::PerToken => chunk.has_unfinished_choice(),
+        Chunks::PerTokenToTheEnd => chunk.has_answer_choice(),
+    });
     let mut tokens = None;
     if let Some(usage) = chunk.usage {
         if let Some(prompt) = usage.prompt_tokens {
@@ -142,28 +148,24 @@ pub(super) fn chunk_tokens(
                     *counted
                 ));
             }
-            // Running usage is usage on a chunk that carries text: a last chunk with only a
-            // finish reason (llama.cpp's) is a final usage.
-            if has_choices && chunk.has_text() {
+            // Running usage is usage on a chunk that carries text and does not end the
+            // answer: a last chunk with only a finish reason (llama.cpp's), or with the last
+            // token and the finish reason (TGI's), carries a final usage.
+            if chunk.has_text() && chunk.has_unfinished_choice() {
                 timeline.saw_usage = true;
             }
             let added = completion.saturating_sub(*counted);
             if !timeline.saw_usage {
+                // What the usage adds beyond this chunk's own token (TGI's last chunk has one).
                 timeline.final_usage = Some(FinalUsage {
                     completion_tokens: completion,
-                    added,
+                    added: added.saturating_sub(by_chunk),
                 });
             }
             tokens = Some(added);
         }
     }
-    let tokens = tokens.unwrap_or_else(|| {
-        u64::from(if chunk_per_token {
-            chunk.has_unfinished_choice()
-        } else {
-            chunk.has_text()
-        })
-    });
+    let tokens = tokens.unwrap_or(by_chunk);
     if *counted + tokens > max_tokens {
         return Err(format!(
             "the server claimed {} tokens for a request of max_tokens {max_tokens}",
@@ -312,7 +314,7 @@ impl StreamClient {
                 failed = take_event(
                     event,
                     at,
-                    (&mut counted, limits.max_tokens, self.chunk_per_token),
+                    (&mut counted, limits.max_tokens, self.chunks),
                     &mut timeline,
                     sink,
                 );
@@ -330,7 +332,7 @@ impl StreamClient {
 fn take_event(
     event: EventRef<'_>,
     at: Instant,
-    (counted, max_tokens, chunk_per_token): (&mut u64, u64, bool),
+    (counted, max_tokens, chunks): (&mut u64, u64, Chunks),
     timeline: &mut Timeline,
     sink: &mut impl ChunkSink,
 ) -> Option<String> {
@@ -355,7 +357,7 @@ fn take_event(
             clip(message, bounds::MESSAGE)
         ));
     }
-    match chunk_tokens(&chunk, counted, max_tokens, timeline, chunk_per_token) {
+    match chunk_tokens(&chunk, counted, max_tokens, timeline, chunks) {
         Ok(0) => None,
         Ok(tokens) => {
             timeline.chunks.push((at, tokens));

@@ -2,6 +2,7 @@ use openai::{Chunk, SseDecoder, SseEvent};
 
 use super::stream::chunk_tokens;
 use super::*;
+use crate::engine::Chunks;
 use serde_json::json;
 
 /// [`chunk_tokens`] of a chunk written as JSON.
@@ -17,7 +18,7 @@ fn tokens(
         counted,
         max_tokens,
         timeline,
-        false,
+        Chunks::Text,
     )
 }
 
@@ -42,8 +43,8 @@ fn decode(text: &str) -> (Timeline, Vec<u64>) {
                 SseEvent::TooLong { .. } => panic!("a capture line is too long"),
                 SseEvent::Data(data) => {
                     let chunk = Chunk::parse(&data).unwrap();
-                    let n =
-                        chunk_tokens(&chunk, &mut previous, 1000, &mut timeline, false).unwrap();
+                    let n = chunk_tokens(&chunk, &mut previous, 1000, &mut timeline, Chunks::Text)
+                        .unwrap();
                     counts.push(n);
                 }
             }
@@ -164,7 +165,7 @@ fn one_chunk_per_token_counts_empty_text_and_checks_the_final_usage() {
             &mut counted,
             100,
             timeline,
-            true,
+            Chunks::PerToken,
         )
         .unwrap()
     };
@@ -194,9 +195,72 @@ fn one_chunk_per_token_counts_empty_text_and_checks_the_final_usage() {
             &mut counted,
             100,
             &mut timeline,
-            false,
+            Chunks::Text,
         )
         .unwrap();
     }
     assert_eq!(counted, 2);
+}
+
+/// TGI sends one chunk per token with `finish_reason: ""` until its last, which carries the
+/// last token with the finish reason — and, for a completion, the final usage; a chat's usage
+/// comes in a chunk of its own. Every token counts, and the usage adds nothing.
+#[test]
+fn tgi_s_last_chunk_carries_its_last_token() {
+    let count_all = |chunks: &[Value]| {
+        let (mut timeline, mut counted) = (Timeline::default(), 0);
+        let counts: Vec<u64> = chunks
+            .iter()
+            .map(|chunk| {
+                let text = chunk.to_string();
+                chunk_tokens(
+                    &Chunk::parse(&text).unwrap(),
+                    &mut counted,
+                    100,
+                    &mut timeline,
+                    Chunks::PerTokenToTheEnd,
+                )
+                .unwrap()
+            })
+            .collect();
+        (counts, timeline.final_usage)
+    };
+    let token = |text: &str| {
+        json!({"object": "text_completion", "id": "", "choices": [
+            {"index": 0, "text": text, "logprobs": null, "finish_reason": ""}]})
+    };
+    let usage = json!({"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8});
+    let last = json!({"object": "text_completion", "id": "", "choices": [
+        {"index": 0, "text": "c", "logprobs": null, "finish_reason": "length"}], "usage": usage});
+    let ended = Some(FinalUsage {
+        completion_tokens: 3,
+        added: 0,
+    });
+    assert_eq!(
+        count_all(&[token("a"), token(""), last]),
+        (vec![1, 1, 1], ended)
+    );
+    let chat = |content: &str, finish: Value| {
+        json!({"object": "chat.completion.chunk", "choices": [{"index": 0,
+            "delta": {"role": "assistant", "content": content}, "finish_reason": finish}],
+            "usage": null})
+    };
+    let usage_only = json!({"choices": [], "usage": usage});
+    assert_eq!(
+        count_all(&[
+            chat("a", Value::Null),
+            chat("b", Value::Null),
+            chat("", json!("stop")),
+            usage_only
+        ]),
+        (vec![1, 1, 1, 0], ended)
+    );
+    // Read as llama.cpp's, the last token would be missing and the usage would add it.
+    let (mut timeline, mut counted) = (Timeline::default(), 0);
+    for chunk in [token("a"), token("b")] {
+        let text = chunk.to_string();
+        let parsed = Chunk::parse(&text).unwrap();
+        chunk_tokens(&parsed, &mut counted, 100, &mut timeline, Chunks::PerToken).unwrap();
+    }
+    assert_eq!(counted, 2, "an empty finish reason is not the end");
 }

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use super::{Capacity, CounterMoves, Field, Rules};
+use super::{Capacity, Chunks, CounterMoves, Field, Rules};
 
 /// The name llama.cpp's facts carry.
 pub const NAME: &str = "llamacpp";
@@ -31,7 +31,7 @@ pub const INFO_PATH: &str = "/props";
 /// unless a request says `cache_prompt: false`.
 pub const RULES: Rules = Rules {
     continuous_usage: false,
-    chunk_per_token: true,
+    chunks: Chunks::PerToken,
     counter: CounterMoves::AtRequestEnd,
     cold_field: Some(("cache_prompt", false)),
 };
@@ -124,8 +124,7 @@ mod tests {
             Some(Dialect::LlamaCpp)
         );
         assert_eq!(Dialect::LlamaCpp.name(), "llamacpp");
-        assert!(Dialect::LlamaCpp.measured());
-        assert_eq!(Dialect::measured_names(), ["vllm", "llamacpp"]);
+        assert!(Dialect::LlamaCpp.checked_against_real_server());
     }
 
     /// Four streams on two slots: two run, two wait; the generated-token counter has not

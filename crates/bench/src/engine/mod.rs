@@ -2,10 +2,10 @@
 //! (mapped here onto the normalised [`Snapshot`] the standard reads), how it answers
 //! `/version` and `/tokenize`, and the name its facts carry. One module per dialect; the
 //! dialect is picked at preflight from what the server's `/metrics` names, never guessed from
-//! its address. vLLM's ([`vllm`]) and llama.cpp's ([`llamacpp`]) are measured, each by the
-//! standard's rules for it ([`Rules`]); SGLang's ([`sglang`]) and TGI's ([`tgi`]) are read,
-//! and their runs are refused as unsupported until their streams are checked against the
-//! real servers ([`Dialect::measured`]). A server
+//! its address. Each is measured by the standard's rules for it ([`Rules`]): vLLM's
+//! ([`vllm`]) and llama.cpp's ([`llamacpp`]) checked against the real servers in the suite,
+//! SGLang's ([`sglang`]) and TGI's ([`tgi`]) written from their source
+//! ([`Dialect::checked_against_real_server`]). A server
 //! whose metrics name no known dialect is refused by a verification
 //! ([`crate::Options::require_dialect`]) and otherwise read as vLLM, as before the seam.
 
@@ -40,6 +40,22 @@ pub enum CounterMoves {
     AtRequestEnd,
 }
 
+/// How a dialect's server sends its tokens in chunks, for counting them without running usage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunks {
+    /// Any number of tokens a chunk (vLLM's, SGLang's): each chunk with text counts one, a
+    /// fallback that under-counts, so a run that needed it is not compliant.
+    Text,
+    /// One chunk per token, text or not, and the answer's end in a chunk of its own
+    /// (llama.cpp's, whose tokens that render as nothing come as empty text): each chunk with
+    /// a choice that is not the end counts one.
+    PerToken,
+    /// One chunk per token, the last carrying the finish reason with the last token (TGI's,
+    /// `router/src/server.rs`: its final `CompletionFinal` and its chat's last chunk are the
+    /// last token's): each chunk with a choice counts one.
+    PerTokenToTheEnd,
+}
+
 /// How the standard measures one dialect's server (its "Targets" table): how its streams'
 /// tokens are counted, when its counter moves, and what a cold request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,10 +64,8 @@ pub struct Rules {
     /// then a run without it is not compliant. Otherwise tokens are counted one per content
     /// chunk, and each request's final usage must agree with its chunks.
     pub continuous_usage: bool,
-    /// Without running usage: the server sends one chunk per token, text or not, so each
-    /// chunk with a choice that is not the answer's end counts one (llama.cpp's, whose tokens
-    /// that render as nothing come as empty text); otherwise each chunk with text does.
-    pub chunk_per_token: bool,
+    /// How a stream's chunks are counted without running usage.
+    pub chunks: Chunks,
     pub counter: CounterMoves,
     /// A field a request carries to be measured on a cold cache (prefill, and the warm-up
     /// whose first token is a prefill): llama.cpp's `cache_prompt: false`. Decode streams and
@@ -161,10 +175,10 @@ impl Dialect {
         }
     }
 
-    /// Whether the standard measures this dialect's server: its rules written and checked
-    /// against the real server. A run on one it does not is refused as `engine_unsupported`
-    /// (SGLang's and TGI's, written from their source, until a real server checks them).
-    pub fn measured(self) -> bool {
+    /// Whether this dialect's rules were checked against its real server in the suite (vLLM's
+    /// and llama.cpp's); SGLang's and TGI's are written from their source, which their pages
+    /// in the book say.
+    pub fn checked_against_real_server(self) -> bool {
         matches!(self, Self::Vllm | Self::LlamaCpp)
     }
 
@@ -176,15 +190,6 @@ impl Dialect {
             Self::Sglang => sglang::RULES,
             Self::Tgi => tgi::RULES,
         }
-    }
-
-    /// The names of the dialects runs measure, for a refusal to name them.
-    pub fn measured_names() -> Vec<&'static str> {
-        Self::ALL
-            .into_iter()
-            .filter(|d| d.measured())
-            .map(Self::name)
-            .collect()
     }
 
     /// The dialect whose metric names a `/metrics` text uses; `None` when it names none known.
@@ -309,12 +314,12 @@ impl Dialect {
     }
 
     /// The body of a `POST /tokenize` of `prompt`; `None` for a dialect whose tokenizing
-    /// endpoint the harness does not know (SGLang's).
+    /// endpoint the harness does not know (none today). SGLang's takes and answers vLLM's
+    /// shape (`python/sglang/srt/entrypoints/openai/protocol.py`, `TokenizeRequest`).
     pub fn tokenize_request(self, model: &str, prompt: &str) -> Option<serde_json::Value> {
         match self {
-            Self::Vllm => Some(vllm::tokenize_request(model, prompt)),
+            Self::Vllm | Self::Sglang => Some(vllm::tokenize_request(model, prompt)),
             Self::LlamaCpp => Some(llamacpp::tokenize_request(prompt)),
-            Self::Sglang => None,
             Self::Tgi => Some(tgi::tokenize_request(prompt)),
         }
     }
@@ -322,9 +327,8 @@ impl Dialect {
     /// The token count a `/tokenize` answer gives; `None` when it gives none.
     pub fn token_count(self, body: &[u8]) -> Option<u64> {
         match self {
-            Self::Vllm => vllm::token_count(body),
+            Self::Vllm | Self::Sglang => vllm::token_count(body),
             Self::LlamaCpp => llamacpp::token_count(body),
-            Self::Sglang => None,
             Self::Tgi => tgi::token_count(body),
         }
     }
@@ -334,9 +338,8 @@ impl Dialect {
     pub fn token_ids(self, body: &[u8]) -> Option<Vec<u64>> {
         let answer = serde_json::from_slice::<serde_json::Value>(body).ok()?;
         let list = match self {
-            Self::Vllm | Self::LlamaCpp => answer.get("tokens")?.as_array()?,
+            Self::Vllm | Self::LlamaCpp | Self::Sglang => answer.get("tokens")?.as_array()?,
             Self::Tgi => answer.as_array()?,
-            Self::Sglang => return None,
         };
         list.iter()
             .take(crate::bounds::TOKEN_IDS)

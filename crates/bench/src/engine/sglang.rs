@@ -1,11 +1,12 @@
 //! SGLang's dialect (`--enable-metrics`), written from its source: the metric names of
 //! `python/sglang/srt/metrics/collector.py` (labelled `model_name`, summed like any label set),
 //! which the seed's tool (llm-inference-bench) reads too, and `/get_server_info`
-//! (`python/sglang/srt/entrypoints/http_server.py`: the server's arguments and `"version"`).
-//! Not checked against a real server: SGLang does not run on these machines
-//! (design/engines.md). It has no `/tokenize` the harness knows.
+//! (`python/sglang/srt/entrypoints/http_server.py`: the server's arguments and `"version"`),
+//! and its `/tokenize`, which speaks vLLM's shape (`{model, prompt}` → `{tokens, count,
+//! max_model_len}`). Read from sglang 0.5.23's source. Not checked against a real server:
+//! SGLang does not run on these machines (design/engines.md).
 
-use super::{CounterMoves, Field, Rules};
+use super::{Chunks, CounterMoves, Field, Rules};
 
 /// The name SGLang's facts carry.
 pub const NAME: &str = "sglang";
@@ -13,12 +14,16 @@ pub const NAME: &str = "sglang";
 /// Where SGLang states its version.
 pub const INFO_PATH: &str = "/get_server_info";
 
-/// As vLLM's: `stream_options.continuous_usage_stats` and a counter moving each step
-/// (`python/sglang/srt/entrypoints/openai/protocol.py`, `collector.py`).
+/// Running usage on every chunk with `stream_options.continuous_usage_stats`, as vLLM's
+/// (`python/sglang/srt/entrypoints/openai/utils.py`, `should_include_usage`; a chunk is one
+/// scheduler output and may carry several tokens, or none: usage is what counts them); its
+/// token counters move as requests end, not each step (`observe_one_finished_request`, called
+/// only for a finished request in `tokenizer_manager.py`'s `collect_metrics`), so the
+/// cross-check is llama.cpp's, over the requests that ended.
 pub const RULES: Rules = Rules {
     continuous_usage: true,
-    chunk_per_token: false,
-    counter: CounterMoves::EachStep,
+    chunks: Chunks::Text,
+    counter: CounterMoves::AtRequestEnd,
     cold_field: None,
 };
 
@@ -64,7 +69,13 @@ mod tests {
             super::version(br#"{"tp_size": 1, "version": "0.5.4"}"#).as_deref(),
             Some("0.5.4")
         );
-        assert!(!Dialect::Sglang.measured());
-        assert_eq!(Dialect::Sglang.tokenize_request("m", "p"), None);
+        assert!(!Dialect::Sglang.checked_against_real_server());
+        assert_eq!(
+            Dialect::Sglang.tokenize_request("m", "p"),
+            Some(serde_json::json!({"model": "m", "prompt": "p"}))
+        );
+        let answer = br#"{"tokens": [5, 6], "count": 2, "max_model_len": 8192}"#;
+        assert_eq!(Dialect::Sglang.token_count(answer), Some(2));
+        assert_eq!(Dialect::Sglang.token_ids(answer), Some(vec![5, 6]));
     }
 }

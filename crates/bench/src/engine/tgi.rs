@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::{CounterMoves, Field, Rules};
+use super::{Chunks, CounterMoves, Field, Rules};
 
 /// The name TGI's facts carry.
 pub const NAME: &str = "tgi";
@@ -19,11 +19,12 @@ pub const NAME: &str = "tgi";
 /// Where TGI states its version.
 pub const INFO_PATH: &str = "/info";
 
-/// One token per streamed chunk and no running usage; token counts only in histograms
-/// recorded as requests end (`router/src/server.rs`).
+/// One token per streamed chunk, the last token in the chunk that ends the answer, and no
+/// running usage (`router/src/server.rs`: `stream_options` is not read by completions); token
+/// counts only in histograms recorded as requests end.
 pub const RULES: Rules = Rules {
     continuous_usage: false,
-    chunk_per_token: true,
+    chunks: Chunks::PerTokenToTheEnd,
     counter: CounterMoves::AtRequestEnd,
     cold_field: None,
 };
@@ -93,6 +94,6 @@ mod tests {
             super::token_count(br#"[{"id":1,"text":"a","start":0,"stop":1}]"#),
             Some(1)
         );
-        assert!(!Dialect::Tgi.measured());
+        assert!(!Dialect::Tgi.checked_against_real_server());
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{CounterMoves, Field, Rules};
+use super::{Chunks, CounterMoves, Field, Rules};
 
 /// The name vLLM's facts carry.
 pub const NAME: &str = "vllm";
@@ -15,7 +15,7 @@ pub const INFO_PATH: &str = "/version";
 /// per prefill) alone.
 pub const RULES: Rules = Rules {
     continuous_usage: true,
-    chunk_per_token: false,
+    chunks: Chunks::Text,
     counter: CounterMoves::EachStep,
     cold_field: None,
 };

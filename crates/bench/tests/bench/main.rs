@@ -106,10 +106,11 @@ async fn an_unreachable_server_is_a_clear_error() {
 }
 
 /// The simulator speaking SGLang or TGI: the harness reads the dialect from its metrics and
-/// refuses to measure it until its rules are checked against a real server. Speaking
-/// llama.cpp, it is measured by llama.cpp's rules: capacity from `/props`, tokens one per
-/// content chunk (no continuous usage, and not held against it), and a stated engine that
-/// differs refused.
+/// measures it by its rules — SGLang's tokens from running usage (its chunks are engine
+/// steps), TGI's one per chunk to the last (no running usage, and not held against it), both
+/// cross-checked over the requests that ended. Speaking llama.cpp, it is measured by
+/// llama.cpp's rules: capacity from `/props`, tokens one per content chunk (no continuous
+/// usage, and not held against it), and a stated engine that differs refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn other_engines_are_recognised_and_measured_by_their_rules() {
     let serve = |dialect| {
@@ -120,14 +121,24 @@ async fn other_engines_are_recognised_and_measured_by_their_rules() {
         tokio::spawn(server.run());
         url
     };
-    for (dialect, name) in [(sim::Dialect::Sglang, "sglang"), (sim::Dialect::Tgi, "tgi")] {
-        let err = run(&serve(dialect), None, tiny_run()).await.unwrap_err();
-        assert_eq!(err.code(), "engine_unsupported", "{name}: {err}");
+    for (dialect, name, continuous) in [
+        (sim::Dialect::Sglang, "sglang", true),
+        (sim::Dialect::Tgi, "tgi", false),
+    ] {
+        let report = run(&serve(dialect), None, tiny_run()).await.unwrap();
+        assert_eq!(report.engine.name, name);
+        assert_eq!(report.evidence.continuous_usage, continuous, "{name}");
         assert!(
-            err.to_string().contains(&format!("{name}'s dialect"))
-                && err.to_string().contains("it measures: vllm, llamacpp"),
-            "{err}"
+            report.compliance.compliant,
+            "{name}: {:?}",
+            report.compliance
         );
+        let cell = &report.decode[0];
+        assert_eq!(cell.status, bench::Status::Valid, "{name}: {cell:?}");
+        assert!(cell.total_tok_s.is_some_and(|t| t > 0.0), "{cell:?}");
+        if dialect == sim::Dialect::Tgi {
+            assert_eq!(cell.tokens_per_chunk, Some(1.0), "{cell:?}");
+        }
     }
     let llamacpp = serve(sim::Dialect::LlamaCpp);
     let report = run(&llamacpp, None, tiny_run()).await.unwrap();
@@ -171,40 +182,160 @@ async fn other_engines_are_recognised_and_measured_by_their_rules() {
     assert_eq!(report.engine.name, "vllm");
 }
 
+/// The tiny profile's simulator speaking `dialect`; its address.
+fn start_sim_speaking(dialect: sim::Dialect) -> String {
+    let mut profile = sim::Profile::load("tiny").unwrap();
+    profile.dialect = dialect;
+    let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
+    let url = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run());
+    url
+}
+
+/// The chunks of a streamed answer to `body` at `path`, which must end with `[DONE]`.
+async fn sse_chunks(url: &str, path: &str, body: serde_json::Value) -> Vec<serde_json::Value> {
+    outbound::install_crypto_provider();
+    let text = reqwest::Client::new()
+        .post(format!("{url}{path}"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let data: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
+    data[..data.len() - 1]
+        .iter()
+        .map(|d| serde_json::from_str::<serde_json::Value>(d).unwrap())
+        .collect()
+}
+
+/// The simulator's SGLang and TGI streams are written as their sources write them (the
+/// sources are cited in `crates/sim/src/dialect/`): SGLang's running usage on every chunk when
+/// `continuous_usage_stats` asks (without `include_usage`), `usage: null` otherwise, a chat's
+/// role first and finish apart; TGI's one token a chunk, `finish_reason: ""` until the last
+/// token's chunk, which ends a completion with its usage, and a chat's usage apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulators_sglang_and_tgi_streams_follow_their_sources() {
+    use serde_json::json;
+    let sglang = start_sim_speaking(sim::Dialect::Sglang);
+    let completion = sse_chunks(
+        &sglang,
+        "/v1/completions",
+        json!({"model": "tiny", "prompt": "hello", "max_tokens": 6, "stream": true,
+            "stream_options": {"continuous_usage_stats": true}}),
+    )
+    .await;
+    let last = completion.last().unwrap();
+    assert_eq!(
+        last["choices"][0]["finish_reason"], "length",
+        "{completion:#?}"
+    );
+    assert_eq!(last["usage"]["completion_tokens"], 6);
+    assert!(
+        completion
+            .iter()
+            .all(|c| c["usage"]["completion_tokens"].is_u64()
+                && c["choices"][0].get("matched_stop").is_some()
+                && !c["id"].as_str().unwrap().starts_with("cmpl-"))
+    );
+    let plain = sse_chunks(
+        &sglang,
+        "/v1/completions",
+        json!({"model": "tiny", "prompt": "hello", "max_tokens": 6, "stream": true}),
+    )
+    .await;
+    assert!(
+        plain
+            .iter()
+            .all(|c| c["usage"].is_null() && c.get("usage").is_some()),
+        "{plain:#?}"
+    );
+    let chat = sse_chunks(
+        &sglang,
+        "/v1/chat/completions",
+        json!({"model": "tiny", "max_tokens": 3, "stream": true,
+            "messages": [{"role": "user", "content": "hello"}],
+            "stream_options": {"include_usage": true}}),
+    )
+    .await;
+    assert_eq!(
+        chat[0]["choices"][0]["delta"],
+        json!({"reasoning_content": null, "role": "assistant", "content": ""})
+    );
+    let (usage, finish) = (&chat[chat.len() - 1], &chat[chat.len() - 2]);
+    assert_eq!(
+        finish["choices"][0]["delta"],
+        json!({"reasoning_content": null}),
+        "{chat:#?}"
+    );
+    assert_eq!(finish["choices"][0]["finish_reason"], "length");
+    assert_eq!(usage["choices"], json!([]));
+    assert_eq!(usage["usage"]["completion_tokens"], 3);
+    assert!(
+        chat[1..chat.len() - 2]
+            .iter()
+            .all(|c| c["choices"][0]["finish_reason"].is_null() && c.get("usage").is_none())
+    );
+
+    let tgi = start_sim_speaking(sim::Dialect::Tgi);
+    let completion = sse_chunks(
+        &tgi,
+        "/v1/completions",
+        json!({"model": "tiny", "prompt": "hello", "max_tokens": 6, "stream": true,
+            "stream_options": {"include_usage": true, "continuous_usage_stats": true}}),
+    )
+    .await;
+    assert_eq!(completion.len(), 6, "one chunk per token: {completion:#?}");
+    assert!(
+        completion[..5]
+            .iter()
+            .all(|c| c["choices"][0]["finish_reason"] == ""
+                && c.get("usage").is_none()
+                && c["id"] == "")
+    );
+    let last = &completion[5];
+    assert_eq!(last["choices"][0]["finish_reason"], "length");
+    assert!(last["choices"][0]["text"].is_string());
+    assert_eq!(last["usage"]["completion_tokens"], 6);
+    assert!(
+        last["system_fingerprint"]
+            .as_str()
+            .unwrap()
+            .ends_with("-native")
+    );
+    let chat = sse_chunks(
+        &tgi,
+        "/v1/chat/completions",
+        json!({"model": "tiny", "max_tokens": 3, "stream": true,
+            "messages": [{"role": "user", "content": "hello"}],
+            "stream_options": {"include_usage": true}}),
+    )
+    .await;
+    // Three tokens, each naming the role, the last with the finish reason; then the usage.
+    assert_eq!(chat.len(), 4, "{chat:#?}");
+    assert!(
+        chat[..3]
+            .iter()
+            .all(|c| c["choices"][0]["delta"]["role"] == "assistant" && c["usage"].is_null())
+    );
+    assert_eq!(chat[2]["choices"][0]["finish_reason"], "length");
+    assert_eq!(chat[3]["choices"], json!([]));
+    assert_eq!(chat[3]["usage"]["completion_tokens"], 3);
+}
+
 /// The simulator's llama.cpp streams end as the real server's do: one token a chunk, the
 /// usage and timings only at the end — in a completion's last chunk, in a chat's own chunk
 /// only when asked for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_simulators_llamacpp_streams_count_at_the_end() {
-    let mut profile = sim::Profile::load("tiny").unwrap();
-    profile.dialect = sim::Dialect::LlamaCpp;
-    let server = sim::serve(profile, "127.0.0.1:0", 1.0).unwrap();
-    let url = format!("http://{}", server.local_addr());
-    tokio::spawn(server.run());
-    outbound::install_crypto_provider();
-    let chunks = |path: &'static str, body: serde_json::Value| {
-        let url = format!("{url}{path}");
-        async move {
-            let text = reqwest::Client::new()
-                .post(url)
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let data: Vec<&str> = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("data: "))
-                .collect();
-            assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
-            data[..data.len() - 1]
-                .iter()
-                .map(|d| serde_json::from_str::<serde_json::Value>(d).unwrap())
-                .collect::<Vec<_>>()
-        }
-    };
+    let url = start_sim_speaking(sim::Dialect::LlamaCpp);
+    let chunks = |path: &'static str, body: serde_json::Value| sse_chunks(&url, path, body);
     let completion = chunks(
         "/v1/completions",
         serde_json::json!({"model": "tiny", "prompt": "hello", "max_tokens": 6, "stream": true,

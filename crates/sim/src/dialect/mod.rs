@@ -1,7 +1,7 @@
 //! How the simulated engine speaks: the `/metrics` names, label sets and value formatting of
 //! the engine it stands in for, one module per dialect — the simulator's side of the
-//! harness's engine seam (`bench::engine`): vLLM's, llama.cpp's, SGLang's and TGI's (their
-//! metrics, info endpoints and `/tokenize`; their streams are still vLLM's shape).
+//! harness's engine seam (`bench::engine`): vLLM's, llama.cpp's, SGLang's and TGI's — their
+//! metrics, info endpoints, `/tokenize` and streams, each written from the engine's source.
 
 use crate::engine::Stats;
 use crate::profile::{Dialect, Profile};
@@ -21,4 +21,38 @@ impl Dialect {
             Self::Tgi => tgi::render(stats),
         }
     }
+}
+
+/// What one streamed chunk says, whichever dialect writes it (SGLang's and TGI's writers;
+/// vLLM's and llama.cpp's have their own, older ones).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Piece<'a> {
+    /// A chat's first chunk: the role.
+    Role,
+    /// Tokens' text; `finish` when the answer ends with them; the running usage when asked.
+    Text {
+        text: &'a str,
+        finish: bool,
+        usage: Option<Counts>,
+    },
+    /// The answer's end in a chunk of its own.
+    Finish { usage: Option<Counts> },
+    /// The usage-only chunk that ends a stream asked to include usage.
+    Usage(Counts),
+}
+
+/// A stream's token counts so far.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    pub prompt: usize,
+    pub completion: usize,
+}
+
+/// What every chunk of one stream repeats.
+pub(crate) struct Head<'a> {
+    pub chat: bool,
+    pub id: &'a str,
+    pub created: u64,
+    pub model: &'a str,
+    pub version: &'a str,
 }

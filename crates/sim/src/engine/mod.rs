@@ -389,6 +389,7 @@ impl Scheduler {
         let mut outbox: Vec<(u64, UnboundedSender<Event>, Vec<u32>, bool)> = Vec::new();
         let mut generated = 0u64;
         let mut ended_tokens = 0u64;
+        let mut ended_prompt_tokens = 0u64;
         let mut prefills_done = Vec::new();
         for item in work {
             let Some(seq) = self.running.iter_mut().find(|s| s.id == item.seq) else {
@@ -416,6 +417,7 @@ impl Scheduler {
             let finished = seq.output_len() >= seq.max_tokens || seq.tokens.len() >= max_model_len;
             if finished {
                 ended_tokens += seq.output_len() as u64;
+                ended_prompt_tokens += seq.prompt_len as u64;
             }
             if seq.pending.len() >= interval || finished {
                 outbox.push((
@@ -430,6 +432,7 @@ impl Scheduler {
             let mut stats = self.lock_stats();
             stats.generation_tokens += generated;
             stats.generation_tokens_ended += ended_tokens;
+            stats.prompt_tokens_ended += ended_prompt_tokens;
             if generated > 0 {
                 stats.decode_steps += 1;
             }

@@ -39,6 +39,8 @@ pub struct Stats {
     /// Steps that generated tokens (llama.cpp's `llama_decode()` calls).
     pub decode_steps: u64,
     pub prompt_tokens: u64,
+    /// The prompt tokens of requests that have ended (SGLang counts prompt tokens so).
+    pub prompt_tokens_ended: u64,
     pub prefix_cache_queries: u64,
     pub prefix_cache_hits: u64,
     pub requests_success: u64,

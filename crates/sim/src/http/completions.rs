@@ -1,5 +1,5 @@
 //! `/v1/completions` and `/v1/chat/completions`: requests accepted like vLLM's, submitted to
-//! the engine, and answered whole or streamed as Server-Sent Events with running usage.
+//! the engine, and answered whole or streamed as Server-Sent Events in the dialect's shape.
 
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use openai::request::{ChatRequest, CompletionRequest, Prompt, StreamOptions};
 
 use super::{Refusal, State, chat_text, check_model, error_response, now_secs};
-use crate::dialect::llamacpp;
+use crate::dialect::{Counts, Head, Piece, llamacpp, sglang, tgi};
 use crate::engine::{Event, Submission};
 use crate::profile::Dialect;
 use crate::tokenizer;
@@ -84,8 +84,14 @@ fn accept(
         prompt,
         max_tokens,
         include_usage: options.is_some_and(|o| o.include_usage),
+        // vLLM's running usage needs `include_usage` too; SGLang's does not
+        // (`should_include_usage`); llama.cpp and TGI have none.
         continuous_usage: state.profile.continuous_usage
-            && options.is_some_and(|o| o.include_usage && o.continuous_usage_stats),
+            && options.is_some_and(|o| match state.profile.dialect {
+                Dialect::Vllm => o.include_usage && o.continuous_usage_stats,
+                Dialect::Sglang => o.continuous_usage_stats,
+                Dialect::LlamaCpp | Dialect::Tgi => false,
+            }),
         reuse_cache: true,
     })
 }
@@ -301,6 +307,83 @@ impl Streaming {
         Usage::new(self.accepted.prompt.len(), self.completion_tokens)
     }
 
+    /// SGLang's and TGI's: the dialect's writer says what each piece looks like, or that it
+    /// writes none; `None` when it wrote nothing.
+    fn written(&self, pieces: &[Piece<'_>]) -> Option<Bytes> {
+        let head = Head {
+            chat: self.api == Api::Chat,
+            id: &self.id,
+            created: self.created,
+            model: &self.state.profile.model,
+            version: &self.state.profile.engine_version,
+        };
+        let write = match self.state.profile.dialect {
+            Dialect::Sglang => sglang::stream_chunk,
+            _ => tgi::stream_chunk,
+        };
+        let body: Vec<u8> = pieces
+            .iter()
+            .filter_map(|piece| write(*piece, &head))
+            .flat_map(|chunk| sse(&chunk))
+            .collect();
+        (!body.is_empty()).then(|| Bytes::from(body))
+    }
+
+    fn counts(&self, completion: usize) -> Counts {
+        Counts {
+            prompt: self.accepted.prompt.len(),
+            completion,
+        }
+    }
+
+    /// SGLang's chunk of the tokens one step made (with the finish reason, in a completion,
+    /// when they end it), or TGI's chunk per token, the last one ending the answer.
+    fn written_tokens(&self, tokens: &[u32]) -> Option<Bytes> {
+        let finished = self.completion_tokens >= self.accepted.max_tokens;
+        let texts: Vec<String> = tokens
+            .iter()
+            .map(|t| tokenizer::decode_output(*t))
+            .collect();
+        if self.state.profile.dialect == Dialect::Tgi {
+            let before = self.completion_tokens - tokens.len();
+            let pieces: Vec<Piece<'_>> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| Piece::Text {
+                    text,
+                    finish: finished && i + 1 == texts.len(),
+                    usage: Some(self.counts(before + i + 1)),
+                })
+                .collect();
+            return self.written(&pieces);
+        }
+        let text = texts.concat();
+        self.written(&[Piece::Text {
+            text: &text,
+            finish: finished && self.api == Api::Completions,
+            usage: self
+                .accepted
+                .continuous_usage
+                .then(|| self.counts(self.completion_tokens)),
+        }])
+    }
+
+    /// What SGLang and TGI write after the last tokens: a chat's finish chunk, and the
+    /// usage-only chunk when asked.
+    fn written_end(&self) -> Option<Bytes> {
+        let counts = self.counts(self.completion_tokens);
+        let running = self.accepted.continuous_usage.then_some(counts);
+        let mut pieces = vec![Piece::Finish { usage: running }];
+        if self.accepted.include_usage {
+            pieces.push(Piece::Usage(counts));
+        }
+        self.written(&pieces)
+    }
+
+    fn written_by_source(&self) -> bool {
+        matches!(self.state.profile.dialect, Dialect::Sglang | Dialect::Tgi)
+    }
+
     fn token_chunk(&self, tokens: &[u32], finished: bool) -> Bytes {
         let text: String = tokens
             .iter()
@@ -398,18 +481,28 @@ impl Streaming {
                 Phase::Role => {
                     self.phase = Phase::Tokens;
                     if self.api == Api::Chat {
-                        let chunk = if self.llamacpp() {
-                            self.llamacpp_chunks(&[llamacpp::StreamChunk::Role])
+                        let chunk = if self.written_by_source() {
+                            self.written(&[Piece::Role])
+                        } else if self.llamacpp() {
+                            Some(self.llamacpp_chunks(&[llamacpp::StreamChunk::Role]))
                         } else {
-                            self.role_chunk()
+                            Some(self.role_chunk())
                         };
-                        return Some((Ok(chunk), self));
+                        if let Some(chunk) = chunk {
+                            return Some((Ok(chunk), self));
+                        }
                     }
                 }
                 Phase::Tokens => match self.events.recv().await {
                     Some(Event::Tokens(tokens)) => {
                         self.first_token.get_or_insert_with(std::time::Instant::now);
                         self.completion_tokens += tokens.len();
+                        if self.written_by_source() {
+                            match self.written_tokens(&tokens) {
+                                Some(chunk) => return Some((Ok(chunk), self)),
+                                None => continue,
+                            }
+                        }
                         let chunk = if self.llamacpp() {
                             // One token a chunk, as llama.cpp streams.
                             let texts: Vec<String> = tokens
@@ -450,6 +543,12 @@ impl Streaming {
                     };
                     return Some((Ok(chunk), self));
                 }
+                Phase::Usage if self.written_by_source() => {
+                    self.phase = Phase::Done;
+                    if let Some(chunk) = self.written_end() {
+                        return Some((Ok(chunk), self));
+                    }
+                }
                 Phase::Usage => {
                     self.phase = Phase::Done;
                     if self.accepted.include_usage {
@@ -474,9 +573,11 @@ async fn respond(
     stream: bool,
 ) -> HttpResponse {
     let (suffix, seed) = state.request_id();
-    let id = match api {
-        Api::Completions => format!("cmpl-{suffix}"),
-        Api::Chat => format!("chatcmpl-{suffix}"),
+    // SGLang's ids are the request's bare id; TGI's writer leaves them empty.
+    let id = match (api, state.profile.dialect) {
+        (_, Dialect::Sglang) => suffix,
+        (Api::Completions, _) => format!("cmpl-{suffix}"),
+        (Api::Chat, _) => format!("chatcmpl-{suffix}"),
     };
     let Some(events) = start(&state, &accepted, seed).await else {
         return error_response(

@@ -1,6 +1,7 @@
 //! `/tokenize`: a prompt's (or chat's) tokens as the engine counts them, in the dialect's
 //! shape (vLLM's count and tokens; llama.cpp's tokens of `content`; TGI's list of `inputs`'
-//! tokens; none for SGLang).
+//! tokens; SGLang's as vLLM's without `token_strs`, `python/sglang/srt/entrypoints/openai/
+//! protocol.py`'s `TokenizeResponse`).
 
 use actix_web::{HttpResponse, post, web};
 use serde::{Deserialize, Serialize};
@@ -28,7 +29,9 @@ struct TokenizeResponse {
     count: usize,
     max_model_len: usize,
     tokens: Vec<u32>,
-    token_strs: Option<()>,
+    /// vLLM's `null`; SGLang has no such field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_strs: Option<Option<()>>,
 }
 
 #[post("/tokenize")]
@@ -45,8 +48,7 @@ pub(super) async fn tokenize(
             let text = body.inputs.as_deref().unwrap_or_default();
             return Ok(HttpResponse::Ok().json(tgi::tokenized(&tokenizer::encode(text))));
         }
-        Dialect::Sglang => return Ok(HttpResponse::NotFound().finish()),
-        Dialect::Vllm => {}
+        Dialect::Sglang | Dialect::Vllm => {}
     }
     check_model(&state, body.model.as_deref())?;
     let text = match (&body.prompt, &body.messages) {
@@ -64,6 +66,6 @@ pub(super) async fn tokenize(
         count: tokens.len(),
         max_model_len: state.profile.max_model_len,
         tokens,
-        token_strs: None,
+        token_strs: (state.profile.dialect == Dialect::Vllm).then_some(None),
     }))
 }

@@ -358,26 +358,27 @@ impl App {
         target.dialect.token_count(&answer)
     }
 
-    /// The gateway's `/tokenize` for an engine that is not vLLM: the renter's vLLM-shaped
-    /// request (`prompt`) translated into the engine's, and its answer into vLLM's shape
-    /// (`count`, `max_model_len`, `tokens`). `None` for vLLM, whose answer passes unchanged.
-    /// 404 where the engine has no tokenizer the gateway knows (SGLang's); 422 for chat
-    /// `messages`, which only vLLM's `/tokenize` takes.
+    /// The gateway's `/tokenize` for an engine whose tokenizer speaks another shape than
+    /// vLLM's: the renter's vLLM-shaped request (`prompt`) translated into the engine's, and
+    /// its answer into vLLM's shape (`count`, `max_model_len`, `tokens`). `None` for vLLM and
+    /// SGLang (whose `/tokenize` takes and answers vLLM's shape), whose answer passes
+    /// unchanged. 404 where the engine has no tokenizer the gateway knows; 422 for chat
+    /// `messages`, which only vLLM's and SGLang's `/tokenize` take.
     pub async fn gateway_tokenize(
         &self,
         target: &GatewayTarget,
         request: &[u8],
     ) -> Result<Option<serde_json::Value>, AppError> {
-        if target.dialect == bench::engine::Dialect::Vllm {
+        use bench::engine::Dialect;
+        if matches!(target.dialect, Dialect::Vllm | Dialect::Sglang) {
             return Ok(None);
         }
         let request: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(request)
             .map_err(|_| {
             domain::ValidationError::new("body", "must be a JSON object with a `prompt`")
         })?;
-        let body = tokenize_body(target, &request)?.ok_or(AppError::NotFound(
-            "a tokenizer on this engine (SGLang has none the gateway knows)",
-        ))?;
+        let body = tokenize_body(target, &request)?
+            .ok_or(AppError::NotFound("a tokenizer on this engine"))?;
         let answer = self
             .engine_answer(
                 target,
@@ -509,7 +510,8 @@ fn tokenize_body(
     target: &GatewayTarget,
     request: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<Option<serde_json::Value>, AppError> {
-    if target.dialect == bench::engine::Dialect::Vllm {
+    use bench::engine::Dialect;
+    if matches!(target.dialect, Dialect::Vllm | Dialect::Sglang) {
         let mut body = serde_json::Map::new();
         body.insert("model".to_owned(), target.model.clone().into());
         for field in ["prompt", "messages"] {
@@ -523,7 +525,7 @@ fn tokenize_body(
         return Err(domain::ValidationError::new(
             "prompt",
             format!(
-                "this engine ({}) tokenizes a text `prompt`; chat `messages` and token ids only vLLM's",
+                "this engine ({}) tokenizes a text `prompt`; chat `messages` and token ids only vLLM's and SGLang's",
                 target.dialect.name()
             ),
         )
