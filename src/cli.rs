@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::{
-    availability_bench, bench_cmd, client_cmd, config_cmd, demo, gateway_bench, search_bench,
-    settings, telemetry, transparency_monitor, verify_cmd,
+    agent_cmd, availability_bench, bench_cmd, client_cmd, config_cmd, demo, gateway_bench,
+    search_bench, settings, telemetry, transparency_monitor, verify_cmd,
 };
 
 #[derive(Debug, Parser)]
@@ -56,6 +56,10 @@ enum Command {
     /// How to reach a booked machine: its token, SSH and HTTPS, and the metered gateway.
     #[command(display_order = 2)]
     Access(client_cmd::AccessArgs),
+    /// Your SSH public keys, which a provider's agent installs for your bookings: add, list,
+    /// delete.
+    #[command(display_order = 2)]
+    SshKeys(client_cmd::SshKeysArgs),
     /// Your organisation's listings: create, edit, delist, verify (and follow the run).
     #[command(display_order = 3)]
     Listings(client_cmd::ListingsArgs),
@@ -107,6 +111,8 @@ enum Command {
         #[arg(long, value_name = "SECS")]
         wait: Option<u64>,
     },
+    /// The provider's agent on its machine: `agent facts` prints what the machine says it is.
+    Agent(agent_cmd::AgentArgs),
     /// Run a simulated vLLM-compatible engine (no GPU needed).
     Sim {
         /// A built-in profile (`rtx3060-nemotron-nano-12b-awq`, `tiny`) or a TOML file.
@@ -170,6 +176,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Book(args) => Ok(client_cmd::run(client_cmd::renter::book(args))),
         Command::Bookings(args) => Ok(client_cmd::run(client_cmd::renter::bookings(args))),
         Command::Access(args) => Ok(client_cmd::run(client_cmd::renter::access(args))),
+        Command::SshKeys(args) => Ok(client_cmd::run(client_cmd::ssh_keys::ssh_keys(args))),
         Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
         Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),
         Command::Reports(args) => Ok(client_cmd::run_with_code(client_cmd::reports::reports(
@@ -201,6 +208,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Verify(args) => Ok(runtime()?.block_on(verify_cmd::verify(args))),
         Command::LogMonitor(args) => Ok(runtime()?.block_on(transparency_monitor::monitor(args))),
+        Command::Agent(args) => runtime()?.block_on(agent_cmd::agent(args)),
         Command::Sim {
             profile,
             listen,

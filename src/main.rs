@@ -1,5 +1,6 @@
 //! `gpumarket`: the one binary. Parses the command line and hands off.
 
+mod agent_cmd;
 mod availability_bench;
 mod bench_cmd;
 mod cli;

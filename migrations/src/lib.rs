@@ -42,6 +42,7 @@ mod m20261206_000034_webhook_fairness;
 mod m20261206_000035_engine_names;
 mod m20261206_000036_measured_engines;
 mod m20261206_000037_community_engines;
+mod m20261206_000038_ssh_keys;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -88,6 +89,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000035_engine_names::Migration),
             Box::new(m20261206_000036_measured_engines::Migration),
             Box::new(m20261206_000037_community_engines::Migration),
+            Box::new(m20261206_000038_ssh_keys::Migration),
         ]
     }
 }

@@ -18,6 +18,7 @@ pub mod provider;
 pub mod renter;
 pub mod reports;
 mod session;
+pub mod ssh_keys;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -29,6 +30,7 @@ pub use offers::OffersArgs;
 pub use provider::{EarningsArgs, ListingsArgs};
 pub use renter::{AccessArgs, BookArgs, BookingsArgs, SearchArgs, ShowArgs};
 pub use reports::{LeaderboardArgs, ReportsArgs, RunsArgs};
+pub use ssh_keys::SshKeysArgs;
 
 use output::Style;
 use session::{DEFAULT_SERVER, Store};

@@ -93,6 +93,30 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
     );
     assert!(std::fs::read_to_string(&config).unwrap().contains(&key));
 
+    // The renter's SSH keys: added from a .pub file (fingerprinted as ssh-keygen prints it),
+    // listed, refused when too weak (naming the field), deleted.
+    let keys = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/api/tests/api/data/ssh");
+    let add = |file: &str| {
+        let path = keys.join(file).display().to_string();
+        async move { cli(dir, &["ssh-keys", "add", &path, "--name", "laptop"]).await }
+    };
+    let added = ok(&add("ed25519.pub").await);
+    assert!(
+        added.contains("SHA256:+GdOPhZheVUoyqeXJaju41F73YJP4CW1J1LG+Srwaog"),
+        "{added}"
+    );
+    let id = added
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("id"))
+        .map(|rest| rest.trim().trim_start_matches(':').trim().to_owned())
+        .unwrap();
+    assert!(ok(&cli(dir, &["ssh-keys", "list"]).await).contains(&id));
+    let weak = add("rsa2048.pub").await;
+    assert!(!weak.status.success());
+    assert!(stderr(&weak).contains("public_key"), "{}", stderr(&weak));
+    ok(&cli(dir, &["ssh-keys", "delete", &id]).await);
+    assert!(!ok(&cli(dir, &["ssh-keys", "list"]).await).contains(&id));
+
     // Search with the query language: the demo's listing, by its catalog GPU, price and region.
     let found = ok(&cli(
         dir,

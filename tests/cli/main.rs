@@ -12,6 +12,7 @@ use serde_json::Value;
 use store::tools::testing::TestDatabase;
 use store::{Backend, Db};
 
+mod agent;
 mod architecture;
 mod client;
 mod community;

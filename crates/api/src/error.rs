@@ -79,6 +79,8 @@ codes! {
     MAINTENANCE_OVERLAPS_BOOKINGS / MaintenanceOverlapsBookings = ("maintenance_overlaps_bookings", 409, "Bookings hold the machine over the window");
     MAINTENANCE_WINDOW_KEPT / MaintenanceWindowKept = ("maintenance_window_kept", 409, "The window cancelled bookings, so it stands");
     WEBHOOK_ENDPOINT_CONFLICT / WebhookEndpointConflict = ("webhook_endpoint_conflict", 409, "The webhook endpoint cannot be registered or changed now");
+    SSH_KEY_LIMIT / SshKeyLimit = ("ssh_key_limit", 409, "The account keeps as many SSH keys as it may");
+    SSH_KEY_EXISTS / SshKeyExists = ("ssh_key_exists", 409, "The account already keeps this SSH key");
     OUTSIDE_AVAILABILITY / OutsideAvailability = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE / BookingNotActive = ("booking_not_active", 409, "The booking gives no access now");
     IDEMPOTENCY_KEY_REUSED / IdempotencyKeyReused = ("idempotency_key_reused", 422, "The Idempotency-Key was used for another request");
@@ -404,6 +406,8 @@ impl From<AppError> for ApiError {
             }
             AppError::MaintenanceKept(why) => Self::new(code::MAINTENANCE_WINDOW_KEPT, why),
             AppError::WebhookConflict(why) => Self::new(code::WEBHOOK_ENDPOINT_CONFLICT, why),
+            AppError::SshKeyLimit(why) => Self::new(code::SSH_KEY_LIMIT, why),
+            AppError::SshKeyExists(why) => Self::new(code::SSH_KEY_EXISTS, why),
             AppError::OutsideAvailability(_) => {
                 Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())
             }

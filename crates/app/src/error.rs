@@ -82,6 +82,12 @@ pub enum AppError {
     /// a racing rotation).
     #[error("{0}")]
     WebhookConflict(String),
+    /// The account keeps as many SSH keys as it may; says how many.
+    #[error("{0}")]
+    SshKeyLimit(String),
+    /// The account already keeps this SSH key; names it.
+    #[error("{0}")]
+    SshKeyExists(String),
     /// The listing has been delisted: it cannot be booked or edited.
     #[error("the listing has been delisted")]
     ListingDelisted,

@@ -16,6 +16,7 @@ pub mod report;
 pub mod roofline;
 pub mod slo;
 pub mod spot_check;
+pub mod ssh;
 pub mod status;
 pub mod uptime;
 pub mod webhook;

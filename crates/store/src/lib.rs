@@ -29,6 +29,7 @@ pub use identity::accounts::{
 };
 pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
+pub use identity::ssh_keys::{SshKeyAdded, SshKeyRecord};
 pub use market::bookings::{BookingError, CancelClaim, Sweep};
 pub use market::gateway::{GatewayRequestRecord, StreamLease};
 pub use market::maintenance_windows::{

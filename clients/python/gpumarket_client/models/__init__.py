@@ -4,6 +4,7 @@ from .access_grant_view import AccessGrantView
 from .access_input import AccessInput
 from .access_patch import AccessPatch
 from .access_view import AccessView
+from .add_ssh_key_request import AddSshKeyRequest
 from .aligned_cell_view import AlignedCellView
 from .announced_view import AnnouncedView
 from .api_key_view import ApiKeyView
@@ -120,6 +121,8 @@ from .page_report_view_items_item_envelope import PageReportViewItemsItemEnvelop
 from .page_report_view_items_item_summary import PageReportViewItemsItemSummary
 from .page_search_hit_view import PageSearchHitView
 from .page_search_hit_view_items_item import PageSearchHitViewItemsItem
+from .page_ssh_key_view import PageSshKeyView
+from .page_ssh_key_view_items_item import PageSshKeyViewItemsItem
 from .password_request import PasswordRequest
 from .payment_view import PaymentView
 from .payouts_view import PayoutsView
@@ -155,6 +158,7 @@ from .share_view import ShareView
 from .shared_link_view import SharedLinkView
 from .shared_links_view import SharedLinksView
 from .signing_key_view import SigningKeyView
+from .ssh_key_view import SshKeyView
 from .ssh_view import SshView
 from .statement_view import StatementView
 from .submit_run_request import SubmitRunRequest
@@ -181,6 +185,7 @@ __all__ = (
     "AccessInput",
     "AccessPatch",
     "AccessView",
+    "AddSshKeyRequest",
     "AlignedCellView",
     "AnnouncedView",
     "ApiKeyView",
@@ -297,6 +302,8 @@ __all__ = (
     "PageReportViewItemsItemSummary",
     "PageSearchHitView",
     "PageSearchHitViewItemsItem",
+    "PageSshKeyView",
+    "PageSshKeyViewItemsItem",
     "PasswordRequest",
     "PaymentView",
     "PayoutsView",
@@ -332,6 +339,7 @@ __all__ = (
     "ShareRequest",
     "ShareView",
     "SigningKeyView",
+    "SshKeyView",
     "SshView",
     "StatementView",
     "SubmitRunRequest",

@@ -14,6 +14,7 @@ pub mod orgs;
 pub mod payments;
 pub mod reports;
 pub mod runs;
+pub mod ssh_keys;
 pub mod transparency;
 pub mod verifications;
 pub mod webhooks;
@@ -44,6 +45,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(auth::email::reset)
                 .service(auth::email::reset_confirm)
                 .service(me::me)
+                .service(ssh_keys::create::create)
+                .service(ssh_keys::list::list)
+                .service(ssh_keys::delete::delete)
                 .service(api_keys::create::create)
                 .service(api_keys::list::list)
                 .service(api_keys::delete::delete)

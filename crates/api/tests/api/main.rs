@@ -24,6 +24,7 @@ mod orgs;
 mod payments;
 mod runs;
 mod secrets;
+mod ssh_keys;
 mod tokens;
 mod transparency;
 mod uptime;

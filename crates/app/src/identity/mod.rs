@@ -7,6 +7,7 @@ pub(crate) mod login_backoff;
 pub(crate) mod mailer;
 pub mod orgs;
 pub(crate) mod sessions;
+pub mod ssh_keys;
 pub mod tokens;
 
 use std::sync::Arc;

@@ -11,6 +11,7 @@ use domain::{Currency, ListingStatus, Money};
 use proptest::prelude::*;
 
 mod guarantee;
+mod ssh_keys;
 mod webhook_events;
 
 fn t(minutes: i64) -> DateTime<Utc> {

@@ -36,6 +36,7 @@ pub mod run_events;
 pub mod runs;
 pub mod server_secrets;
 pub mod signing_keys;
+pub mod ssh_keys;
 pub mod stripe_events;
 pub mod uptime_statements;
 pub mod users;

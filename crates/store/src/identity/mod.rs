@@ -4,3 +4,4 @@ pub(crate) mod accounts;
 pub(crate) mod invitations;
 pub(crate) mod orgs;
 pub(crate) mod secrets;
+pub(crate) mod ssh_keys;
