@@ -700,6 +700,46 @@ export interface paths {
         patch: operations["update_listing"];
         trace?: never;
     };
+    "/v1/listings/{id}/agent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the listing's agent last reported, and how the machine compares with the claim
+         *     (the organisation's members; 404 before its agent reported).
+         */
+        get: operations["get_listing_agent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listings/{id}/agent/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * The listing's agent reports its machine's facts (at start and when they change): kept in
+         *     place of the last, and compared with the listing's claim.
+         */
+        put: operations["put_agent_facts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings/{id}/availability": {
         parameters: {
             query?: never;
@@ -2034,6 +2074,61 @@ export interface components {
              */
             public_key: string;
         };
+        /**
+         * @description What a machine says it is, as `gpumarket agent facts` prints it. Texts are at most 128
+         *     printable characters, at most 64 GPUs (422 naming the field otherwise).
+         */
+        AgentFactsView: {
+            /** Format: int32 */
+            cpu_cores?: number | null;
+            cpu_model?: string | null;
+            /**
+             * Format: double
+             * @description Free space of the agent's state directory's file system, GiB.
+             */
+            disk_free_gb?: number | null;
+            gpus: components["schemas"]["AgentGpuView"][];
+            kernel?: string | null;
+            os?: string | null;
+            /**
+             * Format: double
+             * @description GiB.
+             */
+            ram_gb?: number | null;
+        };
+        /** @description One GPU, as `nvidia-smi --query-gpu` reports it. */
+        AgentGpuView: {
+            /** @description `9.0`; `null` where the driver does not say. */
+            compute_cap?: string | null;
+            driver_version: string;
+            /** Format: int32 */
+            index: number;
+            /**
+             * Format: int64
+             * @description `memory.total`, MiB.
+             */
+            memory_total_mib: number;
+            /** @description As the driver names it (`NVIDIA H100 80GB HBM3`). */
+            name: string;
+            pci_bus_id: string;
+            /**
+             * Format: double
+             * @description `power.limit`, W; `null` where the GPU does not say.
+             */
+            power_limit_w?: number | null;
+            uuid: string;
+        };
+        /** @description What the listing's agent last reported. */
+        AgentView: {
+            facts: components["schemas"]["AgentFactsView"];
+            hardware: components["schemas"]["HardwareMatchView"];
+            /** Format: uuid */
+            listing_id: string;
+            /** Format: date-time */
+            reported_at: string;
+            /** @description Always `agent`: the machine's word, not an attestation. */
+            source: string;
+        };
         AlignedCellView: {
             /** Format: int64 */
             concurrency: number;
@@ -2417,9 +2512,14 @@ export interface components {
             title: string;
         };
         CreateOrgKeyRequest: {
+            /** @description An `agent` key's listings (1 to 100 of the organisation's); no other key has any. */
+            listing_ids?: string[];
             /** @description A label to tell keys apart. */
             name: string;
-            /** @description At least one of `access:introspect`, `listings:write`, `verifications:write`, `read`. */
+            /**
+             * @description At least one of `access:introspect`, `listings:write`, `verifications:write`, `read`;
+             *     or `agent` alone: the provider's agent on the machines of `listing_ids`.
+             */
             scopes: string[];
         };
         CreateOrgRequest: {
@@ -2442,6 +2542,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             key: string;
+            /** @description The listings an `agent` key is bound to. */
+            listing_ids?: string[];
             name: string;
             prefix: string;
             scopes: string[];
@@ -2718,6 +2820,16 @@ export interface components {
              *     a client reading fast enough, credits the booking that bucket's share of its price.
              */
             min_fraction: number;
+        };
+        /** @description How the machine compares with the listing's claim. */
+        HardwareMatchView: {
+            /** @description What differs, in words; empty when it matches. */
+            differences: string[];
+            /**
+             * @description The GPU model by name through the catalog, their count, and each one's memory
+             *     (`memory.total` ÷ 1024 within −7 % … +3 % of `vram_gb`) match the claim.
+             */
+            matches: boolean;
         };
         HardwarePatch: {
             cpu_model?: string | null;
@@ -7657,6 +7769,191 @@ export interface operations {
             };
             /** @description `listing_delisted`: The listing has been delisted */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_listing_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent's last report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_agent_facts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentFactsView"];
+            };
+        };
+        responses: {
+            /** @description Kept; how the machine compares with the claim */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

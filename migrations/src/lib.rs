@@ -43,6 +43,7 @@ mod m20261206_000035_engine_names;
 mod m20261206_000036_measured_engines;
 mod m20261206_000037_community_engines;
 mod m20261206_000038_ssh_keys;
+mod m20261206_000039_agents;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -90,6 +91,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000036_measured_engines::Migration),
             Box::new(m20261206_000037_community_engines::Migration),
             Box::new(m20261206_000038_ssh_keys::Migration),
+            Box::new(m20261206_000039_agents::Migration),
         ]
     }
 }

@@ -311,6 +311,11 @@ fn required_scope(req: &HttpRequest) -> Option<domain::KeyScope> {
     if person_only {
         return None;
     }
+    // What a listing's agent does on its machine's behalf (`/listings/{id}/agent/…`); reading
+    // the agent's report back (`GET /listings/{id}/agent`) is an ordinary read.
+    if path.starts_with("/listings/") && path.contains("/agent/") {
+        return Some(KeyScope::Agent);
+    }
     if *method == Method::GET || *method == Method::HEAD {
         return Some(KeyScope::Read);
     }

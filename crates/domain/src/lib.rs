@@ -4,6 +4,7 @@
 //! exists is valid: an [`Email`] is a plausible address, a [`Role`] is one of three.
 
 pub mod account;
+pub mod agent;
 pub mod booking;
 pub mod guarantee;
 pub mod ids;

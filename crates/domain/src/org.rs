@@ -122,14 +122,18 @@ pub enum KeyScope {
     VerificationsWrite,
     /// Read what the organisation may read.
     Read,
+    /// The provider's agent on the machines of the listings the key is bound to: report their
+    /// facts (and, next, heartbeats and their desired state) — nothing else. It stands alone.
+    Agent,
 }
 
 impl KeyScope {
-    pub const ALL: [KeyScope; 4] = [
+    pub const ALL: [KeyScope; 5] = [
         Self::AccessIntrospect,
         Self::ListingsWrite,
         Self::VerificationsWrite,
         Self::Read,
+        Self::Agent,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -138,6 +142,7 @@ impl KeyScope {
             Self::ListingsWrite => "listings:write",
             Self::VerificationsWrite => "verifications:write",
             Self::Read => "read",
+            Self::Agent => "agent",
         }
     }
 
@@ -163,6 +168,12 @@ impl KeyScope {
             return Err(ValidationError::new(
                 "scopes",
                 "must name at least one scope",
+            ));
+        }
+        if scopes.contains(&Self::Agent) && scopes.len() > 1 {
+            return Err(ValidationError::new(
+                "scopes",
+                "`agent` stands alone: an agent's key does nothing else",
             ));
         }
         scopes.sort();

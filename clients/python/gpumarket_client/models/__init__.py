@@ -5,6 +5,9 @@ from .access_input import AccessInput
 from .access_patch import AccessPatch
 from .access_view import AccessView
 from .add_ssh_key_request import AddSshKeyRequest
+from .agent_facts_view import AgentFactsView
+from .agent_gpu_view import AgentGpuView
+from .agent_view import AgentView
 from .aligned_cell_view import AlignedCellView
 from .announced_view import AnnouncedView
 from .api_key_view import ApiKeyView
@@ -63,6 +66,7 @@ from .gpu_detail_view import GpuDetailView
 from .gpu_list_view import GpuListView
 from .gpu_view import GpuView
 from .guarantee_view import GuaranteeView
+from .hardware_match_view import HardwareMatchView
 from .hardware_patch import HardwarePatch
 from .hardware_view import HardwareView
 from .health import Health
@@ -186,6 +190,9 @@ __all__ = (
     "AccessPatch",
     "AccessView",
     "AddSshKeyRequest",
+    "AgentFactsView",
+    "AgentGpuView",
+    "AgentView",
     "AlignedCellView",
     "AnnouncedView",
     "ApiKeyView",
@@ -244,6 +251,7 @@ __all__ = (
     "GpuListView",
     "GpuView",
     "GuaranteeView",
+    "HardwareMatchView",
     "HardwarePatch",
     "HardwareView",
     "Health",

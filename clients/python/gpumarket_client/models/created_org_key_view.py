@@ -8,6 +8,8 @@ from uuid import UUID
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="CreatedOrgKeyView")
 
 
@@ -22,6 +24,7 @@ class CreatedOrgKeyView:
         name (str):
         prefix (str):
         scopes (list[str]):
+        listing_ids (list[UUID] | Unset): The listings an `agent` key is bound to.
     """
 
     created_at: datetime.datetime
@@ -30,6 +33,7 @@ class CreatedOrgKeyView:
     name: str
     prefix: str
     scopes: list[str]
+    listing_ids: list[UUID] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +49,13 @@ class CreatedOrgKeyView:
 
         scopes = self.scopes
 
+        listing_ids: list[str] | Unset = UNSET
+        if not isinstance(self.listing_ids, Unset):
+            listing_ids = []
+            for listing_ids_item_data in self.listing_ids:
+                listing_ids_item = str(listing_ids_item_data)
+                listing_ids.append(listing_ids_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -57,6 +68,8 @@ class CreatedOrgKeyView:
                 "scopes": scopes,
             }
         )
+        if listing_ids is not UNSET:
+            field_dict["listing_ids"] = listing_ids
 
         return field_dict
 
@@ -75,6 +88,15 @@ class CreatedOrgKeyView:
 
         scopes = cast(list[str], d.pop("scopes"))
 
+        _listing_ids = d.pop("listing_ids", UNSET)
+        listing_ids: list[UUID] | Unset = UNSET
+        if _listing_ids is not UNSET:
+            listing_ids = []
+            for listing_ids_item_data in _listing_ids:
+                listing_ids_item = UUID(listing_ids_item_data)
+
+                listing_ids.append(listing_ids_item)
+
         created_org_key_view = cls(
             created_at=created_at,
             id=id,
@@ -82,6 +104,7 @@ class CreatedOrgKeyView:
             name=name,
             prefix=prefix,
             scopes=scopes,
+            listing_ids=listing_ids,
         )
 
         created_org_key_view.additional_properties = d

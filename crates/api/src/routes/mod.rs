@@ -75,6 +75,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::delete::delete)
                 .service(listings::availability::availability)
                 .service(listings::uptime::uptime)
+                .service(listings::agent::put_facts)
+                .service(listings::agent::get_agent)
                 .service(listings::maintenance_windows::create)
                 .service(listings::maintenance_windows::list)
                 .service(listings::maintenance_windows::remove)

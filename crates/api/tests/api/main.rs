@@ -6,6 +6,7 @@
 #[macro_use]
 mod helpers;
 mod accounts;
+mod agents;
 mod api_keys;
 mod badges;
 mod billing;

@@ -421,7 +421,7 @@ impl App {
         caller: Caller,
         name: &str,
     ) -> Result<CreatedApiKey, AppError> {
-        self.mint_key(caller, name, None).await
+        self.mint_key(caller, name, None, Vec::new()).await
     }
 
     /// A new key of `caller`'s own, or (with `org`) an organisation's key with scopes. Only a
@@ -431,6 +431,7 @@ impl App {
         caller: Caller,
         name: &str,
         org: Option<(OrgId, Vec<KeyScope>)>,
+        listing_ids: Vec<uuid::Uuid>,
     ) -> Result<CreatedApiKey, AppError> {
         if !matches!(caller.via, Credential::AccessToken { .. }) {
             return Err(AppError::Forbidden(
@@ -451,6 +452,7 @@ impl App {
                 key_hash: digest(&secret),
                 created_at: Utc::now(),
                 org: org.map(|(org, scopes)| (org, KeyScope::to_stored(&scopes))),
+                listing_ids,
             })
             .await?;
         Ok(CreatedApiKey {
@@ -459,17 +461,21 @@ impl App {
         })
     }
 
-    /// A new organisation key with `scopes` (organisation admins).
+    /// A new organisation key with `scopes` (organisation admins); a key of scope `agent` is
+    /// bound to `listing_ids`, the organisation's own.
     pub async fn create_org_key(
         &self,
         caller: Caller,
         org: OrgId,
         name: &str,
         scopes: &[String],
+        listing_ids: &[uuid::Uuid],
     ) -> Result<CreatedApiKey, AppError> {
         self.require_role(caller, org, Role::Admin).await?;
         let scopes = KeyScope::parse_list(scopes)?;
-        self.mint_key(caller, name, Some((org, scopes))).await
+        let listing_ids = self.key_listings(org, &scopes, listing_ids).await?;
+        self.mint_key(caller, name, Some((org, scopes)), listing_ids)
+            .await
     }
 
     /// The organisation's keys that are not revoked (organisation admins).

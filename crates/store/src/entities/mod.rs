@@ -1,5 +1,6 @@
 //! sea-orm entities, one per table. Only this crate sees them: repositories hand out records.
 
+pub mod api_key_listings;
 pub mod api_keys;
 pub mod booking_credits;
 pub mod booking_guarantees;
@@ -13,6 +14,7 @@ pub mod gateway_requests;
 pub mod gateway_streams;
 pub mod invitations;
 pub mod ledger_entries;
+pub mod listing_agents;
 pub mod listing_cells;
 pub mod listing_prefill;
 pub mod listings;

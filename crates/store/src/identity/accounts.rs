@@ -84,6 +84,8 @@ pub struct NewApiKey {
     pub created_at: DateTime<Utc>,
     /// An organisation's key, and its scopes (comma-separated); `None`: a person's own.
     pub org: Option<(domain::OrgId, String)>,
+    /// The listings an agent's key is bound to (its organisation's).
+    pub listing_ids: Vec<uuid::Uuid>,
 }
 
 #[derive(Debug, Clone)]
@@ -444,10 +446,22 @@ impl Db {
             org_id: Set(key.org.as_ref().map(|(org, _)| org.as_uuid())),
             scopes: Set(key.org.map(|(_, scopes)| scopes)),
         };
+        let txn = self.write().await?;
         api_keys::Entity::insert(model)
-            .exec_without_returning(self.conn())
+            .exec_without_returning(&txn)
             .await
             .map_err(conflict_as("api key"))?;
+        if !key.listing_ids.is_empty() {
+            crate::entities::api_key_listings::Entity::insert_many(key.listing_ids.iter().map(
+                |listing| crate::entities::api_key_listings::ActiveModel {
+                    key_id: Set(id.as_uuid()),
+                    listing_id: Set(*listing),
+                },
+            ))
+            .exec_without_returning(&txn)
+            .await?;
+        }
+        txn.commit().await?;
         api_keys::Entity::find_by_id(id.as_uuid())
             .one(self.conn())
             .await?

@@ -1,6 +1,7 @@
 //! Identity: accounts, sign-in, sessions, tokens, organisations and their mail.
 
 pub(crate) mod accounts;
+pub(crate) mod agents;
 pub(crate) mod invitations;
 pub(crate) mod orgs;
 pub(crate) mod secrets;

@@ -1,5 +1,6 @@
 //! Listings and what verification attaches to them.
 
+pub mod agent;
 pub mod availability;
 pub mod create;
 pub mod delete;

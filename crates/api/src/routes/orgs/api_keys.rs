@@ -19,8 +19,12 @@ use crate::views::{ApiKeyView, Page};
 pub struct CreateOrgKeyRequest {
     /// A label to tell keys apart.
     pub name: String,
-    /// At least one of `access:introspect`, `listings:write`, `verifications:write`, `read`.
+    /// At least one of `access:introspect`, `listings:write`, `verifications:write`, `read`;
+    /// or `agent` alone: the provider's agent on the machines of `listing_ids`.
     pub scopes: Vec<String>,
+    /// An `agent` key's listings (1 to 100 of the organisation's); no other key has any.
+    #[serde(default)]
+    pub listing_ids: Vec<Uuid>,
 }
 
 /// A new organisation key. `key` is shown this once.
@@ -31,6 +35,9 @@ pub struct CreatedOrgKeyView {
     pub key: String,
     pub prefix: String,
     pub scopes: Vec<String>,
+    /// The listings an `agent` key is bound to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub listing_ids: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -54,7 +61,13 @@ pub async fn create(
     Json(body): Json<CreateOrgKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let created = app
-        .create_org_key(access.caller, access.org_id, &body.name, &body.scopes)
+        .create_org_key(
+            access.caller,
+            access.org_id,
+            &body.name,
+            &body.scopes,
+            &body.listing_ids,
+        )
         .await?;
     let scopes = created
         .key
@@ -69,6 +82,7 @@ pub async fn create(
         key: created.secret,
         prefix: created.key.prefix,
         scopes,
+        listing_ids: body.listing_ids,
         created_at: created.key.created_at,
     }))
 }

@@ -1,0 +1,216 @@
+//! The provider's agent: an organisation key of scope `agent`, bound to listings, reports
+//! what each machine says it is; the organisation reads it back compared with the listing's
+//! claim. Per role: who may bind, report and read — and what an agent's key may not do.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, assert_problem};
+use crate::verification::{list, provider};
+
+on_both_backends!(an_agents_key_reports_its_machine_and_nothing_else);
+
+/// What `gpumarket agent facts` prints for `gpus` GPUs of `name` and `mib` MiB.
+fn facts(name: &str, mib: u64, gpus: usize) -> Value {
+    let gpus: Vec<Value> = (0..gpus)
+        .map(|i| {
+            json!({"index": i, "uuid": format!("GPU-{i}"), "name": name,
+                   "memory_total_mib": mib, "driver_version": "580.95.05",
+                   "pci_bus_id": format!("00000000:0{i}:00.0"), "power_limit_w": 170.0,
+                   "compute_cap": "8.6"})
+        })
+        .collect();
+    json!({"gpu_source": "nvidia-smi", "gpus": gpus, "cpu_model": "AMD EPYC 7B13",
+           "cpu_cores": 2, "ram_gb": 23.4, "disk_free_gb": 40.2,
+           "os": "Debian GNU/Linux 13 (trixie)", "kernel": "6.12.0", "source": "agent"})
+}
+
+async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
+    let p = provider(&app).await;
+    // Claims one RTX 3060 of 12 GB (`listing_body`).
+    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let other_listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let keys = format!("/v1/orgs/{}/api-keys", p.org);
+    let mint = |body: Value| {
+        let app = &app;
+        let (keys, token) = (keys.clone(), p.owner.access_token.clone());
+        async move { app.post(&keys, Some(&token), body).await }
+    };
+
+    // Binding: an agent's key names its organisation's listings, and is nothing else.
+    for (body, field) in [
+        (json!({"name": "a", "scopes": ["agent"]}), "listing_ids"),
+        (
+            json!({"name": "a", "scopes": ["agent", "read"], "listing_ids": [listing]}),
+            "scopes",
+        ),
+        (
+            json!({"name": "a", "scopes": ["read"], "listing_ids": [listing]}),
+            "listing_ids",
+        ),
+        (
+            json!({"name": "a", "scopes": ["agent"], "listing_ids": [uuid::Uuid::now_v7()]}),
+            "listing_ids",
+        ),
+    ] {
+        let problem = assert_problem(mint(body.clone()).await, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], field, "{body}: {problem}");
+    }
+    let member_keys = app
+        .post(
+            &keys,
+            Some(&p.member.access_token),
+            json!({"name": "a", "scopes": ["agent"], "listing_ids": [listing]}),
+        )
+        .await;
+    assert_problem(member_keys, 403, "forbidden").await;
+    let created: Value =
+        mint(json!({"name": "box 1", "scopes": ["agent"], "listing_ids": [listing]}))
+            .await
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(created["scopes"], json!(["agent"]));
+    assert_eq!(created["listing_ids"], json!([listing]));
+    let agent = created["key"].as_str().unwrap().to_owned();
+    let reader: Value = mint(json!({"name": "r", "scopes": ["read"]}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let reader = reader["key"].as_str().unwrap().to_owned();
+
+    let put = |token: Option<String>, id: &str, body: Value| {
+        let app = &app;
+        let path = format!("/v1/listings/{id}/agent/facts");
+        async move {
+            app.call(Method::PUT, &path, token.as_deref(), Some(body))
+                .await
+        }
+    };
+    let rtx = facts("NVIDIA GeForce RTX 3060", 12288, 1);
+    // Who reports: the agent's key bound to the listing, no one else.
+    assert_problem(
+        put(None, &listing, rtx.clone()).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    assert_problem(
+        put(Some(p.owner.access_token.clone()), &listing, rtx.clone()).await,
+        403,
+        "scope_required",
+    )
+    .await;
+    assert_problem(
+        put(Some(reader.clone()), &listing, rtx.clone()).await,
+        403,
+        "scope_required",
+    )
+    .await;
+    assert_problem(
+        put(Some(agent.clone()), &other_listing, rtx.clone()).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    // Nothing reported yet.
+    let path = format!("/v1/listings/{listing}/agent");
+    assert_problem(
+        app.get(&path, Some(&p.owner.access_token)).await,
+        404,
+        "not_found",
+    )
+    .await;
+
+    // The machine matches its claim: nvidia-smi's name through the catalog, 12288 MiB.
+    let res = put(Some(agent.clone()), &listing, rtx.clone()).await;
+    assert_eq!(res.status(), 200);
+    let kept: Value = res.json().await.unwrap();
+    assert_eq!(kept["source"], "agent");
+    assert_eq!(
+        kept["hardware"],
+        json!({"matches": true, "differences": []})
+    );
+    assert_eq!(kept["facts"]["gpus"][0]["name"], "NVIDIA GeForce RTX 3060");
+    assert!(kept["facts"].get("gpu_source").is_none(), "{kept}");
+    // Read back by the organisation's members (and a key with the read scope), nobody else.
+    let read: Value = app.get_json(&path, Some(&p.member.access_token)).await;
+    assert_eq!(read["hardware"]["matches"], true);
+    assert_eq!(read["facts"]["kernel"], "6.12.0");
+    assert_eq!(app.get(&path, Some(&reader)).await.status(), 200);
+    assert_problem(
+        app.get(&path, Some(&p.outsider.access_token)).await,
+        403,
+        "forbidden",
+    )
+    .await;
+    assert_problem(app.get(&path, None).await, 401, "unauthenticated").await;
+    assert_problem(app.get(&path, Some(&agent)).await, 403, "scope_required").await;
+
+    // Other hardware: two H100s where one RTX 3060 is claimed — every difference named.
+    let h100 = facts("NVIDIA H100 80GB HBM3", 81559, 2);
+    let differs: Value = put(Some(agent.clone()), &listing, h100)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(differs["hardware"]["matches"], false);
+    let differences = differs["hardware"]["differences"].as_array().unwrap();
+    assert_eq!(differences.len(), 3, "{differs}");
+    assert!(
+        differences[0]
+            .as_str()
+            .unwrap()
+            .contains("claims 1 GPUs, the agent reports 2")
+    );
+
+    // Hostile facts are refused naming the field, and what was kept stays.
+    let mut hostile = rtx.clone();
+    hostile["gpus"][0]["name"] = json!("RTX\u{7} 3060");
+    let problem = assert_problem(
+        put(Some(agent.clone()), &listing, hostile).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "gpus.name", "{problem}");
+    let many = facts("NVIDIA GeForce RTX 3060", 12288, 65);
+    let problem = assert_problem(
+        put(Some(agent.clone()), &listing, many).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "gpus");
+    let read: Value = app.get_json(&path, Some(&p.owner.access_token)).await;
+    assert_eq!(read["facts"]["gpus"].as_array().unwrap().len(), 2, "{read}");
+
+    // An agent's key does nothing else: not the organisation's keys, listings or a person's.
+    assert_problem(app.get(&keys, Some(&agent)).await, 403, "scope_required").await;
+    let mut body = crate::verification::listing_body(&p.org, "http://127.0.0.1:9");
+    body["title"] = json!("made by an agent");
+    assert_problem(
+        app.post("/v1/listings", Some(&agent), body).await,
+        403,
+        "scope_required",
+    )
+    .await;
+    assert_problem(
+        app.get("/v1/me/ssh-keys", Some(&agent)).await,
+        403,
+        "scope_required",
+    )
+    .await;
+    assert_problem(
+        app.post(
+            &format!("/v1/listings/{listing}/verifications"),
+            Some(&agent),
+            json!({"profile": "quick"}),
+        )
+        .await,
+        403,
+        "scope_required",
+    )
+    .await;
+}

@@ -1,0 +1,268 @@
+//! The provider's agent: an organisation's key of scope `agent`, bound to listings, reports
+//! what each listing's machine says it is; the platform keeps it beside the listing with how
+//! it differs from the listing's claim. The agent is the provider's code on the provider's
+//! machine: its facts are the machine's word (`source: agent`), never an attestation, and
+//! they are bounded and checked like anything else a provider sends.
+
+use chrono::{DateTime, Utc};
+use domain::agent::{ClaimedGpus, ReportedGpu, hardware_differences};
+use domain::{KeyScope, OrgId, Role, ValidationError};
+use serde::{Deserialize, Serialize};
+use store::ListingAgentRecord;
+use uuid::Uuid;
+
+use crate::{App, AppError, Caller, Credential};
+
+/// The most GPUs a machine reports, and the longest text it may send in a field.
+const MAX_GPUS: usize = 64;
+const MAX_TEXT: usize = 128;
+/// The most listings one agent's key is bound to.
+pub const MAX_KEY_LISTINGS: usize = 100;
+
+/// One GPU, as the agent reports it (`nvidia-smi`'s fields).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentGpu {
+    pub index: u32,
+    pub uuid: String,
+    pub name: String,
+    pub memory_total_mib: u64,
+    pub driver_version: String,
+    pub pci_bus_id: String,
+    pub power_limit_w: Option<f64>,
+    pub compute_cap: Option<String>,
+}
+
+/// What a machine says it is (`gpumarket agent facts`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AgentFacts {
+    pub gpus: Vec<AgentGpu>,
+    pub cpu_model: Option<String>,
+    pub cpu_cores: Option<u32>,
+    pub ram_gb: Option<f64>,
+    pub disk_free_gb: Option<f64>,
+    pub os: Option<String>,
+    pub kernel: Option<String>,
+}
+
+/// What a listing's agent last reported, and how it differs from the claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentState {
+    pub facts: AgentFacts,
+    pub reported_at: DateTime<Utc>,
+    /// Empty when the machine matches the listing's claim.
+    pub differences: Vec<String>,
+}
+
+impl AgentState {
+    fn of(record: ListingAgentRecord) -> Result<Self, AppError> {
+        Ok(Self {
+            facts: serde_json::from_str(&record.facts)
+                .map_err(|e| AppError::Internal(format!("stored agent facts: {e}")))?,
+            reported_at: record.reported_at,
+            differences: serde_json::from_str(&record.differences)
+                .map_err(|e| AppError::Internal(format!("stored differences: {e}")))?,
+        })
+    }
+}
+
+/// A text field of the facts: at most so long, no control characters.
+fn text(field: &'static str, value: &str) -> Result<(), ValidationError> {
+    if value.chars().count() > MAX_TEXT || value.chars().any(char::is_control) {
+        return Err(ValidationError::new(
+            field,
+            format!("at most {MAX_TEXT} printable characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// A figure of the facts: finite and not negative.
+fn figure(field: &'static str, value: Option<f64>) -> Result<(), ValidationError> {
+    match value {
+        Some(v) if !(v.is_finite() && v >= 0.0) => Err(ValidationError::new(
+            field,
+            "must be a finite number, not negative",
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl AgentFacts {
+    /// Checks what an agent sent, as it would anything a provider sends.
+    pub fn check(&self) -> Result<(), ValidationError> {
+        if self.gpus.len() > MAX_GPUS {
+            return Err(ValidationError::new(
+                "gpus",
+                format!("at most {MAX_GPUS} GPUs"),
+            ));
+        }
+        for gpu in &self.gpus {
+            for (field, value) in [
+                ("gpus.uuid", &gpu.uuid),
+                ("gpus.name", &gpu.name),
+                ("gpus.driver_version", &gpu.driver_version),
+                ("gpus.pci_bus_id", &gpu.pci_bus_id),
+            ] {
+                text(field, value)?;
+            }
+            if let Some(cap) = &gpu.compute_cap {
+                text("gpus.compute_cap", cap)?;
+            }
+            figure("gpus.power_limit_w", gpu.power_limit_w)?;
+        }
+        for (field, value) in [
+            ("cpu_model", &self.cpu_model),
+            ("os", &self.os),
+            ("kernel", &self.kernel),
+        ] {
+            if let Some(value) = value {
+                text(field, value)?;
+            }
+        }
+        figure("ram_gb", self.ram_gb)?;
+        figure("disk_free_gb", self.disk_free_gb)
+    }
+}
+
+impl App {
+    /// The listings an agent's key would be bound to: each one of `org`'s, at most
+    /// [`MAX_KEY_LISTINGS`]; an agent's key needs at least one, any other key none.
+    pub(crate) async fn key_listings(
+        &self,
+        org: OrgId,
+        scopes: &[KeyScope],
+        listing_ids: &[Uuid],
+    ) -> Result<Vec<Uuid>, AppError> {
+        let agent = scopes.contains(&KeyScope::Agent);
+        if !agent {
+            if listing_ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            return Err(ValidationError::new(
+                "listing_ids",
+                "only a key of scope `agent` is bound to listings",
+            )
+            .into());
+        }
+        let mut ids: Vec<Uuid> = Vec::new();
+        for id in listing_ids {
+            if !ids.contains(id) {
+                ids.push(*id);
+            }
+        }
+        if ids.is_empty() || ids.len() > MAX_KEY_LISTINGS {
+            return Err(ValidationError::new(
+                "listing_ids",
+                format!(
+                    "an agent's key names 1 to {MAX_KEY_LISTINGS} of its organisation's listings"
+                ),
+            )
+            .into());
+        }
+        for id in &ids {
+            let theirs = self
+                .db()
+                .listing_by_id(*id)
+                .await?
+                .is_some_and(|l| l.org_id == org.as_uuid());
+            if !theirs {
+                return Err(ValidationError::new(
+                    "listing_ids",
+                    format!("{id} is not a listing of this organisation"),
+                )
+                .into());
+            }
+        }
+        Ok(ids)
+    }
+
+    /// A listing's agent reports its machine's facts: kept, with how they differ from the
+    /// listing's claim. Only an agent's key bound to the listing reports them.
+    pub async fn report_agent_facts(
+        &self,
+        caller: Caller,
+        listing_id: Uuid,
+        facts: AgentFacts,
+    ) -> Result<AgentState, AppError> {
+        let Credential::OrgKey { id, scopes, .. } = caller.via else {
+            return Err(AppError::ScopeRequired(
+                "a machine's facts are reported by its agent, with an organisation key of scope `agent`".into(),
+            ));
+        };
+        if !scopes.contains(KeyScope::Agent) {
+            return Err(AppError::ScopeRequired(
+                "this key lacks the agent scope".into(),
+            ));
+        }
+        if !self
+            .db()
+            .key_listings(id.as_uuid())
+            .await?
+            .contains(&listing_id)
+        {
+            return Err(AppError::Forbidden(
+                "this agent's key is not bound to this listing".into(),
+            ));
+        }
+        let listing = self
+            .db()
+            .listing_by_id(listing_id)
+            .await?
+            .ok_or(AppError::NotFound("listing"))?;
+        facts.check()?;
+        let reported: Vec<ReportedGpu> = facts
+            .gpus
+            .iter()
+            .map(|g| ReportedGpu {
+                name: g.name.clone(),
+                memory_total_mib: g.memory_total_mib,
+            })
+            .collect();
+        let differences = hardware_differences(
+            ClaimedGpus {
+                gpu_model: &listing.gpu_model,
+                catalog_gpu: listing.catalog_gpu.as_deref(),
+                gpu_count: listing.gpu_count,
+                vram_gb: listing.vram_gb,
+            },
+            &reported,
+        );
+        let record = ListingAgentRecord {
+            listing_id,
+            facts: serde_json::to_string(&facts).map_err(|e| AppError::Internal(e.to_string()))?,
+            reported_at: Utc::now(),
+            differences: serde_json::to_string(&differences)
+                .map_err(|e| AppError::Internal(e.to_string()))?,
+        };
+        self.db().put_listing_agent(record.clone()).await?;
+        AgentState::of(record)
+    }
+
+    /// What a listing's agent last reported (its organisation's members; `None` before it
+    /// reported).
+    pub async fn listing_agent(
+        &self,
+        caller: Caller,
+        listing_id: Uuid,
+    ) -> Result<Option<AgentState>, AppError> {
+        let listing = self
+            .db()
+            .listing_by_id(listing_id)
+            .await?
+            .ok_or(AppError::NotFound("listing"))?;
+        if let Some(scopes) = caller.key_scopes()
+            && !scopes.contains(KeyScope::Read)
+        {
+            return Err(AppError::ScopeRequired(
+                "this key lacks the read scope".into(),
+            ));
+        }
+        self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
+            .await?;
+        self.db()
+            .listing_agent(listing_id)
+            .await?
+            .map(AgentState::of)
+            .transpose()
+    }
+}
