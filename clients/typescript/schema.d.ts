@@ -5814,7 +5814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `booking_conflict`: The capacity is taken; `listing_delisted`: The listing has been delisted; `outside_availability`: The machine is not available then; `payouts_not_enabled`: The provider cannot take payments yet; `price_changed`: The price is not the one expected */
+            /** @description `booking_conflict`: The capacity is taken; `listing_delisted`: The listing has been delisted; `outside_availability`: The machine is not available then; `payouts_not_enabled`: The provider cannot take payments yet; `price_changed`: The price is not the one expected; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8787,7 +8787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `run_in_progress`: Another run of the listing is under way */
+            /** @description `run_in_progress`: Another run of the listing is under way; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9748,7 +9748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slo_unmet`: No set of offers meets the objective; `booking_conflict`: The capacity is taken; `payouts_not_enabled`: The provider cannot take payments yet */
+            /** @description `slo_unmet`: No set of offers meets the objective; `booking_conflict`: The capacity is taken; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims; `payouts_not_enabled`: The provider cannot take payments yet */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -80,6 +80,7 @@ codes! {
     MAINTENANCE_WINDOW_KEPT / MaintenanceWindowKept = ("maintenance_window_kept", 409, "The window cancelled bookings, so it stands");
     WEBHOOK_ENDPOINT_CONFLICT / WebhookEndpointConflict = ("webhook_endpoint_conflict", 409, "The webhook endpoint cannot be registered or changed now");
     SSH_KEY_LIMIT / SshKeyLimit = ("ssh_key_limit", 409, "The account keeps as many SSH keys as it may");
+    HARDWARE_MISMATCH / HardwareMismatch = ("hardware_mismatch", 409, "The listing's agent reports other hardware than the listing claims");
     SSH_KEY_EXISTS / SshKeyExists = ("ssh_key_exists", 409, "The account already keeps this SSH key");
     OUTSIDE_AVAILABILITY / OutsideAvailability = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE / BookingNotActive = ("booking_not_active", 409, "The booking gives no access now");
@@ -129,6 +130,7 @@ tuple_codes!(A, B, C, D, E, F, G, H, I);
 tuple_codes!(A, B, C, D, E, F, G, H, I, J);
 tuple_codes!(A, B, C, D, E, F, G, H, I, J, K);
 tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L);
+tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L, M);
 
 /// A route's problem responses in the OpenAPI document, generated from the table: one
 /// response per status, its description naming each code and its title, and one example
@@ -407,6 +409,7 @@ impl From<AppError> for ApiError {
             AppError::MaintenanceKept(why) => Self::new(code::MAINTENANCE_WINDOW_KEPT, why),
             AppError::WebhookConflict(why) => Self::new(code::WEBHOOK_ENDPOINT_CONFLICT, why),
             AppError::SshKeyLimit(why) => Self::new(code::SSH_KEY_LIMIT, why),
+            AppError::HardwareMismatch(why) => Self::new(code::HARDWARE_MISMATCH, why),
             AppError::SshKeyExists(why) => Self::new(code::SSH_KEY_EXISTS, why),
             AppError::OutsideAvailability(_) => {
                 Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())

@@ -82,6 +82,10 @@ pub enum AppError {
     /// a racing rotation).
     #[error("{0}")]
     WebhookConflict(String),
+    /// The listing's agent reports other hardware than the listing claims; says what
+    /// differs.
+    #[error("{0}")]
+    HardwareMismatch(String),
     /// The account keeps as many SSH keys as it may; says how many.
     #[error("{0}")]
     SshKeyLimit(String),

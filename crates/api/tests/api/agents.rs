@@ -186,6 +186,36 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     let read: Value = app.get_json(&path, Some(&p.owner.access_token)).await;
     assert_eq!(read["facts"]["gpus"].as_array().unwrap().len(), 2, "{read}");
 
+    // A machine whose agent reports other hardware is neither verified nor booked: 409
+    // `hardware_mismatch`, naming what differs; once the agent reports the claimed machine,
+    // both are open again.
+    let runs = format!("/v1/listings/{listing}/verifications");
+    let verify = || {
+        app.post(
+            &runs,
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
+    };
+    let renter = app.register("renter@example.com").await;
+    let listing_json = json!(listing);
+    let book = || crate::gateway::book(&app, &renter, &listing_json, 1);
+    let problem = assert_problem(verify().await, 409, "hardware_mismatch").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("reports 2"),
+        "{problem}"
+    );
+    let refused = book().await;
+    assert_eq!(refused["code"], "hardware_mismatch", "{refused}");
+    assert_eq!(
+        put(Some(agent.clone()), &listing, rtx.clone())
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(book().await["status"], "confirmed");
+    assert_eq!(verify().await.status(), 202);
+
     // An agent's key does nothing else: not the organisation's keys, listings or a person's.
     assert_problem(app.get(&keys, Some(&agent)).await, 403, "scope_required").await;
     let mut body = crate::verification::listing_body(&p.org, "http://127.0.0.1:9");

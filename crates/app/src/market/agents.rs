@@ -238,6 +238,26 @@ impl App {
         AgentState::of(record)
     }
 
+    /// 409 `hardware_mismatch` when the listing's agent last reported other hardware than the
+    /// listing claims: such a machine is neither verified nor booked until its claim or its
+    /// machine changes.
+    pub(crate) async fn require_hardware_as_claimed(
+        &self,
+        listing_id: Uuid,
+    ) -> Result<(), AppError> {
+        let Some(record) = self.db().listing_agent(listing_id).await? else {
+            return Ok(());
+        };
+        let state = AgentState::of(record)?;
+        if state.differences.is_empty() {
+            return Ok(());
+        }
+        Err(AppError::HardwareMismatch(format!(
+            "the machine's agent reports other hardware than the listing claims: {}",
+            state.differences.join("; ")
+        )))
+    }
+
     /// What a listing's agent last reported (its organisation's members; `None` before it
     /// reported).
     pub async fn listing_agent(

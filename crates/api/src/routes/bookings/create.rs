@@ -9,9 +9,9 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    BookingConflict, EmailUnverified, IdempotencyKeyReused, InvalidToken, ListingDelisted,
-    NotFound, OutsideAvailability, PaymentProviderError, PayoutsNotEnabled, PriceChanged,
-    Unauthenticated, ValidationFailed,
+    BookingConflict, EmailUnverified, HardwareMismatch, IdempotencyKeyReused, InvalidToken,
+    ListingDelisted, NotFound, OutsideAvailability, PaymentProviderError, PayoutsNotEnabled,
+    PriceChanged, Unauthenticated, ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::BookingView;
@@ -44,7 +44,7 @@ pub struct CreateBookingRequest {
     request_body = CreateBookingRequest,
     responses(
         (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookingView),
-        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, PriceChanged, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, PriceChanged, HardwareMismatch, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
     )
 )]
 #[post("/bookings")]

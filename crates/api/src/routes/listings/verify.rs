@@ -7,8 +7,8 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    Forbidden, InvalidToken, NotFound, PlanRequired, RunInProgress, Unauthenticated,
-    ValidationFailed,
+    Forbidden, HardwareMismatch, InvalidToken, NotFound, PlanRequired, RunInProgress,
+    Unauthenticated, ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::RunView;
@@ -33,7 +33,7 @@ pub struct VerifyRequest {
     request_body = VerifyRequest,
     responses(
         (status = 202, description = "Queued", body = RunView),
-        Problems<(InvalidToken, Unauthenticated, Forbidden, PlanRequired, NotFound, RunInProgress, ValidationFailed)>,
+        Problems<(InvalidToken, Unauthenticated, Forbidden, PlanRequired, NotFound, RunInProgress, HardwareMismatch, ValidationFailed)>,
     )
 )]
 #[post("/listings/{id}/verifications")]
