@@ -1,6 +1,7 @@
 //! Identity: accounts, sign-in, sessions, tokens, organisations and their mail.
 
 pub mod accounts;
+pub mod agents;
 pub(crate) mod credentials;
 pub(crate) mod email;
 pub(crate) mod login_backoff;

@@ -2,7 +2,6 @@
 //! windows, access, and the inference gateway.
 
 pub mod access;
-pub mod agents;
 pub mod bookings;
 pub(crate) mod cancellation;
 pub mod catalogs;

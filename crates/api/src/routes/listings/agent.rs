@@ -6,7 +6,7 @@
 
 use actix_web::{HttpResponse, get, put, web};
 use app::App;
-use app::market::agents::{AgentFacts, AgentGpu, AgentState};
+use app::identity::agents::{AgentFacts, AgentGpu, AgentState};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
