@@ -205,8 +205,43 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
         problem["detail"].as_str().unwrap().contains("reports 2"),
         "{problem}"
     );
+    // A renter is refused too, and is not shown the machine's words.
     let refused = book().await;
     assert_eq!(refused["code"], "hardware_mismatch", "{refused}");
+    assert!(!refused.to_string().contains("H100"), "{refused}");
+    // The claim edited to what the machine says: judged against the last report at once,
+    // no new report needed.
+    let path_listing = format!("/v1/listings/{listing}");
+    let edit = |hardware: Value| {
+        let app = &app;
+        let (path, token) = (path_listing.clone(), p.owner.access_token.clone());
+        async move {
+            app.call(
+                Method::PATCH,
+                &path,
+                Some(&token),
+                Some(json!({"hardware": hardware})),
+            )
+            .await
+        }
+    };
+    let edited = edit(
+        json!({"gpu_model": "NVIDIA H100 SXM 80GB", "gpu_count": 2, "vram_gb": 80,
+                             "cpu_model": "Xeon", "ram_gb": 32}),
+    )
+    .await;
+    assert_eq!(edited.status(), 200, "{}", edited.text().await.unwrap());
+    let read: Value = app.get_json(&path, Some(&p.owner.access_token)).await;
+    assert_eq!(read["hardware"]["matches"], true, "{read}");
+    // And back to the RTX 3060 it does not hold: refused again, without a new report.
+    let edited = edit(
+        json!({"gpu_model": "NVIDIA GeForce RTX 3060", "gpu_count": 1, "vram_gb": 12,
+                             "cpu_model": "Xeon", "ram_gb": 32}),
+    )
+    .await;
+    assert_eq!(edited.status(), 200);
+    assert_problem(verify().await, 409, "hardware_mismatch").await;
+    // The agent reports the claimed machine: open again.
     assert_eq!(
         put(Some(agent.clone()), &listing, rtx.clone())
             .await
@@ -215,6 +250,14 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     );
     assert_eq!(book().await["status"], "confirmed");
     assert_eq!(verify().await.status(), 202);
+    // A report without a GPU (the driver did not answer) says nothing: refused, last kept.
+    let problem = assert_problem(
+        put(Some(agent.clone()), &listing, facts("x", 0, 0)).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "gpus");
 
     // An agent's key does nothing else: not the organisation's keys, listings or a person's.
     assert_problem(app.get(&keys, Some(&agent)).await, 403, "scope_required").await;

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use domain::agent::{ClaimedGpus, ReportedGpu, hardware_differences};
 use domain::{KeyScope, OrgId, Role, ValidationError};
 use serde::{Deserialize, Serialize};
-use store::ListingAgentRecord;
+use store::{ListingAgentRecord, ListingRecord};
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller, Credential};
@@ -54,13 +54,16 @@ pub struct AgentState {
 }
 
 impl AgentState {
-    fn of(record: ListingAgentRecord) -> Result<Self, AppError> {
+    /// The stored report, compared with the listing as it claims now: an edited claim is
+    /// judged against what the machine last said, never against a comparison made before.
+    fn of(record: ListingAgentRecord, listing: &ListingRecord) -> Result<Self, AppError> {
+        let facts: AgentFacts = serde_json::from_str(&record.facts)
+            .map_err(|e| AppError::Internal(format!("stored agent facts: {e}")))?;
+        let differences = facts.differences_from(listing);
         Ok(Self {
-            facts: serde_json::from_str(&record.facts)
-                .map_err(|e| AppError::Internal(format!("stored agent facts: {e}")))?,
+            facts,
             reported_at: record.reported_at,
-            differences: serde_json::from_str(&record.differences)
-                .map_err(|e| AppError::Internal(format!("stored differences: {e}")))?,
+            differences,
         })
     }
 }
@@ -88,8 +91,37 @@ fn figure(field: &'static str, value: Option<f64>) -> Result<(), ValidationError
 }
 
 impl AgentFacts {
-    /// Checks what an agent sent, as it would anything a provider sends.
+    /// How the machine differs from what `listing` claims.
+    fn differences_from(&self, listing: &ListingRecord) -> Vec<String> {
+        let reported: Vec<ReportedGpu> = self
+            .gpus
+            .iter()
+            .map(|g| ReportedGpu {
+                name: g.name.clone(),
+                memory_total_mib: g.memory_total_mib,
+            })
+            .collect();
+        hardware_differences(
+            ClaimedGpus {
+                gpu_model: &listing.gpu_model,
+                catalog_gpu: listing.catalog_gpu.as_deref(),
+                gpu_count: listing.gpu_count,
+                vram_gb: listing.vram_gb,
+            },
+            &reported,
+        )
+    }
+
+    /// Checks what an agent sent, as it would anything a provider sends. A report without a
+    /// GPU (the driver did not answer) is refused: it says nothing of the machine, and the
+    /// last one stays.
     pub fn check(&self) -> Result<(), ValidationError> {
+        if self.gpus.is_empty() {
+            return Err(ValidationError::new(
+                "gpus",
+                "no GPU was read: report the facts once the driver answers (the last report stays)",
+            ));
+        }
         if self.gpus.len() > MAX_GPUS {
             return Err(ValidationError::new(
                 "gpus",
@@ -164,11 +196,11 @@ impl App {
                 .db()
                 .listing_by_id(*id)
                 .await?
-                .is_some_and(|l| l.org_id == org.as_uuid());
+                .is_some_and(|l| l.org_id == org.as_uuid() && l.delisted_at.is_none());
             if !theirs {
                 return Err(ValidationError::new(
                     "listing_ids",
-                    format!("{id} is not a listing of this organisation"),
+                    format!("{id} is not a live listing of this organisation"),
                 )
                 .into());
             }
@@ -204,29 +236,9 @@ impl App {
                 "this agent's key is not bound to this listing".into(),
             ));
         }
-        let listing = self
-            .db()
-            .listing_by_id(listing_id)
-            .await?
-            .ok_or(AppError::NotFound("listing"))?;
+        let listing = self.live_listing(listing_id).await?;
         facts.check()?;
-        let reported: Vec<ReportedGpu> = facts
-            .gpus
-            .iter()
-            .map(|g| ReportedGpu {
-                name: g.name.clone(),
-                memory_total_mib: g.memory_total_mib,
-            })
-            .collect();
-        let differences = hardware_differences(
-            ClaimedGpus {
-                gpu_model: &listing.gpu_model,
-                catalog_gpu: listing.catalog_gpu.as_deref(),
-                gpu_count: listing.gpu_count,
-                vram_gb: listing.vram_gb,
-            },
-            &reported,
-        );
+        let differences = facts.differences_from(&listing);
         let record = ListingAgentRecord {
             listing_id,
             facts: serde_json::to_string(&facts).map_err(|e| AppError::Internal(e.to_string()))?,
@@ -235,27 +247,40 @@ impl App {
                 .map_err(|e| AppError::Internal(e.to_string()))?,
         };
         self.db().put_listing_agent(record.clone()).await?;
-        AgentState::of(record)
+        AgentState::of(record, &listing)
+    }
+
+    /// A listing that is not delisted: an agent serves, and a key is bound to, live ones only.
+    async fn live_listing(&self, listing_id: Uuid) -> Result<ListingRecord, AppError> {
+        self.db()
+            .listing_by_id(listing_id)
+            .await?
+            .filter(|l| l.delisted_at.is_none())
+            .ok_or(AppError::NotFound("listing"))
     }
 
     /// 409 `hardware_mismatch` when the listing's agent last reported other hardware than the
-    /// listing claims: such a machine is neither verified nor booked until its claim or its
-    /// machine changes.
+    /// listing claims now: such a machine is neither verified nor booked until its claim or
+    /// its machine changes. `detailed` (the listing's own organisation asking) names what
+    /// differs; anyone else is not shown the machine's words.
     pub(crate) async fn require_hardware_as_claimed(
         &self,
-        listing_id: Uuid,
+        listing: &ListingRecord,
+        detailed: bool,
     ) -> Result<(), AppError> {
-        let Some(record) = self.db().listing_agent(listing_id).await? else {
+        let Some(record) = self.db().listing_agent(listing.id).await? else {
             return Ok(());
         };
-        let state = AgentState::of(record)?;
+        let state = AgentState::of(record, listing)?;
         if state.differences.is_empty() {
             return Ok(());
         }
-        Err(AppError::HardwareMismatch(format!(
-            "the machine's agent reports other hardware than the listing claims: {}",
-            state.differences.join("; ")
-        )))
+        let mut why =
+            "the machine's agent reports other hardware than the listing claims".to_owned();
+        if detailed {
+            why = format!("{why}: {}", state.differences.join("; "));
+        }
+        Err(AppError::HardwareMismatch(why))
     }
 
     /// What a listing's agent last reported (its organisation's members; `None` before it
@@ -282,7 +307,7 @@ impl App {
         self.db()
             .listing_agent(listing_id)
             .await?
-            .map(AgentState::of)
+            .map(|record| AgentState::of(record, &listing))
             .transpose()
     }
 }

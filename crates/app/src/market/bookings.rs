@@ -220,7 +220,7 @@ impl App {
         let now = Utc::now();
         let interval = Interval::new(request.starts_at, request.ends_at, now)?;
         let listing = self.listing_record(request.listing_id.as_uuid()).await?;
-        self.require_hardware_as_claimed(listing.id).await?;
+        self.require_hardware_as_claimed(&listing, false).await?;
         if request.gpu_count < 1 || request.gpu_count > i64::from(listing.gpu_count) {
             return Err(ValidationError::new(
                 "gpu_count",

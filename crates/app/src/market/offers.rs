@@ -462,7 +462,7 @@ impl App {
                     .find(|o| o.listing.id == *id)
                     .ok_or_else(|| AppError::Internal("a planned listing vanished".into()))?;
                 let listing = self.listing_record(id.as_uuid()).await?;
-                self.require_hardware_as_claimed(listing.id).await?;
+                self.require_hardware_as_claimed(&listing, false).await?;
                 let destination = self.payment_destination(&listing).await?;
                 // Unique per renter like any key; a renter cannot know the plan's id before
                 // it exists.

@@ -148,10 +148,13 @@ pub(super) fn chunk_tokens(
                     *counted
                 ));
             }
-            // Running usage is usage on a chunk that carries text and does not end the
-            // answer: a last chunk with only a finish reason (llama.cpp's), or with the last
-            // token and the finish reason (TGI's), carries a final usage.
-            if chunk.has_text() && chunk.has_unfinished_choice() {
+            // Running usage is usage on a chunk that carries text: a last chunk with only a
+            // finish reason (llama.cpp's) carries a final usage, and so does TGI's last chunk,
+            // the last token with the finish reason. (vLLM's and SGLang's may end the answer
+            // in a chunk of text with running usage: a short answer's only chunk.)
+            if chunk.has_text()
+                && (chunks != Chunks::PerTokenToTheEnd || chunk.has_unfinished_choice())
+            {
                 timeline.saw_usage = true;
             }
             let added = completion.saturating_sub(*counted);

@@ -264,3 +264,25 @@ fn tgi_s_last_chunk_carries_its_last_token() {
     }
     assert_eq!(counted, 2, "an empty finish reason is not the end");
 }
+
+/// vLLM's and SGLang's running usage is running usage even on a chunk that ends the answer: a
+/// short answer's only chunk (several tokens, the finish reason and the usage) still shows the
+/// server sends it, as the preflight probe must learn.
+#[test]
+fn running_usage_on_the_only_chunk_of_a_short_answer_is_seen() {
+    let (mut timeline, mut counted) = (Timeline::default(), 0);
+    let only = json!({"choices": [{"index": 0, "text": "abcd", "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9}});
+    let text = only.to_string();
+    let tokens = chunk_tokens(
+        &Chunk::parse(&text).unwrap(),
+        &mut counted,
+        4,
+        &mut timeline,
+        Chunks::Text,
+    )
+    .unwrap();
+    assert_eq!(tokens, 4);
+    assert!(timeline.saw_usage);
+    assert_eq!(timeline.final_usage, None);
+}

@@ -82,7 +82,12 @@ pub async fn create(
         key: created.secret,
         prefix: created.key.prefix,
         scopes,
-        listing_ids: body.listing_ids,
+        listing_ids: {
+            let mut ids = body.listing_ids;
+            let mut seen = std::collections::HashSet::new();
+            ids.retain(|id| seen.insert(*id));
+            ids
+        },
         created_at: created.key.created_at,
     }))
 }

@@ -201,7 +201,7 @@ impl App {
         let listing = self.listing_record(listing_id).await?;
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
-        self.require_hardware_as_claimed(listing_id).await?;
+        self.require_hardware_as_claimed(&listing, true).await?;
         if visibility == visibility::PRIVATE
             && !self.plan_of(listing.org_id.into()).await?.private_reports
         {
