@@ -131,11 +131,21 @@ async fn whole_loop(app: TestApp, dialect: sim::Dialect, name: &str) {
         !text.contains("\"choices\":[]"),
         "{name}: the usage the gateway asked for is not passed on: {text}"
     );
-    let usage: Value = app
-        .get_json(
-            &format!("/v1/bookings/{booking}/usage"),
-            Some(&renter.access_token),
-        )
-        .await;
+    // The gateway records the request once the stream has ended, after the client has its
+    // last byte: asked until it is there (seen: not yet, right after `[DONE]`).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let usage = loop {
+        let usage: Value = app
+            .get_json(
+                &format!("/v1/bookings/{booking}/usage"),
+                Some(&renter.access_token),
+            )
+            .await;
+        if usage["totals"]["requests"] != 0 || std::time::Instant::now() > deadline {
+            break usage;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(usage["totals"]["requests"], 1, "{name}: {usage}");
     assert_eq!(usage["totals"]["output_tokens"], 8, "{name}: {usage}");
 }
