@@ -79,9 +79,13 @@ class Site:
             lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"),
         )
         self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        # A request the browser itself cut short (`net::ERR_ABORTED`: the next navigation
+        # began while the icon was loading) is no fault of the page; a missing asset answers
+        # 4xx (below), an unreachable one fails otherwise.
         self.page.on(
             "requestfailed",
-            lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"),
+            lambda r: "net::ERR_ABORTED" not in (r.failure or "")
+            and self.problems.append(f"request failed: {r.url} {r.failure}"),
         )
         self.page.on(
             "response",
