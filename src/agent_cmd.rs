@@ -1,14 +1,19 @@
-//! `gpumarket agent`: the provider's agent on its machine. Today it reports what the machine
-//! says it is (`agent facts`); granting and ending renters' access comes next (issue 56).
+//! `gpumarket agent`: the provider's agent on its machine. `agent facts` prints what the
+//! machine says it is; `agent run` grants and ends renters' access as the listing's desired
+//! state says; `agent authorized-keys` answers OpenSSH's `AuthorizedKeysCommand`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use anyhow::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct AgentArgs {
     #[command(subcommand)]
     command: AgentCommand,
 }
+
+const STATE_DIR: &str = "/var/lib/gpumarket-agent";
 
 #[derive(Debug, clap::Subcommand)]
 enum AgentCommand {
@@ -17,15 +22,49 @@ enum AgentCommand {
     /// read (the JSON says why).
     Facts {
         /// The directory whose file system's free space is reported.
-        #[arg(long, default_value = "/var/lib/gpumarket-agent")]
+        #[arg(long, default_value = STATE_DIR)]
         state_dir: PathBuf,
         /// The `nvidia-smi` to run (found on PATH by default).
         #[arg(long, default_value = "nvidia-smi")]
         nvidia_smi: PathBuf,
     },
+    /// Run the agent (as root): report the facts, long-poll the listing's desired state, make
+    /// each whole-machine booking's account shortly before its start and remove it (its
+    /// processes and files too) when its access ends, beat every 15 s. Outward connections
+    /// only. `[agent]` settings come from `--config`.
+    Run {
+        /// The server (`https://gpumarket.example`; `/v1` is added).
+        #[arg(long)]
+        server: String,
+        /// The listing this machine serves.
+        #[arg(long)]
+        listing: String,
+        /// A file holding the organisation key of scope `agent` bound to the listing.
+        #[arg(long)]
+        key_file: PathBuf,
+        /// Where the agent keeps its state (0700); the keys cache is beside it
+        /// (`<state-dir>.keys`).
+        #[arg(long, default_value = STATE_DIR)]
+        state_dir: PathBuf,
+        #[arg(long, default_value = "nvidia-smi")]
+        nvidia_smi: PathBuf,
+        /// Make no account: print the accounts it would make and the `authorized-keys` lines.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Answer OpenSSH's `AuthorizedKeysCommand` for USER from the local keys cache: the
+    /// renter's keys while its booking gives access, nothing otherwise. Never waits on the
+    /// network. In `sshd_config`: `AuthorizedKeysCommand /usr/local/bin/gpumarket agent
+    /// authorized-keys %u` with an unprivileged `AuthorizedKeysCommandUser`.
+    AuthorizedKeys {
+        #[arg(long, default_value = STATE_DIR)]
+        state_dir: PathBuf,
+        /// The account logging in (`%u`).
+        user: String,
+    },
 }
 
-pub async fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
+pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     match args.command {
         AgentCommand::Facts {
             state_dir,
@@ -47,6 +86,63 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        AgentCommand::Run {
+            server,
+            listing,
+            key_file,
+            state_dir,
+            nvidia_smi,
+            dry_run,
+        } => {
+            let config = crate::settings::load(config)?;
+            crate::telemetry::init(config.server.log_format);
+            let settings = config.agent;
+            let key = std::fs::read_to_string(&key_file)
+                .with_context(|| format!("reading the key file {}", key_file.display()))?
+                .trim()
+                .to_owned();
+            let server = server.trim_end_matches('/');
+            let api = if server.ends_with("/v1") {
+                server.to_owned()
+            } else {
+                format!("{server}/v1")
+            };
+            let keys_gid =
+                agent::accounts::group_id(Path::new("/etc/group"), &settings.agent_keys_group);
+            if keys_gid.is_none() && !dry_run {
+                anyhow::bail!(
+                    "no group {:?} for the keys cache's readers ([agent] agent_keys_group)",
+                    settings.agent_keys_group
+                );
+            }
+            let options = agent::run::Options {
+                api,
+                listing,
+                key,
+                state_dir,
+                keys_gid,
+                machine: agent::accounts::Machine {
+                    home_base: settings.agent_home_base.into(),
+                    uid_min: settings.agent_uid_min,
+                    uid_max: settings.agent_uid_max,
+                    grace: std::time::Duration::from_secs(settings.agent_end_grace_secs),
+                    nvidia_smi,
+                    passwd: "/etc/passwd".into(),
+                },
+                dry_run,
+            };
+            agent::run::run(options).await.map_err(anyhow::Error::msg)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        AgentCommand::AuthorizedKeys { state_dir, user } => {
+            let cache = agent::keys::KeysCache::new(agent::keys::keys_dir(&state_dir), None);
+            let lines = cache.authorized_keys(&user, chrono::Utc::now());
+            #[allow(clippy::print_stdout)]
+            {
+                print!("{lines}");
+            }
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -208,7 +208,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Verify(args) => Ok(runtime()?.block_on(verify_cmd::verify(args))),
         Command::LogMonitor(args) => Ok(runtime()?.block_on(transparency_monitor::monitor(args))),
-        Command::Agent(args) => runtime()?.block_on(agent_cmd::agent(args)),
+        Command::Agent(args) => runtime()?.block_on(agent_cmd::agent(args, cli.config.as_deref())),
         Command::Sim {
             profile,
             listen,

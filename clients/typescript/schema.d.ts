@@ -720,6 +720,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listings/{id}/agent/desired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The listing's machine's desired state, for its agent: answered at once when its
+         *     `version` differs from the one given, else when it changes or `wait` seconds pass (a
+         *     long-poll; the agent connects outward only). The answer's `Date` header is the server's
+         *     clock, which the agent sets its own by.
+         */
+        get: operations["get_agent_desired"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings/{id}/agent/facts": {
         parameters: {
             query?: never;
@@ -734,6 +756,26 @@ export interface paths {
          */
         put: operations["put_agent_facts"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listings/{id}/agent/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The listing's agent beats (every 15 s): it is heard now; what it says of its accounts is
+         *     kept when it changes.
+         */
+        post: operations["post_agent_heartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2065,6 +2107,19 @@ export interface components {
             methods: string[];
             ssh?: components["schemas"]["SshView"] | null;
         };
+        /** @description One booking's account, as the agent says. */
+        AccountReportView: {
+            /** @description `gm-` and the last 12 hex digits of the booking's id. */
+            account: string;
+            /** Format: uuid */
+            booking_id: string;
+            /**
+             * @description `ready` (made), `ending` (access ended; processes and files going), `removed`,
+             *     `conflict` (an account of that name exists that the agent did not make: left alone),
+             *     `failed` (the agent's log says why).
+             */
+            state: string;
+        };
         AddSshKeyRequest: {
             /** @description A label to tell keys apart. */
             name: string;
@@ -2124,6 +2179,7 @@ export interface components {
             hardware: components["schemas"]["HardwareMatchView"];
             /** Format: uuid */
             listing_id: string;
+            presence?: components["schemas"]["PresenceView"] | null;
             /** Format: date-time */
             reported_at: string;
             /** @description Always `agent`: the machine's word, not an attestation. */
@@ -2609,6 +2665,44 @@ export interface components {
             /** @description The event's type. */
             type: string;
         };
+        /** @description One booking the machine serves. */
+        DesiredBookingView: {
+            /**
+             * Format: date-time
+             * @description The one moment access ends: the booking's end or a maintenance window's start (a
+             *     cancelled booking leaves the state).
+             */
+            access_until: string;
+            /**
+             * @description Its Unix account when it rents the whole machine with direct access; `null`: the
+             *     gateway only (bookings that share a machine).
+             */
+            account?: string | null;
+            /** Format: uuid */
+            booking_id: string;
+            /** Format: int32 */
+            gpu_count: number;
+            /** @description The renter's SSH public keys (`algorithm base64`), for an account only. */
+            ssh_keys: string[];
+            /**
+             * Format: date-time
+             * @description When access begins.
+             */
+            starts_at: string;
+        };
+        /**
+         * @description The whole desired state of the listing's machine: the bookings giving access now or
+         *     within `lookahead_secs`.
+         */
+        DesiredView: {
+            bookings: components["schemas"]["DesiredBookingView"][];
+            /** Format: uuid */
+            listing_id: string;
+            /** Format: int64 */
+            lookahead_secs: number;
+            /** @description Changes whenever anything else here does. */
+            version: string;
+        };
         /** @description A registered endpoint (never its secret). */
         EndpointView: {
             /** Format: date-time */
@@ -2855,6 +2949,12 @@ export interface components {
         Health: {
             /** @description `ok` */
             status: string;
+        };
+        /** @description A heartbeat, every 15 s: at most 256 accounts. */
+        HeartbeatView: {
+            accounts?: components["schemas"]["AccountReportView"][];
+            /** @description 1–64 characters of letters, digits and `. - + _`. */
+            agent_version: string;
         };
         /** @description The part of a booking a maintenance window took. */
         InterruptionView: {
@@ -3777,6 +3877,19 @@ export interface components {
             per_stream_tok_s: number;
             /** Format: double */
             total_tok_s: number;
+        };
+        /** @description Whether the listing's agent is heard. */
+        PresenceView: {
+            /**
+             * @description Each booking's account as the agent last said (kept when it changes, or once a
+             *     minute).
+             */
+            accounts: components["schemas"]["AccountReportView"][];
+            agent_version: string;
+            /** Format: date-time */
+            last_seen_at: string;
+            /** @description `online` when heard within the last three heartbeats (45 s), else `silent`. */
+            state: string;
         };
         PricePatch: {
             /** Format: int64 */
@@ -7900,6 +8013,118 @@ export interface operations {
             };
         };
     };
+    get_agent_desired: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Seconds to wait for the state to differ from `version` (0–30; default 0: answer at
+                 *     once).
+                 */
+                wait?: number;
+                /** @description The version the agent holds: the answer comes when the state's differs. */
+                version?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The desired state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesiredView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     put_agent_facts: {
         parameters: {
             query?: never;
@@ -7923,6 +8148,114 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_agent_heartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HeartbeatView"];
+            };
+        };
+        responses: {
+            /** @description Heard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PresenceView"];
                 };
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */

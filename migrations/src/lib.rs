@@ -44,6 +44,7 @@ mod m20261206_000036_measured_engines;
 mod m20261206_000037_community_engines;
 mod m20261206_000038_ssh_keys;
 mod m20261206_000039_agents;
+mod m20261206_000040_agent_heartbeats;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -92,6 +93,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000037_community_engines::Migration),
             Box::new(m20261206_000038_ssh_keys::Migration),
             Box::new(m20261206_000039_agents::Migration),
+            Box::new(m20261206_000040_agent_heartbeats::Migration),
         ]
     }
 }

@@ -5,6 +5,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -132,4 +133,407 @@ fn agent_facts_reads_each_gpu_and_reports_a_driver_that_does_not_answer() {
             .is_some_and(|e| e.contains("not what was asked")),
         "{facts}"
     );
+}
+
+/// Runs `program args`, returning its output; panics when it cannot start.
+fn output(program: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"))
+}
+
+/// A fresh ed25519 key pair in `dir/name` (and `.pub`); the public half.
+fn key_pair(dir: &Path, name: &str) -> String {
+    let path = dir.join(name);
+    let made = output(
+        "ssh-keygen",
+        &[
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            name,
+            "-f",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert!(made.status.success(), "{made:?}");
+    std::fs::read_to_string(path.with_extension("pub")).unwrap()
+}
+
+/// Logs in to `account` over the test's sshd with `key` and runs `command`: its exit code
+/// (255: refused) and output.
+fn ssh(port: u16, key: &Path, account: &str, command: &str) -> (i32, String) {
+    let out = std::process::Command::new("ssh")
+        .args(["-i", key.to_str().unwrap(), "-p", &port.to_string()])
+        .args([
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ConnectTimeout=5",
+        ])
+        .arg(format!("{account}@127.0.0.1"))
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// The agent and a real sshd in a private mount namespace: `/etc` is a copy (so `useradd`
+/// never touches this machine's accounts, and parallel runs never meet), the binary in a
+/// root-owned 0755 tmpfs as sshd requires of an `AuthorizedKeysCommand`.
+struct Machine {
+    child: std::process::Child,
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        // The whole group: the shell, sshd, the agent.
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_grants_and_ends_access_over_real_sshd() {
+    use std::os::unix::process::CommandExt;
+
+    use crate::{Demo, SHORT_WINDOWS, free_port, http, send_json};
+
+    if not_root() || !Path::new("/usr/sbin/sshd").exists() {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "skipped: needs root (useradd, unshare -m) and /usr/sbin/sshd (scripts/check installs openssh-server)"
+            );
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // The keys cache beside the state directory is read by `nobody` through this directory.
+    std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let demo = Demo::start_with(root, SHORT_WINDOWS).await;
+    let api = format!("{}/v1", demo.base);
+    let listing = demo.listing_url.rsplit('/').next().unwrap().to_owned();
+    let client = http();
+
+    // The demo provider: the machine is reached over SSH on this test's sshd.
+    let sshd_port = free_port();
+    let provider = send_json(client.post(format!("{api}/auth/login")).json(
+        &serde_json::json!({"email": "demo@gpumarket.local", "password": "demo-password-not-secret"}),
+    ))
+    .await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed: Value = send_json(client.get(&demo.listing_url)).await;
+    let org = listed["org_id"].as_str().unwrap().to_owned();
+    let patched = client
+        .patch(&demo.listing_url)
+        .bearer_auth(&provider)
+        .json(&serde_json::json!({"access": {"ssh": {"host": "127.0.0.1", "port": sshd_port, "user": "ubuntu"}}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(patched.status().is_success(), "{:?}", patched.text().await);
+    let minted: Value = send_json(
+        client
+            .post(format!("{api}/orgs/{org}/api-keys"))
+            .bearer_auth(&provider)
+            .json(&serde_json::json!({"name": "the machine", "scopes": ["agent"], "listing_ids": [listing]})),
+    )
+    .await;
+    let key_file = root.join("agent.key");
+    std::fs::write(&key_file, minted["key"].as_str().unwrap()).unwrap();
+
+    // The machine: an RTX 3060 as the listing claims (a fake nvidia-smi), sshd, the agent.
+    let bin = root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    fake_nvidia_smi(&bin, "rtx3060.csv", 0);
+    for name in ["host_key", "renter", "stranger"] {
+        key_pair(root, name);
+    }
+    let uid_min = 300_000 + (std::process::id() % 1000) * 100;
+    std::fs::write(
+        root.join("agent.toml"),
+        format!(
+            "[agent]\nagent_end_grace_secs = 2\nagent_uid_min = {uid_min}\nagent_uid_max = {}\n\
+             agent_home_base = \"{}\"\n",
+            uid_min + 99,
+            root.join("home").display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("home")).unwrap();
+    let state = root.join("state");
+    std::fs::write(
+        root.join("sshd_config"),
+        format!(
+            "Port {sshd_port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {pid}\n\
+             UsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n\
+             AuthorizedKeysFile none\n\
+             AuthorizedKeysCommand /mnt/gm/gpumarket agent authorized-keys --state-dir {state} %u\n\
+             AuthorizedKeysCommandUser nobody\n",
+            host_key = root.join("host_key").display(),
+            pid = root.join("sshd.pid").display(),
+            state = state.display(),
+        ),
+    )
+    .unwrap();
+    let copy = output("cp", &["-a", "/etc", root.join("etc").to_str().unwrap()]);
+    assert!(copy.status.success(), "{copy:?}");
+    let script = format!(
+        "set -e\n\
+         mount --bind {etc} /etc\n\
+         mkdir -p /mnt/gm /run/sshd\n\
+         mount -t tmpfs -o mode=0755 gm /mnt/gm\n\
+         cp {binary} /mnt/gm/gpumarket && chmod 0755 /mnt/gm/gpumarket\n\
+         /usr/sbin/sshd -D -e -f {config} 2>{root}/sshd.log &\n\
+         PATH={bin}:$PATH exec /mnt/gm/gpumarket --config {root}/agent.toml agent run \
+           --server {base} --listing {listing} --key-file {key} --state-dir {state} 2>{root}/agent.log\n",
+        etc = root.join("etc").display(),
+        binary = env!("CARGO_BIN_EXE_gpumarket"),
+        config = root.join("sshd_config").display(),
+        root = root.display(),
+        bin = bin.display(),
+        base = demo.base,
+        key = key_file.display(),
+        state = state.display(),
+    );
+    let _machine = Machine {
+        child: std::process::Command::new("unshare")
+            .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+            .process_group(0)
+            .spawn()
+            .unwrap(),
+    };
+    let log = || {
+        format!(
+            "--- agent\n{}\n--- sshd\n{}",
+            std::fs::read_to_string(root.join("agent.log")).unwrap_or_default(),
+            std::fs::read_to_string(root.join("sshd.log")).unwrap_or_default()
+        )
+    };
+
+    // The agent reports the machine; it matches the claim; the listing is verified.
+    let agent_url = format!("{api}/listings/{listing}/agent");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let reported = loop {
+        let answer = client
+            .get(&agent_url)
+            .bearer_auth(&provider)
+            .send()
+            .await
+            .unwrap();
+        if answer.status() == 200 {
+            let body: Value = answer.json().await.unwrap();
+            if !body["presence"].is_null() {
+                break body;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never reported\n{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(reported["hardware"]["matches"], true, "{reported}");
+    assert_eq!(reported["presence"]["state"], "online", "{reported}");
+    demo.verified_listing().await;
+
+    // A renter with a key books the whole machine from a few seconds on.
+    let renter: Value = send_json(client.post(format!("{api}/auth/register")).json(
+        &serde_json::json!({"email": "renter@example.com", "password": "a long renter password", "name": "R"}),
+    ))
+    .await;
+    let renter = renter["access_token"].as_str().unwrap().to_owned();
+    let added = client
+        .post(format!("{api}/me/ssh-keys"))
+        .bearer_auth(&renter)
+        .json(&serde_json::json!({"name": "laptop", "public_key": std::fs::read_to_string(root.join("renter.pub")).unwrap()}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(added.status(), 201, "{:?}", added.text().await);
+    let starts = chrono::Utc::now() + chrono::Duration::seconds(6);
+    let booking: Value = send_json(
+        client
+            .post(format!("{api}/bookings"))
+            .bearer_auth(&renter)
+            .header("Idempotency-Key", "agent-whole-life")
+            .json(&serde_json::json!({
+                "listing_id": listing, "gpu_count": 1,
+                "starts_at": starts, "ends_at": starts + chrono::Duration::hours(1),
+            })),
+    )
+    .await;
+    let booking_id = booking["id"].as_str().unwrap().to_owned();
+    assert_eq!(booking["status"], "confirmed", "{booking}");
+    let account = format!("gm-{}", &booking_id.replace('-', "")[20..]);
+    let access: Value = send_json(
+        client
+            .get(format!("{api}/bookings/{booking_id}/access"))
+            .bearer_auth(&renter),
+    )
+    .await;
+    assert_eq!(access["ssh"]["user"], account.as_str(), "{access}");
+    assert_eq!(access["ssh"]["port"], sshd_port, "{access}");
+
+    // Before the start: the account is made, but no key lets anyone in.
+    let passwd = root.join("etc/passwd");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !std::fs::read_to_string(&passwd).unwrap().contains(&account) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no account {account}\n{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(
+        chrono::Utc::now() < starts,
+        "the test was too slow to try before the start"
+    );
+    let renter_key = root.join("renter");
+    let (code, said) = ssh(sshd_port, &renter_key, &account, "true");
+    assert_eq!(code, 255, "logged in before the start: {said}");
+
+    // During the booking: the renter's key logs in and runs a command; another's does not.
+    tokio::time::sleep(
+        (starts - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(500),
+    )
+    .await;
+    let marker = format!("/tmp/gm-agent-test-{}", std::process::id());
+    let (code, said) = ssh(
+        sshd_port,
+        &renter_key,
+        &account,
+        &format!("touch {marker} && id -un"),
+    );
+    assert_eq!((code, said.trim()), (0, account.as_str()), "{}", log());
+    assert!(Path::new(&marker).exists());
+    let (code, said) = ssh(sshd_port, &root.join("stranger"), &account, "true");
+    assert_eq!(code, 255, "another's key logged in: {said}");
+    // A session left open.
+    let mut open = std::process::Command::new("ssh")
+        .args([
+            "-i",
+            renter_key.to_str().unwrap(),
+            "-p",
+            &sshd_port.to_string(),
+        ])
+        .args([
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "LogLevel=ERROR",
+        ])
+        .arg(format!("{account}@127.0.0.1"))
+        .arg("sleep 600")
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        open.try_wait().unwrap().is_none(),
+        "the session ended at once"
+    );
+
+    // Cancelled: within 5 s no key lets anyone in; the open session ends within the grace;
+    // the account, its home and its file in /tmp are gone.
+    let cancelled = client
+        .post(format!("{api}/bookings/{booking_id}/cancel"))
+        .bearer_auth(&renter)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        cancelled.status().is_success(),
+        "{:?}",
+        cancelled.text().await
+    );
+    let at = std::time::Instant::now();
+    loop {
+        let (code, _) = ssh(sshd_port, &renter_key, &account, "true");
+        if code == 255 {
+            break;
+        }
+        assert!(
+            at.elapsed() < Duration::from_secs(5),
+            "still let in 5 s after the cancellation\n{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while open.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the open session outlived the grace\n{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while std::fs::read_to_string(&passwd).unwrap().contains(&account) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the account outlived its booking\n{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(!Path::new(&marker).exists(), "its file in /tmp stayed");
+    assert!(
+        !root.join("home").join(&account).exists(),
+        "its home stayed"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let beats: Value = send_json(client.get(&agent_url).bearer_auth(&provider)).await;
+        if beats["presence"]["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["account"] == account.as_str() && a["state"] == "removed")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no heartbeat said it was removed: {beats}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+fn not_root() -> bool {
+    output("id", &["-u"]).stdout != b"0\n"
 }

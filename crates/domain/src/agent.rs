@@ -4,6 +4,20 @@
 //! marketing figure, never more). What the agent reports is the machine's word, not an
 //! attestation.
 
+/// The Unix account a whole-machine booking gets on its machine: `gm-` and the last 12 hex
+/// digits of the booking's id (a UUIDv7's random tail: unique among a machine's bookings).
+pub fn booking_account(booking: uuid::Uuid) -> String {
+    let hex = booking.simple().to_string();
+    format!("gm-{}", &hex[hex.len() - 12..])
+}
+
+/// Whether `name` is a booking's account name (`gm-` and 12 lower-case hex digits).
+pub fn is_booking_account(name: &str) -> bool {
+    name.strip_prefix("gm-").is_some_and(|hex| {
+        hex.len() == 12 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
 /// One GPU as the agent reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportedGpu {
@@ -108,6 +122,22 @@ mod tests {
             };
             n
         ]
+    }
+
+    #[test]
+    fn a_booking_s_account_is_named_by_its_id_s_tail() {
+        let id: uuid::Uuid = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b".parse().unwrap();
+        assert_eq!(booking_account(id), "gm-0c1d2e3f4a5b");
+        assert!(is_booking_account(&booking_account(id)));
+        for name in [
+            "gm-0C1D2E3F4A5B",
+            "gm-0c1d2e3f4a5",
+            "root",
+            "gm-0c1d2e3f4a5b0",
+            "xgm-0c1d2e3f4a5",
+        ] {
+            assert!(!is_booking_account(name), "{name}");
+        }
     }
 
     #[test]

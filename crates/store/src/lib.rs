@@ -27,7 +27,7 @@ pub use capacity::ListingHolding;
 pub use identity::accounts::{
     ApiKeyRecord, EmailTokenRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord,
 };
-pub use identity::agents::ListingAgentRecord;
+pub use identity::agents::{AgentHeartbeatRecord, ListingAgentRecord};
 pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use identity::ssh_keys::{SshKeyAdded, SshKeyRecord};

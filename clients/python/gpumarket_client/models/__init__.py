@@ -4,6 +4,7 @@ from .access_grant_view import AccessGrantView
 from .access_input import AccessInput
 from .access_patch import AccessPatch
 from .access_view import AccessView
+from .account_report_view import AccountReportView
 from .add_ssh_key_request import AddSshKeyRequest
 from .agent_facts_view import AgentFactsView
 from .agent_gpu_view import AgentGpuView
@@ -41,6 +42,8 @@ from .created_org_key_view import CreatedOrgKeyView
 from .day_uptime_view import DayUptimeView
 from .decode_estimate_view import DecodeEstimateView
 from .delivery_view import DeliveryView
+from .desired_booking_view import DesiredBookingView
+from .desired_view import DesiredView
 from .endpoint_view import EndpointView
 from .endpoint_with_secret_view import EndpointWithSecretView
 from .engine_input import EngineInput
@@ -70,6 +73,7 @@ from .hardware_match_view import HardwareMatchView
 from .hardware_patch import HardwarePatch
 from .hardware_view import HardwareView
 from .health import Health
+from .heartbeat_view import HeartbeatView
 from .interruption_view import InterruptionView
 from .interruptions_view import InterruptionsView
 from .introspect_request import IntrospectRequest
@@ -137,6 +141,7 @@ from .planner_gpu_view import PlannerGpuView
 from .planner_row_view import PlannerRowView
 from .planner_view import PlannerView
 from .predicted_view import PredictedView
+from .presence_view import PresenceView
 from .price_patch import PricePatch
 from .price_view import PriceView
 from .problem import Problem
@@ -189,6 +194,7 @@ __all__ = (
     "AccessInput",
     "AccessPatch",
     "AccessView",
+    "AccountReportView",
     "AddSshKeyRequest",
     "AgentFactsView",
     "AgentGpuView",
@@ -226,6 +232,8 @@ __all__ = (
     "DayUptimeView",
     "DecodeEstimateView",
     "DeliveryView",
+    "DesiredBookingView",
+    "DesiredView",
     "EndpointView",
     "EndpointWithSecretView",
     "EngineInput",
@@ -255,6 +263,7 @@ __all__ = (
     "HardwarePatch",
     "HardwareView",
     "Health",
+    "HeartbeatView",
     "InterruptionsView",
     "InterruptionView",
     "IntrospectionView",
@@ -322,6 +331,7 @@ __all__ = (
     "PlannerView",
     "PlanView",
     "PredictedView",
+    "PresenceView",
     "PricePatch",
     "PriceView",
     "Problem",

@@ -2,15 +2,18 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.agent_facts_view import AgentFactsView
     from ..models.hardware_match_view import HardwareMatchView
+    from ..models.presence_view import PresenceView
 
 
 T = TypeVar("T", bound="AgentView")
@@ -27,6 +30,7 @@ class AgentView:
         listing_id (UUID):
         reported_at (datetime.datetime):
         source (str): Always `agent`: the machine's word, not an attestation.
+        presence (None | PresenceView | Unset):
     """
 
     facts: AgentFactsView
@@ -34,9 +38,12 @@ class AgentView:
     listing_id: UUID
     reported_at: datetime.datetime
     source: str
+    presence: None | PresenceView | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.presence_view import PresenceView  # noqa: PLC0415
+
         facts = self.facts.to_dict()
 
         hardware = self.hardware.to_dict()
@@ -46,6 +53,14 @@ class AgentView:
         reported_at = self.reported_at.isoformat()
 
         source = self.source
+
+        presence: dict[str, Any] | None | Unset
+        if isinstance(self.presence, Unset):
+            presence = UNSET
+        elif isinstance(self.presence, PresenceView):
+            presence = self.presence.to_dict()
+        else:
+            presence = self.presence
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -58,6 +73,8 @@ class AgentView:
                 "source": source,
             }
         )
+        if presence is not UNSET:
+            field_dict["presence"] = presence
 
         return field_dict
 
@@ -65,6 +82,7 @@ class AgentView:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.agent_facts_view import AgentFactsView  # noqa: PLC0415
         from ..models.hardware_match_view import HardwareMatchView  # noqa: PLC0415
+        from ..models.presence_view import PresenceView  # noqa: PLC0415
 
         d = dict(src_dict)
         facts = AgentFactsView.from_dict(d.pop("facts"))
@@ -77,12 +95,30 @@ class AgentView:
 
         source = d.pop("source")
 
+        def _parse_presence(data: object) -> None | PresenceView | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                presence_type_0 = PresenceView.from_dict(data)
+
+                return presence_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PresenceView | Unset, data)
+
+        presence = _parse_presence(d.pop("presence", UNSET))
+
         agent_view = cls(
             facts=facts,
             hardware=hardware,
             listing_id=listing_id,
             reported_at=reported_at,
             source=source,
+            presence=presence,
         )
 
         agent_view.additional_properties = d

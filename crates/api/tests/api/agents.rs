@@ -9,6 +9,7 @@ use crate::helpers::{TestApp, assert_problem};
 use crate::verification::{list, provider};
 
 on_both_backends!(an_agents_key_reports_its_machine_and_nothing_else);
+on_both_backends!(an_agent_long_polls_its_machine_s_desired_state_and_beats);
 
 /// What `gpumarket agent facts` prints for `gpus` GPUs of `name` and `mib` MiB.
 fn facts(name: &str, mib: u64, gpus: usize) -> Value {
@@ -286,4 +287,198 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
         "scope_required",
     )
     .await;
+}
+
+async fn an_agent_long_polls_its_machine_s_desired_state_and_beats(app: TestApp) {
+    let p = provider(&app).await;
+    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let other_listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let keys = format!("/v1/orgs/{}/api-keys", p.org);
+    let mint = |body: Value| {
+        let app = &app;
+        let (keys, token) = (keys.clone(), p.owner.access_token.clone());
+        async move {
+            let created: Value = app
+                .post(&keys, Some(&token), body)
+                .await
+                .json()
+                .await
+                .unwrap();
+            created["key"].as_str().unwrap().to_owned()
+        }
+    };
+    let agent = mint(json!({"name": "box", "scopes": ["agent"], "listing_ids": [listing]})).await;
+    let reader = mint(json!({"name": "r", "scopes": ["read"]})).await;
+    let desired = format!("/v1/listings/{listing}/agent/desired");
+
+    // Only the listing's agent reads what its machine must grant.
+    assert_problem(app.get(&desired, None).await, 401, "unauthenticated").await;
+    for token in [&p.owner.access_token, &reader] {
+        assert_problem(app.get(&desired, Some(token)).await, 403, "scope_required").await;
+    }
+    assert_problem(
+        app.get(
+            &format!("/v1/listings/{other_listing}/agent/desired"),
+            Some(&agent),
+        )
+        .await,
+        403,
+        "forbidden",
+    )
+    .await;
+    let problem = assert_problem(
+        app.get(&format!("{desired}?wait=31"), Some(&agent)).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "wait");
+    let empty: Value = app.get_json(&desired, Some(&agent)).await;
+    assert_eq!(empty["bookings"], json!([]), "{empty}");
+    let version = empty["version"].as_str().unwrap().to_owned();
+
+    // A long-poll at the same version waits; a booking of the whole machine wakes it at once,
+    // with its account, its renter's keys and when its access ends.
+    // Reached over SSH: a booking of the whole machine gets its own account there.
+    let patched = app
+        .call(
+            Method::PATCH,
+            &format!("/v1/listings/{listing}"),
+            Some(&p.owner.access_token),
+            Some(json!({"access": {"ssh": {"host": "203.0.113.7", "port": 22, "user": "ubuntu"}}})),
+        )
+        .await;
+    assert_eq!(patched.status(), 200);
+    let renter = app.register("renter@example.com").await;
+    let public_key = include_str!("data/ssh/ed25519.pub").trim();
+    let added = app
+        .post(
+            "/v1/me/ssh-keys",
+            Some(&renter.access_token),
+            json!({"name": "laptop", "public_key": public_key}),
+        )
+        .await;
+    assert_eq!(added.status(), 201);
+    let poll = {
+        let (app, path, agent) = (
+            &app,
+            format!("{desired}?wait=20&version={version}"),
+            agent.clone(),
+        );
+        async move {
+            let started = std::time::Instant::now();
+            let answer: Value = app.get_json(&path, Some(&agent)).await;
+            (answer, started.elapsed())
+        }
+    };
+    let booking = async {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        crate::gateway::book(&app, &renter, &json!(listing), 0).await
+    };
+    let ((woken, waited), booking) = tokio::join!(poll, booking);
+    assert_eq!(booking["status"], "confirmed", "{booking}");
+    assert!(
+        waited < std::time::Duration::from_secs(10),
+        "woken after {waited:?}"
+    );
+    let id = booking["id"].as_str().unwrap();
+    let account = format!("gm-{}", &id.replace('-', "")[20..]);
+    assert_ne!(woken["version"], version.as_str());
+    let entry = &woken["bookings"][0];
+    assert_eq!(entry["booking_id"], id, "{woken}");
+    assert_eq!(entry["account"], account.as_str());
+    assert_eq!(entry["access_until"], booking["ends_at"]);
+    let kept_key: Vec<&str> = public_key.split(' ').take(2).collect();
+    assert_eq!(
+        entry["ssh_keys"],
+        json!([kept_key.join(" ")]),
+        "only `algorithm base64`"
+    );
+    // Nothing else of the renter reaches the machine.
+    assert!(!woken.to_string().contains("renter@example.com"), "{woken}");
+    // Without an agent's report, the renter's access names the listing's user; with one,
+    // the booking's account.
+    let access_path = format!("/v1/bookings/{id}/access");
+    let access: Value = app.get_json(&access_path, Some(&renter.access_token)).await;
+    assert_eq!(access["ssh"]["user"], "ubuntu", "{access}");
+
+    // Heartbeats: bounded and checked; the organisation sees the agent online.
+    let beat = format!("/v1/listings/{listing}/agent/heartbeat");
+    for (body, field) in [
+        (
+            json!({"agent_version": "x y", "accounts": []}),
+            "agent_version",
+        ),
+        (
+            json!({"agent_version": "0.1.0", "accounts": [{"booking_id": id, "account": "root", "state": "ready"}]}),
+            "accounts.account",
+        ),
+    ] {
+        let problem = assert_problem(
+            app.post(&beat, Some(&agent), body).await,
+            422,
+            "validation_failed",
+        )
+        .await;
+        assert_eq!(problem["errors"][0]["field"], field, "{problem}");
+    }
+    assert_problem(
+        app.post(&beat, Some(&reader), json!({"agent_version": "0.1.0"}))
+            .await,
+        403,
+        "scope_required",
+    )
+    .await;
+    let heard = app
+        .post(
+            &beat,
+            Some(&agent),
+            json!({"agent_version": "0.1.0", "accounts": [{"booking_id": id, "account": account, "state": "ready"}]}),
+        )
+        .await;
+    assert_eq!(heard.status(), 200);
+    let facts_path = format!("/v1/listings/{listing}/agent/facts");
+    let reported = app
+        .call(
+            Method::PUT,
+            &facts_path,
+            Some(&agent),
+            Some(facts("NVIDIA GeForce RTX 3060", 12288, 1)),
+        )
+        .await;
+    assert_eq!(reported.status(), 200);
+    let access: Value = app.get_json(&access_path, Some(&renter.access_token)).await;
+    assert_eq!(access["ssh"]["user"], account.as_str(), "{access}");
+    let read: Value = app
+        .get_json(
+            &format!("/v1/listings/{listing}/agent"),
+            Some(&p.member.access_token),
+        )
+        .await;
+    assert_eq!(read["presence"]["state"], "online", "{read}");
+    assert_eq!(read["presence"]["agent_version"], "0.1.0");
+    assert_eq!(read["presence"]["accounts"][0]["state"], "ready");
+
+    // Cancelled: the next answer no longer has it.
+    let version = woken["version"].as_str().unwrap();
+    let poll = {
+        let (app, path, agent) = (
+            &app,
+            format!("{desired}?wait=20&version={version}"),
+            agent.clone(),
+        );
+        async move { app.get_json::<Value>(&path, Some(&agent)).await }
+    };
+    let cancel = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        app.post(
+            &format!("/v1/bookings/{id}/cancel"),
+            Some(&renter.access_token),
+            json!({}),
+        )
+        .await
+    };
+    let (after, cancelled) = tokio::join!(poll, cancel);
+    assert!(cancelled.status().is_success());
+    assert_eq!(after["bookings"], json!([]), "{after}");
 }

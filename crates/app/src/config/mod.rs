@@ -5,6 +5,7 @@
 //! and secrets are [`SecretString`]s that never print.
 
 mod accounts;
+mod agent;
 mod database;
 mod gateway;
 mod keys;
@@ -26,10 +27,10 @@ use serde::{Deserialize, Serialize};
 
 pub use reference::{REFERENCE_PAGE, SECTIONS, Section, UNPREFIXED, setting_path};
 pub use {
-    accounts::AccountSettings, accounts::EmailVerification, database::DatabaseSettings,
-    gateway::GatewaySettings, keys::KeySettings, limits::LimitSettings, liveness::LivenessSettings,
-    mail::MailSettings, payments::PaymentSettings, pro::ProSettings, redis::RedisSettings,
-    reports::ReportSettings, server::LogFormat, server::ServerSettings,
+    accounts::AccountSettings, accounts::EmailVerification, agent::AgentSettings,
+    database::DatabaseSettings, gateway::GatewaySettings, keys::KeySettings, limits::LimitSettings,
+    liveness::LivenessSettings, mail::MailSettings, payments::PaymentSettings, pro::ProSettings,
+    redis::RedisSettings, reports::ReportSettings, server::LogFormat, server::ServerSettings,
     verification::VerificationSettings, webhooks::WebhookSettings,
 };
 
@@ -97,6 +98,7 @@ pub struct Config {
     pub gateway: GatewaySettings,
     pub liveness: LivenessSettings,
     pub webhooks: WebhookSettings,
+    pub agent: AgentSettings,
 }
 
 /// A list of seconds: a list, or (as an environment variable sets it) a string of numbers
@@ -168,7 +170,7 @@ impl Config {
     /// `[keys] jwt_secret (GPUMARKET_JWT_SECRET): must be at least 32 bytes`.
     pub fn validate(&self) -> Result<(), String> {
         // `[limits]` has no rule serde cannot express.
-        let checks: [(&str, Checked); 13] = [
+        let checks: [(&str, Checked); 14] = [
             ("server", self.server.check()),
             ("database", self.database.check()),
             ("redis", self.redis.check()),
@@ -182,6 +184,7 @@ impl Config {
             ("gateway", self.gateway.check()),
             ("liveness", self.liveness.check()),
             ("webhooks", self.webhooks.check()),
+            ("agent", self.agent.check()),
         ];
         for (name, checked) in checks {
             if let Err((key, why)) = checked {

@@ -4,9 +4,9 @@
 use documented::{Documented, DocumentedFields};
 
 use super::{
-    AccountSettings, Config, DatabaseSettings, GatewaySettings, KeySettings, LimitSettings,
-    LivenessSettings, MailSettings, PaymentSettings, ProSettings, RedisSettings, ReportSettings,
-    ServerSettings, VerificationSettings, WebhookSettings,
+    AccountSettings, AgentSettings, Config, DatabaseSettings, GatewaySettings, KeySettings,
+    LimitSettings, LivenessSettings, MailSettings, PaymentSettings, ProSettings, RedisSettings,
+    ReportSettings, ServerSettings, VerificationSettings, WebhookSettings,
 };
 
 /// One section of the configuration, as the reference and the environment names see it.
@@ -70,6 +70,7 @@ pub const SECTIONS: &[Section] = &[
     section::<GatewaySettings>("gateway", "gateway_"),
     section::<LivenessSettings>("liveness", ""),
     section::<WebhookSettings>("webhooks", ""),
+    section::<AgentSettings>("agent", "agent_"),
 ];
 
 impl Section {

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use store::{ListingAgentRecord, ListingRecord};
 use uuid::Uuid;
 
-use crate::{App, AppError, Caller, Credential};
+use crate::identity::agent_presence::AgentPresence;
+use crate::{App, AppError, Caller};
 
 /// The most GPUs a machine reports, and the longest text it may send in a field.
 const MAX_GPUS: usize = 64;
@@ -216,38 +217,35 @@ impl App {
         listing_id: Uuid,
         facts: AgentFacts,
     ) -> Result<AgentState, AppError> {
-        let Credential::OrgKey { id, scopes, .. } = caller.via else {
-            return Err(AppError::ScopeRequired(
-                "a machine's facts are reported by its agent, with an organisation key of scope `agent`".into(),
-            ));
-        };
-        if !scopes.contains(KeyScope::Agent) {
-            return Err(AppError::ScopeRequired(
-                "this key lacks the agent scope".into(),
-            ));
-        }
-        if !self
-            .db()
-            .key_listings(id.as_uuid())
-            .await?
-            .contains(&listing_id)
-        {
-            return Err(AppError::Forbidden(
-                "this agent's key is not bound to this listing".into(),
-            ));
-        }
+        self.require_agent_key(caller, listing_id).await?;
         let listing = self.live_listing(listing_id).await?;
         facts.check()?;
-        let differences = facts.differences_from(&listing);
         let record = ListingAgentRecord {
             listing_id,
             facts: serde_json::to_string(&facts).map_err(|e| AppError::Internal(e.to_string()))?,
             reported_at: Utc::now(),
-            differences: serde_json::to_string(&differences)
-                .map_err(|e| AppError::Internal(e.to_string()))?,
         };
         self.db().put_listing_agent(record.clone()).await?;
         AgentState::of(record, &listing)
+    }
+
+    /// Wakes `listing`'s agent's long-poll (`market::machine_access`): something its desired
+    /// state is made of changed.
+    pub(crate) async fn wake_agent(&self, listing: Uuid) {
+        self.notifier().notify(listing).await;
+    }
+
+    /// Wakes the agents of every machine where `renter` has access now or later (their SSH
+    /// keys changed).
+    pub(crate) async fn wake_agents_of_renter(&self, renter: Uuid) -> Result<(), AppError> {
+        for listing in self
+            .db()
+            .listings_with_access_of_renter(renter, Utc::now())
+            .await?
+        {
+            self.wake_agent(listing).await;
+        }
+        Ok(())
     }
 
     /// A listing that is not delisted: an agent serves, and a key is bound to, live ones only.
@@ -283,13 +281,13 @@ impl App {
         Err(AppError::HardwareMismatch(why))
     }
 
-    /// What a listing's agent last reported (its organisation's members; `None` before it
-    /// reported).
+    /// What a listing's agent last reported, and whether it is heard (its organisation's
+    /// members; `None` before it reported).
     pub async fn listing_agent(
         &self,
         caller: Caller,
         listing_id: Uuid,
-    ) -> Result<Option<AgentState>, AppError> {
+    ) -> Result<Option<(AgentState, Option<AgentPresence>)>, AppError> {
         let listing = self
             .db()
             .listing_by_id(listing_id)
@@ -304,10 +302,10 @@ impl App {
         }
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
-        self.db()
-            .listing_agent(listing_id)
-            .await?
-            .map(|record| AgentState::of(record, &listing))
-            .transpose()
+        let Some(record) = self.db().listing_agent(listing_id).await? else {
+            return Ok(None);
+        };
+        let presence = self.agent_presence(listing_id).await?;
+        Ok(Some((AgentState::of(record, &listing)?, presence)))
     }
 }

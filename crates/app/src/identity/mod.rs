@@ -1,6 +1,7 @@
 //! Identity: accounts, sign-in, sessions, tokens, organisations and their mail.
 
 pub mod accounts;
+pub mod agent_presence;
 pub mod agents;
 pub(crate) mod credentials;
 pub(crate) mod email;
@@ -31,6 +32,8 @@ pub(crate) struct IdentityState {
     login_backoff: login_backoff::LocalBackoff,
     /// Sends confirmation and password-reset links.
     mailer: mailer::Mailer,
+    /// When each listing's agent was last heard, when there is no Redis.
+    last_seen: agent_presence::LastSeen,
 }
 
 impl IdentityState {
@@ -47,6 +50,7 @@ impl IdentityState {
             ended_sessions: sessions::ended_sessions(config.accounts.access_token_ttl_secs),
             login_backoff: login_backoff::local_backoff(),
             mailer: mailer::Mailer::from_config(config)?,
+            last_seen: agent_presence::LastSeen::default(),
         })
     }
 }

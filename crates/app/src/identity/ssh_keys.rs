@@ -64,7 +64,11 @@ impl App {
             created_at: Utc::now(),
         };
         match self.db().insert_ssh_key(record, MAX_SSH_KEYS).await? {
-            SshKeyAdded::Stored(record) => Ok(record.into()),
+            SshKeyAdded::Stored(record) => {
+                // The machines it books install the keys it has.
+                self.wake_agents_of_renter(record.user_id).await?;
+                Ok(record.into())
+            }
             SshKeyAdded::OverLimit { limit } => Err(AppError::SshKeyLimit(format!(
                 "an account keeps at most {limit} SSH keys: delete one first"
             ))),
@@ -89,7 +93,7 @@ impl App {
             .delete_ssh_key(caller.user_id.as_uuid(), id)
             .await?
         {
-            Ok(())
+            self.wake_agents_of_renter(caller.user_id.as_uuid()).await
         } else {
             Err(AppError::NotFound("ssh key"))
         }

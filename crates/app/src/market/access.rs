@@ -86,6 +86,12 @@ impl App {
         if !booking.direct_access {
             // Waived: only the gateway reaches the engine.
             (listing.ssh, listing.https_url) = (None, None);
+        } else if booking.gpu_count >= listing.gpu_count
+            && self.db().listing_agent(booking.listing_id).await?.is_some()
+            && let Some(ssh) = &mut listing.ssh
+        {
+            // The machine's agent makes the whole-machine booking its own account.
+            ssh.user = domain::agent::booking_account(booking.id);
         }
         let mut booking: crate::market::bookings::Booking = booking.try_into()?;
         booking.listing_verification_state = listing.verification_state;

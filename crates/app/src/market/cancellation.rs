@@ -75,6 +75,7 @@ impl App {
             return Err(AppError::BookingNotCancellable(booking.status.to_string()));
         }
         self.forget_gate(id);
+        self.wake_agent(booking.listing_id).await;
         self.one_booking(
             self.db()
                 .booking_by_id(id)
@@ -114,6 +115,7 @@ impl App {
         };
         if done {
             self.forget_gate(booking.id);
+            self.wake_agent(booking.listing_id).await;
         }
         Ok(done)
     }

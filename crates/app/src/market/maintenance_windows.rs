@@ -84,6 +84,8 @@ impl App {
             }
             Err(WindowError::Store(e)) => return Err(e.into()),
         };
+        // Access on the machine ends at the window's start.
+        self.wake_agent(window.listing_id).await;
         let mut refund_pending = Vec::new();
         for taken in &interrupted {
             // Its next provider request reads the window.
@@ -144,7 +146,10 @@ impl App {
             .delete_maintenance_window(listing.id, window, Utc::now())
             .await?
         {
-            WindowDeleted::Deleted => Ok(()),
+            WindowDeleted::Deleted => {
+                self.wake_agent(listing.id).await;
+                Ok(())
+            }
             WindowDeleted::NotFound => Err(AppError::NotFound("maintenance window")),
             WindowDeleted::TookBookings => Err(AppError::MaintenanceKept(
                 "the window interrupted bookings, so it stands: what it gave back stands too"

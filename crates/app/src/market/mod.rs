@@ -7,6 +7,7 @@ pub(crate) mod cancellation;
 pub mod catalogs;
 pub mod gateway;
 pub mod listings;
+pub mod machine_access;
 pub mod maintenance_windows;
 pub mod offers;
 pub mod planner;

@@ -9,8 +9,6 @@ pub struct Model {
     /// The facts, as JSON (bounded and checked before they were stored).
     pub facts: String,
     pub reported_at: DateTimeUtc,
-    /// How they differ from the listing's claim, a JSON list of sentences; `[]` when they match.
-    pub differences: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

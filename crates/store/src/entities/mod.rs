@@ -1,5 +1,6 @@
 //! sea-orm entities, one per table. Only this crate sees them: repositories hand out records.
 
+pub mod agent_heartbeats;
 pub mod api_key_listings;
 pub mod api_keys;
 pub mod booking_credits;

@@ -4,11 +4,14 @@
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, sea_query::OnConflict};
 use uuid::Uuid;
 
-use crate::entities::{api_key_listings, listing_agents};
+use crate::entities::{agent_heartbeats, api_key_listings, listing_agents};
 use crate::{Db, StoreError};
 
 /// What a listing's agent last reported, as stored.
 pub type ListingAgentRecord = listing_agents::Model;
+
+/// When a listing's agent was last heard, as the database keeps it.
+pub type AgentHeartbeatRecord = agent_heartbeats::Model;
 
 impl Db {
     /// The listings an agent's key is bound to.
@@ -31,7 +34,6 @@ impl Db {
                     .update_columns([
                         listing_agents::Column::Facts,
                         listing_agents::Column::ReportedAt,
-                        listing_agents::Column::Differences,
                     ])
                     .to_owned(),
             )
@@ -47,6 +49,38 @@ impl Db {
         listing_id: Uuid,
     ) -> Result<Option<ListingAgentRecord>, StoreError> {
         Ok(listing_agents::Entity::find_by_id(listing_id)
+            .one(self.conn())
+            .await?)
+    }
+
+    /// Keeps a listing's agent's heartbeat, in place of the last one.
+    pub async fn put_agent_heartbeat(
+        &self,
+        record: AgentHeartbeatRecord,
+    ) -> Result<(), StoreError> {
+        let txn = self.write().await?;
+        agent_heartbeats::Entity::insert(agent_heartbeats::ActiveModel::from(record))
+            .on_conflict(
+                OnConflict::column(agent_heartbeats::Column::ListingId)
+                    .update_columns([
+                        agent_heartbeats::Column::AgentVersion,
+                        agent_heartbeats::Column::Accounts,
+                        agent_heartbeats::Column::LastSeenAt,
+                    ])
+                    .to_owned(),
+            )
+            .exec_without_returning(&txn)
+            .await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// A listing's agent's last heartbeat the database kept; `None` before its first.
+    pub async fn agent_heartbeat(
+        &self,
+        listing_id: Uuid,
+    ) -> Result<Option<AgentHeartbeatRecord>, StoreError> {
+        Ok(agent_heartbeats::Entity::find_by_id(listing_id)
             .one(self.conn())
             .await?)
     }

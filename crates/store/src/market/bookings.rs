@@ -387,6 +387,47 @@ impl Db {
             .await
     }
 
+    /// A listing's bookings that give access over some of `[from, until)`: confirmed or
+    /// active, overlapping it, soonest first.
+    pub async fn bookings_with_access(
+        &self,
+        listing: Uuid,
+        from: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<BookingRecord>, StoreError> {
+        Ok(bookings::Entity::find()
+            .filter(bookings::Column::ListingId.eq(listing))
+            .filter(
+                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
+            )
+            .filter(bookings::Column::StartsAt.lt(until))
+            .filter(bookings::Column::EndsAt.gt(from))
+            .order_by_asc(bookings::Column::StartsAt)
+            .order_by_asc(bookings::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// The listings where a renter has bookings giving access at or after `from`.
+    pub async fn listings_with_access_of_renter(
+        &self,
+        renter: Uuid,
+        from: DateTime<Utc>,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        Ok(bookings::Entity::find()
+            .select_only()
+            .column(bookings::Column::ListingId)
+            .distinct()
+            .filter(bookings::Column::RenterId.eq(renter))
+            .filter(
+                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
+            )
+            .filter(bookings::Column::EndsAt.gt(from))
+            .into_tuple()
+            .all(self.conn())
+            .await?)
+    }
+
     async fn bookings_where(
         &self,
         condition: sea_orm::sea_query::SimpleExpr,

@@ -2,14 +2,17 @@
 //! (`PUT /listings/{id}/agent/facts`, an organisation key of scope `agent` bound to the
 //! listing), and the organisation reads it back with how it differs from the listing's claim
 //! (`GET /listings/{id}/agent`). The facts are the machine's word (`source: agent`), never an
-//! attestation.
+//! attestation. The agent long-polls its machine's desired state
+//! (`GET /listings/{id}/agent/desired`) and beats (`POST /listings/{id}/agent/heartbeat`).
 
-use actix_web::{HttpResponse, get, put, web};
+use actix_web::{HttpResponse, get, post, put, web};
 use app::App;
+use app::identity::agent_presence::{AccountReport, AccountState, AgentPresence, Heartbeat};
 use app::identity::agents::{AgentFacts, AgentGpu, AgentState};
+use app::market::machine_access::{DesiredBooking, DesiredState, LOOKAHEAD_SECS, MAX_WAIT_SECS};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -17,7 +20,7 @@ use crate::error::Problems;
 use crate::error::problem::{
     Forbidden, InvalidToken, NotFound, ScopeRequired, Unauthenticated, ValidationFailed,
 };
-use crate::extract::{Auth, Json};
+use crate::extract::{Auth, Json, Query};
 
 /// One GPU, as `nvidia-smi --query-gpu` reports it.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
@@ -80,25 +83,183 @@ pub struct AgentView {
     pub reported_at: DateTime<Utc>,
     pub facts: AgentFactsView,
     pub hardware: HardwareMatchView,
+    /// Whether the agent is heard; `null` before its first heartbeat.
+    pub presence: Option<PresenceView>,
+}
+
+/// One booking's account, as the agent says.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccountReportView {
+    pub booking_id: Uuid,
+    /// `gm-` and the last 12 hex digits of the booking's id.
+    pub account: String,
+    /// `ready` (made), `ending` (access ended; processes and files going), `removed`,
+    /// `conflict` (an account of that name exists that the agent did not make: left alone),
+    /// `failed` (the agent's log says why).
+    #[schema(value_type = String)]
+    pub state: AccountState,
+}
+
+/// A heartbeat, every 15 s: at most 256 accounts.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeartbeatView {
+    /// 1–64 characters of letters, digits and `. - + _`.
+    pub agent_version: String,
+    #[serde(default)]
+    pub accounts: Vec<AccountReportView>,
+}
+
+/// Whether the listing's agent is heard.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PresenceView {
+    /// `online` when heard within the last three heartbeats (45 s), else `silent`.
+    pub state: &'static str,
+    pub last_seen_at: DateTime<Utc>,
+    pub agent_version: String,
+    /// Each booking's account as the agent last said (kept when it changes, or once a
+    /// minute).
+    pub accounts: Vec<AccountReportView>,
+}
+
+/// `wait` and the `version` the agent holds.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct DesiredQuery {
+    /// Seconds to wait for the state to differ from `version` (0–30; default 0: answer at
+    /// once).
+    #[serde(default)]
+    pub wait: u64,
+    /// The version the agent holds: the answer comes when the state's differs.
+    pub version: Option<String>,
+}
+
+/// One booking the machine serves.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DesiredBookingView {
+    pub booking_id: Uuid,
+    /// Its Unix account when it rents the whole machine with direct access; `null`: the
+    /// gateway only (bookings that share a machine).
+    pub account: Option<String>,
+    pub gpu_count: i32,
+    /// When access begins.
+    pub starts_at: DateTime<Utc>,
+    /// The one moment access ends: the booking's end or a maintenance window's start (a
+    /// cancelled booking leaves the state).
+    pub access_until: DateTime<Utc>,
+    /// The renter's SSH public keys (`algorithm base64`), for an account only.
+    pub ssh_keys: Vec<String>,
+}
+
+/// The whole desired state of the listing's machine: the bookings giving access now or
+/// within `lookahead_secs`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DesiredView {
+    pub listing_id: Uuid,
+    /// Changes whenever anything else here does.
+    pub version: String,
+    pub lookahead_secs: i64,
+    pub bookings: Vec<DesiredBookingView>,
+}
+
+impl From<AccountReport> for AccountReportView {
+    fn from(a: AccountReport) -> Self {
+        Self {
+            booking_id: a.booking_id,
+            account: a.account,
+            state: a.state,
+        }
+    }
+}
+
+impl From<AccountReportView> for AccountReport {
+    fn from(a: AccountReportView) -> Self {
+        Self {
+            booking_id: a.booking_id,
+            account: a.account,
+            state: a.state,
+        }
+    }
+}
+
+impl From<AgentPresence> for PresenceView {
+    fn from(p: AgentPresence) -> Self {
+        Self {
+            state: if p.online { "online" } else { "silent" },
+            last_seen_at: p.last_seen_at,
+            agent_version: p.agent_version,
+            accounts: p
+                .accounts
+                .into_iter()
+                .map(AccountReportView::from)
+                .collect(),
+        }
+    }
+}
+
+impl From<DesiredBooking> for DesiredBookingView {
+    fn from(b: DesiredBooking) -> Self {
+        Self {
+            booking_id: b.booking_id,
+            account: b.account,
+            gpu_count: b.gpu_count,
+            starts_at: b.starts_at,
+            access_until: b.access_until,
+            ssh_keys: b.ssh_keys,
+        }
+    }
+}
+
+impl From<DesiredState> for DesiredView {
+    fn from(d: DesiredState) -> Self {
+        Self {
+            listing_id: d.listing_id,
+            version: d.version,
+            lookahead_secs: LOOKAHEAD_SECS,
+            bookings: d
+                .bookings
+                .into_iter()
+                .map(DesiredBookingView::from)
+                .collect(),
+        }
+    }
+}
+
+impl From<AgentGpuView> for AgentGpu {
+    fn from(g: AgentGpuView) -> Self {
+        Self {
+            index: g.index,
+            uuid: g.uuid,
+            name: g.name,
+            memory_total_mib: g.memory_total_mib,
+            driver_version: g.driver_version,
+            pci_bus_id: g.pci_bus_id,
+            power_limit_w: g.power_limit_w,
+            compute_cap: g.compute_cap,
+        }
+    }
+}
+
+impl From<AgentGpu> for AgentGpuView {
+    fn from(g: AgentGpu) -> Self {
+        Self {
+            index: g.index,
+            uuid: g.uuid,
+            name: g.name,
+            memory_total_mib: g.memory_total_mib,
+            driver_version: g.driver_version,
+            pci_bus_id: g.pci_bus_id,
+            power_limit_w: g.power_limit_w,
+            compute_cap: g.compute_cap,
+        }
+    }
 }
 
 impl From<AgentFactsView> for AgentFacts {
     fn from(v: AgentFactsView) -> Self {
         Self {
-            gpus: v
-                .gpus
-                .into_iter()
-                .map(|g| AgentGpu {
-                    index: g.index,
-                    uuid: g.uuid,
-                    name: g.name,
-                    memory_total_mib: g.memory_total_mib,
-                    driver_version: g.driver_version,
-                    pci_bus_id: g.pci_bus_id,
-                    power_limit_w: g.power_limit_w,
-                    compute_cap: g.compute_cap,
-                })
-                .collect(),
+            gpus: v.gpus.into_iter().map(AgentGpu::from).collect(),
             cpu_model: v.cpu_model,
             cpu_cores: v.cpu_cores,
             ram_gb: v.ram_gb,
@@ -110,27 +271,14 @@ impl From<AgentFactsView> for AgentFacts {
 }
 
 impl AgentView {
-    fn of(listing_id: Uuid, state: AgentState) -> Self {
+    fn of(listing_id: Uuid, state: AgentState, presence: Option<AgentPresence>) -> Self {
         let facts = state.facts;
         Self {
             listing_id,
             source: "agent",
             reported_at: state.reported_at,
             facts: AgentFactsView {
-                gpus: facts
-                    .gpus
-                    .into_iter()
-                    .map(|g| AgentGpuView {
-                        index: g.index,
-                        uuid: g.uuid,
-                        name: g.name,
-                        memory_total_mib: g.memory_total_mib,
-                        driver_version: g.driver_version,
-                        pci_bus_id: g.pci_bus_id,
-                        power_limit_w: g.power_limit_w,
-                        compute_cap: g.compute_cap,
-                    })
-                    .collect(),
+                gpus: facts.gpus.into_iter().map(AgentGpuView::from).collect(),
                 cpu_model: facts.cpu_model,
                 cpu_cores: facts.cpu_cores,
                 ram_gb: facts.ram_gb,
@@ -145,6 +293,7 @@ impl AgentView {
                 matches: state.differences.is_empty(),
                 differences: state.differences,
             },
+            presence: presence.map(PresenceView::from),
         }
     }
 }
@@ -170,7 +319,7 @@ pub async fn put_facts(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let state = app.report_agent_facts(caller, id, body.into()).await?;
-    Ok(HttpResponse::Ok().json(AgentView::of(id, state)))
+    Ok(HttpResponse::Ok().json(AgentView::of(id, state, None)))
 }
 
 /// What the listing's agent last reported, and how the machine compares with the claim
@@ -191,9 +340,74 @@ pub async fn get_agent(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let state = app
+    let (state, presence) = app
         .listing_agent(caller, id)
         .await?
         .ok_or(app::AppError::NotFound("agent report"))?;
-    Ok(HttpResponse::Ok().json(AgentView::of(id, state)))
+    Ok(HttpResponse::Ok().json(AgentView::of(id, state, presence)))
+}
+
+/// The listing's machine's desired state, for its agent: answered at once when its
+/// `version` differs from the one given, else when it changes or `wait` seconds pass (a
+/// long-poll; the agent connects outward only). The answer's `Date` header is the server's
+/// clock, which the agent sets its own by.
+#[utoipa::path(extensions(("x-rate-class" = json!("reads"))), operation_id = "get_agent_desired",
+    tag = "listings",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The listing's id"), DesiredQuery),
+    responses(
+        (status = 200, description = "The desired state", body = DesiredView),
+        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound, ValidationFailed)>,
+    )
+)]
+#[get("/listings/{id}/agent/desired")]
+pub async fn get_desired(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+    query: Query<DesiredQuery>,
+) -> Result<HttpResponse, ApiError> {
+    if query.wait > MAX_WAIT_SECS {
+        return Err(app::AppError::from(domain::ValidationError::new(
+            "wait",
+            format!("at most {MAX_WAIT_SECS} seconds"),
+        ))
+        .into());
+    }
+    let state = app
+        .agent_desired(
+            caller,
+            id.into_inner(),
+            query.version.as_deref(),
+            std::time::Duration::from_secs(query.wait),
+        )
+        .await?;
+    Ok(HttpResponse::Ok().json(DesiredView::from(state)))
+}
+
+/// The listing's agent beats (every 15 s): it is heard now; what it says of its accounts is
+/// kept when it changes.
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "post_agent_heartbeat",
+    tag = "listings",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    request_body = HeartbeatView,
+    responses(
+        (status = 200, description = "Heard", body = PresenceView),
+        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound, ValidationFailed)>,
+    )
+)]
+#[post("/listings/{id}/agent/heartbeat")]
+pub async fn post_heartbeat(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+    Json(body): Json<HeartbeatView>,
+) -> Result<HttpResponse, ApiError> {
+    let beat = Heartbeat {
+        agent_version: body.agent_version,
+        accounts: body.accounts.into_iter().map(AccountReport::from).collect(),
+    };
+    let presence = app.agent_heartbeat(caller, id.into_inner(), beat).await?;
+    Ok(HttpResponse::Ok().json(PresenceView::from(presence)))
 }

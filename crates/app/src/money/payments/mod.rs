@@ -107,7 +107,8 @@ impl App {
             .ok_or(AppError::NotFound("booking"))
     }
 
-    /// Records that a booking confirmed without payment collected nothing.
+    /// Records that a booking confirmed without payment collected nothing, and tells its
+    /// machine's agent.
     pub(crate) async fn record_not_collected(
         &self,
         booking: &BookingRecord,
@@ -123,6 +124,7 @@ impl App {
             stripe_object_id: None,
         };
         self.db().record_ledger(&[entry], Utc::now()).await?;
+        self.wake_agent(booking.listing_id).await;
         Ok(())
     }
 

@@ -163,6 +163,7 @@ impl App {
             .await?
         {
             tracing::info!(booking = %booking.id, "payment received; booking confirmed");
+            self.wake_agent(booking.listing_id).await;
             return Ok(WebhookOutcome::Processed);
         }
         // Paid after the booking was released (the hold expired, it was cancelled, or the

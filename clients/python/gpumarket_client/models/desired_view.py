@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.desired_booking_view import DesiredBookingView
+
+
+T = TypeVar("T", bound="DesiredView")
+
+
+@_attrs_define
+class DesiredView:
+    """The whole desired state of the listing's machine: the bookings giving access now or
+    within `lookahead_secs`.
+
+        Attributes:
+            bookings (list[DesiredBookingView]):
+            listing_id (UUID):
+            lookahead_secs (int):
+            version (str): Changes whenever anything else here does.
+    """
+
+    bookings: list[DesiredBookingView]
+    listing_id: UUID
+    lookahead_secs: int
+    version: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        bookings = []
+        for bookings_item_data in self.bookings:
+            bookings_item = bookings_item_data.to_dict()
+            bookings.append(bookings_item)
+
+        listing_id = str(self.listing_id)
+
+        lookahead_secs = self.lookahead_secs
+
+        version = self.version
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "bookings": bookings,
+                "listing_id": listing_id,
+                "lookahead_secs": lookahead_secs,
+                "version": version,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.desired_booking_view import DesiredBookingView  # noqa: PLC0415
+
+        d = dict(src_dict)
+        bookings = []
+        _bookings = d.pop("bookings")
+        for bookings_item_data in _bookings:
+            bookings_item = DesiredBookingView.from_dict(bookings_item_data)
+
+            bookings.append(bookings_item)
+
+        listing_id = UUID(d.pop("listing_id"))
+
+        lookahead_secs = d.pop("lookahead_secs")
+
+        version = d.pop("version")
+
+        desired_view = cls(
+            bookings=bookings,
+            listing_id=listing_id,
+            lookahead_secs=lookahead_secs,
+            version=version,
+        )
+
+        desired_view.additional_properties = d
+        return desired_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

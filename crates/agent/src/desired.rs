@@ -1,0 +1,132 @@
+//! The machine's desired state as the server answers it
+//! (`GET /v1/listings/{id}/agent/desired`), checked before anything is done by it: the agent
+//! runs as root, so an account name or a key that is not exactly what it must be is refused,
+//! whoever sent it.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The most bookings one answer may name.
+pub const MAX_BOOKINGS: usize = 1024;
+/// The most keys one booking may carry (an account keeps at most 10).
+const MAX_KEYS: usize = 16;
+/// The longest public key line (RSA 16384 bits is about 2.8 kB of base64).
+const MAX_KEY_LEN: usize = 4096;
+
+/// One booking the machine serves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DesiredBooking {
+    pub booking_id: String,
+    /// Its Unix account; `None`: the gateway only.
+    pub account: Option<String>,
+    pub gpu_count: i32,
+    pub starts_at: DateTime<Utc>,
+    pub access_until: DateTime<Utc>,
+    #[serde(default)]
+    pub ssh_keys: Vec<String>,
+}
+
+/// The whole desired state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Desired {
+    pub listing_id: String,
+    pub version: String,
+    pub bookings: Vec<DesiredBooking>,
+}
+
+/// Whether `name` is a booking's account: `gm-` and 12 lower-case hex digits.
+pub fn valid_account(name: &str) -> bool {
+    name.strip_prefix("gm-").is_some_and(|hex| {
+        hex.len() == 12 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
+/// Whether `key` is one public key line as the server keeps them (`algorithm base64`): an
+/// algorithm name and base64, nothing that could carry options or a second line.
+pub fn valid_public_key(key: &str) -> bool {
+    let Some((algorithm, data)) = key.split_once(' ') else {
+        return false;
+    };
+    key.len() <= MAX_KEY_LEN
+        && !algorithm.is_empty()
+        && algorithm
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-@.".contains(&b))
+        && !data.is_empty()
+        && data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+}
+
+/// Whether `id` is a UUID as text (hex and hyphens, 36 characters).
+fn valid_id(id: &str) -> bool {
+    id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+}
+
+impl Desired {
+    /// Checks an answer: every account named as the booking it belongs to, every key a key.
+    pub fn check(&self) -> Result<(), String> {
+        if self.bookings.len() > MAX_BOOKINGS {
+            return Err(format!("more than {MAX_BOOKINGS} bookings"));
+        }
+        for booking in &self.bookings {
+            if !valid_id(&booking.booking_id) {
+                return Err("a booking id that is not one".into());
+            }
+            if let Some(account) = &booking.account {
+                let hex: String = booking.booking_id.chars().filter(|c| *c != '-').collect();
+                if !valid_account(account) || !hex.ends_with(&account[3..]) {
+                    return Err(format!(
+                        "booking {}: an account that is not its own",
+                        booking.booking_id
+                    ));
+                }
+            }
+            if booking.ssh_keys.len() > MAX_KEYS
+                || !booking.ssh_keys.iter().all(|k| valid_public_key(k))
+            {
+                return Err(format!(
+                    "booking {}: keys that are not public keys",
+                    booking.booking_id
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn booking(account: &str, key: &str) -> Desired {
+        Desired {
+            listing_id: "l".into(),
+            version: "v".into(),
+            bookings: vec![DesiredBooking {
+                booking_id: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b".into(),
+                account: Some(account.into()),
+                gpu_count: 1,
+                starts_at: DateTime::UNIX_EPOCH,
+                access_until: DateTime::UNIX_EPOCH,
+                ssh_keys: vec![key.into()],
+            }],
+        }
+    }
+
+    #[test]
+    fn an_answer_naming_another_account_or_a_key_with_options_is_refused() {
+        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBXRL8fJqTJ4yC2Ndl8IYyW3";
+        assert_eq!(booking("gm-0c1d2e3f4a5b", key).check(), Ok(()));
+        assert!(booking("root", key).check().is_err());
+        assert!(booking("gm-000000000000", key).check().is_err());
+        for bad in [
+            "command=\"sh\" ssh-ed25519 AAAA",
+            "ssh-ed25519 AAAA\nssh-rsa BBBB",
+            "ssh-ed25519",
+            "ssh-ed25519 AAAA comment",
+        ] {
+            assert!(booking("gm-0c1d2e3f4a5b", bad).check().is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! `gpumarket agent run`: the agent's loop. It connects outward only (it works behind NAT):
+//! it reports the machine's facts at start and when they change, long-polls the listing's
+//! desired state, beats every 15 s, and once a second brings the machine to what it was last
+//! told — so time alone (a booking's end) is acted on without the network, and a missed
+//! answer changes nothing. The last desired state is kept in the state directory, so a
+//! restarted agent carries on from it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::accounts::{AccountState, AgentState, Machine, PROVISION_LEAD_SECS};
+use crate::desired::{Desired, DesiredBooking};
+use crate::keys::{KeysCache, KeysEntry, keys_dir};
+
+/// How often the agent beats, and how long it waits on a long-poll.
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
+const WAIT_SECS: u64 = 30;
+/// How often the facts are read again (reported when they changed).
+const FACTS_EVERY: Duration = Duration::from_secs(600);
+/// The largest answer read from the server.
+const MAX_ANSWER: usize = 4 * 1024 * 1024;
+
+/// How the agent runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The server's API root (`https://gpumarket.example/v1`).
+    pub api: String,
+    pub listing: String,
+    /// The organisation key of scope `agent`.
+    pub key: String,
+    pub state_dir: PathBuf,
+    /// The group whose members may read the keys cache (the `AuthorizedKeysCommandUser`'s).
+    pub keys_gid: Option<u32>,
+    pub machine: Machine,
+    /// Print the accounts it would make and the `authorized-keys` lines; touch no account.
+    pub dry_run: bool,
+}
+
+/// What the heartbeat says of an account.
+#[derive(Debug, Clone, Serialize)]
+struct AccountReport {
+    booking_id: String,
+    account: String,
+    state: AccountState,
+}
+
+#[derive(Debug, Serialize)]
+struct Heartbeat<'a> {
+    agent_version: &'a str,
+    accounts: Vec<AccountReport>,
+}
+
+/// The server's clock less this machine's, from an answer's `Date` (whole seconds: an
+/// offset under 2 s is noise).
+fn clock_offset(date: Option<&reqwest::header::HeaderValue>) -> Option<i64> {
+    let date = DateTime::parse_from_rfc2822(date?.to_str().ok()?).ok()?;
+    let offset = (date.with_timezone(&Utc) - Utc::now()).num_seconds();
+    Some(if offset.abs() < 2 { 0 } else { offset })
+}
+
+struct Agent {
+    options: Options,
+    http: reqwest::Client,
+    keys: KeysCache,
+    state: AgentState,
+    /// What the heartbeat reports, shared with its task.
+    reports: Arc<Mutex<Vec<AccountReport>>>,
+}
+
+impl Agent {
+    fn url(&self, tail: &str) -> String {
+        format!(
+            "{}/listings/{}/agent/{tail}",
+            self.options.api.trim_end_matches('/'),
+            self.options.listing
+        )
+    }
+
+    fn desired_file(&self) -> PathBuf {
+        self.options.state_dir.join("desired.json")
+    }
+
+    /// Reports the facts when they differ from `last`; answers what was reported.
+    async fn report_facts(&self, last: Option<serde_json::Value>) -> Option<serde_json::Value> {
+        let facts =
+            crate::facts::read_facts(&self.options.machine.nvidia_smi, &self.options.state_dir)
+                .await;
+        if facts.gpus.is_empty() {
+            tracing::warn!(error = ?facts.gpu_error, "no GPU was read: the facts are not reported");
+            return last;
+        }
+        let value = serde_json::to_value(&facts).ok()?;
+        if last.as_ref() == Some(&value) {
+            return last;
+        }
+        match self
+            .http
+            .put(self.url("facts"))
+            .bearer_auth(&self.options.key)
+            .json(&value)
+            .send()
+            .await
+        {
+            Ok(answer) if answer.status().is_success() => {
+                tracing::info!(gpus = facts.gpus.len(), "facts reported");
+                Some(value)
+            }
+            Ok(answer) => {
+                tracing::error!(status = %answer.status(), "the server refused the facts");
+                last
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not report the facts");
+                last
+            }
+        }
+    }
+
+    /// Brings the machine to `desired` at the server's `now`.
+    async fn reconcile(&mut self, desired: &Desired, now: DateTime<Utc>) {
+        let wanted: BTreeMap<&str, &DesiredBooking> = desired
+            .bookings
+            .iter()
+            .filter_map(|b| Some((b.account.as_deref()?, b)))
+            .collect();
+        for (name, booking) in &wanted {
+            if now >= booking.access_until {
+                continue;
+            }
+            if let Err(e) = self.keys.put(name, &KeysEntry::of(booking)) {
+                tracing::error!(account = name, error = %e, "could not write the keys cache");
+            }
+            let due = now >= booking.starts_at - chrono::Duration::seconds(PROVISION_LEAD_SECS);
+            let made = self
+                .state
+                .accounts
+                .get(*name)
+                .is_some_and(|a| a.state != AccountState::Removed);
+            if due && !made {
+                self.state.accounts.remove(*name);
+                if self.options.dry_run {
+                    self.dry_make(name, booking);
+                } else {
+                    self.options
+                        .machine
+                        .make(&mut self.state, name, &booking.booking_id)
+                        .await;
+                }
+            }
+        }
+        // Keys outlive nothing: gone the moment access is.
+        for name in self.keys.accounts() {
+            if wanted
+                .get(name.as_str())
+                .is_none_or(|b| now >= b.access_until)
+                && let Err(e) = self.keys.remove(&name)
+            {
+                tracing::error!(account = name, error = %e, "could not remove keys");
+            }
+        }
+        let ending: Vec<String> = self
+            .state
+            .accounts
+            .iter()
+            .filter(|(name, a)| {
+                matches!(
+                    a.state,
+                    AccountState::Ready | AccountState::Ending | AccountState::Failed
+                ) && a.uid.is_some()
+                    && wanted
+                        .get(name.as_str())
+                        .is_none_or(|b| now >= b.access_until)
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in ending {
+            self.options
+                .machine
+                .end(&mut self.state, &name, Utc::now())
+                .await;
+        }
+        if self.options.dry_run {
+            self.dry_end(&wanted, now);
+        }
+        Machine::prune(&mut self.state, Utc::now());
+        if let Err(e) = self.state.save(&self.options.state_dir) {
+            tracing::error!(error = %e, "could not keep the agent's state");
+        }
+        let reports = self
+            .state
+            .accounts
+            .iter()
+            .map(|(name, a)| AccountReport {
+                booking_id: a.booking_id.clone(),
+                account: name.clone(),
+                state: a.state,
+            })
+            .collect();
+        *self.reports.lock().unwrap_or_else(|e| e.into_inner()) = reports;
+    }
+
+    /// `--dry-run`: says what it would make, and what sshd would be answered.
+    #[allow(clippy::print_stdout)]
+    fn dry_make(&mut self, name: &str, booking: &DesiredBooking) {
+        println!(
+            "would make account {name} for booking {} (access {} to {})",
+            booking.booking_id, booking.starts_at, booking.access_until
+        );
+        let at = booking.starts_at.max(Utc::now());
+        for line in self.keys.authorized_keys(name, at).lines() {
+            println!("  authorized-keys {name}: {line}");
+        }
+        self.state.accounts.insert(
+            name.to_owned(),
+            crate::accounts::Account {
+                booking_id: booking.booking_id.clone(),
+                uid: None,
+                state: AccountState::Ready,
+                ending_since: None,
+                settled_at: None,
+            },
+        );
+    }
+
+    #[allow(clippy::print_stdout)]
+    fn dry_end(&mut self, wanted: &BTreeMap<&str, &DesiredBooking>, now: DateTime<Utc>) {
+        for (name, account) in &mut self.state.accounts {
+            if account.state == AccountState::Ready
+                && wanted
+                    .get(name.as_str())
+                    .is_none_or(|b| now >= b.access_until)
+            {
+                println!("would end account {name}: its processes, its files, the account");
+                account.state = AccountState::Removed;
+                account.settled_at = Some(now);
+            }
+        }
+    }
+}
+
+/// Long-polls the desired state into `tx`, for ever; keeps each answer in the state
+/// directory and the clock's offset in the keys cache.
+async fn poll(
+    http: reqwest::Client,
+    url: String,
+    key: String,
+    keys: KeysCache,
+    file: PathBuf,
+    tx: tokio::sync::watch::Sender<Option<Desired>>,
+) {
+    let mut version = tx.borrow().as_ref().map(|d| d.version.clone());
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let mut request = http
+            .get(&url)
+            .bearer_auth(&key)
+            .timeout(Duration::from_secs(WAIT_SECS + 15))
+            .query(&[("wait", WAIT_SECS.to_string())]);
+        if let Some(v) = &version {
+            request = request.query(&[("version", v)]);
+        }
+        let answer = async {
+            let answer = request.send().await.map_err(|e| e.to_string())?;
+            let status = answer.status();
+            if let Some(offset) = clock_offset(answer.headers().get(reqwest::header::DATE))
+                && let Err(e) = keys.set_offset(offset)
+            {
+                tracing::error!(error = %e, "could not keep the clock's offset");
+            }
+            let body = answer.bytes().await.map_err(|e| e.to_string())?;
+            if !status.is_success() {
+                return Err(format!(
+                    "{status}: {}",
+                    String::from_utf8_lossy(&body[..body.len().min(512)])
+                ));
+            }
+            if body.len() > MAX_ANSWER {
+                return Err("an answer too large".to_owned());
+            }
+            let desired: Desired = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+            desired.check()?;
+            Ok::<_, String>((desired, body))
+        };
+        match answer.await {
+            Ok((desired, body)) => {
+                backoff = Duration::from_secs(1);
+                if version.as_deref() != Some(desired.version.as_str()) {
+                    tracing::info!(
+                        version = desired.version,
+                        bookings = desired.bookings.len(),
+                        "desired state"
+                    );
+                    if let Err(e) = std::fs::write(&file, &body) {
+                        tracing::error!(error = %e, "could not keep the desired state");
+                    }
+                    version = Some(desired.version.clone());
+                    let _ = tx.send(Some(desired));
+                }
+            }
+            Err(e) => {
+                // Nothing changes on the machine but what time changes.
+                tracing::warn!(error = e, "no desired state; trying again");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(30));
+            }
+        }
+    }
+}
+
+/// Beats every [`HEARTBEAT`], for ever.
+async fn beat(
+    http: reqwest::Client,
+    url: String,
+    key: String,
+    reports: Arc<Mutex<Vec<AccountReport>>>,
+) {
+    let mut every = tokio::time::interval(HEARTBEAT);
+    loop {
+        every.tick().await;
+        let accounts = reports.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let body = Heartbeat {
+            agent_version: env!("CARGO_PKG_VERSION"),
+            accounts,
+        };
+        match http.post(&url).bearer_auth(&key).json(&body).send().await {
+            Ok(answer) if answer.status().is_success() => {}
+            Ok(answer) => tracing::warn!(status = %answer.status(), "the heartbeat was refused"),
+            Err(e) => tracing::warn!(error = %e, "no heartbeat"),
+        }
+    }
+}
+
+/// Runs the agent until it is stopped.
+pub async fn run(options: Options) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(&options.state_dir)
+        .and_then(|()| {
+            std::fs::set_permissions(&options.state_dir, std::fs::Permissions::from_mode(0o700))
+        })
+        .map_err(|e| format!("the state directory {}: {e}", options.state_dir.display()))?;
+    let keys = KeysCache::new(keys_dir(&options.state_dir), options.keys_gid);
+    keys.create()
+        .map_err(|e| format!("the keys directory: {e}"))?;
+    let state =
+        AgentState::load(&options.state_dir).map_err(|e| format!("the agent's state: {e}"))?;
+    let http = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut agent = Agent {
+        http: http.clone(),
+        keys: keys.clone(),
+        state,
+        reports: Arc::default(),
+        options,
+    };
+    let kept: Option<Desired> = std::fs::read(agent.desired_file())
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Desired>(&b).ok())
+        .filter(|d| d.check().is_ok());
+    let (tx, mut rx) = tokio::sync::watch::channel(kept);
+    tokio::spawn(poll(
+        http.clone(),
+        agent.url("desired"),
+        agent.options.key.clone(),
+        keys.clone(),
+        agent.desired_file(),
+        tx,
+    ));
+    tokio::spawn(beat(
+        http,
+        agent.url("heartbeat"),
+        agent.options.key.clone(),
+        agent.reports.clone(),
+    ));
+    let mut facts = agent.report_facts(None).await;
+    let mut facts_at = tokio::time::Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            changed = rx.changed() => if changed.is_err() { return Err("the long-poll stopped".into()) },
+        }
+        if facts_at.elapsed() >= FACTS_EVERY {
+            facts = agent.report_facts(facts).await;
+            facts_at = tokio::time::Instant::now();
+        }
+        let desired = rx.borrow_and_update().clone();
+        if let Some(desired) = desired {
+            let now = Utc::now() + chrono::Duration::seconds(keys.offset());
+            agent.reconcile(&desired, now).await;
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Whether a listing's agent is heard: its heartbeats (every 15 s: its version, each booking
+//! account's state) keep a last-seen time in Redis — or this process, without Redis — and
+//! reach the database only when what they say changes, or once a minute. Silent for three
+//! periods, the agent is `silent`. What a heartbeat says is bounded and checked, and never
+//! shown to anyone but the listing's organisation. What only the agent may do, it does with
+//! its key (`require_agent_key`).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use domain::agent::{booking_account, is_booking_account};
+use domain::{KeyScope, ValidationError};
+use serde::{Deserialize, Serialize};
+use store::AgentHeartbeatRecord;
+use uuid::Uuid;
+
+use crate::{App, AppError, Caller, Credential};
+
+/// How often an agent beats; silent for three periods, it is `silent`.
+pub const HEARTBEAT_SECS: i64 = 15;
+pub const SILENT_AFTER_SECS: i64 = 3 * HEARTBEAT_SECS;
+/// The database keeps a heartbeat that says nothing new at most this often.
+const STORE_EVERY_SECS: i64 = 60;
+/// Bounds on what a heartbeat may say.
+const MAX_ACCOUNTS: usize = 256;
+const MAX_VERSION: usize = 64;
+
+/// The state of one booking's account, as the agent says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountState {
+    /// Made, before its start or during it.
+    Ready,
+    /// Access ended: its processes are being ended and its files removed.
+    Ending,
+    /// Gone, with its files.
+    Removed,
+    /// An account of that name exists that the agent did not make: it is left alone.
+    Conflict,
+    /// Making or removing it failed (the agent's log says why).
+    Failed,
+}
+
+/// One booking's account in a heartbeat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountReport {
+    pub booking_id: Uuid,
+    pub account: String,
+    pub state: AccountState,
+}
+
+/// What an agent says every [`HEARTBEAT_SECS`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Heartbeat {
+    pub agent_version: String,
+    pub accounts: Vec<AccountReport>,
+}
+
+impl Heartbeat {
+    /// Bounded and checked like anything a provider sends.
+    fn check(&self) -> Result<(), ValidationError> {
+        if self.agent_version.is_empty()
+            || self.agent_version.len() > MAX_VERSION
+            || !self
+                .agent_version
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-+_".contains(&b))
+        {
+            return Err(ValidationError::new(
+                "agent_version",
+                format!("1 to {MAX_VERSION} characters of letters, digits and . - + _"),
+            ));
+        }
+        if self.accounts.len() > MAX_ACCOUNTS {
+            return Err(ValidationError::new(
+                "accounts",
+                format!("at most {MAX_ACCOUNTS}"),
+            ));
+        }
+        if let Some(bad) = self
+            .accounts
+            .iter()
+            .find(|a| !is_booking_account(&a.account) || a.account != booking_account(a.booking_id))
+        {
+            return Err(ValidationError::new(
+                "accounts.account",
+                format!(
+                    "{} is not the account of booking {}",
+                    bad.account.chars().take(32).collect::<String>(),
+                    bad.booking_id
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a listing's agent is heard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentPresence {
+    pub last_seen_at: DateTime<Utc>,
+    /// Heard within [`SILENT_AFTER_SECS`].
+    pub online: bool,
+    pub agent_version: String,
+    pub accounts: Vec<AccountReport>,
+}
+
+/// When each listing's agent was last heard, in this process (without Redis).
+#[derive(Debug, Default)]
+pub(crate) struct LastSeen(Mutex<HashMap<Uuid, DateTime<Utc>>>);
+
+impl App {
+    /// Refuses any caller but an organisation's key of scope `agent` bound to `listing_id`:
+    /// what an agent may do, it does for its own listings only.
+    pub(crate) async fn require_agent_key(
+        &self,
+        caller: Caller,
+        listing_id: Uuid,
+    ) -> Result<(), AppError> {
+        let Credential::OrgKey { id, scopes, .. } = caller.via else {
+            return Err(AppError::ScopeRequired(
+                "this is the machine's agent's: an organisation key of scope `agent`".into(),
+            ));
+        };
+        if !scopes.contains(KeyScope::Agent) {
+            return Err(AppError::ScopeRequired(
+                "this key lacks the agent scope".into(),
+            ));
+        }
+        if !self
+            .db()
+            .key_listings(id.as_uuid())
+            .await?
+            .contains(&listing_id)
+        {
+            return Err(AppError::Forbidden(
+                "this agent's key is not bound to this listing".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A listing's agent beats: it is heard now, and what it says of its accounts is kept
+    /// when it changed (or once a minute).
+    pub async fn agent_heartbeat(
+        &self,
+        caller: Caller,
+        listing_id: Uuid,
+        beat: Heartbeat,
+    ) -> Result<AgentPresence, AppError> {
+        self.require_agent_key(caller, listing_id).await?;
+        beat.check()?;
+        let now = Utc::now();
+        self.mark_seen(listing_id, now).await;
+        let accounts =
+            serde_json::to_string(&beat.accounts).map_err(|e| AppError::Internal(e.to_string()))?;
+        let stored = self.db().agent_heartbeat(listing_id).await?;
+        let news = stored.as_ref().is_none_or(|s| {
+            s.agent_version != beat.agent_version
+                || s.accounts != accounts
+                || now - s.last_seen_at >= chrono::Duration::seconds(STORE_EVERY_SECS)
+        });
+        if news {
+            self.db()
+                .put_agent_heartbeat(AgentHeartbeatRecord {
+                    listing_id,
+                    agent_version: beat.agent_version.clone(),
+                    accounts,
+                    last_seen_at: now,
+                })
+                .await?;
+        }
+        Ok(AgentPresence {
+            last_seen_at: now,
+            online: true,
+            agent_version: beat.agent_version,
+            accounts: beat.accounts,
+        })
+    }
+
+    /// Whether a listing's agent is heard; `None` before its first heartbeat.
+    pub async fn agent_presence(
+        &self,
+        listing_id: Uuid,
+    ) -> Result<Option<AgentPresence>, AppError> {
+        let Some(stored) = self.db().agent_heartbeat(listing_id).await? else {
+            return Ok(None);
+        };
+        let seen = self
+            .last_seen(listing_id)
+            .await
+            .map_or(stored.last_seen_at, |t| t.max(stored.last_seen_at));
+        let accounts = serde_json::from_str(&stored.accounts)
+            .map_err(|e| AppError::Internal(format!("stored heartbeat: {e}")))?;
+        Ok(Some(AgentPresence {
+            last_seen_at: seen,
+            online: Utc::now() - seen < chrono::Duration::seconds(SILENT_AFTER_SECS),
+            agent_version: stored.agent_version,
+            accounts,
+        }))
+    }
+
+    /// Notes that `listing`'s agent was heard at `at`: in Redis for every replica, else here.
+    async fn mark_seen(&self, listing: Uuid, at: DateTime<Utc>) {
+        match self.redis() {
+            Some(redis) => {
+                let millis = at.timestamp_millis().to_string();
+                let ttl = (STORE_EVERY_SECS * 10).to_string();
+                if let Err(e) = redis
+                    .eval(
+                        SEEN_SCRIPT,
+                        &[&self.seen_key(listing)],
+                        &["set", &millis, &ttl],
+                    )
+                    .await
+                {
+                    tracing::warn!(%listing, error = %e, "could not note an agent's heartbeat");
+                }
+            }
+            None => {
+                self.inner
+                    .identity
+                    .last_seen
+                    .0
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(listing, at);
+            }
+        }
+    }
+
+    /// When `listing`'s agent was last heard, as Redis or this process knows.
+    async fn last_seen(&self, listing: Uuid) -> Option<DateTime<Utc>> {
+        match self.redis() {
+            Some(redis) => redis
+                .eval(SEEN_SCRIPT, &[&self.seen_key(listing)], &["get"])
+                .await
+                .ok()?
+                .first()
+                .copied()
+                .and_then(DateTime::from_timestamp_millis),
+            None => self
+                .inner
+                .identity
+                .last_seen
+                .0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&listing)
+                .copied(),
+        }
+    }
+
+    fn seen_key(&self, listing: Uuid) -> String {
+        format!("{}:agent-seen:{listing}", self.config().redis.namespace)
+    }
+}
+
+/// Sets (`set`, milliseconds, seconds to live) or reads (`get`) an agent's last-seen time.
+const SEEN_SCRIPT: &str = "
+if ARGV[1] == 'set' then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
+  return {tonumber(ARGV[2])}
+end
+local v = redis.call('GET', KEYS[1])
+if v then return {tonumber(v)} end
+return {}
+";
