@@ -56,6 +56,9 @@ enum Command {
     /// How to reach a booked machine: its token, SSH and HTTPS, and the metered gateway.
     #[command(display_order = 2)]
     Access(client_cmd::AccessArgs),
+    /// Log in to a booked machine over SSH as its access says (`-- COMMAND` runs one command).
+    #[command(display_order = 2)]
+    Ssh(client_cmd::SshArgs),
     /// Your SSH public keys, which a provider's agent installs for your bookings: add, list,
     /// delete.
     #[command(display_order = 2)]
@@ -87,6 +90,10 @@ enum Command {
         /// Also start a simulated engine, list it as a demo provider's machine and verify it.
         #[arg(long)]
         demo: bool,
+        /// With --demo, as root: its agent makes real booking accounts on this machine
+        /// (without it, or not root, the agent runs --dry-run).
+        #[arg(long, requires = "demo")]
+        agent: bool,
     },
     /// Run a verification worker (the distributed shape: with PostgreSQL and Redis).
     Worker {
@@ -176,6 +183,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Book(args) => Ok(client_cmd::run(client_cmd::renter::book(args))),
         Command::Bookings(args) => Ok(client_cmd::run(client_cmd::renter::bookings(args))),
         Command::Access(args) => Ok(client_cmd::run(client_cmd::renter::access(args))),
+        Command::Ssh(args) => Ok(client_cmd::run(client_cmd::renter::ssh(args))),
         Command::SshKeys(args) => Ok(client_cmd::run(client_cmd::ssh_keys::ssh_keys(args))),
         Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
         Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),
@@ -196,10 +204,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             file,
         } => config_cmd::markdown(check, &file),
         Command::Config { .. } => config_cmd::show(&settings::load(cli.config.as_deref())?),
-        Command::Serve { demo } => {
+        Command::Serve { demo, agent } => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.server.log_format);
-            runtime()?.block_on(serve(config, demo))
+            runtime()?.block_on(serve(config, demo.then_some(agent)))
         }
         Command::Worker { concurrency } => {
             let config = settings::load(cli.config.as_deref())?;
@@ -334,8 +342,9 @@ async fn shutdown_signal() {
     }
 }
 
-async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> {
-    if demo {
+/// `demo`: with the demo (and whether its agent is asked to make real accounts).
+async fn serve(mut config: app::Config, demo: Option<bool>) -> anyhow::Result<ExitCode> {
+    if demo.is_some() {
         // The demo's engine is a simulator on this machine.
         config.verification.engine_allow_private = true;
     }
@@ -362,11 +371,11 @@ async fn serve(mut config: app::Config, demo: bool) -> anyhow::Result<ExitCode> 
     if !in_process {
         tokio::spawn(worker::checkpoints(app.clone(), checkpointer_stopped));
     }
-    if demo {
+    if let Some(agent) = demo {
         let address = server.local_addr();
         let app = app.clone();
         tokio::spawn(async move {
-            if let Err(e) = demo::start(app, address).await {
+            if let Err(e) = demo::start(app, address, agent).await {
                 tracing::error!(error = %format!("{e:#}"), "the demo could not start");
             }
         });

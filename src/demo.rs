@@ -11,8 +11,11 @@ const DEMO_EMAIL: &str = "demo@gpumarket.local";
 const DEMO_PASSWORD: &str = "demo-password-not-secret";
 const DEMO_ORG: &str = "Demo GPU Provider";
 
-/// Starts the simulated engine and sets up and verifies the demo listing.
-pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
+/// Starts the simulated engine and sets up and verifies the demo listing, with an agent for
+/// it: `--dry-run` (it prints the accounts it would make and what sshd would be answered)
+/// unless `agent` is asked for and this process runs as root — the demo never runs `useradd`
+/// on a developer's machine.
+pub async fn start(app: App, api: SocketAddr, agent: bool) -> anyhow::Result<()> {
     let profile = sim::Profile::load("rtx3060-nemotron-nano-12b-awq")?;
     let engine =
         sim::serve(profile, "127.0.0.1:0", 1.0).context("starting the simulated engine")?;
@@ -86,6 +89,8 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
         .await?;
     let base = format!("http://{api}");
     let listing_id = listing.id;
+    let dry_run = !(agent && is_root());
+    start_agent(&app, caller, org, listing_id.as_uuid(), &base, dry_run).await?;
     println!(
         "\ngpumarket demo\n\
          \x20 simulated engine:  {engine_url}  (RTX 3060 profile, real time)\n\
@@ -98,8 +103,64 @@ pub async fn start(app: App, api: SocketAddr) -> anyhow::Result<()> {
          \x20 leaderboard:       {base}/v1/leaderboard\n\
          \x20 signing keys:      {base}/v1/signing-keys\n\
          \x20 results site:      {base}/   (this machine: {base}/listings/{listing_id})\n\
+         \x20 agent:             {agent_mode}\n\
          \x20 API docs:          {base}/docs/\n",
         run_id = run.id,
+        agent_mode = if dry_run {
+            "--dry-run (prints the accounts it would make; `serve --demo --agent` as root makes them)"
+        } else {
+            "making booking accounts on this machine (--agent, as root)"
+        },
     );
+    Ok(())
+}
+
+/// Whether this process runs as root.
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .find(|l| l.starts_with("Uid:"))
+            .is_some_and(|l| l.split_whitespace().nth(2) == Some("0"))
+    })
+}
+
+/// The demo listing's agent, with its own key, in this process.
+async fn start_agent(
+    app: &App,
+    caller: Caller,
+    org: domain::OrgId,
+    listing: uuid::Uuid,
+    base: &str,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let key = app
+        .create_org_key(caller, org, "demo agent", &["agent".to_owned()], &[listing])
+        .await?;
+    let settings = app.config().agent.clone();
+    let options = agent::run::Options {
+        api: format!("{base}/v1"),
+        listing: listing.to_string(),
+        key: key.secret.clone(),
+        state_dir: std::env::temp_dir().join(format!("gpumarket-demo-agent-{listing}")),
+        keys_gid: agent::accounts::group_id(
+            std::path::Path::new("/etc/group"),
+            &settings.agent_keys_group,
+        ),
+        machine: agent::accounts::Machine {
+            home_base: settings.agent_home_base.into(),
+            uid_min: settings.agent_uid_min,
+            uid_max: settings.agent_uid_max,
+            grace: std::time::Duration::from_secs(settings.agent_end_grace_secs),
+            nvidia_smi: "nvidia-smi".into(),
+            passwd: "/etc/passwd".into(),
+        },
+        dry_run,
+    };
+    tokio::spawn(async move {
+        if let Err(e) = agent::run::run(options).await {
+            tracing::error!(error = e, "the demo's agent stopped");
+        }
+    });
     Ok(())
 }

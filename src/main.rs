@@ -46,6 +46,7 @@ fn main() -> ExitCode {
                         | "book"
                         | "bookings"
                         | "access"
+                        | "ssh"
                         | "listings"
                         | "earnings"
                         | "reports"

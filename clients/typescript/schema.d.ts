@@ -3122,6 +3122,11 @@ export interface components {
             engine: components["schemas"]["EngineView"];
             guarantee?: components["schemas"]["GuaranteeView"] | null;
             hardware: components["schemas"]["HardwareView"];
+            /**
+             * @description `true`: the machine's agent reports the hardware claimed ("confirmed by agent") — the
+             *     machine's word, not a cryptographic attestation; `false`: as claimed by the provider.
+             */
+            hardware_confirmed: boolean;
             /** Format: uuid */
             id: string;
             last_verification_cost?: components["schemas"]["VerificationCostView"] | null;
@@ -7459,6 +7464,11 @@ export interface operations {
                 region?: string;
                 /** @description `true`: only listings with a compliant verification report. */
                 verified?: boolean;
+                /**
+                 * @description `true`: only listings whose machine's agent reports the hardware the listing claims
+                 *     (the machine's word, not an attestation).
+                 */
+                hardware_confirmed?: boolean;
                 /**
                  * @description At least this verified total tok/s — at `context`×`concurrency` when given, else the
                  *     listing's best cell.

@@ -45,6 +45,7 @@ mod m20261206_000037_community_engines;
 mod m20261206_000038_ssh_keys;
 mod m20261206_000039_agents;
 mod m20261206_000040_agent_heartbeats;
+mod m20261206_000041_hardware_confirmed;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -94,6 +95,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000038_ssh_keys::Migration),
             Box::new(m20261206_000039_agents::Migration),
             Box::new(m20261206_000040_agent_heartbeats::Migration),
+            Box::new(m20261206_000041_hardware_confirmed::Migration),
         ]
     }
 }

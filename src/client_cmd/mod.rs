@@ -28,7 +28,7 @@ use client::{ClientInfo, DRY_RUN, Error, Inner, ResponseValue};
 pub use login::{LoginArgs, LogoutArgs};
 pub use offers::OffersArgs;
 pub use provider::{EarningsArgs, ListingsArgs};
-pub use renter::{AccessArgs, BookArgs, BookingsArgs, SearchArgs, ShowArgs};
+pub use renter::{AccessArgs, BookArgs, BookingsArgs, SearchArgs, ShowArgs, SshArgs};
 pub use reports::{LeaderboardArgs, ReportsArgs, RunsArgs};
 pub use ssh_keys::SshKeysArgs;
 

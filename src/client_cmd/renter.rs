@@ -115,6 +115,23 @@ pub struct AccessArgs {
     booking: String,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct SshArgs {
+    #[command(flatten)]
+    global: Global,
+    /// The booking's id.
+    booking: String,
+    /// The private key to log in with (`ssh -i`); ssh's own choice by default.
+    #[arg(short = 'i', long)]
+    identity: Option<std::path::PathBuf>,
+    /// An option for ssh (`-o KEY=VALUE`), as many as needed.
+    #[arg(short = 'o', long = "option")]
+    options: Vec<String>,
+    /// A command to run on the machine instead of a shell (after `--`).
+    #[arg(last = true)]
+    command: Vec<String>,
+}
+
 /// The API's page size: the most it gives at once.
 pub(super) const MAX_PAGE: u64 = 100;
 pub(super) const DEFAULT_PAGE: u64 = 20;
@@ -538,6 +555,39 @@ pub async fn access(args: AccessArgs) -> Result<(), Failure> {
         ctx.say(&out)?;
     }
     ctx.finish()
+}
+
+/// `ssh BOOKING [-- COMMAND]`: logs in to the booked machine as its access says (with an agent,
+/// the booking's own account), through the system's `ssh`, which takes this process's place.
+pub async fn ssh(args: SshArgs) -> Result<(), Failure> {
+    use std::os::unix::process::CommandExt;
+    let id = uuid("booking", &args.booking)?;
+    let ctx = Ctx::new(&args.global, Auth::Required).await?;
+    let Some(grant) = ctx.outcome(ctx.client.get_booking_access().id(id).send().await)? else {
+        return ctx.finish();
+    };
+    let Some(ssh) = &grant.ssh else {
+        return Err(Failure::Ended {
+            code: "no_ssh".into(),
+            detail: "this booking reaches its machine through the gateway only (no SSH access)"
+                .into(),
+        });
+    };
+    let mut command = std::process::Command::new("ssh");
+    command.args(["-p", &ssh.port.to_string()]);
+    if let Some(identity) = &args.identity {
+        command.arg("-i").arg(identity);
+    }
+    for option in &args.options {
+        command.args(["-o", option]);
+    }
+    command.arg(format!("{}@{}", ssh.user, ssh.host));
+    if !args.command.is_empty() {
+        command.arg("--").args(&args.command);
+    }
+    // Only returns when ssh could not be started.
+    let error = command.exec();
+    Err(Failure::Io(format!("running ssh: {error}")))
 }
 
 /// `DateTime` arguments accept RFC 3339.

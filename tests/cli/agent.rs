@@ -164,25 +164,27 @@ fn key_pair(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(path.with_extension("pub")).unwrap()
 }
 
+/// The ssh client's options: keys only, the test's key alone, no host key kept, quiet.
+const SSH_OPTIONS: [&str; 10] = [
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "IdentitiesOnly=yes",
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "LogLevel=ERROR",
+];
+
 /// Logs in to `account` over the test's sshd with `key` and runs `command`: its exit code
 /// (255: refused) and output.
 fn ssh(port: u16, key: &Path, account: &str, command: &str) -> (i32, String) {
     let out = std::process::Command::new("ssh")
         .args(["-i", key.to_str().unwrap(), "-p", &port.to_string()])
-        .args([
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "IdentitiesOnly=yes",
-            "-o",
-            "StrictHostKeyChecking=no",
-            "-o",
-            "UserKnownHostsFile=/dev/null",
-            "-o",
-            "LogLevel=ERROR",
-            "-o",
-            "ConnectTimeout=5",
-        ])
+        .args(SSH_OPTIONS)
+        .args(["-o", "ConnectTimeout=5"])
         .arg(format!("{account}@127.0.0.1"))
         .arg(command)
         .stdin(std::process::Stdio::null())
@@ -426,14 +428,33 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
         (starts - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(500),
     )
     .await;
+    // `gpumarket ssh` logs in as the access says.
     let marker = format!("/tmp/gm-agent-test-{}", std::process::id());
-    let (code, said) = ssh(
-        sshd_port,
-        &renter_key,
-        &account,
-        &format!("touch {marker} && id -un"),
+    let out = crate::gpumarket(root)
+        .args([
+            "ssh",
+            "--server",
+            &demo.base,
+            "--token",
+            &renter,
+            &booking_id,
+            "-i",
+        ])
+        .arg(&renter_key)
+        .args(SSH_OPTIONS)
+        .args(["--", &format!("touch {marker} && id -un")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).trim()
+        ),
+        (Some(0), account.as_str()),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        log()
     );
-    assert_eq!((code, said.trim()), (0, account.as_str()), "{}", log());
     assert!(Path::new(&marker).exists());
     let (code, said) = ssh(sshd_port, &root.join("stranger"), &account, "true");
     assert_eq!(code, 255, "another's key logged in: {said}");
@@ -445,16 +466,7 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
             "-p",
             &sshd_port.to_string(),
         ])
-        .args([
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "StrictHostKeyChecking=no",
-            "-o",
-            "UserKnownHostsFile=/dev/null",
-            "-o",
-            "LogLevel=ERROR",
-        ])
+        .args(SSH_OPTIONS)
         .arg(format!("{account}@127.0.0.1"))
         .arg("sleep 600")
         .stdin(std::process::Stdio::null())
@@ -531,6 +543,46 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
             "no heartbeat said it was removed: {beats}"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    // A booking that runs to its end: let in during it, refused after, its account removed.
+    let starts = chrono::Utc::now() + chrono::Duration::seconds(3);
+    let ends = starts + chrono::Duration::seconds(5);
+    let short: Value = send_json(
+        client
+            .post(format!("{api}/bookings"))
+            .bearer_auth(&renter)
+            .header("Idempotency-Key", "agent-to-the-end")
+            .json(&serde_json::json!({
+                "listing_id": listing, "gpu_count": 1, "starts_at": starts, "ends_at": ends,
+            })),
+    )
+    .await;
+    assert_eq!(short["status"], "confirmed", "{short}");
+    let account = format!(
+        "gm-{}",
+        &short["id"].as_str().unwrap().replace('-', "")[20..]
+    );
+    tokio::time::sleep(
+        (starts - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(500),
+    )
+    .await;
+    let (code, said) = ssh(sshd_port, &renter_key, &account, "true");
+    assert_eq!(code, 0, "not let in during the booking: {said}\n{}", log());
+    tokio::time::sleep(
+        (ends - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(200),
+    )
+    .await;
+    let (code, said) = ssh(sshd_port, &renter_key, &account, "true");
+    assert_eq!(code, 255, "let in after the end: {said}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while std::fs::read_to_string(&passwd).unwrap().contains(&account) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the account outlived its booking\n{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 

@@ -55,6 +55,12 @@ struct Heartbeat<'a> {
     accounts: Vec<AccountReport>,
 }
 
+/// A line on stdout (`--dry-run`), never a panic when no one reads it any more.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
 /// The server's clock less this machine's, from an answer's `Date` (whole seconds: an
 /// offset under 2 s is noise).
 fn clock_offset(date: Option<&reqwest::header::HeaderValue>) -> Option<i64> {
@@ -65,11 +71,12 @@ fn clock_offset(date: Option<&reqwest::header::HeaderValue>) -> Option<i64> {
 
 struct Agent {
     options: Options,
-    http: reqwest::Client,
     keys: KeysCache,
     state: AgentState,
     /// What the heartbeat reports, shared with its task.
     reports: Arc<Mutex<Vec<AccountReport>>>,
+    /// `--dry-run`: the gateway-only bookings already said.
+    said: std::collections::HashSet<String>,
 }
 
 impl Agent {
@@ -86,7 +93,11 @@ impl Agent {
     }
 
     /// Reports the facts when they differ from `last`; answers what was reported.
-    async fn report_facts(&self, last: Option<serde_json::Value>) -> Option<serde_json::Value> {
+    async fn report_facts(
+        &self,
+        http: &reqwest::Client,
+        last: Option<serde_json::Value>,
+    ) -> Option<serde_json::Value> {
         let facts =
             crate::facts::read_facts(&self.options.machine.nvidia_smi, &self.options.state_dir)
                 .await;
@@ -98,8 +109,7 @@ impl Agent {
         if last.as_ref() == Some(&value) {
             return last;
         }
-        match self
-            .http
+        match http
             .put(self.url("facts"))
             .bearer_auth(&self.options.key)
             .json(&value)
@@ -186,6 +196,7 @@ impl Agent {
         }
         if self.options.dry_run {
             self.dry_end(&wanted, now);
+            self.dry_gateway_only(desired);
         }
         Machine::prune(&mut self.state, Utc::now());
         if let Err(e) = self.state.save(&self.options.state_dir) {
@@ -205,15 +216,14 @@ impl Agent {
     }
 
     /// `--dry-run`: says what it would make, and what sshd would be answered.
-    #[allow(clippy::print_stdout)]
     fn dry_make(&mut self, name: &str, booking: &DesiredBooking) {
-        println!(
+        say(&format!(
             "would make account {name} for booking {} (access {} to {})",
             booking.booking_id, booking.starts_at, booking.access_until
-        );
+        ));
         let at = booking.starts_at.max(Utc::now());
         for line in self.keys.authorized_keys(name, at).lines() {
-            println!("  authorized-keys {name}: {line}");
+            say(&format!("  authorized-keys {name}: {line}"));
         }
         self.state.accounts.insert(
             name.to_owned(),
@@ -227,7 +237,18 @@ impl Agent {
         );
     }
 
-    #[allow(clippy::print_stdout)]
+    /// `--dry-run`: says once of each booking without an account that it gets none.
+    fn dry_gateway_only(&mut self, desired: &Desired) {
+        for booking in desired.bookings.iter().filter(|b| b.account.is_none()) {
+            if self.said.insert(booking.booking_id.clone()) {
+                say(&format!(
+                    "booking {}: through the gateway only (it shares the machine or waived direct access): no account",
+                    booking.booking_id
+                ));
+            }
+        }
+    }
+
     fn dry_end(&mut self, wanted: &BTreeMap<&str, &DesiredBooking>, now: DateTime<Utc>) {
         for (name, account) in &mut self.state.accounts {
             if account.state == AccountState::Ready
@@ -235,7 +256,9 @@ impl Agent {
                     .get(name.as_str())
                     .is_none_or(|b| now >= b.access_until)
             {
-                println!("would end account {name}: its processes, its files, the account");
+                say(&format!(
+                    "would end account {name}: its processes, its files, the account"
+                ));
                 account.state = AccountState::Removed;
                 account.settled_at = Some(now);
             }
@@ -353,10 +376,10 @@ pub async fn run(options: Options) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let mut agent = Agent {
-        http: http.clone(),
         keys: keys.clone(),
         state,
         reports: Arc::default(),
+        said: Default::default(),
         options,
     };
     let kept: Option<Desired> = std::fs::read(agent.desired_file())
@@ -373,12 +396,12 @@ pub async fn run(options: Options) -> Result<(), String> {
         tx,
     ));
     tokio::spawn(beat(
-        http,
+        http.clone(),
         agent.url("heartbeat"),
         agent.options.key.clone(),
         agent.reports.clone(),
     ));
-    let mut facts = agent.report_facts(None).await;
+    let mut facts = agent.report_facts(&http, None).await;
     let mut facts_at = tokio::time::Instant::now();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
@@ -387,7 +410,7 @@ pub async fn run(options: Options) -> Result<(), String> {
             changed = rx.changed() => if changed.is_err() { return Err("the long-poll stopped".into()) },
         }
         if facts_at.elapsed() >= FACTS_EVERY {
-            facts = agent.report_facts(facts).await;
+            facts = agent.report_facts(&http, facts).await;
             facts_at = tokio::time::Instant::now();
         }
         let desired = rx.borrow_and_update().clone();
@@ -395,5 +418,99 @@ pub async fn run(options: Options) -> Result<(), String> {
             let now = Utc::now() + chrono::Duration::seconds(keys.offset());
             agent.reconcile(&desired, now).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_dry_run_makes_no_account_and_forgets_keys_at_the_end() {
+        let dir = std::env::temp_dir().join(format!("gm-dry-run-{}", std::process::id()));
+        let state_dir = dir.join("state");
+        std::fs::create_dir_all(&state_dir).unwrap();
+        let passwd = dir.join("passwd");
+        std::fs::write(&passwd, "root:x:0:0::/root:/bin/sh\n").unwrap();
+        let keys = KeysCache::new(keys_dir(&state_dir), None);
+        keys.create().unwrap();
+        let mut agent = Agent {
+            options: Options {
+                api: "http://127.0.0.1:9/v1".into(),
+                listing: "l".into(),
+                key: "k".into(),
+                state_dir: state_dir.clone(),
+                keys_gid: None,
+                machine: Machine {
+                    home_base: dir.join("home"),
+                    uid_min: 5000,
+                    uid_max: 5010,
+                    grace: Duration::from_secs(1),
+                    nvidia_smi: "nvidia-smi".into(),
+                    passwd: passwd.clone(),
+                },
+                dry_run: true,
+            },
+            keys: keys.clone(),
+            state: AgentState::default(),
+            reports: Arc::default(),
+            said: Default::default(),
+        };
+        let now = Utc::now();
+        let booking = |id: &str, account: Option<&str>| DesiredBooking {
+            booking_id: id.into(),
+            account: account.map(str::to_owned),
+            gpu_count: 1,
+            starts_at: now,
+            access_until: now + chrono::Duration::hours(1),
+            ssh_keys: vec!["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBXRL8fJ".into()],
+        };
+        let desired = Desired {
+            listing_id: "l".into(),
+            version: "1".into(),
+            bookings: vec![
+                booking(
+                    "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+                    Some("gm-0c1d2e3f4a5b"),
+                ),
+                booking("0193a1b2-c3d4-7e5f-8a9b-000000000001", None),
+            ],
+        };
+        agent.reconcile(&desired, now).await;
+        let made = &agent.state.accounts["gm-0c1d2e3f4a5b"];
+        assert_eq!((made.state, made.uid), (AccountState::Ready, None));
+        assert_eq!(
+            agent.state.accounts.len(),
+            1,
+            "no account for the gateway's booking"
+        );
+        assert!(
+            keys.authorized_keys("gm-0c1d2e3f4a5b", now)
+                .contains("ssh-ed25519")
+        );
+        assert_eq!(
+            std::fs::read_to_string(&passwd).unwrap(),
+            "root:x:0:0::/root:/bin/sh\n"
+        );
+        assert_eq!(agent.reports.lock().unwrap().len(), 1);
+        // The booking gone from the state (cancelled): its keys at once, the account ended.
+        let gone = Desired {
+            version: "2".into(),
+            bookings: Vec::new(),
+            ..desired
+        };
+        agent.reconcile(&gone, now).await;
+        assert_eq!(keys.authorized_keys("gm-0c1d2e3f4a5b", now), "");
+        assert_eq!(
+            agent.state.accounts["gm-0c1d2e3f4a5b"].state,
+            AccountState::Removed
+        );
+        assert!(
+            AgentState::load(&state_dir)
+                .unwrap()
+                .accounts
+                .contains_key("gm-0c1d2e3f4a5b")
+        );
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

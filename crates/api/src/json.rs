@@ -287,7 +287,12 @@ mod tests {
             ids,
             times,
             parts(),
-            (state, prop::option::of(verification()), any::<bool>()),
+            (
+                state,
+                prop::option::of(verification()),
+                any::<bool>(),
+                any::<bool>(),
+            ),
             extras(),
             figures,
         )
@@ -296,7 +301,7 @@ mod tests {
                     (id, org_id, title, region, status),
                     (from, until, created_at),
                     (hardware, price, engine, access),
-                    (verification_state, verification, verified),
+                    (verification_state, verification, verified, hardware_confirmed),
                     (last_verification_cost, catalog, guarantee, reliability, liveness),
                     (total_tok_s, price_per_mtok),
                 )| SearchHitView {
@@ -305,6 +310,7 @@ mod tests {
                         org_id,
                         title,
                         hardware,
+                        hardware_confirmed,
                         region,
                         price,
                         engine,

@@ -333,6 +333,9 @@ pub struct ListingView {
     pub org_id: Uuid,
     pub title: String,
     pub hardware: HardwareView,
+    /// `true`: the machine's agent reports the hardware claimed ("confirmed by agent") — the
+    /// machine's word, not a cryptographic attestation; `false`: as claimed by the provider.
+    pub hardware_confirmed: bool,
     pub region: String,
     pub price: PriceView,
     pub engine: EngineView,
@@ -425,6 +428,7 @@ impl ListingView {
                 cpu_model: r.cpu_model,
                 ram_gb: r.ram_gb,
             },
+            hardware_confirmed: r.hardware_confirmed,
             region: r.region,
             price: PriceView {
                 amount_per_gpu_hour: r.price.minor(),

@@ -53,6 +53,9 @@ pub struct Listing {
     pub reliability: Option<f64>,
     /// The engine as last observed: up (or down), since when.
     pub liveness: Option<(bool, DateTime<Utc>)>,
+    /// Its machine's agent's last report matches the claimed hardware (the machine's word,
+    /// not an attestation); `false`: the hardware is as claimed.
+    pub hardware_confirmed: bool,
     pub created_at: DateTime<Utc>,
 }
 
@@ -122,6 +125,7 @@ impl TryFrom<&ListingRecord> for Listing {
             guarantee_min_bp: r.guarantee_min_bp,
             reliability: r.reliability,
             liveness,
+            hardware_confirmed: r.hardware_confirmed,
             created_at: r.created_at,
         })
     }

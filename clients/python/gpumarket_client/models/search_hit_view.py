@@ -38,6 +38,8 @@ class SearchHitView:
         engine (EngineView): The engine verification measures. `base_url` is shown to the provider's members only;
             the API key never is, only whether one is set.
         hardware (HardwareView): A listing's hardware as the provider claims it.
+        hardware_confirmed (bool): `true`: the machine's agent reports the hardware claimed ("confirmed by agent") — the
+            machine's word, not a cryptographic attestation; `false`: as claimed by the provider.
         id (UUID):
         org_id (UUID):
         price (PriceView): A price per GPU-hour in integer minor units (cents) of an ISO 4217 currency.
@@ -64,6 +66,7 @@ class SearchHitView:
     created_at: datetime.datetime
     engine: EngineView
     hardware: HardwareView
+    hardware_confirmed: bool
     id: UUID
     org_id: UUID
     price: PriceView
@@ -97,6 +100,8 @@ class SearchHitView:
         engine = self.engine.to_dict()
 
         hardware = self.hardware.to_dict()
+
+        hardware_confirmed = self.hardware_confirmed
 
         id = str(self.id)
 
@@ -171,6 +176,7 @@ class SearchHitView:
                 "created_at": created_at,
                 "engine": engine,
                 "hardware": hardware,
+                "hardware_confirmed": hardware_confirmed,
                 "id": id,
                 "org_id": org_id,
                 "price": price,
@@ -221,6 +227,8 @@ class SearchHitView:
         engine = EngineView.from_dict(d.pop("engine"))
 
         hardware = HardwareView.from_dict(d.pop("hardware"))
+
+        hardware_confirmed = d.pop("hardware_confirmed")
 
         id = UUID(d.pop("id"))
 
@@ -340,6 +348,7 @@ class SearchHitView:
             created_at=created_at,
             engine=engine,
             hardware=hardware,
+            hardware_confirmed=hardware_confirmed,
             id=id,
             org_id=org_id,
             price=price,

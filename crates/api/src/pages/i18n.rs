@@ -209,6 +209,9 @@ labels! {
     hardware: "Hardware", "硬體";
     engine: "Engine", "引擎";
     vram: "VRAM", "顯示記憶體";
+    hardware_word: "Hardware is", "硬體為";
+    hardware_confirmed: "confirmed by its agent (the machine's word, not an attestation)", "經其代理程式確認（機器自述，非密碼學證明）";
+    hardware_claimed: "as claimed by the provider", "供應商所聲明";
     gpu_count: "GPUs", "GPU 數量";
     cpu: "CPU", "CPU";
     ram: "RAM", "記憶體";

@@ -77,6 +77,15 @@ async fn listing_page(
                 format!("{} × {}", listing.gpu_count, listing.gpu_model),
             ),
             (l.vram, format!("{} GB", listing.vram_gb)),
+            (
+                l.hardware_word,
+                if listing.hardware_confirmed {
+                    l.hardware_confirmed
+                } else {
+                    l.hardware_claimed
+                }
+                .to_owned(),
+            ),
             (l.cpu, listing.cpu_model.clone()),
             (l.ram, format!("{} GB", listing.ram_gb)),
             (l.region, listing.region.clone()),

@@ -12,7 +12,7 @@ on_both_backends!(an_agents_key_reports_its_machine_and_nothing_else);
 on_both_backends!(an_agent_long_polls_its_machine_s_desired_state_and_beats);
 
 /// What `gpumarket agent facts` prints for `gpus` GPUs of `name` and `mib` MiB.
-fn facts(name: &str, mib: u64, gpus: usize) -> Value {
+pub(crate) fn facts(name: &str, mib: u64, gpus: usize) -> Value {
     let gpus: Vec<Value> = (0..gpus)
         .map(|i| {
             json!({"index": i, "uuid": format!("GPU-{i}"), "name": name,
@@ -135,6 +135,25 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     );
     assert_eq!(kept["facts"]["gpus"][0]["name"], "NVIDIA GeForce RTX 3060");
     assert!(kept["facts"].get("gpu_source").is_none(), "{kept}");
+    // Confirmed by the agent: the listing says so to anyone, and search finds it by it.
+    let confirmed = |id: String| {
+        let app = &app;
+        async move {
+            let listing: Value = app.get_json(&format!("/v1/listings/{id}"), None).await;
+            let found: Value = app
+                .get_json("/v1/listings?hardware_confirmed=true&limit=100", None)
+                .await;
+            let searched = found["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l["id"] == id.as_str());
+            assert_eq!(listing["hardware_confirmed"], searched, "{listing} {found}");
+            searched
+        }
+    };
+    assert!(confirmed(listing.clone()).await);
+    assert!(!confirmed(other_listing.clone()).await);
     // Read back by the organisation's members (and a key with the read scope), nobody else.
     let read: Value = app.get_json(&path, Some(&p.member.access_token)).await;
     assert_eq!(read["hardware"]["matches"], true);
@@ -157,6 +176,7 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
         .await
         .unwrap();
     assert_eq!(differs["hardware"]["matches"], false);
+    assert!(!confirmed(listing.clone()).await);
     let differences = differs["hardware"]["differences"].as_array().unwrap();
     assert_eq!(differences.len(), 3, "{differs}");
     assert!(
@@ -234,6 +254,10 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     assert_eq!(edited.status(), 200, "{}", edited.text().await.unwrap());
     let read: Value = app.get_json(&path, Some(&p.owner.access_token)).await;
     assert_eq!(read["hardware"]["matches"], true, "{read}");
+    assert!(
+        confirmed(listing.clone()).await,
+        "the edited claim is confirmed at once"
+    );
     // And back to the RTX 3060 it does not hold: refused again, without a new report.
     let edited = edit(
         json!({"gpu_model": "NVIDIA GeForce RTX 3060", "gpu_count": 1, "vram_gb": 12,

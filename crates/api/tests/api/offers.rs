@@ -197,7 +197,7 @@ fn names(ids: &HashMap<&'static str, String>, listed: &Value) -> Vec<&'static st
 }
 
 async fn offers_are_the_cheapest_that_meet_the_objective(app: TestApp) {
-    let (ids, _) = machines(&app).await;
+    let (ids, p) = machines(&app).await;
     let (offers, last) = all_offers(&app, &slo(20, 100.0), 1).await;
 
     // Sorted by cost per user-hour: cheap (100/4 = 25), mid (250/8), fast (600/16).
@@ -481,6 +481,43 @@ async fn offers_are_the_cheapest_that_meet_the_objective(app: TestApp) {
             .contains("serve 8 of the 20"),
         "{problem}"
     );
+
+    // A machine whose agent reports other hardware than it claims is offered no more: it
+    // cannot be booked. Reporting the claimed machine brings it back.
+    let key: Value = app
+        .post(
+            &format!("/v1/orgs/{}/api-keys", p.org),
+            Some(&p.member.access_token),
+            json!({"name": "box", "scopes": ["agent"], "listing_ids": [ids["mid"]]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let report = |facts: Value| {
+        let (app, key) = (&app, key["key"].as_str().unwrap().to_owned());
+        let path = format!("/v1/listings/{}/agent/facts", ids["mid"]);
+        async move {
+            let kept = app
+                .call(reqwest::Method::PUT, &path, Some(&key), Some(facts))
+                .await;
+            assert_eq!(kept.status(), 200);
+        }
+    };
+    let titles = |page: Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["listing"]["title"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    report(crate::agents::facts("NVIDIA H100 80GB HBM3", 81559, 1)).await;
+    let free: Value = app.get_json(&format!("/v1/offers?{during}"), None).await;
+    assert!(titles(free).is_empty());
+    report(crate::agents::facts("NVIDIA L4", 23034, 1)).await;
+    let free: Value = app.get_json(&format!("/v1/offers?{during}"), None).await;
+    assert_eq!(titles(free), ["mid"]);
 }
 
 fn urlencode(t: chrono::DateTime<chrono::Utc>) -> String {

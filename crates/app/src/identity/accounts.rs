@@ -65,6 +65,8 @@ impl From<store::ApiKeyRecord> for ApiKey {
 pub struct CreatedApiKey {
     pub key: ApiKey,
     pub secret: String,
+    /// The listings an agent's key is bound to, each once.
+    pub listing_ids: Vec<uuid::Uuid>,
 }
 
 impl std::fmt::Debug for TokenPair {
@@ -452,12 +454,13 @@ impl App {
                 key_hash: digest(&secret),
                 created_at: Utc::now(),
                 org: org.map(|(org, scopes)| (org, KeyScope::to_stored(&scopes))),
-                listing_ids,
+                listing_ids: listing_ids.clone(),
             })
             .await?;
         Ok(CreatedApiKey {
             key: record.into(),
             secret,
+            listing_ids,
         })
     }
 
@@ -576,6 +579,7 @@ mod tests {
                 last_used_at: None,
             },
             secret: "gpm_abcdefgh_the_secret_part".into(),
+            listing_ids: Vec::new(),
         };
         let shown = format!("{created:?}");
         assert!(

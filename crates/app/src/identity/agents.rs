@@ -225,7 +225,10 @@ impl App {
             facts: serde_json::to_string(&facts).map_err(|e| AppError::Internal(e.to_string()))?,
             reported_at: Utc::now(),
         };
-        self.db().put_listing_agent(record.clone()).await?;
+        let confirms = facts.differences_from(&listing).is_empty();
+        self.db()
+            .put_listing_agent(record.clone(), confirms)
+            .await?;
         AgentState::of(record, &listing)
     }
 
@@ -279,6 +282,40 @@ impl App {
             why = format!("{why}: {}", state.differences.join("; "));
         }
         Err(AppError::HardwareMismatch(why))
+    }
+
+    /// After `listing`'s claim changed: whether its agent's last report still confirms it.
+    pub(crate) async fn recheck_hardware(&self, listing: &ListingRecord) -> Result<(), AppError> {
+        let confirms = match self.db().listing_agent(listing.id).await? {
+            Some(record) => AgentState::of(record, listing)?.differences.is_empty(),
+            None => false,
+        };
+        if confirms != listing.hardware_confirmed {
+            self.db()
+                .set_hardware_confirmed(listing.id, confirms)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Of `listings`, those whose agent last reported other hardware than they claim now:
+    /// left out of offers, plans and the planner, as they cannot be booked.
+    pub(crate) async fn mismatched_listings<'a>(
+        &self,
+        listings: impl IntoIterator<Item = &'a ListingRecord>,
+    ) -> Result<std::collections::HashSet<Uuid>, AppError> {
+        let listings: std::collections::HashMap<Uuid, &ListingRecord> =
+            listings.into_iter().map(|l| (l.id, l)).collect();
+        let ids: Vec<Uuid> = listings.keys().copied().collect();
+        let mut mismatched = std::collections::HashSet::new();
+        for record in self.db().listing_agents_of(&ids).await? {
+            if let Some(listing) = listings.get(&record.listing_id)
+                && !AgentState::of(record, listing)?.differences.is_empty()
+            {
+                mismatched.insert(listing.id);
+            }
+        }
+        Ok(mismatched)
     }
 
     /// What a listing's agent last reported, and whether it is heard (its organisation's

@@ -97,6 +97,8 @@ pub struct SearchParams {
     pub currency: Option<String>,
     pub region: Option<String>,
     pub verified: Option<bool>,
+    /// Only listings whose machine's agent confirms the claimed hardware.
+    pub hardware_confirmed: Option<bool>,
     pub min_total_tok_s: Option<f64>,
     pub context: Option<i64>,
     pub concurrency: Option<i64>,
@@ -338,6 +340,7 @@ impl SearchParams {
             currency: text(self.currency).map(|c| c.to_ascii_uppercase()),
             region: text(self.region),
             verified_only: self.verified.unwrap_or(false),
+            hardware_confirmed: self.hardware_confirmed.unwrap_or(false),
             min_gpu_count: gpus,
             cell,
             min_total_tok_s: self.min_total_tok_s,
@@ -525,6 +528,13 @@ impl App {
             self.cancel_runs_of(id, "the listing's hardware or engine was changed")
                 .await?;
         }
+        // The claim changed: does the machine's agent still confirm it?
+        self.recheck_hardware(&record).await?;
+        let record = if self.db().listing_agent(id).await?.is_some() {
+            self.listing_record(id).await?
+        } else {
+            record
+        };
         Listing::try_from(record)
     }
 

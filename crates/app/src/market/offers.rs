@@ -295,7 +295,11 @@ impl App {
         exclude: &[Uuid],
     ) -> Result<Vec<Offer>, AppError> {
         let mut candidates = self.db().offer_candidates(&checked.query).await?;
-        candidates.retain(|c| !exclude.contains(&c.listing.id));
+        let mismatched = self
+            .mismatched_listings(candidates.iter().map(|c| &c.listing))
+            .await?;
+        candidates
+            .retain(|c| !exclude.contains(&c.listing.id) && !mismatched.contains(&c.listing.id));
         if let Some((from, until)) = checked.query.window {
             let ids: Vec<Uuid> = candidates.iter().map(|c| c.listing.id).collect();
             let busy = self

@@ -104,9 +104,15 @@ impl App {
                 engine: None,
             })
             .await?;
+        // A machine whose agent reports other hardware measured something else than it claims.
+        let mismatched = self
+            .mismatched_listings(candidates.iter().map(|c| &c.listing))
+            .await?;
         let mut by_gpu: HashMap<&str, Vec<_>> = HashMap::new();
         for candidate in &candidates {
-            if candidate.listing.catalog_model.as_deref() != Some(model.id.as_str()) {
+            if candidate.listing.catalog_model.as_deref() != Some(model.id.as_str())
+                || mismatched.contains(&candidate.listing.id)
+            {
                 continue;
             }
             if let Some(gpu) = candidate.listing.catalog_gpu.as_deref() {

@@ -57,6 +57,8 @@ pub struct Model {
     pub engine_name: Option<String>,
     /// The engine its latest verified report measured; unset while unverified.
     pub measured_engine: Option<String>,
+    /// Its machine's agent's last report matches the claim (the machine's word).
+    pub hardware_confirmed: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

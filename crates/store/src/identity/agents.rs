@@ -1,10 +1,11 @@
 //! The provider's agent: the listings its key is bound to, and what it last reported of each
 //! listing's machine.
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, sea_query::OnConflict};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use uuid::Uuid;
 
-use crate::entities::{agent_heartbeats, api_key_listings, listing_agents};
+use crate::entities::{agent_heartbeats, api_key_listings, listing_agents, listings};
 use crate::{Db, StoreError};
 
 /// What a listing's agent last reported, as stored.
@@ -25,9 +26,16 @@ impl Db {
             .await?)
     }
 
-    /// Keeps what a listing's agent reported, in place of what it reported before.
-    pub async fn put_listing_agent(&self, record: ListingAgentRecord) -> Result<(), StoreError> {
+    /// Keeps what a listing's agent reported, in place of what it reported before, and
+    /// whether it `confirms` the listing's claim (what search filters by).
+    pub async fn put_listing_agent(
+        &self,
+        record: ListingAgentRecord,
+        confirms: bool,
+    ) -> Result<(), StoreError> {
+        let _search = self.search_touch();
         let txn = self.write().await?;
+        set_confirmed(&txn, record.listing_id, confirms).await?;
         listing_agents::Entity::insert(listing_agents::ActiveModel::from(record))
             .on_conflict(
                 OnConflict::column(listing_agents::Column::ListingId)
@@ -51,6 +59,34 @@ impl Db {
         Ok(listing_agents::Entity::find_by_id(listing_id)
             .one(self.conn())
             .await?)
+    }
+
+    /// Whether the listing's hardware is confirmed by its agent (after its claim changed).
+    pub async fn set_hardware_confirmed(
+        &self,
+        listing: Uuid,
+        confirmed: bool,
+    ) -> Result<(), StoreError> {
+        let _search = self.search_touch();
+        set_confirmed(self.conn(), listing, confirmed).await
+    }
+
+    /// What the agents of `listings` last reported (those that reported).
+    pub async fn listing_agents_of(
+        &self,
+        listings: &[Uuid],
+    ) -> Result<Vec<ListingAgentRecord>, StoreError> {
+        let mut found = Vec::new();
+        // Bounded binds a query, whatever the number of listings.
+        for chunk in listings.chunks(500) {
+            found.extend(
+                listing_agents::Entity::find()
+                    .filter(listing_agents::Column::ListingId.is_in(chunk.iter().copied()))
+                    .all(self.conn())
+                    .await?,
+            );
+        }
+        Ok(found)
     }
 
     /// Keeps a listing's agent's heartbeat, in place of the last one.
@@ -84,4 +120,19 @@ impl Db {
             .one(self.conn())
             .await?)
     }
+}
+
+/// Sets `listings.hardware_confirmed` where it differs (an unchanged value stamps nothing).
+async fn set_confirmed(
+    conn: &impl ConnectionTrait,
+    listing: Uuid,
+    confirmed: bool,
+) -> Result<(), StoreError> {
+    listings::Entity::update_many()
+        .col_expr(listings::Column::HardwareConfirmed, Expr::value(confirmed))
+        .filter(listings::Column::Id.eq(listing))
+        .filter(listings::Column::HardwareConfirmed.ne(confirmed))
+        .exec(conn)
+        .await?;
+    Ok(())
 }

@@ -281,6 +281,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         engine_model: Set("bench".to_owned()),
         engine_name: Set(None),
         measured_engine: Set(verified.then(|| "vllm".to_owned())),
+        hardware_confirmed: Set(false),
         status: Set(domain::ListingStatus::Active.into()),
         latest_report_id: Set(verified.then_some(report_id)),
         verified_at: Set(verified.then_some(now)),

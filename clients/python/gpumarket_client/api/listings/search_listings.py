@@ -20,6 +20,7 @@ def _get_kwargs(
     currency: str | Unset = UNSET,
     region: str | Unset = UNSET,
     verified: bool | Unset = UNSET,
+    hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
@@ -48,6 +49,8 @@ def _get_kwargs(
     params["region"] = region
 
     params["verified"] = verified
+
+    params["hardware_confirmed"] = hardware_confirmed
 
     params["min_total_tok_s"] = min_total_tok_s
 
@@ -153,6 +156,7 @@ def sync_detailed(
     currency: str | Unset = UNSET,
     region: str | Unset = UNSET,
     verified: bool | Unset = UNSET,
+    hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
@@ -176,6 +180,7 @@ def sync_detailed(
         currency (str | Unset):
         region (str | Unset):
         verified (bool | Unset):
+        hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
@@ -204,6 +209,7 @@ def sync_detailed(
         currency=currency,
         region=region,
         verified=verified,
+        hardware_confirmed=hardware_confirmed,
         min_total_tok_s=min_total_tok_s,
         context=context,
         concurrency=concurrency,
@@ -234,6 +240,7 @@ def sync(
     currency: str | Unset = UNSET,
     region: str | Unset = UNSET,
     verified: bool | Unset = UNSET,
+    hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
@@ -257,6 +264,7 @@ def sync(
         currency (str | Unset):
         region (str | Unset):
         verified (bool | Unset):
+        hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
@@ -286,6 +294,7 @@ def sync(
         currency=currency,
         region=region,
         verified=verified,
+        hardware_confirmed=hardware_confirmed,
         min_total_tok_s=min_total_tok_s,
         context=context,
         concurrency=concurrency,
@@ -310,6 +319,7 @@ async def asyncio_detailed(
     currency: str | Unset = UNSET,
     region: str | Unset = UNSET,
     verified: bool | Unset = UNSET,
+    hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
@@ -333,6 +343,7 @@ async def asyncio_detailed(
         currency (str | Unset):
         region (str | Unset):
         verified (bool | Unset):
+        hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
@@ -361,6 +372,7 @@ async def asyncio_detailed(
         currency=currency,
         region=region,
         verified=verified,
+        hardware_confirmed=hardware_confirmed,
         min_total_tok_s=min_total_tok_s,
         context=context,
         concurrency=concurrency,
@@ -389,6 +401,7 @@ async def asyncio(
     currency: str | Unset = UNSET,
     region: str | Unset = UNSET,
     verified: bool | Unset = UNSET,
+    hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
@@ -412,6 +425,7 @@ async def asyncio(
         currency (str | Unset):
         region (str | Unset):
         verified (bool | Unset):
+        hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
@@ -442,6 +456,7 @@ async def asyncio(
             currency=currency,
             region=region,
             verified=verified,
+            hardware_confirmed=hardware_confirmed,
             min_total_tok_s=min_total_tok_s,
             context=context,
             concurrency=concurrency,

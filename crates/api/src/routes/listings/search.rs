@@ -31,6 +31,9 @@ pub struct SearchQuery {
     pub region: Option<String>,
     /// `true`: only listings with a compliant verification report.
     pub verified: Option<bool>,
+    /// `true`: only listings whose machine's agent reports the hardware the listing claims
+    /// (the machine's word, not an attestation).
+    pub hardware_confirmed: Option<bool>,
     /// At least this verified total tok/s — at `context`×`concurrency` when given, else the
     /// listing's best cell.
     pub min_total_tok_s: Option<f64>,
@@ -71,6 +74,7 @@ impl From<SearchQuery> for SearchParams {
             currency: q.currency,
             region: q.region,
             verified: q.verified,
+            hardware_confirmed: q.hardware_confirmed,
             min_total_tok_s: q.min_total_tok_s,
             context: q.context,
             concurrency: q.concurrency,

@@ -82,12 +82,7 @@ pub async fn create(
         key: created.secret,
         prefix: created.key.prefix,
         scopes,
-        listing_ids: {
-            let mut ids = body.listing_ids;
-            let mut seen = std::collections::HashSet::new();
-            ids.retain(|id| seen.insert(*id));
-            ids
-        },
+        listing_ids: created.listing_ids,
         created_at: created.key.created_at,
     }))
 }

@@ -279,6 +279,9 @@ fn listing_filters(query: &ListingQuery, region_index: bool) -> Condition {
     if query.verified_only {
         c = c.add(L::LatestReportId.is_not_null());
     }
+    if query.hardware_confirmed {
+        c = c.add(L::HardwareConfirmed.eq(true));
+    }
     if let Some(gpus) = query.min_gpu_count {
         c = c.add(L::GpuCount.gte(gpus));
     }

@@ -45,6 +45,8 @@ pub struct ListingQuery {
     pub currency: Option<String>,
     pub region: Option<String>,
     pub verified_only: bool,
+    /// Only listings whose machine's agent last reported the claimed hardware.
+    pub hardware_confirmed: bool,
     pub min_gpu_count: Option<i32>,
     /// `(context_tokens, concurrency)`.
     pub cell: Option<(i64, i64)>,

@@ -191,6 +191,7 @@ fn search_listing(
         measured_engine: Set(verified
             .then(|| rng.pick(&SEARCH_ENGINES).map(str::to_owned))
             .flatten()),
+        hardware_confirmed: Set(rng.below(3) == 0),
         status: Set(if active {
             domain::ListingStatus::Active
         } else {

@@ -97,6 +97,7 @@ impl Hold {
 pub(super) struct Facts {
     pub(super) active: bool,
     pub(super) verified: bool,
+    pub(super) hardware_confirmed: bool,
     pub(super) vram_gb: i32,
     pub(super) gpu_count: i32,
     pub(super) price: i64,
@@ -119,6 +120,7 @@ impl Facts {
         Self {
             active: l.status == domain::ListingStatus::Active,
             verified: l.latest_report_id.is_some(),
+            hardware_confirmed: l.hardware_confirmed,
             vram_gb: l.vram_gb,
             gpu_count: l.gpu_count,
             price: l.price_amount,
@@ -219,6 +221,7 @@ impl<'q> Prepared<'q> {
             && self.region.is_none_or(|r| f.region == r)
             && self.engine.is_none_or(|e| f.engine == Some(e))
             && (!q.verified_only || f.verified)
+            && (!q.hardware_confirmed || f.hardware_confirmed)
             && q.min_gpu_count.is_none_or(|n| f.gpu_count >= n)
             && at_least(f.reliability, q.min_reliability)
             && q.window.is_none_or(|(from, until)| {
