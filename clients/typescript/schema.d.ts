@@ -3696,6 +3696,12 @@ export interface components {
                  *     the engine's address.
                  */
                 envelope_withheld?: boolean;
+                /**
+                 * @description `true`: when the report was made, the machine's agent reported the hardware the
+                 *     listing claimed ("confirmed by agent" — the machine's word, not a cryptographic
+                 *     attestation, and not part of the signed report); `false`: as claimed.
+                 */
+                hardware_confirmed: boolean;
                 /** Format: uuid */
                 id: string;
                 key_id: string;
@@ -3988,6 +3994,12 @@ export interface components {
              *     the engine's address.
              */
             envelope_withheld?: boolean;
+            /**
+             * @description `true`: when the report was made, the machine's agent reported the hardware the
+             *     listing claimed ("confirmed by agent" — the machine's word, not a cryptographic
+             *     attestation, and not part of the signed report); `false`: as claimed.
+             */
+            hardware_confirmed: boolean;
             /** Format: uuid */
             id: string;
             key_id: string;

@@ -542,6 +542,10 @@ pub struct ReportView {
     /// `public`, or `private` (shown to the organisation's members and share links only;
     /// its log leaf is the SHA-256 of its envelope).
     pub visibility: String,
+    /// `true`: when the report was made, the machine's agent reported the hardware the
+    /// listing claimed ("confirmed by agent" — the machine's word, not a cryptographic
+    /// attestation, and not part of the signed report); `false`: as claimed.
+    pub hardware_confirmed: bool,
 }
 
 /// A signed report's place in the transparency log.
@@ -573,6 +577,7 @@ impl From<app::trust::reports::StoredReport> for ReportView {
             created_at: r.created_at,
             log: LogPositionView::of(r.log_index),
             visibility: r.visibility,
+            hardware_confirmed: r.hardware_confirmed,
         }
     }
 }

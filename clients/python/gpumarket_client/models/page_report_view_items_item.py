@@ -27,6 +27,9 @@ class PageReportViewItemsItem:
         compliant (bool):
         created_at (datetime.datetime):
         envelope (PageReportViewItemsItemEnvelope): `null` when withheld.
+        hardware_confirmed (bool): `true`: when the report was made, the machine's agent reported the hardware the
+            listing claimed ("confirmed by agent" — the machine's word, not a cryptographic
+            attestation, and not part of the signed report); `false`: as claimed.
         id (UUID):
         key_id (str):
         kind (str): `verification`, or `spot_check` (an unannounced re-measurement; never a headline).
@@ -45,6 +48,7 @@ class PageReportViewItemsItem:
     compliant: bool
     created_at: datetime.datetime
     envelope: PageReportViewItemsItemEnvelope
+    hardware_confirmed: bool
     id: UUID
     key_id: str
     kind: str
@@ -65,6 +69,8 @@ class PageReportViewItemsItem:
         created_at = self.created_at.isoformat()
 
         envelope = self.envelope.to_dict()
+
+        hardware_confirmed = self.hardware_confirmed
 
         id = str(self.id)
 
@@ -99,6 +105,7 @@ class PageReportViewItemsItem:
                 "compliant": compliant,
                 "created_at": created_at,
                 "envelope": envelope,
+                "hardware_confirmed": hardware_confirmed,
                 "id": id,
                 "key_id": key_id,
                 "kind": kind,
@@ -128,6 +135,8 @@ class PageReportViewItemsItem:
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
         envelope = PageReportViewItemsItemEnvelope.from_dict(d.pop("envelope"))
+
+        hardware_confirmed = d.pop("hardware_confirmed")
 
         id = UUID(d.pop("id"))
 
@@ -168,6 +177,7 @@ class PageReportViewItemsItem:
             compliant=compliant,
             created_at=created_at,
             envelope=envelope,
+            hardware_confirmed=hardware_confirmed,
             id=id,
             key_id=key_id,
             kind=kind,

@@ -70,8 +70,13 @@ struct ReportPage {
     with_share: String,
 }
 
-/// The claim's rows of the hardware block.
-fn claimed_hardware(claim: &app::trust::reports::ClaimedHardware, l: &'static Labels) -> Rows {
+/// The claim's rows of the hardware block, and whether the machine's agent confirmed it when
+/// the report was made (beside the signed report, not in it).
+fn claimed_hardware(
+    claim: &app::trust::reports::ClaimedHardware,
+    confirmed: bool,
+    l: &'static Labels,
+) -> Rows {
     let mut rows = Rows::new();
     rows.extend(claim.gpu_model.clone().map(|v| (l.gpu, v)));
     rows.extend(claim.gpu_count.map(|v| (l.gpu_count, v.to_string())));
@@ -79,6 +84,12 @@ fn claimed_hardware(claim: &app::trust::reports::ClaimedHardware, l: &'static La
     rows.extend(claim.cpu_model.clone().map(|v| (l.cpu, v)));
     rows.extend(claim.ram_gb.map(|v| (l.ram, format!("{v} GB"))));
     rows.extend(claim.region.clone().map(|v| (l.region, v)));
+    let word = if confirmed {
+        l.hardware_confirmed
+    } else {
+        l.hardware_claimed
+    };
+    rows.push((l.hardware_word, word.to_owned()));
     rows
 }
 
@@ -134,7 +145,7 @@ pub(super) async fn report_page(
             let report = signed.report?;
             Some(ReportBody::of(
                 &report,
-                claimed_hardware(&signed.claimed, l),
+                claimed_hardware(&signed.claimed, stored.hardware_confirmed, l),
                 l,
             ))
         });

@@ -275,6 +275,21 @@ async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     );
     assert_eq!(book().await["status"], "confirmed");
     assert_eq!(verify().await.status(), 202);
+    // A report made while the agent confirms the claim says so beside its signature; one of
+    // a listing without an agent is as claimed.
+    for id in [&listing, &other_listing] {
+        let cells = vec![crate::marketplace::decode_cell(8192, 1, 100.0)];
+        crate::marketplace::verified_with(&app, id, cells).await;
+    }
+    for (id, confirmed) in [(&listing, true), (&other_listing, false)] {
+        let reports: Value = app
+            .get_json(&format!("/v1/listings/{id}/reports"), None)
+            .await;
+        assert_eq!(
+            reports["items"][0]["hardware_confirmed"], confirmed,
+            "{reports}"
+        );
+    }
     // A report without a GPU (the driver did not answer) says nothing: refused, last kept.
     let problem = assert_problem(
         put(Some(agent.clone()), &listing, facts("x", 0, 0)).await,

@@ -23,6 +23,8 @@ pub struct Model {
     /// The catalog GPU and model its listing claimed when it was stored.
     pub catalog_gpu: Option<String>,
     pub catalog_model: Option<String>,
+    /// The listing's machine's agent confirmed the claimed hardware when it was stored.
+    pub hardware_confirmed: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -332,6 +332,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
                 cell_figures_filled: Set(true),
                 catalog_gpu: Set(None),
                 catalog_model: Set(None),
+                hardware_confirmed: Set(false),
             },
             cells,
         )

@@ -55,6 +55,9 @@ pub struct StoredReport {
     pub log_index: Option<u64>,
     /// `public`, or `private`: shown to the organisation's members and share links only.
     pub visibility: String,
+    /// The machine's agent reported the claimed hardware when the report was made (the
+    /// machine's word, beside the signed report); `false`: as claimed.
+    pub hardware_confirmed: bool,
 }
 
 /// A share link of a private report: the token is shown once, here (`{:?}` redacts it).
@@ -196,6 +199,7 @@ impl StoredReport {
             created_at: record.created_at,
             log_index: None,
             visibility: record.visibility,
+            hardware_confirmed: record.hardware_confirmed,
         }
     }
 }

@@ -119,6 +119,13 @@ impl Db {
         let _search = self.search_touch();
         let id = report.id;
         let txn = self.write().await?;
+        // Whether the machine's agent confirmed the claim as the report is made.
+        let confirmed: Option<bool> = listings::Entity::find_by_id(report.listing_id)
+            .select_only()
+            .column(listings::Column::HardwareConfirmed)
+            .into_tuple()
+            .one(&txn)
+            .await?;
         let model = reports::ActiveModel {
             id: Set(report.id),
             run_id: Set(report.run_id),
@@ -134,6 +141,7 @@ impl Db {
             cell_figures_filled: Set(true),
             catalog_gpu: Set(report.measured.catalog_gpu.clone()),
             catalog_model: Set(report.measured.catalog_model.clone()),
+            hardware_confirmed: Set(confirmed.unwrap_or(false)),
         };
         let public = report.visibility != crate::visibility::PRIVATE;
         reports::Entity::insert(model)
