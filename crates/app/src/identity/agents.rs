@@ -284,8 +284,9 @@ impl App {
         Err(AppError::HardwareMismatch(why))
     }
 
-    /// After `listing`'s claim changed: whether its agent's last report still confirms it.
-    pub(crate) async fn recheck_hardware(&self, listing: &ListingRecord) -> Result<(), AppError> {
+    /// After `listing`'s claim changed: whether its agent's last report still confirms it
+    /// (kept on the listing, and answered).
+    pub(crate) async fn recheck_hardware(&self, listing: &ListingRecord) -> Result<bool, AppError> {
         let confirms = match self.db().listing_agent(listing.id).await? {
             Some(record) => AgentState::of(record, listing)?.differences.is_empty(),
             None => false,
@@ -295,7 +296,7 @@ impl App {
                 .set_hardware_confirmed(listing.id, confirms)
                 .await?;
         }
-        Ok(())
+        Ok(confirms)
     }
 
     /// Of `listings`, those whose agent last reported other hardware than they claim now:

@@ -518,7 +518,7 @@ impl App {
             .map(|key| self.seal_engine_key(id, &key))
             .transpose()?;
         let unverify = changes_what_was_measured(&listing, &spec);
-        let record = self
+        let mut record = self
             .db()
             .update_listing(id, &spec, unverify, Utc::now())
             .await?
@@ -529,12 +529,7 @@ impl App {
                 .await?;
         }
         // The claim changed: does the machine's agent still confirm it?
-        self.recheck_hardware(&record).await?;
-        let record = if self.db().listing_agent(id).await?.is_some() {
-            self.listing_record(id).await?
-        } else {
-            record
-        };
+        record.hardware_confirmed = self.recheck_hardware(&record).await?;
         Listing::try_from(record)
     }
 
