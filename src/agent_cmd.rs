@@ -17,16 +17,15 @@ const STATE_DIR: &str = "/var/lib/gpumarket-agent";
 
 #[derive(Debug, clap::Subcommand)]
 enum AgentCommand {
-    /// Print the machine's facts as JSON: its GPUs (through `nvidia-smi`), CPU, memory, disk,
-    /// OS and kernel — the machine's word, not an attestation. Exits 1 when no GPU could be
-    /// read (the JSON says why).
+    /// Print the machine's facts as JSON: its GPUs (through NVML, else `nvidia-smi`), CPU,
+    /// memory, disk, OS and kernel — the machine's word, not an attestation. Exits 1 when no
+    /// GPU could be read (the JSON says why).
     Facts {
         /// The directory whose file system's free space is reported.
         #[arg(long, default_value = STATE_DIR)]
         state_dir: PathBuf,
-        /// The `nvidia-smi` to run (found on PATH by default).
-        #[arg(long, default_value = "nvidia-smi")]
-        nvidia_smi: PathBuf,
+        #[command(flatten)]
+        gpu_tools: GpuToolArgs,
     },
     /// Run the agent (as root): report the facts, long-poll the listing's desired state, make
     /// each whole-machine booking's account shortly before its start and remove it (its
@@ -46,8 +45,8 @@ enum AgentCommand {
         /// (`<state-dir>.keys`).
         #[arg(long, default_value = STATE_DIR)]
         state_dir: PathBuf,
-        #[arg(long, default_value = "nvidia-smi")]
-        nvidia_smi: PathBuf,
+        #[command(flatten)]
+        gpu_tools: GpuToolArgs,
         /// Make no account: print the accounts it would make and the `authorized-keys` lines.
         #[arg(long)]
         dry_run: bool,
@@ -64,18 +63,38 @@ enum AgentCommand {
     },
 }
 
+/// Where the GPUs are read from.
+#[derive(Debug, clap::Args)]
+struct GpuToolArgs {
+    /// The NVML library asked first (the driver's, found by the dynamic loader, by default).
+    #[arg(long, default_value = "libnvidia-ml.so.1")]
+    nvml_lib: std::ffi::OsString,
+    /// The `nvidia-smi` run when NVML is not there or fails (found on PATH by default).
+    #[arg(long, default_value = "nvidia-smi")]
+    nvidia_smi: PathBuf,
+}
+
+impl From<GpuToolArgs> for agent::facts::GpuTools {
+    fn from(args: GpuToolArgs) -> Self {
+        Self {
+            nvml: args.nvml_lib,
+            nvidia_smi: args.nvidia_smi,
+        }
+    }
+}
+
 pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     match args.command {
         AgentCommand::Facts {
             state_dir,
-            nvidia_smi,
+            gpu_tools,
         } => {
             // The state directory may not exist yet: its nearest existing parent's disk.
             let dir = state_dir
                 .ancestors()
                 .find(|d| d.exists())
                 .map_or_else(|| PathBuf::from("/"), PathBuf::from);
-            let facts = agent::facts::read_facts(&nvidia_smi, &dir).await;
+            let facts = agent::facts::read_facts(&gpu_tools.into(), &dir).await;
             let json = serde_json::to_string_pretty(&facts)?;
             #[allow(clippy::print_stdout)]
             {
@@ -92,7 +111,7 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
             listing,
             key_file,
             state_dir,
-            nvidia_smi,
+            gpu_tools,
             dry_run,
         } => {
             let config = crate::settings::load(config)?;
@@ -127,7 +146,7 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
                     uid_min: settings.agent_uid_min,
                     uid_max: settings.agent_uid_max,
                     grace: std::time::Duration::from_secs(settings.agent_end_grace_secs),
-                    nvidia_smi,
+                    gpu_tools: gpu_tools.into(),
                     passwd: "/etc/passwd".into(),
                 },
                 dry_run,

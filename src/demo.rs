@@ -152,7 +152,7 @@ async fn start_agent(
             uid_min: settings.agent_uid_min,
             uid_max: settings.agent_uid_max,
             grace: std::time::Duration::from_secs(settings.agent_end_grace_secs),
-            nvidia_smi: "nvidia-smi".into(),
+            gpu_tools: Default::default(),
             passwd: "/etc/passwd".into(),
         },
         dry_run,

@@ -1,7 +1,8 @@
 //! `gpumarket agent facts` on a machine whose `nvidia-smi` is a fake on `PATH` printing what a
 //! real one printed (`crates/agent/testdata/nvidia-smi/`, each output's public source in its
-//! README): the GPUs read field by field, the rest from this machine, and a driver that does
-//! not answer reported, not guessed.
+//! README), and whose NVML is a stand-in library built from `crates/agent/testdata/nvml/`
+//! (these machines have no NVIDIA driver): the GPUs read field by field, NVML first, the rest
+//! from this machine, and a driver that does not answer reported, not guessed.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -29,8 +30,26 @@ fn fake_nvidia_smi(dir: &Path, fixture: &str, code: i32) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `agent facts` with the fake first on `PATH`: its exit code and JSON.
+/// The stand-in NVML library, built into `dir`.
+fn fake_nvml(dir: &Path) -> std::path::PathBuf {
+    let lib = dir.join("libnvidia-ml.so.1");
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/agent/testdata/nvml/fake_nvml.c"))
+        .status()
+        .unwrap();
+    assert!(built.success(), "cc could not build the stand-in NVML");
+    lib
+}
+
+/// `agent facts` with the fake `nvidia-smi` first on `PATH` and NVML where `dir` says (none
+/// unless [`fake_nvml`] built it there): its exit code and JSON.
 fn facts(dir: &Path) -> (i32, Value) {
+    facts_with(dir, &[])
+}
+
+fn facts_with(dir: &Path, env: &[(&str, &str)]) -> (i32, Value) {
     let path = format!(
         "{}:{}",
         dir.display(),
@@ -39,7 +58,10 @@ fn facts(dir: &Path) -> (i32, Value) {
     let output = gpumarket(dir)
         .args(["agent", "facts", "--state-dir"])
         .arg(dir.join("state"))
+        .arg("--nvml-lib")
+        .arg(dir.join("libnvidia-ml.so.1"))
         .env("PATH", path)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
@@ -132,6 +154,56 @@ fn agent_facts_reads_each_gpu_and_reports_a_driver_that_does_not_answer() {
             .as_str()
             .is_some_and(|e| e.contains("not what was asked")),
         "{facts}"
+    );
+}
+
+#[test]
+fn agent_facts_asks_nvml_first_and_nvidia_smi_when_nvml_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    // nvidia-smi would say an RTX 3060: NVML's H100 is what is reported.
+    fake_nvidia_smi(dir.path(), "rtx3060.csv", 0);
+    fake_nvml(dir.path());
+    let (code, facts) = facts(dir.path());
+    assert_eq!((code, &facts["gpu_source"]), (0, &"nvml".into()), "{facts}");
+    // The same H100 through NVML and through nvidia-smi: the same facts, field by field.
+    assert_eq!(
+        facts["gpus"],
+        serde_json::json!([{
+            "index": 0, "uuid": "GPU-00000000-0000-0000-0000-000000000000",
+            "name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559,
+            "driver_version": "590.48.01", "pci_bus_id": "00000000:00:09.0",
+            "power_limit_w": 700.0, "compute_cap": "9.0",
+        }])
+    );
+    let smi = {
+        let other = tempfile::tempdir().unwrap();
+        fake_nvidia_smi(other.path(), "h100-sxm.csv", 0);
+        self::facts(other.path()).1
+    };
+    assert_eq!(smi["gpus"], facts["gpus"]);
+    // Each GPU its own; a limit the GPU does not give is null, as nvidia-smi's `[N/A]`.
+    let (_, two) = facts_with(
+        dir.path(),
+        &[("FAKE_NVML_GPUS", "2"), ("FAKE_NVML_POWER", "0")],
+    );
+    let gpus = two["gpus"].as_array().unwrap();
+    assert_eq!(gpus.len(), 2, "{two}");
+    assert_eq!(gpus[1]["uuid"], "GPU-00000000-0000-0000-0000-000000000001");
+    assert_eq!(gpus[1]["pci_bus_id"], "00000000:00:0A.0");
+    assert!(gpus.iter().all(|g| g["power_limit_w"].is_null()), "{two}");
+    // NVML whose driver is not loaded: nvidia-smi answers.
+    let (code, fallen) = facts_with(dir.path(), &[("FAKE_NVML_INIT", "9")]);
+    assert_eq!(code, 0, "{fallen}");
+    assert_eq!(fallen["gpu_source"], "nvidia-smi");
+    assert_eq!(fallen["gpus"][0]["name"], "NVIDIA GeForce RTX 3060");
+    // Neither answers: both are said.
+    fake_nvidia_smi(dir.path(), "driver-not-loaded.txt", 9);
+    let (code, none) = facts_with(dir.path(), &[("FAKE_NVML_INIT", "9")]);
+    assert_eq!((code, &none["gpu_source"]), (1, &"none".into()), "{none}");
+    let error = none["gpu_error"].as_str().unwrap();
+    assert!(
+        error.contains("exit 9") && error.contains("NVIDIA driver is not loaded"),
+        "{error}"
     );
 }
 

@@ -85,8 +85,8 @@ pub struct Machine {
     pub uid_max: u32,
     /// How long processes get to end after `access_until` before they are killed.
     pub grace: Duration,
-    /// The `nvidia-smi` asked for GPU compute processes.
-    pub nvidia_smi: PathBuf,
+    /// Where the GPUs are read (`nvidia-smi` is asked for GPU compute processes too).
+    pub gpu_tools: crate::facts::GpuTools,
     /// The passwd file read for names and uids in use.
     pub passwd: PathBuf,
 }
@@ -338,7 +338,7 @@ impl Machine {
     /// Kills the GPU compute processes of `uid` that `nvidia-smi --query-compute-apps`
     /// lists (no GPU, no tool: nothing to do).
     async fn kill_gpu_processes(&self, uid: u32) {
-        let Ok(output) = tokio::process::Command::new(&self.nvidia_smi)
+        let Ok(output) = tokio::process::Command::new(&self.gpu_tools.nvidia_smi)
             .args(["--query-compute-apps=pid", "--format=csv,noheader,nounits"])
             .stdin(std::process::Stdio::null())
             .output()
@@ -387,7 +387,7 @@ mod tests {
             uid_min: 5000,
             uid_max: 5003,
             grace: Duration::from_secs(1),
-            nvidia_smi: "nvidia-smi".into(),
+            gpu_tools: Default::default(),
             passwd,
         };
         let mut state = AgentState::default();

@@ -1,9 +1,11 @@
-//! What the machine says it is: its GPUs (through `nvidia-smi`), CPU, memory, disk, OS and
-//! kernel — `gpumarket agent facts` prints them as JSON. Whatever a tool prints is bounded and
-//! checked before it is believed: a line that does not have the fields asked for, a value that
-//! does not parse or is too long, too many GPUs, is an error naming what it saw.
+//! What the machine says it is: its GPUs (through NVML where the driver's library is here,
+//! else `nvidia-smi`), CPU, memory, disk, OS and kernel — `gpumarket agent facts` prints them
+//! as JSON. Whatever a tool prints is bounded and checked before it is believed: a line that
+//! does not have the fields asked for, a value that does not parse or is too long, too many
+//! GPUs, is an error naming what it saw.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -29,7 +31,7 @@ const MAX_OUTPUT: usize = 64 * 1024;
 /// How long a tool may take.
 const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// One GPU, as `nvidia-smi` reports it.
+/// One GPU, as NVML or `nvidia-smi` reports it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Gpu {
     pub index: u32,
@@ -48,7 +50,7 @@ pub struct Gpu {
 /// The machine, as it reports itself.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MachineFacts {
-    /// Where the GPUs were read from: `nvidia-smi`, or `none` when no tool answered.
+    /// Where the GPUs were read from: `nvml`, `nvidia-smi`, or `none` when neither answered.
     pub gpu_source: &'static str,
     pub gpus: Vec<Gpu>,
     /// Why no GPU was read, when none was.
@@ -78,6 +80,8 @@ pub enum FactsError {
         code: Option<i32>,
         said: String,
     },
+    #[error("NVML ({library}) failed: {said}")]
+    Nvml { library: String, said: String },
     #[error("{tool} did not answer within {secs} s")]
     TimedOut { tool: String, secs: u64 },
     #[error("{tool}'s output is not what was asked: {why}")]
@@ -109,6 +113,22 @@ fn first_line(text: &str) -> String {
         clipped.push('…');
     }
     clipped
+}
+
+/// A GPU read through NVML, held to what `nvidia-smi`'s values are held to: every text
+/// present, bounded and printable.
+pub(crate) fn checked(gpu: Gpu) -> Result<Gpu, String> {
+    for (field, value) in [
+        ("uuid", &gpu.uuid),
+        ("name", &gpu.name),
+        ("driver_version", &gpu.driver_version),
+        ("pci.bus_id", &gpu.pci_bus_id),
+    ] {
+        if clean(value)?.is_empty() {
+            return Err(format!("{field} is missing"));
+        }
+    }
+    Ok(gpu)
 }
 
 /// Parses `nvidia-smi --query-gpu=<QUERY_FIELDS> --format=csv,noheader,nounits`.
@@ -280,12 +300,42 @@ fn disk_free_gb(dir: &Path) -> Option<f64> {
     ))
 }
 
-/// Everything the machine says of itself: GPUs from `nvidia_smi`, the rest from `/proc`, `/etc`
+/// Where the GPUs are read from: NVML first, `nvidia-smi` when NVML is not there or fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuTools {
+    /// The NVML library (`libnvidia-ml.so.1`: the dynamic loader finds the driver's).
+    pub nvml: OsString,
+    pub nvidia_smi: PathBuf,
+}
+
+impl Default for GpuTools {
+    fn default() -> Self {
+        Self {
+            nvml: "libnvidia-ml.so.1".into(),
+            nvidia_smi: "nvidia-smi".into(),
+        }
+    }
+}
+
+/// The GPUs as NVML says, else as `nvidia-smi` says: where they came from, or why neither
+/// answered (both said, NVML's last).
+async fn read_gpus(tools: &GpuTools) -> Result<(&'static str, Vec<Gpu>), String> {
+    let nvml = match crate::nvml::gpus(&tools.nvml).await {
+        Ok(gpus) => return Ok(("nvml", gpus)),
+        Err(e) => e,
+    };
+    match gpus(&tools.nvidia_smi).await {
+        Ok(gpus) => Ok(("nvidia-smi", gpus)),
+        Err(e) => Err(format!("{e} (and {nvml})")),
+    }
+}
+
+/// Everything the machine says of itself: GPUs through `tools`, the rest from `/proc`, `/etc`
 /// and the file system of `state_dir`.
-pub async fn read_facts(nvidia_smi: &Path, state_dir: &Path) -> MachineFacts {
-    let (gpu_source, gpus, gpu_error) = match gpus(nvidia_smi).await {
-        Ok(gpus) => ("nvidia-smi", gpus, None),
-        Err(e) => ("none", Vec::new(), Some(e.to_string())),
+pub async fn read_facts(tools: &GpuTools, state_dir: &Path) -> MachineFacts {
+    let (gpu_source, gpus, gpu_error) = match read_gpus(tools).await {
+        Ok((source, gpus)) => (source, gpus, None),
+        Err(e) => ("none", Vec::new(), Some(e)),
     };
     let (cpu_model, cpu_cores) = read("/proc/cpuinfo")
         .map(|t| parse_cpuinfo(&t))

@@ -1,11 +1,13 @@
 //! The provider's agent (`gpumarket agent`): the platform's hand on a provider's machine. It
 //! is the provider's code on the provider's machine, so whatever it reports is the machine's
-//! word, never a proof. It reads the machine ([`facts`]), long-polls what the machine must
-//! grant ([`desired`], [`run`]), makes and removes booking accounts ([`accounts`]), and answers
-//! OpenSSH's `AuthorizedKeysCommand` from a local cache ([`keys`]).
+//! word, never a proof. It reads the machine ([`facts`], [`nvml`]), long-polls what the
+//! machine must grant ([`desired`], [`run`]), makes and removes booking accounts
+//! ([`accounts`]), and answers OpenSSH's `AuthorizedKeysCommand` from a local cache
+//! ([`keys`]).
 
 pub mod accounts;
 pub mod desired;
 pub mod facts;
 pub mod keys;
+pub mod nvml;
 pub mod run;

@@ -99,7 +99,7 @@ impl Agent {
         last: Option<serde_json::Value>,
     ) -> Option<serde_json::Value> {
         let facts =
-            crate::facts::read_facts(&self.options.machine.nvidia_smi, &self.options.state_dir)
+            crate::facts::read_facts(&self.options.machine.gpu_tools, &self.options.state_dir)
                 .await;
         if facts.gpus.is_empty() {
             tracing::warn!(error = ?facts.gpu_error, "no GPU was read: the facts are not reported");
@@ -446,7 +446,7 @@ mod tests {
                     uid_min: 5000,
                     uid_max: 5010,
                     grace: Duration::from_secs(1),
-                    nvidia_smi: "nvidia-smi".into(),
+                    gpu_tools: Default::default(),
                     passwd: passwd.clone(),
                 },
                 dry_run: true,

@@ -1,0 +1,100 @@
+//! The GPUs through NVML, the driver's own library (`libnvidia-ml.so.1`, loaded at run time
+//! through `nvml-wrapper`: a machine without the driver simply has no NVML, and the agent
+//! asks `nvidia-smi` instead). The values are the ones `nvidia-smi --query-gpu` prints for the
+//! same fields, and are checked by the same rules before they are believed.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use nvml_wrapper::Nvml;
+use nvml_wrapper::error::NvmlError;
+
+use crate::facts::{FactsError, Gpu, MAX_GPUS, checked};
+
+/// How long NVML may take to answer for every GPU.
+const NVML_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The GPUs the NVML library at `lib` reports (a bare name is found by the dynamic loader).
+pub async fn gpus(lib: &std::ffi::OsStr) -> Result<Vec<Gpu>, FactsError> {
+    let name = lib.to_string_lossy().into_owned();
+    let lib: OsString = lib.to_owned();
+    let read = tokio::task::spawn_blocking(move || read(&lib));
+    match tokio::time::timeout(NVML_TIMEOUT, read).await {
+        Err(_) => Err(FactsError::TimedOut {
+            tool: name,
+            secs: NVML_TIMEOUT.as_secs(),
+        }),
+        Ok(Err(e)) => Err(FactsError::Nvml {
+            library: name,
+            said: e.to_string(),
+        }),
+        Ok(Ok(Err(e))) => Err(match e {
+            Error::Load => FactsError::Missing { tool: name },
+            Error::Nvml(said) => FactsError::Nvml {
+                library: name,
+                said,
+            },
+            Error::Odd(why) => FactsError::Unparseable { tool: name, why },
+        }),
+        Ok(Ok(Ok(gpus))) => Ok(gpus),
+    }
+}
+
+enum Error {
+    /// The library could not be loaded (no driver here).
+    Load,
+    /// NVML answered an error.
+    Nvml(String),
+    /// NVML answered something the checks refuse.
+    Odd(String),
+}
+
+impl From<NvmlError> for Error {
+    fn from(e: NvmlError) -> Self {
+        match e {
+            NvmlError::LibloadingError(_) => Error::Load,
+            e => Error::Nvml(e.to_string()),
+        }
+    }
+}
+
+/// A value a GPU may not give (`[N/A]` in `nvidia-smi`'s words) is `None`; any other error is one.
+fn optional<T>(value: Result<T, NvmlError>) -> Result<Option<T>, Error> {
+    match value {
+        Ok(v) => Ok(Some(v)),
+        Err(NvmlError::NotSupported | NvmlError::NoPermission) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn read(lib: &std::ffi::OsStr) -> Result<Vec<Gpu>, Error> {
+    let nvml = Nvml::builder().lib_path(lib).init()?;
+    let count = nvml.device_count()?;
+    if count as usize > MAX_GPUS {
+        return Err(Error::Odd(format!("more than {MAX_GPUS} GPUs")));
+    }
+    let driver_version = nvml.sys_driver_version()?;
+    let mut gpus = Vec::new();
+    for index in 0..count {
+        let device = nvml.device_by_index(index)?;
+        let gpu = Gpu {
+            index,
+            uuid: device.uuid()?,
+            name: device.name()?,
+            // Bytes; `nvidia-smi`'s `memory.total` is the same total in MiB.
+            memory_total_mib: device.memory_info()?.total / (1024 * 1024),
+            driver_version: driver_version.clone(),
+            pci_bus_id: device.pci_info()?.bus_id,
+            // Milliwatts; `nvidia-smi`'s `power.limit` is this limit in W.
+            power_limit_w: optional(device.power_management_limit())?
+                .map(|mw| f64::from(mw) / 1000.0),
+            compute_cap: optional(device.cuda_compute_capability())?
+                .map(|c| format!("{}.{}", c.major, c.minor)),
+        };
+        gpus.push(checked(gpu).map_err(Error::Odd)?);
+    }
+    if gpus.is_empty() {
+        return Err(Error::Odd("no GPU listed".to_owned()));
+    }
+    Ok(gpus)
+}
