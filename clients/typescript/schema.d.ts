@@ -714,7 +714,13 @@ export interface paths {
         get: operations["get_listing_agent"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Forget the listing's agent (members of the listing's organisation): the machine no longer
+         *     runs one. Its last report and heartbeat are removed, the listing's hardware shows as
+         *     claimed again, and its silence no longer counts as downtime. An agent that reports or beats
+         *     again is heard again (revoke its key to stop it).
+         */
+        delete: operations["delete_listing_agent"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3899,7 +3905,10 @@ export interface components {
             agent_version: string;
             /** Format: date-time */
             last_seen_at: string;
-            /** @description `online` when heard within the last three heartbeats (45 s), else `silent`. */
+            /**
+             * @description `online` when heard within the last three heartbeats (45 s, `[agent]
+             *     agent_silent_after_secs`), else `silent`: its machine is then counted down.
+             */
             state: string;
         };
         PricePatch: {
@@ -7978,6 +7987,81 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AgentView"];
                 };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_listing_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed */
             400: {

@@ -24,7 +24,8 @@ class PresenceView:
             minute).
         agent_version (str):
         last_seen_at (datetime.datetime):
-        state (str): `online` when heard within the last three heartbeats (45 s), else `silent`.
+        state (str): `online` when heard within the last three heartbeats (45 s, `[agent]
+            agent_silent_after_secs`), else `silent`: its machine is then counted down.
     """
 
     accounts: list[AccountReportView]

@@ -77,6 +77,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::uptime::uptime)
                 .service(listings::agent::put_facts)
                 .service(listings::agent::get_agent)
+                .service(listings::agent::forget)
                 .service(listings::agent::get_desired)
                 .service(listings::agent::post_heartbeat)
                 .service(listings::maintenance_windows::create)

@@ -28,9 +28,137 @@ measured_on!(sqlite = Sqlite; a_gateway_request_that_cannot_reach_the_engine_is_
 
 on_both_backends!(an_engine_answering_5xx_is_probed_at_once_never_marked_down);
 
-on_backends!(probes_waiting_on_silent_engines_are_bounded);
+on_backends!(
+    probes_waiting_on_silent_engines_are_bounded,
+    a_silent_agent_is_down_evidence_until_it_beats_or_is_forgotten,
+);
 
 measured_on_backend!(postgres = Postgres; probes_measure_an_outage_and_windows_as_announced);
+
+/// A machine whose agent stops beating is down although its engine answers; it is up again
+/// when the agent beats, and when its organisation forgets the agent (the machine no longer
+/// runs one), which only its members may. Probed every second; silent after 2 s here.
+async fn a_silent_agent_is_down_evidence_until_it_beats_or_is_forgotten(backend: Backend) {
+    let app = TestApp::spawn_with(backend, |c| {
+        c.liveness.liveness_every_secs = 1;
+        c.liveness.liveness_timeout_ms = 500;
+        c.agent.agent_silent_after_secs = 2;
+    })
+    .await;
+    let engine = FakeEngine::start().await;
+    let p = crate::marketplace::provider(&app, "provider@example.com").await;
+    let listing = crate::marketplace::list(
+        &app,
+        &p,
+        json!({"engine": {"base_url": engine.url(), "model": "m"}}),
+    )
+    .await;
+    let created: Value = app
+        .post(
+            &format!("/v1/orgs/{}/api-keys", p.org),
+            Some(&p.member.access_token),
+            json!({"name": "box", "scopes": ["agent"], "listing_ids": [listing]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let agent_key = created["key"].as_str().unwrap().to_owned();
+    let agent = format!("/v1/listings/{listing}/agent");
+    // Two L4s of 24 GB, as the listing claims (a real L4's 23034 MiB).
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{agent}/facts"),
+            Some(&agent_key),
+            Some(crate::agents::facts("NVIDIA L4", 23034, 2)),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let confirmed = || {
+        let (app, path) = (&app, format!("/v1/listings/{listing}"));
+        async move { app.get_json::<Value>(&path, None).await["hardware_confirmed"].clone() }
+    };
+    assert_eq!(confirmed().await, true);
+    let beat = || {
+        let (app, path, key) = (&app, format!("{agent}/heartbeat"), agent_key.clone());
+        async move {
+            let res = app
+                .post(
+                    &path,
+                    Some(&key),
+                    json!({"agent_version": "1.0.0", "accounts": []}),
+                )
+                .await;
+            assert_eq!(res.status(), 200);
+        }
+    };
+    beat().await;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(worker::liveness(app.app.clone(), stopped));
+    until_state(&app, &listing, "up", Duration::from_secs(5)).await;
+
+    // Silent: down, the engine answering or not.
+    let down = until_state(&app, &listing, "down", Duration::from_secs(6)).await;
+    let presence: Value = app.get_json(&agent, Some(&p.member.access_token)).await;
+    assert_eq!(presence["presence"]["state"], "silent", "{presence}");
+    let probed = engine.seen().len();
+    beat().await;
+    let up = until_state(&app, &listing, "up", Duration::from_secs(4)).await;
+    assert!(time(&up["current"]["since"]) > time(&down["current"]["since"]));
+    assert!(
+        engine.seen().len() > probed,
+        "heard again, the engine is probed again"
+    );
+
+    // Forgotten by its organisation, the machine's silence is no evidence any more.
+    until_state(&app, &listing, "down", Duration::from_secs(6)).await;
+    let renter = app.register("renter@example.com").await;
+    let reader: Value = app
+        .post(
+            &format!("/v1/orgs/{}/api-keys", p.org),
+            Some(&p.member.access_token),
+            json!({"name": "r", "scopes": ["read"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let forget = |token: Option<String>| {
+        let (app, agent) = (&app, agent.clone());
+        async move {
+            app.call(Method::DELETE, &agent, token.as_deref(), None)
+                .await
+        }
+    };
+    assert_problem(forget(None).await, 401, "unauthenticated").await;
+    assert_problem(forget(Some(renter.access_token)).await, 403, "forbidden").await;
+    for key in [&agent_key, reader["key"].as_str().unwrap()] {
+        assert_problem(forget(Some(key.to_owned())).await, 403, "scope_required").await;
+    }
+    assert_eq!(
+        app.get_json::<Value>(&agent, Some(&p.member.access_token))
+            .await["presence"]["state"],
+        "silent"
+    );
+    let res = forget(Some(p.member.access_token.clone())).await;
+    assert_eq!(res.status(), 204);
+    assert_problem(
+        forget(Some(p.member.access_token.clone())).await,
+        404,
+        "not_found",
+    )
+    .await;
+    until_state(&app, &listing, "up", Duration::from_secs(4)).await;
+    assert_eq!(confirmed().await, false, "claimed again");
+    assert_problem(
+        app.get(&agent, Some(&p.member.access_token)).await,
+        404,
+        "not_found",
+    )
+    .await;
+    let _ = stop.send(true);
+}
 
 /// An engine that answers one-token completions (and 500 to anything else); it can be stopped (its port closed) and
 /// started again on the same port, and records when each completion arrived.

@@ -1,5 +1,6 @@
 //! `[agent]`: how the provider's agent (`gpumarket agent run`, on the provider's machine)
-//! treats booking accounts. Read from the `--config` file there, or the environment.
+//! treats booking accounts. Read from the `--config` file there, or the environment; the
+//! server reads when an agent is silent.
 
 use documented::{Documented, DocumentedFields};
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,10 @@ pub struct AgentSettings {
     pub agent_home_base: String,
     /// The group of the `AuthorizedKeysCommandUser`: it alone may read the keys cache.
     pub agent_keys_group: String,
+    /// (The server's.) Seconds without a heartbeat after which a listing's agent is `silent`
+    /// and its machine counted down, beside the liveness probes. Agents beat every 15 s: the
+    /// default is three beats missed.
+    pub agent_silent_after_secs: u64,
 }
 
 impl Default for AgentSettings {
@@ -31,6 +36,7 @@ impl Default for AgentSettings {
             agent_uid_max: 299_999,
             agent_home_base: "/home".to_owned(),
             agent_keys_group: "nogroup".to_owned(),
+            agent_silent_after_secs: 45,
         }
     }
 }
@@ -46,6 +52,11 @@ impl AgentSettings {
             self.agent_end_grace_secs <= 3600,
             "agent_end_grace_secs",
             "must be at most 3600",
+        )?;
+        ensure(
+            (1..=3600).contains(&self.agent_silent_after_secs),
+            "agent_silent_after_secs",
+            "must be between 1 and 3600",
         )?;
         ensure(
             self.agent_home_base.starts_with('/'),

@@ -1,9 +1,10 @@
 //! Whether a listing's agent is heard: its heartbeats (every 15 s: its version, each booking
 //! account's state) keep a last-seen time in Redis — or this process, without Redis — and
 //! reach the database only when what they say changes, or once a minute. Silent for three
-//! periods, the agent is `silent`. What a heartbeat says is bounded and checked, and never
-//! shown to anyone but the listing's organisation. What only the agent may do, it does with
-//! its key (`require_agent_key`).
+//! periods (`[agent] agent_silent_after_secs`), the agent is `silent`, and its machine is
+//! counted down by the liveness probes (`trust::liveness`). What a heartbeat says is bounded
+//! and checked, and never shown to anyone but the listing's organisation. What only the agent
+//! may do, it does with its key (`require_agent_key`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -17,9 +18,9 @@ use uuid::Uuid;
 
 use crate::{App, AppError, Caller, Credential};
 
-/// How often an agent beats; silent for three periods, it is `silent`.
+/// How often an agent beats (silent for `[agent] agent_silent_after_secs`, three periods by
+/// default, it is `silent`).
 pub const HEARTBEAT_SECS: i64 = 15;
-pub const SILENT_AFTER_SECS: i64 = 3 * HEARTBEAT_SECS;
 /// The database keeps a heartbeat that says nothing new at most this often.
 const STORE_EVERY_SECS: i64 = 60;
 /// Bounds on what a heartbeat may say.
@@ -100,7 +101,7 @@ impl Heartbeat {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentPresence {
     pub last_seen_at: DateTime<Utc>,
-    /// Heard within [`SILENT_AFTER_SECS`].
+    /// Heard within `[agent] agent_silent_after_secs`.
     pub online: bool,
     pub agent_version: String,
     pub accounts: Vec<AccountReport>,
@@ -187,18 +188,42 @@ impl App {
         let Some(stored) = self.db().agent_heartbeat(listing_id).await? else {
             return Ok(None);
         };
-        let seen = self
-            .last_seen(listing_id)
-            .await
-            .map_or(stored.last_seen_at, |t| t.max(stored.last_seen_at));
+        let silent_after =
+            chrono::Duration::seconds(self.config().agent.agent_silent_after_secs as i64);
+        let (seen, online) = match self.last_seen(listing_id).await {
+            Some(t) => {
+                let seen = t.max(stored.last_seen_at);
+                (seen, Utc::now() - seen < silent_after)
+            }
+            // Neither Redis nor this process heard it (another process without Redis, or a
+            // restart): the database's time is up to a minute behind the last beat.
+            None => (
+                stored.last_seen_at,
+                Utc::now() - stored.last_seen_at
+                    < silent_after + chrono::Duration::seconds(STORE_EVERY_SECS),
+            ),
+        };
         let accounts = serde_json::from_str(&stored.accounts)
             .map_err(|e| AppError::Internal(format!("stored heartbeat: {e}")))?;
         Ok(Some(AgentPresence {
             last_seen_at: seen,
-            online: Utc::now() - seen < chrono::Duration::seconds(SILENT_AFTER_SECS),
+            online,
             agent_version: stored.agent_version,
             accounts,
         }))
+    }
+
+    /// Whether `listing` has an agent that fell silent: its machine is counted down. A listing
+    /// whose agent never beat, or was forgotten, has none; an error reading says not silent
+    /// (the platform's own trouble is never the provider's downtime).
+    pub(crate) async fn agent_silent(&self, listing: Uuid) -> bool {
+        match self.agent_presence(listing).await {
+            Ok(presence) => presence.is_some_and(|p| !p.online),
+            Err(e) => {
+                tracing::warn!(%listing, error = %e, "reading an agent's presence failed");
+                false
+            }
+        }
     }
 
     /// Notes that `listing`'s agent was heard at `at`: in Redis for every replica, else here.

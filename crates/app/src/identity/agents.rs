@@ -319,6 +319,28 @@ impl App {
         Ok(mismatched)
     }
 
+    /// Forgets a listing's agent (its organisation's members): the machine no longer runs
+    /// one. Its last report and heartbeat go, the listing's hardware is `claimed` again, and
+    /// its silence no longer counts as downtime; an agent that reports or beats again is
+    /// heard again. 404 when there is none.
+    pub async fn forget_listing_agent(
+        &self,
+        caller: Caller,
+        listing_id: Uuid,
+    ) -> Result<(), AppError> {
+        let listing = self
+            .db()
+            .listing_by_id(listing_id)
+            .await?
+            .ok_or(AppError::NotFound("listing"))?;
+        self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
+            .await?;
+        if !self.db().delete_listing_agent(listing_id).await? {
+            return Err(AppError::NotFound("agent report"));
+        }
+        Ok(())
+    }
+
     /// What a listing's agent last reported, and whether it is heard (its organisation's
     /// members; `None` before it reported).
     pub async fn listing_agent(

@@ -2,8 +2,10 @@
 //! follow. Workers probe every active listing once a period (claimed in the database, so
 //! several workers never probe one machine twice in a period) with a one-token completion
 //! of its served model, through the outbound rules and bounded like every engine read; a
-//! gateway request whose connection the engine refused counts as down evidence too. Probes
-//! go straight to the engine, never through a booking's stream slots.
+//! gateway request whose connection the engine refused counts as down evidence too, and so
+//! does a machine whose agent fell silent (three heartbeats missed: the machine, or its
+//! network, is gone even where an engine elsewhere still answers for it). Probes go straight
+//! to the engine, never through a booking's stream slots.
 
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
@@ -194,8 +196,12 @@ impl App {
         Ok(probed)
     }
 
-    /// Probes one listing's engine through the gateway's client (see [`probe_engine`]).
+    /// Probes one listing's engine through the gateway's client (see [`probe_engine`]); a
+    /// machine whose agent is silent is down without a probe.
     async fn probe(&self, listing: &ListingRecord) -> bool {
+        if self.agent_silent(listing.id).await {
+            return false;
+        }
         let Ok(key) = self.engine_key_of(listing) else {
             return false;
         };

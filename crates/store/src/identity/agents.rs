@@ -51,6 +51,24 @@ impl Db {
         Ok(())
     }
 
+    /// Forgets a listing's agent: its last report and heartbeat, and the confirmation they
+    /// gave. Whether there was one.
+    pub async fn delete_listing_agent(&self, listing_id: Uuid) -> Result<bool, StoreError> {
+        let _search = self.search_touch();
+        let txn = self.write().await?;
+        let reports = listing_agents::Entity::delete_by_id(listing_id)
+            .exec(&txn)
+            .await?
+            .rows_affected;
+        let beats = agent_heartbeats::Entity::delete_by_id(listing_id)
+            .exec(&txn)
+            .await?
+            .rows_affected;
+        set_confirmed(&txn, listing_id, false).await?;
+        txn.commit().await?;
+        Ok(reports + beats > 0)
+    }
+
     /// What a listing's agent last reported; `None` before it reported.
     pub async fn listing_agent(
         &self,

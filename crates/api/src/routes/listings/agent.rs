@@ -5,7 +5,7 @@
 //! attestation. The agent long-polls its machine's desired state
 //! (`GET /listings/{id}/agent/desired`) and beats (`POST /listings/{id}/agent/heartbeat`).
 
-use actix_web::{HttpResponse, get, post, put, web};
+use actix_web::{HttpResponse, delete, get, post, put, web};
 use app::App;
 use app::identity::agent_presence::{AccountReport, AccountState, AgentPresence, Heartbeat};
 use app::identity::agents::{AgentFacts, AgentGpu, AgentState};
@@ -114,7 +114,8 @@ pub struct HeartbeatView {
 /// Whether the listing's agent is heard.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PresenceView {
-    /// `online` when heard within the last three heartbeats (45 s), else `silent`.
+    /// `online` when heard within the last three heartbeats (45 s, `[agent]
+    /// agent_silent_after_secs`), else `silent`: its machine is then counted down.
     pub state: &'static str,
     pub last_seen_at: DateTime<Utc>,
     pub agent_version: String,
@@ -345,6 +346,29 @@ pub async fn get_agent(
         .await?
         .ok_or(app::AppError::NotFound("agent report"))?;
     Ok(HttpResponse::Ok().json(AgentView::of(id, state, presence)))
+}
+
+/// Forget the listing's agent (members of the listing's organisation): the machine no longer
+/// runs one. Its last report and heartbeat are removed, the listing's hardware shows as
+/// claimed again, and its silence no longer counts as downtime. An agent that reports or beats
+/// again is heard again (revoke its key to stop it).
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_listing_agent",
+    tag = "listings",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    responses(
+        (status = 204, description = "Forgotten"),
+        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound)>,
+    )
+)]
+#[delete("/listings/{id}/agent")]
+pub async fn forget(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    app.forget_listing_agent(caller, id.into_inner()).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// The listing's machine's desired state, for its agent: answered at once when its
