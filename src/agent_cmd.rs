@@ -27,6 +27,13 @@ enum AgentCommand {
         #[command(flatten)]
         gpu_tools: GpuToolArgs,
     },
+    /// Print each GPU's health as JSON, as every heartbeat carries it for preflight's
+    /// `gpu_health`: uncorrected ECC errors, throttle reasons, persistence mode, compute
+    /// processes. Exits 1 when neither NVML nor `nvidia-smi` answered.
+    Health {
+        #[command(flatten)]
+        gpu_tools: GpuToolArgs,
+    },
     /// Run the agent (as root): report the facts, long-poll the listing's desired state, make
     /// each whole-machine booking's account shortly before its start and remove it (its
     /// processes and files too) when its access ends, beat every 15 s. Outward connections
@@ -104,6 +111,19 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
+            })
+        }
+        AgentCommand::Health { gpu_tools } => {
+            let health = agent::facts::read_health(&gpu_tools.into()).await;
+            let json = serde_json::to_string_pretty(&serde_json::json!({ "gpus": health }))?;
+            #[allow(clippy::print_stdout)]
+            {
+                println!("{json}");
+            }
+            Ok(if health.is_some() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
             })
         }
         AgentCommand::Run {

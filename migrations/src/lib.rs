@@ -47,6 +47,7 @@ mod m20261206_000039_agents;
 mod m20261206_000040_agent_heartbeats;
 mod m20261206_000041_hardware_confirmed;
 mod m20261207_000042_report_hardware_confirmed;
+mod m20261207_000043_preflights;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -98,6 +99,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000040_agent_heartbeats::Migration),
             Box::new(m20261206_000041_hardware_confirmed::Migration),
             Box::new(m20261207_000042_report_hardware_confirmed::Migration),
+            Box::new(m20261207_000043_preflights::Migration),
         ]
     }
 }

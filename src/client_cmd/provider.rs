@@ -50,6 +50,15 @@ enum ListingsCommand {
         #[arg(long)]
         follow: bool,
     },
+    /// Run a preflight of the listing: each check (engine, model, metrics, one-token
+    /// completion, KV capacity, and the agent's) with its evidence and what to do. Exits 1
+    /// when a check failed.
+    Preflight {
+        id: String,
+        /// Check the KV cache against the standard profile's cells instead of the quick one's.
+        #[arg(long)]
+        standard: bool,
+    },
     /// A listing's uptime: its state now, uptime over 24 h, 7 and 30 days, reliability, and
     /// coming maintenance.
     Uptime { id: String },
@@ -170,6 +179,39 @@ pub async fn listings(args: ListingsArgs) -> Result<(), Failure> {
                         "verification {} is {}; follow it: gpumarket listings verify --follow, or GET /v1/verifications/{}/events\n",
                         run.id, run.status, run.id
                     ))?;
+                }
+            }
+        }
+        ListingsCommand::Preflight { id, standard } => {
+            let id = uuid("listing", &id)?;
+            let profile = if standard { "standard" } else { "quick" };
+            let answer = ctx
+                .client
+                .request_preflight()
+                .id(id)
+                .profile(profile)
+                .send()
+                .await;
+            if let Some(preflight) = ctx.outcome(answer)? {
+                let mut text = String::new();
+                for c in &preflight.checks {
+                    text.push_str(&format!("{:<5} {:<17} {}\n", c.state, c.check, c.evidence));
+                    for step in &c.suggested_steps {
+                        text.push_str(&format!("{:24}→ {step}\n", ""));
+                    }
+                }
+                ctx.say(&text)?;
+                if !preflight.passed {
+                    let failed: Vec<&str> = preflight
+                        .checks
+                        .iter()
+                        .filter(|c| c.state == "fail")
+                        .map(|c| c.check.as_str())
+                        .collect();
+                    return Err(Failure::Ended {
+                        code: "preflight_failed".to_owned(),
+                        detail: format!("failed: {}", failed.join(", ")),
+                    });
                 }
             }
         }

@@ -207,6 +207,73 @@ fn agent_facts_asks_nvml_first_and_nvidia_smi_when_nvml_fails() {
     );
 }
 
+/// `agent health` with NVML where `dir` says and `nvidia_smi` (a script's text) first on
+/// `PATH`: its exit code and JSON.
+fn health(dir: &Path, nvidia_smi: &str, env: &[(&str, &str)]) -> (i32, Value) {
+    let path = dir.join("nvidia-smi");
+    std::fs::write(&path, nvidia_smi).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let output = gpumarket(dir)
+        .args(["agent", "health", "--nvml-lib"])
+        .arg(dir.join("libnvidia-ml.so.1"))
+        .env(
+            "PATH",
+            format!("{}:{}", dir.display(), std::env::var("PATH").unwrap()),
+        )
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (output.status.code().unwrap_or(-1), json)
+}
+
+/// Each GPU's health, as every heartbeat carries it: NVML's (a well GPU and an unwell one:
+/// uncorrected ECC errors, thermal slowdown, persistence off, two processes), the same from
+/// `nvidia-smi` when NVML fails, and nothing when neither answers.
+#[test]
+fn agent_health_reads_each_gpu_through_nvml_else_nvidia_smi() {
+    let dir = tempfile::tempdir().unwrap();
+    fake_nvml(dir.path());
+    // In nvidia-smi's documented CSV (`nvidia-smi --help-query-gpu`): a bitmask for the
+    // throttle reasons, Enabled/Disabled for persistence, one line per compute process.
+    let smi = "#!/bin/sh\n\
+        case \"$1\" in\n\
+        --query-gpu=uuid,ecc.errors.uncorrected.volatile.total,clocks_throttle_reasons.active,persistence_mode) \
+          printf 'GPU-0, 0, 0x0000000000000001, Enabled\\nGPU-1, 3, 0x0000000000000060, Disabled\\n' ;;\n\
+        --query-compute-apps=gpu_uuid) printf 'GPU-1\\nGPU-1\\n' ;;\n\
+        *) echo \"unexpected arguments: $*\"; exit 2 ;;\n\
+        esac\n";
+    let well = serde_json::json!({"uuid": "GPU-00000000-0000-0000-0000-000000000000",
+        "ecc_errors_uncorrected": 0, "throttle_reasons": ["gpu_idle"],
+        "persistence_mode": true, "compute_processes": 0});
+    let unwell = |uuid: &str| {
+        serde_json::json!({"uuid": uuid, "ecc_errors_uncorrected": 3,
+        "throttle_reasons": ["sw_thermal_slowdown", "hw_thermal_slowdown"],
+        "persistence_mode": false, "compute_processes": 2})
+    };
+    let (code, nvml) = health(
+        dir.path(),
+        smi,
+        &[("FAKE_NVML_GPUS", "2"), ("FAKE_NVML_UNWELL", "1")],
+    );
+    assert_eq!(code, 0, "{nvml}");
+    assert_eq!(
+        nvml["gpus"],
+        serde_json::json!([well, unwell("GPU-00000000-0000-0000-0000-000000000001")])
+    );
+    let (code, smi_read) = health(dir.path(), smi, &[("FAKE_NVML_INIT", "9")]);
+    assert_eq!(code, 0, "{smi_read}");
+    assert_eq!(smi_read["gpus"][1], unwell("GPU-1"));
+    assert_eq!(smi_read["gpus"][0]["compute_processes"], 0);
+    let (code, none) = health(
+        dir.path(),
+        "#!/bin/sh\necho 'NVIDIA-SMI has failed because it couldn'\\''t communicate with the NVIDIA driver.'\nexit 9\n",
+        &[("FAKE_NVML_INIT", "9")],
+    );
+    assert_eq!((code, &none["gpus"]), (1, &Value::Null), "{none}");
+}
+
 /// Runs `program args`, returning its output; panics when it cannot start.
 fn output(program: &str, args: &[&str]) -> std::process::Output {
     std::process::Command::new(program)

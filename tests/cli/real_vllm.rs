@@ -190,7 +190,7 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     let probe = |model: &'static str| {
         let (client, base) = (client.clone(), base.clone());
         async move {
-            app::trust::liveness::probe_engine(
+            app::trust::completion::probe_engine(
                 &client,
                 (&base, model),
                 None,

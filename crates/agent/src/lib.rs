@@ -1,9 +1,9 @@
 //! The provider's agent (`gpumarket agent`): the platform's hand on a provider's machine. It
 //! is the provider's code on the provider's machine, so whatever it reports is the machine's
-//! word, never a proof. It reads the machine ([`facts`], [`nvml`]), long-polls what the
-//! machine must grant ([`desired`], [`run`]), makes and removes booking accounts
-//! ([`accounts`]), and answers OpenSSH's `AuthorizedKeysCommand` from a local cache
-//! ([`keys`]).
+//! word, never a proof. It reads the machine and its GPUs' health ([`facts`], [`nvml`],
+//! [`smi`]), long-polls what the machine must grant ([`desired`], [`run`]), makes and removes
+//! booking accounts ([`accounts`]), and answers OpenSSH's `AuthorizedKeysCommand` from a local
+//! cache ([`keys`]).
 
 pub mod accounts;
 pub mod desired;
@@ -11,3 +11,4 @@ pub mod facts;
 pub mod keys;
 pub mod nvml;
 pub mod run;
+pub mod smi;

@@ -53,6 +53,11 @@ struct AccountReport {
 struct Heartbeat<'a> {
     agent_version: &'a str,
     accounts: Vec<AccountReport>,
+    /// This machine's clock as it sends: the server compares it with its own.
+    sent_at: DateTime<Utc>,
+    /// Each GPU's health; absent when neither NVML nor `nvidia-smi` answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus: Option<Vec<crate::smi::GpuHealth>>,
 }
 
 /// A line on stdout (`--dry-run`), never a panic when no one reads it any more.
@@ -338,17 +343,20 @@ async fn poll(
 /// Beats every [`HEARTBEAT`], for ever.
 async fn beat(
     http: reqwest::Client,
-    url: String,
-    key: String,
+    (url, key): (String, String),
     reports: Arc<Mutex<Vec<AccountReport>>>,
+    gpu_tools: crate::facts::GpuTools,
 ) {
     let mut every = tokio::time::interval(HEARTBEAT);
     loop {
         every.tick().await;
+        let gpus = crate::facts::read_health(&gpu_tools).await;
         let accounts = reports.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let body = Heartbeat {
             agent_version: env!("CARGO_PKG_VERSION"),
             accounts,
+            sent_at: Utc::now(),
+            gpus,
         };
         match http.post(&url).bearer_auth(&key).json(&body).send().await {
             Ok(answer) if answer.status().is_success() => {}
@@ -397,9 +405,9 @@ pub async fn run(options: Options) -> Result<(), String> {
     ));
     tokio::spawn(beat(
         http.clone(),
-        agent.url("heartbeat"),
-        agent.options.key.clone(),
+        (agent.url("heartbeat"), agent.options.key.clone()),
         agent.reports.clone(),
+        agent.options.machine.gpu_tools.clone(),
     ));
     let mut facts = agent.report_facts(&http, None).await;
     let mut facts_at = tokio::time::Instant::now();

@@ -81,6 +81,7 @@ codes! {
     WEBHOOK_ENDPOINT_CONFLICT / WebhookEndpointConflict = ("webhook_endpoint_conflict", 409, "The webhook endpoint cannot be registered or changed now");
     SSH_KEY_LIMIT / SshKeyLimit = ("ssh_key_limit", 409, "The account keeps as many SSH keys as it may");
     HARDWARE_MISMATCH / HardwareMismatch = ("hardware_mismatch", 409, "The listing's agent reports other hardware than the listing claims");
+    PREFLIGHT_FAILED / PreflightFailed = ("preflight_failed", 409, "A check of the listing's preflight failed");
     SSH_KEY_EXISTS / SshKeyExists = ("ssh_key_exists", 409, "The account already keeps this SSH key");
     OUTSIDE_AVAILABILITY / OutsideAvailability = ("outside_availability", 409, "The machine is not available then");
     BOOKING_NOT_ACTIVE / BookingNotActive = ("booking_not_active", 409, "The booking gives no access now");
@@ -243,6 +244,9 @@ pub struct Problem {
     /// Present on `price_changed`: the price now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<crate::views::MoneyView>,
+    /// Present on `preflight_failed`: every check, the failed ones with what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<crate::views::PreflightCheckView>>,
 }
 
 /// An error on its way to becoming a problem+json response.
@@ -253,8 +257,17 @@ pub struct ApiError {
     errors: Vec<FieldError>,
     /// Seconds to wait before trying again (`Retry-After`).
     retry_after: Option<u64>,
+    /// What a few problems carry beside the usual members (boxed: most carry none).
+    extra: Option<Box<Extra>>,
+}
+
+/// Members of a few problems only.
+#[derive(Debug, Clone, Default)]
+struct Extra {
     /// The price now (`price_changed`).
     price: Option<app::Money>,
+    /// The preflight's checks (`preflight_failed`).
+    checks: Option<Vec<app::trust::preflight::Check>>,
 }
 
 impl ApiError {
@@ -264,7 +277,7 @@ impl ApiError {
             detail: detail.into(),
             errors: Vec::new(),
             retry_after: None,
-            price: None,
+            extra: None,
         }
     }
 
@@ -285,7 +298,7 @@ impl ApiError {
             detail: format!("{field}: {message}"),
             errors: vec![FieldError { field, message }],
             retry_after: None,
-            price: None,
+            extra: None,
         }
     }
 
@@ -304,7 +317,7 @@ impl ApiError {
                 .join("; "),
             errors,
             retry_after: None,
-            price: None,
+            extra: None,
         }
     }
 
@@ -320,7 +333,21 @@ impl ApiError {
             detail: self.detail.clone(),
             code: self.code.code.to_owned(),
             errors: self.errors.clone(),
-            price: self.price.map(crate::views::MoneyView::from),
+            price: self
+                .extra
+                .as_ref()
+                .and_then(|e| e.price)
+                .map(crate::views::MoneyView::from),
+            checks: self
+                .extra
+                .as_ref()
+                .and_then(|e| e.checks.clone())
+                .map(|checks| {
+                    checks
+                        .into_iter()
+                        .map(crate::views::PreflightCheckView::from)
+                        .collect()
+                }),
         }
     }
 }
@@ -359,8 +386,22 @@ impl From<AppError> for ApiError {
             AppError::Invalid(fields) => Self::fields(fields),
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
             AppError::PriceChanged(now) => Self {
-                price: Some(now),
+                extra: Some(Box::new(Extra {
+                    price: Some(now),
+                    ..Extra::default()
+                })),
                 ..Self::new(code::PRICE_CHANGED, err.to_string())
+            },
+            AppError::PreflightFailed(checks) => Self {
+                detail: format!(
+                    "the listing's preflight failed, so no run was queued: {}",
+                    app::trust::preflight::failures(&checks)
+                ),
+                extra: Some(Box::new(Extra {
+                    checks: Some(checks),
+                    ..Extra::default()
+                })),
+                ..Self::new(code::PREFLIGHT_FAILED, "")
             },
             AppError::ListingQuotaReached(_) => {
                 Self::new(code::LISTING_QUOTA_REACHED, err.to_string())

@@ -320,6 +320,7 @@ fn required_scope(req: &HttpRequest) -> Option<domain::KeyScope> {
         return Some(KeyScope::Read);
     }
     if path.ends_with("/verifications")
+        || path.ends_with("/preflight")
         || path.ends_with("/cancel") && path.starts_with("/verifications/")
     {
         return Some(KeyScope::VerificationsWrite);

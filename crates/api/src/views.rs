@@ -749,3 +749,31 @@ impl From<app::market::bookings::Booking> for BookingView {
         }
     }
 }
+
+/// One check's answer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PreflightCheckView {
+    /// `engine_reachable`, `model_served`, `metrics_dialect`, `completion`, `kv_capacity`,
+    /// `agent_online`, `hardware_match`, `clock_offset` or `gpu_health`.
+    pub check: String,
+    /// `pass`, `warn` (would not stop a verification), `fail` (would) or `skip` (not asked:
+    /// no agent, or an earlier check failed).
+    #[schema(value_type = String, example = "fail")]
+    pub state: app::trust::preflight::CheckState,
+    /// What was seen (an engine's words bounded and clipped; the agent's are the machine's
+    /// word, not an attestation).
+    pub evidence: String,
+    /// What to do about it; empty when nothing is needed.
+    pub suggested_steps: Vec<String>,
+}
+
+impl From<app::trust::preflight::Check> for PreflightCheckView {
+    fn from(c: app::trust::preflight::Check) -> Self {
+        Self {
+            check: c.check,
+            state: c.state,
+            evidence: c.evidence,
+            suggested_steps: c.suggested_steps,
+        }
+    }
+}

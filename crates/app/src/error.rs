@@ -86,6 +86,10 @@ pub enum AppError {
     /// differs.
     #[error("{0}")]
     HardwareMismatch(String),
+    /// A check of the listing's preflight failed: every check, each with its evidence and
+    /// what to do.
+    #[error("the listing's preflight failed: {}", domain::preflight::failures(.0))]
+    PreflightFailed(Vec<domain::preflight::Check>),
     /// The account keeps as many SSH keys as it may; says how many.
     #[error("{0}")]
     SshKeyLimit(String),

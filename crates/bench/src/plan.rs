@@ -17,6 +17,33 @@ pub struct ServerSizes {
     pub slots: Option<u64>,
 }
 
+impl ServerSizes {
+    /// What a server states of its sizes: the KV cache from its metrics (vLLM's
+    /// `cache_config_info`), else from its info endpoint (llama.cpp's slots); a request's
+    /// limit the lower of what `/v1/models` (for `model`) and the info endpoint state. With the
+    /// KV cache's source.
+    pub fn of(
+        metrics: Option<&crate::engine::Snapshot>,
+        info: &crate::client::Info,
+        model: &crate::client::Model,
+    ) -> (Self, Option<&'static str>) {
+        let kv = metrics
+            .and_then(|m| m.cache.as_ref())
+            .and_then(|c| c.kv_tokens())
+            .or(info.capacity.kv_tokens);
+        let max_model_len = match (model.max_model_len, info.capacity.max_model_len) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let sizes = Self {
+            kv_cache_tokens: kv.map(|(tokens, _)| tokens),
+            max_model_len,
+            slots: info.capacity.slots,
+        };
+        (sizes, kv.map(|(_, source)| source))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub prefill: Vec<PlannedPrefill>,

@@ -4,6 +4,9 @@
 //! marketing figure, never more). What the agent reports is the machine's word, not an
 //! attestation.
 
+/// The most GPUs an agent may report of one machine (facts or health).
+pub const MAX_GPUS: usize = 64;
+
 /// The Unix account a whole-machine booking gets on its machine: `gm-` and the last 12 hex
 /// digits of the booking's id (a UUIDv7's random tail: unique among a machine's bookings).
 pub fn booking_account(booking: uuid::Uuid) -> String {

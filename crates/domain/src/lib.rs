@@ -12,6 +12,7 @@ pub mod ledger;
 pub mod listing;
 pub mod money;
 pub mod org;
+pub mod preflight;
 pub mod quota;
 pub mod report;
 pub mod roofline;

@@ -58,6 +58,7 @@ pub use trust::liveness::{
     Observed, ProbeClaim, RELIABILITY_DAYS, UptimeStatementRecord, window_of,
 };
 pub use trust::org_reports::OrgReportRecord;
+pub use trust::preflights::PreflightRecord;
 pub use trust::projection::{Badge, CheckRecord, ProjectedCell, check_kind};
 pub use trust::runs::{MeasuredClaim, RunRecord};
 pub use trust::shares::{ShareKey, ShareRecord, visibility};

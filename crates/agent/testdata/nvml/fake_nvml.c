@@ -99,3 +99,37 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
     *minor = 0;
     return 0;
 }
+
+/* Health. GPU 1 (with FAKE_NVML_GPUS=2) is the unwell one when FAKE_NVML_UNWELL=1: 3
+ * uncorrected ECC errors, held down by heat (SW and HW thermal slowdown, 0x20 | 0x40),
+ * persistence mode off, two compute processes. Every other GPU: no error, idle (0x1),
+ * persistence on, no process. */
+static int unwell(nvmlDevice_t device) {
+    const char *flag = getenv("FAKE_NVML_UNWELL");
+    return flag && strcmp(flag, "1") == 0 && device->index == 1;
+}
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int counterType,
+                                         unsigned long long *count) {
+    if (errorType != 1 || counterType != 0) return 2; /* uncorrected, volatile only */
+    *count = unwell(device) ? 3 : 0;
+    return 0;
+}
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
+                                                       unsigned long long *reasons) {
+    *reasons = unwell(device) ? 0x60ull : 0x1ull;
+    return 0;
+}
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, int *mode) {
+    *mode = unwell(device) ? 0 : 1;
+    return 0;
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+                                                     void *infos) {
+    unsigned int running = unwell(device) ? 2 : 0;
+    if (infos == NULL || *count < running) {
+        *count = running;
+        return running == 0 ? 0 : 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
+    }
+    *count = running;
+    return 0;
+}

@@ -78,6 +78,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::agent::put_facts)
                 .service(listings::agent::get_agent)
                 .service(listings::agent::forget)
+                .service(listings::preflight::request)
+                .service(listings::preflight::latest)
                 .service(listings::agent::get_desired)
                 .service(listings::agent::post_heartbeat)
                 .service(listings::maintenance_windows::create)

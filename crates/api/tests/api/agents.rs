@@ -28,8 +28,9 @@ pub(crate) fn facts(name: &str, mib: u64, gpus: usize) -> Value {
 
 async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     let p = provider(&app).await;
-    // Claims one RTX 3060 of 12 GB (`listing_body`).
-    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    // Claims one RTX 3060 of 12 GB (`listing_body`), on an engine that answers (a
+    // verification's preflight asks it).
+    let listing = list(&app, &p, &crate::helpers::start_engine("tiny")).await;
     let other_listing = list(&app, &p, "http://127.0.0.1:9").await;
     let keys = format!("/v1/orgs/{}/api-keys", p.org);
     let mint = |body: Value| {

@@ -16,13 +16,13 @@ use crate::verification::{follow, list, listing_body, provider, request_run};
 
 /// A TCP proxy whose upstream can be swapped: the provider replacing what answers at the
 /// listed address. Every new connection goes to the current upstream.
-struct SwappableEngine {
-    url: String,
+pub(crate) struct SwappableEngine {
+    pub(crate) url: String,
     upstream: Arc<Mutex<SocketAddr>>,
 }
 
 impl SwappableEngine {
-    async fn start(upstream: &str) -> Self {
+    pub(crate) async fn start(upstream: &str) -> Self {
         let upstream = Arc::new(Mutex::new(address_of(upstream)));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -43,7 +43,7 @@ impl SwappableEngine {
         Self { url, upstream }
     }
 
-    fn swap_to(&self, upstream: &str) {
+    pub(crate) fn swap_to(&self, upstream: &str) {
         *self.upstream.lock().unwrap() = address_of(upstream);
     }
 }

@@ -23,7 +23,7 @@ async fn racing_verification_requests_for_one_listing_make_one_run() {
     for backend in [Backend::Sqlite, Backend::Postgres] {
         let app = TestApp::spawn(backend).await;
         let p = provider(&app).await;
-        let listing = list(&app, &p, "http://127.0.0.1:9").await;
+        let listing = list(&app, &p, &crate::helpers::start_engine("tiny")).await;
         let path = format!("/v1/listings/{listing}/verifications");
         let requests = (0..30).map(|_| {
             let client = app.client.clone();
@@ -68,9 +68,10 @@ async fn an_organisation_runs_out_of_daily_verification_runs() {
         })
         .await;
         let p = provider(&app).await;
+        let engine = crate::helpers::start_engine("tiny");
         let mut listings = Vec::new();
         for _ in 0..8 {
-            listings.push(list(&app, &p, "http://127.0.0.1:9").await);
+            listings.push(list(&app, &p, &engine).await);
         }
         // Eight listings of one organisation ask at once: two runs, six refusals.
         let requests = listings.iter().map(|listing| {
@@ -121,7 +122,7 @@ async fn event_streams_beyond_the_per_client_cap_are_refused() {
     let app =
         TestApp::spawn_with(Backend::Sqlite, |c| c.limits.event_streams_per_client = 20).await;
     let p = provider(&app).await;
-    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let listing = list(&app, &p, &crate::helpers::start_engine("tiny")).await;
     let run = request_run(&app, &p, &listing).await;
     let path = format!("/v1/verifications/{run}/events");
     let mut open = Vec::new();

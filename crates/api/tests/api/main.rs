@@ -23,6 +23,7 @@ mod marketplace;
 mod offers;
 mod orgs;
 mod payments;
+mod preflight;
 mod runs;
 mod secrets;
 mod ssh_keys;

@@ -14,7 +14,7 @@ use crate::helpers::{
 on_both_backends!(
     listing_routes_per_role,
     verification_requests_per_role,
-    an_unreachable_engine_fails_the_run_with_the_reason,
+    an_engine_gone_by_the_run_s_start_fails_its_preflight,
     a_new_signing_key_retires_the_old_one_which_stays_published,
 );
 // The embedded shape on SQLite, the distributed one (Redis, a lost delivery) on PostgreSQL.
@@ -219,7 +219,7 @@ async fn verification_requests_per_role(app: TestApp) {
         .post(
             "/v1/listings",
             Some(&p.owner.access_token),
-            listing_body(&p.org, "http://127.0.0.1:9"),
+            listing_body(&p.org, &start_engine("tiny")),
         )
         .await
         .json()
@@ -714,22 +714,31 @@ pub(crate) async fn request_run(app: &TestApp, p: &Provider, listing: &str) -> S
     run["id"].as_str().unwrap().to_owned()
 }
 
-async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
+/// An engine that answered when its run was asked for and is gone when the run starts: the
+/// run's preflight fails it (`preflight_failed`) and nothing is measured; the public see the
+/// code, members the checks that failed, and the run's preflight is the listing's latest.
+async fn an_engine_gone_by_the_run_s_start_fails_its_preflight(app: TestApp) {
     let p = provider(&app).await;
-    let listing_id = list(&app, &p, "http://127.0.0.1:9").await;
+    let engine = crate::badges::SwappableEngine::start(&start_engine("tiny")).await;
+    let listing_id = list(&app, &p, &engine.url).await;
     let run_id = request_run(&app, &p, &listing_id).await;
+    engine.swap_to("http://127.0.0.1:9");
     let _workers = app.start_workers();
     let events = follow(&app, &run_id).await;
     let (kind, finished) = events.last().unwrap();
     assert_eq!(kind, "run_finished");
     assert_eq!(finished["status"], "failed");
     // The public stream and view carry the code; the detail is for the provider's members.
-    assert_eq!(finished["reason"], "engine_unreachable", "{finished}");
+    assert_eq!(finished["reason"], "preflight_failed", "{finished}");
+    assert!(
+        !events.iter().any(|(kind, _)| kind == "cell_started"),
+        "nothing was measured: {events:?}"
+    );
     let run: Value = app
         .get_json(&format!("/v1/verifications/{run_id}"), None)
         .await;
     assert_eq!(run["status"], "failed");
-    assert_eq!(run["failure_code"], "engine_unreachable");
+    assert_eq!(run["failure_code"], "preflight_failed");
     assert!(run.get("failure_reason").is_none(), "{run}");
     let seen_by_member: Value = app
         .get_json(
@@ -741,7 +750,7 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
         seen_by_member["failure_reason"]
             .as_str()
             .unwrap()
-            .contains("unreachable"),
+            .contains("engine_reachable"),
         "{seen_by_member}"
     );
     assert!(run["report_id"].is_null());
@@ -749,6 +758,16 @@ async fn an_unreachable_engine_fails_the_run_with_the_reason(app: TestApp) {
         .get_json(&format!("/v1/listings/{listing_id}"), None)
         .await;
     assert_eq!(listing["verified"], false);
+    let latest: Value = app
+        .get_json(
+            &format!("/v1/listings/{listing_id}/preflight"),
+            Some(&p.member.access_token),
+        )
+        .await;
+    assert_eq!(
+        (&latest["kind"], &latest["run_id"], &latest["passed"]),
+        (&json!("run"), &json!(run_id), &json!(false))
+    );
 }
 
 async fn a_stopping_worker_gives_its_run_back(app: TestApp) {

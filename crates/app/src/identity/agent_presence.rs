@@ -56,6 +56,82 @@ pub struct AccountReport {
 pub struct Heartbeat {
     pub agent_version: String,
     pub accounts: Vec<AccountReport>,
+    /// The machine's clock when it sent the beat: the server compares it with its own
+    /// (`None` from an agent that does not say).
+    #[serde(default)]
+    pub sent_at: Option<DateTime<Utc>>,
+    /// Each GPU's health as the agent read it (`None` from an agent that does not read it).
+    #[serde(default)]
+    pub gpus: Option<Vec<GpuHealth>>,
+}
+
+/// Throttle reasons an agent may name (NVML's `clocks_event_reasons`, `nvidia-smi`'s
+/// `clocks_throttle_reasons.*`).
+pub const THROTTLE_REASONS: &[&str] = &[
+    "gpu_idle",
+    "applications_clocks_setting",
+    "sw_power_cap",
+    "hw_slowdown",
+    "sync_boost",
+    "sw_thermal_slowdown",
+    "hw_thermal_slowdown",
+    "hw_power_brake_slowdown",
+    "display_clock_setting",
+];
+
+/// One GPU's health, as the agent read it: what would make a measurement of it wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuHealth {
+    pub uuid: String,
+    /// Uncorrected ECC errors since the driver loaded (`None`: no ECC on this GPU).
+    pub ecc_errors_uncorrected: Option<u64>,
+    /// Why its clocks are held down now, of [`THROTTLE_REASONS`].
+    pub throttle_reasons: Vec<String>,
+    /// Whether the driver stays loaded with no client (`None`: not said).
+    pub persistence_mode: Option<bool>,
+    /// Compute processes running on it.
+    pub compute_processes: Option<u32>,
+}
+
+/// The most compute processes a GPU may be said to run (more is a lie or a fork bomb).
+const MAX_PROCESSES: u32 = 100_000;
+/// An offset of the machine's clock past which it is kept as this (a day).
+const MAX_OFFSET_MS: i64 = 86_400_000;
+/// A change of the clock's offset the database keeps (smaller ones wait for the minute).
+const OFFSET_CHANGE_MS: i64 = 250;
+
+impl GpuHealth {
+    fn check(&self) -> Result<(), ValidationError> {
+        let uuid_ok = (1..=64).contains(&self.uuid.len())
+            && self
+                .uuid
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !uuid_ok {
+            return Err(ValidationError::new(
+                "gpus.uuid",
+                "1 to 64 letters, digits and -",
+            ));
+        }
+        if self.throttle_reasons.len() > THROTTLE_REASONS.len()
+            || self
+                .throttle_reasons
+                .iter()
+                .any(|r| !THROTTLE_REASONS.contains(&r.as_str()))
+        {
+            return Err(ValidationError::new(
+                "gpus.throttle_reasons",
+                format!("each one of {}", THROTTLE_REASONS.join(", ")),
+            ));
+        }
+        if self.compute_processes.is_some_and(|n| n > MAX_PROCESSES) {
+            return Err(ValidationError::new(
+                "gpus.compute_processes",
+                format!("at most {MAX_PROCESSES}"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Heartbeat {
@@ -78,6 +154,15 @@ impl Heartbeat {
                 "accounts",
                 format!("at most {MAX_ACCOUNTS}"),
             ));
+        }
+        if let Some(gpus) = &self.gpus {
+            if gpus.len() > domain::agent::MAX_GPUS {
+                return Err(ValidationError::new(
+                    "gpus",
+                    format!("at most {}", domain::agent::MAX_GPUS),
+                ));
+            }
+            gpus.iter().try_for_each(GpuHealth::check)?;
         }
         if let Some(bad) = self
             .accounts
@@ -105,6 +190,12 @@ pub struct AgentPresence {
     pub online: bool,
     pub agent_version: String,
     pub accounts: Vec<AccountReport>,
+    /// How far the machine's clock is ahead of the server's (negative: behind), within a
+    /// network delay, as of the last beat the database kept; `None` when the agent does not
+    /// say its time.
+    pub clock_offset_ms: Option<i64>,
+    /// Each GPU's health as of the last beat the database kept.
+    pub gpus: Option<Vec<GpuHealth>>,
 }
 
 /// When each listing's agent was last heard, in this process (without Redis).
@@ -154,12 +245,29 @@ impl App {
         beat.check()?;
         let now = Utc::now();
         self.mark_seen(listing_id, now).await;
-        let accounts =
-            serde_json::to_string(&beat.accounts).map_err(|e| AppError::Internal(e.to_string()))?;
+        let unwritable = |e: serde_json::Error| AppError::Internal(e.to_string());
+        let accounts = serde_json::to_string(&beat.accounts).map_err(unwritable)?;
+        let gpu_health = beat
+            .gpus
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(unwritable)?;
+        let clock_offset_ms = beat.sent_at.map(|sent| {
+            (sent - now)
+                .num_milliseconds()
+                .clamp(-MAX_OFFSET_MS, MAX_OFFSET_MS)
+        });
         let stored = self.db().agent_heartbeat(listing_id).await?;
         let news = stored.as_ref().is_none_or(|s| {
+            let offset_moved = match (s.clock_offset_ms, clock_offset_ms) {
+                (Some(a), Some(b)) => (a - b).abs() >= OFFSET_CHANGE_MS,
+                (a, b) => a.is_some() != b.is_some(),
+            };
             s.agent_version != beat.agent_version
                 || s.accounts != accounts
+                || s.gpu_health != gpu_health
+                || offset_moved
                 || now - s.last_seen_at >= chrono::Duration::seconds(STORE_EVERY_SECS)
         });
         if news {
@@ -169,6 +277,8 @@ impl App {
                     agent_version: beat.agent_version.clone(),
                     accounts,
                     last_seen_at: now,
+                    clock_offset_ms,
+                    gpu_health,
                 })
                 .await?;
         }
@@ -177,6 +287,8 @@ impl App {
             online: true,
             agent_version: beat.agent_version,
             accounts: beat.accounts,
+            clock_offset_ms,
+            gpus: beat.gpus,
         })
     }
 
@@ -203,13 +315,21 @@ impl App {
                     < silent_after + chrono::Duration::seconds(STORE_EVERY_SECS),
             ),
         };
-        let accounts = serde_json::from_str(&stored.accounts)
-            .map_err(|e| AppError::Internal(format!("stored heartbeat: {e}")))?;
+        let corrupt = |e: serde_json::Error| AppError::Internal(format!("stored heartbeat: {e}"));
+        let accounts = serde_json::from_str(&stored.accounts).map_err(corrupt)?;
+        let gpus = stored
+            .gpu_health
+            .as_deref()
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(corrupt)?;
         Ok(Some(AgentPresence {
             last_seen_at: seen,
             online,
             agent_version: stored.agent_version,
             accounts,
+            clock_offset_ms: stored.clock_offset_ms,
+            gpus,
         }))
     }
 

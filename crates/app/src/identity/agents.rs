@@ -14,8 +14,7 @@ use uuid::Uuid;
 use crate::identity::agent_presence::AgentPresence;
 use crate::{App, AppError, Caller};
 
-/// The most GPUs a machine reports, and the longest text it may send in a field.
-const MAX_GPUS: usize = 64;
+/// The longest text a machine may send in a field.
 const MAX_TEXT: usize = 128;
 /// The most listings one agent's key is bound to.
 pub const MAX_KEY_LISTINGS: usize = 100;
@@ -123,10 +122,10 @@ impl AgentFacts {
                 "no GPU was read: report the facts once the driver answers (the last report stays)",
             ));
         }
-        if self.gpus.len() > MAX_GPUS {
+        if self.gpus.len() > domain::agent::MAX_GPUS {
             return Err(ValidationError::new(
                 "gpus",
-                format!("at most {MAX_GPUS} GPUs"),
+                format!("at most {} GPUs", domain::agent::MAX_GPUS),
             ));
         }
         for gpu in &self.gpus {
@@ -258,6 +257,19 @@ impl App {
             .await?
             .filter(|l| l.delisted_at.is_none())
             .ok_or(AppError::NotFound("listing"))
+    }
+
+    /// What `listing`'s agent last reported, compared with its claim now; `None` before it
+    /// reported.
+    pub(crate) async fn agent_state(
+        &self,
+        listing: &ListingRecord,
+    ) -> Result<Option<AgentState>, AppError> {
+        self.db()
+            .listing_agent(listing.id)
+            .await?
+            .map(|record| AgentState::of(record, listing))
+            .transpose()
     }
 
     /// 409 `hardware_mismatch` when the listing's agent last reported other hardware than the

@@ -50,75 +50,6 @@ pub fn claims_per_tick(listings: u64, period: StdDuration) -> u64 {
     ((2.0 * per_tick).ceil() as u64).max(8)
 }
 
-/// Whether a completion's answer is one: JSON with at least one choice.
-fn answered(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        choices: Vec<serde::de::IgnoredAny>,
-    }
-    serde_json::from_slice::<Answer>(body).is_ok_and(|a| !a.choices.is_empty())
-}
-
-/// Ordinary words a probe's prompt is made of, six drawn at random each time: an engine
-/// cannot tell a probe from a renter's request by a fixed prompt and answer only probes.
-const PROBE_WORDS: &[&str] = &[
-    "the", "weather", "today", "a", "short", "note", "about", "river", "garden", "train",
-    "morning", "letter", "green", "quiet", "city", "book", "write", "next", "story", "after",
-];
-
-/// A probe's prompt and `max_tokens` (1 to 4), drawn from `seed`.
-fn probe_prompt(seed: [u8; 8]) -> (String, u64) {
-    let words: Vec<&str> = seed[..6]
-        .iter()
-        .map(|b| PROBE_WORDS[usize::from(*b) % PROBE_WORDS.len()])
-        .collect();
-    (words.join(" "), 1 + u64::from(seed[6] % 4))
-}
-
-/// Probes an engine: a completion of a few tokens of `model` at `base`'s `/v1/completions`
-/// (its prompt and length drawn at random, so that a probe looks like any request), with
-/// `key` as its bearer token, answered HTTP 2xx with at least one choice within `timeout`.
-/// The address is checked under `policy` (the client must be built under it too, so that
-/// every resolved address is checked); the answer is read up to 64 KiB and only judged.
-pub async fn probe_engine(
-    client: &reqwest::Client,
-    (base, model): (&str, &str),
-    key: Option<&str>,
-    timeout: StdDuration,
-    policy: outbound::Policy,
-) -> bool {
-    let Ok(url) = outbound::engine_url(base, "/v1/completions", policy) else {
-        return false;
-    };
-    let (prompt, max_tokens) =
-        probe_prompt(crate::secrets::random_bytes::<8>().unwrap_or_default());
-    let body = serde_json::json!({
-        "model": model,
-        "prompt": prompt,
-        "max_tokens": max_tokens,
-    });
-    let mut request = client
-        .post(url)
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .timeout(timeout);
-    if let Some(key) = key {
-        request = request.bearer_auth(key);
-    }
-    let exchange = async {
-        let mut response = request.send().await.ok()?;
-        if !response.status().is_success() {
-            return None;
-        }
-        let body = bench::bounds::read_body(&mut response, bench::bounds::SMALL_BODY)
-            .await
-            .ok()?
-            .ok()?;
-        answered(&body).then_some(())
-    };
-    matches!(tokio::time::timeout(timeout, exchange).await, Ok(Some(())))
-}
-
 /// A listing's uptime as anyone may read it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Uptime {
@@ -207,7 +138,7 @@ impl App {
         };
         // Counted in the engine's load while it runs, like a renter's stream.
         let slot = self.platform_slot(listing, listing.id).await;
-        let up = probe_engine(
+        let up = crate::trust::completion::probe_engine(
             self.gateway_client(),
             (&listing.engine_base_url, &listing.engine_model),
             key.as_ref().map(domain::EngineKey::expose),
@@ -431,19 +362,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_probe_is_not_told_apart_by_a_fixed_prompt() {
-        let (a, a_tokens) = probe_prompt([0, 1, 2, 3, 4, 5, 0, 0]);
-        let (b, b_tokens) = probe_prompt([9, 8, 7, 6, 5, 4, 3, 0]);
-        assert_ne!(a, b);
-        assert_eq!(a, "the weather today a short note");
-        assert_eq!((a_tokens, b_tokens), (1, 4));
-        let drawn: std::collections::HashSet<String> = (0..20)
-            .map(|_| probe_prompt(crate::secrets::random_bytes::<8>().unwrap()).0)
-            .collect();
-        assert!(drawn.len() > 15, "{drawn:?}");
-    }
-
-    #[test]
     fn a_fleet_is_spread_over_the_period() {
         let period = StdDuration::from_secs(300);
         assert_eq!(tick(period), StdDuration::from_secs(1));
@@ -454,13 +372,5 @@ mod tests {
         // 10,000 listings over 300 s: 34 a second, a worker claims up to twice that.
         assert_eq!(claims_per_tick(10_000, period), 67);
         assert_eq!(claims_per_tick(3, period), 8);
-    }
-
-    #[test]
-    fn only_a_completion_with_a_choice_is_an_answer() {
-        assert!(answered(br#"{"choices":[{"text":"x"}]}"#));
-        assert!(!answered(br#"{"choices":[]}"#));
-        assert!(!answered(br#"{"object":"error"}"#));
-        assert!(!answered(b"<html>"));
     }
 }

@@ -3,8 +3,10 @@
 
 pub mod community;
 pub mod compare;
+pub mod completion;
 pub mod liveness;
 pub mod physics;
+pub mod preflight;
 pub mod reports;
 pub mod runs;
 pub(crate) mod signing_key;

@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 use store::RunRecord;
 use uuid::Uuid;
 
+use crate::AppError;
+
 /// Event kinds in a run's log (and on its SSE stream).
 pub mod event {
     pub const QUEUED: &str = "run_queued";
@@ -34,6 +36,8 @@ pub mod failure {
     pub const CANCELLED: &str = "cancelled";
     pub const LISTING_CHANGED: &str = "listing_changed";
     pub const DEADLINE_EXCEEDED: &str = "deadline_exceeded";
+    /// A check of the run's preflight failed at its start: nothing was measured.
+    pub const PREFLIGHT_FAILED: &str = "preflight_failed";
 }
 
 /// A new queued run of the listing: `(profile, kind, baseline report)`, asked for by
@@ -64,5 +68,35 @@ pub(crate) fn queued_run(
         kind: kind.to_owned(),
         baseline_report_id: baseline,
         visibility: visibility.to_owned(),
+    }
+}
+
+/// The profiles a run may use.
+pub const PROFILES: &[&str] = &["quick", "standard"];
+
+/// 422 unless `profile` is one a run may use.
+pub(crate) fn check_profile(profile: &str) -> Result<(), AppError> {
+    if PROFILES.contains(&profile) {
+        Ok(())
+    } else {
+        Err(domain::ValidationError::new("profile", "must be `quick` or `standard`").into())
+    }
+}
+
+/// 429 for an organisation that spent its daily verification budget (`over`), saying when
+/// one more fits.
+pub(crate) fn over_daily_runs(
+    plan: &crate::money::billing::Plan,
+    over: store::OverDailyQuota,
+    now: DateTime<Utc>,
+) -> AppError {
+    let quota = plan.verification_runs_per_day;
+    AppError::RateLimited {
+        what: format!(
+            "the organisation spent {} of its verification budget (runs and preflights) in \
+             the last 24 hours (its {} plan allows {quota}; verification_runs_per_org_per_day)",
+            over.counted, plan.name
+        ),
+        retry_after_secs: (over.frees_at - now).num_seconds().max(1) as u64,
     }
 }

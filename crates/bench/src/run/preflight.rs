@@ -12,6 +12,7 @@ use crate::BenchError;
 use crate::cell;
 use crate::client::Engine;
 use crate::engine::Dialect;
+use crate::plan::ServerSizes;
 use crate::prompt::Counter;
 use crate::report::{EngineFacts, Evidence};
 use crate::stats::{median, secs};
@@ -81,31 +82,20 @@ impl Runner {
             .map(|text| dialect.snapshot(&text))
             .transpose()
             .map_err(|e| BenchError::Engine(e.to_string()))?;
-        // The KV cache from the engine's metrics (vLLM's `cache_config_info`), else from its
-        // info endpoint (llama.cpp's slots); a request's limit the lower of what
-        // `/v1/models` and the info endpoint state.
-        let kv = metrics
-            .as_ref()
-            .and_then(|m| m.cache.as_ref())
-            .and_then(|c| c.kv_tokens())
-            .or(info.capacity.kv_tokens);
-        let max_model_len = match (model.max_model_len, info.capacity.max_model_len) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let (sizes, kv_source) = ServerSizes::of(metrics.as_ref(), &info, &model);
         let mut facts = EngineFacts {
             name: dialect.name().to_owned(),
             version: info.version,
             base_url: Some(engine.base_url().to_owned()),
             model: model.id.clone(),
-            max_model_len,
-            kv_cache_tokens: kv.map(|(tokens, _)| tokens),
-            kv_cache_source: kv.map(|(_, source)| source.to_owned()),
+            max_model_len: sizes.max_model_len,
+            kv_cache_tokens: sizes.kv_cache_tokens,
+            kv_cache_source: kv_source.map(str::to_owned),
             cache_config: metrics
                 .as_ref()
                 .and_then(|m| m.cache.as_ref())
                 .and_then(|c| serde_json::to_value(&c.labels).ok()),
-            slots: info.capacity.slots,
+            slots: sizes.slots,
             fingerprint: None,
         };
         facts.fingerprint = Some(facts.compute_fingerprint());

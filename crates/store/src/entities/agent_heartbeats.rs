@@ -11,6 +11,10 @@ pub struct Model {
     /// Each booking account's state as the agent said, JSON (bounded and checked).
     pub accounts: String,
     pub last_seen_at: DateTimeUtc,
+    /// How far the machine's clock was ahead of the server's, in ms.
+    pub clock_offset_ms: Option<i64>,
+    /// Each GPU's health as the agent said, JSON (bounded and checked).
+    pub gpu_health: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -31,6 +31,7 @@ pub mod org_billing;
 pub mod org_reports;
 pub mod orgs;
 pub mod payout_accounts;
+pub mod preflights;
 pub mod refresh_tokens;
 pub mod report_cells;
 pub mod report_shares;

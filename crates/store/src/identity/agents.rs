@@ -120,6 +120,8 @@ impl Db {
                         agent_heartbeats::Column::AgentVersion,
                         agent_heartbeats::Column::Accounts,
                         agent_heartbeats::Column::LastSeenAt,
+                        agent_heartbeats::Column::ClockOffsetMs,
+                        agent_heartbeats::Column::GpuHealth,
                     ])
                     .to_owned(),
             )

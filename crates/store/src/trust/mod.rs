@@ -6,6 +6,7 @@ pub(crate) mod catalog_cells;
 pub(crate) mod community_runs;
 pub(crate) mod liveness;
 pub(crate) mod org_reports;
+pub(crate) mod preflights;
 pub(crate) mod projection;
 pub(crate) mod runs;
 pub(crate) mod shares;

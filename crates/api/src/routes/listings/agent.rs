@@ -7,7 +7,9 @@
 
 use actix_web::{HttpResponse, delete, get, post, put, web};
 use app::App;
-use app::identity::agent_presence::{AccountReport, AccountState, AgentPresence, Heartbeat};
+use app::identity::agent_presence::{
+    AccountReport, AccountState, AgentPresence, GpuHealth, Heartbeat,
+};
 use app::identity::agents::{AgentFacts, AgentGpu, AgentState};
 use app::market::machine_access::{DesiredBooking, DesiredState, LOOKAHEAD_SECS, MAX_WAIT_SECS};
 use chrono::{DateTime, Utc};
@@ -109,6 +111,56 @@ pub struct HeartbeatView {
     pub agent_version: String,
     #[serde(default)]
     pub accounts: Vec<AccountReportView>,
+    /// The machine's clock when it sent the beat (RFC 3339, with milliseconds): the server
+    /// compares it with its own (preflight's `clock_offset`).
+    #[serde(default)]
+    pub sent_at: Option<DateTime<Utc>>,
+    /// Each GPU's health as the agent read it (preflight's `gpu_health`); at most 64.
+    #[serde(default)]
+    pub gpus: Option<Vec<GpuHealthView>>,
+}
+
+/// One GPU's health, as the agent reads it.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GpuHealthView {
+    /// Its UUID (1–64 letters, digits and `-`).
+    pub uuid: String,
+    /// Uncorrected ECC errors since the driver loaded; `null` without ECC.
+    pub ecc_errors_uncorrected: Option<u64>,
+    /// Why its clocks are held down now: `gpu_idle`, `applications_clocks_setting`,
+    /// `sw_power_cap`, `hw_slowdown`, `sync_boost`, `sw_thermal_slowdown`,
+    /// `hw_thermal_slowdown`, `hw_power_brake_slowdown`, `display_clock_setting`.
+    #[serde(default)]
+    pub throttle_reasons: Vec<String>,
+    /// Whether the driver stays loaded with no client.
+    pub persistence_mode: Option<bool>,
+    /// Compute processes running on it.
+    pub compute_processes: Option<u32>,
+}
+
+impl From<GpuHealthView> for GpuHealth {
+    fn from(g: GpuHealthView) -> Self {
+        Self {
+            uuid: g.uuid,
+            ecc_errors_uncorrected: g.ecc_errors_uncorrected,
+            throttle_reasons: g.throttle_reasons,
+            persistence_mode: g.persistence_mode,
+            compute_processes: g.compute_processes,
+        }
+    }
+}
+
+impl From<GpuHealth> for GpuHealthView {
+    fn from(g: GpuHealth) -> Self {
+        Self {
+            uuid: g.uuid,
+            ecc_errors_uncorrected: g.ecc_errors_uncorrected,
+            throttle_reasons: g.throttle_reasons,
+            persistence_mode: g.persistence_mode,
+            compute_processes: g.compute_processes,
+        }
+    }
 }
 
 /// Whether the listing's agent is heard.
@@ -122,6 +174,11 @@ pub struct PresenceView {
     /// Each booking's account as the agent last said (kept when it changes, or once a
     /// minute).
     pub accounts: Vec<AccountReportView>,
+    /// How far the machine's clock is ahead of the server's (negative: behind), within a
+    /// network delay; `null` when the agent does not say its time.
+    pub clock_offset_ms: Option<i64>,
+    /// Each GPU's health as the agent last said; `null` when it does not read it.
+    pub gpus: Option<Vec<GpuHealthView>>,
 }
 
 /// `wait` and the `version` the agent holds.
@@ -195,6 +252,10 @@ impl From<AgentPresence> for PresenceView {
                 .into_iter()
                 .map(AccountReportView::from)
                 .collect(),
+            clock_offset_ms: p.clock_offset_ms,
+            gpus: p
+                .gpus
+                .map(|gpus| gpus.into_iter().map(GpuHealthView::from).collect()),
         }
     }
 }
@@ -431,6 +492,10 @@ pub async fn post_heartbeat(
     let beat = Heartbeat {
         agent_version: body.agent_version,
         accounts: body.accounts.into_iter().map(AccountReport::from).collect(),
+        sent_at: body.sent_at,
+        gpus: body
+            .gpus
+            .map(|gpus| gpus.into_iter().map(GpuHealth::from).collect()),
     };
     let presence = app.agent_heartbeat(caller, id.into_inner(), beat).await?;
     Ok(HttpResponse::Ok().json(PresenceView::from(presence)))

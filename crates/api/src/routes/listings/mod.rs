@@ -6,6 +6,7 @@ pub mod create;
 pub mod delete;
 pub mod get;
 pub mod maintenance_windows;
+pub mod preflight;
 pub mod reports;
 pub mod search;
 pub mod update;

@@ -7,8 +7,8 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    Forbidden, HardwareMismatch, InvalidToken, NotFound, PlanRequired, RunInProgress,
-    Unauthenticated, ValidationFailed,
+    Forbidden, HardwareMismatch, InvalidToken, NotFound, PlanRequired, PreflightFailed,
+    RunInProgress, Unauthenticated, ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::RunView;
@@ -25,7 +25,9 @@ pub struct VerifyRequest {
     pub visibility: Option<String>,
 }
 
-/// Request a verification run of the listing's engine. Members of its organisation may.
+/// Request a verification run of the listing's engine. Members of its organisation may. The
+/// engine's preflight checks run first (within 10 s): a failed one refuses the request (409
+/// `preflight_failed`, with every check) before any engine time is queued.
 #[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "request_verification", 
     tag = "verification",
     security(("bearer" = [])),
@@ -33,7 +35,7 @@ pub struct VerifyRequest {
     request_body = VerifyRequest,
     responses(
         (status = 202, description = "Queued", body = RunView),
-        Problems<(InvalidToken, Unauthenticated, Forbidden, PlanRequired, NotFound, RunInProgress, HardwareMismatch, ValidationFailed)>,
+        Problems<(InvalidToken, Unauthenticated, Forbidden, PlanRequired, NotFound, RunInProgress, HardwareMismatch, PreflightFailed, ValidationFailed)>,
     )
 )]
 #[post("/listings/{id}/verifications")]

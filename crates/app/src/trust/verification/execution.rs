@@ -14,8 +14,9 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
+use crate::trust::preflight;
 use crate::trust::reports;
-use crate::trust::runs::failure::DEADLINE_EXCEEDED;
+use crate::trust::runs::failure::{DEADLINE_EXCEEDED, PREFLIGHT_FAILED};
 use crate::trust::runs::{event, run_kind};
 use crate::trust::spot_checks::Baseline;
 use crate::{App, AppError};
@@ -171,13 +172,15 @@ impl RunLease {
     }
 }
 
-/// What measuring a claimed run gave: the harness's result, how its lease ended, and the
-/// spot check's baseline when the run is one.
+/// What measuring a claimed run gave: the harness's report or why there is none (a failure's
+/// code and detail), how its lease ended, the spot check's baseline when the run is one, and
+/// its preflight's checks.
 struct Measured {
-    result: Result<bench::Report, bench::BenchError>,
+    result: Result<bench::Report, (&'static str, String)>,
     lease: LeaseEnd,
     listing: store::ListingRecord,
     spot_check: Option<Baseline>,
+    preflight: Vec<preflight::Check>,
 }
 
 impl App {
@@ -258,6 +261,24 @@ impl App {
         )
         .await?;
         let held = RunLease::hold(self, run.id, worker, lease, shutdown);
+        let spot_check = if run.kind == run_kind::SPOT_CHECK {
+            Some(self.baseline_of(run).await?)
+        } else {
+            None
+        };
+        // The engine's preflight again: what changed since the request fails the run here,
+        // before any engine time (a spot check's failure is a failed check).
+        let checks = self.engine_checks(&listing, &run.profile).await;
+        if !preflight::passed(&checks) {
+            held.stop_watching();
+            return Ok(Measured {
+                result: Err((PREFLIGHT_FAILED, preflight::failures(&checks))),
+                lease: held.end(self).await?,
+                listing,
+                spot_check,
+                preflight: checks,
+            });
+        }
         let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
         let forwarder = {
             let app = self.clone();
@@ -285,11 +306,6 @@ impl App {
                 load.hold(0).await;
             })
         };
-        let spot_check = if run.kind == run_kind::SPOT_CHECK {
-            Some(self.baseline_of(run).await?)
-        } else {
-            None
-        };
         let mut params = match (&spot_check, run.profile.as_str()) {
             (Some(baseline), _) => self.spot_check_params(baseline),
             (None, profile) => self.config().verification.params(profile),
@@ -312,7 +328,9 @@ impl App {
         // On this runtime. A runtime of its own (two more threads) was tried on a noisy
         // two-core VM and did not help: the slowed-engine guarantee test's spot check was
         // judged client_bound (lag p99 5.4-6.3 ms) in 4 of 6 runs with it, and in 2 of 6 here.
-        let result = bench::run(options, Some(progress_tx), held.stop_signal()).await;
+        let result = bench::run(options, Some(progress_tx), held.stop_signal())
+            .await
+            .map_err(|e| (e.code(), e.to_string()));
         held.stop_watching();
         let _ = forwarder.await;
         Ok(Measured {
@@ -320,6 +338,7 @@ impl App {
             lease: held.end(self).await?,
             listing,
             spot_check,
+            preflight: checks,
         })
     }
 
@@ -337,6 +356,7 @@ impl App {
             lease,
             listing,
             spot_check,
+            preflight,
         } = measured;
         let overdue = match lease {
             LeaseEnd::Lost => return Ok(Outcome::LostLease),
@@ -351,7 +371,7 @@ impl App {
                     self.config().verification.verification_deadline_secs
                 ),
             )),
-            Err(e) => Some((e.code(), e.to_string())),
+            Err((code, reason)) => Some((*code, reason.clone())),
             Ok(_) => None,
         };
         let min_fraction = self.config().verification.spot_check_min_fraction;
@@ -404,6 +424,9 @@ impl App {
                 unreachable!("a run that is no longer this worker's returned before")
             }
         };
+        // Kept as the run ends: a spot check's preflight is not seen before the check is.
+        self.keep_preflight(&listing, Some(run.id), preflight::kind::RUN, &preflight)
+            .await?;
         self.db()
             .finish_run(run.id, worker, status, report, failure, Utc::now())
             .await?;

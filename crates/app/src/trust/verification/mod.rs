@@ -14,12 +14,10 @@ use store::{RunRecord, StoreError, run_status, visibility};
 use uuid::Uuid;
 
 pub use self::execution::Outcome;
+use crate::trust::preflight;
 use crate::trust::runs::failure::{CANCELLED, LISTING_CHANGED};
 use crate::trust::runs::{event, queued_run, run_kind};
 use crate::{App, AppError, Caller};
-
-/// The profiles a run may use.
-pub const PROFILES: &[&str] = &["quick", "standard"];
 
 /// One event of a run's log, in order (`seq`), for its live stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,39 +141,6 @@ impl TryFrom<RunRecord> for Run {
 }
 
 impl App {
-    /// A listing that states its engine (`engine.name`) is refused a verification when its
-    /// engine's `/metrics` speak another dialect: 422 naming `engine.name`, before any engine
-    /// time is queued. An engine that does not answer within a few seconds is left to the run,
-    /// whose preflight refuses a mismatch too (`engine_mismatch`).
-    async fn check_stated_engine(&self, listing: &store::ListingRecord) -> Result<(), AppError> {
-        const WITHIN: Duration = Duration::from_secs(5);
-        let Some(stated) = &listing.engine_name else {
-            return Ok(());
-        };
-        let key = self.engine_key_of(listing)?;
-        let Ok(engine) = bench::client::Engine::new(
-            &listing.engine_base_url,
-            key.as_ref().map(domain::EngineKey::expose),
-            self.outbound_policy(),
-        ) else {
-            return Ok(());
-        };
-        let Ok(Ok(Some(text))) = tokio::time::timeout(WITHIN, engine.metrics_text()).await else {
-            return Ok(());
-        };
-        match bench::engine::Dialect::detect(&text) {
-            Some(dialect) if dialect.name() != stated => Err(domain::ValidationError::new(
-                "engine.name",
-                format!(
-                    "the listing states {stated}, but its engine's /metrics speak {}'s dialect",
-                    dialect.name()
-                ),
-            )
-            .into()),
-            _ => Ok(()),
-        }
-    }
-
     /// Records a run for the listing and dispatches it. Members of the listing's
     /// organisation may ask.
     pub async fn request_verification(
@@ -185,11 +150,7 @@ impl App {
         profile: &str,
         visibility: &str,
     ) -> Result<Run, AppError> {
-        if !PROFILES.contains(&profile) {
-            return Err(
-                domain::ValidationError::new("profile", "must be `quick` or `standard`").into(),
-            );
-        }
+        crate::trust::runs::check_profile(profile)?;
         if ![visibility::PUBLIC, visibility::PRIVATE].contains(&visibility) {
             return Err(domain::ValidationError::new(
                 "visibility",
@@ -224,7 +185,14 @@ impl App {
         if let Some(open) = self.db().open_run_of_listing(listing_id).await? {
             return under_way(open);
         }
-        self.check_stated_engine(&listing).await?;
+        // The engine's preflight, before any engine time is queued: a run it would fail is
+        // refused with what failed and what to do.
+        let checks = self.engine_checks(&listing, profile).await;
+        self.keep_preflight(&listing, None, preflight::kind::REQUEST, &checks)
+            .await?;
+        if !preflight::passed(&checks) {
+            return Err(AppError::PreflightFailed(checks));
+        }
         let now = Utc::now();
         let plan = self.plan_of(listing.org_id.into()).await?;
         let quota = RollingDay::new(plan.verification_runs_per_day as usize);
@@ -241,7 +209,9 @@ impl App {
                 quota,
             )
             .await
-            .map(|within| within.map_err(|over| over_daily_runs(&plan, over, now)));
+            .map(|within| {
+                within.map_err(|over| crate::trust::runs::over_daily_runs(&plan, over, now))
+            });
         let run = match inserted {
             Ok(Ok(run)) => run,
             Ok(Err(over_quota)) => return Err(over_quota),
@@ -428,22 +398,6 @@ impl App {
 
 /// The 429 of an organisation that asked for its plan's verification runs in the last 24
 /// hours: it may ask again when one more fits.
-fn over_daily_runs(
-    plan: &crate::money::billing::Plan,
-    over: store::OverDailyQuota,
-    now: DateTime<Utc>,
-) -> AppError {
-    let quota = plan.verification_runs_per_day;
-    AppError::RateLimited {
-        what: format!(
-            "the organisation asked for {} verification runs in the last 24 hours \
-             (its {} plan allows {quota}; verification_runs_per_org_per_day)",
-            over.counted, plan.name
-        ),
-        retry_after_secs: (over.frees_at - now).num_seconds().max(1) as u64,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,8 +64,9 @@ impl Db {
             .await?)
     }
 
-    /// Inserts an organisation's verification run unless it asked for `quota` or more since
-    /// `since`; then answers the creation times of those, oldest first, and inserts nothing.
+    /// Inserts an organisation's verification run unless it spent `quota` of its verification
+    /// budget (runs and its members' preflights) within the day; then answers how much, and
+    /// inserts nothing.
     /// The organisation's row is locked first, so racing requests cannot all see room.
     pub async fn insert_run_within(
         &self,
@@ -75,15 +76,7 @@ impl Db {
         let (id, org, now) = (run.id, run.org_id, run.created_at);
         let txn = self.write().await?;
         crate::identity::orgs::lock_org(&txn, org).await?;
-        let times: Vec<DateTime<Utc>> = runs::Entity::find()
-            .select_only()
-            .column(runs::Column::CreatedAt)
-            .filter(runs::Column::OrgId.eq(org))
-            .filter(runs::Column::Kind.eq("verification"))
-            .filter(runs::Column::CreatedAt.gt(RollingDay::counts_after(now)))
-            .into_tuple()
-            .all(&txn)
-            .await?;
+        let times = crate::trust::preflights::verification_budget_spent(&txn, org, now).await?;
         if let Err(frees_at) = quota.admit(&times, now) {
             let counted = times.len();
             return Ok(Err(OverDailyQuota { counted, frees_at }));
