@@ -872,6 +872,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listings/{id}/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The listing's last preflight (members of its organisation): a member's, a verification
+         *     request's, or a run's (a spot check's only once the check ended).
+         */
+        get: operations["get_preflight"];
+        put?: never;
+        /**
+         * Run a preflight of the listing now (members of its organisation): the engine's checks
+         *     (within 10 s) and its agent's. It spends the verification budget: one of the
+         *     organisation's daily verification runs.
+         */
+        post: operations["request_preflight"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings/{id}/reports": {
         parameters: {
             query?: never;
@@ -941,7 +966,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Request a verification run of the listing's engine. Members of its organisation may. */
+        /**
+         * Request a verification run of the listing's engine. Members of its organisation may. The
+         *     engine's preflight checks run first (within 10 s): a failed one refuses the request (409
+         *     `preflight_failed`, with every check) before any engine time is queued.
+         */
         post: operations["request_verification"];
         delete?: never;
         options?: never;
@@ -2885,6 +2914,29 @@ export interface components {
              */
             results: components["schemas"]["MeasuredCellView"][];
         };
+        /** @description One GPU's health, as the agent reads it. */
+        GpuHealthView: {
+            /**
+             * Format: int32
+             * @description Compute processes running on it.
+             */
+            compute_processes?: number | null;
+            /**
+             * Format: int64
+             * @description Uncorrected ECC errors since the driver loaded; `null` without ECC.
+             */
+            ecc_errors_uncorrected?: number | null;
+            /** @description Whether the driver stays loaded with no client. */
+            persistence_mode?: boolean | null;
+            /**
+             * @description Why its clocks are held down now: `gpu_idle`, `applications_clocks_setting`,
+             *     `sw_power_cap`, `hw_slowdown`, `sync_boost`, `sw_thermal_slowdown`,
+             *     `hw_thermal_slowdown`, `hw_power_brake_slowdown`, `display_clock_setting`.
+             */
+            throttle_reasons?: string[];
+            /** @description Its UUID (1–64 letters, digits and `-`). */
+            uuid: string;
+        };
         GpuListView: {
             items: components["schemas"]["GpuView"][];
         };
@@ -2961,6 +3013,14 @@ export interface components {
             accounts?: components["schemas"]["AccountReportView"][];
             /** @description 1–64 characters of letters, digits and `. - + _`. */
             agent_version: string;
+            /** @description Each GPU's health as the agent read it (preflight's `gpu_health`); at most 64. */
+            gpus?: components["schemas"]["GpuHealthView"][] | null;
+            /**
+             * Format: date-time
+             * @description The machine's clock when it sent the beat (RFC 3339, with milliseconds): the server
+             *     compares it with its own (preflight's `clock_offset`).
+             */
+            sent_at?: string | null;
         };
         /** @description The part of a booking a maintenance window took. */
         InterruptionView: {
@@ -3895,6 +3955,49 @@ export interface components {
             /** Format: double */
             total_tok_s: number;
         };
+        /** @description One check's answer. */
+        PreflightCheckView: {
+            /**
+             * @description `engine_reachable`, `model_served`, `metrics_dialect`, `completion`, `kv_capacity`,
+             *     `agent_online`, `hardware_match`, `clock_offset` or `gpu_health`.
+             */
+            check: string;
+            /**
+             * @description What was seen (an engine's words bounded and clipped; the agent's are the machine's
+             *     word, not an attestation).
+             */
+            evidence: string;
+            /**
+             * @description `pass`, `warn` (would not stop a verification), `fail` (would) or `skip` (not asked:
+             *     no agent, or an earlier check failed).
+             * @example fail
+             */
+            state: string;
+            /** @description What to do about it; empty when nothing is needed. */
+            suggested_steps: string[];
+        };
+        /** @description A preflight of a listing. */
+        PreflightView: {
+            checks: components["schemas"]["PreflightCheckView"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `asked` (a member's), `request` (before a verification request was accepted) or `run`
+             *     (at a run's start; a spot check's is shown once the check ended).
+             */
+            kind: string;
+            /** Format: uuid */
+            listing_id: string;
+            /** @description No check failed. */
+            passed: boolean;
+            /**
+             * Format: uuid
+             * @description The run it preceded, for a run's.
+             */
+            run_id?: string | null;
+        };
         /** @description Whether the listing's agent is heard. */
         PresenceView: {
             /**
@@ -3903,6 +4006,14 @@ export interface components {
              */
             accounts: components["schemas"]["AccountReportView"][];
             agent_version: string;
+            /**
+             * Format: int64
+             * @description How far the machine's clock is ahead of the server's (negative: behind), within a
+             *     network delay; `null` when the agent does not say its time.
+             */
+            clock_offset_ms?: number | null;
+            /** @description Each GPU's health as the agent last said; `null` when it does not read it. */
+            gpus?: components["schemas"]["GpuHealthView"][] | null;
             /** Format: date-time */
             last_seen_at: string;
             /**
@@ -3924,6 +4035,8 @@ export interface components {
         };
         /** @description The body of every error response. */
         Problem: {
+            /** @description Present on `preflight_failed`: every check, the failed ones with what to do. */
+            checks?: components["schemas"]["PreflightCheckView"][] | null;
             /** @description The stable code; match on this, not on the text. */
             code: string;
             detail: string;
@@ -8927,6 +9040,190 @@ export interface operations {
             };
         };
     };
+    get_preflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its checks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreflightView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    request_preflight: {
+        parameters: {
+            query?: {
+                /** @description `standard` (default) or `quick`. */
+                profile?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its checks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreflightView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_listing_reports: {
         parameters: {
             query?: {
@@ -9226,7 +9523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `run_in_progress`: Another run of the listing is under way; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims */
+            /** @description `run_in_progress`: Another run of the listing is under way; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims; `preflight_failed`: A check of the listing's preflight failed */
             409: {
                 headers: {
                     [name: string]: unknown;

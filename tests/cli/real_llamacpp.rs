@@ -305,8 +305,9 @@ async fn a_real_llamacpp_listing_earns_a_badge() {
     })).await.unwrap().json().await.unwrap();
     assert_eq!(listing["engine"]["name"], "llamacpp", "{listing}");
     let id = listing["id"].as_str().unwrap().to_owned();
-    // A listing that states another engine is refused a verification, before any engine
-    // time: its engine's metrics speak llama.cpp's dialect.
+    // A listing that states another engine is refused a verification by its preflight,
+    // before any engine time: its engine's metrics speak llama.cpp's dialect; every other
+    // engine check passes against the real server.
     let stated_vllm: serde_json::Value = post("/v1/listings", Some(&token), serde_json::json!({
         "org_id": org["id"], "title": "says vLLM", "region": "local",
         "hardware": {"gpu_model": "CPU", "gpu_count": 1, "vram_gb": 1, "cpu_model": "x", "ram_gb": 1},
@@ -323,12 +324,28 @@ async fn a_real_llamacpp_listing_earns_a_badge() {
     )
     .await
     .unwrap();
-    assert_eq!(refused.status(), 422);
+    assert_eq!(refused.status(), 409);
     let problem: serde_json::Value = refused.json().await.unwrap();
-    assert_eq!(problem["code"], "validation_failed", "{problem}");
+    assert_eq!(problem["code"], "preflight_failed", "{problem}");
+    let states: Vec<(&str, &str)> = problem["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["check"].as_str().unwrap(), c["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("engine_reachable", "pass"),
+            ("model_served", "pass"),
+            ("metrics_dialect", "fail"),
+            ("completion", "pass"),
+            ("kv_capacity", "skip"),
+        ],
+        "{problem}"
+    );
     assert!(
-        problem.to_string().contains("engine.name")
-            && problem.to_string().contains("llamacpp's dialect"),
+        problem.to_string().contains("llamacpp's dialect"),
         "{problem}"
     );
     let asked = post(

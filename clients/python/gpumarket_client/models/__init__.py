@@ -66,6 +66,7 @@ from .get_org_report_response_200 import GetOrgReportResponse200
 from .get_report_proof_response_202 import GetReportProofResponse202
 from .goodput_view import GoodputView
 from .gpu_detail_view import GpuDetailView
+from .gpu_health_view import GpuHealthView
 from .gpu_list_view import GpuListView
 from .gpu_view import GpuView
 from .guarantee_view import GuaranteeView
@@ -141,6 +142,8 @@ from .planner_gpu_view import PlannerGpuView
 from .planner_row_view import PlannerRowView
 from .planner_view import PlannerView
 from .predicted_view import PredictedView
+from .preflight_check_view import PreflightCheckView
+from .preflight_view import PreflightView
 from .presence_view import PresenceView
 from .price_patch import PricePatch
 from .price_view import PriceView
@@ -256,6 +259,7 @@ __all__ = (
     "GetReportProofResponse202",
     "GoodputView",
     "GpuDetailView",
+    "GpuHealthView",
     "GpuListView",
     "GpuView",
     "GuaranteeView",
@@ -331,6 +335,8 @@ __all__ = (
     "PlannerView",
     "PlanView",
     "PredictedView",
+    "PreflightCheckView",
+    "PreflightView",
     "PresenceView",
     "PricePatch",
     "PriceView",

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.field_error import FieldError
     from ..models.money_view import MoneyView
+    from ..models.preflight_check_view import PreflightCheckView
 
 
 T = TypeVar("T", bound="Problem")
@@ -26,6 +27,8 @@ class Problem:
         status (int):
         title (str):
         type_ (str): A URI naming the problem type: `urn:gpumarket:problem:<code>`.
+        checks (list[PreflightCheckView] | None | Unset): Present on `preflight_failed`: every check, the failed ones
+            with what to do.
         errors (list[FieldError] | Unset): Present on validation errors: each offending field.
         price (MoneyView | None | Unset):
     """
@@ -35,6 +38,7 @@ class Problem:
     status: int
     title: str
     type_: str
+    checks: list[PreflightCheckView] | None | Unset = UNSET
     errors: list[FieldError] | Unset = UNSET
     price: MoneyView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,6 +55,18 @@ class Problem:
         title = self.title
 
         type_ = self.type_
+
+        checks: list[dict[str, Any]] | None | Unset
+        if isinstance(self.checks, Unset):
+            checks = UNSET
+        elif isinstance(self.checks, list):
+            checks = []
+            for checks_type_0_item_data in self.checks:
+                checks_type_0_item = checks_type_0_item_data.to_dict()
+                checks.append(checks_type_0_item)
+
+        else:
+            checks = self.checks
 
         errors: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.errors, Unset):
@@ -78,6 +94,8 @@ class Problem:
                 "type": type_,
             }
         )
+        if checks is not UNSET:
+            field_dict["checks"] = checks
         if errors is not UNSET:
             field_dict["errors"] = errors
         if price is not UNSET:
@@ -89,6 +107,7 @@ class Problem:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.field_error import FieldError  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
+        from ..models.preflight_check_view import PreflightCheckView  # noqa: PLC0415
 
         d = dict(src_dict)
         code = d.pop("code")
@@ -100,6 +119,28 @@ class Problem:
         title = d.pop("title")
 
         type_ = d.pop("type")
+
+        def _parse_checks(data: object) -> list[PreflightCheckView] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                checks_type_0 = []
+                _checks_type_0 = data
+                for checks_type_0_item_data in _checks_type_0:
+                    checks_type_0_item = PreflightCheckView.from_dict(checks_type_0_item_data)
+
+                    checks_type_0.append(checks_type_0_item)
+
+                return checks_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[PreflightCheckView] | None | Unset, data)
+
+        checks = _parse_checks(d.pop("checks", UNSET))
 
         _errors = d.pop("errors", UNSET)
         errors: list[FieldError] | Unset = UNSET
@@ -133,6 +174,7 @@ class Problem:
             status=status,
             title=title,
             type_=type_,
+            checks=checks,
             errors=errors,
             price=price,
         )

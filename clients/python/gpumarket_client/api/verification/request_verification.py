@@ -112,7 +112,9 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: VerifyRequest,
 ) -> Response[Problem | RunView]:
-    """Request a verification run of the listing's engine. Members of its organisation may.
+    """Request a verification run of the listing's engine. Members of its organisation may. The
+    engine's preflight checks run first (within 10 s): a failed one refuses the request (409
+    `preflight_failed`, with every check) before any engine time is queued.
 
     Args:
         id (UUID):
@@ -144,7 +146,9 @@ def sync(
     client: AuthenticatedClient,
     body: VerifyRequest,
 ) -> Problem | RunView | None:
-    """Request a verification run of the listing's engine. Members of its organisation may.
+    """Request a verification run of the listing's engine. Members of its organisation may. The
+    engine's preflight checks run first (within 10 s): a failed one refuses the request (409
+    `preflight_failed`, with every check) before any engine time is queued.
 
     Args:
         id (UUID):
@@ -171,7 +175,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: VerifyRequest,
 ) -> Response[Problem | RunView]:
-    """Request a verification run of the listing's engine. Members of its organisation may.
+    """Request a verification run of the listing's engine. Members of its organisation may. The
+    engine's preflight checks run first (within 10 s): a failed one refuses the request (409
+    `preflight_failed`, with every check) before any engine time is queued.
 
     Args:
         id (UUID):
@@ -201,7 +207,9 @@ async def asyncio(
     client: AuthenticatedClient,
     body: VerifyRequest,
 ) -> Problem | RunView | None:
-    """Request a verification run of the listing's engine. Members of its organisation may.
+    """Request a verification run of the listing's engine. Members of its organisation may. The
+    engine's preflight checks run first (within 10 s): a failed one refuses the request (409
+    `preflight_failed`, with every check) before any engine time is queued.
 
     Args:
         id (UUID):
