@@ -659,3 +659,88 @@ async fn a_listings_reports_come_a_page_at_a_time() {
     )
     .await;
 }
+
+/// A spot check is never refused: an engine gone by its start fails the check's preflight,
+/// which demotes the listing. A run's preflight is shown only once its run ended, so a spot
+/// check's never announces it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spot_check_whose_preflight_fails_demotes_and_is_shown_once_it_ended() {
+    let app = TestApp::spawn_with(Backend::Sqlite, |c| {
+        c.verification.reconcile_interval_secs = 1;
+        c.verification.spot_check_every_secs = 2;
+    })
+    .await;
+    let engine = SwappableEngine::start(&start_engine("tiny")).await;
+    let p = provider(&app).await;
+    let listing = list(&app, &p, &engine.url).await;
+    let preflight = format!("/v1/listings/{listing}/preflight");
+
+    // An open run's preflight is not shown; once the run ended, it is.
+    let run = request_run(&app, &p, &listing).await;
+    let asked: Value = app.get_json(&preflight, Some(&p.owner.access_token)).await;
+    assert_eq!(asked["kind"], "request", "{asked}");
+    let now = Utc::now();
+    app.app
+        .db()
+        .insert_preflight(store::PreflightRecord {
+            id: Uuid::now_v7(),
+            listing_id: listing.parse().unwrap(),
+            org_id: p.org.parse().unwrap(),
+            run_id: Some(run.parse().unwrap()),
+            kind: "run".to_owned(),
+            passed: true,
+            checks: "[]".to_owned(),
+            created_at: now,
+            finished_at: Some(now),
+        })
+        .await
+        .unwrap();
+    let while_open: Value = app.get_json(&preflight, Some(&p.owner.access_token)).await;
+    assert_eq!(while_open["id"], asked["id"], "{while_open}");
+    let cancelled = app
+        .post(
+            &format!("/v1/verifications/{run}/cancel"),
+            Some(&p.owner.access_token),
+            json!({}),
+        )
+        .await;
+    assert!(cancelled.status().is_success());
+    let ended: Value = app.get_json(&preflight, Some(&p.owner.access_token)).await;
+    assert_eq!(
+        (&ended["kind"], &ended["run_id"]),
+        (&json!("run"), &json!(run))
+    );
+
+    // Verified; the engine is gone when its spot check starts: demoted, for its preflight.
+    verified_at(
+        &app,
+        &p.owner.access_token,
+        &listing,
+        0.9 * TINY_ONE_STREAM_TOK_S,
+    )
+    .await;
+    engine.swap_to("http://127.0.0.1:9");
+    let _workers = app.start_workers();
+    let demoted = wait_for_check(&app, &listing, &p.owner.access_token, "demoted").await;
+    let entry = demoted["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "demoted")
+        .unwrap()
+        .clone();
+    assert!(
+        entry["reason"]
+            .as_str()
+            .unwrap()
+            .contains("preflight_failed"),
+        "{entry}"
+    );
+    let latest: Value = app.get_json(&preflight, Some(&p.owner.access_token)).await;
+    assert_eq!(latest["kind"], "run", "{latest}");
+    assert_eq!(latest["passed"], false, "{latest}");
+    assert!(
+        latest["run_id"] != json!(run),
+        "the spot check's own: {latest}"
+    );
+}

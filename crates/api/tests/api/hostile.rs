@@ -15,9 +15,12 @@ use crate::verification::{Provider, follow, listing_body, provider, request_run}
 /// What the hostile engine does wrong. Everything else answers like vLLM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Misbehaviour {
-    /// `/version` and `/metrics` redirect (307) to another local server.
+    /// `/version` redirects (307) to another local server.
     Redirect,
-    /// Completions stream 512 MB without a newline.
+    /// `/metrics` redirects (307) to another local server.
+    RedirectMetrics,
+    /// Streamed completions send 512 MB without a newline (a one-token completion that does
+    /// not stream, preflight's, is answered).
     Endless,
     /// `/version` is 10 MB.
     HugeVersion,
@@ -80,7 +83,7 @@ fn start_hostile(mode: Misbehaviour, canary: String) -> String {
                                     tokio::time::sleep(Duration::from_secs(3600)).await;
                                     HttpResponse::Ok().finish()
                                 }
-                                Misbehaviour::Endless => {
+                                Misbehaviour::Endless | Misbehaviour::RedirectMetrics => {
                                     HttpResponse::Ok().json(json!({"version": "0.32.0"}))
                                 }
                             }
@@ -93,7 +96,7 @@ fn start_hostile(mode: Misbehaviour, canary: String) -> String {
                 web::get().to(move || {
                     let canary = canary.clone();
                     async move {
-                        if mode == Misbehaviour::Redirect {
+                        if mode == Misbehaviour::RedirectMetrics {
                             HttpResponse::TemporaryRedirect()
                                 .insert_header(("location", format!("{canary}/metrics")))
                                 .finish()
@@ -107,7 +110,12 @@ fn start_hostile(mode: Misbehaviour, canary: String) -> String {
             )
             .route(
                 "/v1/completions",
-                web::post().to(|| async {
+                web::post().to(|body: web::Bytes| async move {
+                    if !String::from_utf8_lossy(&body).contains("\"stream\":true") {
+                        return HttpResponse::Ok().json(
+                            json!({"object": "text_completion", "choices": [{"index": 0, "text": "x"}]}),
+                        );
+                    }
                     // 512 MB of one line, generated as it is read.
                     let chunk = web::Bytes::from(vec![b'x'; 1 << 20]);
                     let head = futures_util::stream::once(async {
@@ -224,8 +232,35 @@ async fn a_redirecting_engine_sends_the_worker_nowhere_and_leaks_nothing() {
     let app = TestApp::spawn(Backend::Sqlite).await;
     let _workers = app.start_workers();
     let (canary, hits) = start_canary();
-    let engine = start_hostile(Misbehaviour::Redirect, canary);
-    let (public, events, member) = verify(&app, &provider(&app).await, &engine).await;
+    let engine = start_hostile(Misbehaviour::Redirect, canary.clone());
+    let p = provider(&app).await;
+    // /metrics redirecting: the preflight of its verification request fails, following
+    // nothing.
+    let redirecting = start_hostile(Misbehaviour::RedirectMetrics, canary.clone());
+    let listing = crate::verification::list(&app, &p, &redirecting).await;
+    let refused = assert_problem(
+        app.post(
+            &format!("/v1/listings/{listing}/verifications"),
+            Some(&p.owner.access_token),
+            json!({"profile": "quick"}),
+        )
+        .await,
+        409,
+        "preflight_failed",
+    )
+    .await;
+    let metrics = refused["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "metrics_dialect")
+        .unwrap();
+    assert_eq!(metrics["state"], "fail", "{refused}");
+    assert!(!refused.to_string().contains(CANARY), "{refused}");
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "the redirect was followed");
+    // /version redirecting: the preflight only warns (the KV cache's size is unknown), the
+    // run's harness refuses the redirect.
+    let (public, events, member) = verify(&app, &p, &engine).await;
     assert_eq!(hits.load(Ordering::SeqCst), 0, "the redirect was followed");
     assert_eq!(public["status"], "failed");
     assert_eq!(public["failure_code"], "engine_error", "{public}");

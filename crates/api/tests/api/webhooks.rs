@@ -631,8 +631,11 @@ async fn a_verification_is_told_to_its_organisation(backend: store::Backend) {
     let engine = crate::helpers::start_engine("tiny");
     let listing = crate::verification::list(&app, &p, &engine).await;
     let run = crate::verification::request_run(&app, &p, &listing).await;
-    let broken = crate::verification::list(&app, &p, "http://127.0.0.1:9").await;
+    // An engine that answers when its run is asked for and is gone when the run starts.
+    let breaking = crate::badges::SwappableEngine::start(&engine).await;
+    let broken = crate::verification::list(&app, &p, &breaking.url).await;
     let failed_run = crate::verification::request_run(&app, &p, &broken).await;
+    breaking.swap_to("http://127.0.0.1:9");
     let _workers = app.start_workers();
     let _dispatcher = Dispatcher::start(&app);
     let finished = receiver
@@ -663,7 +666,7 @@ async fn a_verification_is_told_to_its_organisation(backend: store::Backend) {
         .await;
     let data = &failed[0]["payload"]["data"];
     assert_eq!(data["run_id"], failed_run.as_str());
-    assert_eq!(data["failure_code"], "engine_unreachable");
+    assert_eq!(data["failure_code"], "preflight_failed");
     // Ids and states only: never the engine's address.
     for r in receiver.received() {
         assert_eq!(r["verified"], true);

@@ -267,12 +267,28 @@ impl App {
             None
         };
         // The engine's preflight again: what changed since the request fails the run here,
-        // before any engine time (a spot check's failure is a failed check).
-        let checks = self.engine_checks(&listing, &run.profile).await;
-        if !preflight::passed(&checks) {
+        // before any engine time (a spot check's failure is a failed check). A cancel, the
+        // deadline or a shutdown stops it as it stops the harness.
+        let mut stop = held.stop_signal();
+        let checks = tokio::select! {
+            checks = self.engine_checks(&listing, &run.profile) => Some(checks),
+            _ = stop.wait_for(|stop| *stop) => None,
+        };
+        let failed = match &checks {
+            None => Some((
+                bench::BenchError::Stopped.code(),
+                bench::BenchError::Stopped.to_string(),
+            )),
+            Some(checks) if !preflight::passed(checks) => {
+                Some((PREFLIGHT_FAILED, preflight::failures(checks)))
+            }
+            Some(_) => None,
+        };
+        let checks = checks.unwrap_or_default();
+        if let Some(failure) = failed {
             held.stop_watching();
             return Ok(Measured {
-                result: Err((PREFLIGHT_FAILED, preflight::failures(&checks))),
+                result: Err(failure),
                 lease: held.end(self).await?,
                 listing,
                 spot_check,
@@ -425,8 +441,10 @@ impl App {
             }
         };
         // Kept as the run ends: a spot check's preflight is not seen before the check is.
-        self.keep_preflight(&listing, Some(run.id), preflight::kind::RUN, &preflight)
-            .await?;
+        if !preflight.is_empty() {
+            self.keep_preflight(&listing, Some(run.id), preflight::kind::RUN, &preflight)
+                .await?;
+        }
         self.db()
             .finish_run(run.id, worker, status, report, failure, Utc::now())
             .await?;
