@@ -26,6 +26,37 @@ pub(crate) fn facts(name: &str, mib: u64, gpus: usize) -> Value {
            "os": "Debian GNU/Linux 13 (trixie)", "kernel": "6.12.0", "source": "agent"})
 }
 
+/// An agent key of organisation `org` bound to `listing`, minted with `token`, whose
+/// machine has reported `facts` (answered 200).
+pub(crate) async fn reporting_agent(
+    app: &TestApp,
+    (org, token): (&str, &str),
+    listing: &str,
+    facts: Value,
+) -> String {
+    let created: Value = app
+        .post(
+            &format!("/v1/orgs/{org}/api-keys"),
+            Some(token),
+            json!({"name": "box", "scopes": ["agent"], "listing_ids": [listing]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let key = created["key"].as_str().unwrap().to_owned();
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("/v1/listings/{listing}/agent/facts"),
+            Some(&key),
+            Some(facts),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    key
+}
+
 async fn an_agents_key_reports_its_machine_and_nothing_else(app: TestApp) {
     let p = provider(&app).await;
     // Claims one RTX 3060 of 12 GB (`listing_body`), on an engine that answers (a

@@ -274,31 +274,19 @@ async fn a_broken_engine_fails_its_preflight_naming_the_check_and_no_run_starts(
 }
 
 /// The agent's checks: online and the hardware it reports as claimed, its clock within a
-/// second of the server's or not, its GPUs' health as it read them; silent, it fails.
+/// second of the server's or not, its GPUs' health as it read them (its silence is
+/// `uptime`'s subject).
 async fn the_agents_checks_read_its_clock_and_its_gpus_health(app: TestApp) {
     let p = provider(&app).await;
     let listing = list(&app, &p, &start_engine("tiny")).await;
-    let created: Value = app
-        .post(
-            &format!("/v1/orgs/{}/api-keys", p.org),
-            Some(&p.owner.access_token),
-            json!({"name": "box", "scopes": ["agent"], "listing_ids": [listing]}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let key = created["key"].as_str().unwrap().to_owned();
+    let key = crate::agents::reporting_agent(
+        &app,
+        (&p.org, &p.owner.access_token),
+        &listing,
+        crate::agents::facts("NVIDIA GeForce RTX 3060", 12288, 1),
+    )
+    .await;
     let agent = format!("/v1/listings/{listing}/agent");
-    let res = app
-        .call(
-            Method::PUT,
-            &format!("{agent}/facts"),
-            Some(&key),
-            Some(crate::agents::facts("NVIDIA GeForce RTX 3060", 12288, 1)),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
     let healthy = json!({"uuid": "GPU-0", "ecc_errors_uncorrected": 0,
         "throttle_reasons": ["gpu_idle"], "persistence_mode": true, "compute_processes": 1});
     let beat = |offset_ms: i64, gpus: Value| {

@@ -53,28 +53,15 @@ async fn a_silent_agent_is_down_evidence_until_it_beats_or_is_forgotten(backend:
         json!({"engine": {"base_url": engine.url(), "model": "m"}}),
     )
     .await;
-    let created: Value = app
-        .post(
-            &format!("/v1/orgs/{}/api-keys", p.org),
-            Some(&p.member.access_token),
-            json!({"name": "box", "scopes": ["agent"], "listing_ids": [listing]}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    let agent_key = created["key"].as_str().unwrap().to_owned();
-    let agent = format!("/v1/listings/{listing}/agent");
     // Two L4s of 24 GB, as the listing claims (a real L4's 23034 MiB).
-    let res = app
-        .call(
-            Method::PUT,
-            &format!("{agent}/facts"),
-            Some(&agent_key),
-            Some(crate::agents::facts("NVIDIA L4", 23034, 2)),
-        )
-        .await;
-    assert_eq!(res.status(), 200);
+    let agent_key = crate::agents::reporting_agent(
+        &app,
+        (&p.org, &p.member.access_token),
+        &listing,
+        crate::agents::facts("NVIDIA L4", 23034, 2),
+    )
+    .await;
+    let agent = format!("/v1/listings/{listing}/agent");
     let confirmed = || {
         let (app, path) = (&app, format!("/v1/listings/{listing}"));
         async move { app.get_json::<Value>(&path, None).await["hardware_confirmed"].clone() }
