@@ -718,7 +718,8 @@ export interface paths {
          * Forget the listing's agent (members of the listing's organisation): the machine no longer
          *     runs one. Its last report and heartbeat are removed, the listing's hardware shows as
          *     claimed again, and its silence no longer counts as downtime. An agent that reports or beats
-         *     again is heard again (revoke its key to stop it).
+         *     again is heard again (revoke its key to stop it). Refused (409 `hardware_mismatch`) while
+         *     its last report differs from the claim: forgetting it must not erase that.
          */
         delete: operations["delete_listing_agent"];
         options?: never;
@@ -8205,6 +8206,15 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `hardware_mismatch`: The listing's agent reports other hardware than the listing claims */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

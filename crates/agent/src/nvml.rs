@@ -5,6 +5,7 @@
 //! health (ECC errors, throttle reasons, persistence mode, compute processes).
 
 use std::ffi::OsString;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use nvml_wrapper::Nvml;
@@ -26,14 +27,34 @@ pub async fn health(lib: &std::ffi::OsStr) -> Result<Vec<GpuHealth>, FactsError>
     with_nvml(lib, read_health).await
 }
 
-/// `read` of NVML loaded from `lib`, on a blocking thread, within [`NVML_TIMEOUT`].
+/// Whether a call into NVML is under way. A driver that hangs holds its thread for good: a
+/// call that timed out is never joined by another, so a hung driver holds one thread, not
+/// one a reading.
+static IN_NVML: AtomicBool = AtomicBool::new(false);
+
+/// `read` of NVML loaded from `lib`, on a blocking thread, within [`NVML_TIMEOUT`]; refused
+/// while an earlier call has not returned.
 async fn with_nvml<T: Send + 'static>(
     lib: &std::ffi::OsStr,
     read: fn(&Nvml) -> Result<T, Error>,
 ) -> Result<T, FactsError> {
     let name = lib.to_string_lossy().into_owned();
+    if IN_NVML.swap(true, Ordering::AcqRel) {
+        return Err(FactsError::Nvml {
+            library: name,
+            said: "an earlier call into NVML has not returned (a hung driver?)".to_owned(),
+        });
+    }
     let lib: OsString = lib.to_owned();
     let reading = tokio::task::spawn_blocking(move || {
+        /// Says the call returned, however it returned.
+        struct Returned;
+        impl Drop for Returned {
+            fn drop(&mut self) {
+                IN_NVML.store(false, Ordering::Release);
+            }
+        }
+        let _returned = Returned;
         let nvml = Nvml::builder().lib_path(&lib).init()?;
         read(&nvml)
     });

@@ -55,9 +55,26 @@ struct Heartbeat<'a> {
     accounts: Vec<AccountReport>,
     /// This machine's clock as it sends: the server compares it with its own.
     sent_at: DateTime<Utc>,
-    /// Each GPU's health; absent when neither NVML nor `nvidia-smi` answers.
+    /// Each GPU's health as last read (empty: neither NVML nor `nvidia-smi` answered;
+    /// absent before the first reading).
     #[serde(skip_serializing_if = "Option::is_none")]
     gpus: Option<Vec<crate::smi::GpuHealth>>,
+}
+
+/// The GPUs' health as last read, shared by the reader and the heartbeat.
+type LastHealth = Arc<Mutex<Option<Vec<crate::smi::GpuHealth>>>>;
+
+/// Reads the GPUs' health every [`HEARTBEAT`], for ever, into `last`: a slow or hung driver
+/// delays only this reading, never a heartbeat.
+async fn read_health(gpu_tools: crate::facts::GpuTools, last: LastHealth) {
+    let mut every = tokio::time::interval(HEARTBEAT);
+    loop {
+        every.tick().await;
+        let read = crate::facts::read_health(&gpu_tools)
+            .await
+            .unwrap_or_default();
+        *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(read);
+    }
 }
 
 /// A line on stdout (`--dry-run`), never a panic when no one reads it any more.
@@ -345,12 +362,12 @@ async fn beat(
     http: reqwest::Client,
     (url, key): (String, String),
     reports: Arc<Mutex<Vec<AccountReport>>>,
-    gpu_tools: crate::facts::GpuTools,
+    health: LastHealth,
 ) {
     let mut every = tokio::time::interval(HEARTBEAT);
     loop {
         every.tick().await;
-        let gpus = crate::facts::read_health(&gpu_tools).await;
+        let gpus = health.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let accounts = reports.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let body = Heartbeat {
             agent_version: env!("CARGO_PKG_VERSION"),
@@ -403,11 +420,16 @@ pub async fn run(options: Options) -> Result<(), String> {
         agent.desired_file(),
         tx,
     ));
+    let health = LastHealth::default();
+    tokio::spawn(read_health(
+        agent.options.machine.gpu_tools.clone(),
+        health.clone(),
+    ));
     tokio::spawn(beat(
         http.clone(),
         (agent.url("heartbeat"), agent.options.key.clone()),
         agent.reports.clone(),
-        agent.options.machine.gpu_tools.clone(),
+        health,
     ));
     let mut facts = agent.report_facts(&http, None).await;
     let mut facts_at = tokio::time::Instant::now();

@@ -349,6 +349,11 @@ async fn the_agents_checks_read_its_clock_and_its_gpus_health(app: TestApp) {
     // clock (the run's report will say what it measured).
     assert_eq!(check(&ill, "completion")["state"], "pass");
 
+    // An agent that could read no GPU's health says so with an empty list: it fails.
+    beat(0, json!([])).await;
+    let unread = preflight(&app, &listing, &p.member.access_token).await;
+    assert_eq!(check(&unread, "gpu_health")["state"], "fail", "{unread}");
+
     // A throttle reason no GPU gives is refused, by name.
     let res = app
         .post(

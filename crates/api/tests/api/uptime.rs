@@ -128,6 +128,22 @@ async fn a_silent_agent_is_down_evidence_until_it_beats_or_is_forgotten(backend:
             .await["presence"]["state"],
         "silent"
     );
+    // While its last report differs from the claim, forgetting it would erase that: refused.
+    let report = |facts: Value| {
+        let (app, path, key) = (&app, format!("{agent}/facts"), agent_key.clone());
+        async move {
+            let res = app.call(Method::PUT, &path, Some(&key), Some(facts)).await;
+            assert_eq!(res.status(), 200);
+        }
+    };
+    report(crate::agents::facts("NVIDIA L4", 23034, 1)).await;
+    assert_problem(
+        forget(Some(p.member.access_token.clone())).await,
+        409,
+        "hardware_mismatch",
+    )
+    .await;
+    report(crate::agents::facts("NVIDIA L4", 23034, 2)).await;
     let res = forget(Some(p.member.access_token.clone())).await;
     assert_eq!(res.status(), 204);
     assert_problem(

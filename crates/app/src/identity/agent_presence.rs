@@ -242,9 +242,11 @@ impl App {
         beat: Heartbeat,
     ) -> Result<AgentPresence, AppError> {
         self.require_agent_key(caller, listing_id).await?;
-        beat.check()?;
+        // Heard, even when what it says is refused: its key and its network work, and a
+        // field it gets wrong must not make its machine look down.
         let now = Utc::now();
         self.mark_seen(listing_id, now).await;
+        beat.check()?;
         let unwritable = |e: serde_json::Error| AppError::Internal(e.to_string());
         let accounts = serde_json::to_string(&beat.accounts).map_err(unwritable)?;
         let gpu_health = beat

@@ -347,6 +347,16 @@ impl App {
             .ok_or(AppError::NotFound("listing"))?;
         self.require_role(caller, OrgId::from_uuid(listing.org_id), Role::Member)
             .await?;
+        // Forgetting an agent must not erase what it said against the claim.
+        if let Some(state) = self.agent_state(&listing).await?
+            && !state.differences.is_empty()
+        {
+            return Err(AppError::HardwareMismatch(format!(
+                "the agent reports other hardware than the listing claims ({}): correct the \
+                 claim or the machine before forgetting it",
+                state.differences.join("; ")
+            )));
+        }
         if !self.db().delete_listing_agent(listing_id).await? {
             return Err(AppError::NotFound("agent report"));
         }

@@ -7,7 +7,7 @@
 //! result is stored only when the check ends, so nothing announces it.
 //!
 //! The engine's checks ask what the harness's own preflight asks (`/v1/models`, `/metrics`,
-//! the info endpoint, a completion) within [`ENGINE_CHECKS_WITHIN`]; the agent's read what the
+//! the info endpoint, a completion) within a [`Patience`]; the agent's read what the
 //! machine's agent last said — its word, not a proof, as everything it says. Whatever an
 //! engine answers is bounded and clipped before it becomes evidence, and evidence is shown
 //! only to the listing's organisation.
@@ -25,10 +25,50 @@ pub use domain::preflight::{Check, CheckState, failures, passed};
 use crate::identity::agent_presence::{AgentPresence, GpuHealth};
 use crate::{App, AppError, Caller};
 
-/// The longest the engine's checks take together: a verification request waits for them.
-pub const ENGINE_CHECKS_WITHIN: Duration = Duration::from_secs(10);
-/// The longest one request of them takes.
-const STEP: Duration = Duration::from_secs(3);
+/// How long the engine's checks may take: together, and each request.
+#[derive(Debug, Clone, Copy)]
+pub struct Patience {
+    pub within: Duration,
+    pub step: Duration,
+}
+
+impl Patience {
+    /// A member waits for them (a preflight, a verification request): 10 s, 3 s a request.
+    pub const REQUEST: Self = Self {
+        within: Duration::from_secs(10),
+        step: Duration::from_secs(3),
+    };
+    /// At a run's start, with the harness's own patience (30 s a control request): an engine
+    /// busy with its renters is slow, not broken, and a spot check must not be failed for it.
+    /// A cancel, the deadline or a shutdown stops them sooner.
+    pub const RUN: Self = Self {
+        within: Duration::from_secs(120),
+        step: Duration::from_secs(30),
+    };
+}
+
+/// The time the checks have left.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    deadline: Instant,
+    step: Duration,
+}
+
+impl Budget {
+    fn of(patience: Patience) -> Self {
+        Self {
+            deadline: Instant::now() + patience.within,
+            step: patience.step,
+        }
+    }
+
+    /// The time left for one request, at most a step.
+    fn step(self) -> Duration {
+        self.deadline
+            .saturating_duration_since(Instant::now())
+            .min(self.step)
+    }
+}
 /// The longest evidence an engine's words make.
 const MAX_EVIDENCE: usize = 300;
 /// Cells over capacity named one by one, at most.
@@ -100,18 +140,13 @@ impl TryFrom<PreflightRecord> for Preflight {
     }
 }
 
-/// The time left of `deadline` for one step, at most [`STEP`].
-fn step(deadline: Instant) -> Duration {
-    deadline.saturating_duration_since(Instant::now()).min(STEP)
-}
-
 /// What an engine request gave: its answer, or the evidence of why there is none.
 async fn within<T>(
-    deadline: Instant,
+    budget: Budget,
     what: &str,
     request: impl std::future::Future<Output = Result<T, bench::BenchError>>,
 ) -> Result<T, (bool, String)> {
-    let limit = step(deadline);
+    let limit = budget.step();
     match tokio::time::timeout(limit, request).await {
         Ok(Ok(answer)) => Ok(answer),
         Ok(Err(e)) => {
@@ -129,12 +164,18 @@ async fn within<T>(
 }
 
 impl App {
-    /// The engine's checks of `listing` for a run of `profile`, within
-    /// [`ENGINE_CHECKS_WITHIN`]: `engine_reachable`, `model_served`, `metrics_dialect`,
-    /// `completion` (one token), `kv_capacity`. A check whose ground an earlier one took away
-    /// is skipped.
-    pub(crate) async fn engine_checks(&self, listing: &ListingRecord, profile: &str) -> Vec<Check> {
-        let deadline = Instant::now() + ENGINE_CHECKS_WITHIN;
+    /// The engine's checks of `listing` for a run of `params`, within `patience`:
+    /// `engine_reachable`, `model_served`, `metrics_dialect`, `completion` (one token),
+    /// `kv_capacity`. A check whose ground an earlier one took away is skipped. The
+    /// platform's own trouble (a stored key it cannot open) is an error, never the engine's
+    /// failed check.
+    pub(crate) async fn engine_checks(
+        &self,
+        listing: &ListingRecord,
+        params: &bench::Parameters,
+        patience: Patience,
+    ) -> Result<Vec<Check>, AppError> {
+        let budget = Budget::of(patience);
         let mut checks = Vec::new();
         let later = [
             check::MODEL_SERVED,
@@ -148,27 +189,13 @@ impl App {
                 checks.push(Check::skip(name, "the engine could not be reached"));
             }
         };
-        let key = match self.engine_key_of(listing) {
-            Ok(key) => key,
-            Err(e) => {
-                tracing::error!(listing = %listing.id, error = %e, "an engine key could not be opened");
-                unreachable(
-                    &mut checks,
-                    Check::fail(
-                        check::ENGINE_REACHABLE,
-                        "the engine's stored API key could not be opened",
-                        &["set the engine's key again (PATCH /v1/listings/{id} engine.api_key)"],
-                    ),
-                );
-                return checks;
-            }
-        };
+        let key = self.engine_key_of(listing)?;
         let key = key.as_ref().map(domain::EngineKey::expose);
         let engine =
             match bench::client::Engine::new(&listing.engine_base_url, key, self.outbound_policy())
             {
                 Ok(engine) => engine,
-                Err(e) => {
+                Err(e @ bench::BenchError::Refused(_)) => {
                     unreachable(
                         &mut checks,
                         Check::fail(
@@ -177,12 +204,17 @@ impl App {
                             &["list the engine at a public address this platform may connect to"],
                         ),
                     );
-                    return checks;
+                    return Ok(checks);
+                }
+                Err(e) => {
+                    return Err(AppError::Internal(format!(
+                        "the engine's client could not be made: {e}"
+                    )));
                 }
             };
         // engine_reachable, model_served: its `/v1/models`.
         let started = Instant::now();
-        let models = match within(deadline, "GET /v1/models", engine.models()).await {
+        let models = match within(budget, "GET /v1/models", engine.models()).await {
             Ok(models) => {
                 checks.push(Check::pass(
                     check::ENGINE_REACHABLE,
@@ -205,7 +237,7 @@ impl App {
                         ],
                     ),
                 );
-                return checks;
+                return Ok(checks);
             }
             // It answered, but not a list of models.
             Err((false, evidence)) => {
@@ -245,7 +277,7 @@ impl App {
             found
         });
         // metrics_dialect: the engine's own counters, in the dialect the listing states.
-        let metrics = within(deadline, "GET /metrics", engine.metrics_text()).await;
+        let metrics = within(budget, "GET /metrics", engine.metrics_text()).await;
         let dialect = match &metrics {
             Ok(Some(text)) => match bench::engine::Dialect::detect(text) {
                 Some(dialect) => match &listing.engine_name {
@@ -306,7 +338,7 @@ impl App {
                     self.gateway_client(),
                     (&listing.engine_base_url, &model.id),
                     key,
-                    step(deadline),
+                    budget.step(),
                     self.outbound_policy(),
                     Some(1),
                 )
@@ -333,15 +365,15 @@ impl App {
                 dialect,
                 metrics.ok().flatten(),
                 model,
-                profile,
-                deadline,
+                params,
+                budget,
             )
             .await,
         );
-        checks
+        Ok(checks)
     }
 
-    /// kv_capacity: the cells a run of `profile` measures that the engine's KV cache, request
+    /// kv_capacity: the cells a run of `params` measures that the engine's KV cache, request
     /// length or slots cannot hold (the harness's own rule, `bench::cell::over_capacity`).
     async fn kv_check(
         &self,
@@ -349,8 +381,8 @@ impl App {
         dialect: Option<bench::engine::Dialect>,
         metrics: Option<String>,
         model: Option<bench::client::Model>,
-        profile: &str,
-        deadline: Instant,
+        params: &bench::Parameters,
+        budget: Budget,
     ) -> Check {
         let (Some(dialect), Some(model)) = (dialect, model) else {
             return Check::skip(
@@ -359,7 +391,7 @@ impl App {
             );
         };
         let engine = engine.clone().speaking(dialect);
-        let info = match within(deadline, "its info endpoint", engine.info()).await {
+        let info = match within(budget, "its info endpoint", engine.info()).await {
             Ok(info) => info,
             Err((_, evidence)) => {
                 return Check::warn(check::KV_CAPACITY, evidence, &[]);
@@ -367,8 +399,8 @@ impl App {
         };
         let snapshot = metrics.and_then(|text| dialect.snapshot(&text).ok());
         let (sizes, _) = bench::plan::ServerSizes::of(snapshot.as_ref(), &info, &model);
-        let params = self.config().verification.params(profile);
-        let cells = bench::plan::plan(&params, sizes).cells;
+        let profile = &params.profile;
+        let cells = bench::plan::plan(params, sizes).cells;
         let over: Vec<String> = cells
             .iter()
             .filter_map(|c| {
@@ -529,17 +561,35 @@ impl App {
             )
             .await?
             .map_err(|over| crate::trust::runs::over_daily_runs(&plan, over, now))?;
-        let mut checks = self.engine_checks(&listing, profile).await;
-        checks.extend(self.agent_checks(&listing).await?);
-        let record = self
-            .db()
-            .finish_preflight(
-                id,
-                passed(&checks),
-                &serde_json::to_string(&checks).map_err(|e| AppError::Internal(e.to_string()))?,
-                Utc::now(),
-            )
-            .await?;
+        // Its own task: a caller that goes away does not leave the budget spent and the
+        // preflight unfinished. The platform's own failure gives the budget back.
+        let app = self.clone();
+        let params = self.config().verification.params(profile);
+        let checked = tokio::spawn(async move {
+            let checks = async {
+                let mut checks = app
+                    .engine_checks(&listing, &params, Patience::REQUEST)
+                    .await?;
+                checks.extend(app.agent_checks(&listing).await?);
+                serde_json::to_string(&checks)
+                    .map(|text| (passed(&checks), text))
+                    .map_err(|e| AppError::Internal(e.to_string()))
+            }
+            .await;
+            match checks {
+                Ok((passed, text)) => Ok(app
+                    .db()
+                    .finish_preflight(id, passed, &text, Utc::now())
+                    .await?),
+                Err(e) => {
+                    app.db().delete_preflight(id).await?;
+                    Err(e)
+                }
+            }
+        });
+        let record = checked
+            .await
+            .map_err(|e| AppError::Internal(format!("a preflight's task: {e}")))??;
         Preflight::try_from(record)
     }
 
@@ -643,6 +693,15 @@ fn gpu_health(gpus: Option<&[GpuHealth]>) -> Check {
             "the agent does not read the GPUs' health (an older agent)",
         );
     };
+    if gpus.is_empty() {
+        return Check::fail(
+            check::GPU_HEALTH,
+            "the agent could read no GPU's health: neither NVML nor nvidia-smi answered",
+            &[
+                "run `gpumarket agent health` on the machine: it says why the driver does not answer",
+            ],
+        );
+    }
     let (mut failed, mut warned, mut steps) = (Vec::new(), Vec::new(), Vec::new());
     for gpu in gpus {
         if let Some(errors) = gpu.ecc_errors_uncorrected.filter(|n| *n > 0) {
@@ -677,7 +736,13 @@ fn gpu_health(gpus: Option<&[GpuHealth]>) -> Check {
             steps.push("stop what else runs on the engine's GPUs: it would share the measurement");
         }
     }
-    steps.dedup();
+    // Each step once, in the order first met (GPUs alternate them).
+    let steps = steps.iter().fold(Vec::new(), |mut unique, step| {
+        if !unique.contains(step) {
+            unique.push(*step);
+        }
+        unique
+    });
     let mut evidence: Vec<String> = failed.iter().chain(&warned).cloned().collect();
     if evidence.is_empty() {
         evidence.push(format!(

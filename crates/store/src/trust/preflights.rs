@@ -72,6 +72,21 @@ impl Db {
         Ok(Ok(()))
     }
 
+    /// Whether the organisation has room in its verification budget now (read without a
+    /// lock: the run's or the preflight's insert decides for good).
+    pub async fn verification_budget_left(
+        &self,
+        org: Uuid,
+        quota: RollingDay,
+        now: DateTime<Utc>,
+    ) -> Result<Result<(), OverDailyQuota>, StoreError> {
+        let times = verification_budget_spent(self.conn(), org, now).await?;
+        Ok(quota.admit(&times, now).map_err(|frees_at| OverDailyQuota {
+            counted: times.len(),
+            frees_at,
+        }))
+    }
+
     /// Keeps a preflight whose checks are done.
     pub async fn insert_preflight(&self, record: PreflightRecord) -> Result<(), StoreError> {
         preflights::Entity::insert(preflights::ActiveModel::from(record))
@@ -98,6 +113,14 @@ impl Db {
         Ok(preflights::Entity::update(updated)
             .exec(self.conn())
             .await?)
+    }
+
+    /// Forgets a preflight (one the platform could not finish: its budget is given back).
+    pub async fn delete_preflight(&self, id: Uuid) -> Result<(), StoreError> {
+        preflights::Entity::delete_by_id(id)
+            .exec(self.conn())
+            .await?;
+        Ok(())
     }
 
     /// The listing's latest finished preflight that may be shown: a run's only once its run

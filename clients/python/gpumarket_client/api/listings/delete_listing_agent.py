@@ -50,6 +50,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
 
@@ -83,7 +88,8 @@ def sync_detailed(
     """Forget the listing's agent (members of the listing's organisation): the machine no longer
     runs one. Its last report and heartbeat are removed, the listing's hardware shows as
     claimed again, and its silence no longer counts as downtime. An agent that reports or beats
-    again is heard again (revoke its key to stop it).
+    again is heard again (revoke its key to stop it). Refused (409 `hardware_mismatch`) while
+    its last report differs from the claim: forgetting it must not erase that.
 
     Args:
         id (UUID):
@@ -115,7 +121,8 @@ def sync(
     """Forget the listing's agent (members of the listing's organisation): the machine no longer
     runs one. Its last report and heartbeat are removed, the listing's hardware shows as
     claimed again, and its silence no longer counts as downtime. An agent that reports or beats
-    again is heard again (revoke its key to stop it).
+    again is heard again (revoke its key to stop it). Refused (409 `hardware_mismatch`) while
+    its last report differs from the claim: forgetting it must not erase that.
 
     Args:
         id (UUID):
@@ -142,7 +149,8 @@ async def asyncio_detailed(
     """Forget the listing's agent (members of the listing's organisation): the machine no longer
     runs one. Its last report and heartbeat are removed, the listing's hardware shows as
     claimed again, and its silence no longer counts as downtime. An agent that reports or beats
-    again is heard again (revoke its key to stop it).
+    again is heard again (revoke its key to stop it). Refused (409 `hardware_mismatch`) while
+    its last report differs from the claim: forgetting it must not erase that.
 
     Args:
         id (UUID):
@@ -172,7 +180,8 @@ async def asyncio(
     """Forget the listing's agent (members of the listing's organisation): the machine no longer
     runs one. Its last report and heartbeat are removed, the listing's hardware shows as
     claimed again, and its silence no longer counts as downtime. An agent that reports or beats
-    again is heard again (revoke its key to stop it).
+    again is heard again (revoke its key to stop it). Refused (409 `hardware_mismatch`) while
+    its last report differs from the claim: forgetting it must not erase that.
 
     Args:
         id (UUID):

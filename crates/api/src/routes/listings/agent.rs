@@ -20,7 +20,8 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    Forbidden, InvalidToken, NotFound, ScopeRequired, Unauthenticated, ValidationFailed,
+    Forbidden, HardwareMismatch, InvalidToken, NotFound, ScopeRequired, Unauthenticated,
+    ValidationFailed,
 };
 use crate::extract::{Auth, Json, Query};
 
@@ -412,14 +413,15 @@ pub async fn get_agent(
 /// Forget the listing's agent (members of the listing's organisation): the machine no longer
 /// runs one. Its last report and heartbeat are removed, the listing's hardware shows as
 /// claimed again, and its silence no longer counts as downtime. An agent that reports or beats
-/// again is heard again (revoke its key to stop it).
+/// again is heard again (revoke its key to stop it). Refused (409 `hardware_mismatch`) while
+/// its last report differs from the claim: forgetting it must not erase that.
 #[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "delete_listing_agent",
     tag = "listings",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The listing's id")),
     responses(
         (status = 204, description = "Forgotten"),
-        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound)>,
+        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound, HardwareMismatch)>,
     )
 )]
 #[delete("/listings/{id}/agent")]

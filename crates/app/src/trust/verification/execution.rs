@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use crate::trust::preflight;
+use crate::trust::preflight::{self, Patience};
 use crate::trust::reports;
 use crate::trust::runs::failure::{DEADLINE_EXCEEDED, PREFLIGHT_FAILED};
 use crate::trust::runs::{event, run_kind};
@@ -266,35 +266,6 @@ impl App {
         } else {
             None
         };
-        // The engine's preflight again: what changed since the request fails the run here,
-        // before any engine time (a spot check's failure is a failed check). A cancel, the
-        // deadline or a shutdown stops it as it stops the harness.
-        let mut stop = held.stop_signal();
-        let checks = tokio::select! {
-            checks = self.engine_checks(&listing, &run.profile) => Some(checks),
-            _ = stop.wait_for(|stop| *stop) => None,
-        };
-        let failed = match &checks {
-            None => Some((
-                bench::BenchError::Stopped.code(),
-                bench::BenchError::Stopped.to_string(),
-            )),
-            Some(checks) if !preflight::passed(checks) => {
-                Some((PREFLIGHT_FAILED, preflight::failures(checks)))
-            }
-            Some(_) => None,
-        };
-        let checks = checks.unwrap_or_default();
-        if let Some(failure) = failed {
-            held.stop_watching();
-            return Ok(Measured {
-                result: Err(failure),
-                lease: held.end(self).await?,
-                listing,
-                spot_check,
-                preflight: checks,
-            });
-        }
         let (progress_tx, mut progress_rx) = mpsc::unbounded_channel();
         let forwarder = {
             let app = self.clone();
@@ -330,6 +301,35 @@ impl App {
         // run's prompts in its prefix cache (prefill is measured cold). The seed is recorded.
         let (high, low) = run.id.as_u64_pair();
         params.prompt_seed = high ^ low ^ (run.attempts as u64).rotate_left(32);
+        // The engine's preflight again: what changed since the request fails the run here,
+        // before any engine time (a spot check's failure is a failed check). A cancel, the
+        // deadline or a shutdown stops it as it stops the harness.
+        let mut stop = held.stop_signal();
+        let checks = tokio::select! {
+            checks = self.engine_checks(&listing, &params, Patience::RUN) => Some(checks?),
+            _ = stop.wait_for(|stop| *stop) => None,
+        };
+        let failed = match &checks {
+            None => Some((
+                bench::BenchError::Stopped.code(),
+                bench::BenchError::Stopped.to_string(),
+            )),
+            Some(checks) if !preflight::passed(checks) => {
+                Some((PREFLIGHT_FAILED, preflight::failures(checks)))
+            }
+            Some(_) => None,
+        };
+        let checks = checks.unwrap_or_default();
+        if let Some(failure) = failed {
+            held.stop_watching();
+            return Ok(Measured {
+                result: Err(failure),
+                lease: held.end(self).await?,
+                listing,
+                spot_check,
+                preflight: checks,
+            });
+        }
         let options = bench::Options {
             base_url: listing.engine_base_url.clone(),
             model: Some(listing.engine_model.clone()),
@@ -440,14 +440,18 @@ impl App {
                 unreachable!("a run that is no longer this worker's returned before")
             }
         };
-        // Kept as the run ends: a spot check's preflight is not seen before the check is.
-        if !preflight.is_empty() {
-            self.keep_preflight(&listing, Some(run.id), preflight::kind::RUN, &preflight)
-                .await?;
-        }
         self.db()
             .finish_run(run.id, worker, status, report, failure, Utc::now())
             .await?;
+        // Kept once the run ended (a spot check's preflight is not seen before the check
+        // is), and never at the cost of the run's end.
+        if !preflight.is_empty()
+            && let Err(e) = self
+                .keep_preflight(&listing, Some(run.id), preflight::kind::RUN, &preflight)
+                .await
+        {
+            tracing::warn!(run = %run.id, error = %e, "a run's preflight could not be kept");
+        }
         self.record_event(run.id, event::FINISHED, data).await?;
         Ok(outcome)
     }

@@ -185,17 +185,26 @@ impl App {
         if let Some(open) = self.db().open_run_of_listing(listing_id).await? {
             return under_way(open);
         }
+        let now = Utc::now();
+        let plan = self.plan_of(listing.org_id.into()).await?;
+        let quota = RollingDay::new(plan.verification_runs_per_day as usize);
+        // An organisation past its budget is refused before its engine is asked anything
+        // (the run's insert below decides it for good, under the organisation's lock).
+        self.db()
+            .verification_budget_left(listing.org_id, quota, now)
+            .await?
+            .map_err(|over| crate::trust::runs::over_daily_runs(&plan, over, now))?;
         // The engine's preflight, before any engine time is queued: a run it would fail is
         // refused with what failed and what to do.
-        let checks = self.engine_checks(&listing, profile).await;
+        let params = self.config().verification.params(profile);
+        let checks = self
+            .engine_checks(&listing, &params, preflight::Patience::REQUEST)
+            .await?;
         self.keep_preflight(&listing, None, preflight::kind::REQUEST, &checks)
             .await?;
         if !preflight::passed(&checks) {
             return Err(AppError::PreflightFailed(checks));
         }
-        let now = Utc::now();
-        let plan = self.plan_of(listing.org_id.into()).await?;
-        let quota = RollingDay::new(plan.verification_runs_per_day as usize);
         let inserted = self
             .db()
             .insert_run_within(
