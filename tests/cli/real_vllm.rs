@@ -202,6 +202,65 @@ async fn real_vllm_is_measured_correctly_in_every_cell() {
     };
     assert!(probe("tiny").await, "the probe finds vLLM up");
     assert!(!probe("no-such-model").await);
+
+    // Preflight's engine checks against real vLLM: its models, its metrics in vLLM's dialect,
+    // a one-token completion, and its KV cache read from `cache_config_info` against the quick
+    // profile's cells (those past its max_model_len named, if any); a model it does not serve
+    // is named, and no completion is asked of it.
+    let preflight = |model: &'static str| {
+        let (client, base) = (client.clone(), base.clone());
+        async move {
+            use app::trust::preflight::{EngineTarget, Patience, engine_checks_at};
+            let target = EngineTarget {
+                base_url: &base,
+                model,
+                stated: Some("vllm"),
+                key: None,
+            };
+            let checks = engine_checks_at(
+                target,
+                &bench::params::quick(),
+                Patience::REQUEST,
+                (&client, outbound::Policy::permissive()),
+            )
+            .await
+            .unwrap();
+            serde_json::to_value(checks).unwrap()
+        }
+    };
+    let checks = preflight("tiny").await;
+    let state = |checks: &Value, name: &str| {
+        checks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .map(|c| {
+                (
+                    c["state"].as_str().unwrap().to_owned(),
+                    c["evidence"].to_string(),
+                )
+            })
+            .unwrap()
+    };
+    for name in [
+        "engine_reachable",
+        "model_served",
+        "metrics_dialect",
+        "completion",
+    ] {
+        assert_eq!(state(&checks, name).0, "pass", "{name}: {checks}");
+    }
+    let (kv, evidence) = state(&checks, "kv_capacity");
+    assert!(kv == "pass" || kv == "warn", "{checks}");
+    assert!(evidence.contains("a KV cache of"), "{checks}");
+    let unserved = preflight("no-such-model").await;
+    assert_eq!(state(&unserved, "model_served").0, "fail", "{unserved}");
+    assert!(
+        state(&unserved, "model_served").1.contains("tiny"),
+        "{unserved}"
+    );
+    assert_eq!(state(&unserved, "completion").0, "skip", "{unserved}");
     let run = |step: Step| {
         let (dir, base) = (dir.path().to_owned(), base.clone());
         async move {

@@ -163,303 +163,333 @@ async fn within<T>(
     }
 }
 
+/// An engine as the checks reach it.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineTarget<'a> {
+    pub base_url: &'a str,
+    pub model: &'a str,
+    /// The engine the listing states (`engine.name`), if it states one.
+    pub stated: Option<&'a str>,
+    pub key: Option<&'a str>,
+}
+
+/// The engine's checks of `target` for a run of `params`, within `patience`:
+/// `engine_reachable`, `model_served`, `metrics_dialect`, `completion` (one token through
+/// `client`, which must be built under `policy`), `kv_capacity`. A check whose ground an
+/// earlier one took away is skipped. The platform's own trouble is an error, never the
+/// engine's failed check.
+pub async fn engine_checks_at(
+    target: EngineTarget<'_>,
+    params: &bench::Parameters,
+    patience: Patience,
+    (client, policy): (&reqwest::Client, outbound::Policy),
+) -> Result<Vec<Check>, AppError> {
+    let budget = Budget::of(patience);
+    let mut checks = Vec::new();
+    let later = [
+        check::MODEL_SERVED,
+        check::METRICS_DIALECT,
+        check::COMPLETION,
+        check::KV_CAPACITY,
+    ];
+    let unreachable = |checks: &mut Vec<Check>, failed: Check| {
+        checks.push(failed);
+        for name in later {
+            checks.push(Check::skip(name, "the engine could not be reached"));
+        }
+    };
+    let key = target.key;
+    let engine = match bench::client::Engine::new(target.base_url, key, policy) {
+        Ok(engine) => engine,
+        Err(e @ bench::BenchError::Refused(_)) => {
+            unreachable(
+                &mut checks,
+                Check::fail(
+                    check::ENGINE_REACHABLE,
+                    clipped(&e.to_string()),
+                    &["list the engine at a public address this platform may connect to"],
+                ),
+            );
+            return Ok(checks);
+        }
+        Err(e) => {
+            return Err(AppError::Internal(format!(
+                "the engine's client could not be made: {e}"
+            )));
+        }
+    };
+    // engine_reachable, model_served: its `/v1/models`.
+    let started = Instant::now();
+    let models = match within(budget, "GET /v1/models", engine.models()).await {
+        Ok(models) => {
+            checks.push(Check::pass(
+                check::ENGINE_REACHABLE,
+                format!(
+                    "GET /v1/models answered in {} ms",
+                    started.elapsed().as_millis()
+                ),
+            ));
+            Some(models)
+        }
+        Err((true, evidence)) => {
+            unreachable(
+                &mut checks,
+                Check::fail(
+                    check::ENGINE_REACHABLE,
+                    evidence,
+                    &[
+                        "start the engine, and check it listens on the address the listing states (engine.base_url)",
+                        "check no firewall between this platform and the engine drops the connection",
+                    ],
+                ),
+            );
+            return Ok(checks);
+        }
+        // It answered, but not a list of models.
+        Err((false, evidence)) => {
+            checks.push(Check::pass(
+                check::ENGINE_REACHABLE,
+                "the engine answered GET /v1/models",
+            ));
+            checks.push(Check::fail(
+                check::MODEL_SERVED,
+                evidence,
+                &["serve an OpenAI-compatible API whose GET /v1/models lists the model"],
+            ));
+            None
+        }
+    };
+    let wanted = target.model;
+    let model = models.as_ref().and_then(|models| {
+        let found = models.iter().find(|m| m.id == wanted).cloned();
+        checks.push(match &found {
+            Some(_) => Check::pass(check::MODEL_SERVED, format!("{wanted:?} is served")),
+            None => Check::fail(
+                check::MODEL_SERVED,
+                clipped(&format!(
+                    "{wanted:?} is not among the served models: {}",
+                    models
+                        .iter()
+                        .take(10)
+                        .map(|m| format!("{:?}", m.id))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                &[
+                    "serve the model the listing states (engine.model), or change the listing's model to the one served",
+                ],
+            ),
+        });
+        found
+    });
+    // metrics_dialect: the engine's own counters, in the dialect the listing states.
+    let metrics = within(budget, "GET /metrics", engine.metrics_text()).await;
+    let dialect = match &metrics {
+        Ok(Some(text)) => match bench::engine::Dialect::detect(text) {
+            Some(dialect) => match target.stated {
+                Some(stated) if stated != dialect.name() => {
+                    checks.push(Check::fail(
+                        check::METRICS_DIALECT,
+                        format!(
+                            "the listing states {stated}, but its engine's /metrics speak {}'s dialect",
+                            dialect.name()
+                        ),
+                        &["state the engine the machine runs (engine.name), or run the one stated"],
+                    ));
+                    None
+                }
+                _ => {
+                    checks.push(Check::pass(
+                        check::METRICS_DIALECT,
+                        format!("/metrics speak {}'s dialect", dialect.name()),
+                    ));
+                    Some(dialect)
+                }
+            },
+            None => {
+                checks.push(Check::fail(
+                    check::METRICS_DIALECT,
+                    format!(
+                        "/metrics name no engine the standard reads ({})",
+                        bench::engine::Dialect::ALL.map(bench::engine::Dialect::name).join(", ")
+                    ),
+                    &["serve an engine's own metrics: vLLM always; llama.cpp with --metrics; SGLang with --enable-metrics; TGI always"],
+                ));
+                None
+            }
+        },
+        Ok(None) => {
+            checks.push(Check::fail(
+                check::METRICS_DIALECT,
+                "the engine serves no /metrics",
+                &["serve an engine's own metrics: vLLM always; llama.cpp with --metrics; SGLang with --enable-metrics; TGI always"],
+            ));
+            None
+        }
+        Err((_, evidence)) => {
+            checks.push(Check::fail(
+                check::METRICS_DIALECT,
+                evidence.clone(),
+                &["check GET /metrics answers on the engine's address"],
+            ));
+            None
+        }
+    };
+    // completion: one token of the model, as a renter would ask.
+    match &model {
+        None => checks.push(Check::skip(check::COMPLETION, "the model is not served")),
+        Some(model) => {
+            let started = Instant::now();
+            let answered = crate::trust::completion::complete_once(
+                client,
+                (target.base_url, &model.id),
+                key,
+                budget.step(),
+                policy,
+                Some(1),
+            )
+            .await;
+            checks.push(match answered {
+                Ok(()) => Check::pass(
+                    check::COMPLETION,
+                    format!(
+                        "a one-token completion answered in {} ms",
+                        started.elapsed().as_millis()
+                    ),
+                ),
+                Err(why) => Check::fail(
+                    check::COMPLETION,
+                    clipped(&format!("a one-token completion failed: {why}")),
+                    &["check POST /v1/completions answers for the model (the engine's log says why it did not)"],
+                ),
+            });
+        }
+    }
+    checks.push(
+        kv_check(
+            &engine,
+            dialect,
+            metrics.ok().flatten(),
+            model,
+            params,
+            budget,
+        )
+        .await,
+    );
+    Ok(checks)
+}
+
+/// kv_capacity: the cells a run of `params` measures that the engine's KV cache, request
+/// length or slots cannot hold (the harness's own rule, `bench::cell::over_capacity`).
+async fn kv_check(
+    engine: &bench::client::Engine,
+    dialect: Option<bench::engine::Dialect>,
+    metrics: Option<String>,
+    model: Option<bench::client::Model>,
+    params: &bench::Parameters,
+    budget: Budget,
+) -> Check {
+    let (Some(dialect), Some(model)) = (dialect, model) else {
+        return Check::skip(
+            check::KV_CAPACITY,
+            "the engine's sizes are read in its dialect, for the served model",
+        );
+    };
+    let engine = engine.clone().speaking(dialect);
+    let info = match within(budget, "its info endpoint", engine.info()).await {
+        Ok(info) => info,
+        Err((_, evidence)) => {
+            return Check::warn(check::KV_CAPACITY, evidence, &[]);
+        }
+    };
+    let snapshot = metrics.and_then(|text| dialect.snapshot(&text).ok());
+    let (sizes, _) = bench::plan::ServerSizes::of(snapshot.as_ref(), &info, &model);
+    let profile = &params.profile;
+    let cells = bench::plan::plan(params, sizes).cells;
+    let over: Vec<String> = cells
+        .iter()
+        .filter_map(|c| {
+            c.over_capacity.as_ref().map(|why| {
+                format!(
+                    "context {} × concurrency {} ({why})",
+                    c.context_tokens, c.concurrency
+                )
+            })
+        })
+        .collect();
+    let Some(kv) = sizes.kv_cache_tokens else {
+        return Check::warn(
+            check::KV_CAPACITY,
+            "the engine states no KV-cache size: cells it cannot hold are found while measuring",
+            &[
+                "run an engine version that publishes its cache size (vLLM's cache_config_info, llama.cpp's /props)",
+            ],
+        );
+    };
+    let steps = &[
+        "give the engine more KV cache (vLLM: --gpu-memory-utilization, --max-model-len; llama.cpp: --ctx-size) or expect those cells reported over capacity",
+    ];
+    let named = over
+        .iter()
+        .take(MAX_CELLS_NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    let more = over.len().saturating_sub(MAX_CELLS_NAMED);
+    let named = if more > 0 {
+        format!("{named}; and {more} more")
+    } else {
+        named
+    };
+    match over.len() {
+        0 => Check::pass(
+            check::KV_CAPACITY,
+            format!(
+                "a KV cache of {kv} tokens holds all {} cells of the {profile} profile",
+                cells.len()
+            ),
+        ),
+        n if n == cells.len() => Check::fail(
+            check::KV_CAPACITY,
+            format!(
+                "a KV cache of {kv} tokens holds none of the {profile} profile's cells: {named}"
+            ),
+            steps,
+        ),
+        n => Check::warn(
+            check::KV_CAPACITY,
+            format!(
+                "a KV cache of {kv} tokens cannot hold {n} of the {} cells of the {profile} profile: {named}",
+                cells.len()
+            ),
+            steps,
+        ),
+    }
+}
+
 impl App {
-    /// The engine's checks of `listing` for a run of `params`, within `patience`:
-    /// `engine_reachable`, `model_served`, `metrics_dialect`, `completion` (one token),
-    /// `kv_capacity`. A check whose ground an earlier one took away is skipped. The
-    /// platform's own trouble (a stored key it cannot open) is an error, never the engine's
-    /// failed check.
+    /// The engine's checks of `listing` (see [`engine_checks_at`]), with its stored key, through
+    /// the gateway's client and the outbound rules.
     pub(crate) async fn engine_checks(
         &self,
         listing: &ListingRecord,
         params: &bench::Parameters,
         patience: Patience,
     ) -> Result<Vec<Check>, AppError> {
-        let budget = Budget::of(patience);
-        let mut checks = Vec::new();
-        let later = [
-            check::MODEL_SERVED,
-            check::METRICS_DIALECT,
-            check::COMPLETION,
-            check::KV_CAPACITY,
-        ];
-        let unreachable = |checks: &mut Vec<Check>, failed: Check| {
-            checks.push(failed);
-            for name in later {
-                checks.push(Check::skip(name, "the engine could not be reached"));
-            }
-        };
         let key = self.engine_key_of(listing)?;
-        let key = key.as_ref().map(domain::EngineKey::expose);
-        let engine =
-            match bench::client::Engine::new(&listing.engine_base_url, key, self.outbound_policy())
-            {
-                Ok(engine) => engine,
-                Err(e @ bench::BenchError::Refused(_)) => {
-                    unreachable(
-                        &mut checks,
-                        Check::fail(
-                            check::ENGINE_REACHABLE,
-                            clipped(&e.to_string()),
-                            &["list the engine at a public address this platform may connect to"],
-                        ),
-                    );
-                    return Ok(checks);
-                }
-                Err(e) => {
-                    return Err(AppError::Internal(format!(
-                        "the engine's client could not be made: {e}"
-                    )));
-                }
-            };
-        // engine_reachable, model_served: its `/v1/models`.
-        let started = Instant::now();
-        let models = match within(budget, "GET /v1/models", engine.models()).await {
-            Ok(models) => {
-                checks.push(Check::pass(
-                    check::ENGINE_REACHABLE,
-                    format!(
-                        "GET /v1/models answered in {} ms",
-                        started.elapsed().as_millis()
-                    ),
-                ));
-                Some(models)
-            }
-            Err((true, evidence)) => {
-                unreachable(
-                    &mut checks,
-                    Check::fail(
-                        check::ENGINE_REACHABLE,
-                        evidence,
-                        &[
-                            "start the engine, and check it listens on the address the listing states (engine.base_url)",
-                            "check no firewall between this platform and the engine drops the connection",
-                        ],
-                    ),
-                );
-                return Ok(checks);
-            }
-            // It answered, but not a list of models.
-            Err((false, evidence)) => {
-                checks.push(Check::pass(
-                    check::ENGINE_REACHABLE,
-                    "the engine answered GET /v1/models",
-                ));
-                checks.push(Check::fail(
-                    check::MODEL_SERVED,
-                    evidence,
-                    &["serve an OpenAI-compatible API whose GET /v1/models lists the model"],
-                ));
-                None
-            }
+        let target = EngineTarget {
+            base_url: &listing.engine_base_url,
+            model: &listing.engine_model,
+            stated: listing.engine_name.as_deref(),
+            key: key.as_ref().map(domain::EngineKey::expose),
         };
-        let wanted = &listing.engine_model;
-        let model = models.as_ref().and_then(|models| {
-            let found = models.iter().find(|m| &m.id == wanted).cloned();
-            checks.push(match &found {
-                Some(_) => Check::pass(check::MODEL_SERVED, format!("{wanted:?} is served")),
-                None => Check::fail(
-                    check::MODEL_SERVED,
-                    clipped(&format!(
-                        "{wanted:?} is not among the served models: {}",
-                        models
-                            .iter()
-                            .take(10)
-                            .map(|m| format!("{:?}", m.id))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                    &[
-                        "serve the model the listing states (engine.model), or change the listing's model to the one served",
-                    ],
-                ),
-            });
-            found
-        });
-        // metrics_dialect: the engine's own counters, in the dialect the listing states.
-        let metrics = within(budget, "GET /metrics", engine.metrics_text()).await;
-        let dialect = match &metrics {
-            Ok(Some(text)) => match bench::engine::Dialect::detect(text) {
-                Some(dialect) => match &listing.engine_name {
-                    Some(stated) if stated != dialect.name() => {
-                        checks.push(Check::fail(
-                            check::METRICS_DIALECT,
-                            format!(
-                                "the listing states {stated}, but its engine's /metrics speak {}'s dialect",
-                                dialect.name()
-                            ),
-                            &["state the engine the machine runs (engine.name), or run the one stated"],
-                        ));
-                        None
-                    }
-                    _ => {
-                        checks.push(Check::pass(
-                            check::METRICS_DIALECT,
-                            format!("/metrics speak {}'s dialect", dialect.name()),
-                        ));
-                        Some(dialect)
-                    }
-                },
-                None => {
-                    checks.push(Check::fail(
-                        check::METRICS_DIALECT,
-                        format!(
-                            "/metrics name no engine the standard reads ({})",
-                            bench::engine::Dialect::ALL.map(bench::engine::Dialect::name).join(", ")
-                        ),
-                        &["serve an engine's own metrics: vLLM always; llama.cpp with --metrics; SGLang with --enable-metrics; TGI always"],
-                    ));
-                    None
-                }
-            },
-            Ok(None) => {
-                checks.push(Check::fail(
-                    check::METRICS_DIALECT,
-                    "the engine serves no /metrics",
-                    &["serve an engine's own metrics: vLLM always; llama.cpp with --metrics; SGLang with --enable-metrics; TGI always"],
-                ));
-                None
-            }
-            Err((_, evidence)) => {
-                checks.push(Check::fail(
-                    check::METRICS_DIALECT,
-                    evidence.clone(),
-                    &["check GET /metrics answers on the engine's address"],
-                ));
-                None
-            }
-        };
-        // completion: one token of the model, as a renter would ask.
-        match &model {
-            None => checks.push(Check::skip(check::COMPLETION, "the model is not served")),
-            Some(model) => {
-                let started = Instant::now();
-                let answered = crate::trust::completion::complete_once(
-                    self.gateway_client(),
-                    (&listing.engine_base_url, &model.id),
-                    key,
-                    budget.step(),
-                    self.outbound_policy(),
-                    Some(1),
-                )
-                .await;
-                checks.push(match answered {
-                    Ok(()) => Check::pass(
-                        check::COMPLETION,
-                        format!(
-                            "a one-token completion answered in {} ms",
-                            started.elapsed().as_millis()
-                        ),
-                    ),
-                    Err(why) => Check::fail(
-                        check::COMPLETION,
-                        clipped(&format!("a one-token completion failed: {why}")),
-                        &["check POST /v1/completions answers for the model (the engine's log says why it did not)"],
-                    ),
-                });
-            }
-        }
-        checks.push(
-            self.kv_check(
-                &engine,
-                dialect,
-                metrics.ok().flatten(),
-                model,
-                params,
-                budget,
-            )
-            .await,
-        );
-        Ok(checks)
-    }
-
-    /// kv_capacity: the cells a run of `params` measures that the engine's KV cache, request
-    /// length or slots cannot hold (the harness's own rule, `bench::cell::over_capacity`).
-    async fn kv_check(
-        &self,
-        engine: &bench::client::Engine,
-        dialect: Option<bench::engine::Dialect>,
-        metrics: Option<String>,
-        model: Option<bench::client::Model>,
-        params: &bench::Parameters,
-        budget: Budget,
-    ) -> Check {
-        let (Some(dialect), Some(model)) = (dialect, model) else {
-            return Check::skip(
-                check::KV_CAPACITY,
-                "the engine's sizes are read in its dialect, for the served model",
-            );
-        };
-        let engine = engine.clone().speaking(dialect);
-        let info = match within(budget, "its info endpoint", engine.info()).await {
-            Ok(info) => info,
-            Err((_, evidence)) => {
-                return Check::warn(check::KV_CAPACITY, evidence, &[]);
-            }
-        };
-        let snapshot = metrics.and_then(|text| dialect.snapshot(&text).ok());
-        let (sizes, _) = bench::plan::ServerSizes::of(snapshot.as_ref(), &info, &model);
-        let profile = &params.profile;
-        let cells = bench::plan::plan(params, sizes).cells;
-        let over: Vec<String> = cells
-            .iter()
-            .filter_map(|c| {
-                c.over_capacity.as_ref().map(|why| {
-                    format!(
-                        "context {} × concurrency {} ({why})",
-                        c.context_tokens, c.concurrency
-                    )
-                })
-            })
-            .collect();
-        let Some(kv) = sizes.kv_cache_tokens else {
-            return Check::warn(
-                check::KV_CAPACITY,
-                "the engine states no KV-cache size: cells it cannot hold are found while measuring",
-                &[
-                    "run an engine version that publishes its cache size (vLLM's cache_config_info, llama.cpp's /props)",
-                ],
-            );
-        };
-        let steps = &[
-            "give the engine more KV cache (vLLM: --gpu-memory-utilization, --max-model-len; llama.cpp: --ctx-size) or expect those cells reported over capacity",
-        ];
-        let named = over
-            .iter()
-            .take(MAX_CELLS_NAMED)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("; ");
-        let more = over.len().saturating_sub(MAX_CELLS_NAMED);
-        let named = if more > 0 {
-            format!("{named}; and {more} more")
-        } else {
-            named
-        };
-        match over.len() {
-            0 => Check::pass(
-                check::KV_CAPACITY,
-                format!(
-                    "a KV cache of {kv} tokens holds all {} cells of the {profile} profile",
-                    cells.len()
-                ),
-            ),
-            n if n == cells.len() => Check::fail(
-                check::KV_CAPACITY,
-                format!(
-                    "a KV cache of {kv} tokens holds none of the {profile} profile's cells: {named}"
-                ),
-                steps,
-            ),
-            n => Check::warn(
-                check::KV_CAPACITY,
-                format!(
-                    "a KV cache of {kv} tokens cannot hold {n} of the {} cells of the {profile} profile: {named}",
-                    cells.len()
-                ),
-                steps,
-            ),
-        }
+        engine_checks_at(
+            target,
+            params,
+            patience,
+            (self.gateway_client(), self.outbound_policy()),
+        )
+        .await
     }
 
     /// The agent's checks of `listing`: `agent_online`, `hardware_match`, `clock_offset`,
