@@ -90,6 +90,20 @@ impl From<GpuToolArgs> for agent::facts::GpuTools {
     }
 }
 
+/// Prints what was read as JSON: exit 0 when a GPU was read, 1 when none was.
+fn print_read(read: &impl serde::Serialize, any_gpu: bool) -> anyhow::Result<ExitCode> {
+    let json = serde_json::to_string_pretty(read)?;
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{json}");
+    }
+    Ok(if any_gpu {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<ExitCode> {
     match args.command {
         AgentCommand::Facts {
@@ -102,29 +116,11 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
                 .find(|d| d.exists())
                 .map_or_else(|| PathBuf::from("/"), PathBuf::from);
             let facts = agent::facts::read_facts(&gpu_tools.into(), &dir).await;
-            let json = serde_json::to_string_pretty(&facts)?;
-            #[allow(clippy::print_stdout)]
-            {
-                println!("{json}");
-            }
-            Ok(if facts.gpus.is_empty() {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            })
+            print_read(&facts, !facts.gpus.is_empty())
         }
         AgentCommand::Health { gpu_tools } => {
             let health = agent::facts::read_health(&gpu_tools.into()).await;
-            let json = serde_json::to_string_pretty(&serde_json::json!({ "gpus": health }))?;
-            #[allow(clippy::print_stdout)]
-            {
-                println!("{json}");
-            }
-            Ok(if health.is_some() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+            print_read(&serde_json::json!({ "gpus": health }), health.is_some())
         }
         AgentCommand::Run {
             server,

@@ -72,3 +72,13 @@ pub fn failures(checks: &[Check]) -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+/// Why a preflight was made.
+pub mod kind {
+    /// A member asked (`POST /listings/{id}/preflight`): it spends the verification budget.
+    pub const ASKED: &str = "asked";
+    /// Before a verification request was accepted.
+    pub const REQUEST: &str = "request";
+    /// At a run's start (a verification or a spot check: the run's kind says which).
+    pub const RUN: &str = "run";
+}

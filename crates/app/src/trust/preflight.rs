@@ -20,7 +20,7 @@ use domain::{OrgId, Role};
 use store::{ListingRecord, PreflightRecord};
 use uuid::Uuid;
 
-pub use domain::preflight::{Check, CheckState, failures, passed};
+pub use domain::preflight::{Check, CheckState, failures, kind, passed};
 
 use crate::identity::agent_presence::{AgentPresence, GpuHealth};
 use crate::{App, AppError, Caller};
@@ -69,8 +69,6 @@ impl Budget {
             .min(self.step)
     }
 }
-/// The longest evidence an engine's words make.
-const MAX_EVIDENCE: usize = 300;
 /// Cells over capacity named one by one, at most.
 const MAX_CELLS_NAMED: usize = 8;
 
@@ -87,27 +85,10 @@ pub mod check {
     pub const GPU_HEALTH: &str = "gpu_health";
 }
 
-/// Why a preflight was made.
-pub mod kind {
-    /// A member asked (`POST /listings/{id}/preflight`): it spends the verification budget.
-    pub const ASKED: &str = "asked";
-    /// Before a verification request was accepted.
-    pub const REQUEST: &str = "request";
-    /// At a run's start (a verification or a spot check: the run's kind says which).
-    pub const RUN: &str = "run";
-}
-
-/// An engine's words as evidence: control characters out, at most [`MAX_EVIDENCE`]
-/// characters.
+/// An engine's words as evidence: control characters out, at most the characters kept of an
+/// engine's message.
 fn clipped(text: &str) -> String {
-    let clean: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    match clean.char_indices().nth(MAX_EVIDENCE) {
-        Some((at, _)) => format!("{}…", &clean[..at]),
-        None => clean,
-    }
+    bench::bounds::clip(text, bench::bounds::MESSAGE)
 }
 
 /// A preflight, as kept.

@@ -8,21 +8,22 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+use domain::preflight::kind;
+
 use crate::entities::{preflights, runs};
 use crate::{Db, OverDailyQuota, StoreError};
 
 pub type PreflightRecord = preflights::Model;
 
-/// The kind of a member's own preflight, which spends the verification budget.
-const ASKED: &str = "asked";
-
-/// When the organisation spent its verification budget within the day before `now`: its
-/// verification runs and its members' preflights.
-pub(crate) async fn verification_budget_spent(
+/// Whether the organisation has room in its verification budget within the day before
+/// `now` (`quota` of its verification runs and its members' preflights together); when not,
+/// how much it spent and when one more fits.
+pub(crate) async fn verification_budget_admits(
     conn: &impl ConnectionTrait,
     org: Uuid,
+    quota: RollingDay,
     now: DateTime<Utc>,
-) -> Result<Vec<DateTime<Utc>>, StoreError> {
+) -> Result<Result<(), OverDailyQuota>, StoreError> {
     let after = RollingDay::counts_after(now);
     let mut times: Vec<DateTime<Utc>> = runs::Entity::find()
         .select_only()
@@ -38,14 +39,17 @@ pub(crate) async fn verification_budget_spent(
             .select_only()
             .column(preflights::Column::CreatedAt)
             .filter(preflights::Column::OrgId.eq(org))
-            .filter(preflights::Column::Kind.eq(ASKED))
+            .filter(preflights::Column::Kind.eq(kind::ASKED))
             .filter(preflights::Column::CreatedAt.gt(after))
             .into_tuple::<DateTime<Utc>>()
             .all(conn)
             .await?,
     );
     times.sort();
-    Ok(times)
+    Ok(quota.admit(&times, now).map_err(|frees_at| OverDailyQuota {
+        counted: times.len(),
+        frees_at,
+    }))
 }
 
 impl Db {
@@ -60,10 +64,8 @@ impl Db {
         let (org, now) = (record.org_id, record.created_at);
         let txn = self.write().await?;
         crate::identity::orgs::lock_org(&txn, org).await?;
-        let times = verification_budget_spent(&txn, org, now).await?;
-        if let Err(frees_at) = quota.admit(&times, now) {
-            let counted = times.len();
-            return Ok(Err(OverDailyQuota { counted, frees_at }));
+        if let Err(over) = verification_budget_admits(&txn, org, quota, now).await? {
+            return Ok(Err(over));
         }
         preflights::Entity::insert(preflights::ActiveModel::from(record))
             .exec_without_returning(&txn)
@@ -80,11 +82,7 @@ impl Db {
         quota: RollingDay,
         now: DateTime<Utc>,
     ) -> Result<Result<(), OverDailyQuota>, StoreError> {
-        let times = verification_budget_spent(self.conn(), org, now).await?;
-        Ok(quota.admit(&times, now).map_err(|frees_at| OverDailyQuota {
-            counted: times.len(),
-            frees_at,
-        }))
+        verification_budget_admits(self.conn(), org, quota, now).await
     }
 
     /// Keeps a preflight whose checks are done.

@@ -76,10 +76,10 @@ impl Db {
         let (id, org, now) = (run.id, run.org_id, run.created_at);
         let txn = self.write().await?;
         crate::identity::orgs::lock_org(&txn, org).await?;
-        let times = crate::trust::preflights::verification_budget_spent(&txn, org, now).await?;
-        if let Err(frees_at) = quota.admit(&times, now) {
-            let counted = times.len();
-            return Ok(Err(OverDailyQuota { counted, frees_at }));
+        if let Err(over) =
+            crate::trust::preflights::verification_budget_admits(&txn, org, quota, now).await?
+        {
+            return Ok(Err(over));
         }
         insert_run_in(&txn, run).await?;
         txn.commit().await?;
