@@ -1,6 +1,7 @@
 //! `gpumarket agent`: the provider's agent on its machine. `agent facts` prints what the
 //! machine says it is; `agent run` grants and ends renters' access as the listing's desired
-//! state says; `agent authorized-keys` answers OpenSSH's `AuthorizedKeysCommand`.
+//! state says; `agent authorized-keys` answers OpenSSH's `AuthorizedKeysCommand`; `agent
+//! health` and `agent power` print what heartbeats and a run's GPU samples carry.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +32,17 @@ enum AgentCommand {
     /// `gpu_health`: uncorrected ECC errors, throttle reasons, persistence mode, compute
     /// processes. Exits 1 when neither NVML nor `nvidia-smi` answered.
     Health {
+        #[command(flatten)]
+        gpu_tools: GpuToolArgs,
+    },
+    /// Sample the GPUs for `--secs` seconds as the running agent does all the time (10 Hz:
+    /// power draw, NVML's energy counter where the GPU has one, SM clock, temperature,
+    /// utilisation) and print the samples as JSON, as a run's upload carries them. Exits 1
+    /// when no GPU gave a sample.
+    Power {
+        /// How long to sample (0.2 to 60).
+        #[arg(long, default_value_t = 2.0)]
+        secs: f64,
         #[command(flatten)]
         gpu_tools: GpuToolArgs,
     },
@@ -121,6 +133,15 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
         AgentCommand::Health { gpu_tools } => {
             let health = agent::facts::read_health(&gpu_tools.into()).await;
             print_read(&serde_json::json!({ "gpus": health }), health.is_some())
+        }
+        AgentCommand::Power { secs, gpu_tools } => {
+            anyhow::ensure!(
+                (0.2..=60.0).contains(&secs),
+                "--secs must be between 0.2 and 60"
+            );
+            let samples = agent::telemetry::read_for(gpu_tools.into(), secs).await;
+            let any = !samples.gpus.is_empty();
+            print_read(&samples, any)
         }
         AgentCommand::Run {
             server,

@@ -48,6 +48,7 @@ mod m20261206_000040_agent_heartbeats;
 mod m20261206_000041_hardware_confirmed;
 mod m20261207_000042_report_hardware_confirmed;
 mod m20261207_000043_preflights;
+mod m20261207_000044_energy;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -100,6 +101,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000041_hardware_confirmed::Migration),
             Box::new(m20261207_000042_report_hardware_confirmed::Migration),
             Box::new(m20261207_000043_preflights::Migration),
+            Box::new(m20261207_000044_energy::Migration),
         ]
     }
 }

@@ -37,6 +37,7 @@ fn fake_nvml(dir: &Path) -> std::path::PathBuf {
         .args(["-shared", "-fPIC", "-o"])
         .arg(&lib)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/agent/testdata/nvml/fake_nvml.c"))
+        .arg("-lm")
         .status()
         .unwrap();
     assert!(built.success(), "cc could not build the stand-in NVML");
@@ -274,6 +275,330 @@ fn agent_health_reads_each_gpu_through_nvml_else_nvidia_smi() {
     assert_eq!((code, &none["gpus"]), (1, &Value::Null), "{none}");
 }
 
+/// The demo provider's access token, and a file in `dir` holding a new organisation key of
+/// scope `agent` bound to the demo listing.
+async fn agent_key(demo: &crate::Demo, dir: &Path) -> (String, std::path::PathBuf) {
+    use crate::{http, send_json};
+    let client = http();
+    let api = format!("{}/v1", demo.base);
+    let listing = demo.listing_url.rsplit('/').next().unwrap();
+    let provider = send_json(client.post(format!("{api}/auth/login")).json(
+        &serde_json::json!({"email": "demo@gpumarket.local", "password": "demo-password-not-secret"}),
+    ))
+    .await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let listed: Value = send_json(client.get(&demo.listing_url)).await;
+    let org = listed["org_id"].as_str().unwrap();
+    let minted: Value = send_json(
+        client
+            .post(format!("{api}/orgs/{org}/api-keys"))
+            .bearer_auth(&provider)
+            .json(&serde_json::json!({"name": "the machine", "scopes": ["agent"], "listing_ids": [listing]})),
+    )
+    .await;
+    let key_file = dir.join("agent.key");
+    std::fs::write(&key_file, minted["key"].as_str().unwrap()).unwrap();
+    (provider, key_file)
+}
+
+/// Seconds of the wall clock since 1,700,000,000 at `t_ms` (the fakes' curves are in them).
+fn curve_s(t_ms: f64) -> f64 {
+    t_ms / 1000.0 - 1_700_000_000.0
+}
+
+/// The energy of a draw of `mean + swing · sin(2π t / period)` W over `[from, until]` s, J.
+fn sine_energy((mean, swing, period): (f64, f64, f64), from: f64, until: f64) -> f64 {
+    let w = std::f64::consts::TAU / period;
+    mean * (until - from) + swing / w * ((w * from).cos() - (w * until).cos())
+}
+
+fn numbers(value: &Value) -> Vec<f64> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+/// `agent power` samples each GPU at 10 Hz through NVML (the stand-in draws a known sine and
+/// counts its exact integral): each power reading is the curve's at its time, the energy
+/// counter's difference is the curve's energy to 1 %, and a GPU without the counter uploads
+/// none — the platform then integrates the power, to 1 % too.
+#[test]
+fn agent_power_samples_the_gpus_at_10_hz_with_nvml_s_energy_counter() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = fake_nvml(dir.path());
+    let curve = (150.0, 50.0, 5.0);
+    let power = |env: &[(&str, &str)]| -> Value {
+        let output = gpumarket(dir.path())
+            .args(["agent", "power", "--secs", "1.5", "--nvml-lib"])
+            .arg(&lib)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let counted = power(&[]);
+    assert_eq!(counted["source"], "nvml", "{counted}");
+    let gpu = &counted["gpus"][0];
+    assert_eq!(gpu["uuid"], "GPU-00000000-0000-0000-0000-000000000000");
+    let (t, watts, counter) = (
+        numbers(&gpu["t_ms"]),
+        numbers(&gpu["power_w"]),
+        numbers(&gpu["energy_mj"]),
+    );
+    assert!((10..=16).contains(&t.len()), "10 Hz over 1.5 s: {t:?}");
+    for (t, w) in t.iter().zip(&watts) {
+        let s = curve_s(*t);
+        let expected = curve.0 + curve.1 * (std::f64::consts::TAU * s / curve.2).sin();
+        assert!(
+            (w - expected).abs() < 2.0,
+            "{w} W at {s} s, the curve {expected}"
+        );
+    }
+    let (first, last) = (curve_s(t[0]), curve_s(t[t.len() - 1]));
+    let expected = sine_energy(curve, first, last);
+    let counted_j = (counter[counter.len() - 1] - counter[0]) / 1000.0;
+    assert!(
+        (counted_j / expected - 1.0).abs() < 0.01,
+        "{counted_j} J counted, {expected} J drawn"
+    );
+    assert_eq!(gpu["sm_clock_mhz"][0], 1980.0);
+    assert_eq!(gpu["utilization_pct"][0], 97.0);
+
+    let powered = power(&[("FAKE_NVML_ENERGY", "0")]);
+    let gpu: domain::energy::GpuSamples =
+        serde_json::from_value(powered["gpus"][0].clone()).unwrap();
+    assert_eq!(gpu.energy_mj, None, "{powered}");
+    let (from, until) = (gpu.t_ms[0] as f64, gpu.t_ms[gpu.t_ms.len() - 1] as f64);
+    let integrated = gpu.energy_j(from, until).unwrap();
+    let expected = sine_energy(curve, curve_s(from), curve_s(until));
+    assert!(
+        (integrated / expected - 1.0).abs() < 0.01,
+        "{integrated} J integrated, {expected} J drawn"
+    );
+}
+
+/// A fake `nvidia-smi` in `dir` for a machine with the RTX 3060 of `rtx3060.csv` whose draw is
+/// `120 + 40 sin(2π t / 7)` W at t seconds of the wall clock: its facts, its health (the
+/// engine's one process on it), and its samples every 100 ms under `--loop-ms`.
+fn fake_nvidia_smi_drawing(dir: &Path) {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/agent/testdata/nvidia-smi/rtx3060.csv");
+    let uuid = "GPU-00000000-0000-0000-0000-000000003060";
+    let script = format!(
+        r#"#!/bin/sh
+case "$1" in
+--query-gpu=index,uuid,name,memory.total,driver_version,pci.bus_id,power.limit,compute_cap) cat '{fixture}' ;;
+--query-gpu=uuid,ecc.errors.uncorrected.volatile.total,clocks_throttle_reasons.active,persistence_mode) echo '{uuid}, 0, 0x0000000000000000, Enabled' ;;
+--query-compute-apps=gpu_uuid) echo '{uuid}' ;;
+--query-gpu=uuid,power.draw,clocks.sm,temperature.gpu,utilization.gpu)
+  [ "$3" = "--loop-ms=100" ] || exit 2
+  while :; do
+    awk -v t="$(date +%s.%N)" 'BEGIN {{ s = t - 1700000000; x = s - 7 * int(s / 7); printf "{uuid}, %.2f, 1777, 58, 91\n", 120 + 40 * sin(2 * atan2(0, -1) * x / 7) }}'
+    sleep 0.1
+  done ;;
+*) echo "unexpected arguments: $*"; exit 2 ;;
+esac
+"#,
+        fixture = fixture.display(),
+    );
+    let path = dir.join("nvidia-smi");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The whole loop of energy per token: the agent samples its GPU all the time (a fake
+/// `nvidia-smi` drawing a known sine), a verification runs, the worker asks for the run's
+/// samples only once it measured, the agent uploads them, and every measured cell of the
+/// signed report carries its mean power and energy per token — the curve's over the cell's
+/// window, to 1 % — with the report's `energy` naming the GPU and its idle power. Search
+/// sorts and filters by it.
+#[tokio::test]
+async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
+    use crate::{Demo, SHORT_WINDOWS, http, send_json};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let demo = Demo::start_with(root, SHORT_WINDOWS).await;
+    let api = format!("{}/v1", demo.base);
+    let listing = demo.listing_url.rsplit('/').next().unwrap().to_owned();
+    let client = http();
+    let (provider, key_file) = agent_key(&demo, root).await;
+    let bin = root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    fake_nvidia_smi_drawing(&bin);
+    let state = root.join("state");
+    let mut agent = std::process::Command::new(env!("CARGO_BIN_EXE_gpumarket"));
+    agent
+        .args([
+            "agent",
+            "run",
+            "--server",
+            &demo.base,
+            "--listing",
+            &listing,
+            "--key-file",
+        ])
+        .arg(&key_file)
+        .arg("--state-dir")
+        .arg(&state)
+        .args(["--nvml-lib", "/nonexistent/libnvidia-ml.so.1"])
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(root.join("agent.log")).unwrap());
+    let _agent = Machine {
+        child: {
+            use std::os::unix::process::CommandExt;
+            agent.process_group(0).spawn().unwrap()
+        },
+    };
+    let log = || std::fs::read_to_string(root.join("agent.log")).unwrap_or_default();
+    // Heard, and sampled for a while (the idle power is the 5 s before the run).
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = client
+            .get(format!("{api}/listings/{listing}/agent"))
+            .bearer_auth(&provider)
+            .send()
+            .await
+            .unwrap();
+        if answer.status() == 200 {
+            let body: Value = answer.json().await.unwrap();
+            if body["presence"]["state"] == "online" {
+                break;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never beat
+{}",
+            log()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    demo.verified_listing().await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let asked = client
+        .post(format!("{api}/listings/{listing}/verifications"))
+        .bearer_auth(&provider)
+        .json(&serde_json::json!({"profile": "quick"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), 202, "{:?}", asked.text().await);
+    let run: Value = asked.json().await.unwrap();
+    let run_id = run["id"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let report_id = loop {
+        let run: Value = send_json(
+            client
+                .get(format!("{api}/verifications/{run_id}"))
+                .bearer_auth(&provider),
+        )
+        .await;
+        match run["status"].as_str() {
+            Some("succeeded") => break run["report_id"].as_str().unwrap().to_owned(),
+            Some("failed") => panic!(
+                "the run failed: {run}
+{}",
+                log()
+            ),
+            _ => {}
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never ended: {run}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let stored: Value = send_json(client.get(format!("{api}/reports/{report_id}"))).await;
+    let payload = crate::base64_decode(stored["envelope"]["payload"].as_str().unwrap());
+    let statement: Value = serde_json::from_slice(&payload).unwrap();
+    let report = &statement["predicate"];
+    let uuid = "GPU-00000000-0000-0000-0000-000000003060";
+    assert_eq!(
+        report["energy"]["source"],
+        "agent",
+        "{report}
+{}",
+        log()
+    );
+    assert_eq!(report["energy"]["gpus"], serde_json::json!([uuid]));
+    let curve = (120.0, 40.0, 7.0);
+    let parse = |at: &Value| {
+        chrono::DateTime::parse_from_rfc3339(at.as_str().unwrap())
+            .unwrap()
+            .timestamp_millis() as f64
+    };
+    // Idle: the 5 s before the run's preflight, which went out just before the harness
+    // started (a fraction of a second shifts this mean by a few percent at most).
+    let started = curve_s(parse(&report["started_at"]));
+    let idle = report["energy"]["idle_power_w"].as_f64().unwrap();
+    let expected_idle = sine_energy(curve, started - 5.0, started) / 5.0;
+    assert!(
+        (idle / expected_idle - 1.0).abs() < 0.08,
+        "idle {idle} W, the curve's {expected_idle} W"
+    );
+    let mut measured = 0;
+    for cell in report["decode"].as_array().unwrap() {
+        if cell["measured_s"].is_null() {
+            assert!(cell["energy_status"].is_null(), "{cell}");
+            continue;
+        }
+        measured += 1;
+        assert_eq!(cell["energy_status"], "ok", "{cell}");
+        let from = curve_s(parse(&cell["window_started_at"]));
+        let seconds = cell["measured_s"].as_f64().unwrap();
+        let expected_w = sine_energy(curve, from, from + seconds) / seconds;
+        let mean = cell["mean_power_w"].as_f64().unwrap();
+        assert!(
+            (mean / expected_w - 1.0).abs() < 0.01,
+            "{mean} W measured, the curve drew {expected_w} W: {cell}"
+        );
+        let tokens = cell["output_tokens"].as_f64().unwrap();
+        let per_token = cell["energy_j_per_token"].as_f64().unwrap();
+        let expected = expected_w * seconds / tokens;
+        assert!(
+            (per_token / expected - 1.0).abs() < 0.01,
+            "{per_token} J per token, the curve gives {expected}: {cell}"
+        );
+    }
+    assert!(measured > 0, "{report}");
+
+    // Search by it: the cheapest energy first, a ceiling below it leaves the listing out.
+    let cell = report["decode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "valid" && c["energy_status"] == "ok" && c["context_tokens"] != 0)
+        .expect("a valid cell with its energy");
+    let (context, concurrency, per_token) = (
+        cell["context_tokens"].as_u64().unwrap(),
+        cell["concurrency"].as_u64().unwrap(),
+        cell["energy_j_per_token"].as_f64().unwrap(),
+    );
+    let search = |extra: String| {
+        let url = format!(
+            "{api}/listings?context={context}&concurrency={concurrency}&sort=j_per_token{extra}"
+        );
+        let client = client.clone();
+        async move { send_json(client.get(url)).await }
+    };
+    let found = search(String::new()).await;
+    assert_eq!(found["items"][0]["id"], listing.as_str(), "{found}");
+    let within = search(format!("&max_j_per_token={}", per_token * 1.01)).await;
+    assert_eq!(within["items"].as_array().unwrap().len(), 1, "{within}");
+    let below = search(format!("&max_j_per_token={}", per_token * 0.99)).await;
+    assert!(below["items"].as_array().unwrap().is_empty(), "{below}");
+}
+
 /// Runs `program args`, returning its output; panics when it cannot start.
 fn output(program: &str, args: &[&str]) -> std::process::Output {
     std::process::Command::new(program)
@@ -382,15 +707,7 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
 
     // The demo provider: the machine is reached over SSH on this test's sshd.
     let sshd_port = free_port();
-    let provider = send_json(client.post(format!("{api}/auth/login")).json(
-        &serde_json::json!({"email": "demo@gpumarket.local", "password": "demo-password-not-secret"}),
-    ))
-    .await["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let listed: Value = send_json(client.get(&demo.listing_url)).await;
-    let org = listed["org_id"].as_str().unwrap().to_owned();
+    let (provider, key_file) = agent_key(&demo, root).await;
     let patched = client
         .patch(&demo.listing_url)
         .bearer_auth(&provider)
@@ -399,15 +716,6 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
         .await
         .unwrap();
     assert!(patched.status().is_success(), "{:?}", patched.text().await);
-    let minted: Value = send_json(
-        client
-            .post(format!("{api}/orgs/{org}/api-keys"))
-            .bearer_auth(&provider)
-            .json(&serde_json::json!({"name": "the machine", "scopes": ["agent"], "listing_ids": [listing]})),
-    )
-    .await;
-    let key_file = root.join("agent.key");
-    std::fs::write(&key_file, minted["key"].as_str().unwrap()).unwrap();
 
     // The machine: an RTX 3060 as the listing claims (a fake nvidia-smi), sshd, the agent.
     let bin = root.join("bin");

@@ -26,12 +26,27 @@ pub struct DesiredBooking {
     pub ssh_keys: Vec<String>,
 }
 
+/// A run whose GPU samples the server asks for (only once the run has measured).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WantedTelemetry {
+    pub run_id: String,
+    /// The window, by the server's clock.
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+}
+
+/// The most runs one answer may ask samples for.
+const MAX_WANTED: usize = 64;
+
 /// The whole desired state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Desired {
     pub listing_id: String,
     pub version: String,
     pub bookings: Vec<DesiredBooking>,
+    /// Absent from servers before energy per token.
+    #[serde(default)]
+    pub telemetry_wanted: Vec<WantedTelemetry>,
 }
 
 /// Whether `name` is a booking's account: `gm-` and 12 lower-case hex digits.
@@ -91,6 +106,14 @@ impl Desired {
                 ));
             }
         }
+        if self.telemetry_wanted.len() > MAX_WANTED {
+            return Err(format!("samples asked for more than {MAX_WANTED} runs"));
+        }
+        for wanted in &self.telemetry_wanted {
+            if !valid_id(&wanted.run_id) || wanted.until <= wanted.from {
+                return Err("samples asked for a run that is not one".into());
+            }
+        }
         Ok(())
     }
 }
@@ -111,6 +134,7 @@ mod tests {
                 access_until: DateTime::UNIX_EPOCH,
                 ssh_keys: vec![key.into()],
             }],
+            telemetry_wanted: Vec::new(),
         }
     }
 

@@ -3,7 +3,8 @@
 //! word, never a proof. It reads the machine and its GPUs' health ([`facts`], [`nvml`],
 //! [`smi`]), long-polls what the machine must grant ([`desired`], [`run`]), makes and removes
 //! booking accounts ([`accounts`]), and answers OpenSSH's `AuthorizedKeysCommand` from a local
-//! cache ([`keys`]).
+//! cache ([`keys`]); it samples its GPUs into a ring buffer and uploads a run's window once
+//! the run has measured ([`telemetry`]).
 
 pub mod accounts;
 pub mod desired;
@@ -12,3 +13,4 @@ pub mod keys;
 pub mod nvml;
 pub mod run;
 pub mod smi;
+pub mod telemetry;

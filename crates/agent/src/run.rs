@@ -5,7 +5,7 @@
 //! answer changes nothing. The last desired state is kept in the state directory, so a
 //! restarted agent carries on from it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::accounts::{AccountState, AgentState, Machine, PROVISION_LEAD_SECS};
 use crate::desired::{Desired, DesiredBooking};
 use crate::keys::{KeysCache, KeysEntry, keys_dir};
+use crate::telemetry::{SharedRing, Uploaded, upload};
 
 /// How often the agent beats, and how long it waits on a long-poll.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -64,16 +65,90 @@ struct Heartbeat<'a> {
 /// The GPUs' health as last read, shared by the reader and the heartbeat.
 type LastHealth = Arc<Mutex<Option<Vec<crate::smi::GpuHealth>>>>;
 
-/// Reads the GPUs' health every [`HEARTBEAT`], for ever, into `last`: a slow or hung driver
-/// delays only this reading, never a heartbeat.
-async fn read_health(gpu_tools: crate::facts::GpuTools, last: LastHealth) {
+/// Reads the GPUs' health every [`HEARTBEAT`], for ever, into `last` (and each GPU's compute
+/// processes into the telemetry ring): a slow or hung driver delays only this reading, never
+/// a heartbeat.
+async fn read_health(gpu_tools: crate::facts::GpuTools, last: LastHealth, ring: SharedRing) {
     let mut every = tokio::time::interval(HEARTBEAT);
     loop {
         every.tick().await;
         let read = crate::facts::read_health(&gpu_tools)
             .await
             .unwrap_or_default();
+        let now = Utc::now().timestamp_millis();
+        {
+            let mut ring = ring.lock().unwrap_or_else(|e| e.into_inner());
+            for gpu in &read {
+                if let Some(count) = gpu.compute_processes {
+                    ring.note_processes(&gpu.uuid, now, count);
+                }
+            }
+        }
         *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(read);
+    }
+}
+
+/// The runs whose samples are being uploaded or were, and how often each failed.
+#[derive(Debug, Default)]
+struct Uploads {
+    done: std::collections::HashSet<String>,
+    busy: std::collections::HashSet<String>,
+    failures: HashMap<String, u32>,
+}
+
+/// The most times one run's upload is tried.
+const MAX_UPLOAD_TRIES: u32 = 5;
+
+/// Starts the uploads `desired` asks for that are neither done nor under way; each reports
+/// back on `done` when it ends.
+fn start_uploads(
+    desired: &Desired,
+    uploads: &mut Uploads,
+    (http, url, key): (&reqwest::Client, &str, &str),
+    ring: &SharedRing,
+    offset_secs: i64,
+    done: &tokio::sync::mpsc::UnboundedSender<(String, Result<Uploaded, String>)>,
+) {
+    for wanted in &desired.telemetry_wanted {
+        let id = &wanted.run_id;
+        if uploads.done.contains(id) || uploads.busy.contains(id) {
+            continue;
+        }
+        uploads.busy.insert(id.clone());
+        let (http, url, key, ring, wanted, done) = (
+            http.clone(),
+            url.to_owned(),
+            key.to_owned(),
+            ring.clone(),
+            wanted.clone(),
+            done.clone(),
+        );
+        tokio::spawn(async move {
+            let outcome = upload(&http, (&url, &key), &ring, &wanted, offset_secs).await;
+            let _ = done.send((wanted.run_id, outcome));
+        });
+    }
+}
+
+impl Uploads {
+    /// What an upload's end says of its run.
+    fn ended(&mut self, run: String, outcome: Result<Uploaded, String>) {
+        self.busy.remove(&run);
+        match outcome {
+            Ok(Uploaded::Done) => {
+                tracing::info!(run, "GPU samples uploaded");
+                self.done.insert(run);
+            }
+            Ok(Uploaded::NotYet) => {}
+            Err(e) => {
+                let tries = self.failures.entry(run.clone()).or_default();
+                *tries += 1;
+                tracing::warn!(run, error = e, tries = *tries, "GPU samples not uploaded");
+                if *tries >= MAX_UPLOAD_TRIES {
+                    self.done.insert(run);
+                }
+            }
+        }
     }
 }
 
@@ -421,9 +496,15 @@ pub async fn run(options: Options) -> Result<(), String> {
         tx,
     ));
     let health = LastHealth::default();
+    let ring = SharedRing::default();
+    tokio::spawn(crate::telemetry::sample(
+        agent.options.machine.gpu_tools.clone(),
+        ring.clone(),
+    ));
     tokio::spawn(read_health(
         agent.options.machine.gpu_tools.clone(),
         health.clone(),
+        ring.clone(),
     ));
     tokio::spawn(beat(
         http.clone(),
@@ -434,10 +515,14 @@ pub async fn run(options: Options) -> Result<(), String> {
     let mut facts = agent.report_facts(&http, None).await;
     let mut facts_at = tokio::time::Instant::now();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let telemetry_url = agent.url("telemetry");
+    let mut uploads = Uploads::default();
+    let (uploaded_tx, mut uploaded_rx) = tokio::sync::mpsc::unbounded_channel();
     loop {
         tokio::select! {
             _ = tick.tick() => {}
             changed = rx.changed() => if changed.is_err() { return Err("the long-poll stopped".into()) },
+            Some((run, outcome)) = uploaded_rx.recv() => uploads.ended(run, outcome),
         }
         if facts_at.elapsed() >= FACTS_EVERY {
             facts = agent.report_facts(&http, facts).await;
@@ -445,7 +530,18 @@ pub async fn run(options: Options) -> Result<(), String> {
         }
         let desired = rx.borrow_and_update().clone();
         if let Some(desired) = desired {
-            let now = Utc::now() + chrono::Duration::seconds(keys.offset());
+            let offset = keys.offset();
+            if !agent.options.dry_run {
+                start_uploads(
+                    &desired,
+                    &mut uploads,
+                    (&http, &telemetry_url, &agent.options.key),
+                    &ring,
+                    offset,
+                    &uploaded_tx,
+                );
+            }
+            let now = Utc::now() + chrono::Duration::seconds(offset);
             agent.reconcile(&desired, now).await;
         }
     }
@@ -505,6 +601,7 @@ mod tests {
                 ),
                 booking("0193a1b2-c3d4-7e5f-8a9b-000000000001", None),
             ],
+            telemetry_wanted: Vec::new(),
         };
         agent.reconcile(&desired, now).await;
         let made = &agent.state.accounts["gm-0c1d2e3f4a5b"];

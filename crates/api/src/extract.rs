@@ -94,54 +94,80 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let limit = req
-            .app_data::<BodyLimit>()
-            .map_or(256 * 1024, |limit| limit.0);
-        let content_type_ok = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .map(|mime| {
-                let mime = mime.trim().to_ascii_lowercase();
-                mime == "application/json" || mime.ends_with("+json")
-            })
-            .unwrap_or(false);
-        let declared_too_large = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|len| len > limit);
-        let mut payload = payload.take();
-        Box::pin(async move {
-            if !content_type_ok {
-                return Err(ApiError::new(
-                    code::UNSUPPORTED_MEDIA_TYPE,
-                    "send the body as JSON with Content-Type: application/json",
-                ));
-            }
-            let too_large = || {
-                ApiError::new(
-                    code::PAYLOAD_TOO_LARGE,
-                    format!("the body may be at most {limit} bytes"),
-                )
-            };
-            if declared_too_large {
+        let read = read_json(req, payload, 0);
+        Box::pin(async move { read.await.map(Json) })
+    }
+}
+
+/// A JSON request body of a route that takes more than the configured limit: at least `MIB`
+/// MiB (an agent's GPU samples), refused as [`Json`] refuses otherwise.
+#[derive(Debug)]
+pub struct JsonUpTo<T, const MIB: usize>(pub T);
+
+impl<T: DeserializeOwned + 'static, const MIB: usize> FromRequest for JsonUpTo<T, MIB> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let read = read_json(req, payload, MIB * 1024 * 1024);
+        Box::pin(async move { read.await.map(JsonUpTo) })
+    }
+}
+
+/// Reads a JSON body of at most the configured limit (or `at_least` bytes, when more).
+fn read_json<T: DeserializeOwned + 'static>(
+    req: &HttpRequest,
+    payload: &mut Payload,
+    at_least: usize,
+) -> impl Future<Output = Result<T, ApiError>> + 'static {
+    let limit = req
+        .app_data::<BodyLimit>()
+        .map_or(256 * 1024, |limit| limit.0)
+        .max(at_least);
+    let content_type_ok = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|mime| {
+            let mime = mime.trim().to_ascii_lowercase();
+            mime == "application/json" || mime.ends_with("+json")
+        })
+        .unwrap_or(false);
+    let declared_too_large = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|len| len > limit);
+    let mut payload = payload.take();
+    async move {
+        if !content_type_ok {
+            return Err(ApiError::new(
+                code::UNSUPPORTED_MEDIA_TYPE,
+                "send the body as JSON with Content-Type: application/json",
+            ));
+        }
+        let too_large = || {
+            ApiError::new(
+                code::PAYLOAD_TOO_LARGE,
+                format!("the body may be at most {limit} bytes"),
+            )
+        };
+        if declared_too_large {
+            return Err(too_large());
+        }
+        let mut body = web::BytesMut::new();
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|e| {
+                ApiError::new(code::MALFORMED_JSON, format!("reading the body: {e}"))
+            })?;
+            if body.len() + chunk.len() > limit {
                 return Err(too_large());
             }
-            let mut body = web::BytesMut::new();
-            while let Some(chunk) = payload.next().await {
-                let chunk = chunk.map_err(|e| {
-                    ApiError::new(code::MALFORMED_JSON, format!("reading the body: {e}"))
-                })?;
-                if body.len() + chunk.len() > limit {
-                    return Err(too_large());
-                }
-                body.extend_from_slice(&chunk);
-            }
-            parse_json(&body).map(Json)
-        })
+            body.extend_from_slice(&chunk);
+        }
+        parse_json(&body)
     }
 }
 

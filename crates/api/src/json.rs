@@ -330,6 +330,7 @@ mod tests {
                     figures: MatchView {
                         total_tok_s,
                         price_per_mtok,
+                        energy_j_per_token: None,
                     },
                 },
             )

@@ -373,6 +373,10 @@ pub struct MatchView {
     /// Price per million output tokens in minor units: the machine's price per hour
     /// (price per GPU-hour × GPUs) ÷ (total tok/s × 3600) × 10⁶.
     pub price_per_mtok: Option<f64>,
+    /// Energy per output token at the requested cell, J: the GPUs' energy over the cell's
+    /// window as the machine's agent sampled it (`source: agent`); `null` without a cell, or
+    /// where the report has none.
+    pub energy_j_per_token: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

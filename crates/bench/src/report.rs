@@ -35,6 +35,21 @@ pub struct Report {
     /// What the run cost the server (reports from before the figure have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// Where the cells' energy figures come from: the platform fills it from its agent's
+    /// samples when it signs (the command line's own reports have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<Energy>,
+}
+
+/// Where a report's energy figures come from: the GPUs the provider's agent sampled (its
+/// word, `source: agent`), and their summed power while idle before the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Energy {
+    pub source: String,
+    /// The GPUs counted (their UUIDs as the agent reported them).
+    pub gpus: Vec<String>,
+    /// Their summed mean power over the seconds before the run's first request, W.
+    pub idle_power_w: Option<f64>,
 }
 
 /// What a verification costs: the wall time of the run, the server time it took (seconds
@@ -180,6 +195,19 @@ pub struct DecodeCell {
     pub max_waiting: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub client: Option<ClientLoad>,
+    /// When the measuring window started, by the harness's clock (RFC 3339): what the GPUs'
+    /// samples are aligned with.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub window_started_at: Option<String>,
+    /// The engine's GPUs' mean power over the window, summed over them, W (the agent's samples).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mean_power_w: Option<f64>,
+    /// Their energy over the window ÷ its generated tokens, J (only when `energy_status` is `ok`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub energy_j_per_token: Option<f64>,
+    /// `ok`, `implausible_power` or `unavailable` (the cell's `status` is untouched by it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub energy_status: Option<String>,
 }
 
 impl DecodeCell {
@@ -211,6 +239,10 @@ impl DecodeCell {
             preemptions: None,
             max_waiting: None,
             client: None,
+            window_started_at: None,
+            mean_power_w: None,
+            energy_j_per_token: None,
+            energy_status: None,
         }
     }
 }

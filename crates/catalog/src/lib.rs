@@ -48,6 +48,11 @@ pub struct Gpu {
     pub fp16_tensor_tflops: f64,
     /// Names a listing's `gpu_model` may use for it.
     pub aliases: Vec<String>,
+    /// The vendor's maximum board power, W (max TDP, total graphics or board power).
+    pub board_power_w: f64,
+    /// Where the board power is published, when not in `source`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_power_source: Option<String>,
     /// The datasheet or whitepaper the figures come from.
     pub source: String,
 }
@@ -305,6 +310,15 @@ mod tests {
                 gpu.vram_gb > 0.0
                     && gpu.memory_bandwidth_gb_s > 0.0
                     && gpu.fp16_tensor_tflops > 0.0
+            );
+            // Every board's power, cited: from 70 W (T4, L4's 72) to 750 W (MI300X).
+            assert!((70.0..=750.0).contains(&gpu.board_power_w), "{}", gpu.id);
+            assert!(
+                gpu.board_power_source
+                    .as_ref()
+                    .is_none_or(|s| s.starts_with("https://")),
+                "{}",
+                gpu.id
             );
         }
         for model in &catalog.models {

@@ -62,6 +62,7 @@ pub use trust::preflights::PreflightRecord;
 pub use trust::projection::{Badge, CheckRecord, ProjectedCell, check_kind};
 pub use trust::runs::{MeasuredClaim, RunRecord};
 pub use trust::shares::{ShareKey, ShareRecord, visibility};
+pub use trust::telemetry::{TelemetryPut, TelemetryRecord};
 pub use trust::transparency::{CheckpointRecord, LogEntryRecord, NewLeaf};
 pub use trust::verification::{
     CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,

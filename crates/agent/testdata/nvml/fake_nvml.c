@@ -133,3 +133,47 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsign
     *count = running;
     return 0;
 }
+
+/* Telemetry: every GPU draws P(t) = 150 + 50 sin(2 pi t / 5) W at t seconds of the wall
+ * clock, and its total-energy counter is the exact integral of that draw, in mJ, from
+ * 1,700,000,000 s on — so a test knows what any window's energy is. FAKE_NVML_ENERGY=0 answers
+ * NOT_SUPPORTED (3) for the counter, as GPUs before Volta do. SM clock 1980 MHz, 61 C, 97 %. */
+#include <math.h>
+#include <time.h>
+
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)(ts.tv_sec - 1700000000) + ts.tv_nsec / 1e9;
+}
+static const double TWO_PI = 6.283185307179586;
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *milliwatts) {
+    double t = wall_s();
+    *milliwatts = (unsigned int)((150.0 + 50.0 * sin(TWO_PI * t / 5.0)) * 1000.0);
+    return 0;
+}
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
+                                                 unsigned long long *millijoules) {
+    const char *flag = getenv("FAKE_NVML_ENERGY");
+    if (flag && strcmp(flag, "0") == 0) return 3;
+    double t = wall_s();
+    double joules = 150.0 * t + 50.0 * 5.0 / TWO_PI * (1.0 - cos(TWO_PI * t / 5.0));
+    *millijoules = (unsigned long long)(joules * 1000.0);
+    return 0;
+}
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *mhz) {
+    if (type != 1) return 2; /* NVML_CLOCK_SM */
+    *mhz = 1980;
+    return 0;
+}
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *celsius) {
+    if (sensor != 0) return 2; /* NVML_TEMPERATURE_GPU */
+    *celsius = 61;
+    return 0;
+}
+typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *rates) {
+    rates->gpu = 97;
+    rates->memory = 40;
+    return 0;
+}

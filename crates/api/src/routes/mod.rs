@@ -82,6 +82,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::preflight::latest)
                 .service(listings::agent::get_desired)
                 .service(listings::agent::post_heartbeat)
+                .service(listings::agent::post_telemetry)
                 .service(listings::maintenance_windows::create)
                 .service(listings::maintenance_windows::list)
                 .service(listings::maintenance_windows::remove)

@@ -26,6 +26,10 @@ pub struct AgentSettings {
     /// and its machine counted down, beside the liveness probes. Agents beat every 15 s: the
     /// default is three beats missed.
     pub agent_silent_after_secs: u64,
+    /// (The worker's.) Seconds a run waits, once it measured, for its listing's agent to
+    /// upload its GPUs' samples (the report's energy per token); past it the cells' energy is
+    /// `unavailable`. Only runs of listings whose agent is heard wait.
+    pub telemetry_wait_secs: u64,
 }
 
 impl Default for AgentSettings {
@@ -37,6 +41,7 @@ impl Default for AgentSettings {
             agent_home_base: "/home".to_owned(),
             agent_keys_group: "nogroup".to_owned(),
             agent_silent_after_secs: 45,
+            telemetry_wait_secs: 20,
         }
     }
 }
@@ -57,6 +62,11 @@ impl AgentSettings {
             (1..=3600).contains(&self.agent_silent_after_secs),
             "agent_silent_after_secs",
             "must be between 1 and 3600",
+        )?;
+        ensure(
+            self.telemetry_wait_secs <= 300,
+            "telemetry_wait_secs",
+            "must be at most 300",
         )?;
         ensure(
             self.agent_home_base.starts_with('/'),

@@ -28,6 +28,8 @@ pub struct SearchHit {
     /// Total tok/s at the query's cell (or the best cell).
     pub total_tok_s: Option<f64>,
     pub price_per_mtok: Option<f64>,
+    /// Energy per token at the query's cell, J.
+    pub energy_j_per_token: Option<f64>,
 }
 
 impl SearchHit {
@@ -55,6 +57,7 @@ fn hits(items: Vec<ListingHit>) -> Vec<SearchHit> {
             record: h.listing,
             total_tok_s: h.total_tok_s,
             price_per_mtok: h.price_per_mtok,
+            energy_j_per_token: h.energy_j_per_token,
         })
         .collect()
 }
@@ -100,6 +103,8 @@ pub struct SearchParams {
     /// Only listings whose machine's agent confirms the claimed hardware.
     pub hardware_confirmed: Option<bool>,
     pub min_total_tok_s: Option<f64>,
+    /// At most this energy per token at the cell `context`×`concurrency` (required), J.
+    pub max_j_per_token: Option<f64>,
     pub context: Option<i64>,
     pub concurrency: Option<i64>,
     pub available_from: Option<DateTime<Utc>>,
@@ -109,7 +114,7 @@ pub struct SearchParams {
     pub min_reliability: Option<f64>,
     /// The engine the verified report measured: `vllm`, `llamacpp`, `sglang` or `tgi`.
     pub engine: Option<String>,
-    /// `price` (default), `tok_s`, `price_per_mtok` or `reliability`.
+    /// `price` (default), `tok_s`, `price_per_mtok`, `reliability` or `j_per_token`.
     pub sort: Option<String>,
     pub cursor: Option<String>,
     pub limit: Option<u64>,
@@ -143,11 +148,12 @@ struct Cursor {
     id: Uuid,
 }
 
-const SORTS: [(&str, SortKey); 4] = [
+const SORTS: [(&str, SortKey); 5] = [
     ("price", SortKey::Price),
     ("tok_s", SortKey::TokS),
     ("price_per_mtok", SortKey::PricePerMtok),
     ("reliability", SortKey::Reliability),
+    ("j_per_token", SortKey::JPerToken),
 ];
 
 fn sort_key(raw: Option<&str>) -> Result<SortKey, ValidationError> {
@@ -159,7 +165,7 @@ fn sort_key(raw: Option<&str>) -> Result<SortKey, ValidationError> {
         .ok_or_else(|| {
             ValidationError::new(
                 "sort",
-                "must be one of price, tok_s, price_per_mtok, reliability",
+                "must be one of price, tok_s, price_per_mtok, reliability, j_per_token",
             )
         })
 }
@@ -321,6 +327,20 @@ impl SearchParams {
                 "must be a non-negative number",
             ));
         }
+        if let Some(max) = self.max_j_per_token
+            && !(max.is_finite() && max >= 0.0)
+        {
+            return Err(ValidationError::new(
+                "max_j_per_token",
+                "must be a non-negative number",
+            ));
+        }
+        if cell.is_none() && (sort == SortKey::JPerToken || self.max_j_per_token.is_some()) {
+            return Err(ValidationError::new(
+                "context",
+                "energy per token is a cell's figure: give context and concurrency",
+            ));
+        }
         let min_reliability = reliability_floor(self.min_reliability)?;
         let window = requested_window(self.available_from, self.available_until)?;
         let gpu_count = positive("gpu_count", self.gpu_count, 64)?;
@@ -344,6 +364,7 @@ impl SearchParams {
             min_gpu_count: gpus,
             cell,
             min_total_tok_s: self.min_total_tok_s,
+            max_j_per_token: self.max_j_per_token,
             min_reliability,
             window,
             engine: text(self.engine)

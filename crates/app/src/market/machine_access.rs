@@ -6,6 +6,9 @@
 //! delays). Its heartbeats keep a last-seen time in Redis or the process, and reach the
 //! database only when what it says changes, or once a minute.
 //!
+//! The state also names the runs whose GPU samples the agent is to upload
+//! (`telemetry_wanted`, `trust::energy`).
+//!
 //! An agent's key reads its own listings' desired state and nothing else of a renter than the
 //! public keys it must install.
 
@@ -52,6 +55,9 @@ pub struct DesiredState {
     /// Changes whenever anything below does.
     pub version: String,
     pub bookings: Vec<DesiredBooking>,
+    /// The runs whose GPU samples the agent is asked to upload (each asked only once the
+    /// run has measured).
+    pub telemetry_wanted: Vec<crate::trust::energy::TelemetryWanted>,
 }
 
 /// When a booking of `[starts_at, ends_at)` gives access, cut by its machine's maintenance
@@ -148,12 +154,14 @@ impl App {
                 ssh_keys,
             });
         }
-        let canonical =
-            serde_json::to_vec(&desired).map_err(|e| AppError::Internal(e.to_string()))?;
+        let telemetry_wanted = self.telemetry_wanted(listing_id).await?;
+        let canonical = serde_json::to_vec(&(&desired, &telemetry_wanted))
+            .map_err(|e| AppError::Internal(e.to_string()))?;
         Ok(DesiredState {
             listing_id,
             version: hex::encode(&Sha256::digest(&canonical)[..8]),
             bookings: desired,
+            telemetry_wanted,
         })
     }
 }

@@ -4,6 +4,7 @@
 pub mod community;
 pub mod compare;
 pub mod completion;
+pub mod energy;
 pub mod liveness;
 pub mod physics;
 pub mod preflight;

@@ -355,6 +355,7 @@ mod tests {
             ttft_samples: None,
             itl_ms_p99: None,
             tokens_per_chunk: None,
+            energy_j_per_token: None,
         }
     }
 

@@ -345,7 +345,17 @@ pub fn evaluate(rec: &Recording) -> DecodeCell {
             timer_lag_p99_ms: timer_lag_p99,
             cpu_percent: rec.cpu_percent,
         }),
+        window_started_at: Some(wall_clock(start)),
+        mean_power_w: None,
+        energy_j_per_token: None,
+        energy_status: None,
     }
+}
+
+/// `at` on the wall clock (RFC 3339, milliseconds): now, less how long ago `at` was.
+fn wall_clock(at: Instant) -> String {
+    let ago = chrono::Duration::from_std(at.elapsed()).unwrap_or_default();
+    (chrono::Utc::now() - ago).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 #[cfg(test)]

@@ -478,6 +478,7 @@ impl Runner {
             started_at: started_at.to_rfc3339(),
             finished_at: chrono::Utc::now().to_rfc3339(),
             cost: Some(cost),
+            energy: None,
         }
     }
 }

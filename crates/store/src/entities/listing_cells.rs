@@ -18,6 +18,8 @@ pub struct Model {
     pub ttft_ms_p99: Option<f64>,
     pub ttft_samples: Option<i64>,
     pub itl_ms_p99: Option<f64>,
+    /// The cell's energy per token, J, where it was plausible.
+    pub energy_j_per_token: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -37,6 +37,7 @@ pub mod report_cells;
 pub mod report_shares;
 pub mod reports;
 pub mod run_events;
+pub mod run_telemetry;
 pub mod runs;
 pub mod server_secrets;
 pub mod signing_keys;

@@ -21,6 +21,8 @@ pub struct Model {
     pub ttft_samples: Option<i64>,
     pub itl_ms_p99: Option<f64>,
     pub tokens_per_chunk: Option<f64>,
+    /// Energy per token where the cell's energy was plausible (issue 57).
+    pub energy_j_per_token: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -158,6 +158,7 @@ impl Db {
                                 ttft_ms_p99: Set(None),
                                 ttft_samples: Set(None),
                                 itl_ms_p99: Set(None),
+                                energy_j_per_token: Set(None),
                             });
                         }
                     }
@@ -177,6 +178,7 @@ impl Db {
                             ttft_samples: Set(None),
                             itl_ms_p99: Set(None),
                             tokens_per_chunk: Set(None),
+                            energy_j_per_token: Set(None),
                         }
                     }));
                     report_rows.push(report);

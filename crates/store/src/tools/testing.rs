@@ -383,6 +383,7 @@ pub fn decode_cell(context: i64, concurrency: i64, total_tok_s: f64) -> crate::C
         ttft_samples: None,
         itl_ms_p99: None,
         tokens_per_chunk: None,
+        energy_j_per_token: None,
     }
 }
 

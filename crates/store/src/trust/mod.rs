@@ -10,5 +10,6 @@ pub(crate) mod preflights;
 pub(crate) mod projection;
 pub(crate) mod runs;
 pub(crate) mod shares;
+pub(crate) mod telemetry;
 pub(crate) mod transparency;
 pub(crate) mod verification;

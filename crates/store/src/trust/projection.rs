@@ -175,6 +175,7 @@ pub struct ProjectedCell {
     pub ttft_ms_p99: Option<f64>,
     pub ttft_samples: Option<i64>,
     pub itl_ms_p99: Option<f64>,
+    pub energy_j_per_token: Option<f64>,
 }
 
 impl From<listing_cells::Model> for ProjectedCell {
@@ -186,6 +187,7 @@ impl From<listing_cells::Model> for ProjectedCell {
             ttft_ms_p99: c.ttft_ms_p99,
             ttft_samples: c.ttft_samples,
             itl_ms_p99: c.itl_ms_p99,
+            energy_j_per_token: c.energy_j_per_token,
         }
     }
 }
@@ -263,6 +265,7 @@ async fn write_cells(
                 ttft_ms_p99: Set(c.ttft_ms_p99),
                 ttft_samples: Set(c.ttft_samples),
                 itl_ms_p99: Set(c.itl_ms_p99),
+                energy_j_per_token: Set(c.energy_j_per_token),
             })
         })
         .collect();
@@ -355,6 +358,7 @@ pub(crate) async fn set_verification(
                 ttft_ms_p99: c.ttft_ms_p99,
                 ttft_samples: c.ttft_samples,
                 itl_ms_p99: c.itl_ms_p99,
+                energy_j_per_token: c.energy_j_per_token,
             })
         })
         .collect();

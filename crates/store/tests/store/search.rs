@@ -29,6 +29,7 @@ fn random_query(rng: &mut Rng) -> ListingQuery {
     models.push("absent");
     let mut cells: Vec<(i64, i64)> = SEARCH_CELLS.to_vec();
     cells.push((4096, 2));
+    let cell = (rng.below(2) == 0).then(|| rng.pick(&cells));
     ListingQuery {
         gpu_model: maybe(rng, |r| r.pick(&models).to_owned()),
         gpu: maybe(rng, |r| {
@@ -46,17 +47,23 @@ fn random_query(rng: &mut Rng) -> ListingQuery {
         verified_only: rng.below(3) == 0,
         hardware_confirmed: rng.below(4) == 0,
         min_gpu_count: maybe(rng, |r| r.pick(&[1, 2, 4])),
-        cell: (rng.below(2) == 0).then(|| rng.pick(&cells)),
+        cell,
         min_total_tok_s: maybe(rng, |r| r.pick(&[150.0, 250.5, 300.0])),
+        // Energy is a cell's figure: asked only with one, as the API requires.
+        max_j_per_token: maybe(rng, |r| r.pick(&[0.5, 1.25, 3.0])).filter(|_| cell.is_some()),
         min_reliability: maybe(rng, |r| r.pick(&[0.5, 0.9, 1.0])),
         window: maybe(rng, |r| r.pick(&[(day(5), day(15)), (day(12), day(30))])),
         engine: maybe(rng, |r| r.pick(&["vllm", "llamacpp", "tgi"]).to_owned()),
-        sort: rng.pick(&[
-            SortKey::Price,
-            SortKey::TokS,
-            SortKey::PricePerMtok,
-            SortKey::Reliability,
-        ]),
+        sort: if cell.is_some() && rng.below(5) == 0 {
+            SortKey::JPerToken
+        } else {
+            rng.pick(&[
+                SortKey::Price,
+                SortKey::TokS,
+                SortKey::PricePerMtok,
+                SortKey::Reliability,
+            ])
+        },
         after: None,
         limit: 1 + rng.below(7),
     }
@@ -75,6 +82,7 @@ fn empty_query() -> ListingQuery {
         min_gpu_count: None,
         cell: None,
         min_total_tok_s: None,
+        max_j_per_token: None,
         min_reliability: None,
         window: None,
         engine: None,
@@ -84,7 +92,13 @@ fn empty_query() -> ListingQuery {
     }
 }
 
-type Row = (Uuid, Option<f64>, Option<f64>, store::ListingRecord);
+type Row = (
+    Uuid,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    store::ListingRecord,
+);
 
 fn rows(hits: &[ListingHit]) -> Vec<Row> {
     hits.iter()
@@ -93,6 +107,7 @@ fn rows(hits: &[ListingHit]) -> Vec<Row> {
                 h.listing.id,
                 h.total_tok_s,
                 h.price_per_mtok,
+                h.energy_j_per_token,
                 (*h.listing).clone(),
             )
         })

@@ -23,6 +23,11 @@ pub struct GpuView {
     pub fp16_tensor_tflops: f64,
     /// Names a listing's `hardware.gpu_model` may use for it.
     pub aliases: Vec<String>,
+    /// The vendor's maximum board power, W (max TDP, total graphics or board power): what an
+    /// agent's power samples are judged against.
+    pub board_power_w: f64,
+    /// Where the board power is published, when not in `source`.
+    pub board_power_source: Option<String>,
     /// The datasheet or whitepaper the figures come from.
     pub source: String,
 }
@@ -37,6 +42,8 @@ impl From<catalog::Gpu> for GpuView {
             memory_bandwidth_gb_s: g.memory_bandwidth_gb_s,
             fp16_tensor_tflops: g.fp16_tensor_tflops,
             aliases: g.aliases,
+            board_power_w: g.board_power_w,
+            board_power_source: g.board_power_source,
             source: g.source,
         }
     }

@@ -23,7 +23,7 @@ use crate::error::problem::{
     Forbidden, HardwareMismatch, InvalidToken, NotFound, ScopeRequired, Unauthenticated,
     ValidationFailed,
 };
-use crate::extract::{Auth, Json, Query};
+use crate::extract::{Auth, Json, JsonUpTo, Query};
 
 /// One GPU, as `nvidia-smi --query-gpu` reports it.
 #[derive(Debug, Deserialize, Serialize, ToSchema)]
@@ -211,8 +211,18 @@ pub struct DesiredBookingView {
     pub ssh_keys: Vec<String>,
 }
 
+/// A run whose GPU samples the agent is to upload (`POST /listings/{id}/agent/telemetry`),
+/// asked only once the run has measured.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TelemetryWantedView {
+    pub run_id: Uuid,
+    /// The window to upload, by the server's clock (the agent corrects for its own).
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+}
+
 /// The whole desired state of the listing's machine: the bookings giving access now or
-/// within `lookahead_secs`.
+/// within `lookahead_secs`, and the runs whose samples are wanted.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DesiredView {
     pub listing_id: Uuid,
@@ -220,6 +230,7 @@ pub struct DesiredView {
     pub version: String,
     pub lookahead_secs: i64,
     pub bookings: Vec<DesiredBookingView>,
+    pub telemetry_wanted: Vec<TelemetryWantedView>,
 }
 
 impl From<AccountReport> for AccountReportView {
@@ -284,6 +295,15 @@ impl From<DesiredState> for DesiredView {
                 .bookings
                 .into_iter()
                 .map(DesiredBookingView::from)
+                .collect(),
+            telemetry_wanted: d
+                .telemetry_wanted
+                .into_iter()
+                .map(|t| TelemetryWantedView {
+                    run_id: t.run_id,
+                    from: t.from,
+                    until: t.until,
+                })
                 .collect(),
         }
     }
@@ -501,4 +521,93 @@ pub async fn post_heartbeat(
     };
     let presence = app.agent_heartbeat(caller, id.into_inner(), beat).await?;
     Ok(HttpResponse::Ok().json(PresenceView::from(presence)))
+}
+
+/// One GPU's samples, in columns (one entry per sample in each).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSamplesView {
+    /// Its UUID, as the agent's facts report it.
+    pub uuid: String,
+    /// When each sample was read, milliseconds since the Unix epoch by the machine's clock,
+    /// strictly increasing; at most 6,100 (ten minutes at 10 Hz).
+    pub t_ms: Vec<i64>,
+    /// Power draw, W (0–5000).
+    pub power_w: Vec<f64>,
+    /// NVML's total-energy counter, mJ, where the GPU has one.
+    #[serde(default)]
+    pub energy_mj: Option<Vec<f64>>,
+    /// SM clock, MHz.
+    #[serde(default)]
+    pub sm_clock_mhz: Vec<Option<f64>>,
+    /// Temperature, °C.
+    #[serde(default)]
+    pub temperature_c: Vec<Option<f64>>,
+    /// Utilisation, percent.
+    #[serde(default)]
+    pub utilization_pct: Vec<Option<f64>>,
+    /// The most compute processes seen on it over the samples (`null`: not known): the GPUs
+    /// with one are the engine's.
+    #[serde(default)]
+    pub compute_processes: Option<u32>,
+}
+
+/// A run's GPU samples, uploaded once the desired state names the run in `telemetry_wanted`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryView {
+    pub run_id: Uuid,
+    /// `nvml` or `nvidia-smi`.
+    pub source: String,
+    /// At most 64 GPUs, each among those the agent's facts report.
+    pub gpus: Vec<GpuSamplesView>,
+}
+
+impl From<TelemetryView> for domain::energy::Telemetry {
+    fn from(t: TelemetryView) -> Self {
+        Self {
+            run_id: t.run_id,
+            source: t.source,
+            gpus: t
+                .gpus
+                .into_iter()
+                .map(|g| domain::energy::GpuSamples {
+                    uuid: g.uuid,
+                    t_ms: g.t_ms,
+                    power_w: g.power_w,
+                    energy_mj: g.energy_mj,
+                    sm_clock_mhz: g.sm_clock_mhz,
+                    temperature_c: g.temperature_c,
+                    utilization_pct: g.utilization_pct,
+                    compute_processes: g.compute_processes,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The listing's agent uploads a run's GPU samples (up to 8 MiB), once the desired state
+/// asks for them — only after the run has measured. Kept once: an upload repeated after a
+/// lost answer changes nothing. The report's energy per token comes from them, labelled
+/// `source: agent`.
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "post_agent_telemetry",
+    tag = "listings",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    request_body = TelemetryView,
+    responses(
+        (status = 204, description = "Kept"),
+        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound, ValidationFailed)>,
+    )
+)]
+#[post("/listings/{id}/agent/telemetry")]
+pub async fn post_telemetry(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+    JsonUpTo(body): JsonUpTo<TelemetryView, 8>,
+) -> Result<HttpResponse, ApiError> {
+    app.agent_telemetry(caller, id.into_inner(), body.into())
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
 }

@@ -37,6 +37,9 @@ pub struct SearchQuery {
     /// At least this verified total tok/s — at `context`×`concurrency` when given, else the
     /// listing's best cell.
     pub min_total_tok_s: Option<f64>,
+    /// At most this energy per output token, J, at `context`×`concurrency` (required): the
+    /// GPUs' energy as the machine's agent sampled it. Listings without it are left out.
+    pub max_j_per_token: Option<f64>,
     /// The decode cell's context (tokens) that measured figures refer to; needs `concurrency`.
     pub context: Option<i64>,
     /// The decode cell's concurrency; needs `context`.
@@ -55,8 +58,9 @@ pub struct SearchQuery {
     /// `sglang` or `tgi` (unverified machines are left out).
     pub engine: Option<String>,
     /// `price` (cheapest first, default), `tok_s` (fastest first), `price_per_mtok`
-    /// (cheapest per million output tokens first) or `reliability` (most reliable first).
-    /// The measured sorts list only listings with that figure.
+    /// (cheapest per million output tokens first), `reliability` (most reliable first) or
+    /// `j_per_token` (least energy per output token first; needs `context` and
+    /// `concurrency`). The measured sorts list only listings with that figure.
     pub sort: Option<String>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -76,6 +80,7 @@ impl From<SearchQuery> for SearchParams {
             verified: q.verified,
             hardware_confirmed: q.hardware_confirmed,
             min_total_tok_s: q.min_total_tok_s,
+            max_j_per_token: q.max_j_per_token,
             context: q.context,
             concurrency: q.concurrency,
             available_from: q.available_from,
@@ -116,6 +121,7 @@ pub async fn search(
             figures: MatchView {
                 total_tok_s: hit.total_tok_s,
                 price_per_mtok: hit.price_per_mtok,
+                energy_j_per_token: hit.energy_j_per_token,
             },
         });
     }

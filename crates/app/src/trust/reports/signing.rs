@@ -196,6 +196,9 @@ pub(crate) fn sign_run_report(
             ttft_samples: c.ttft_samples.and_then(|n| i64::try_from(n).ok()),
             itl_ms_p99: c.itl_ms_p99,
             tokens_per_chunk: c.tokens_per_chunk,
+            energy_j_per_token: c
+                .energy_j_per_token
+                .filter(|_| c.energy_status.as_deref() == Some("ok")),
         })
         .collect();
     cells.extend(report.prefill.iter().map(|e| CellRecord {
@@ -213,6 +216,7 @@ pub(crate) fn sign_run_report(
         ttft_samples: None,
         itl_ms_p99: None,
         tokens_per_chunk: None,
+        energy_j_per_token: None,
     }));
     Ok(SignedReport {
         id,

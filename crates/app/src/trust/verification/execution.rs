@@ -305,6 +305,7 @@ impl App {
         // before any engine time (a spot check's failure is a failed check). A cancel, the
         // deadline or a shutdown stops it as it stops the harness.
         let mut stop = held.stop_signal();
+        let started = Utc::now();
         let checks = tokio::select! {
             checks = self.engine_checks(&listing, &params, Patience::RUN) => Some(checks?),
             _ = stop.wait_for(|stop| *stop) => None,
@@ -344,9 +345,17 @@ impl App {
         // On this runtime. A runtime of its own (two more threads) was tried on a noisy
         // two-core VM and did not help: the slowed-engine guarantee test's spot check was
         // judged client_bound (lag p99 5.4-6.3 ms) in 4 of 6 runs with it, and in 2 of 6 here.
-        let result = bench::run(options, Some(progress_tx), held.stop_signal())
+        let mut result = bench::run(options, Some(progress_tx), held.stop_signal())
             .await
             .map_err(|e| (e.code(), e.to_string()));
+        // The agent's samples are asked for only now the run has measured (still under the
+        // lease: a cancel or a lost lease skips them).
+        if let Ok(report) = &mut result
+            && !*held.stop_signal().borrow()
+            && let Err(e) = self.add_energy(run, &listing, started, report).await
+        {
+            tracing::warn!(run = %run.id, error = %e, "the run's energy could not be read");
+        }
         held.stop_watching();
         let _ = forwarder.await;
         Ok(Measured {

@@ -68,7 +68,12 @@ impl Db {
             SortKey::TokS => (L::HeadlineTotalTokS, Direction::Desc),
             SortKey::PricePerMtok => (L::HeadlinePricePerMtok, Direction::Asc),
             SortKey::Reliability => (L::Reliability, Direction::Desc),
+            // Energy is a cell's figure: no headline has one (the app asks for a cell).
+            SortKey::JPerToken => return Ok(Vec::new()),
         };
+        if query.max_j_per_token.is_some() {
+            return Ok(Vec::new());
+        }
         if sort != SortKey::Price {
             select = select.filter(key.is_not_null());
         }
@@ -87,6 +92,7 @@ impl Db {
             .map(|listing| ListingHit {
                 total_tok_s: listing.headline_total_tok_s,
                 price_per_mtok: listing.headline_price_per_mtok,
+                energy_j_per_token: None,
                 listing: Arc::new(SharedListing::new(listing)),
             })
             .collect())
@@ -129,9 +135,20 @@ impl Db {
                 Expr::col((listings::Entity, listings::Column::Reliability)),
                 Direction::Desc,
             ),
+            SortKey::JPerToken => (
+                Expr::col((listing_cells::Entity, C::EnergyJPerToken)),
+                Direction::Asc,
+            ),
         };
         if sort == SortKey::Reliability {
             select = select.filter(listings::Column::Reliability.is_not_null());
+        }
+        if sort == SortKey::JPerToken {
+            select = select.filter(C::EnergyJPerToken.is_not_null());
+        }
+        if let Some(max) = query.max_j_per_token {
+            select =
+                select.filter(indexable(C::EnergyJPerToken, sort == SortKey::JPerToken).lte(max));
         }
         let id_expr = Expr::col((listing_cells::Entity, C::ListingId));
         if let Some(min) = query.min_total_tok_s {
@@ -171,6 +188,7 @@ impl Db {
             .map(|(listing, cell)| ListingHit {
                 total_tok_s: cell.as_ref().map(|c| c.total_tok_s),
                 price_per_mtok: cell.as_ref().map(|c| c.price_per_mtok),
+                energy_j_per_token: cell.as_ref().and_then(|c| c.energy_j_per_token),
                 listing: Arc::new(SharedListing::new(listing)),
             })
             .collect())

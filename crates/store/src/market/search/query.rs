@@ -23,6 +23,9 @@ pub enum SortKey {
     PricePerMtok,
     /// The 30-day uptime, most reliable first (listings never observed are left out).
     Reliability,
+    /// Energy per token at the query's cell, least first (a cell is required; cells without
+    /// the figure are left out).
+    JPerToken,
 }
 
 /// Where the previous page ended: its last row's sort value and id.
@@ -51,6 +54,8 @@ pub struct ListingQuery {
     /// `(context_tokens, concurrency)`.
     pub cell: Option<(i64, i64)>,
     pub min_total_tok_s: Option<f64>,
+    /// At most this energy per token at the query's cell (which it requires), J.
+    pub max_j_per_token: Option<f64>,
     /// The 30-day uptime at least this (0 to 1); listings never observed are left out.
     pub min_reliability: Option<f64>,
     /// The listing's availability window must cover `[from, until)`.
@@ -114,6 +119,8 @@ pub struct ListingHit {
     /// Total tok/s at the query's cell (or the best cell).
     pub total_tok_s: Option<f64>,
     pub price_per_mtok: Option<f64>,
+    /// Energy per token at the query's cell, J (`None` for the headline figures).
+    pub energy_j_per_token: Option<f64>,
 }
 
 impl ListingHit {
@@ -124,6 +131,7 @@ impl ListingHit {
             SortKey::TokS => self.total_tok_s,
             SortKey::PricePerMtok => self.price_per_mtok,
             SortKey::Reliability => self.listing.reliability,
+            SortKey::JPerToken => self.energy_j_per_token,
         }
     }
 }

@@ -148,6 +148,7 @@ fn search_cells(
             ttft_ms_p99: Set(None),
             ttft_samples: Set(None),
             itl_ms_p99: Set(None),
+            energy_j_per_token: Set(rng.pick(&[None, Some(0.5), Some(1.25), Some(2.0)])),
         });
     }
     cells

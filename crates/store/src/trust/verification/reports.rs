@@ -31,6 +31,8 @@ pub struct CellRecord {
     pub ttft_samples: Option<i64>,
     pub itl_ms_p99: Option<f64>,
     pub tokens_per_chunk: Option<f64>,
+    /// Energy per token, J, where the cell's energy was plausible.
+    pub energy_j_per_token: Option<f64>,
 }
 
 impl TryFrom<report_cells::Model> for CellRecord {
@@ -58,6 +60,7 @@ impl TryFrom<report_cells::Model> for CellRecord {
             ttft_samples: c.ttft_samples,
             itl_ms_p99: c.itl_ms_p99,
             tokens_per_chunk: c.tokens_per_chunk,
+            energy_j_per_token: c.energy_j_per_token,
         })
     }
 }
@@ -164,6 +167,7 @@ impl Db {
                 ttft_samples: Set(c.ttft_samples),
                 itl_ms_p99: Set(c.itl_ms_p99),
                 tokens_per_chunk: Set(c.tokens_per_chunk),
+                energy_j_per_token: Set(c.energy_j_per_token),
             });
             report_cells::Entity::insert_many(cells)
                 .exec_without_returning(&txn)

@@ -44,6 +44,7 @@ pub(super) struct Cell {
     pub(super) price: i64,
     pub(super) tok_s: f64,
     pub(super) per_mtok: f64,
+    pub(super) j_per_token: Option<f64>,
     /// The cell's GPU model where it is not the listing's (it is written as the listing's).
     pub(super) model: Option<Box<str>>,
 }
@@ -55,15 +56,17 @@ impl Cell {
             price: cell.price_amount,
             tok_s: cell.total_tok_s,
             per_mtok: cell.price_per_mtok,
+            j_per_token: cell.energy_j_per_token,
             model: (cell.gpu_model != listing_model).then(|| cell.gpu_model.into_boxed_str()),
         }
     }
 
-    pub(super) fn keys(&self) -> [Option<f64>; 3] {
+    pub(super) fn keys(&self) -> [Option<f64>; 4] {
         [
             Some(self.price as f64),
             Some(self.tok_s),
             Some(self.per_mtok),
+            self.j_per_token,
         ]
     }
 }
@@ -148,9 +151,9 @@ impl Facts {
         self.active || !self.cells.is_empty()
     }
 
-    fn headline_keys(&self) -> Option<[Option<f64>; 3]> {
+    fn headline_keys(&self) -> Option<[Option<f64>; 4]> {
         self.active
-            .then_some([Some(self.price as f64), self.tok_s, self.per_mtok])
+            .then_some([Some(self.price as f64), self.tok_s, self.per_mtok, None])
     }
 
     fn cell(&self, at: (i64, i64)) -> Option<&Cell> {
@@ -196,18 +199,18 @@ impl<'q> Prepared<'q> {
 
     /// The figures `f` is found and ordered by, when it passes every filter on its facts
     /// alone; texts whose fingerprints matched are confirmed on the record by [`Self::confirm`].
-    fn figures(&self, f: &Facts) -> Option<(Option<f64>, Option<f64>)> {
+    fn figures(&self, f: &Facts) -> Option<Figures> {
         let q = self.q;
-        let (price, tok_s, per_mtok) = match q.cell {
+        let (price, tok_s, per_mtok, j_per_token) = match q.cell {
             None => {
                 if !f.active {
                     return None;
                 }
-                (f.price, f.tok_s, f.per_mtok)
+                (f.price, f.tok_s, f.per_mtok, None)
             }
             Some(at) => {
                 let c = f.cell(at)?;
-                (c.price, Some(c.tok_s), Some(c.per_mtok))
+                (c.price, Some(c.tok_s), Some(c.per_mtok), c.j_per_token)
             }
         };
         let at_least = |value: Option<f64>, min: Option<f64>| match min {
@@ -216,6 +219,8 @@ impl<'q> Prepared<'q> {
         };
         let pass = q.max_price.is_none_or(|max| price <= max)
             && at_least(tok_s, q.min_total_tok_s)
+            && q.max_j_per_token
+                .is_none_or(|max| j_per_token.is_some_and(|j| j <= max))
             && q.min_vram_gb.is_none_or(|v| f.vram_gb >= v)
             && self.currency.is_none_or(|c| f.currency == c)
             && self.region.is_none_or(|r| f.region == r)
@@ -237,7 +242,7 @@ impl<'q> Prepared<'q> {
             (Some(_), Some(Cell { model: Some(_), .. })) => true,
             (Some(model), _) => f.model == model,
         };
-        (pass && model_may_match).then_some((tok_s, per_mtok))
+        (pass && model_may_match).then_some((tok_s, per_mtok, j_per_token))
     }
 
     /// The texts compared exactly, on a listing whose facts passed.
@@ -374,12 +379,13 @@ impl Index {
         };
         found
             .into_iter()
-            .filter_map(|(slot, tok_s, per_mtok)| {
+            .filter_map(|(slot, (tok_s, per_mtok, j_per_token))| {
                 let record = self.records.get(slot as usize)?.as_ref()?;
                 Some(ListingHit {
                     listing: Arc::clone(record),
                     total_tok_s: tok_s,
                     price_per_mtok: per_mtok,
+                    energy_j_per_token: j_per_token,
                 })
             })
             .collect()
@@ -412,10 +418,9 @@ impl Index {
         }
         let slot = at.slot as usize;
         let facts = self.facts.get(slot)?.as_ref()?;
-        let (tok_s, per_mtok) = p.figures(facts)?;
+        let figures = p.figures(facts)?;
         let record = self.records.get(slot)?.as_deref()?;
-        p.confirm(facts, record)
-            .then_some((at.slot, tok_s, per_mtok))
+        p.confirm(facts, record).then_some((at.slot, figures))
     }
 
     /// A page from `order` (the query's), from the cursor on; `None` when more than `budget`
@@ -441,6 +446,7 @@ impl Index {
         let past = |key: f64| match q.sort {
             SortKey::Price => q.max_price.is_some_and(|max| key > max as f64),
             SortKey::TokS => q.min_total_tok_s.is_some_and(|min| key < min),
+            SortKey::JPerToken => q.max_j_per_token.is_some_and(|max| key > max),
             SortKey::PricePerMtok | SortKey::Reliability => false,
         };
         let model = p.order_model(q.sort);
@@ -514,8 +520,9 @@ impl Index {
                 Some(cell) => cell.price as f64,
                 None => facts.price as f64,
             }),
-            SortKey::TokS => hit.1,
-            SortKey::PricePerMtok => hit.2,
+            SortKey::TokS => hit.1.0,
+            SortKey::PricePerMtok => hit.1.1,
+            SortKey::JPerToken => hit.1.2,
             SortKey::Reliability => facts.reliability,
         }
     }
@@ -523,13 +530,17 @@ impl Index {
 
 /// Where a listing goes in a shape's orders: the shape (a decode cell, or `None` for the
 /// headline figures), its keys in them, the model it is found by there.
-type Placed = (Shape, [Option<f64>; 3], u64);
+type Placed = (Shape, [Option<f64>; 4], u64);
 
 /// A search shape: a decode cell `(context, concurrency)`, or `None` for the headline figures.
 type Shape = Option<(i64, i64)>;
 
+/// The figures a listing is found and ordered by: total tok/s, price per Mtok, energy per
+/// token (at the query's cell, or the headline's).
+type Figures = (Option<f64>, Option<f64>, Option<f64>);
+
 /// A listing a search found: its slot and the figures it was found by.
-type Found = (u32, Option<f64>, Option<f64>);
+type Found = (u32, Figures);
 
 /// A booking as memory reads it: its id, listing, interval, GPUs, status and hold's expiry.
 pub(super) type BookedRow = (

@@ -1,5 +1,5 @@
 //! The ordered sets search walks: one per order (price, measured throughput, price per
-//! million tokens), keyed by the sort value and the listing's id, as the database orders them.
+//! million tokens, energy per token), keyed by the sort value and the listing's id, as the database orders them.
 
 use std::collections::BTreeMap;
 
@@ -61,13 +61,14 @@ pub(super) fn change(order: &mut Order, key: Option<f64>, id: Uuid, at: Option<A
     }
 }
 
-/// The listings of one search shape in its orders by price, tok/s and price per Mtok. (The
-/// reliability order is the listing's own, shared by every shape: [`Index::reliable`].)
+/// The listings of one search shape in its orders by price, tok/s, price per Mtok and energy
+/// per token. (The reliability order is the listing's own, shared by every shape:
+/// [`Index::reliable`].)
 #[derive(Debug, Default)]
-pub(super) struct Orders(pub(super) [Order; 3]);
+pub(super) struct Orders(pub(super) [Order; 4]);
 
 impl Orders {
-    pub(super) fn change(&mut self, id: Uuid, keys: [Option<f64>; 3], at: Option<At>) {
+    pub(super) fn change(&mut self, id: Uuid, keys: [Option<f64>; 4], at: Option<At>) {
         for (order, key) in self.0.iter_mut().zip(keys) {
             change(order, key, id, at);
         }
@@ -78,6 +79,7 @@ impl Orders {
             SortKey::Price => Some(&self.0[0]),
             SortKey::TokS => Some(&self.0[1]),
             SortKey::PricePerMtok => Some(&self.0[2]),
+            SortKey::JPerToken => Some(&self.0[3]),
             SortKey::Reliability => None,
         }
     }
