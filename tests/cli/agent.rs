@@ -421,6 +421,7 @@ esac
 #[tokio::test]
 async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
     use crate::{Demo, SHORT_WINDOWS, http, send_json};
+    use serde_json::json;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let demo = Demo::start_with(root, SHORT_WINDOWS).await;
@@ -597,6 +598,85 @@ async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
     assert_eq!(within["items"].as_array().unwrap().len(), 1, "{within}");
     let below = search(format!("&max_j_per_token={}", per_token * 0.99)).await;
     assert!(below["items"].as_array().unwrap().is_empty(), "{below}");
+
+    // Offers at an objective every cell meets, least energy first: the load it serves is
+    // the context's highest concurrency, with that cell's energy; a ceiling below leaves it out.
+    let context = report["decode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["context_tokens"].as_u64())
+        .max()
+        .unwrap();
+    let offers = |extra: String| {
+        let url = format!(
+            "{api}/offers?model=nvidia-nemotron-nano-12b-v2-awq&context={context}&users=1\
+             &ttft_p99_ms=600000&itl_p99_ms=600000&sort=j_per_token{extra}"
+        );
+        let client = client.clone();
+        async move { send_json(client.get(url)).await }
+    };
+    let offered = offers(String::new()).await;
+    let goodput = &offered["items"][0]["goodput"];
+    let served = report["decode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["context_tokens"] == goodput["context_tokens"] && c["concurrency"] == goodput["users"]
+        })
+        .unwrap_or_else(|| panic!("{offered}"));
+    assert_eq!(
+        goodput["energy_j_per_token"], served["energy_j_per_token"],
+        "{offered}"
+    );
+    let ceiling = served["energy_j_per_token"].as_f64().unwrap() * 0.99;
+    let none = offers(format!("&max_j_per_token={ceiling}")).await;
+    assert!(none["items"].as_array().unwrap().is_empty(), "{none}");
+
+    // The planner prices the measured power at an electricity price: the cell's energy per
+    // token × its tok/s for an hour, and per million tokens.
+    let planned: Value = send_json(client.get(format!(
+        "{api}/planner?model=nvidia-nemotron-nano-12b-v2-awq&context={context}&users=1\
+         &ttft_p99_ms=600000&itl_p99_ms=600000&electricity_per_mwh=20000"
+    )))
+    .await;
+    let row = planned["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["gpu"]["id"] == "rtx-3060-12gb")
+        .unwrap_or_else(|| panic!("{planned}"));
+    assert_eq!(
+        (&row["source"], &row["power_source"]),
+        (&json!("measured"), &json!("agent")),
+        "{row}"
+    );
+    let j = row["energy_j_per_token"].as_f64().unwrap();
+    let per_mtok = row["energy_cost_per_mtok"].as_f64().unwrap();
+    assert!(
+        (per_mtok / (j * 1e6 / 3.6e9 * 20_000.0) - 1.0).abs() < 0.001,
+        "{row}"
+    );
+    let per_hour = row["energy_cost_per_hour"].as_f64().unwrap();
+    let watts = row["power_w"].as_f64().unwrap();
+    assert!(
+        (per_hour / (watts / 1e6 * 20_000.0) - 1.0).abs() < 0.001,
+        "{row}"
+    );
+
+    // The report page shows the power strip, a bar per measured cell.
+    let page = client
+        .get(format!("{}/reports/{report_id}", demo.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("id=\"power-strip\""), "{page}");
+    assert_eq!(page.matches("data-power-w=").count(), measured, "{page}");
+    assert!(page.contains("source: agent"), "{page}");
 }
 
 /// Runs `program args`, returning its output; panics when it cannot start.

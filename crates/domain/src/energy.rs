@@ -327,6 +327,31 @@ pub fn mean_power_w(gpus: &[&GpuSamples], (from, until): (f64, f64)) -> Option<f
     Some(round_sig(joules? / ((until - from) / 1000.0), 5))
 }
 
+/// An electricity price as asked (`electricity_per_mwh`, minor units per MWh): 1 to 10⁸.
+pub fn electricity_price(raw: Option<i64>) -> Result<Option<i64>, crate::ValidationError> {
+    match raw {
+        Some(price) if !(1..=100_000_000).contains(&price) => Err(crate::ValidationError::new(
+            "electricity_per_mwh",
+            "must be a price in minor units per MWh, from 1 to 100000000",
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Joules in a megawatt-hour.
+const J_PER_MWH: f64 = 3.6e9;
+
+/// What drawing `power_w` for an hour costs at `per_mwh` (minor units per MWh), minor units.
+pub fn energy_cost_per_hour(power_w: f64, per_mwh: i64) -> f64 {
+    round_sig(power_w * 3600.0 / J_PER_MWH * per_mwh as f64, 4)
+}
+
+/// What a million tokens at `j_per_token` cost at `per_mwh` (minor units per MWh), minor
+/// units.
+pub fn energy_cost_per_mtok(j_per_token: f64, per_mwh: i64) -> f64 {
+    round_sig(j_per_token * 1e6 / J_PER_MWH * per_mwh as f64, 4)
+}
+
 /// `x` to `digits` significant digits.
 pub fn round_sig(x: f64, digits: i32) -> f64 {
     if x == 0.0 || !x.is_finite() {
@@ -471,5 +496,13 @@ mod tests {
         assert_eq!(engine_gpus(&t).len(), 2);
         assert_eq!(round_sig(0.000_123_456, 3), 0.000_123);
         assert_eq!(round_sig(123_456.0, 2), 120_000.0);
+    }
+
+    #[test]
+    fn energy_is_priced_per_hour_and_per_million_tokens() {
+        // 700 W for an hour is 0.7 MWh... of a thousandth: 0.0007 MWh at 15,000 cents/MWh.
+        assert_eq!(energy_cost_per_hour(700.0, 15_000), 10.5);
+        // 0.36 J a token: a million tokens are 0.1 kWh, 0.0001 MWh.
+        assert_eq!(energy_cost_per_mtok(0.36, 15_000), 1.5);
     }
 }

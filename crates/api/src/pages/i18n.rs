@@ -251,6 +251,15 @@ labels! {
     ttft_note: "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.", "TTFT 於基準測試預熱伺服器提示快取後量測，因此大致不含預填時間。";
     all_measurements: "All measurements", "所有量測";
     all_caption: "Latencies are medians. Total tok/s is output across all simultaneous requests.", "延遲為中位數。總 tok/s 為所有同時請求的輸出總和。";
+    gpu_power: "GPU power", "GPU 功耗";
+    power_caption: "Each bar is a decode cell's mean GPU power over its window, as the machine's agent sampled it (source: agent). GPU energy only: not the CPU, fans or power-supply losses.", "每一長條為一個解碼格在其量測視窗內的平均 GPU 功耗，由機器上的代理程式取樣（來源：agent）。僅含 GPU 能耗：不含 CPU、風扇或電源損耗。";
+    idle_power: "idle before the run", "執行前閒置";
+    mean_power: "Mean power", "平均功耗";
+    j_per_token: "Energy per token", "每 token 能耗";
+    energy: "Energy", "能耗";
+    energy_ok: "ok", "正常";
+    energy_implausible: "implausible power", "功耗不合理";
+    energy_unavailable: "unavailable", "無資料";
     phase: "Phase", "階段";
     status: "Status", "狀態";
     time_between_tokens: "Time between tokens", "token 間隔時間";

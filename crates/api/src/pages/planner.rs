@@ -93,6 +93,7 @@ pub(super) async fn planner_page(req: HttpRequest, app: web::Data<App>) -> HttpR
             users: Some(users as i64),
             ttft_p99_ms: Some(ttft),
             itl_p99_ms: Some(itl),
+            electricity_per_mwh: None,
         };
         match app.planner(params).await {
             Ok(planner) => {

@@ -30,10 +30,31 @@ pub struct ReportBody {
     pub levels: Vec<u64>,
     pub matrix: Vec<MatrixRow>,
     pub measurements: Vec<MeasurementRow>,
+    /// The GPU power strip, when the report carries energy figures.
+    pub power: Option<PowerBlock>,
     pub compliant: bool,
     pub partial: bool,
     /// Reasons of non-compliance, as the report states them.
     pub reasons: Vec<String>,
+}
+
+/// The decode cells' GPU power: a strip of bars, and each cell's figures.
+#[derive(Debug)]
+pub struct PowerBlock {
+    pub svg: String,
+    /// "1 GPU · 64.2 W idle before the run", from the report's `energy`.
+    pub note: String,
+    pub rows: Vec<PowerRow>,
+}
+
+#[derive(Debug)]
+pub struct PowerRow {
+    pub context_label: String,
+    pub concurrency: u64,
+    pub watts: String,
+    pub j_per_token: String,
+    pub status: &'static str,
+    pub status_words: &'static str,
 }
 
 #[derive(Debug)]
@@ -230,6 +251,7 @@ impl ReportBody {
         } else {
             Vec::new()
         };
+        let power = power_block(report, l);
         let mut measurements: Vec<MeasurementRow> =
             report.prefill.iter().map(|e| prefill_row(e, l)).collect();
         measurements.extend(report.decode.iter().map(|c| decode_row(c, l)));
@@ -265,11 +287,68 @@ impl ReportBody {
             levels,
             matrix,
             measurements,
+            power,
             compliant: report.compliance.compliant,
             partial: report.partial,
             reasons: report.compliance.reasons.clone(),
         }
     }
+}
+
+/// The power strip of a report whose cells carry energy figures; `None` otherwise.
+fn power_block(report: &Report, l: &'static Labels) -> Option<PowerBlock> {
+    let cells: Vec<&DecodeCell> = report
+        .decode
+        .iter()
+        .filter(|c| c.energy_status.is_some())
+        .collect();
+    if cells.is_empty() {
+        return None;
+    }
+    let status = |c: &DecodeCell| match c.energy_status.as_deref() {
+        Some("ok") => ("ok", l.energy_ok),
+        Some("implausible_power") => ("implausible_power", l.energy_implausible),
+        _ => ("unavailable", l.energy_unavailable),
+    };
+    let strip: Vec<super::svg::PowerBar<'_>> = cells
+        .iter()
+        .map(|c| super::svg::PowerBar {
+            context: c.context_tokens,
+            concurrency: c.concurrency,
+            watts: c.mean_power_w,
+            per_token: c.energy_j_per_token,
+            status: status(c).0,
+        })
+        .collect();
+    let mut note = Vec::new();
+    if let Some(energy) = &report.energy {
+        note.push(format!("{} GPU", energy.gpus.len()));
+        if let Some(idle) = energy.idle_power_w {
+            note.push(format!("{} W {}", number(idle, 1), l.idle_power));
+        }
+    }
+    Some(PowerBlock {
+        svg: super::svg::power_svg(&strip),
+        note: note.join(" · "),
+        rows: cells
+            .iter()
+            .map(|c| {
+                let (status, status_words) = status(c);
+                PowerRow {
+                    context_label: context_label(c.context_tokens),
+                    concurrency: c.concurrency,
+                    watts: c
+                        .mean_power_w
+                        .map_or_else(|| "—".into(), |w| format!("{} W", number(w, 1))),
+                    j_per_token: c
+                        .energy_j_per_token
+                        .map_or_else(|| "—".into(), |j| format!("{} J", number(j, 4))),
+                    status,
+                    status_words,
+                }
+            })
+            .collect(),
+    })
 }
 
 fn matrix_cell(c: &DecodeCell, l: &Labels) -> MatrixCell {

@@ -37,6 +37,58 @@ pub(crate) fn uptime_svg(days: &[(chrono::NaiveDate, Option<f64>)]) -> String {
     svg
 }
 
+/// One decode cell's bar in the power strip.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PowerBar<'a> {
+    pub context: u64,
+    pub concurrency: u64,
+    /// Mean power over the window, W.
+    pub watts: Option<f64>,
+    pub per_token: Option<f64>,
+    /// The cell's `energy_status`.
+    pub status: &'a str,
+}
+
+/// A report's decode cells' mean GPU power as a strip of bars, in the report's order: each
+/// bar's height its power against the strip's highest, its class the cell's energy status
+/// (`ok`, `implausible_power`, `unavailable`), the cell and figures also in `data-`
+/// attributes and a `<title>`. Numbers and the standard's status names only.
+pub(crate) fn power_svg(cells: &[PowerBar<'_>]) -> String {
+    const BAR: f64 = 10.0;
+    const GAP: f64 = 3.0;
+    const H: f64 = 40.0;
+    let width = cells.len() as f64 * (BAR + GAP);
+    let top = cells.iter().filter_map(|c| c.watts).fold(1.0f64, f64::max);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {H}\" role=\"img\">"
+    );
+    for (i, bar) in cells.iter().enumerate() {
+        let PowerBar {
+            context,
+            concurrency,
+            watts,
+            per_token,
+            status,
+        } = *bar;
+        let status = match status {
+            "ok" | "implausible_power" => status,
+            _ => "unavailable",
+        };
+        let x = i as f64 * (BAR + GAP);
+        let height = watts.map_or(4.0, |w| (H * w / top).max(4.0));
+        let shown = watts.map_or_else(|| "–".to_owned(), |w| format!("{w:.1} W"));
+        let joules = per_token.map_or_else(String::new, |j| format!(", {j:.4} J/token"));
+        svg.push_str(&format!(
+            "<rect class=\"cell {status}\" data-context=\"{context}\" data-concurrency=\"{concurrency}\" data-power-w=\"{}\" data-j-per-token=\"{}\" x=\"{x}\" y=\"{:.1}\" width=\"{BAR}\" height=\"{height:.1}\"><title>{context} × {concurrency}: {shown}{joules} ({status})</title></rect>",
+            watts.map_or_else(String::new, |w| format!("{w}")),
+            per_token.map_or_else(String::new, |j| format!("{j}")),
+            H - height,
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
 /// One context's frontier as SVG: per report a path through `(per-user tok/s, total tok/s)`
 /// by concurrency (its points also in `data-points`, unscaled), and the stutter limit's line
 /// (per-user speed 1000 ÷ `itl_p99_ms`) when given. Numbers only: nothing a report wrote.

@@ -10,6 +10,7 @@ use crate::verification::{list, provider};
 
 on_both_backends!(an_agents_key_reports_its_machine_and_nothing_else);
 on_both_backends!(an_agent_long_polls_its_machine_s_desired_state_and_beats);
+on_both_backends!(an_agent_uploads_a_run_s_gpu_samples_only_once_asked);
 
 /// What `gpumarket agent facts` prints for `gpus` GPUs of `name` and `mib` MiB.
 pub(crate) fn facts(name: &str, mib: u64, gpus: usize) -> Value {
@@ -552,4 +553,168 @@ async fn an_agent_long_polls_its_machine_s_desired_state_and_beats(app: TestApp)
     let (after, cancelled) = tokio::join!(poll, cancel);
     assert!(cancelled.status().is_success());
     assert_eq!(after["bookings"], json!([]), "{after}");
+}
+
+/// One GPU's samples, `n` of them from `t0` every 100 ms at `watts`.
+fn samples(uuid: &str, t0: i64, n: i64, watts: f64) -> Value {
+    let t: Vec<i64> = (0..n).map(|i| t0 + i * 100).collect();
+    json!({"uuid": uuid, "t_ms": t, "power_w": vec![watts; n as usize],
+           "sm_clock_mhz": vec![1777.0; n as usize], "temperature_c": vec![58.0; n as usize],
+           "utilization_pct": vec![91.0; n as usize], "compute_processes": 1})
+}
+
+/// A run's GPU samples: the desired state names the run only once the worker asks for them
+/// (after the run measured); the listing's agent uploads them once (a repeat changes
+/// nothing) and then the state no longer asks. Per role: none 401, a person or a read key
+/// 403 `scope_required`, another listing's agent 403; a run not asked for 404; samples out of
+/// their bounds, or of a GPU the agent never reported, 422 naming the field.
+async fn an_agent_uploads_a_run_s_gpu_samples_only_once_asked(app: TestApp) {
+    let p = provider(&app).await;
+    let listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let other_listing = list(&app, &p, "http://127.0.0.1:9").await;
+    let owner = (p.org.as_str(), p.owner.access_token.as_str());
+    let agent = reporting_agent(
+        &app,
+        owner,
+        &listing,
+        facts("NVIDIA GeForce RTX 3060", 12288, 1),
+    )
+    .await;
+    let other = reporting_agent(
+        &app,
+        owner,
+        &other_listing,
+        facts("NVIDIA GeForce RTX 3060", 12288, 1),
+    )
+    .await;
+    let reader: Value = app
+        .post(
+            &format!("/v1/orgs/{}/api-keys", p.org),
+            Some(&p.owner.access_token),
+            json!({"name": "r", "scopes": ["read"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let reader = reader["key"].as_str().unwrap().to_owned();
+    let desired = format!("/v1/listings/{listing}/agent/desired");
+    let url = format!("/v1/listings/{listing}/agent/telemetry");
+    let run = uuid::Uuid::now_v7();
+    let now = chrono::Utc::now();
+    let t0 = now.timestamp_millis() - 5_000;
+    let upload = json!({"run_id": run, "source": "nvidia-smi",
+                        "gpus": [samples("GPU-0", t0, 40, 120.0)]});
+
+    // Nothing asked: the state names no run, and an upload finds nothing to fill.
+    let state: Value = app.get_json(&desired, Some(&agent)).await;
+    assert_eq!(state["telemetry_wanted"], json!([]), "{state}");
+    assert_problem(
+        app.post(&url, Some(&agent), upload.clone()).await,
+        404,
+        "not_found",
+    )
+    .await;
+
+    // The worker asks once the run measured: the state names it, with its window.
+    let listing_id: uuid::Uuid = listing.parse().unwrap();
+    let window = (now - chrono::Duration::seconds(6), now);
+    app.app
+        .db()
+        .request_telemetry(run, listing_id, window, now)
+        .await
+        .unwrap();
+    let state: Value = app.get_json(&desired, Some(&agent)).await;
+    assert_eq!(
+        state["telemetry_wanted"][0]["run_id"],
+        run.to_string(),
+        "{state}"
+    );
+
+    // Per role.
+    assert_problem(
+        app.post(&url, None, upload.clone()).await,
+        401,
+        "unauthenticated",
+    )
+    .await;
+    for token in [&p.owner.access_token, &reader] {
+        assert_problem(
+            app.post(&url, Some(token), upload.clone()).await,
+            403,
+            "scope_required",
+        )
+        .await;
+    }
+    assert_problem(
+        app.post(&url, Some(&other), upload.clone()).await,
+        403,
+        "forbidden",
+    )
+    .await;
+
+    // Bounded and checked: each problem names its field; nothing is kept.
+    let mut broken = upload.clone();
+    broken["gpus"][0]["power_w"][3] = json!(9000.0);
+    let problem = assert_problem(
+        app.post(&url, Some(&agent), broken).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("power_w"),
+        "{problem}"
+    );
+    let mut backwards = upload.clone();
+    backwards["gpus"][0]["t_ms"][5] = json!(t0);
+    let problem = assert_problem(
+        app.post(&url, Some(&agent), backwards).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("t_ms"),
+        "{problem}"
+    );
+    let stranger =
+        json!({"run_id": run, "source": "nvidia-smi", "gpus": [samples("GPU-7", t0, 40, 120.0)]});
+    let problem = assert_problem(
+        app.post(&url, Some(&agent), stranger).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "gpus", "{problem}");
+    let mut unknown = upload.clone();
+    unknown["watts"] = json!(1);
+    assert_problem(
+        app.post(&url, Some(&agent), unknown).await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert!(
+        app.app
+            .db()
+            .telemetry_of(run)
+            .await
+            .unwrap()
+            .unwrap()
+            .samples
+            .is_none()
+    );
+
+    // Kept once; a repeat (a lost answer) changes nothing; the state no longer asks.
+    let kept = app.post(&url, Some(&agent), upload.clone()).await;
+    assert_eq!(kept.status(), 204, "{:?}", kept.text().await);
+    let mut again = upload.clone();
+    again["gpus"][0]["power_w"][0] = json!(999.0);
+    assert_eq!(app.post(&url, Some(&agent), again).await.status(), 204);
+    let stored = app.app.db().telemetry_of(run).await.unwrap().unwrap();
+    let stored: Value = serde_json::from_str(&stored.samples.unwrap()).unwrap();
+    assert_eq!(stored["gpus"][0]["power_w"][0], 120.0);
+    let state: Value = app.get_json(&desired, Some(&agent)).await;
+    assert_eq!(state["telemetry_wanted"], json!([]), "{state}");
 }

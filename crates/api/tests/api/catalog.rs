@@ -58,9 +58,28 @@ async fn catalogs_and_the_calculator_are_public_and_refuse_unknown_ids(app: Test
         assert_eq!(estimate["formula"]["efficiency"], 0.8);
         assert!(estimate["max_concurrency"].as_u64().unwrap() >= 1);
         assert!(estimate["measured"].as_array().unwrap().is_empty());
+        // The GPU's energy at that speed, from its board power (170 W): a ceiling.
+        let energy = &estimate["energy"];
+        assert_eq!(energy["board_power_w"], 170.0);
+        let total = estimate["predicted"]["total_tok_s"].as_f64().unwrap();
+        let ceiling = energy["j_per_token_ceiling"].as_f64().unwrap();
+        assert!((ceiling / (170.0 / total) - 1.0).abs() < 1e-4, "{estimate}");
+        assert_eq!(energy["cost_per_hour"], Value::Null);
     }
+    // Priced at an electricity price (minor units per MWh): 170 W for an hour at 20,000.
+    let priced: Value = app
+        .get_json(
+            "/v1/calculator/decode?gpu=rtx-3060-12gb&model=nvidia-nemotron-nano-12b-v2-awq&electricity_per_mwh=20000",
+            None,
+        )
+        .await;
+    assert_eq!(priced["energy"]["cost_per_hour"], 3.4, "{priced}");
     for (query, field) in [
         ("gpu=rtx-9999&model=qwen3-8b", "gpu"),
+        (
+            "gpu=l4-24gb&model=qwen3-8b&electricity_per_mwh=-5",
+            "electricity_per_mwh",
+        ),
         ("gpu=l4-24gb&model=nope", "model"),
         ("gpu=l4-24gb&model=qwen3-8b&context=-1", "context"),
         ("gpu=l4-24gb&model=qwen3-8b&concurrency=0", "concurrency"),

@@ -422,6 +422,13 @@ async fn search_filters_and_sorts_with_cursor_pages(app: TestApp) {
         ("gpu_count=0", "gpu_count"),
         ("available_from=2030-01-01T00:00:00Z", "available_until"),
         ("engine=ollama", "engine"),
+        // Energy per token is a cell's figure.
+        ("sort=j_per_token", "context"),
+        ("max_j_per_token=1.5", "context"),
+        (
+            "context=1024&concurrency=8&max_j_per_token=-1",
+            "max_j_per_token",
+        ),
     ] {
         let problem = assert_problem(
             app.get(&format!("/v1/listings?{query}"), None).await,

@@ -399,6 +399,14 @@ async fn offers_are_the_cheapest_that_meet_the_objective(app: TestApp) {
             "model=m&context=8192&users=1&ttft_p99_ms=1&itl_p99_ms=1&cursor=nope",
             "cursor",
         ),
+        (
+            "model=m&context=8192&users=1&ttft_p99_ms=1&itl_p99_ms=1&sort=cheapest",
+            "sort",
+        ),
+        (
+            "model=m&context=8192&users=1&ttft_p99_ms=1&itl_p99_ms=1&max_j_per_token=-2",
+            "max_j_per_token",
+        ),
     ] {
         let body = assert_problem(
             app.get(&format!("/v1/offers?{query}"), None).await,
@@ -936,6 +944,16 @@ async fn the_planner_measures_where_verified_and_predicts_elsewhere(app: TestApp
     // The cell's 300 ms plus a fresh 8K prompt at 8,192 tok/s.
     assert_eq!(first["ttft_ms_p99_estimated"], 1300.0);
     assert!(rows[1..].iter().all(|r| r["source"] == "predicted"));
+    // Without energy in its report, a measured row has no power; a predicted one has its
+    // board power, a ceiling, and its energy per token at the predicted speed.
+    assert_eq!(first["power_w"], Value::Null);
+    let predicted = &rows[1];
+    assert_eq!(predicted["power_source"], "board_power");
+    let board = predicted["power_w"].as_f64().unwrap();
+    let tok_s = predicted["total_tok_s"].as_f64().unwrap();
+    let j = predicted["energy_j_per_token"].as_f64().unwrap();
+    assert!((j / (board / tok_s) - 1.0).abs() < 1e-4, "{predicted}");
+    assert_eq!(predicted["energy_cost_per_hour"], Value::Null);
     assert_eq!(measured["model"]["id"], NEMOTRON);
 
     for (query, field) in [
@@ -951,6 +969,12 @@ async fn the_planner_measures_where_verified_and_predicts_elsewhere(app: TestApp
         (
             &*format!("model={NEMOTRON}&context=0&users=1&ttft_p99_ms=1"),
             "itl_p99_ms",
+        ),
+        (
+            &*format!(
+                "model={NEMOTRON}&context=0&users=1&ttft_p99_ms=1&itl_p99_ms=1&electricity_per_mwh=0"
+            ),
+            "electricity_per_mwh",
         ),
     ] {
         let body = assert_problem(

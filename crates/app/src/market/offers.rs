@@ -41,8 +41,29 @@ pub struct OfferParams {
     pub available_from: Option<DateTime<Utc>>,
     pub available_until: Option<DateTime<Utc>>,
     pub include_failing: Option<bool>,
+    /// `cost_per_user_hour` (default) or `j_per_token` (least energy per output token at the
+    /// load that meets the objective first; offers without the figure are left out).
+    pub sort: Option<String>,
+    /// At most this energy per output token at that load, J (offers without it are left out).
+    pub max_j_per_token: Option<f64>,
     pub cursor: Option<String>,
     pub limit: Option<u64>,
+}
+
+/// What offers are listed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OfferSort {
+    CostPerUserHour,
+    JPerToken,
+}
+
+impl OfferSort {
+    fn name(self) -> &'static str {
+        match self {
+            Self::CostPerUserHour => "cost_per_user_hour",
+            Self::JPerToken => "j_per_token",
+        }
+    }
 }
 
 /// A checked SLO query.
@@ -51,6 +72,8 @@ struct Checked {
     query: OfferQuery,
     slo: Slo,
     users: u64,
+    sort: OfferSort,
+    max_j_per_token: Option<f64>,
 }
 
 impl OfferParams {
@@ -84,6 +107,24 @@ impl OfferParams {
             ));
         }
         let window = requested_window(self.available_from, self.available_until)?;
+        let sort = match self.sort.as_deref().map(str::trim) {
+            None | Some("" | "cost_per_user_hour") => OfferSort::CostPerUserHour,
+            Some("j_per_token") => OfferSort::JPerToken,
+            Some(_) => {
+                return Err(ValidationError::new(
+                    "sort",
+                    "must be cost_per_user_hour or j_per_token",
+                ));
+            }
+        };
+        if let Some(max) = self.max_j_per_token
+            && !(max.is_finite() && max >= 0.0)
+        {
+            return Err(ValidationError::new(
+                "max_j_per_token",
+                "must be a non-negative number",
+            ));
+        }
         let catalog_model = catalog::Catalog::get()
             .ok()
             .and_then(|c| c.model_named(model))
@@ -107,6 +148,8 @@ impl OfferParams {
             },
             slo,
             users,
+            sort,
+            max_j_per_token: self.max_j_per_token,
         })
     }
 }
@@ -146,6 +189,9 @@ pub struct AtSlo {
     pub price_per_mtok: Option<f64>,
     /// The machine's price per hour over the users it serves, minor units.
     pub cost_per_user_hour: f64,
+    /// Energy per output token at that load, J: its cell's, as the machine's agent sampled
+    /// it (`None` where the report has none).
+    pub energy_j_per_token: Option<f64>,
 }
 
 /// One listing's answer to an SLO.
@@ -195,14 +241,19 @@ struct Cursor {
     meets: bool,
     cost: f64,
     id: Uuid,
+    /// The order the cursor belongs to (absent: cost per user-hour).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sort: Option<String>,
 }
 
-/// The order offers are listed in: those that meet the SLO by cost per user-hour, then
-/// those that do not; ties by listing id.
-fn sort_key(offer: &Offer) -> (bool, f64, Uuid) {
-    match &offer.at_slo {
-        Ok(at) => (true, at.cost_per_user_hour, offer.listing.id.as_uuid()),
-        Err(_) => (false, 0.0, offer.listing.id.as_uuid()),
+/// The order offers are listed in: those that meet the SLO by cost per user-hour (or energy
+/// per token), then those that do not; ties by listing id.
+fn sort_key(offer: &Offer, sort: OfferSort) -> (bool, f64, Uuid) {
+    let id = offer.listing.id.as_uuid();
+    match (&offer.at_slo, sort) {
+        (Ok(at), OfferSort::CostPerUserHour) => (true, at.cost_per_user_hour, id),
+        (Ok(at), OfferSort::JPerToken) => (true, at.energy_j_per_token.unwrap_or(f64::MAX), id),
+        (Err(_), _) => (false, 0.0, id),
     }
 }
 
@@ -219,6 +270,7 @@ fn offer_of(candidate: OfferCandidate, slo: &Slo) -> Result<Offer, AppError> {
         price_per_mtok: domain::money::price_per_mtok(price_per_hour, goodput.total_tok_s),
         cost_per_user_hour: slo::cost_per_user_hour(price_per_hour.minor(), goodput.users)
             .unwrap_or(f64::INFINITY),
+        energy_j_per_token: energy_at(&candidate, &goodput),
         goodput,
     });
     Ok(Offer {
@@ -226,6 +278,18 @@ fn offer_of(candidate: OfferCandidate, slo: &Slo) -> Result<Offer, AppError> {
         price_per_hour,
         at_slo,
     })
+}
+
+/// Energy per token of the cell a candidate's goodput comes from.
+pub(crate) fn energy_at(candidate: &OfferCandidate, goodput: &Goodput) -> Option<f64> {
+    candidate
+        .cells
+        .iter()
+        .find(|c| {
+            c.context_tokens.max(0) as u64 == goodput.context_tokens
+                && c.concurrency.max(0) as u64 == goodput.users
+        })
+        .and_then(|c| c.energy_j_per_token)
 }
 
 /// A candidate's goodput at `slo`, from its projected cells and prefill rates.
@@ -312,7 +376,15 @@ impl App {
             .into_iter()
             .map(|c| offer_of(c, &checked.slo))
             .collect::<Result<Vec<_>, _>>()?;
-        offers.sort_by(|a, b| before(sort_key(a), sort_key(b)));
+        // The energy order and ceiling list only offers with the figure at their load.
+        let energy = |o: &Offer| o.at_slo.ok().and_then(|at| at.energy_j_per_token);
+        if checked.sort == OfferSort::JPerToken || checked.max_j_per_token.is_some() {
+            offers.retain(|o| {
+                o.at_slo.is_err()
+                    || energy(o).is_some_and(|j| checked.max_j_per_token.is_none_or(|max| j <= max))
+            });
+        }
+        offers.sort_by(|a, b| before(sort_key(a, checked.sort), sort_key(b, checked.sort)));
         Ok(offers)
     }
 
@@ -320,7 +392,11 @@ impl App {
     pub async fn offers(&self, params: OfferParams) -> Result<OffersPage, AppError> {
         let checked = params.check()?;
         let limit = page_limit(params.limit)?;
-        let after = params.cursor.as_deref().map(decode_cursor).transpose()?;
+        let after = params
+            .cursor
+            .as_deref()
+            .map(|c| decode_cursor(c, checked.sort))
+            .transpose()?;
         let offers = self.all_offers(&checked, &[]).await?;
         let all: Vec<&Offer> = offers.iter().collect();
         let plan = plan_of(&all, checked.users);
@@ -332,12 +408,14 @@ impl App {
         let mut items: Vec<Offer> = offers
             .into_iter()
             .filter(|o| include_failing || o.at_slo.is_ok())
-            .filter(|o| after.is_none_or(|a| before(a, sort_key(o)).is_lt()))
+            .filter(|o| after.is_none_or(|a| before(a, sort_key(o, checked.sort)).is_lt()))
             .take(limit as usize + 1)
             .collect();
         let next_cursor = if items.len() as u64 > limit {
             items.truncate(limit as usize);
-            items.last().map(|o| encode_cursor(sort_key(o)))
+            items
+                .last()
+                .map(|o| encode_cursor(sort_key(o, checked.sort), checked.sort))
         } else {
             None
         };
@@ -350,17 +428,34 @@ impl App {
     }
 }
 
-fn encode_cursor((meets, cost, id): (bool, f64, Uuid)) -> String {
-    let json = serde_json::to_vec(&Cursor { meets, cost, id }).unwrap_or_default();
+fn encode_cursor((meets, cost, id): (bool, f64, Uuid), sort: OfferSort) -> String {
+    let sort = (sort != OfferSort::CostPerUserHour).then(|| sort.name().to_owned());
+    let json = serde_json::to_vec(&Cursor {
+        meets,
+        cost,
+        id,
+        sort,
+    })
+    .unwrap_or_default();
     URL_SAFE_NO_PAD.encode(json)
 }
 
-fn decode_cursor(raw: &str) -> Result<(bool, f64, Uuid), ValidationError> {
+fn decode_cursor(raw: &str, sort: OfferSort) -> Result<(bool, f64, Uuid), ValidationError> {
     let bad = || ValidationError::new("cursor", "is not a cursor these offers returned");
     let bytes = URL_SAFE_NO_PAD.decode(raw).map_err(|_| bad())?;
     let c: Cursor = serde_json::from_slice(&bytes).map_err(|_| bad())?;
     if !c.cost.is_finite() {
         return Err(bad());
+    }
+    if c.sort
+        .as_deref()
+        .unwrap_or(OfferSort::CostPerUserHour.name())
+        != sort.name()
+    {
+        return Err(ValidationError::new(
+            "cursor",
+            "belongs to offers in another order",
+        ));
     }
     Ok((c.meets, c.cost, c.id))
 }

@@ -22,6 +22,8 @@ pub struct PlannerParams {
     pub users: Option<i64>,
     pub ttft_p99_ms: Option<f64>,
     pub itl_p99_ms: Option<f64>,
+    /// The price of electricity, minor units per MWh: each row's energy cost beside it.
+    pub electricity_per_mwh: Option<i64>,
 }
 
 /// Where a row's figures come from.
@@ -51,6 +53,34 @@ pub struct PlannerRow {
     pub stutter_ms: Option<f64>,
     pub per_stream_tok_s: Option<f64>,
     pub total_tok_s: f64,
+    /// The machine's GPU power at that load, W, and where it comes from: `agent` (the
+    /// measured cell's energy per token × its tok/s, as its agent sampled it) or
+    /// `board_power` (the catalog's board power × GPUs: a ceiling, predicted rows).
+    pub power: Option<(f64, &'static str)>,
+    /// Energy per output token at that load, J (for `board_power`, a ceiling).
+    pub energy_j_per_token: Option<f64>,
+    /// With `electricity_per_mwh`: the energy's cost per hour and per million output
+    /// tokens, minor units.
+    pub energy_cost_per_hour: Option<f64>,
+    pub energy_cost_per_mtok: Option<f64>,
+}
+
+impl PlannerRow {
+    /// The row with its power and energy, priced at `per_mwh` when given.
+    fn powered(mut self, power: Option<(f64, &'static str)>, per_mwh: Option<i64>) -> Self {
+        let per_token = power
+            .filter(|_| self.total_tok_s > 0.0)
+            .map(|(w, _)| domain::energy::round_sig(w / self.total_tok_s, 5));
+        self.power = power;
+        self.energy_j_per_token = per_token;
+        if let Some(per_mwh) = per_mwh {
+            self.energy_cost_per_hour =
+                power.map(|(w, _)| domain::energy::energy_cost_per_hour(w, per_mwh));
+            self.energy_cost_per_mtok =
+                per_token.map(|j| domain::energy::energy_cost_per_mtok(j, per_mwh));
+        }
+        self
+    }
 }
 
 /// The planner's answer.
@@ -88,6 +118,7 @@ impl App {
             params.itl_p99_ms,
         )?;
         let context = objective.context();
+        let per_mwh = domain::energy::electricity_price(params.electricity_per_mwh)?;
         let machines = |served: u64| (served > 0).then(|| users.div_ceil(served));
 
         // Measured: the verified listings that name this model, by the GPU they name.
@@ -137,6 +168,10 @@ impl App {
                         continue;
                     };
                     let served = goodput.map_or(0, |g| g.users);
+                    let power = goodput.and_then(|g| {
+                        let j = crate::market::offers::energy_at(candidate, &g)?;
+                        Some((domain::energy::round_sig(j * g.total_tok_s, 5), "agent"))
+                    });
                     PlannerRow {
                         gpu: gpu.clone(),
                         source: Source::Measured {
@@ -149,7 +184,12 @@ impl App {
                         stutter_ms: goodput.map(|g| g.itl_ms_p99),
                         per_stream_tok_s: goodput.map(|g| g.total_tok_s / g.users.max(1) as f64),
                         total_tok_s: goodput.map_or(0.0, |g| g.total_tok_s),
+                        power: None,
+                        energy_j_per_token: None,
+                        energy_cost_per_hour: None,
+                        energy_cost_per_mtok: None,
                     }
+                    .powered(power, per_mwh)
                 }
                 None => {
                     let p = catalog::predict_at_slo(
@@ -169,7 +209,12 @@ impl App {
                         stutter_ms: Some(p.stutter_ms),
                         per_stream_tok_s: Some(p.per_stream_tok_s),
                         total_tok_s: p.total_tok_s,
+                        power: None,
+                        energy_j_per_token: None,
+                        energy_cost_per_hour: None,
+                        energy_cost_per_mtok: None,
                     }
+                    .powered(Some((gpu.board_power_w, "board_power")), per_mwh)
                 }
             };
             rows.push(row);

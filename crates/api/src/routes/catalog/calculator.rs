@@ -19,6 +19,23 @@ pub struct CalculatorQuery {
     pub context: Option<i64>,
     /// Streams decoding at once (default 1).
     pub concurrency: Option<i64>,
+    /// The price of electricity, minor units per MWh: `energy` then prices the GPU's energy
+    /// per hour and per million tokens.
+    pub electricity_per_mwh: Option<i64>,
+}
+
+/// The GPU's energy at the predicted speed, from its board power: a ceiling (a GPU draws at
+/// most its board power; what one machine measured is in its report, `source: agent`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EnergyEstimateView {
+    /// The catalog's board power, W.
+    pub board_power_w: f64,
+    /// Board power ÷ the predicted total tok/s, J per output token: at most this.
+    pub j_per_token_ceiling: f64,
+    /// With `electricity_per_mwh`: the board power's cost per hour, minor units.
+    pub cost_per_hour: Option<f64>,
+    /// With `electricity_per_mwh`: the ceiling's cost per million output tokens, minor units.
+    pub cost_per_mtok: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -59,6 +76,7 @@ pub struct DecodeEstimateView {
     /// Figures measured for this pair at this cell: verified ones first, then community
     /// runs (`source` tells which).
     pub measured: Vec<MeasuredCellView>,
+    pub energy: EnergyEstimateView,
 }
 
 /// Predicted decode speed of a model on a GPU at one context and concurrency, from the
@@ -78,6 +96,8 @@ pub async fn decode(
     query: Query<CalculatorQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
+    let per_mwh =
+        domain::energy::electricity_price(q.electricity_per_mwh).map_err(app::AppError::from)?;
     let e = app
         .decode_estimate(
             &q.gpu,
@@ -106,5 +126,15 @@ pub async fn decode(
         max_concurrency: e.max_concurrency,
         physical_limit_total_tok_s: e.physical_limit_total_tok_s,
         measured: MeasuredCellView::all(e.measured),
+        energy: {
+            let board = e.gpu.board_power_w;
+            let ceiling = domain::energy::round_sig(board / e.predicted.total_tok_s.max(1e-9), 5);
+            EnergyEstimateView {
+                board_power_w: board,
+                j_per_token_ceiling: ceiling,
+                cost_per_hour: per_mwh.map(|p| domain::energy::energy_cost_per_hour(board, p)),
+                cost_per_mtok: per_mwh.map(|p| domain::energy::energy_cost_per_mtok(ceiling, p)),
+            }
+        },
     }))
 }

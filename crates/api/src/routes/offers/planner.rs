@@ -22,6 +22,9 @@ pub struct PlannerQuery {
     pub ttft_p99_ms: Option<f64>,
     /// No gap between tokens longer than this many ms for 99 in 100 tokens.
     pub itl_p99_ms: Option<f64>,
+    /// The price of electricity, minor units per MWh (in the prices' currency): each row
+    /// then shows its energy cost per hour and per million tokens beside the rent.
+    pub electricity_per_mwh: Option<i64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -55,6 +58,19 @@ pub struct PlannerRowView {
     pub stutter_ms: Option<f64>,
     pub per_stream_tok_s: Option<f64>,
     pub total_tok_s: f64,
+    /// The machine's GPU power at that load, W: measured rows, the cell's energy per token ×
+    /// its tok/s as the machine's agent sampled it; predicted rows, the catalog's board
+    /// power (a ceiling). `null` for a measured row without energy.
+    pub power_w: Option<f64>,
+    /// `agent` or `board_power`.
+    pub power_source: Option<&'static str>,
+    /// Energy per output token at that load, J (a ceiling with `board_power`).
+    pub energy_j_per_token: Option<f64>,
+    /// With `electricity_per_mwh`: the GPUs' energy cost per hour, minor units (GPU energy
+    /// only: not the CPU, fans or power-supply losses).
+    pub energy_cost_per_hour: Option<f64>,
+    /// With `electricity_per_mwh`: the energy cost per million output tokens, minor units.
+    pub energy_cost_per_mtok: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -95,6 +111,11 @@ impl From<PlannerRow> for PlannerRowView {
             stutter_ms: r.stutter_ms,
             per_stream_tok_s: r.per_stream_tok_s,
             total_tok_s: r.total_tok_s,
+            power_w: r.power.map(|(w, _)| w),
+            power_source: r.power.map(|(_, source)| source),
+            energy_j_per_token: r.energy_j_per_token,
+            energy_cost_per_hour: r.energy_cost_per_hour,
+            energy_cost_per_mtok: r.energy_cost_per_mtok,
         }
     }
 }
@@ -123,6 +144,7 @@ impl From<PlannerQuery> for PlannerParams {
             users: q.users,
             ttft_p99_ms: q.ttft_p99_ms,
             itl_p99_ms: q.itl_p99_ms,
+            electricity_per_mwh: q.electricity_per_mwh,
         }
     }
 }

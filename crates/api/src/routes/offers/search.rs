@@ -45,6 +45,13 @@ pub struct OffersQuery {
     /// `true`: also list verified listings that cannot meet the objective, with `meets:
     /// false` and the reason, after those that can.
     pub include_failing: Option<bool>,
+    /// `cost_per_user_hour` (default: cheapest per user-hour first) or `j_per_token` (least
+    /// energy per output token at the load that meets the objective first, from the GPU
+    /// samples of the machine's agent; offers without the figure are left out).
+    pub sort: Option<String>,
+    /// At most this energy per output token at that load, J (offers without it are left
+    /// out).
+    pub max_j_per_token: Option<f64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Page size, 1–100 (default 20).
@@ -68,6 +75,9 @@ pub struct GoodputView {
     pub itl_ms_p99: f64,
     /// The machine's total output tok/s at that load.
     pub total_tok_s: f64,
+    /// Energy per output token at that load, J: the GPUs' energy over the cell's window as
+    /// the machine's agent sampled it (`source: agent`); `null` where the report has none.
+    pub energy_j_per_token: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -132,6 +142,7 @@ impl From<Offer> for OfferView {
                     ttft_samples: at.goodput.ttft_samples,
                     itl_ms_p99: at.goodput.itl_ms_p99,
                     total_tok_s: at.goodput.total_tok_s,
+                    energy_j_per_token: at.energy_j_per_token,
                 }),
                 at.price_per_mtok,
                 Some(at.cost_per_user_hour),
@@ -207,6 +218,8 @@ pub async fn search(
             available_from: q.available_from,
             available_until: q.available_until,
             include_failing: q.include_failing,
+            sort: q.sort,
+            max_j_per_token: q.max_j_per_token,
             cursor: q.cursor,
             limit: q.limit,
         })
