@@ -789,6 +789,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listings/{id}/agent/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The listing's agent uploads a run's GPU samples (up to 8 MiB), once the desired state
+         *     asks for them — only after the run has measured. Kept once: an upload repeated after a
+         *     lost answer changes nothing. The report's energy per token comes from them, labelled
+         *     `source: agent`.
+         */
+        post: operations["post_agent_telemetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings/{id}/availability": {
         parameters: {
             query?: never;
@@ -2658,6 +2680,7 @@ export interface components {
             concurrency: number;
             /** Format: int64 */
             context: number;
+            energy: components["schemas"]["EnergyEstimateView"];
             formula: components["schemas"]["FormulaView"];
             gpu: string;
             /**
@@ -2728,7 +2751,7 @@ export interface components {
         };
         /**
          * @description The whole desired state of the listing's machine: the bookings giving access now or
-         *     within `lookahead_secs`.
+         *     within `lookahead_secs`, and the runs whose samples are wanted.
          */
         DesiredView: {
             bookings: components["schemas"]["DesiredBookingView"][];
@@ -2736,6 +2759,7 @@ export interface components {
             listing_id: string;
             /** Format: int64 */
             lookahead_secs: number;
+            telemetry_wanted: components["schemas"]["TelemetryWantedView"][];
             /** @description Changes whenever anything else here does. */
             version: string;
         };
@@ -2775,6 +2799,32 @@ export interface components {
              *     library does). Shown this once; rotate to get a new one.
              */
             secret: string;
+        };
+        /**
+         * @description The GPU's energy at the predicted speed, from its board power: a ceiling (a GPU draws at
+         *     most its board power; what one machine measured is in its report, `source: agent`).
+         */
+        EnergyEstimateView: {
+            /**
+             * Format: double
+             * @description The catalog's board power, W.
+             */
+            board_power_w: number;
+            /**
+             * Format: double
+             * @description With `electricity_per_mwh`: the board power's cost per hour, minor units.
+             */
+            cost_per_hour?: number | null;
+            /**
+             * Format: double
+             * @description With `electricity_per_mwh`: the ceiling's cost per million output tokens, minor units.
+             */
+            cost_per_mtok?: number | null;
+            /**
+             * Format: double
+             * @description Board power ÷ the predicted total tok/s, J per output token: at most this.
+             */
+            j_per_token_ceiling: number;
         };
         EngineInput: {
             /**
@@ -2882,6 +2932,12 @@ export interface components {
             context_tokens: number;
             /**
              * Format: double
+             * @description Energy per output token at that load, J: the GPUs' energy over the cell's window as
+             *     the machine's agent sampled it (`source: agent`); `null` where the report has none.
+             */
+            energy_j_per_token?: number | null;
+            /**
+             * Format: double
              * @description Stutter: the cell's inter-token gap p99, over every token of its window.
              */
             itl_ms_p99: number;
@@ -2941,10 +2997,44 @@ export interface components {
         GpuListView: {
             items: components["schemas"]["GpuView"][];
         };
+        /** @description One GPU's samples, in columns (one entry per sample in each). */
+        GpuSamplesView: {
+            /**
+             * Format: int32
+             * @description The most compute processes seen on it over the samples (`null`: not known): the GPUs
+             *     with one are the engine's.
+             */
+            compute_processes?: number | null;
+            /** @description NVML's total-energy counter, mJ, where the GPU has one. */
+            energy_mj?: number[] | null;
+            /** @description Power draw, W (0–5000). */
+            power_w: number[];
+            /** @description SM clock, MHz. */
+            sm_clock_mhz?: (number | null)[];
+            /**
+             * @description When each sample was read, milliseconds since the Unix epoch by the machine's clock,
+             *     strictly increasing; at most 6,100 (ten minutes at 10 Hz).
+             */
+            t_ms: number[];
+            /** @description Temperature, °C. */
+            temperature_c?: (number | null)[];
+            /** @description Utilisation, percent. */
+            utilization_pct?: (number | null)[];
+            /** @description Its UUID, as the agent's facts report it. */
+            uuid: string;
+        };
         /** @description A GPU as its vendor publishes it. */
         GpuView: {
             /** @description Names a listing's `hardware.gpu_model` may use for it. */
             aliases: string[];
+            /** @description Where the board power is published, when not in `source`. */
+            board_power_source?: string | null;
+            /**
+             * Format: double
+             * @description The vendor's maximum board power, W (max TDP, total graphics or board power): what an
+             *     agent's power samples are judged against.
+             */
+            board_power_w: number;
             /**
              * Format: double
              * @description Dense FP16 tensor TFLOPS.
@@ -3315,6 +3405,13 @@ export interface components {
         };
         /** @description The measured figures a hit was found and ordered by. */
         MatchView: {
+            /**
+             * Format: double
+             * @description Energy per output token at the requested cell, J: the GPUs' energy over the cell's
+             *     window as the machine's agent sampled it (`source: agent`); `null` without a cell, or
+             *     where the report has none.
+             */
+            energy_j_per_token?: number | null;
             /**
              * Format: double
              * @description Price per million output tokens in minor units: the machine's price per hour
@@ -3893,6 +3990,22 @@ export interface components {
             vram_gb: number;
         };
         PlannerRowView: {
+            /**
+             * Format: double
+             * @description With `electricity_per_mwh`: the GPUs' energy cost per hour, minor units (GPU energy
+             *     only: not the CPU, fans or power-supply losses).
+             */
+            energy_cost_per_hour?: number | null;
+            /**
+             * Format: double
+             * @description With `electricity_per_mwh`: the energy cost per million output tokens, minor units.
+             */
+            energy_cost_per_mtok?: number | null;
+            /**
+             * Format: double
+             * @description Energy per output token at that load, J (a ceiling with `board_power`).
+             */
+            energy_j_per_token?: number | null;
             gpu: components["schemas"]["PlannerGpuView"];
             /**
              * Format: int32
@@ -3908,6 +4021,15 @@ export interface components {
             machines_needed?: number | null;
             /** Format: double */
             per_stream_tok_s?: number | null;
+            /** @description `agent` or `board_power`. */
+            power_source?: string | null;
+            /**
+             * Format: double
+             * @description The machine's GPU power at that load, W: measured rows, the cell's energy per token ×
+             *     its tok/s as the machine's agent sampled it; predicted rows, the catalog's board
+             *     power (a ceiling). `null` for a measured row without energy.
+             */
+            power_w?: number | null;
             /**
              * @description `measured` (verified listings of this GPU and model: the one that serves the most) or
              *     `predicted` (the roofline, for one GPU).
@@ -4304,6 +4426,30 @@ export interface components {
         /** @description Who submitted a run. */
         SubmitterView: {
             handle: string;
+        };
+        /** @description A run's GPU samples, uploaded once the desired state names the run in `telemetry_wanted`. */
+        TelemetryView: {
+            /** @description At most 64 GPUs, each among those the agent's facts report. */
+            gpus: components["schemas"]["GpuSamplesView"][];
+            /** Format: uuid */
+            run_id: string;
+            /** @description `nvml` or `nvidia-smi`. */
+            source: string;
+        };
+        /**
+         * @description A run whose GPU samples the agent is to upload (`POST /listings/{id}/agent/telemetry`),
+         *     asked only once the run has measured.
+         */
+        TelemetryWantedView: {
+            /**
+             * Format: date-time
+             * @description The window to upload, by the server's clock (the agent corrects for its own).
+             */
+            from: string;
+            /** Format: uuid */
+            run_id: string;
+            /** Format: date-time */
+            until: string;
         };
         /** @description A test event queued for an endpoint. */
         TestEventView: {
@@ -6469,6 +6615,11 @@ export interface operations {
                 context?: number | null;
                 /** @description Streams decoding at once (default 1). */
                 concurrency?: number | null;
+                /**
+                 * @description The price of electricity, minor units per MWh: `energy` then prices the GPU's energy
+                 *     per hour and per million tokens.
+                 */
+                electricity_per_mwh?: number | null;
             };
             header?: never;
             path?: never;
@@ -7609,6 +7760,11 @@ export interface operations {
                  *     listing's best cell.
                  */
                 min_total_tok_s?: number;
+                /**
+                 * @description At most this energy per output token, J, at `context`×`concurrency` (required): the
+                 *     GPUs' energy as the machine's agent sampled it. Listings without it are left out.
+                 */
+                max_j_per_token?: number;
                 /** @description The decode cell's context (tokens) that measured figures refer to; needs `concurrency`. */
                 context?: number;
                 /** @description The decode cell's concurrency; needs `context`. */
@@ -7636,8 +7792,9 @@ export interface operations {
                 engine?: string;
                 /**
                  * @description `price` (cheapest first, default), `tok_s` (fastest first), `price_per_mtok`
-                 *     (cheapest per million output tokens first) or `reliability` (most reliable first).
-                 *     The measured sorts list only listings with that figure.
+                 *     (cheapest per million output tokens first), `reliability` (most reliable first) or
+                 *     `j_per_token` (least energy per output token first; needs `context` and
+                 *     `concurrency`). The measured sorts list only listings with that figure.
                  */
                 sort?: string;
                 /** @description `next_cursor` of the previous page. */
@@ -8486,6 +8643,112 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PresenceView"];
                 };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_agent_telemetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TelemetryView"];
+            };
+        };
+        responses: {
+            /** @description Kept */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
             400: {
@@ -10366,6 +10629,17 @@ export interface operations {
                  *     false` and the reason, after those that can.
                  */
                 include_failing?: boolean;
+                /**
+                 * @description `cost_per_user_hour` (default: cheapest per user-hour first) or `j_per_token` (least
+                 *     energy per output token at the load that meets the objective first, from the GPU
+                 *     samples of the machine's agent; offers without the figure are left out).
+                 */
+                sort?: string;
+                /**
+                 * @description At most this energy per output token at that load, J (offers without it are left
+                 *     out).
+                 */
+                max_j_per_token?: number;
                 /** @description `next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description Page size, 1–100 (default 20). */
@@ -12836,6 +13110,11 @@ export interface operations {
                 ttft_p99_ms?: number;
                 /** @description No gap between tokens longer than this many ms for 99 in 100 tokens. */
                 itl_p99_ms?: number;
+                /**
+                 * @description The price of electricity, minor units per MWh (in the prices' currency): each row
+                 *     then shows its energy cost per hour and per million tokens beside the rent.
+                 */
+                electricity_per_mwh?: number;
             };
             header?: never;
             path?: never;

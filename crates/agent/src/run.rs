@@ -531,16 +531,14 @@ pub async fn run(options: Options) -> Result<(), String> {
         let desired = rx.borrow_and_update().clone();
         if let Some(desired) = desired {
             let offset = keys.offset();
-            if !agent.options.dry_run {
-                start_uploads(
-                    &desired,
-                    &mut uploads,
-                    (&http, &telemetry_url, &agent.options.key),
-                    &ring,
-                    offset,
-                    &uploaded_tx,
-                );
-            }
+            start_uploads(
+                &desired,
+                &mut uploads,
+                (&http, &telemetry_url, &agent.options.key),
+                &ring,
+                offset,
+                &uploaded_tx,
+            );
             let now = Utc::now() + chrono::Duration::seconds(offset);
             agent.reconcile(&desired, now).await;
         }

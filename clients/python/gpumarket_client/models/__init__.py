@@ -46,6 +46,7 @@ from .desired_booking_view import DesiredBookingView
 from .desired_view import DesiredView
 from .endpoint_view import EndpointView
 from .endpoint_with_secret_view import EndpointWithSecretView
+from .energy_estimate_view import EnergyEstimateView
 from .engine_input import EngineInput
 from .engine_patch import EnginePatch
 from .engine_view import EngineView
@@ -68,6 +69,7 @@ from .goodput_view import GoodputView
 from .gpu_detail_view import GpuDetailView
 from .gpu_health_view import GpuHealthView
 from .gpu_list_view import GpuListView
+from .gpu_samples_view import GpuSamplesView
 from .gpu_view import GpuView
 from .guarantee_view import GuaranteeView
 from .hardware_match_view import HardwareMatchView
@@ -176,6 +178,8 @@ from .statement_view import StatementView
 from .submit_run_request import SubmitRunRequest
 from .submit_run_request_report import SubmitRunRequestReport
 from .submitter_view import SubmitterView
+from .telemetry_view import TelemetryView
+from .telemetry_wanted_view import TelemetryWantedView
 from .test_event_view import TestEventView
 from .token_pair_view import TokenPairView
 from .total_view import TotalView
@@ -239,6 +243,7 @@ __all__ = (
     "DesiredView",
     "EndpointView",
     "EndpointWithSecretView",
+    "EnergyEstimateView",
     "EngineInput",
     "EnginePatch",
     "EngineView",
@@ -261,6 +266,7 @@ __all__ = (
     "GpuDetailView",
     "GpuHealthView",
     "GpuListView",
+    "GpuSamplesView",
     "GpuView",
     "GuaranteeView",
     "HardwareMatchView",
@@ -369,6 +375,8 @@ __all__ = (
     "SubmitRunRequest",
     "SubmitRunRequestReport",
     "SubmitterView",
+    "TelemetryView",
+    "TelemetryWantedView",
     "TestEventView",
     "TokenPairView",
     "TotalView",

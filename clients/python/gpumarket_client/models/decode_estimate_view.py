@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.energy_estimate_view import EnergyEstimateView
     from ..models.formula_view import FormulaView
     from ..models.measured_cell_view import MeasuredCellView
     from ..models.predicted_view import PredictedView
@@ -21,6 +22,9 @@ class DecodeEstimateView:
     Attributes:
         concurrency (int):
         context (int):
+        energy (EnergyEstimateView): The GPU's energy at the predicted speed, from its board power: a ceiling (a GPU
+            draws at
+            most its board power; what one machine measured is in its report, `source: agent`).
         formula (FormulaView):
         gpu (str):
         max_concurrency (int): The most streams whose KV cache fits at this context.
@@ -36,6 +40,7 @@ class DecodeEstimateView:
 
     concurrency: int
     context: int
+    energy: EnergyEstimateView
     formula: FormulaView
     gpu: str
     max_concurrency: int
@@ -49,6 +54,8 @@ class DecodeEstimateView:
         concurrency = self.concurrency
 
         context = self.context
+
+        energy = self.energy.to_dict()
 
         formula = self.formula.to_dict()
 
@@ -73,6 +80,7 @@ class DecodeEstimateView:
             {
                 "concurrency": concurrency,
                 "context": context,
+                "energy": energy,
                 "formula": formula,
                 "gpu": gpu,
                 "max_concurrency": max_concurrency,
@@ -87,6 +95,7 @@ class DecodeEstimateView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.energy_estimate_view import EnergyEstimateView  # noqa: PLC0415
         from ..models.formula_view import FormulaView  # noqa: PLC0415
         from ..models.measured_cell_view import MeasuredCellView  # noqa: PLC0415
         from ..models.predicted_view import PredictedView  # noqa: PLC0415
@@ -95,6 +104,8 @@ class DecodeEstimateView:
         concurrency = d.pop("concurrency")
 
         context = d.pop("context")
+
+        energy = EnergyEstimateView.from_dict(d.pop("energy"))
 
         formula = FormulaView.from_dict(d.pop("formula"))
 
@@ -118,6 +129,7 @@ class DecodeEstimateView:
         decode_estimate_view = cls(
             concurrency=concurrency,
             context=context,
+            energy=energy,
             formula=formula,
             gpu=gpu,
             max_concurrency=max_concurrency,

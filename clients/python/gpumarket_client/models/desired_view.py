@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
     from ..models.desired_booking_view import DesiredBookingView
+    from ..models.telemetry_wanted_view import TelemetryWantedView
 
 
 T = TypeVar("T", bound="DesiredView")
@@ -17,18 +18,20 @@ T = TypeVar("T", bound="DesiredView")
 @_attrs_define
 class DesiredView:
     """The whole desired state of the listing's machine: the bookings giving access now or
-    within `lookahead_secs`.
+    within `lookahead_secs`, and the runs whose samples are wanted.
 
         Attributes:
             bookings (list[DesiredBookingView]):
             listing_id (UUID):
             lookahead_secs (int):
+            telemetry_wanted (list[TelemetryWantedView]):
             version (str): Changes whenever anything else here does.
     """
 
     bookings: list[DesiredBookingView]
     listing_id: UUID
     lookahead_secs: int
+    telemetry_wanted: list[TelemetryWantedView]
     version: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -42,6 +45,11 @@ class DesiredView:
 
         lookahead_secs = self.lookahead_secs
 
+        telemetry_wanted = []
+        for telemetry_wanted_item_data in self.telemetry_wanted:
+            telemetry_wanted_item = telemetry_wanted_item_data.to_dict()
+            telemetry_wanted.append(telemetry_wanted_item)
+
         version = self.version
 
         field_dict: dict[str, Any] = {}
@@ -51,6 +59,7 @@ class DesiredView:
                 "bookings": bookings,
                 "listing_id": listing_id,
                 "lookahead_secs": lookahead_secs,
+                "telemetry_wanted": telemetry_wanted,
                 "version": version,
             }
         )
@@ -60,6 +69,7 @@ class DesiredView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.desired_booking_view import DesiredBookingView  # noqa: PLC0415
+        from ..models.telemetry_wanted_view import TelemetryWantedView  # noqa: PLC0415
 
         d = dict(src_dict)
         bookings = []
@@ -73,12 +83,20 @@ class DesiredView:
 
         lookahead_secs = d.pop("lookahead_secs")
 
+        telemetry_wanted = []
+        _telemetry_wanted = d.pop("telemetry_wanted")
+        for telemetry_wanted_item_data in _telemetry_wanted:
+            telemetry_wanted_item = TelemetryWantedView.from_dict(telemetry_wanted_item_data)
+
+            telemetry_wanted.append(telemetry_wanted_item)
+
         version = d.pop("version")
 
         desired_view = cls(
             bookings=bookings,
             listing_id=listing_id,
             lookahead_secs=lookahead_secs,
+            telemetry_wanted=telemetry_wanted,
             version=version,
         )
 

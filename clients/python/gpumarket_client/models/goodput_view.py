@@ -24,6 +24,9 @@ class GoodputView:
             estimated (the cell's TTFT p99 plus the prompt's prefill time at the measured rate).
         users (int): Users (concurrent streams) one machine serves within the objective: the largest
             measured concurrency whose cell meets both limits.
+        energy_j_per_token (float | None | Unset): Energy per output token at that load, J: the GPUs' energy over the
+            cell's window as
+            the machine's agent sampled it (`source: agent`); `null` where the report has none.
         ttft_samples (int | None | Unset): The requests behind the cell's TTFT p99 (a p99 of a few samples is near the
             slowest).
     """
@@ -33,6 +36,7 @@ class GoodputView:
     total_tok_s: float
     ttft_ms_p99_estimated: float
     users: int
+    energy_j_per_token: float | None | Unset = UNSET
     ttft_samples: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -46,6 +50,12 @@ class GoodputView:
         ttft_ms_p99_estimated = self.ttft_ms_p99_estimated
 
         users = self.users
+
+        energy_j_per_token: float | None | Unset
+        if isinstance(self.energy_j_per_token, Unset):
+            energy_j_per_token = UNSET
+        else:
+            energy_j_per_token = self.energy_j_per_token
 
         ttft_samples: int | None | Unset
         if isinstance(self.ttft_samples, Unset):
@@ -64,6 +74,8 @@ class GoodputView:
                 "users": users,
             }
         )
+        if energy_j_per_token is not UNSET:
+            field_dict["energy_j_per_token"] = energy_j_per_token
         if ttft_samples is not UNSET:
             field_dict["ttft_samples"] = ttft_samples
 
@@ -82,6 +94,15 @@ class GoodputView:
 
         users = d.pop("users")
 
+        def _parse_energy_j_per_token(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        energy_j_per_token = _parse_energy_j_per_token(d.pop("energy_j_per_token", UNSET))
+
         def _parse_ttft_samples(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -97,6 +118,7 @@ class GoodputView:
             total_tok_s=total_tok_s,
             ttft_ms_p99_estimated=ttft_ms_p99_estimated,
             users=users,
+            energy_j_per_token=energy_j_per_token,
             ttft_samples=ttft_samples,
         )
 

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.measured_cell_view import MeasuredCellView
 
@@ -18,6 +20,8 @@ class GpuDetailView:
     """
     Attributes:
         aliases (list[str]): Names a listing's `hardware.gpu_model` may use for it.
+        board_power_w (float): The vendor's maximum board power, W (max TDP, total graphics or board power): what an
+            agent's power samples are judged against.
         fp16_tensor_tflops (float): Dense FP16 tensor TFLOPS.
         id (str): URL-safe slug, e.g. `rtx-3060-12gb`.
         memory_bandwidth_gb_s (float): GB/s (10⁹ bytes per second).
@@ -27,9 +31,11 @@ class GpuDetailView:
         vram_gb (float):
         results (list[MeasuredCellView]): Figures of the models measured on it: verified ones (best total first), then
             community runs' (`source` tells which).
+        board_power_source (None | str | Unset): Where the board power is published, when not in `source`.
     """
 
     aliases: list[str]
+    board_power_w: float
     fp16_tensor_tflops: float
     id: str
     memory_bandwidth_gb_s: float
@@ -38,10 +44,13 @@ class GpuDetailView:
     vendor: str
     vram_gb: float
     results: list[MeasuredCellView]
+    board_power_source: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         aliases = self.aliases
+
+        board_power_w = self.board_power_w
 
         fp16_tensor_tflops = self.fp16_tensor_tflops
 
@@ -62,11 +71,18 @@ class GpuDetailView:
             results_item = results_item_data.to_dict()
             results.append(results_item)
 
+        board_power_source: None | str | Unset
+        if isinstance(self.board_power_source, Unset):
+            board_power_source = UNSET
+        else:
+            board_power_source = self.board_power_source
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "aliases": aliases,
+                "board_power_w": board_power_w,
                 "fp16_tensor_tflops": fp16_tensor_tflops,
                 "id": id,
                 "memory_bandwidth_gb_s": memory_bandwidth_gb_s,
@@ -77,6 +93,8 @@ class GpuDetailView:
                 "results": results,
             }
         )
+        if board_power_source is not UNSET:
+            field_dict["board_power_source"] = board_power_source
 
         return field_dict
 
@@ -86,6 +104,8 @@ class GpuDetailView:
 
         d = dict(src_dict)
         aliases = cast(list[str], d.pop("aliases"))
+
+        board_power_w = d.pop("board_power_w")
 
         fp16_tensor_tflops = d.pop("fp16_tensor_tflops")
 
@@ -108,8 +128,18 @@ class GpuDetailView:
 
             results.append(results_item)
 
+        def _parse_board_power_source(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        board_power_source = _parse_board_power_source(d.pop("board_power_source", UNSET))
+
         gpu_detail_view = cls(
             aliases=aliases,
+            board_power_w=board_power_w,
             fp16_tensor_tflops=fp16_tensor_tflops,
             id=id,
             memory_bandwidth_gb_s=memory_bandwidth_gb_s,
@@ -118,6 +148,7 @@ class GpuDetailView:
             vendor=vendor,
             vram_gb=vram_gb,
             results=results,
+            board_power_source=board_power_source,
         )
 
         gpu_detail_view.additional_properties = d

@@ -25,10 +25,22 @@ class PlannerRowView:
             `predicted` (the roofline, for one GPU).
         total_tok_s (float):
         users (int): Users one machine serves within the objective (0: none).
+        energy_cost_per_hour (float | None | Unset): With `electricity_per_mwh`: the GPUs' energy cost per hour, minor
+            units (GPU energy
+            only: not the CPU, fans or power-supply losses).
+        energy_cost_per_mtok (float | None | Unset): With `electricity_per_mwh`: the energy cost per million output
+            tokens, minor units.
+        energy_j_per_token (float | None | Unset): Energy per output token at that load, J (a ceiling with
+            `board_power`).
         listings (int | None | Unset): With `measured`: how many verified listings of this GPU serve the model.
         machines_needed (int | None | Unset): Machines of this kind it takes for the users asked for (`null`: it serves
             none).
         per_stream_tok_s (float | None | Unset):
+        power_source (None | str | Unset): `agent` or `board_power`.
+        power_w (float | None | Unset): The machine's GPU power at that load, W: measured rows, the cell's energy per
+            token ×
+            its tok/s as the machine's agent sampled it; predicted rows, the catalog's board
+            power (a ceiling). `null` for a measured row without energy.
         stutter_ms (float | None | Unset): The gap between tokens at that load, ms: the cell's p99 when measured, 1000 ÷
             per-stream tok/s when predicted.
         ttft_ms_p99_estimated (float | None | Unset): TTFT p99 for a fresh prompt of the objective's context at that
@@ -43,9 +55,14 @@ class PlannerRowView:
     source: str
     total_tok_s: float
     users: int
+    energy_cost_per_hour: float | None | Unset = UNSET
+    energy_cost_per_mtok: float | None | Unset = UNSET
+    energy_j_per_token: float | None | Unset = UNSET
     listings: int | None | Unset = UNSET
     machines_needed: int | None | Unset = UNSET
     per_stream_tok_s: float | None | Unset = UNSET
+    power_source: None | str | Unset = UNSET
+    power_w: float | None | Unset = UNSET
     stutter_ms: float | None | Unset = UNSET
     ttft_ms_p99_estimated: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -60,6 +77,24 @@ class PlannerRowView:
         total_tok_s = self.total_tok_s
 
         users = self.users
+
+        energy_cost_per_hour: float | None | Unset
+        if isinstance(self.energy_cost_per_hour, Unset):
+            energy_cost_per_hour = UNSET
+        else:
+            energy_cost_per_hour = self.energy_cost_per_hour
+
+        energy_cost_per_mtok: float | None | Unset
+        if isinstance(self.energy_cost_per_mtok, Unset):
+            energy_cost_per_mtok = UNSET
+        else:
+            energy_cost_per_mtok = self.energy_cost_per_mtok
+
+        energy_j_per_token: float | None | Unset
+        if isinstance(self.energy_j_per_token, Unset):
+            energy_j_per_token = UNSET
+        else:
+            energy_j_per_token = self.energy_j_per_token
 
         listings: int | None | Unset
         if isinstance(self.listings, Unset):
@@ -78,6 +113,18 @@ class PlannerRowView:
             per_stream_tok_s = UNSET
         else:
             per_stream_tok_s = self.per_stream_tok_s
+
+        power_source: None | str | Unset
+        if isinstance(self.power_source, Unset):
+            power_source = UNSET
+        else:
+            power_source = self.power_source
+
+        power_w: float | None | Unset
+        if isinstance(self.power_w, Unset):
+            power_w = UNSET
+        else:
+            power_w = self.power_w
 
         stutter_ms: float | None | Unset
         if isinstance(self.stutter_ms, Unset):
@@ -102,12 +149,22 @@ class PlannerRowView:
                 "users": users,
             }
         )
+        if energy_cost_per_hour is not UNSET:
+            field_dict["energy_cost_per_hour"] = energy_cost_per_hour
+        if energy_cost_per_mtok is not UNSET:
+            field_dict["energy_cost_per_mtok"] = energy_cost_per_mtok
+        if energy_j_per_token is not UNSET:
+            field_dict["energy_j_per_token"] = energy_j_per_token
         if listings is not UNSET:
             field_dict["listings"] = listings
         if machines_needed is not UNSET:
             field_dict["machines_needed"] = machines_needed
         if per_stream_tok_s is not UNSET:
             field_dict["per_stream_tok_s"] = per_stream_tok_s
+        if power_source is not UNSET:
+            field_dict["power_source"] = power_source
+        if power_w is not UNSET:
+            field_dict["power_w"] = power_w
         if stutter_ms is not UNSET:
             field_dict["stutter_ms"] = stutter_ms
         if ttft_ms_p99_estimated is not UNSET:
@@ -129,6 +186,33 @@ class PlannerRowView:
         total_tok_s = d.pop("total_tok_s")
 
         users = d.pop("users")
+
+        def _parse_energy_cost_per_hour(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        energy_cost_per_hour = _parse_energy_cost_per_hour(d.pop("energy_cost_per_hour", UNSET))
+
+        def _parse_energy_cost_per_mtok(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        energy_cost_per_mtok = _parse_energy_cost_per_mtok(d.pop("energy_cost_per_mtok", UNSET))
+
+        def _parse_energy_j_per_token(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        energy_j_per_token = _parse_energy_j_per_token(d.pop("energy_j_per_token", UNSET))
 
         def _parse_listings(data: object) -> int | None | Unset:
             if data is None:
@@ -157,6 +241,24 @@ class PlannerRowView:
 
         per_stream_tok_s = _parse_per_stream_tok_s(d.pop("per_stream_tok_s", UNSET))
 
+        def _parse_power_source(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        power_source = _parse_power_source(d.pop("power_source", UNSET))
+
+        def _parse_power_w(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        power_w = _parse_power_w(d.pop("power_w", UNSET))
+
         def _parse_stutter_ms(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -181,9 +283,14 @@ class PlannerRowView:
             source=source,
             total_tok_s=total_tok_s,
             users=users,
+            energy_cost_per_hour=energy_cost_per_hour,
+            energy_cost_per_mtok=energy_cost_per_mtok,
+            energy_j_per_token=energy_j_per_token,
             listings=listings,
             machines_needed=machines_needed,
             per_stream_tok_s=per_stream_tok_s,
+            power_source=power_source,
+            power_w=power_w,
             stutter_ms=stutter_ms,
             ttft_ms_p99_estimated=ttft_ms_p99_estimated,
         )

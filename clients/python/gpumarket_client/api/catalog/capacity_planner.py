@@ -17,6 +17,7 @@ def _get_kwargs(
     users: int | Unset = UNSET,
     ttft_p99_ms: float | Unset = UNSET,
     itl_p99_ms: float | Unset = UNSET,
+    electricity_per_mwh: int | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -30,6 +31,8 @@ def _get_kwargs(
     params["ttft_p99_ms"] = ttft_p99_ms
 
     params["itl_p99_ms"] = itl_p99_ms
+
+    params["electricity_per_mwh"] = electricity_per_mwh
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -103,6 +106,7 @@ def sync_detailed(
     users: int | Unset = UNSET,
     ttft_p99_ms: float | Unset = UNSET,
     itl_p99_ms: float | Unset = UNSET,
+    electricity_per_mwh: int | Unset = UNSET,
 ) -> Response[PlannerView | Problem]:
     """The capacity planner: per GPU of the catalog, the users one machine serves within a
     service-level objective for a model of the catalog — measured where verified listings of
@@ -115,6 +119,7 @@ def sync_detailed(
         users (int | Unset):
         ttft_p99_ms (float | Unset):
         itl_p99_ms (float | Unset):
+        electricity_per_mwh (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -130,6 +135,7 @@ def sync_detailed(
         users=users,
         ttft_p99_ms=ttft_p99_ms,
         itl_p99_ms=itl_p99_ms,
+        electricity_per_mwh=electricity_per_mwh,
     )
 
     response = client.get_httpx_client().request(
@@ -147,6 +153,7 @@ def sync(
     users: int | Unset = UNSET,
     ttft_p99_ms: float | Unset = UNSET,
     itl_p99_ms: float | Unset = UNSET,
+    electricity_per_mwh: int | Unset = UNSET,
 ) -> PlannerView | Problem | None:
     """The capacity planner: per GPU of the catalog, the users one machine serves within a
     service-level objective for a model of the catalog — measured where verified listings of
@@ -159,6 +166,7 @@ def sync(
         users (int | Unset):
         ttft_p99_ms (float | Unset):
         itl_p99_ms (float | Unset):
+        electricity_per_mwh (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -175,6 +183,7 @@ def sync(
         users=users,
         ttft_p99_ms=ttft_p99_ms,
         itl_p99_ms=itl_p99_ms,
+        electricity_per_mwh=electricity_per_mwh,
     ).parsed
 
 
@@ -186,6 +195,7 @@ async def asyncio_detailed(
     users: int | Unset = UNSET,
     ttft_p99_ms: float | Unset = UNSET,
     itl_p99_ms: float | Unset = UNSET,
+    electricity_per_mwh: int | Unset = UNSET,
 ) -> Response[PlannerView | Problem]:
     """The capacity planner: per GPU of the catalog, the users one machine serves within a
     service-level objective for a model of the catalog — measured where verified listings of
@@ -198,6 +208,7 @@ async def asyncio_detailed(
         users (int | Unset):
         ttft_p99_ms (float | Unset):
         itl_p99_ms (float | Unset):
+        electricity_per_mwh (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -213,6 +224,7 @@ async def asyncio_detailed(
         users=users,
         ttft_p99_ms=ttft_p99_ms,
         itl_p99_ms=itl_p99_ms,
+        electricity_per_mwh=electricity_per_mwh,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -228,6 +240,7 @@ async def asyncio(
     users: int | Unset = UNSET,
     ttft_p99_ms: float | Unset = UNSET,
     itl_p99_ms: float | Unset = UNSET,
+    electricity_per_mwh: int | Unset = UNSET,
 ) -> PlannerView | Problem | None:
     """The capacity planner: per GPU of the catalog, the users one machine serves within a
     service-level objective for a model of the catalog — measured where verified listings of
@@ -240,6 +253,7 @@ async def asyncio(
         users (int | Unset):
         ttft_p99_ms (float | Unset):
         itl_p99_ms (float | Unset):
+        electricity_per_mwh (int | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -257,5 +271,6 @@ async def asyncio(
             users=users,
             ttft_p99_ms=ttft_p99_ms,
             itl_p99_ms=itl_p99_ms,
+            electricity_per_mwh=electricity_per_mwh,
         )
     ).parsed

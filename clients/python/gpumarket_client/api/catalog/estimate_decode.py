@@ -16,6 +16,7 @@ def _get_kwargs(
     model: str,
     context: int | None | Unset = UNSET,
     concurrency: int | None | Unset = UNSET,
+    electricity_per_mwh: int | None | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -37,6 +38,13 @@ def _get_kwargs(
     else:
         json_concurrency = concurrency
     params["concurrency"] = json_concurrency
+
+    json_electricity_per_mwh: int | None | Unset
+    if isinstance(electricity_per_mwh, Unset):
+        json_electricity_per_mwh = UNSET
+    else:
+        json_electricity_per_mwh = electricity_per_mwh
+    params["electricity_per_mwh"] = json_electricity_per_mwh
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -111,6 +119,7 @@ def sync_detailed(
     model: str,
     context: int | None | Unset = UNSET,
     concurrency: int | None | Unset = UNSET,
+    electricity_per_mwh: int | None | Unset = UNSET,
 ) -> Response[DecodeEstimateView | Problem]:
     """Predicted decode speed of a model on a GPU at one context and concurrency, from the
     memory-bandwidth roofline (the formula and constants are in `formula`), beside what
@@ -121,6 +130,7 @@ def sync_detailed(
         model (str):
         context (int | None | Unset):
         concurrency (int | None | Unset):
+        electricity_per_mwh (int | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -135,6 +145,7 @@ def sync_detailed(
         model=model,
         context=context,
         concurrency=concurrency,
+        electricity_per_mwh=electricity_per_mwh,
     )
 
     response = client.get_httpx_client().request(
@@ -151,6 +162,7 @@ def sync(
     model: str,
     context: int | None | Unset = UNSET,
     concurrency: int | None | Unset = UNSET,
+    electricity_per_mwh: int | None | Unset = UNSET,
 ) -> DecodeEstimateView | Problem | None:
     """Predicted decode speed of a model on a GPU at one context and concurrency, from the
     memory-bandwidth roofline (the formula and constants are in `formula`), beside what
@@ -161,6 +173,7 @@ def sync(
         model (str):
         context (int | None | Unset):
         concurrency (int | None | Unset):
+        electricity_per_mwh (int | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -176,6 +189,7 @@ def sync(
         model=model,
         context=context,
         concurrency=concurrency,
+        electricity_per_mwh=electricity_per_mwh,
     ).parsed
 
 
@@ -186,6 +200,7 @@ async def asyncio_detailed(
     model: str,
     context: int | None | Unset = UNSET,
     concurrency: int | None | Unset = UNSET,
+    electricity_per_mwh: int | None | Unset = UNSET,
 ) -> Response[DecodeEstimateView | Problem]:
     """Predicted decode speed of a model on a GPU at one context and concurrency, from the
     memory-bandwidth roofline (the formula and constants are in `formula`), beside what
@@ -196,6 +211,7 @@ async def asyncio_detailed(
         model (str):
         context (int | None | Unset):
         concurrency (int | None | Unset):
+        electricity_per_mwh (int | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -210,6 +226,7 @@ async def asyncio_detailed(
         model=model,
         context=context,
         concurrency=concurrency,
+        electricity_per_mwh=electricity_per_mwh,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -224,6 +241,7 @@ async def asyncio(
     model: str,
     context: int | None | Unset = UNSET,
     concurrency: int | None | Unset = UNSET,
+    electricity_per_mwh: int | None | Unset = UNSET,
 ) -> DecodeEstimateView | Problem | None:
     """Predicted decode speed of a model on a GPU at one context and concurrency, from the
     memory-bandwidth roofline (the formula and constants are in `formula`), beside what
@@ -234,6 +252,7 @@ async def asyncio(
         model (str):
         context (int | None | Unset):
         concurrency (int | None | Unset):
+        electricity_per_mwh (int | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -250,5 +269,6 @@ async def asyncio(
             model=model,
             context=context,
             concurrency=concurrency,
+            electricity_per_mwh=electricity_per_mwh,
         )
     ).parsed

@@ -22,6 +22,7 @@ def _get_kwargs(
     verified: bool | Unset = UNSET,
     hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
@@ -53,6 +54,8 @@ def _get_kwargs(
     params["hardware_confirmed"] = hardware_confirmed
 
     params["min_total_tok_s"] = min_total_tok_s
+
+    params["max_j_per_token"] = max_j_per_token
 
     params["context"] = context
 
@@ -158,6 +161,7 @@ def sync_detailed(
     verified: bool | Unset = UNSET,
     hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
@@ -182,6 +186,7 @@ def sync_detailed(
         verified (bool | Unset):
         hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
+        max_j_per_token (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
         available_from (datetime.datetime | Unset):
@@ -211,6 +216,7 @@ def sync_detailed(
         verified=verified,
         hardware_confirmed=hardware_confirmed,
         min_total_tok_s=min_total_tok_s,
+        max_j_per_token=max_j_per_token,
         context=context,
         concurrency=concurrency,
         available_from=available_from,
@@ -242,6 +248,7 @@ def sync(
     verified: bool | Unset = UNSET,
     hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
@@ -266,6 +273,7 @@ def sync(
         verified (bool | Unset):
         hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
+        max_j_per_token (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
         available_from (datetime.datetime | Unset):
@@ -296,6 +304,7 @@ def sync(
         verified=verified,
         hardware_confirmed=hardware_confirmed,
         min_total_tok_s=min_total_tok_s,
+        max_j_per_token=max_j_per_token,
         context=context,
         concurrency=concurrency,
         available_from=available_from,
@@ -321,6 +330,7 @@ async def asyncio_detailed(
     verified: bool | Unset = UNSET,
     hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
@@ -345,6 +355,7 @@ async def asyncio_detailed(
         verified (bool | Unset):
         hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
+        max_j_per_token (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
         available_from (datetime.datetime | Unset):
@@ -374,6 +385,7 @@ async def asyncio_detailed(
         verified=verified,
         hardware_confirmed=hardware_confirmed,
         min_total_tok_s=min_total_tok_s,
+        max_j_per_token=max_j_per_token,
         context=context,
         concurrency=concurrency,
         available_from=available_from,
@@ -403,6 +415,7 @@ async def asyncio(
     verified: bool | Unset = UNSET,
     hardware_confirmed: bool | Unset = UNSET,
     min_total_tok_s: float | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     context: int | Unset = UNSET,
     concurrency: int | Unset = UNSET,
     available_from: datetime.datetime | Unset = UNSET,
@@ -427,6 +440,7 @@ async def asyncio(
         verified (bool | Unset):
         hardware_confirmed (bool | Unset):
         min_total_tok_s (float | Unset):
+        max_j_per_token (float | Unset):
         context (int | Unset):
         concurrency (int | Unset):
         available_from (datetime.datetime | Unset):
@@ -458,6 +472,7 @@ async def asyncio(
             verified=verified,
             hardware_confirmed=hardware_confirmed,
             min_total_tok_s=min_total_tok_s,
+            max_j_per_token=max_j_per_token,
             context=context,
             concurrency=concurrency,
             available_from=available_from,

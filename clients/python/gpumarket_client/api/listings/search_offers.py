@@ -25,6 +25,8 @@ def _get_kwargs(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
+    sort: str | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -60,6 +62,10 @@ def _get_kwargs(
     params["available_until"] = json_available_until
 
     params["include_failing"] = include_failing
+
+    params["sort"] = sort
+
+    params["max_j_per_token"] = max_j_per_token
 
     params["cursor"] = cursor
 
@@ -144,6 +150,8 @@ def sync_detailed(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
+    sort: str | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> Response[OffersView | Problem]:
@@ -166,6 +174,8 @@ def sync_detailed(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
+        sort (str | Unset):
+        max_j_per_token (float | Unset):
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -190,6 +200,8 @@ def sync_detailed(
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
+        sort=sort,
+        max_j_per_token=max_j_per_token,
         cursor=cursor,
         limit=limit,
     )
@@ -216,6 +228,8 @@ def sync(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
+    sort: str | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> OffersView | Problem | None:
@@ -238,6 +252,8 @@ def sync(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
+        sort (str | Unset):
+        max_j_per_token (float | Unset):
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -263,6 +279,8 @@ def sync(
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
+        sort=sort,
+        max_j_per_token=max_j_per_token,
         cursor=cursor,
         limit=limit,
     ).parsed
@@ -283,6 +301,8 @@ async def asyncio_detailed(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
+    sort: str | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> Response[OffersView | Problem]:
@@ -305,6 +325,8 @@ async def asyncio_detailed(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
+        sort (str | Unset):
+        max_j_per_token (float | Unset):
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -329,6 +351,8 @@ async def asyncio_detailed(
         available_from=available_from,
         available_until=available_until,
         include_failing=include_failing,
+        sort=sort,
+        max_j_per_token=max_j_per_token,
         cursor=cursor,
         limit=limit,
     )
@@ -353,6 +377,8 @@ async def asyncio(
     available_from: datetime.datetime | Unset = UNSET,
     available_until: datetime.datetime | Unset = UNSET,
     include_failing: bool | Unset = UNSET,
+    sort: str | Unset = UNSET,
+    max_j_per_token: float | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
 ) -> OffersView | Problem | None:
@@ -375,6 +401,8 @@ async def asyncio(
         available_from (datetime.datetime | Unset):
         available_until (datetime.datetime | Unset):
         include_failing (bool | Unset):
+        sort (str | Unset):
+        max_j_per_token (float | Unset):
         cursor (str | Unset):
         limit (int | Unset):
 
@@ -401,6 +429,8 @@ async def asyncio(
             available_from=available_from,
             available_until=available_until,
             include_failing=include_failing,
+            sort=sort,
+            max_j_per_token=max_j_per_token,
             cursor=cursor,
             limit=limit,
         )

@@ -1,0 +1,233 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.telemetry_view import TelemetryView
+from ...types import Response
+
+
+def _get_kwargs(
+    id: UUID,
+    *,
+    body: TelemetryView,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/listings/{id}/agent/telemetry".format(
+            id=quote(str(id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | None:
+    if response.status_code == 204:
+        response_204 = cast(Any, None)
+        return response_204
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: TelemetryView,
+) -> Response[Any | Problem]:
+    """The listing's agent uploads a run's GPU samples (up to 8 MiB), once the desired state
+    asks for them — only after the run has measured. Kept once: an upload repeated after a
+    lost answer changes nothing. The report's energy per token comes from them, labelled
+    `source: agent`.
+
+    Args:
+        id (UUID):
+        body (TelemetryView): A run's GPU samples, uploaded once the desired state names the run
+            in `telemetry_wanted`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: TelemetryView,
+) -> Any | Problem | None:
+    """The listing's agent uploads a run's GPU samples (up to 8 MiB), once the desired state
+    asks for them — only after the run has measured. Kept once: an upload repeated after a
+    lost answer changes nothing. The report's energy per token comes from them, labelled
+    `source: agent`.
+
+    Args:
+        id (UUID):
+        body (TelemetryView): A run's GPU samples, uploaded once the desired state names the run
+            in `telemetry_wanted`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: TelemetryView,
+) -> Response[Any | Problem]:
+    """The listing's agent uploads a run's GPU samples (up to 8 MiB), once the desired state
+    asks for them — only after the run has measured. Kept once: an upload repeated after a
+    lost answer changes nothing. The report's energy per token comes from them, labelled
+    `source: agent`.
+
+    Args:
+        id (UUID):
+        body (TelemetryView): A run's GPU samples, uploaded once the desired state names the run
+            in `telemetry_wanted`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: TelemetryView,
+) -> Any | Problem | None:
+    """The listing's agent uploads a run's GPU samples (up to 8 MiB), once the desired state
+    asks for them — only after the run has measured. Kept once: an upload repeated after a
+    lost answer changes nothing. The report's energy per token comes from them, labelled
+    `source: agent`.
+
+    Args:
+        id (UUID):
+        body (TelemetryView): A run's GPU samples, uploaded once the desired state names the run
+            in `telemetry_wanted`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            body=body,
+        )
+    ).parsed
