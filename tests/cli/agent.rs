@@ -412,6 +412,50 @@ esac
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// Asks for a quick verification of `listing` and waits for its report: its id and signed
+/// statement.
+async fn verified_run(
+    client: &reqwest::Client,
+    api: &str,
+    listing: &str,
+    provider: &str,
+    log: &dyn Fn() -> String,
+) -> (String, Value) {
+    use crate::send_json;
+    let asked = client
+        .post(format!("{api}/listings/{listing}/verifications"))
+        .bearer_auth(provider)
+        .json(&serde_json::json!({"profile": "quick"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(asked.status(), 202, "{:?}", asked.text().await);
+    let run: Value = asked.json().await.unwrap();
+    let run_id = run["id"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let report_id = loop {
+        let run: Value = send_json(
+            client
+                .get(format!("{api}/verifications/{run_id}"))
+                .bearer_auth(provider),
+        )
+        .await;
+        match run["status"].as_str() {
+            Some("succeeded") => break run["report_id"].as_str().unwrap().to_owned(),
+            Some("failed") => panic!("the run failed: {run}\n{}", log()),
+            _ => {}
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never ended: {run}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let stored: Value = send_json(client.get(format!("{api}/reports/{report_id}"))).await;
+    let payload = crate::base64_decode(stored["envelope"]["payload"].as_str().unwrap());
+    (report_id, serde_json::from_slice(&payload).unwrap())
+}
+
 /// The whole loop of energy per token: the agent samples its GPU all the time (a fake
 /// `nvidia-smi` drawing a known sine), a verification runs, the worker asks for the run's
 /// samples only once it measured, the agent uploads them, and every measured cell of the
@@ -484,44 +528,34 @@ async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    demo.verified_listing().await;
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    let asked = client
-        .post(format!("{api}/listings/{listing}/verifications"))
-        .bearer_auth(&provider)
-        .json(&serde_json::json!({"profile": "quick"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(asked.status(), 202, "{:?}", asked.text().await);
-    let run: Value = asked.json().await.unwrap();
-    let run_id = run["id"].as_str().unwrap().to_owned();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    let report_id = loop {
-        let run: Value = send_json(
-            client
-                .get(format!("{api}/verifications/{run_id}"))
-                .bearer_auth(&provider),
-        )
-        .await;
-        match run["status"].as_str() {
-            Some("succeeded") => break run["report_id"].as_str().unwrap().to_owned(),
-            Some("failed") => panic!(
-                "the run failed: {run}
-{}",
-                log()
-            ),
-            _ => {}
-        }
+    // The demo's own first run ends first, whatever it found; then runs are asked for until
+    // one is compliant (on a loaded machine a cell may be client-bound, and search holds
+    // compliant reports only). By then the agent has sampled well over the idle seconds.
+    let reports_url = format!("{api}/listings/{listing}/reports");
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    while send_json(client.get(&reports_url)).await["items"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
         assert!(
             std::time::Instant::now() < deadline,
-            "the run never ended: {run}"
+            "the demo's run never ended"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let mut attempts = 0;
+    let (report_id, statement) = loop {
+        attempts += 1;
+        let (report_id, statement) = verified_run(&client, &api, &listing, &provider, &log).await;
+        if statement["predicate"]["compliance"]["compliant"] == true || attempts == 3 {
+            break (report_id, statement);
+        }
     };
-    let stored: Value = send_json(client.get(format!("{api}/reports/{report_id}"))).await;
-    let payload = crate::base64_decode(stored["envelope"]["payload"].as_str().unwrap());
-    let statement: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(
+        statement["predicate"]["compliance"]["compliant"], true,
+        "three runs were not compliant: {}",
+        statement["predicate"]["compliance"]
+    );
     let report = &statement["predicate"];
     let uuid = "GPU-00000000-0000-0000-0000-000000003060";
     assert_eq!(
