@@ -93,6 +93,47 @@ struct Limits {
     slots: Option<u64>,
 }
 
+/// A cell's energy figures against each other: a status the standard names, energy per token
+/// only when `ok`, and equal to the mean power over the window ÷ its tokens.
+fn energy(cell: &DecodeCell, find: &mut impl FnMut(&str, String)) {
+    let status = cell.energy_status.as_deref();
+    if status.is_some_and(|s| !["ok", "implausible_power", "unavailable"].contains(&s)) {
+        find(
+            "energy_status",
+            "must be ok, implausible_power or unavailable".to_owned(),
+        );
+        return;
+    }
+    let Some(per_token) = cell.energy_j_per_token else {
+        return;
+    };
+    if status != Some("ok") {
+        find(
+            "energy_j_per_token",
+            "given only when energy_status is ok".to_owned(),
+        );
+        return;
+    }
+    let drawn = positive(cell.mean_power_w)
+        .zip(positive(cell.measured_s))
+        .map(|(w, s)| w * s);
+    let tokens = cell.output_tokens.filter(|t| *t > 0).map(|t| t as f64);
+    match drawn.zip(tokens) {
+        Some((joules, tokens)) if close(per_token, joules / tokens, RATE_VS_COUNTS) => {}
+        Some((joules, tokens)) => find(
+            "energy_j_per_token",
+            format!(
+                "{per_token} J per token, but mean_power_w × measured_s ÷ output_tokens is {:.4}",
+                joules / tokens
+            ),
+        ),
+        None => find(
+            "energy_j_per_token",
+            "needs a positive mean_power_w, measured_s and output_tokens".to_owned(),
+        ),
+    }
+}
+
 fn decode_cell(at: &str, cell: &DecodeCell, limits: Limits, findings: &mut Vec<Finding>) {
     let mut find = |field: &str, why: String| findings.push((format!("{at}.{field}"), why));
     if cell.concurrency == 0 || cell.concurrency > 4096 {
@@ -103,6 +144,7 @@ fn decode_cell(at: &str, cell: &DecodeCell, limits: Limits, findings: &mut Vec<F
         find("context_tokens", "must be at most 16M tokens".to_owned());
         return;
     }
+    energy(cell, &mut find);
     let over = crate::cell::over_capacity(
         cell.concurrency,
         cell.context_tokens,
@@ -234,6 +276,47 @@ mod tests {
         cell.measured_s = Some(3.0);
         cell.tbt_ms_median = Some(1000.0 / per_request);
         cell
+    }
+
+    #[test]
+    fn energy_per_token_must_be_the_window_s_energy_over_its_tokens() {
+        let limits = Limits {
+            max_output: 256,
+            kv_cache_tokens: Some(118_784),
+            max_model_len: None,
+            slots: None,
+        };
+        let mut good = cell(4, 563.8, 142.8, 3.92);
+        good.mean_power_w = Some(300.0);
+        good.energy_status = Some("ok".to_owned());
+        // 300 W for 3 s over 1,691 tokens.
+        good.energy_j_per_token = Some(300.0 * 3.0 / 1691.0);
+        let mut findings = Vec::new();
+        decode_cell("decode[0]", &good, limits, &mut findings);
+        assert!(findings.is_empty(), "{findings:?}");
+        for (edit, field) in [
+            (
+                (|c: &mut DecodeCell| c.energy_j_per_token = Some(0.1)) as fn(&mut DecodeCell),
+                "decode[0].energy_j_per_token",
+            ),
+            (
+                |c| c.energy_status = Some("implausible_power".to_owned()),
+                "decode[0].energy_j_per_token",
+            ),
+            (
+                |c| c.energy_status = Some("great".to_owned()),
+                "decode[0].energy_status",
+            ),
+        ] {
+            let mut bad = good.clone();
+            edit(&mut bad);
+            let mut findings = Vec::new();
+            decode_cell("decode[0]", &bad, limits, &mut findings);
+            assert!(
+                findings.iter().any(|(f, _)| f == field),
+                "{field}: {findings:?}"
+            );
+        }
     }
 
     #[test]

@@ -717,4 +717,17 @@ async fn an_agent_uploads_a_run_s_gpu_samples_only_once_asked(app: TestApp) {
     assert_eq!(stored["gpus"][0]["power_w"][0], 120.0);
     let state: Value = app.get_json(&desired, Some(&agent)).await;
     assert_eq!(state["telemetry_wanted"], json!([]), "{state}");
+
+    // Kept 30 days: the listing's next request takes older samples away.
+    let old = uuid::Uuid::now_v7();
+    let long_ago = now - chrono::Duration::days(31);
+    let db = app.app.db();
+    db.request_telemetry(old, listing_id, (long_ago, long_ago), long_ago)
+        .await
+        .unwrap();
+    db.request_telemetry(uuid::Uuid::now_v7(), listing_id, window, now)
+        .await
+        .unwrap();
+    assert!(db.telemetry_of(old).await.unwrap().is_none());
+    assert!(db.telemetry_of(run).await.unwrap().is_some());
 }

@@ -11,6 +11,9 @@ use crate::{Db, StoreError};
 
 pub type TelemetryRecord = run_telemetry::Model;
 
+/// How long a run's samples are kept: the signed report carries what was made of them.
+pub const KEPT_DAYS: i64 = 30;
+
 /// The most runs a listing's agent is asked for at once.
 const MAX_WANTED: u64 = 16;
 
@@ -26,7 +29,7 @@ pub enum TelemetryPut {
 
 impl Db {
     /// Asks the listing's agent for a run's samples over `[from, until]`; asking twice keeps
-    /// the first request.
+    /// the first request. The listing's samples older than [`KEPT_DAYS`] go at the same time.
     pub async fn request_telemetry(
         &self,
         run_id: Uuid,
@@ -43,6 +46,11 @@ impl Db {
             received_at: Set(None),
             samples: Set(None),
         };
+        run_telemetry::Entity::delete_many()
+            .filter(run_telemetry::Column::ListingId.eq(listing_id))
+            .filter(run_telemetry::Column::RequestedAt.lt(now - chrono::Duration::days(KEPT_DAYS)))
+            .exec(self.conn())
+            .await?;
         run_telemetry::Entity::insert(row)
             .on_conflict_do_nothing_on([run_telemetry::Column::RunId])
             .exec(self.conn())
