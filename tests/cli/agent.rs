@@ -547,13 +547,13 @@ async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
     let (report_id, statement) = loop {
         attempts += 1;
         let (report_id, statement) = verified_run(&client, &api, &listing, &provider, &log).await;
-        if statement["predicate"]["compliance"]["compliant"] == true || attempts == 3 {
+        if statement["predicate"]["compliance"]["compliant"] == true || attempts == 2 {
             break (report_id, statement);
         }
     };
     assert_eq!(
         statement["predicate"]["compliance"]["compliant"], true,
-        "three runs were not compliant: {}",
+        "two runs were not compliant: {}",
         statement["predicate"]["compliance"]
     );
     let report = &statement["predicate"];

@@ -16,6 +16,7 @@ mod agent;
 mod architecture;
 mod client;
 mod community;
+mod containers;
 mod docs;
 mod engines;
 mod pages;

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod agent;
 pub mod booking;
+pub mod container;
 pub mod energy;
 pub mod guarantee;
 pub mod ids;
