@@ -69,6 +69,9 @@ enum AgentCommand {
         /// Make no account: print the accounts it would make and the `authorized-keys` lines.
         #[arg(long)]
         dry_run: bool,
+        /// dockerd's socket: bookings that ask for a container get one through it.
+        #[arg(long, default_value = "unix:///var/run/docker.sock")]
+        docker_host: String,
     },
     /// Answer OpenSSH's `AuthorizedKeysCommand` for USER from the local keys cache: the
     /// renter's keys while its booking gives access, nothing otherwise. Never waits on the
@@ -150,6 +153,7 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
             state_dir,
             gpu_tools,
             dry_run,
+            docker_host,
         } => {
             let config = crate::settings::load(config)?;
             crate::telemetry::init(config.server.log_format);
@@ -187,6 +191,7 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
                     passwd: "/etc/passwd".into(),
                 },
                 dry_run,
+                docker_host,
             };
             agent::run::run(options).await.map_err(anyhow::Error::msg)?;
             Ok(ExitCode::SUCCESS)

@@ -81,6 +81,7 @@ pub async fn start(app: App, api: SocketAddr, agent: bool) -> anyhow::Result<()>
                 catalog_model: Some("nvidia-nemotron-nano-12b-v2-awq"),
                 // Bookings through the gateway are held to 80 % of the verified speed.
                 guarantee_min_fraction: Some(0.8),
+                containers: None,
             },
         )
         .await?;
@@ -156,6 +157,7 @@ async fn start_agent(
             passwd: "/etc/passwd".into(),
         },
         dry_run,
+        docker_host: "unix:///var/run/docker.sock".to_owned(),
     };
     tokio::spawn(async move {
         if let Err(e) = agent::run::run(options).await {

@@ -2147,10 +2147,12 @@ export interface components {
         };
         /** @description How renters reach the machine: SSH and/or an HTTPS endpoint. */
         AccessInput: {
+            containers?: components["schemas"]["ContainerAccessView"] | null;
             https_url?: string | null;
             ssh?: components["schemas"]["SshView"] | null;
         };
         AccessPatch: {
+            containers?: components["schemas"]["ContainerAccessView"] | null;
             /** @description `null` removes the HTTPS endpoint. */
             https_url?: string | null;
             ssh?: components["schemas"]["SshView"] | null;
@@ -2160,8 +2162,9 @@ export interface components {
          *     through `GET /v1/bookings/{id}/access`, to renters; everyone sees `methods`.
          */
         AccessView: {
+            containers?: components["schemas"]["ContainerAccessView"] | null;
             https_url?: string | null;
-            /** @description `ssh` and/or `https`. */
+            /** @description `ssh`, `https` and/or `containers`. */
             methods: string[];
             ssh?: components["schemas"]["SshView"] | null;
         };
@@ -2434,6 +2437,24 @@ export interface components {
              */
             users: number;
         };
+        /**
+         * @description A container a booking runs on its GPUs: an image the listing allows
+         *     (`access.containers.images`), an optional command and plain environment variables.
+         */
+        BookingContainerView: {
+            /**
+             * @description The command and its arguments (1 to 64, each at most 4096 printable characters); the
+             *     image's own when absent.
+             */
+            command?: string[] | null;
+            /** @description At most 64 variables (names of letters, digits and `_`, not `NVIDIA_*`). */
+            env?: components["schemas"]["EnvVarView"][];
+            /**
+             * @description One of the listing's `access.containers.images`, exactly (422 `container.image`
+             *     otherwise).
+             */
+            image: string;
+        };
         /** @description A booking's performance guarantee and its credits. */
         BookingGuaranteeView: {
             /** @description Credits accrued for buckets that under-delivered. */
@@ -2460,6 +2481,7 @@ export interface components {
         BookingView: {
             /** Format: date-time */
             cancelled_at?: string | null;
+            container?: components["schemas"]["BookingContainerView"] | null;
             /** Format: date-time */
             created_at: string;
             /**
@@ -2581,11 +2603,35 @@ export interface components {
             /** @description RFC 9162 consistency proof, standard base64 of each hash. */
             proof: string[];
         };
+        /** @description What a listing offers to bookings that ask for a container (`container` on a booking). */
+        ContainerAccessView: {
+            /**
+             * @description The images a booking may run, by reference (`vllm/vllm-openai:v0.32.0`) or digest
+             *     (`…@sha256:…`), matched exactly; 1 to 32 of lower-case `name[:tag][@digest]`.
+             */
+            images: string[];
+            /**
+             * Format: double
+             * @description CPUs per booked GPU (0.1 to 256): a booking's container gets its GPUs' share.
+             */
+            max_cpus_per_gpu: number;
+            /**
+             * Format: double
+             * @description Memory per booked GPU, GiB (1 to 4096).
+             */
+            max_memory_gb_per_gpu: number;
+            /**
+             * @description Whether the container's root file system may be written (default: read-only, with
+             *     `/workspace` and `/tmp` writable).
+             */
+            writable_root?: boolean;
+        };
         CreateApiKeyRequest: {
             /** @description A label to tell keys apart. */
             name: string;
         };
         CreateBookingRequest: {
+            container?: components["schemas"]["BookingContainerView"] | null;
             /**
              * @description Give the booking the machine's SSH and HTTPS access, where the listing has them
              *     (default `true`). `false` waives them: only the gateway reaches the engine, and the
@@ -2739,6 +2785,7 @@ export interface components {
             account?: string | null;
             /** Format: uuid */
             booking_id: string;
+            container?: components["schemas"]["DesiredContainerView"] | null;
             /** Format: int32 */
             gpu_count: number;
             /** @description The renter's SSH public keys (`algorithm base64`), for an account only. */
@@ -2748,6 +2795,24 @@ export interface components {
              * @description When access begins.
              */
             starts_at: string;
+        };
+        /** @description A booking's container as its machine is to run it. */
+        DesiredContainerView: {
+            /** @description What the booking asked: `{image, command, env}`. */
+            ask: components["schemas"]["BookingContainerView"];
+            /**
+             * Format: int64
+             * @description Memory limit, bytes: `max_memory_gb_per_gpu` GiB × the booking's GPUs.
+             */
+            memory_bytes: number;
+            /**
+             * Format: int64
+             * @description CPU limit, billionths of a CPU (Docker's `NanoCpus`): the listing's
+             *     `max_cpus_per_gpu` × the booking's GPUs.
+             */
+            nano_cpus: number;
+            /** @description Whether the root file system may be written. */
+            writable_root: boolean;
         };
         /**
          * @description The whole desired state of the listing's machine: the bookings giving access now or
@@ -2872,6 +2937,11 @@ export interface components {
              * @description The `start` of the next page when the range holds more (pages hold at most 256).
              */
             next_cursor?: number | null;
+        };
+        /** @description One environment variable of a booking's container. */
+        EnvVarView: {
+            name: string;
+            value: string;
         };
         /** @description A field that failed validation and why. */
         FieldError: {
@@ -3648,6 +3718,7 @@ export interface components {
             items: {
                 /** Format: date-time */
                 cancelled_at?: string | null;
+                container?: components["schemas"]["BookingContainerView"] | null;
                 /** Format: date-time */
                 created_at: string;
                 /**

@@ -49,6 +49,7 @@ mod m20261206_000041_hardware_confirmed;
 mod m20261207_000042_report_hardware_confirmed;
 mod m20261207_000043_preflights;
 mod m20261207_000044_energy;
+mod m20261207_000045_containers;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -102,6 +103,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000042_report_hardware_confirmed::Migration),
             Box::new(m20261207_000043_preflights::Migration),
             Box::new(m20261207_000044_energy::Migration),
+            Box::new(m20261207_000045_containers::Migration),
         ]
     }
 }

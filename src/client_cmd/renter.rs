@@ -53,6 +53,10 @@ pub struct BookArgs {
     /// booking carries the listing's performance guarantee (one with direct access has none).
     #[arg(long)]
     no_direct_access: bool,
+    /// Run this image (one of the listing's `access.containers.images`) in a container of
+    /// the booking's own, holding exactly its GPUs.
+    #[arg(long)]
+    image: Option<String>,
     /// The booking attempt's key: the same key and body again return the same booking (a new
     /// one is made up, and reused for this command's own retries, when absent).
     #[arg(long)]
@@ -318,6 +322,11 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
         direct_access: args.no_direct_access.then_some(false),
         expected_amount_per_gpu_hour: None,
+        container: args.image.clone().map(|image| types::BookingContainerView {
+            image,
+            command: None,
+            env: Vec::new(),
+        }),
     };
     let booking = ctx
         .booking_call(&key, "booking", || {

@@ -14,7 +14,7 @@ use crate::gpumarket;
 
 /// A fake `nvidia-smi` in `dir` that prints `fixture` and exits `code` when asked the agent's
 /// query, and fails loudly on any other arguments.
-fn fake_nvidia_smi(dir: &Path, fixture: &str, code: i32) {
+pub(crate) fn fake_nvidia_smi(dir: &Path, fixture: &str, code: i32) {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("crates/agent/testdata/nvidia-smi")
         .join(fixture);
@@ -277,7 +277,7 @@ fn agent_health_reads_each_gpu_through_nvml_else_nvidia_smi() {
 
 /// The demo provider's access token, and a file in `dir` holding a new organisation key of
 /// scope `agent` bound to the demo listing.
-async fn agent_key(demo: &crate::Demo, dir: &Path) -> (String, std::path::PathBuf) {
+pub(crate) async fn agent_key(demo: &crate::Demo, dir: &Path) -> (String, std::path::PathBuf) {
     use crate::{http, send_json};
     let client = http();
     let api = format!("{}/v1", demo.base);
@@ -781,8 +781,8 @@ fn ssh(port: u16, key: &Path, account: &str, command: &str) -> (i32, String) {
 /// The agent and a real sshd in a private mount namespace: `/etc` is a copy (so `useradd`
 /// never touches this machine's accounts, and parallel runs never meet), the binary in a
 /// root-owned 0755 tmpfs as sshd requires of an `AuthorizedKeysCommand`.
-struct Machine {
-    child: std::process::Child,
+pub(crate) struct Machine {
+    pub(crate) child: std::process::Child,
 }
 
 impl Drop for Machine {

@@ -1,5 +1,5 @@
 //! The agent's containers per booking against a real dockerd (Debian's `docker.io`, 20.10),
-//! which `scripts/check` starts on a private socket (`GPUMARKET_TEST_DOCKER_HOST`) with no
+//! which `scripts/check` starts on a private socket (`TEST_DOCKER_HOST`) with no
 //! bridge, and with a stand-in `nvidia-container-runtime-hook` on its `PATH` — these machines
 //! have no GPU — so that dockerd registers its NVIDIA device driver and a container whose
 //! `DeviceRequests` name GPUs starts (the hook does nothing; dockerd itself hands the UUIDs to
@@ -14,13 +14,11 @@ use serde_json::Value;
 
 /// The dockerd `scripts/check` started, or `None` (the test says it was skipped).
 fn docker_host() -> Option<String> {
-    let host = std::env::var("GPUMARKET_TEST_DOCKER_HOST").ok();
+    let host = std::env::var("TEST_DOCKER_HOST").ok();
     if host.is_none() {
         #[allow(clippy::print_stderr)]
         {
-            eprintln!(
-                "skipped: no GPUMARKET_TEST_DOCKER_HOST (scripts/check starts dockerd and sets it)"
-            );
+            eprintln!("skipped: no TEST_DOCKER_HOST (scripts/check starts dockerd and sets it)");
         }
     }
     host
@@ -210,6 +208,192 @@ async fn each_booking_s_container_holds_exactly_its_gpus_and_nothing_of_another(
             .iter()
             .all(|c| c.booking_id != b)
     );
+    let _ = Command::new("docker")
+        .args(["-H", &host, "rmi", &tag])
+        .output();
+}
+
+/// The whole life of a booking's container: a listing offers containers of one image; a
+/// booking asking another is refused (422 naming `container.image`); one asking the offered
+/// image gets, from the machine's agent, a container holding exactly the machine's GPU with
+/// the listing's share of CPU and memory; cancelled, its container and volume are gone within
+/// 10 s.
+#[tokio::test]
+async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
+    use crate::agent::{Machine, agent_key, fake_nvidia_smi};
+    use crate::{Demo, SHORT_WINDOWS, http, send_json};
+    use serde_json::json;
+    let Some(host) = docker_host() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let tag = format!("gm-e2e-{}:busybox", std::process::id());
+    import_busybox(&host, &tag);
+    let runtime = Runtime::connect(&host).await.unwrap();
+    let demo = Demo::start_with(root, SHORT_WINDOWS).await;
+    let api = format!("{}/v1", demo.base);
+    let listing = demo.listing_url.rsplit('/').next().unwrap().to_owned();
+    let client = http();
+    let (provider, key_file) = agent_key(&demo, root).await;
+    let offered = client
+        .patch(&demo.listing_url)
+        .bearer_auth(&provider)
+        .json(
+            &json!({"access": {"ssh": {"host": "127.0.0.1", "port": 22, "user": "ubuntu"},
+                               "containers": {"images": [tag], "max_cpus_per_gpu": 1.5,
+                                              "max_memory_gb_per_gpu": 1}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(offered.status(), 200, "{:?}", offered.text().await);
+    let listed: Value = send_json(client.get(&demo.listing_url)).await;
+    assert_eq!(
+        listed["access"]["containers"]["images"],
+        json!([tag]),
+        "{listed}"
+    );
+
+    // The machine: an RTX 3060 as claimed, and the test's dockerd.
+    let bin = root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    fake_nvidia_smi(&bin, "rtx3060.csv", 0);
+    let mut agent = Command::new(env!("CARGO_BIN_EXE_gpumarket"));
+    agent
+        .args([
+            "agent",
+            "run",
+            "--server",
+            &demo.base,
+            "--listing",
+            &listing,
+            "--key-file",
+        ])
+        .arg(&key_file)
+        .arg("--state-dir")
+        .arg(root.join("state"))
+        .args([
+            "--nvml-lib",
+            "/nonexistent/libnvidia-ml.so.1",
+            "--docker-host",
+            &host,
+        ])
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(root.join("agent.log")).unwrap());
+    let _agent = Machine {
+        child: {
+            use std::os::unix::process::CommandExt;
+            agent.process_group(0).spawn().unwrap()
+        },
+    };
+    let log = || std::fs::read_to_string(root.join("agent.log")).unwrap_or_default();
+
+    let renter: Value = send_json(client.post(format!("{api}/auth/register")).json(
+        &json!({"email": "renter@example.com", "password": "a long renter password", "name": "R"}),
+    ))
+    .await;
+    let renter = renter["access_token"].as_str().unwrap().to_owned();
+    let starts = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let book = |image: &str, key: &str| {
+        client
+            .post(format!("{api}/bookings"))
+            .bearer_auth(&renter)
+            .header("Idempotency-Key", key)
+            .json(&json!({
+                "listing_id": listing, "gpu_count": 1,
+                "starts_at": starts, "ends_at": starts + chrono::Duration::hours(1),
+                "container": {"image": image, "command": ["sh", "-c", "echo ready; exec sleep 600"],
+                              "env": [{"name": "GM_ROLE", "value": "renter"}]},
+            }))
+            .send()
+    };
+    let refused: Value = book("busybox:latest", "refused")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        refused["errors"][0]["field"], "container.image",
+        "{refused}"
+    );
+    let booked = book(&tag, "container").await.unwrap();
+    assert_eq!(booked.status(), 201, "{:?}", booked.text().await);
+    let booking: Value = booked.json().await.unwrap();
+    let booking_id = booking["id"].as_str().unwrap().to_owned();
+    assert_eq!(booking["container"]["image"], tag.as_str(), "{booking}");
+    // A container is not reached through the machine's own SSH, which holds every GPU.
+    let access: Value = send_json(
+        client
+            .get(format!("{api}/bookings/{booking_id}/access"))
+            .bearer_auth(&renter),
+    )
+    .await;
+    assert!(access["ssh"].is_null(), "{access}");
+
+    // At its start the agent runs it on the machine's one GPU, with the listing's share.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let running = runtime.containers().await.unwrap();
+        if running
+            .iter()
+            .any(|c| c.booking_id == booking_id && c.state == "running")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no container for the booking\n{}",
+            log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    let inspected = runtime.inspect(&booking_id).await.unwrap();
+    let host_config = &inspected["HostConfig"];
+    assert_eq!(
+        host_config["DeviceRequests"][0]["DeviceIDs"],
+        json!(["GPU-00000000-0000-0000-0000-000000003060"]),
+        "{host_config}"
+    );
+    assert_eq!(host_config["NanoCpus"], 1_500_000_000);
+    assert_eq!(host_config["Memory"], 1024 * 1024 * 1024);
+    assert!(
+        inspected["Config"]["Env"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("GM_ROLE=renter")),
+        "{inspected}"
+    );
+
+    // Cancelled: gone within 10 s, with its volume.
+    let cancelled = client
+        .post(format!("{api}/bookings/{booking_id}/cancel"))
+        .bearer_auth(&renter)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), 200, "{:?}", cancelled.text().await);
+    let cancelled_at = std::time::Instant::now();
+    eventually("the cancelled booking's container stayed", async || {
+        runtime
+            .containers()
+            .await
+            .unwrap()
+            .iter()
+            .all(|c| c.booking_id != booking_id)
+    })
+    .await;
+    assert!(cancelled_at.elapsed() <= std::time::Duration::from_secs(10));
+    let volumes = Command::new("docker")
+        .args(["-H", &host, "volume", "ls", "-q"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&volumes.stdout).contains(&name_of(&booking_id)));
     let _ = Command::new("docker")
         .args(["-H", &host, "rmi", &tag])
         .output();

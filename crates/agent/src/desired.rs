@@ -24,6 +24,9 @@ pub struct DesiredBooking {
     pub access_until: DateTime<Utc>,
     #[serde(default)]
     pub ssh_keys: Vec<String>,
+    /// The container to run on the booking's GPUs (absent from servers before containers).
+    #[serde(default)]
+    pub container: Option<domain::container::KeptContainer>,
 }
 
 /// A run whose GPU samples the server asks for (only once the run has measured).
@@ -97,6 +100,14 @@ impl Desired {
                     ));
                 }
             }
+            if let Some(container) = &booking.container {
+                container.check().map_err(|e| {
+                    format!(
+                        "booking {}: a container that is not one ({}: {})",
+                        booking.booking_id, e.field, e.message
+                    )
+                })?;
+            }
             if booking.ssh_keys.len() > MAX_KEYS
                 || !booking.ssh_keys.iter().all(|k| valid_public_key(k))
             {
@@ -133,6 +144,7 @@ mod tests {
                 starts_at: DateTime::UNIX_EPOCH,
                 access_until: DateTime::UNIX_EPOCH,
                 ssh_keys: vec![key.into()],
+                container: None,
             }],
             telemetry_wanted: Vec::new(),
         }

@@ -40,6 +40,8 @@ pub struct Options {
     pub machine: Machine,
     /// Print the accounts it would make and the `authorized-keys` lines; touch no account.
     pub dry_run: bool,
+    /// dockerd's socket (`unix:///var/run/docker.sock`), for bookings that run a container.
+    pub docker_host: String,
 }
 
 /// What the heartbeat says of an account.
@@ -174,6 +176,10 @@ struct Agent {
     reports: Arc<Mutex<Vec<AccountReport>>>,
     /// `--dry-run`: the gateway-only bookings already said.
     said: std::collections::HashSet<String>,
+    /// The machine's GPUs by UUID, as its facts last read them: what containers are given.
+    gpus: Vec<String>,
+    /// The container engine, once a booking needed it.
+    runtime: Option<crate::containers::Runtime>,
 }
 
 impl Agent {
@@ -191,7 +197,7 @@ impl Agent {
 
     /// Reports the facts when they differ from `last`; answers what was reported.
     async fn report_facts(
-        &self,
+        &mut self,
         http: &reqwest::Client,
         last: Option<serde_json::Value>,
     ) -> Option<serde_json::Value> {
@@ -202,6 +208,7 @@ impl Agent {
             tracing::warn!(error = ?facts.gpu_error, "no GPU was read: the facts are not reported");
             return last;
         }
+        self.gpus = facts.gpus.iter().map(|g| g.uuid.clone()).collect();
         let value = serde_json::to_value(&facts).ok()?;
         if last.as_ref() == Some(&value) {
             return last;
@@ -295,6 +302,7 @@ impl Agent {
             self.dry_end(&wanted, now);
             self.dry_gateway_only(desired);
         }
+        self.reconcile_containers(desired, now).await;
         Machine::prune(&mut self.state, Utc::now());
         if let Err(e) = self.state.save(&self.options.state_dir) {
             tracing::error!(error = %e, "could not keep the agent's state");
@@ -310,6 +318,121 @@ impl Agent {
             })
             .collect();
         *self.reports.lock().unwrap_or_else(|e| e.into_inner()) = reports;
+    }
+
+    /// The container engine, connected on first need (a failure is said and tried again at
+    /// the next pass).
+    async fn runtime(&mut self) -> Option<crate::containers::Runtime> {
+        if self.runtime.is_none() {
+            match crate::containers::Runtime::connect(&self.options.docker_host).await {
+                Ok(runtime) => self.runtime = Some(runtime),
+                Err(e) => tracing::error!(error = %e, "no container engine"),
+            }
+        }
+        self.runtime.clone()
+    }
+
+    /// Brings the machine's booking containers to `desired` at the server's `now`: each
+    /// booking with a container that gives access now runs one holding GPUs no other holds;
+    /// one whose booking left the state or whose access ended is removed with its volume.
+    async fn reconcile_containers(&mut self, desired: &Desired, now: DateTime<Utc>) {
+        let wanted: Vec<&DesiredBooking> = desired
+            .bookings
+            .iter()
+            .filter(|b| b.container.is_some())
+            .collect();
+        if self.options.dry_run {
+            for booking in wanted.iter().filter(|b| now >= b.starts_at) {
+                if self
+                    .said
+                    .insert(format!("container {}", booking.booking_id))
+                {
+                    say(&format!(
+                        "would run a container for booking {} on {} GPUs until {}",
+                        booking.booking_id, booking.gpu_count, booking.access_until
+                    ));
+                }
+            }
+            return;
+        }
+        if wanted.is_empty() && self.runtime.is_none() {
+            return;
+        }
+        let Some(runtime) = self.runtime().await else {
+            return;
+        };
+        let existing = match runtime.containers().await {
+            Ok(existing) => existing,
+            Err(e) => {
+                tracing::error!(error = %e, "the booking containers could not be listed");
+                return;
+            }
+        };
+        let gives_access = |booking_id: &str| {
+            wanted
+                .iter()
+                .any(|b| b.booking_id == booking_id && now >= b.starts_at && now < b.access_until)
+        };
+        let mut taken = Vec::new();
+        for container in &existing {
+            if gives_access(&container.booking_id) {
+                taken.push(container.gpus.clone());
+                continue;
+            }
+            match runtime.remove(&container.booking_id).await {
+                Ok(()) => tracing::info!(booking = container.booking_id, "container removed"),
+                Err(e) => {
+                    tracing::error!(booking = container.booking_id, error = %e, "a container could not be removed")
+                }
+            }
+        }
+        for booking in &wanted {
+            let running = existing.iter().any(|c| c.booking_id == booking.booking_id);
+            if running || !gives_access(&booking.booking_id) {
+                continue;
+            }
+            let Some(kept) = &booking.container else {
+                continue;
+            };
+            let want = usize::try_from(booking.gpu_count).unwrap_or(usize::MAX);
+            let Some(gpus) = crate::containers::assign_gpus(&self.gpus, &taken, want) else {
+                tracing::error!(
+                    booking = booking.booking_id,
+                    "not enough free GPUs for its container"
+                );
+                continue;
+            };
+            let spec = crate::containers::ContainerSpec {
+                booking_id: booking.booking_id.clone(),
+                image: kept.ask.image.clone(),
+                command: kept.ask.command.clone(),
+                env: kept
+                    .ask
+                    .env
+                    .iter()
+                    .map(|v| (v.name.clone(), v.value.clone()))
+                    .collect(),
+                gpus: gpus.clone(),
+                nano_cpus: kept.nano_cpus,
+                memory_bytes: kept.memory_bytes,
+                writable_root: kept.writable_root,
+                network: "none".to_owned(),
+            };
+            match runtime.ensure(&spec).await {
+                Ok(name) => {
+                    tracing::info!(
+                        booking = booking.booking_id,
+                        container = name,
+                        ?gpus,
+                        "container started"
+                    );
+                    taken.push(gpus);
+                }
+                Err(e) => {
+                    tracing::error!(booking = booking.booking_id, error = %e, "a container could not be started")
+                }
+            }
+        }
     }
 
     /// `--dry-run`: says what it would make, and what sshd would be answered.
@@ -480,6 +603,8 @@ pub async fn run(options: Options) -> Result<(), String> {
         state,
         reports: Arc::default(),
         said: Default::default(),
+        gpus: Vec::new(),
+        runtime: None,
         options,
     };
     let kept: Option<Desired> = std::fs::read(agent.desired_file())
@@ -574,11 +699,14 @@ mod tests {
                     passwd: passwd.clone(),
                 },
                 dry_run: true,
+                docker_host: "unix:///nonexistent".into(),
             },
             keys: keys.clone(),
             state: AgentState::default(),
             reports: Arc::default(),
             said: Default::default(),
+            gpus: Vec::new(),
+            runtime: None,
         };
         let now = Utc::now();
         let booking = |id: &str, account: Option<&str>| DesiredBooking {
@@ -588,6 +716,7 @@ mod tests {
             starts_at: now,
             access_until: now + chrono::Duration::hours(1),
             ssh_keys: vec!["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBXRL8fJ".into()],
+            container: None,
         };
         let desired = Desired {
             listing_id: "l".into(),

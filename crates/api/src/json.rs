@@ -240,6 +240,7 @@ mod tests {
             prop::option::of(text()),
         )
             .prop_map(|(methods, ssh, https_url)| AccessView {
+                containers: None,
                 methods,
                 ssh,
                 https_url,

@@ -44,6 +44,8 @@ pub struct Listing {
     pub last_verification_cost: Option<VerificationCost>,
     pub ssh: Option<Ssh>,
     pub https_url: Option<String>,
+    /// What it offers to bookings that ask for a container.
+    pub containers: Option<domain::container::ContainerAccess>,
     /// Catalog ids of the claimed GPU and model.
     pub catalog_gpu: Option<String>,
     pub catalog_model: Option<String>,
@@ -120,6 +122,7 @@ impl TryFrom<&ListingRecord> for Listing {
                 .and_then(|json| serde_json::from_str(json).ok()),
             ssh,
             https_url: r.access_https_url.clone(),
+            containers: stored_containers(r),
             catalog_gpu: r.catalog_gpu.clone(),
             catalog_model: r.catalog_model.clone(),
             guarantee_min_bp: r.guarantee_min_bp,
@@ -129,6 +132,14 @@ impl TryFrom<&ListingRecord> for Listing {
             created_at: r.created_at,
         })
     }
+}
+
+/// What a stored listing offers to bookings that ask for a container (checked when it was
+/// stored; a row that does not parse offers none).
+pub(crate) fn stored_containers(r: &ListingRecord) -> Option<domain::container::ContainerAccess> {
+    r.access_containers
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
 }
 
 impl App {

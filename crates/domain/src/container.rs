@@ -36,8 +36,11 @@ pub struct ContainerAccess {
     pub writable_root: bool,
 }
 
+// Its figures are checked finite (`check`), so equality is an equivalence.
+impl Eq for ContainerAccess {}
+
 /// What a booking asks to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BookingContainer {
     pub image: String,
@@ -45,6 +48,48 @@ pub struct BookingContainer {
     pub command: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<EnvVar>,
+}
+
+/// A booking's container as kept: what it asked, and the limits its listing's offer gave it
+/// when it was made (a later change of the offer does not move them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptContainer {
+    pub ask: BookingContainer,
+    pub nano_cpus: i64,
+    pub memory_bytes: i64,
+    pub writable_root: bool,
+}
+
+impl KeptContainer {
+    /// Checks a kept container as a machine receives it: what the booking asked bounded as
+    /// when it was made, and limits that are limits.
+    pub fn check(&self) -> Result<(), ValidationError> {
+        let own = ContainerAccess {
+            images: vec![self.ask.image.clone()],
+            max_cpus_per_gpu: 1.0,
+            max_memory_gb_per_gpu: 1.0,
+            writable_root: self.writable_root,
+        };
+        own.check()?;
+        self.ask.check(Some(&own))?;
+        if self.nano_cpus < 1 || self.memory_bytes < 1024 * 1024 {
+            return Err(ValidationError::new(
+                "container",
+                "limits that are not limits",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `ask` on `gpus` GPUs of a listing offering `offered`.
+    pub fn new(ask: BookingContainer, offered: &ContainerAccess, gpus: i32) -> Self {
+        Self {
+            ask,
+            nano_cpus: offered.nano_cpus(gpus),
+            memory_bytes: offered.memory_bytes(gpus),
+            writable_root: offered.writable_root,
+        }
+    }
 }
 
 /// One environment variable.

@@ -66,6 +66,8 @@ pub struct ListingSpec {
     pub catalog_model: Option<String>,
     /// The guaranteed share of the verified per-stream speed, in basis points (8000: 0.8).
     pub guarantee_min_bp: Option<i32>,
+    /// What it offers to bookings that ask for a container.
+    pub containers: Option<crate::container::ContainerAccess>,
 }
 
 /// SSH access to a machine.
@@ -108,6 +110,8 @@ pub struct ListingInput<'a> {
     pub catalog_model: Option<&'a str>,
     /// `guarantee.min_fraction`: the share of the verified speed the provider guarantees.
     pub guarantee_min_fraction: Option<f64>,
+    /// `access.containers`.
+    pub containers: Option<crate::container::ContainerAccess>,
 }
 
 fn within(field: &'static str, value: i64, min: i64, max: i64) -> Result<i32, ValidationError> {
@@ -187,6 +191,11 @@ impl ListingSpec {
                 .map(|id| catalog_id("catalog.model", id, |c, id| c.model(id).is_some()))
                 .transpose()?,
             guarantee_min_bp: input.guarantee_min_fraction.map(guarantee_bp).transpose()?,
+            containers: input
+                .containers
+                .clone()
+                .map(|c| c.check().map(|()| c))
+                .transpose()?,
         })
     }
 }
@@ -343,6 +352,7 @@ mod tests {
             catalog_gpu: Some("rtx-3060-12gb"),
             catalog_model: None,
             guarantee_min_fraction: None,
+            containers: None,
         }
     }
 

@@ -20,6 +20,7 @@ from .billing_url_view import BillingUrlView
 from .billing_view import BillingView
 from .book_plan_request import BookPlanRequest
 from .booked_plan_view import BookedPlanView
+from .booking_container_view import BookingContainerView
 from .booking_guarantee_view import BookingGuaranteeView
 from .booking_view import BookingView
 from .catalog_view import CatalogView
@@ -32,6 +33,7 @@ from .compared_report_view import ComparedReportView
 from .comparison_view import ComparisonView
 from .confirm_request import ConfirmRequest
 from .consistency_view import ConsistencyView
+from .container_access_view import ContainerAccessView
 from .create_api_key_request import CreateApiKeyRequest
 from .create_booking_request import CreateBookingRequest
 from .create_listing_request import CreateListingRequest
@@ -43,6 +45,7 @@ from .day_uptime_view import DayUptimeView
 from .decode_estimate_view import DecodeEstimateView
 from .delivery_view import DeliveryView
 from .desired_booking_view import DesiredBookingView
+from .desired_container_view import DesiredContainerView
 from .desired_view import DesiredView
 from .endpoint_view import EndpointView
 from .endpoint_with_secret_view import EndpointWithSecretView
@@ -51,6 +54,7 @@ from .engine_input import EngineInput
 from .engine_patch import EnginePatch
 from .engine_view import EngineView
 from .entries_view import EntriesView
+from .env_var_view import EnvVarView
 from .field_error import FieldError
 from .formula_view import FormulaView
 from .free_segment_view import FreeSegmentView
@@ -216,6 +220,7 @@ __all__ = (
     "BillingUrlView",
     "BillingView",
     "BookedPlanView",
+    "BookingContainerView",
     "BookingGuaranteeView",
     "BookingView",
     "BookPlanRequest",
@@ -229,6 +234,7 @@ __all__ = (
     "ComparisonView",
     "ConfirmRequest",
     "ConsistencyView",
+    "ContainerAccessView",
     "CreateApiKeyRequest",
     "CreateBookingRequest",
     "CreatedApiKeyView",
@@ -240,6 +246,7 @@ __all__ = (
     "DecodeEstimateView",
     "DeliveryView",
     "DesiredBookingView",
+    "DesiredContainerView",
     "DesiredView",
     "EndpointView",
     "EndpointWithSecretView",
@@ -248,6 +255,7 @@ __all__ = (
     "EnginePatch",
     "EngineView",
     "EntriesView",
+    "EnvVarView",
     "FieldError",
     "FormulaView",
     "FreeSegmentView",

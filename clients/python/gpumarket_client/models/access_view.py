@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.container_access_view import ContainerAccessView
     from ..models.ssh_view import SshView
 
 
@@ -21,20 +22,31 @@ class AccessView:
     through `GET /v1/bookings/{id}/access`, to renters; everyone sees `methods`.
 
         Attributes:
-            methods (list[str]): `ssh` and/or `https`.
+            methods (list[str]): `ssh`, `https` and/or `containers`.
+            containers (ContainerAccessView | None | Unset):
             https_url (None | str | Unset):
             ssh (None | SshView | Unset):
     """
 
     methods: list[str]
+    containers: ContainerAccessView | None | Unset = UNSET
     https_url: None | str | Unset = UNSET
     ssh: None | SshView | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.container_access_view import ContainerAccessView  # noqa: PLC0415
         from ..models.ssh_view import SshView  # noqa: PLC0415
 
         methods = self.methods
+
+        containers: dict[str, Any] | None | Unset
+        if isinstance(self.containers, Unset):
+            containers = UNSET
+        elif isinstance(self.containers, ContainerAccessView):
+            containers = self.containers.to_dict()
+        else:
+            containers = self.containers
 
         https_url: None | str | Unset
         if isinstance(self.https_url, Unset):
@@ -57,6 +69,8 @@ class AccessView:
                 "methods": methods,
             }
         )
+        if containers is not UNSET:
+            field_dict["containers"] = containers
         if https_url is not UNSET:
             field_dict["https_url"] = https_url
         if ssh is not UNSET:
@@ -66,10 +80,28 @@ class AccessView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.container_access_view import ContainerAccessView  # noqa: PLC0415
         from ..models.ssh_view import SshView  # noqa: PLC0415
 
         d = dict(src_dict)
         methods = cast(list[str], d.pop("methods"))
+
+        def _parse_containers(data: object) -> ContainerAccessView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                containers_type_0 = ContainerAccessView.from_dict(data)
+
+                return containers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ContainerAccessView | None | Unset, data)
+
+        containers = _parse_containers(d.pop("containers", UNSET))
 
         def _parse_https_url(data: object) -> None | str | Unset:
             if data is None:
@@ -99,6 +131,7 @@ class AccessView:
 
         access_view = cls(
             methods=methods,
+            containers=containers,
             https_url=https_url,
             ssh=ssh,
         )

@@ -11,6 +11,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.booking_container_view import BookingContainerView
     from ..models.booking_guarantee_view import BookingGuaranteeView
     from ..models.interruption_view import InterruptionView
     from ..models.money_view import MoneyView
@@ -47,6 +48,7 @@ class BookingView:
         starts_at (datetime.datetime):
         status (str): `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
         cancelled_at (datetime.datetime | None | Unset):
+        container (BookingContainerView | None | Unset):
         guarantee (BookingGuaranteeView | None | Unset):
         no_guarantee_reason (None | str | Unset): Why `guarantee` is `null`: `listing_offers_none`,
             `listing_not_verified`,
@@ -71,6 +73,7 @@ class BookingView:
     starts_at: datetime.datetime
     status: str
     cancelled_at: datetime.datetime | None | Unset = UNSET
+    container: BookingContainerView | None | Unset = UNSET
     guarantee: BookingGuaranteeView | None | Unset = UNSET
     no_guarantee_reason: None | str | Unset = UNSET
     plan_id: None | Unset | UUID = UNSET
@@ -78,6 +81,7 @@ class BookingView:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
 
@@ -117,6 +121,14 @@ class BookingView:
             cancelled_at = self.cancelled_at.isoformat()
         else:
             cancelled_at = self.cancelled_at
+
+        container: dict[str, Any] | None | Unset
+        if isinstance(self.container, Unset):
+            container = UNSET
+        elif isinstance(self.container, BookingContainerView):
+            container = self.container.to_dict()
+        else:
+            container = self.container
 
         guarantee: dict[str, Any] | None | Unset
         if isinstance(self.guarantee, Unset):
@@ -169,6 +181,8 @@ class BookingView:
         )
         if cancelled_at is not UNSET:
             field_dict["cancelled_at"] = cancelled_at
+        if container is not UNSET:
+            field_dict["container"] = container
         if guarantee is not UNSET:
             field_dict["guarantee"] = guarantee
         if no_guarantee_reason is not UNSET:
@@ -182,6 +196,7 @@ class BookingView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
         from ..models.interruption_view import InterruptionView  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
@@ -235,6 +250,23 @@ class BookingView:
             return cast(datetime.datetime | None | Unset, data)
 
         cancelled_at = _parse_cancelled_at(d.pop("cancelled_at", UNSET))
+
+        def _parse_container(data: object) -> BookingContainerView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                container_type_0 = BookingContainerView.from_dict(data)
+
+                return container_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BookingContainerView | None | Unset, data)
+
+        container = _parse_container(d.pop("container", UNSET))
 
         def _parse_guarantee(data: object) -> BookingGuaranteeView | None | Unset:
             if data is None:
@@ -311,6 +343,7 @@ class BookingView:
             starts_at=starts_at,
             status=status,
             cancelled_at=cancelled_at,
+            container=container,
             guarantee=guarantee,
             no_guarantee_reason=no_guarantee_reason,
             plan_id=plan_id,

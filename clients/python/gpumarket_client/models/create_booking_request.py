@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.booking_container_view import BookingContainerView
+
 
 T = TypeVar("T", bound="CreateBookingRequest")
 
@@ -20,6 +24,7 @@ class CreateBookingRequest:
         gpu_count (int):
         listing_id (UUID):
         starts_at (datetime.datetime): Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
+        container (BookingContainerView | None | Unset):
         direct_access (bool | None | Unset): Give the booking the machine's SSH and HTTPS access, where the listing has
             them
             (default `true`). `false` waives them: only the gateway reaches the engine, and the
@@ -35,10 +40,13 @@ class CreateBookingRequest:
     gpu_count: int
     listing_id: UUID
     starts_at: datetime.datetime
+    container: BookingContainerView | None | Unset = UNSET
     direct_access: bool | None | Unset = UNSET
     expected_amount_per_gpu_hour: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
+
         ends_at = self.ends_at.isoformat()
 
         gpu_count = self.gpu_count
@@ -46,6 +54,14 @@ class CreateBookingRequest:
         listing_id = str(self.listing_id)
 
         starts_at = self.starts_at.isoformat()
+
+        container: dict[str, Any] | None | Unset
+        if isinstance(self.container, Unset):
+            container = UNSET
+        elif isinstance(self.container, BookingContainerView):
+            container = self.container.to_dict()
+        else:
+            container = self.container
 
         direct_access: bool | None | Unset
         if isinstance(self.direct_access, Unset):
@@ -69,6 +85,8 @@ class CreateBookingRequest:
                 "starts_at": starts_at,
             }
         )
+        if container is not UNSET:
+            field_dict["container"] = container
         if direct_access is not UNSET:
             field_dict["direct_access"] = direct_access
         if expected_amount_per_gpu_hour is not UNSET:
@@ -78,6 +96,8 @@ class CreateBookingRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
+
         d = dict(src_dict)
         ends_at = datetime.datetime.fromisoformat(d.pop("ends_at"))
 
@@ -86,6 +106,23 @@ class CreateBookingRequest:
         listing_id = UUID(d.pop("listing_id"))
 
         starts_at = datetime.datetime.fromisoformat(d.pop("starts_at"))
+
+        def _parse_container(data: object) -> BookingContainerView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                container_type_0 = BookingContainerView.from_dict(data)
+
+                return container_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BookingContainerView | None | Unset, data)
+
+        container = _parse_container(d.pop("container", UNSET))
 
         def _parse_direct_access(data: object) -> bool | None | Unset:
             if data is None:
@@ -110,6 +147,7 @@ class CreateBookingRequest:
             gpu_count=gpu_count,
             listing_id=listing_id,
             starts_at=starts_at,
+            container=container,
             direct_access=direct_access,
             expected_amount_per_gpu_hour=expected_amount_per_gpu_hour,
         )

@@ -2,13 +2,17 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.desired_container_view import DesiredContainerView
+
 
 T = TypeVar("T", bound="DesiredBookingView")
 
@@ -27,6 +31,7 @@ class DesiredBookingView:
         starts_at (datetime.datetime): When access begins.
         account (None | str | Unset): Its Unix account when it rents the whole machine with direct access; `null`: the
             gateway only (bookings that share a machine).
+        container (DesiredContainerView | None | Unset):
     """
 
     access_until: datetime.datetime
@@ -35,9 +40,12 @@ class DesiredBookingView:
     ssh_keys: list[str]
     starts_at: datetime.datetime
     account: None | str | Unset = UNSET
+    container: DesiredContainerView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.desired_container_view import DesiredContainerView  # noqa: PLC0415
+
         access_until = self.access_until.isoformat()
 
         booking_id = str(self.booking_id)
@@ -54,6 +62,14 @@ class DesiredBookingView:
         else:
             account = self.account
 
+        container: dict[str, Any] | None | Unset
+        if isinstance(self.container, Unset):
+            container = UNSET
+        elif isinstance(self.container, DesiredContainerView):
+            container = self.container.to_dict()
+        else:
+            container = self.container
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -67,11 +83,15 @@ class DesiredBookingView:
         )
         if account is not UNSET:
             field_dict["account"] = account
+        if container is not UNSET:
+            field_dict["container"] = container
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.desired_container_view import DesiredContainerView  # noqa: PLC0415
+
         d = dict(src_dict)
         access_until = datetime.datetime.fromisoformat(d.pop("access_until"))
 
@@ -92,6 +112,23 @@ class DesiredBookingView:
 
         account = _parse_account(d.pop("account", UNSET))
 
+        def _parse_container(data: object) -> DesiredContainerView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                container_type_0 = DesiredContainerView.from_dict(data)
+
+                return container_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DesiredContainerView | None | Unset, data)
+
+        container = _parse_container(d.pop("container", UNSET))
+
         desired_booking_view = cls(
             access_until=access_until,
             booking_id=booking_id,
@@ -99,6 +136,7 @@ class DesiredBookingView:
             ssh_keys=ssh_keys,
             starts_at=starts_at,
             account=account,
+            container=container,
         )
 
         desired_booking_view.additional_properties = d

@@ -83,8 +83,9 @@ impl App {
         let listing = self.listing_record(booking.listing_id).await?;
         let token = self.tokens().access.issue(&booking, Utc::now())?;
         let mut listing: crate::market::listings::Listing = listing.try_into()?;
-        if !booking.direct_access {
-            // Waived: only the gateway reaches the engine.
+        if !booking.direct_access || booking.container.is_some() {
+            // Waived, or a container's: only the gateway reaches the engine (a container is
+            // not reached through the machine's own SSH, which holds every GPU).
             (listing.ssh, listing.https_url) = (None, None);
         } else if booking.gpu_count >= listing.gpu_count
             && self.db().listing_agent(booking.listing_id).await?.is_some()

@@ -26,6 +26,8 @@ pub struct BookingRequest<'a> {
     /// The price per GPU-hour the renter expects to pay, in the listing's currency's minor
     /// units: another one now is `price_changed` (not part of what the key stands for).
     pub expected_amount_per_gpu_hour: Option<i64>,
+    /// The container to run on the booked GPUs (the listing must offer its image).
+    pub container: Option<domain::container::BookingContainer>,
 }
 
 impl BookingRequest<'_> {
@@ -41,6 +43,10 @@ impl BookingRequest<'_> {
         );
         if !self.direct_access {
             canonical.push_str("|direct_access=false");
+        }
+        if let Some(container) = &self.container {
+            canonical.push_str("|container=");
+            canonical.push_str(&serde_json::to_string(container).unwrap_or_default());
         }
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
@@ -58,6 +64,8 @@ pub(crate) struct NewBooking<'a> {
     pub plan: Option<Uuid>,
     /// The renter is given the machine's SSH and HTTPS access (unless waived).
     pub direct_access: bool,
+    /// The container it runs, checked against the listing's offer, with its limits.
+    pub container: Option<domain::container::KeptContainer>,
 }
 
 /// A booking as `app` hands it out.
@@ -93,6 +101,8 @@ pub struct Booking {
     pub direct_access: bool,
     /// Why it has no performance guarantee, when it has none.
     pub no_guarantee_reason: Option<String>,
+    /// The container it runs on its GPUs, when it asked for one.
+    pub container: Option<domain::container::BookingContainer>,
     /// What maintenance windows took of it, oldest first: no access over each, and the
     /// share of the price each took given back.
     pub interruptions: Vec<Interruption>,
@@ -144,6 +154,13 @@ impl TryFrom<BookingRecord> for Booking {
             plan_id: b.plan_id,
             direct_access: b.direct_access,
             no_guarantee_reason: b.no_guarantee_reason,
+            container: b
+                .container
+                .as_deref()
+                .and_then(|json| {
+                    serde_json::from_str::<domain::container::KeptContainer>(json).ok()
+                })
+                .map(|kept| kept.ask),
             interruptions: Vec::new(),
         })
     }
@@ -232,6 +249,14 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        let container = match &request.container {
+            Some(ask) => {
+                let offered = crate::records::stored_containers(&listing);
+                ask.check(offered.as_ref())?;
+                offered.map(|o| domain::container::KeptContainer::new(ask.clone(), &o, gpus))
+            }
+            None => None,
+        };
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
@@ -253,6 +278,7 @@ impl App {
                 fingerprint: &fingerprint,
                 plan: None,
                 direct_access: request.direct_access,
+                container,
             },
             destination.is_some(),
             now,
@@ -343,6 +369,7 @@ impl App {
             plan_id: b.plan,
             direct_access: b.direct_access,
             no_guarantee_reason: None,
+            container: b.container.and_then(|c| serde_json::to_string(&c).ok()),
         }
     }
 

@@ -87,6 +87,8 @@ pub struct ListingPatch {
     pub catalog: Option<Option<(Option<String>, Option<String>)>>,
     /// `Some(None)` withdraws the guarantee (bookings already made keep theirs).
     pub guarantee_min_fraction: Option<Option<f64>>,
+    /// `Some(None)` stops offering containers (bookings already made keep theirs).
+    pub containers: Option<Option<domain::container::ContainerAccess>>,
 }
 
 /// A search as a client asks it, before checking.
@@ -444,6 +446,10 @@ impl ListingPatch {
             guarantee_min_fraction: match self.guarantee_min_fraction {
                 Some(fraction) => fraction,
                 None => r.guarantee_min_bp.map(|bp| f64::from(bp) / 10_000.0),
+            },
+            containers: match &self.containers {
+                Some(containers) => containers.clone(),
+                None => crate::records::stored_containers(r),
             },
         }
     }

@@ -46,6 +46,9 @@ pub struct DesiredBooking {
     pub access_until: DateTime<Utc>,
     /// The renter's SSH public keys (`algorithm base64`), for an account only.
     pub ssh_keys: Vec<String>,
+    /// The container to run on the booking's GPUs (then it gets no account), with the limits
+    /// fixed when it was booked.
+    pub container: Option<domain::container::KeptContainer>,
 }
 
 /// The whole desired state of a listing's machine.
@@ -135,7 +138,15 @@ impl App {
             else {
                 continue;
             };
-            let whole = booking.gpu_count >= listing.gpu_count && booking.direct_access;
+            let container: Option<domain::container::KeptContainer> = booking
+                .container
+                .as_deref()
+                .and_then(|json| serde_json::from_str(json).ok());
+            // A container holds its booking's GPUs; a whole-machine booking without one gets
+            // an account.
+            let whole = booking.gpu_count >= listing.gpu_count
+                && booking.direct_access
+                && container.is_none();
             let ssh_keys = match (whole, keys.entry(booking.renter_id)) {
                 (false, _) => Vec::new(),
                 (true, Entry::Occupied(known)) => known.get().clone(),
@@ -152,6 +163,7 @@ impl App {
                 starts_at,
                 access_until,
                 ssh_keys,
+                container,
             });
         }
         let telemetry_wanted = self.telemetry_wanted(listing_id).await?;

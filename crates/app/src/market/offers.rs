@@ -577,6 +577,7 @@ impl App {
                         fingerprint: &fingerprint,
                         plan: Some(plan_id),
                         direct_access: request.direct_access,
+                        container: None,
                     },
                     destination.is_some(),
                     now,

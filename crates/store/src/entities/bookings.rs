@@ -38,6 +38,9 @@ pub struct Model {
     /// Why it has no performance guarantee, when it has none: `listing_offers_none`,
     /// `listing_not_verified`, `direct_access` or `interruptible`.
     pub no_guarantee_reason: Option<String>,
+    /// The container it runs (`domain::container::BookingContainer`, JSON); unset for an
+    /// account or the gateway only.
+    pub container: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

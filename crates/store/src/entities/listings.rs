@@ -59,6 +59,9 @@ pub struct Model {
     pub measured_engine: Option<String>,
     /// Its machine's agent's last report matches the claim (the machine's word).
     pub hardware_confirmed: bool,
+    /// What it offers to bookings that ask for a container (`domain::container::ContainerAccess`,
+    /// JSON); unset when it offers none.
+    pub access_containers: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -41,6 +41,10 @@ fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
         catalog_gpu: Set(spec.catalog_gpu.clone()),
         catalog_model: Set(spec.catalog_model.clone()),
         guarantee_min_bp: Set(spec.guarantee_min_bp),
+        access_containers: Set(spec
+            .containers
+            .as_ref()
+            .and_then(|c| serde_json::to_string(c).ok())),
         ..Default::default()
     }
 }

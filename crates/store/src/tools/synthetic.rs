@@ -284,6 +284,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         engine_name: Set(None),
         measured_engine: Set(verified.then(|| "vllm".to_owned())),
         hardware_confirmed: Set(false),
+        access_containers: Set(None),
         status: Set(domain::ListingStatus::Active.into()),
         latest_report_id: Set(verified.then_some(report_id)),
         verified_at: Set(verified.then_some(now)),
@@ -369,6 +370,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             plan_id: Set(None),
             direct_access: Set(true),
             no_guarantee_reason: Set(None),
+            container: Set(None),
         }
     });
     SyntheticListing {

@@ -48,6 +48,7 @@ pub(crate) fn booking(
         plan_id: None,
         direct_access: true,
         no_guarantee_reason: None,
+        container: None,
     }
 }
 

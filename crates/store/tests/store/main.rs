@@ -52,6 +52,7 @@ pub async fn organisation(
         catalog_gpu: None,
         catalog_model: None,
         guarantee_min_fraction: None,
+        containers: None,
     })
     .unwrap();
     let mut listings = Vec::new();

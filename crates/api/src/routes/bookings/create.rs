@@ -33,6 +33,11 @@ pub struct CreateBookingRequest {
     /// its `price.amount_per_gpu_hour` showed it): if the listing asks another now, 409
     /// `price_changed` with `price`, the price now, and nothing is booked.
     pub expected_amount_per_gpu_hour: Option<i64>,
+    /// A container to run on the booked GPUs, holding exactly them (the listing must offer
+    /// containers and the image: 422 naming `container` or `container.image` otherwise). The
+    /// machine's agent starts it at the booking's start and removes it, with its volume, when
+    /// access ends.
+    pub container: Option<crate::views::BookingContainerView>,
 }
 
 /// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
@@ -66,6 +71,7 @@ pub async fn create(
                 idempotency_key: key,
                 direct_access: body.direct_access.unwrap_or(true),
                 expected_amount_per_gpu_hour: body.expected_amount_per_gpu_hour,
+                container: body.container.map(Into::into),
             },
         )
         .await?;

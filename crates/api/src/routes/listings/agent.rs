@@ -209,6 +209,23 @@ pub struct DesiredBookingView {
     pub access_until: DateTime<Utc>,
     /// The renter's SSH public keys (`algorithm base64`), for an account only.
     pub ssh_keys: Vec<String>,
+    /// The container to run on the booking's GPUs, with the limits fixed when it was booked
+    /// (such a booking gets no account); `null` without one.
+    pub container: Option<DesiredContainerView>,
+}
+
+/// A booking's container as its machine is to run it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DesiredContainerView {
+    /// What the booking asked: `{image, command, env}`.
+    pub ask: crate::views::BookingContainerView,
+    /// CPU limit, billionths of a CPU (Docker's `NanoCpus`): the listing's
+    /// `max_cpus_per_gpu` × the booking's GPUs.
+    pub nano_cpus: i64,
+    /// Memory limit, bytes: `max_memory_gb_per_gpu` GiB × the booking's GPUs.
+    pub memory_bytes: i64,
+    /// Whether the root file system may be written.
+    pub writable_root: bool,
 }
 
 /// A run whose GPU samples the agent is to upload (`POST /listings/{id}/agent/telemetry`),
@@ -281,6 +298,12 @@ impl From<DesiredBooking> for DesiredBookingView {
             starts_at: b.starts_at,
             access_until: b.access_until,
             ssh_keys: b.ssh_keys,
+            container: b.container.map(|c| DesiredContainerView {
+                ask: c.ask.into(),
+                nano_cpus: c.nano_cpus,
+                memory_bytes: c.memory_bytes,
+                writable_root: c.writable_root,
+            }),
         }
     }
 }

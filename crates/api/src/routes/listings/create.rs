@@ -43,6 +43,9 @@ pub struct AccessInput {
     pub ssh: Option<SshView>,
     #[serde(default)]
     pub https_url: Option<String>,
+    /// Containers per booking: the images a booking may run and each GPU's share.
+    #[serde(default)]
+    pub containers: Option<crate::views::ContainerAccessView>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -112,6 +115,7 @@ pub async fn create(
         catalog_gpu: body.catalog.as_ref().and_then(|c| c.gpu.as_deref()),
         catalog_model: body.catalog.as_ref().and_then(|c| c.model.as_deref()),
         guarantee_min_fraction: body.guarantee.as_ref().map(|g| g.min_fraction),
+        containers: access.containers.clone().map(Into::into),
     };
     let listing = app
         .create_listing(caller, OrgId::from_uuid(body.org_id), &input)

@@ -71,6 +71,10 @@ pub struct AccessPatch {
     /// `null` removes the HTTPS endpoint.
     #[serde(default, deserialize_with = "nullable")]
     pub https_url: Option<Option<String>>,
+    /// Containers per booking (replaced whole); `null` stops offering them to new bookings
+    /// (bookings made keep theirs).
+    #[serde(default, deserialize_with = "nullable")]
+    pub containers: Option<Option<crate::views::ContainerAccessView>>,
 }
 
 /// The fields to change; everything absent stays as it is.
@@ -117,6 +121,7 @@ impl From<UpdateListingRequest> for ListingPatch {
             available_until: availability.until,
             ssh: access.ssh.map(|ssh| ssh.map(|s| (s.host, s.port, s.user))),
             https_url: access.https_url,
+            containers: access.containers.map(|c| c.map(Into::into)),
             catalog: body.catalog.map(|c| c.map(|c| (c.gpu, c.model))),
             guarantee_min_fraction: body.guarantee.map(|g| g.map(|g| g.min_fraction)),
         }

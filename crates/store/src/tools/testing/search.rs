@@ -193,6 +193,7 @@ fn search_listing(
             .then(|| rng.pick(&SEARCH_ENGINES).map(str::to_owned))
             .flatten()),
         hardware_confirmed: Set(rng.below(3) == 0),
+        access_containers: Set(None),
         status: Set(if active {
             domain::ListingStatus::Active
         } else {
@@ -307,6 +308,7 @@ pub async fn search_hold(
         plan_id: Set(None),
         direct_access: Set(true),
         no_guarantee_reason: Set(None),
+        container: Set(None),
     })
     .exec_without_returning(db.conn())
     .await?;
