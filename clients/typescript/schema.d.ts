@@ -386,6 +386,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bookings/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The booking's container's logs (the renter, while the booking gives access): its
+         *     machine's agent reads them from dockerd when asked, within 10 s (503 with `Retry-After`
+         *     when it does not answer; 404 for a booking without a container).
+         */
+        get: operations["get_booking_logs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bookings/{id}/usage": {
         parameters: {
             query?: never;
@@ -783,6 +804,27 @@ export interface paths {
          *     kept when it changes.
          */
         post: operations["post_agent_heartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/listings/{id}/agent/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The listing's agent answers a renter's request for its container's logs (named in the
+         *     desired state's `logs_wanted`): what dockerd kept, at most 256 KiB. 404 when no such request
+         *     of this listing waits.
+         */
+        post: operations["post_agent_logs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2626,6 +2668,35 @@ export interface components {
              */
             writable_root?: boolean;
         };
+        /** @description The agent's answer to a logs request. */
+        ContainerLogsUpload: {
+            /** Format: uuid */
+            booking_id: string;
+            /** Format: uuid */
+            request_id: string;
+            /** @description What the container wrote (standard output and error), at most 256 KiB. */
+            text: string;
+        };
+        /** @description A booking's container's logs, read by its machine's agent just now. */
+        ContainerLogsView: {
+            /** Format: uuid */
+            booking_id: string;
+            /** Format: date-time */
+            read_at: string;
+            /** @description Always `agent`: read on the machine by the provider's agent. */
+            source: string;
+            /** @description Standard output and error as the container wrote them, at most 256 KiB. */
+            text: string;
+        };
+        /** @description One booking's container, as the agent runs it. */
+        ContainerReportView: {
+            /** Format: uuid */
+            booking_id: string;
+            /** @description The GPUs it holds, by UUID (at most 64). */
+            gpus: string[];
+            /** @description `created`, `running`, `paused`, `restarting`, `removing`, `exited` or `dead`. */
+            state: string;
+        };
         CreateApiKeyRequest: {
             /** @description A label to tell keys apart. */
             name: string;
@@ -2822,6 +2893,11 @@ export interface components {
             bookings: components["schemas"]["DesiredBookingView"][];
             /** Format: uuid */
             listing_id: string;
+            /**
+             * @description Containers' logs renters asked for: answer each with `POST
+             *     /listings/{id}/agent/logs`.
+             */
+            logs_wanted: components["schemas"]["LogsWantedView"][];
             /** Format: int64 */
             lookahead_secs: number;
             telemetry_wanted: components["schemas"]["TelemetryWantedView"][];
@@ -3174,6 +3250,8 @@ export interface components {
             accounts?: components["schemas"]["AccountReportView"][];
             /** @description 1–64 characters of letters, digits and `. - + _`. */
             agent_version: string;
+            /** @description Each booking's container as the agent runs it; at most 256. */
+            containers?: components["schemas"]["ContainerReportView"][] | null;
             /** @description Each GPU's health as the agent read it (preflight's `gpu_health`); at most 64. */
             gpus?: components["schemas"]["GpuHealthView"][] | null;
             /**
@@ -3440,6 +3518,18 @@ export interface components {
         };
         LogoutRequest: {
             refresh_token: string;
+        };
+        /** @description A container's logs a renter asked for. */
+        LogsWantedView: {
+            /** Format: uuid */
+            booking_id: string;
+            /** Format: uuid */
+            request_id: string;
+            /**
+             * Format: int32
+             * @description The last lines to send.
+             */
+            tail: number;
         };
         /** @description A maintenance window: the whole machine is out of service over `[from, until)`. */
         MaintenanceWindowView: {
@@ -4206,6 +4296,11 @@ export interface components {
              *     network delay; `null` when the agent does not say its time.
              */
             clock_offset_ms?: number | null;
+            /**
+             * @description Each booking's container as the agent last said (its GPUs, its state); `null` when
+             *     it runs none.
+             */
+            containers?: components["schemas"]["ContainerReportView"][] | null;
             /** @description Each GPU's health as the agent last said; `null` when it does not read it. */
             gpus?: components["schemas"]["GpuHealthView"][] | null;
             /** Format: date-time */
@@ -6598,6 +6693,131 @@ export interface operations {
             };
         };
     };
+    get_booking_logs: {
+        parameters: {
+            query?: {
+                /** @description The last lines to read, 1 to 5000 (default 200). */
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The booking's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The container's last lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContainerLogsView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `booking_not_active`: The booking gives no access now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_ready`: A dependency is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_booking_usage: {
         parameters: {
             query?: never;
@@ -8714,6 +8934,112 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PresenceView"];
                 };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs; `forbidden`: Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_agent_logs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The listing's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContainerLogsUpload"];
+            };
+        };
+        responses: {
+            /** @description Kept for the renter */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
             400: {

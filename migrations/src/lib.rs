@@ -50,6 +50,7 @@ mod m20261207_000042_report_hardware_confirmed;
 mod m20261207_000043_preflights;
 mod m20261207_000044_energy;
 mod m20261207_000045_containers;
+mod m20261207_000046_container_reports;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -104,6 +105,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000043_preflights::Migration),
             Box::new(m20261207_000044_energy::Migration),
             Box::new(m20261207_000045_containers::Migration),
+            Box::new(m20261207_000046_container_reports::Migration),
         ]
     }
 }

@@ -370,6 +370,39 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
         "{inspected}"
     );
 
+    // The agent says so in its heartbeat (at once: a change of its containers wakes it).
+    let agent_url = format!("{api}/listings/{listing}/agent");
+    eventually("the heartbeat never named the container", async || {
+        let presence: Value = send_json(client.get(&agent_url).bearer_auth(&provider)).await;
+        presence["presence"]["containers"]
+            .as_array()
+            .is_some_and(|c| {
+                c.contains(&json!({"booking_id": booking_id, "state": "running",
+                                   "gpus": ["GPU-00000000-0000-0000-0000-000000003060"]}))
+            })
+    })
+    .await;
+
+    // Its logs, for its renter only, read on the machine when asked.
+    let logs_url = format!("{api}/bookings/{booking_id}/logs");
+    let logs: Value = send_json(client.get(&logs_url).bearer_auth(&renter)).await;
+    assert_eq!(logs["source"], "agent", "{logs}");
+    assert!(logs["text"].as_str().unwrap().contains("ready"), "{logs}");
+    for (token, status) in [(None, 401), (Some(provider.as_str()), 403)] {
+        let mut request = client.get(&logs_url);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        assert_eq!(request.send().await.unwrap().status(), status);
+    }
+    let bad = client
+        .get(format!("{logs_url}?tail=0"))
+        .bearer_auth(&renter)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 422);
+
     // Cancelled: gone within 10 s, with its volume.
     let cancelled = client
         .post(format!("{api}/bookings/{booking_id}/cancel"))

@@ -274,6 +274,8 @@ impl Runtime {
     /// The last `tail` lines the booking's container wrote (standard output and error), at
     /// most [`MAX_LOG_BYTES`].
     pub async fn logs(&self, booking_id: &str, tail: u32) -> Result<String, ContainerError> {
+        // Bounded here too: the server asks at most 5000 lines.
+        let tail = tail.min(5000);
         let options = LogsOptions {
             stdout: true,
             stderr: true,

@@ -38,8 +38,17 @@ pub struct WantedTelemetry {
     pub until: DateTime<Utc>,
 }
 
-/// The most runs one answer may ask samples for.
+/// The most runs one answer may ask samples for (and logs requests it may carry).
 const MAX_WANTED: usize = 64;
+
+/// A container's logs a renter asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WantedLogs {
+    pub request_id: String,
+    pub booking_id: String,
+    /// The last lines to send (1 to 5000).
+    pub tail: u32,
+}
 
 /// The whole desired state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,6 +59,9 @@ pub struct Desired {
     /// Absent from servers before energy per token.
     #[serde(default)]
     pub telemetry_wanted: Vec<WantedTelemetry>,
+    /// Absent from servers before containers.
+    #[serde(default)]
+    pub logs_wanted: Vec<WantedLogs>,
 }
 
 /// Whether `name` is a booking's account: `gm-` and 12 lower-case hex digits.
@@ -125,6 +137,17 @@ impl Desired {
                 return Err("samples asked for a run that is not one".into());
             }
         }
+        if self.logs_wanted.len() > MAX_WANTED {
+            return Err(format!("more than {MAX_WANTED} logs requests"));
+        }
+        for wanted in &self.logs_wanted {
+            if !valid_id(&wanted.request_id)
+                || !valid_id(&wanted.booking_id)
+                || !(1..=5000).contains(&wanted.tail)
+            {
+                return Err("a logs request that is not one".into());
+            }
+        }
         Ok(())
     }
 }
@@ -147,6 +170,7 @@ mod tests {
                 container: None,
             }],
             telemetry_wanted: Vec::new(),
+            logs_wanted: Vec::new(),
         }
     }
 

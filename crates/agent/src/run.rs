@@ -62,6 +62,25 @@ struct Heartbeat<'a> {
     /// absent before the first reading).
     #[serde(skip_serializing_if = "Option::is_none")]
     gpus: Option<Vec<crate::smi::GpuHealth>>,
+    /// Each booking's container as dockerd has it (absent before the agent ran one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    containers: Option<Vec<ContainerBeat>>,
+}
+
+/// What the heartbeat says of a booking's container.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct ContainerBeat {
+    booking_id: String,
+    gpus: Vec<String>,
+    state: String,
+}
+
+/// The containers as last listed, shared by the reconciler and the heartbeat (which it
+/// wakes when they change, so the server learns of a container at once).
+#[derive(Debug, Clone, Default)]
+struct LastContainers {
+    last: Arc<Mutex<Option<Vec<ContainerBeat>>>>,
+    changed: Arc<tokio::sync::Notify>,
 }
 
 /// The GPUs' health as last read, shared by the reader and the heartbeat.
@@ -180,6 +199,8 @@ struct Agent {
     gpus: Vec<String>,
     /// The container engine, once a booking needed it.
     runtime: Option<crate::containers::Runtime>,
+    /// What the heartbeat says of the containers, shared with its task.
+    containers: LastContainers,
 }
 
 impl Agent {
@@ -433,6 +454,72 @@ impl Agent {
                 }
             }
         }
+        if let Ok(now_running) = runtime.containers().await {
+            let beats = now_running
+                .into_iter()
+                .map(|c| ContainerBeat {
+                    booking_id: c.booking_id,
+                    gpus: c.gpus,
+                    state: c.state,
+                })
+                .collect();
+            let mut last = self
+                .containers
+                .last
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if last.as_ref() != Some(&beats) {
+                *last = Some(beats);
+                self.containers.changed.notify_one();
+            }
+        }
+    }
+
+    /// Answers each logs request `desired` names that was not answered yet: what dockerd kept
+    /// of the booking's container (or why nothing could be read), in a task of its own.
+    async fn answer_logs(
+        &mut self,
+        desired: &Desired,
+        (http, url): (&reqwest::Client, &str),
+        answered: &mut std::collections::HashSet<String>,
+    ) {
+        // Only requests still asked for are remembered.
+        answered.retain(|id| desired.logs_wanted.iter().any(|w| &w.request_id == id));
+        let fresh: Vec<_> = desired
+            .logs_wanted
+            .iter()
+            .filter(|w| !answered.contains(&w.request_id))
+            .cloned()
+            .collect();
+        if fresh.is_empty() || self.options.dry_run {
+            return;
+        }
+        let runtime = self.runtime().await;
+        for wanted in fresh {
+            answered.insert(wanted.request_id.clone());
+            let (http, url, key, runtime) = (
+                http.clone(),
+                url.to_owned(),
+                self.options.key.clone(),
+                runtime.clone(),
+            );
+            tokio::spawn(async move {
+                let text = match &runtime {
+                    Some(runtime) => match runtime.logs(&wanted.booking_id, wanted.tail).await {
+                        Ok(text) => text,
+                        Err(e) => format!("the agent could not read the container's logs: {e}"),
+                    },
+                    None => "the agent reaches no container engine on this machine".to_owned(),
+                };
+                let body = serde_json::json!({"request_id": wanted.request_id,
+                    "booking_id": wanted.booking_id, "text": text});
+                match http.post(&url).bearer_auth(&key).json(&body).send().await {
+                    Ok(answer) if answer.status().is_success() => {}
+                    Ok(answer) => tracing::warn!(status = %answer.status(), "logs refused"),
+                    Err(e) => tracing::warn!(error = %e, "logs not sent"),
+                }
+            });
+        }
     }
 
     /// `--dry-run`: says what it would make, and what sshd would be answered.
@@ -560,18 +647,27 @@ async fn beat(
     http: reqwest::Client,
     (url, key): (String, String),
     reports: Arc<Mutex<Vec<AccountReport>>>,
-    health: LastHealth,
+    (health, containers): (LastHealth, LastContainers),
 ) {
     let mut every = tokio::time::interval(HEARTBEAT);
     loop {
-        every.tick().await;
+        tokio::select! {
+            _ = every.tick() => {}
+            () = containers.changed.notified() => {}
+        }
         let gpus = health.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let accounts = reports.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let said = containers
+            .last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let body = Heartbeat {
             agent_version: env!("CARGO_PKG_VERSION"),
             accounts,
             sent_at: Utc::now(),
             gpus,
+            containers: said,
         };
         match http.post(&url).bearer_auth(&key).json(&body).send().await {
             Ok(answer) if answer.status().is_success() => {}
@@ -605,6 +701,7 @@ pub async fn run(options: Options) -> Result<(), String> {
         said: Default::default(),
         gpus: Vec::new(),
         runtime: None,
+        containers: LastContainers::default(),
         options,
     };
     let kept: Option<Desired> = std::fs::read(agent.desired_file())
@@ -635,12 +732,14 @@ pub async fn run(options: Options) -> Result<(), String> {
         http.clone(),
         (agent.url("heartbeat"), agent.options.key.clone()),
         agent.reports.clone(),
-        health,
+        (health, agent.containers.clone()),
     ));
     let mut facts = agent.report_facts(&http, None).await;
     let mut facts_at = tokio::time::Instant::now();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let telemetry_url = agent.url("telemetry");
+    let logs_url = agent.url("logs");
+    let mut answered = std::collections::HashSet::new();
     let mut uploads = Uploads::default();
     let (uploaded_tx, mut uploaded_rx) = tokio::sync::mpsc::unbounded_channel();
     loop {
@@ -666,6 +765,9 @@ pub async fn run(options: Options) -> Result<(), String> {
             );
             let now = Utc::now() + chrono::Duration::seconds(offset);
             agent.reconcile(&desired, now).await;
+            agent
+                .answer_logs(&desired, (&http, &logs_url), &mut answered)
+                .await;
         }
     }
 }
@@ -707,6 +809,7 @@ mod tests {
             said: Default::default(),
             gpus: Vec::new(),
             runtime: None,
+            containers: LastContainers::default(),
         };
         let now = Utc::now();
         let booking = |id: &str, account: Option<&str>| DesiredBooking {
@@ -729,6 +832,7 @@ mod tests {
                 booking("0193a1b2-c3d4-7e5f-8a9b-000000000001", None),
             ],
             telemetry_wanted: Vec::new(),
+            logs_wanted: Vec::new(),
         };
         agent.reconcile(&desired, now).await;
         let made = &agent.state.accounts["gm-0c1d2e3f4a5b"];

@@ -32,6 +32,7 @@ pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use identity::ssh_keys::{SshKeyAdded, SshKeyRecord};
 pub use market::bookings::{BookingError, CancelClaim, Sweep};
+pub use market::container_logs::ContainerLogsRecord;
 pub use market::gateway::{GatewayRequestRecord, StreamLease};
 pub use market::maintenance_windows::{
     Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError,

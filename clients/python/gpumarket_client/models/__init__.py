@@ -34,6 +34,9 @@ from .comparison_view import ComparisonView
 from .confirm_request import ConfirmRequest
 from .consistency_view import ConsistencyView
 from .container_access_view import ContainerAccessView
+from .container_logs_upload import ContainerLogsUpload
+from .container_logs_view import ContainerLogsView
+from .container_report_view import ContainerReportView
 from .create_api_key_request import CreateApiKeyRequest
 from .create_booking_request import CreateBookingRequest
 from .create_listing_request import CreateListingRequest
@@ -97,6 +100,7 @@ from .log_entry_view import LogEntryView
 from .log_position_view import LogPositionView
 from .login_request import LoginRequest
 from .logout_request import LogoutRequest
+from .logs_wanted_view import LogsWantedView
 from .maintenance_window_view import MaintenanceWindowView
 from .match_view import MatchView
 from .measured_cell_view import MeasuredCellView
@@ -235,6 +239,9 @@ __all__ = (
     "ConfirmRequest",
     "ConsistencyView",
     "ContainerAccessView",
+    "ContainerLogsUpload",
+    "ContainerLogsView",
+    "ContainerReportView",
     "CreateApiKeyRequest",
     "CreateBookingRequest",
     "CreatedApiKeyView",
@@ -298,6 +305,7 @@ __all__ = (
     "LoginRequest",
     "LogoutRequest",
     "LogPositionView",
+    "LogsWantedView",
     "MaintenanceWindowView",
     "MatchView",
     "MeasuredCellView",

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
     from ..models.desired_booking_view import DesiredBookingView
+    from ..models.logs_wanted_view import LogsWantedView
     from ..models.telemetry_wanted_view import TelemetryWantedView
 
 
@@ -23,6 +24,8 @@ class DesiredView:
         Attributes:
             bookings (list[DesiredBookingView]):
             listing_id (UUID):
+            logs_wanted (list[LogsWantedView]): Containers' logs renters asked for: answer each with `POST
+                /listings/{id}/agent/logs`.
             lookahead_secs (int):
             telemetry_wanted (list[TelemetryWantedView]):
             version (str): Changes whenever anything else here does.
@@ -30,6 +33,7 @@ class DesiredView:
 
     bookings: list[DesiredBookingView]
     listing_id: UUID
+    logs_wanted: list[LogsWantedView]
     lookahead_secs: int
     telemetry_wanted: list[TelemetryWantedView]
     version: str
@@ -42,6 +46,11 @@ class DesiredView:
             bookings.append(bookings_item)
 
         listing_id = str(self.listing_id)
+
+        logs_wanted = []
+        for logs_wanted_item_data in self.logs_wanted:
+            logs_wanted_item = logs_wanted_item_data.to_dict()
+            logs_wanted.append(logs_wanted_item)
 
         lookahead_secs = self.lookahead_secs
 
@@ -58,6 +67,7 @@ class DesiredView:
             {
                 "bookings": bookings,
                 "listing_id": listing_id,
+                "logs_wanted": logs_wanted,
                 "lookahead_secs": lookahead_secs,
                 "telemetry_wanted": telemetry_wanted,
                 "version": version,
@@ -69,6 +79,7 @@ class DesiredView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.desired_booking_view import DesiredBookingView  # noqa: PLC0415
+        from ..models.logs_wanted_view import LogsWantedView  # noqa: PLC0415
         from ..models.telemetry_wanted_view import TelemetryWantedView  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -80,6 +91,13 @@ class DesiredView:
             bookings.append(bookings_item)
 
         listing_id = UUID(d.pop("listing_id"))
+
+        logs_wanted = []
+        _logs_wanted = d.pop("logs_wanted")
+        for logs_wanted_item_data in _logs_wanted:
+            logs_wanted_item = LogsWantedView.from_dict(logs_wanted_item_data)
+
+            logs_wanted.append(logs_wanted_item)
 
         lookahead_secs = d.pop("lookahead_secs")
 
@@ -95,6 +113,7 @@ class DesiredView:
         desired_view = cls(
             bookings=bookings,
             listing_id=listing_id,
+            logs_wanted=logs_wanted,
             lookahead_secs=lookahead_secs,
             telemetry_wanted=telemetry_wanted,
             version=version,

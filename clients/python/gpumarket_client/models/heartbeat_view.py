@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.account_report_view import AccountReportView
+    from ..models.container_report_view import ContainerReportView
     from ..models.gpu_health_view import GpuHealthView
 
 
@@ -23,6 +24,8 @@ class HeartbeatView:
     Attributes:
         agent_version (str): 1–64 characters of letters, digits and `. - + _`.
         accounts (list[AccountReportView] | Unset):
+        containers (list[ContainerReportView] | None | Unset): Each booking's container as the agent runs it; at most
+            256.
         gpus (list[GpuHealthView] | None | Unset): Each GPU's health as the agent read it (preflight's `gpu_health`); at
             most 64.
         sent_at (datetime.datetime | None | Unset): The machine's clock when it sent the beat (RFC 3339, with
@@ -32,6 +35,7 @@ class HeartbeatView:
 
     agent_version: str
     accounts: list[AccountReportView] | Unset = UNSET
+    containers: list[ContainerReportView] | None | Unset = UNSET
     gpus: list[GpuHealthView] | None | Unset = UNSET
     sent_at: datetime.datetime | None | Unset = UNSET
 
@@ -44,6 +48,18 @@ class HeartbeatView:
             for accounts_item_data in self.accounts:
                 accounts_item = accounts_item_data.to_dict()
                 accounts.append(accounts_item)
+
+        containers: list[dict[str, Any]] | None | Unset
+        if isinstance(self.containers, Unset):
+            containers = UNSET
+        elif isinstance(self.containers, list):
+            containers = []
+            for containers_type_0_item_data in self.containers:
+                containers_type_0_item = containers_type_0_item_data.to_dict()
+                containers.append(containers_type_0_item)
+
+        else:
+            containers = self.containers
 
         gpus: list[dict[str, Any]] | None | Unset
         if isinstance(self.gpus, Unset):
@@ -74,6 +90,8 @@ class HeartbeatView:
         )
         if accounts is not UNSET:
             field_dict["accounts"] = accounts
+        if containers is not UNSET:
+            field_dict["containers"] = containers
         if gpus is not UNSET:
             field_dict["gpus"] = gpus
         if sent_at is not UNSET:
@@ -84,6 +102,7 @@ class HeartbeatView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.account_report_view import AccountReportView  # noqa: PLC0415
+        from ..models.container_report_view import ContainerReportView  # noqa: PLC0415
         from ..models.gpu_health_view import GpuHealthView  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -97,6 +116,28 @@ class HeartbeatView:
                 accounts_item = AccountReportView.from_dict(accounts_item_data)
 
                 accounts.append(accounts_item)
+
+        def _parse_containers(data: object) -> list[ContainerReportView] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                containers_type_0 = []
+                _containers_type_0 = data
+                for containers_type_0_item_data in _containers_type_0:
+                    containers_type_0_item = ContainerReportView.from_dict(containers_type_0_item_data)
+
+                    containers_type_0.append(containers_type_0_item)
+
+                return containers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ContainerReportView] | None | Unset, data)
+
+        containers = _parse_containers(d.pop("containers", UNSET))
 
         def _parse_gpus(data: object) -> list[GpuHealthView] | None | Unset:
             if data is None:
@@ -140,6 +181,7 @@ class HeartbeatView:
         heartbeat_view = cls(
             agent_version=agent_version,
             accounts=accounts,
+            containers=containers,
             gpus=gpus,
             sent_at=sent_at,
         )

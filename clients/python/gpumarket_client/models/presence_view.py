@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.account_report_view import AccountReportView
+    from ..models.container_report_view import ContainerReportView
     from ..models.gpu_health_view import GpuHealthView
 
 
@@ -32,6 +33,9 @@ class PresenceView:
         clock_offset_ms (int | None | Unset): How far the machine's clock is ahead of the server's (negative: behind),
             within a
             network delay; `null` when the agent does not say its time.
+        containers (list[ContainerReportView] | None | Unset): Each booking's container as the agent last said (its
+            GPUs, its state); `null` when
+            it runs none.
         gpus (list[GpuHealthView] | None | Unset): Each GPU's health as the agent last said; `null` when it does not
             read it.
     """
@@ -41,6 +45,7 @@ class PresenceView:
     last_seen_at: datetime.datetime
     state: str
     clock_offset_ms: int | None | Unset = UNSET
+    containers: list[ContainerReportView] | None | Unset = UNSET
     gpus: list[GpuHealthView] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -61,6 +66,18 @@ class PresenceView:
             clock_offset_ms = UNSET
         else:
             clock_offset_ms = self.clock_offset_ms
+
+        containers: list[dict[str, Any]] | None | Unset
+        if isinstance(self.containers, Unset):
+            containers = UNSET
+        elif isinstance(self.containers, list):
+            containers = []
+            for containers_type_0_item_data in self.containers:
+                containers_type_0_item = containers_type_0_item_data.to_dict()
+                containers.append(containers_type_0_item)
+
+        else:
+            containers = self.containers
 
         gpus: list[dict[str, Any]] | None | Unset
         if isinstance(self.gpus, Unset):
@@ -86,6 +103,8 @@ class PresenceView:
         )
         if clock_offset_ms is not UNSET:
             field_dict["clock_offset_ms"] = clock_offset_ms
+        if containers is not UNSET:
+            field_dict["containers"] = containers
         if gpus is not UNSET:
             field_dict["gpus"] = gpus
 
@@ -94,6 +113,7 @@ class PresenceView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.account_report_view import AccountReportView  # noqa: PLC0415
+        from ..models.container_report_view import ContainerReportView  # noqa: PLC0415
         from ..models.gpu_health_view import GpuHealthView  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -118,6 +138,28 @@ class PresenceView:
             return cast(int | None | Unset, data)
 
         clock_offset_ms = _parse_clock_offset_ms(d.pop("clock_offset_ms", UNSET))
+
+        def _parse_containers(data: object) -> list[ContainerReportView] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                containers_type_0 = []
+                _containers_type_0 = data
+                for containers_type_0_item_data in _containers_type_0:
+                    containers_type_0_item = ContainerReportView.from_dict(containers_type_0_item_data)
+
+                    containers_type_0.append(containers_type_0_item)
+
+                return containers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ContainerReportView] | None | Unset, data)
+
+        containers = _parse_containers(d.pop("containers", UNSET))
 
         def _parse_gpus(data: object) -> list[GpuHealthView] | None | Unset:
             if data is None:
@@ -147,6 +189,7 @@ class PresenceView:
             last_seen_at=last_seen_at,
             state=state,
             clock_offset_ms=clock_offset_ms,
+            containers=containers,
             gpus=gpus,
         )
 

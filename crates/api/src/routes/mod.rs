@@ -83,6 +83,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(listings::agent::get_desired)
                 .service(listings::agent::post_heartbeat)
                 .service(listings::agent::post_telemetry)
+                .service(listings::agent::post_logs)
+                .service(bookings::logs::logs)
                 .service(listings::maintenance_windows::create)
                 .service(listings::maintenance_windows::list)
                 .service(listings::maintenance_windows::remove)

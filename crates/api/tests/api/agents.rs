@@ -485,6 +485,14 @@ async fn an_agent_long_polls_its_machine_s_desired_state_and_beats(app: TestApp)
             json!({"agent_version": "0.1.0", "accounts": [{"booking_id": id, "account": "root", "state": "ready"}]}),
             "accounts.account",
         ),
+        (
+            json!({"agent_version": "0.1.0", "containers": [{"booking_id": id, "gpus": ["GPU-0"], "state": "hijacked"}]}),
+            "containers.state",
+        ),
+        (
+            json!({"agent_version": "0.1.0", "containers": [{"booking_id": id, "gpus": ["GPU 0\n"], "state": "running"}]}),
+            "containers.gpus",
+        ),
     ] {
         let problem = assert_problem(
             app.post(&beat, Some(&agent), body).await,

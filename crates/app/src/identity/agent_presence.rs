@@ -63,6 +63,54 @@ pub struct Heartbeat {
     /// Each GPU's health as the agent read it (`None` from an agent that does not read it).
     #[serde(default)]
     pub gpus: Option<Vec<GpuHealth>>,
+    /// Each booking's container as the agent runs it (`None` from an agent that runs none).
+    #[serde(default)]
+    pub containers: Option<Vec<ContainerReport>>,
+}
+
+/// One booking's container in a heartbeat: the GPUs the agent gave it and its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerReport {
+    pub booking_id: Uuid,
+    /// Its GPUs by UUID.
+    pub gpus: Vec<String>,
+    /// dockerd's word for it, of [`CONTAINER_STATES`].
+    pub state: String,
+}
+
+/// The states dockerd gives a container.
+pub const CONTAINER_STATES: &[&str] = &[
+    "created",
+    "running",
+    "paused",
+    "restarting",
+    "removing",
+    "exited",
+    "dead",
+];
+
+impl ContainerReport {
+    fn check(&self) -> Result<(), ValidationError> {
+        if !CONTAINER_STATES.contains(&self.state.as_str()) {
+            return Err(ValidationError::new(
+                "containers.state",
+                format!("one of {}", CONTAINER_STATES.join(", ")),
+            ));
+        }
+        let uuid_ok = |g: &String| {
+            (1..=64).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        };
+        if self.gpus.len() > domain::agent::MAX_GPUS || !self.gpus.iter().all(uuid_ok) {
+            return Err(ValidationError::new(
+                "containers.gpus",
+                format!(
+                    "at most {} GPU UUIDs of 1 to 64 letters, digits and -",
+                    domain::agent::MAX_GPUS
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Throttle reasons an agent may name (NVML's `clocks_event_reasons`, `nvidia-smi`'s
@@ -155,6 +203,15 @@ impl Heartbeat {
                 format!("at most {MAX_ACCOUNTS}"),
             ));
         }
+        if let Some(containers) = &self.containers {
+            if containers.len() > MAX_ACCOUNTS {
+                return Err(ValidationError::new(
+                    "containers",
+                    format!("at most {MAX_ACCOUNTS}"),
+                ));
+            }
+            containers.iter().try_for_each(ContainerReport::check)?;
+        }
         if let Some(gpus) = &self.gpus {
             if gpus.len() > domain::agent::MAX_GPUS {
                 return Err(ValidationError::new(
@@ -196,6 +253,8 @@ pub struct AgentPresence {
     pub clock_offset_ms: Option<i64>,
     /// Each GPU's health as of the last beat the database kept.
     pub gpus: Option<Vec<GpuHealth>>,
+    /// Each booking's container as of the last beat the database kept.
+    pub containers: Option<Vec<ContainerReport>>,
 }
 
 /// When each listing's agent was last heard, in this process (without Redis).
@@ -255,6 +314,12 @@ impl App {
             .map(serde_json::to_string)
             .transpose()
             .map_err(unwritable)?;
+        let containers = beat
+            .containers
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(unwritable)?;
         let clock_offset_ms = beat.sent_at.map(|sent| {
             (sent - now)
                 .num_milliseconds()
@@ -269,6 +334,7 @@ impl App {
             s.agent_version != beat.agent_version
                 || s.accounts != accounts
                 || s.gpu_health != gpu_health
+                || s.containers != containers
                 || offset_moved
                 || now - s.last_seen_at >= chrono::Duration::seconds(STORE_EVERY_SECS)
         });
@@ -281,6 +347,7 @@ impl App {
                     last_seen_at: now,
                     clock_offset_ms,
                     gpu_health,
+                    containers,
                 })
                 .await?;
         }
@@ -291,6 +358,7 @@ impl App {
             accounts: beat.accounts,
             clock_offset_ms,
             gpus: beat.gpus,
+            containers: beat.containers,
         })
     }
 
@@ -325,6 +393,12 @@ impl App {
             .map(serde_json::from_str)
             .transpose()
             .map_err(corrupt)?;
+        let containers = stored
+            .containers
+            .as_deref()
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(corrupt)?;
         Ok(Some(AgentPresence {
             last_seen_at: seen,
             online,
@@ -332,6 +406,7 @@ impl App {
             accounts,
             clock_offset_ms: stored.clock_offset_ms,
             gpus,
+            containers,
         }))
     }
 

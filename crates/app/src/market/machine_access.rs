@@ -61,6 +61,8 @@ pub struct DesiredState {
     /// The runs whose GPU samples the agent is asked to upload (each asked only once the
     /// run has measured).
     pub telemetry_wanted: Vec<crate::trust::energy::TelemetryWanted>,
+    /// The containers' logs renters asked for, which the agent is to answer.
+    pub logs_wanted: Vec<crate::market::container_logs::LogsWanted>,
 }
 
 /// When a booking of `[starts_at, ends_at)` gives access, cut by its machine's maintenance
@@ -167,13 +169,15 @@ impl App {
             });
         }
         let telemetry_wanted = self.telemetry_wanted(listing_id).await?;
-        let canonical = serde_json::to_vec(&(&desired, &telemetry_wanted))
+        let logs_wanted = self.logs_wanted(listing_id).await?;
+        let canonical = serde_json::to_vec(&(&desired, &telemetry_wanted, &logs_wanted))
             .map_err(|e| AppError::Internal(e.to_string()))?;
         Ok(DesiredState {
             listing_id,
             version: hex::encode(&Sha256::digest(&canonical)[..8]),
             bookings: desired,
             telemetry_wanted,
+            logs_wanted,
         })
     }
 }

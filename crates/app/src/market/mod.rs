@@ -5,6 +5,7 @@ pub mod access;
 pub mod bookings;
 pub(crate) mod cancellation;
 pub mod catalogs;
+pub mod container_logs;
 pub mod gateway;
 pub mod listings;
 pub mod machine_access;

@@ -15,6 +15,8 @@ pub struct Model {
     pub clock_offset_ms: Option<i64>,
     /// Each GPU's health as the agent said, JSON (bounded and checked).
     pub gpu_health: Option<String>,
+    /// Each booking's container as the agent last said (JSON).
+    pub containers: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

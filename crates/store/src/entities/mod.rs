@@ -10,6 +10,7 @@ pub mod booking_plans;
 pub mod bookings;
 pub mod community_cells;
 pub mod community_runs;
+pub mod container_logs;
 pub mod email_tokens;
 pub mod gateway_requests;
 pub mod gateway_streams;

@@ -122,6 +122,7 @@ impl Db {
                         agent_heartbeats::Column::LastSeenAt,
                         agent_heartbeats::Column::ClockOffsetMs,
                         agent_heartbeats::Column::GpuHealth,
+                        agent_heartbeats::Column::Containers,
                     ])
                     .to_owned(),
             )

@@ -2,6 +2,7 @@
 //! windows, access, and the inference gateway.
 
 pub(crate) mod bookings;
+pub(crate) mod container_logs;
 pub(crate) mod gateway;
 pub(crate) mod listings;
 pub(crate) mod maintenance_windows;

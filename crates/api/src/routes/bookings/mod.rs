@@ -5,4 +5,5 @@ pub mod cancel;
 pub mod create;
 pub mod get;
 pub mod list;
+pub mod logs;
 pub mod usage;

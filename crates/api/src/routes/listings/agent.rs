@@ -8,7 +8,7 @@
 use actix_web::{HttpResponse, delete, get, post, put, web};
 use app::App;
 use app::identity::agent_presence::{
-    AccountReport, AccountState, AgentPresence, GpuHealth, Heartbeat,
+    AccountReport, AccountState, AgentPresence, ContainerReport, GpuHealth, Heartbeat,
 };
 use app::identity::agents::{AgentFacts, AgentGpu, AgentState};
 use app::market::machine_access::{DesiredBooking, DesiredState, LOOKAHEAD_SECS, MAX_WAIT_SECS};
@@ -119,6 +119,40 @@ pub struct HeartbeatView {
     /// Each GPU's health as the agent read it (preflight's `gpu_health`); at most 64.
     #[serde(default)]
     pub gpus: Option<Vec<GpuHealthView>>,
+    /// Each booking's container as the agent runs it; at most 256.
+    #[serde(default)]
+    pub containers: Option<Vec<ContainerReportView>>,
+}
+
+/// One booking's container, as the agent runs it.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContainerReportView {
+    pub booking_id: Uuid,
+    /// The GPUs it holds, by UUID (at most 64).
+    pub gpus: Vec<String>,
+    /// `created`, `running`, `paused`, `restarting`, `removing`, `exited` or `dead`.
+    pub state: String,
+}
+
+impl From<ContainerReportView> for ContainerReport {
+    fn from(c: ContainerReportView) -> Self {
+        Self {
+            booking_id: c.booking_id,
+            gpus: c.gpus,
+            state: c.state,
+        }
+    }
+}
+
+impl From<ContainerReport> for ContainerReportView {
+    fn from(c: ContainerReport) -> Self {
+        Self {
+            booking_id: c.booking_id,
+            gpus: c.gpus,
+            state: c.state,
+        }
+    }
 }
 
 /// One GPU's health, as the agent reads it.
@@ -180,6 +214,9 @@ pub struct PresenceView {
     pub clock_offset_ms: Option<i64>,
     /// Each GPU's health as the agent last said; `null` when it does not read it.
     pub gpus: Option<Vec<GpuHealthView>>,
+    /// Each booking's container as the agent last said (its GPUs, its state); `null` when
+    /// it runs none.
+    pub containers: Option<Vec<ContainerReportView>>,
 }
 
 /// `wait` and the `version` the agent holds.
@@ -248,6 +285,28 @@ pub struct DesiredView {
     pub lookahead_secs: i64,
     pub bookings: Vec<DesiredBookingView>,
     pub telemetry_wanted: Vec<TelemetryWantedView>,
+    /// Containers' logs renters asked for: answer each with `POST
+    /// /listings/{id}/agent/logs`.
+    pub logs_wanted: Vec<LogsWantedView>,
+}
+
+/// A container's logs a renter asked for.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LogsWantedView {
+    pub request_id: Uuid,
+    pub booking_id: Uuid,
+    /// The last lines to send.
+    pub tail: i32,
+}
+
+/// The agent's answer to a logs request.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContainerLogsUpload {
+    pub request_id: Uuid,
+    pub booking_id: Uuid,
+    /// What the container wrote (standard output and error), at most 256 KiB.
+    pub text: String,
 }
 
 impl From<AccountReport> for AccountReportView {
@@ -285,6 +344,9 @@ impl From<AgentPresence> for PresenceView {
             gpus: p
                 .gpus
                 .map(|gpus| gpus.into_iter().map(GpuHealthView::from).collect()),
+            containers: p
+                .containers
+                .map(|c| c.into_iter().map(ContainerReportView::from).collect()),
         }
     }
 }
@@ -326,6 +388,15 @@ impl From<DesiredState> for DesiredView {
                     run_id: t.run_id,
                     from: t.from,
                     until: t.until,
+                })
+                .collect(),
+            logs_wanted: d
+                .logs_wanted
+                .into_iter()
+                .map(|l| LogsWantedView {
+                    request_id: l.request_id,
+                    booking_id: l.booking_id,
+                    tail: l.tail,
                 })
                 .collect(),
         }
@@ -541,6 +612,9 @@ pub async fn post_heartbeat(
         gpus: body
             .gpus
             .map(|gpus| gpus.into_iter().map(GpuHealth::from).collect()),
+        containers: body
+            .containers
+            .map(|c| c.into_iter().map(ContainerReport::from).collect()),
     };
     let presence = app.agent_heartbeat(caller, id.into_inner(), beat).await?;
     Ok(HttpResponse::Ok().json(PresenceView::from(presence)))
@@ -632,5 +706,35 @@ pub async fn post_telemetry(
 ) -> Result<HttpResponse, ApiError> {
     app.agent_telemetry(caller, id.into_inner(), body.into())
         .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The listing's agent answers a renter's request for its container's logs (named in the
+/// desired state's `logs_wanted`): what dockerd kept, at most 256 KiB. 404 when no such request
+/// of this listing waits.
+#[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "post_agent_logs",
+    tag = "listings",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The listing's id")),
+    request_body = ContainerLogsUpload,
+    responses(
+        (status = 204, description = "Kept for the renter"),
+        Problems<(InvalidToken, Unauthenticated, ScopeRequired, Forbidden, NotFound, ValidationFailed)>,
+    )
+)]
+#[post("/listings/{id}/agent/logs")]
+pub async fn post_logs(
+    app: web::Data<App>,
+    Auth(caller): Auth,
+    id: web::Path<Uuid>,
+    JsonUpTo(body): JsonUpTo<ContainerLogsUpload, 1>,
+) -> Result<HttpResponse, ApiError> {
+    app.agent_container_logs(
+        caller,
+        id.into_inner(),
+        (body.booking_id, body.request_id),
+        &body.text,
+    )
+    .await?;
     Ok(HttpResponse::NoContent().finish())
 }
