@@ -313,14 +313,18 @@ async fn memory_answers_free_searches_as_the_database(backend: Backend) {
                     search_hold_change(&db, &mut rng, id, renter).await.unwrap();
                 }
             }
-            // Another replica's changes arrive within a second: every machine, for each
-            // number of GPUs, until memory and the database agree.
+            // Another replica's changes arrive within a second: every machine, over every
+            // window and for each number of GPUs, until memory and the database agree (a
+            // machine busy over one window may have changed, unseen there, in another).
             let deadline = Instant::now() + Duration::from_secs(2);
             loop {
                 let mut agree = true;
-                for needed in [1, 2, 4] {
+                for (window, needed) in windows
+                    .iter()
+                    .flat_map(|w| [1, 2, 4].map(|needed| (*w, needed)))
+                {
                     let everything = ListingQuery {
-                        window: Some(windows[0]),
+                        window: Some(window),
                         limit: 1_000,
                         ..empty_query()
                     };
