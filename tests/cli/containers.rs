@@ -431,3 +431,220 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
         .args(["-H", &host, "rmi", &tag])
         .output();
 }
+
+/// The issue's whole case: two renters each book two GPUs of a four-GPU listing over the same
+/// hours, each with the offered image; the machine's agent gives each container two GPUs no
+/// other holds (by inspection, and as its heartbeat says), and both are gone once their
+/// bookings end (here, cancelled).
+#[tokio::test]
+async fn two_renters_on_one_machine_each_get_their_own_gpus() {
+    use crate::agent::{Machine, agent_key};
+    use crate::{Demo, SHORT_WINDOWS, http, send_json};
+    use serde_json::json;
+    let Some(host) = docker_host() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let tag = format!("gm-two-{}:busybox", std::process::id());
+    import_busybox(&host, &tag);
+    let runtime = Runtime::connect(&host).await.unwrap();
+    let demo = Demo::start_with(root, SHORT_WINDOWS).await;
+    let api = format!("{}/v1", demo.base);
+    let client = http();
+    let (provider, _) = agent_key(&demo, root).await;
+    let listed: Value = send_json(client.get(&demo.listing_url)).await;
+    let org = listed["org_id"].as_str().unwrap();
+    // A machine of four RTX 3060s offering containers of one image.
+    let created: Value = send_json(
+        client
+            .post(format!("{api}/listings"))
+            .bearer_auth(&provider)
+            .json(&json!({
+                "org_id": org, "title": "Four RTX 3060s",
+                "hardware": {"gpu_model": "NVIDIA GeForce RTX 3060", "gpu_count": 4, "vram_gb": 12,
+                             "cpu_model": "AMD EPYC 7B13", "ram_gb": 64},
+                "region": "local", "price": {"amount_per_gpu_hour": 30, "currency": "USD"},
+                "engine": {"base_url": format!("http://{}", demo.engine), "model": "bench"},
+                "access": {"containers": {"images": [tag], "max_cpus_per_gpu": 0.5,
+                                          "max_memory_gb_per_gpu": 1}},
+            })),
+    )
+    .await;
+    let listing = created["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let minted: Value = send_json(
+        client
+            .post(format!("{api}/orgs/{org}/api-keys"))
+            .bearer_auth(&provider)
+            .json(&json!({"name": "four", "scopes": ["agent"], "listing_ids": [listing]})),
+    )
+    .await;
+    let key_file = root.join("four.key");
+    std::fs::write(&key_file, minted["key"].as_str().unwrap()).unwrap();
+    let bin = root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let gpus: Vec<String> = (0..4)
+        .map(|i| format!("GPU-00000000-0000-0000-0000-00000000306{i}"))
+        .collect();
+    let lines: String = gpus
+        .iter()
+        .enumerate()
+        .map(|(i, uuid)| {
+            format!(
+                "{i}, {uuid}, NVIDIA GeForce RTX 3060, 12288, 580.95.05, 00000001:0{i}:00.0, 170.00, 8.6\n"
+            )
+        })
+        .collect();
+    std::fs::write(root.join("four.csv"), lines).unwrap();
+    let script = format!(
+        "#!/bin/sh\n[ \"$1\" = \"--query-gpu=index,uuid,name,memory.total,driver_version,pci.bus_id,power.limit,compute_cap\" ] \
+         || {{ echo \"unexpected arguments: $*\"; exit 2; }}\ncat '{}'\n",
+        root.join("four.csv").display()
+    );
+    std::fs::write(bin.join("nvidia-smi"), script).unwrap();
+    std::fs::set_permissions(
+        bin.join("nvidia-smi"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut agent = Command::new(env!("CARGO_BIN_EXE_gpumarket"));
+    agent
+        .args([
+            "agent",
+            "run",
+            "--server",
+            &demo.base,
+            "--listing",
+            &listing,
+            "--key-file",
+        ])
+        .arg(&key_file)
+        .arg("--state-dir")
+        .arg(root.join("state"))
+        .args([
+            "--nvml-lib",
+            "/nonexistent/libnvidia-ml.so.1",
+            "--docker-host",
+            &host,
+        ])
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(root.join("agent.log")).unwrap());
+    let _agent = Machine {
+        child: {
+            use std::os::unix::process::CommandExt;
+            agent.process_group(0).spawn().unwrap()
+        },
+    };
+    let log = || std::fs::read_to_string(root.join("agent.log")).unwrap_or_default();
+    // The machine reports itself first (a booking needs the claim confirmed or unchecked).
+    let agent_url = format!("{api}/listings/{listing}/agent");
+    eventually("the four-GPU machine never reported", async || {
+        client
+            .get(&agent_url)
+            .bearer_auth(&provider)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            == 200
+    })
+    .await;
+
+    let starts = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let mut bookings = Vec::new();
+    for who in ["one", "two"] {
+        let renter: Value = send_json(client.post(format!("{api}/auth/register")).json(
+            &json!({"email": format!("{who}@example.com"), "password": "a long renter password", "name": who}),
+        ))
+        .await;
+        let renter = renter["access_token"].as_str().unwrap().to_owned();
+        let booked: Value = send_json(
+            client
+                .post(format!("{api}/bookings"))
+                .bearer_auth(&renter)
+                .header("Idempotency-Key", who)
+                .json(&json!({
+                    "listing_id": listing, "gpu_count": 2,
+                    "starts_at": starts, "ends_at": starts + chrono::Duration::hours(1),
+                    "container": {"image": tag, "command": ["sh", "-c", "exec sleep 600"]},
+                })),
+        )
+        .await;
+        let id = booked["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{booked}\n{}", log()))
+            .to_owned();
+        bookings.push((renter, id));
+    }
+
+    // Both run, each holding two GPUs no other holds: by inspection and by the heartbeat.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let held: Vec<Vec<String>> = loop {
+        let presence: Value = send_json(client.get(&agent_url).bearer_auth(&provider)).await;
+        let reported = presence["presence"]["containers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let running: Vec<Vec<String>> = bookings
+            .iter()
+            .filter_map(|(_, id)| {
+                let c = reported
+                    .iter()
+                    .find(|c| c["booking_id"] == id.as_str() && c["state"] == "running")?;
+                serde_json::from_value(c["gpus"].clone()).ok()
+            })
+            .collect();
+        if running.len() == 2 {
+            break running;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not both running: {presence}\n{}",
+            log()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
+    assert!(held.iter().all(|g| g.len() == 2), "{held:?}");
+    assert!(held[0].iter().all(|g| !held[1].contains(g)), "{held:?}");
+    for ((_, id), gpus) in bookings.iter().zip(&held) {
+        let inspected = runtime.inspect(id).await.unwrap();
+        assert_eq!(
+            inspected["HostConfig"]["DeviceRequests"][0]["DeviceIDs"],
+            json!(gpus)
+        );
+        assert!(gpus.iter().all(|g| machine_has(g, &root.join("four.csv"))));
+    }
+
+    // Their ends: both gone, with their volumes.
+    for (renter, id) in &bookings {
+        let cancelled = client
+            .post(format!("{api}/bookings/{id}/cancel"))
+            .bearer_auth(renter)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(cancelled.status(), 200);
+    }
+    eventually("a container outlived its booking", async || {
+        let left = runtime.containers().await.unwrap();
+        bookings
+            .iter()
+            .all(|(_, id)| left.iter().all(|c| &c.booking_id != id))
+    })
+    .await;
+    let _ = Command::new("docker")
+        .args(["-H", &host, "rmi", &tag])
+        .output();
+}
+
+/// Whether the fake `nvidia-smi`'s output at `csv` lists GPU `uuid`.
+fn machine_has(uuid: &str, csv: &Path) -> bool {
+    std::fs::read_to_string(csv).unwrap().contains(uuid)
+}
