@@ -566,6 +566,7 @@ async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
         log()
     );
     assert_eq!(report["energy"]["gpus"], serde_json::json!([uuid]));
+    assert_eq!(report["energy"]["sampler"], "nvidia-smi");
     let curve = (120.0, 40.0, 7.0);
     let parse = |at: &Value| {
         chrono::DateTime::parse_from_rfc3339(at.as_str().unwrap())

@@ -46,6 +46,10 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Energy {
     pub source: String,
+    /// What the agent read the GPUs through: `nvml` or `nvidia-smi` (reports from before
+    /// the field have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampler: Option<String>,
     /// The GPUs counted (their UUIDs as the agent reported them).
     pub gpus: Vec<String>,
     /// Their summed mean power over the seconds before the run's first request, W.

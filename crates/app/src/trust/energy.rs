@@ -161,6 +161,7 @@ impl App {
         );
         report.energy = Some(bench::report::Energy {
             source: "agent".to_owned(),
+            sampler: Some(telemetry.source.clone()),
             gpus: gpus.iter().map(|g| g.uuid.clone()).collect(),
             idle_power_w: energy::mean_power_w(&gpus, idle),
         });
