@@ -7,6 +7,7 @@
 //! the run has measured ([`telemetry`]).
 
 pub mod accounts;
+mod booked;
 pub mod containers;
 pub mod desired;
 pub mod facts;

@@ -5,7 +5,7 @@
 //! answer changes nothing. The last desired state is kept in the state directory, so a
 //! restarted agent carries on from it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,9 +14,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::accounts::{AccountState, AgentState, Machine, PROVISION_LEAD_SECS};
+use crate::booked::{BookedContainers, ContainerBeat, LastContainers};
 use crate::desired::{Desired, DesiredBooking};
 use crate::keys::{KeysCache, KeysEntry, keys_dir};
-use crate::telemetry::{SharedRing, Uploaded, upload};
+use crate::telemetry::{SharedRing, Uploads, start_uploads};
 
 /// How often the agent beats, and how long it waits on a long-poll.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -67,22 +68,6 @@ struct Heartbeat<'a> {
     containers: Option<Vec<ContainerBeat>>,
 }
 
-/// What the heartbeat says of a booking's container.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-struct ContainerBeat {
-    booking_id: String,
-    gpus: Vec<String>,
-    state: String,
-}
-
-/// The containers as last listed, shared by the reconciler and the heartbeat (which it
-/// wakes when they change, so the server learns of a container at once).
-#[derive(Debug, Clone, Default)]
-struct LastContainers {
-    last: Arc<Mutex<Option<Vec<ContainerBeat>>>>,
-    changed: Arc<tokio::sync::Notify>,
-}
-
 /// The GPUs' health as last read, shared by the reader and the heartbeat.
 type LastHealth = Arc<Mutex<Option<Vec<crate::smi::GpuHealth>>>>;
 
@@ -109,70 +94,6 @@ async fn read_health(gpu_tools: crate::facts::GpuTools, last: LastHealth, ring: 
     }
 }
 
-/// The runs whose samples are being uploaded or were, and how often each failed.
-#[derive(Debug, Default)]
-struct Uploads {
-    done: std::collections::HashSet<String>,
-    busy: std::collections::HashSet<String>,
-    failures: HashMap<String, u32>,
-}
-
-/// The most times one run's upload is tried.
-const MAX_UPLOAD_TRIES: u32 = 5;
-
-/// Starts the uploads `desired` asks for that are neither done nor under way; each reports
-/// back on `done` when it ends.
-fn start_uploads(
-    desired: &Desired,
-    uploads: &mut Uploads,
-    (http, url, key): (&reqwest::Client, &str, &str),
-    ring: &SharedRing,
-    offset_secs: i64,
-    done: &tokio::sync::mpsc::UnboundedSender<(String, Result<Uploaded, String>)>,
-) {
-    for wanted in &desired.telemetry_wanted {
-        let id = &wanted.run_id;
-        if uploads.done.contains(id) || uploads.busy.contains(id) {
-            continue;
-        }
-        uploads.busy.insert(id.clone());
-        let (http, url, key, ring, wanted, done) = (
-            http.clone(),
-            url.to_owned(),
-            key.to_owned(),
-            ring.clone(),
-            wanted.clone(),
-            done.clone(),
-        );
-        tokio::spawn(async move {
-            let outcome = upload(&http, (&url, &key), &ring, &wanted, offset_secs).await;
-            let _ = done.send((wanted.run_id, outcome));
-        });
-    }
-}
-
-impl Uploads {
-    /// What an upload's end says of its run.
-    fn ended(&mut self, run: String, outcome: Result<Uploaded, String>) {
-        self.busy.remove(&run);
-        match outcome {
-            Ok(Uploaded::Done) => {
-                tracing::info!(run, "GPU samples uploaded");
-                self.done.insert(run);
-            }
-            Ok(Uploaded::NotYet) => {}
-            Err(e) => {
-                let tries = self.failures.entry(run.clone()).or_default();
-                *tries += 1;
-                tracing::warn!(run, error = e, tries = *tries, "GPU samples not uploaded");
-                if *tries >= MAX_UPLOAD_TRIES {
-                    self.done.insert(run);
-                }
-            }
-        }
-    }
-}
-
 /// A line on stdout (`--dry-run`), never a panic when no one reads it any more.
 fn say(line: &str) {
     use std::io::Write;
@@ -195,12 +116,8 @@ struct Agent {
     reports: Arc<Mutex<Vec<AccountReport>>>,
     /// `--dry-run`: the gateway-only bookings already said.
     said: std::collections::HashSet<String>,
-    /// The machine's GPUs by UUID, as its facts last read them: what containers are given.
-    gpus: Vec<String>,
-    /// The container engine, once a booking needed it.
-    runtime: Option<crate::containers::Runtime>,
-    /// What the heartbeat says of the containers, shared with its task.
-    containers: LastContainers,
+    /// The bookings' containers.
+    booked: BookedContainers,
 }
 
 impl Agent {
@@ -229,7 +146,7 @@ impl Agent {
             tracing::warn!(error = ?facts.gpu_error, "no GPU was read: the facts are not reported");
             return last;
         }
-        self.gpus = facts.gpus.iter().map(|g| g.uuid.clone()).collect();
+        self.booked.gpus = facts.gpus.iter().map(|g| g.uuid.clone()).collect();
         let value = serde_json::to_value(&facts).ok()?;
         if last.as_ref() == Some(&value) {
             return last;
@@ -323,7 +240,11 @@ impl Agent {
             self.dry_end(&wanted, now);
             self.dry_gateway_only(desired);
         }
-        self.reconcile_containers(desired, now).await;
+        if self.options.dry_run {
+            self.dry_containers(desired, now);
+        } else {
+            self.booked.reconcile(desired, now).await;
+        }
         Machine::prune(&mut self.state, Utc::now());
         if let Err(e) = self.state.save(&self.options.state_dir) {
             tracing::error!(error = %e, "could not keep the agent's state");
@@ -341,184 +262,22 @@ impl Agent {
         *self.reports.lock().unwrap_or_else(|e| e.into_inner()) = reports;
     }
 
-    /// The container engine, connected on first need (a failure is said and tried again at
-    /// the next pass).
-    async fn runtime(&mut self) -> Option<crate::containers::Runtime> {
-        if self.runtime.is_none() {
-            match crate::containers::Runtime::connect(&self.options.docker_host).await {
-                Ok(runtime) => self.runtime = Some(runtime),
-                Err(e) => tracing::error!(error = %e, "no container engine"),
-            }
-        }
-        self.runtime.clone()
-    }
-
-    /// Brings the machine's booking containers to `desired` at the server's `now`: each
-    /// booking with a container that gives access now runs one holding GPUs no other holds;
-    /// one whose booking left the state or whose access ended is removed with its volume.
-    async fn reconcile_containers(&mut self, desired: &Desired, now: DateTime<Utc>) {
-        let wanted: Vec<&DesiredBooking> = desired
+    /// `--dry-run`: says once of each container booking whose access began what would run.
+    fn dry_containers(&mut self, desired: &Desired, now: DateTime<Utc>) {
+        let started = desired
             .bookings
             .iter()
-            .filter(|b| b.container.is_some())
-            .collect();
-        if self.options.dry_run {
-            for booking in wanted.iter().filter(|b| now >= b.starts_at) {
-                if self
-                    .said
-                    .insert(format!("container {}", booking.booking_id))
-                {
-                    say(&format!(
-                        "would run a container for booking {} on {} GPUs until {}",
-                        booking.booking_id, booking.gpu_count, booking.access_until
-                    ));
-                }
+            .filter(|b| b.container.is_some() && now >= b.starts_at);
+        for booking in started {
+            if self
+                .said
+                .insert(format!("container {}", booking.booking_id))
+            {
+                say(&format!(
+                    "would run a container for booking {} on {} GPUs until {}",
+                    booking.booking_id, booking.gpu_count, booking.access_until
+                ));
             }
-            return;
-        }
-        if wanted.is_empty() && self.runtime.is_none() {
-            return;
-        }
-        let Some(runtime) = self.runtime().await else {
-            return;
-        };
-        let existing = match runtime.containers().await {
-            Ok(existing) => existing,
-            Err(e) => {
-                tracing::error!(error = %e, "the booking containers could not be listed");
-                return;
-            }
-        };
-        let gives_access = |booking_id: &str| {
-            wanted
-                .iter()
-                .any(|b| b.booking_id == booking_id && now >= b.starts_at && now < b.access_until)
-        };
-        let mut taken = Vec::new();
-        for container in &existing {
-            if gives_access(&container.booking_id) {
-                taken.push(container.gpus.clone());
-                continue;
-            }
-            match runtime.remove(&container.booking_id).await {
-                Ok(()) => tracing::info!(booking = container.booking_id, "container removed"),
-                Err(e) => {
-                    tracing::error!(booking = container.booking_id, error = %e, "a container could not be removed")
-                }
-            }
-        }
-        for booking in &wanted {
-            let running = existing.iter().any(|c| c.booking_id == booking.booking_id);
-            if running || !gives_access(&booking.booking_id) {
-                continue;
-            }
-            let Some(kept) = &booking.container else {
-                continue;
-            };
-            let want = usize::try_from(booking.gpu_count).unwrap_or(usize::MAX);
-            let Some(gpus) = crate::containers::assign_gpus(&self.gpus, &taken, want) else {
-                tracing::error!(
-                    booking = booking.booking_id,
-                    "not enough free GPUs for its container"
-                );
-                continue;
-            };
-            let spec = crate::containers::ContainerSpec {
-                booking_id: booking.booking_id.clone(),
-                image: kept.ask.image.clone(),
-                command: kept.ask.command.clone(),
-                env: kept
-                    .ask
-                    .env
-                    .iter()
-                    .map(|v| (v.name.clone(), v.value.clone()))
-                    .collect(),
-                gpus: gpus.clone(),
-                nano_cpus: kept.nano_cpus,
-                memory_bytes: kept.memory_bytes,
-                writable_root: kept.writable_root,
-                network: "none".to_owned(),
-            };
-            match runtime.ensure(&spec).await {
-                Ok(name) => {
-                    tracing::info!(
-                        booking = booking.booking_id,
-                        container = name,
-                        ?gpus,
-                        "container started"
-                    );
-                    taken.push(gpus);
-                }
-                Err(e) => {
-                    tracing::error!(booking = booking.booking_id, error = %e, "a container could not be started")
-                }
-            }
-        }
-        if let Ok(now_running) = runtime.containers().await {
-            let beats = now_running
-                .into_iter()
-                .map(|c| ContainerBeat {
-                    booking_id: c.booking_id,
-                    gpus: c.gpus,
-                    state: c.state,
-                })
-                .collect();
-            let mut last = self
-                .containers
-                .last
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if last.as_ref() != Some(&beats) {
-                *last = Some(beats);
-                self.containers.changed.notify_one();
-            }
-        }
-    }
-
-    /// Answers each logs request `desired` names that was not answered yet: what dockerd kept
-    /// of the booking's container (or why nothing could be read), in a task of its own.
-    async fn answer_logs(
-        &mut self,
-        desired: &Desired,
-        (http, url): (&reqwest::Client, &str),
-        answered: &mut std::collections::HashSet<String>,
-    ) {
-        // Only requests still asked for are remembered.
-        answered.retain(|id| desired.logs_wanted.iter().any(|w| &w.request_id == id));
-        let fresh: Vec<_> = desired
-            .logs_wanted
-            .iter()
-            .filter(|w| !answered.contains(&w.request_id))
-            .cloned()
-            .collect();
-        if fresh.is_empty() || self.options.dry_run {
-            return;
-        }
-        let runtime = self.runtime().await;
-        for wanted in fresh {
-            answered.insert(wanted.request_id.clone());
-            let (http, url, key, runtime) = (
-                http.clone(),
-                url.to_owned(),
-                self.options.key.clone(),
-                runtime.clone(),
-            );
-            tokio::spawn(async move {
-                let text = match &runtime {
-                    Some(runtime) => match runtime.logs(&wanted.booking_id, wanted.tail).await {
-                        Ok(text) => text,
-                        Err(e) => format!("the agent could not read the container's logs: {e}"),
-                    },
-                    None => "the agent reaches no container engine on this machine".to_owned(),
-                };
-                let body = serde_json::json!({"request_id": wanted.request_id,
-                    "booking_id": wanted.booking_id, "text": text});
-                match http.post(&url).bearer_auth(&key).json(&body).send().await {
-                    Ok(answer) if answer.status().is_success() => {}
-                    Ok(answer) => tracing::warn!(status = %answer.status(), "logs refused"),
-                    Err(e) => tracing::warn!(error = %e, "logs not sent"),
-                }
-            });
         }
     }
 
@@ -699,9 +458,7 @@ pub async fn run(options: Options) -> Result<(), String> {
         state,
         reports: Arc::default(),
         said: Default::default(),
-        gpus: Vec::new(),
-        runtime: None,
-        containers: LastContainers::default(),
+        booked: BookedContainers::new(options.docker_host.clone()),
         options,
     };
     let kept: Option<Desired> = std::fs::read(agent.desired_file())
@@ -732,7 +489,7 @@ pub async fn run(options: Options) -> Result<(), String> {
         http.clone(),
         (agent.url("heartbeat"), agent.options.key.clone()),
         agent.reports.clone(),
-        (health, agent.containers.clone()),
+        (health, agent.booked.beats.clone()),
     ));
     let mut facts = agent.report_facts(&http, None).await;
     let mut facts_at = tokio::time::Instant::now();
@@ -765,9 +522,13 @@ pub async fn run(options: Options) -> Result<(), String> {
             );
             let now = Utc::now() + chrono::Duration::seconds(offset);
             agent.reconcile(&desired, now).await;
-            agent
-                .answer_logs(&desired, (&http, &logs_url), &mut answered)
-                .await;
+            if !agent.options.dry_run {
+                let key = agent.options.key.clone();
+                agent
+                    .booked
+                    .answer_logs(&desired, (&http, &logs_url, &key), &mut answered)
+                    .await;
+            }
         }
     }
 }
@@ -807,9 +568,7 @@ mod tests {
             state: AgentState::default(),
             reports: Arc::default(),
             said: Default::default(),
-            gpus: Vec::new(),
-            runtime: None,
-            containers: LastContainers::default(),
+            booked: BookedContainers::default(),
         };
         let now = Utc::now();
         let booking = |id: &str, account: Option<&str>| DesiredBooking {

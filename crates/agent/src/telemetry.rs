@@ -6,13 +6,14 @@
 //! ring holds of it. Each line `nvidia-smi` prints is bounded and checked like its other
 //! output; a sample that does not parse is dropped, never guessed.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use domain::energy::{GpuSamples, MAX_SAMPLES, RING_SECS, SAMPLE_EVERY_MS, Telemetry};
 
+use crate::desired::Desired;
 use crate::facts::GpuTools;
 use crate::smi::{MAX_GPUS, clean};
 
@@ -419,6 +420,70 @@ pub async fn upload(
     match answer.status().as_u16() {
         200..=299 | 404 => Ok(Uploaded::Done),
         status => Err(format!("the server answered {status}")),
+    }
+}
+
+/// The runs whose samples are being uploaded or were, and how often each failed.
+#[derive(Debug, Default)]
+pub(crate) struct Uploads {
+    done: std::collections::HashSet<String>,
+    busy: std::collections::HashSet<String>,
+    failures: HashMap<String, u32>,
+}
+
+/// The most times one run's upload is tried.
+const MAX_UPLOAD_TRIES: u32 = 5;
+
+/// Starts the uploads `desired` asks for that are neither done nor under way; each reports
+/// back on `done` when it ends.
+pub(crate) fn start_uploads(
+    desired: &Desired,
+    uploads: &mut Uploads,
+    (http, url, key): (&reqwest::Client, &str, &str),
+    ring: &SharedRing,
+    offset_secs: i64,
+    done: &tokio::sync::mpsc::UnboundedSender<(String, Result<Uploaded, String>)>,
+) {
+    for wanted in &desired.telemetry_wanted {
+        let id = &wanted.run_id;
+        if uploads.done.contains(id) || uploads.busy.contains(id) {
+            continue;
+        }
+        uploads.busy.insert(id.clone());
+        let (http, url, key, ring, wanted, done) = (
+            http.clone(),
+            url.to_owned(),
+            key.to_owned(),
+            ring.clone(),
+            wanted.clone(),
+            done.clone(),
+        );
+        tokio::spawn(async move {
+            let outcome = upload(&http, (&url, &key), &ring, &wanted, offset_secs).await;
+            let _ = done.send((wanted.run_id, outcome));
+        });
+    }
+}
+
+impl Uploads {
+    /// What an upload's end says of its run.
+    pub(crate) fn ended(&mut self, run: String, outcome: Result<Uploaded, String>) {
+        self.busy.remove(&run);
+        match outcome {
+            Ok(Uploaded::Done) => {
+                tracing::info!(run, "GPU samples uploaded");
+                self.done.insert(run);
+            }
+            Ok(Uploaded::NotYet) => {}
+            Err(e) => {
+                let tries = self.failures.entry(run.clone()).or_default();
+                *tries += 1;
+                tracing::warn!(run, error = e, tries = *tries, "GPU samples not uploaded");
+                if *tries >= MAX_UPLOAD_TRIES {
+                    self.done.insert(run);
+                }
+            }
+        }
     }
 }
 

@@ -7,6 +7,11 @@
 /// The most GPUs an agent may report of one machine (facts or health).
 pub const MAX_GPUS: usize = 64;
 
+/// Whether `uuid` may be a GPU's UUID as an agent reports it: 1 to 64 letters, digits and `-`.
+pub fn valid_gpu_uuid(uuid: &str) -> bool {
+    (1..=64).contains(&uuid.len()) && uuid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
 /// The Unix account a whole-machine booking gets on its machine: `gm-` and the last 12 hex
 /// digits of the booking's id (a UUIDv7's random tail: unique among a machine's bookings).
 pub fn booking_account(booking: uuid::Uuid) -> String {

@@ -97,13 +97,7 @@ fn in_range(values: impl IntoIterator<Item = f64>, max: f64) -> bool {
 
 impl GpuSamples {
     fn check(&self) -> Result<(), String> {
-        let uuid_ok = !self.uuid.is_empty()
-            && self.uuid.len() <= 64
-            && self
-                .uuid
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        if !uuid_ok {
+        if !crate::agent::valid_gpu_uuid(&self.uuid) {
             return Err("uuid is not a GPU's (letters, digits and '-', at most 64)".into());
         }
         let n = self.t_ms.len();

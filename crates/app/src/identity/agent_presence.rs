@@ -97,10 +97,9 @@ impl ContainerReport {
                 format!("one of {}", CONTAINER_STATES.join(", ")),
             ));
         }
-        let uuid_ok = |g: &String| {
-            (1..=64).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        };
-        if self.gpus.len() > domain::agent::MAX_GPUS || !self.gpus.iter().all(uuid_ok) {
+        if self.gpus.len() > domain::agent::MAX_GPUS
+            || !self.gpus.iter().all(|g| domain::agent::valid_gpu_uuid(g))
+        {
             return Err(ValidationError::new(
                 "containers.gpus",
                 format!(
@@ -150,12 +149,7 @@ const OFFSET_CHANGE_MS: i64 = 250;
 
 impl GpuHealth {
     fn check(&self) -> Result<(), ValidationError> {
-        let uuid_ok = (1..=64).contains(&self.uuid.len())
-            && self
-                .uuid
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        if !uuid_ok {
+        if !domain::agent::valid_gpu_uuid(&self.uuid) {
             return Err(ValidationError::new(
                 "gpus.uuid",
                 "1 to 64 letters, digits and -",
