@@ -83,6 +83,15 @@ enum AgentCommand {
         /// The account logging in (`%u`).
         user: String,
     },
+    /// The forced command of a container booking's entry account (its key lines name it; not
+    /// run by hand): runs the login's command (`SSH_ORIGINAL_COMMAND`, else a login shell) in
+    /// the booking's container through the agent's socket (`<state-dir>.enter`), with a
+    /// terminal when the login has one, and exits with the command's code (255 when it could
+    /// not enter).
+    Enter {
+        #[arg(long, default_value = STATE_DIR)]
+        state_dir: PathBuf,
+    },
 }
 
 /// Where the GPUs are read from.
@@ -198,12 +207,22 @@ pub async fn agent(args: AgentArgs, config: Option<&Path>) -> anyhow::Result<Exi
         }
         AgentCommand::AuthorizedKeys { state_dir, user } => {
             let cache = agent::keys::KeysCache::new(agent::keys::keys_dir(&state_dir), None);
-            let lines = cache.authorized_keys(&user, chrono::Utc::now());
+            // An entry account's lines force this very binary's `agent enter`.
+            let enter = std::env::current_exe()
+                .ok()
+                .and_then(|exe| agent::keys::enter_command(&exe, &state_dir));
+            let lines = cache.authorized_keys(&user, chrono::Utc::now(), enter.as_deref());
             #[allow(clippy::print_stdout)]
             {
                 print!("{lines}");
             }
             Ok(ExitCode::SUCCESS)
+        }
+        AgentCommand::Enter { state_dir } => {
+            let code = agent::enter::enter(&agent::enter::enter_socket(&state_dir)).await;
+            // At once: the read of the login's input blocks a thread the runtime would wait
+            // for at its end (a terminal never says end of input).
+            std::process::exit(code & 0xff)
         }
     }
 }

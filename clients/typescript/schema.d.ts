@@ -2857,9 +2857,18 @@ export interface components {
             /** Format: uuid */
             booking_id: string;
             container?: components["schemas"]["DesiredContainerView"] | null;
+            /**
+             * @description A container booking's *entry account* (`gm-` + 12 hex) when it has direct access: a
+             *     Unix account whose every SSH login is forced into the booking's container (`gpumarket
+             *     agent enter`), never a shell on the machine; `null` otherwise.
+             */
+            entry_account?: string | null;
             /** Format: int32 */
             gpu_count: number;
-            /** @description The renter's SSH public keys (`algorithm base64`), for an account only. */
+            /**
+             * @description The renter's SSH public keys (`algorithm base64`), for an account or an entry account
+             *     only.
+             */
             ssh_keys: string[];
             /**
              * Format: date-time

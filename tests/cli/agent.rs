@@ -476,34 +476,7 @@ async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
     let bin = root.join("bin");
     std::fs::create_dir(&bin).unwrap();
     fake_nvidia_smi_drawing(&bin);
-    let state = root.join("state");
-    let mut agent = std::process::Command::new(env!("CARGO_BIN_EXE_gpumarket"));
-    agent
-        .args([
-            "agent",
-            "run",
-            "--server",
-            &demo.base,
-            "--listing",
-            &listing,
-            "--key-file",
-        ])
-        .arg(&key_file)
-        .arg("--state-dir")
-        .arg(&state)
-        .args(["--nvml-lib", "/nonexistent/libnvidia-ml.so.1"])
-        .env(
-            "PATH",
-            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(root.join("agent.log")).unwrap());
-    let _agent = Machine {
-        child: {
-            use std::os::unix::process::CommandExt;
-            agent.process_group(0).spawn().unwrap()
-        },
-    };
+    let _agent = crate::machine::Machine::agent(root, (&demo.base, &listing), &key_file, &[]);
     let log = || std::fs::read_to_string(root.join("agent.log")).unwrap_or_default();
     // Heard, and sampled for a while (the idle power is the 5 s before the run).
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -714,107 +687,18 @@ async fn the_agent_s_gpu_samples_give_each_cell_its_energy_per_token() {
     assert!(page.contains("source: agent"), "{page}");
 }
 
-/// Runs `program args`, returning its output; panics when it cannot start.
-fn output(program: &str, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"))
-}
-
-/// A fresh ed25519 key pair in `dir/name` (and `.pub`); the public half.
-fn key_pair(dir: &Path, name: &str) -> String {
-    let path = dir.join(name);
-    let made = output(
-        "ssh-keygen",
-        &[
-            "-q",
-            "-t",
-            "ed25519",
-            "-N",
-            "",
-            "-C",
-            name,
-            "-f",
-            path.to_str().unwrap(),
-        ],
-    );
-    assert!(made.status.success(), "{made:?}");
-    std::fs::read_to_string(path.with_extension("pub")).unwrap()
-}
-
-/// The ssh client's options: keys only, the test's key alone, no host key kept, quiet.
-const SSH_OPTIONS: [&str; 10] = [
-    "-o",
-    "BatchMode=yes",
-    "-o",
-    "IdentitiesOnly=yes",
-    "-o",
-    "StrictHostKeyChecking=no",
-    "-o",
-    "UserKnownHostsFile=/dev/null",
-    "-o",
-    "LogLevel=ERROR",
-];
-
-/// Logs in to `account` over the test's sshd with `key` and runs `command`: its exit code
-/// (255: refused) and output.
-fn ssh(port: u16, key: &Path, account: &str, command: &str) -> (i32, String) {
-    let out = std::process::Command::new("ssh")
-        .args(["-i", key.to_str().unwrap(), "-p", &port.to_string()])
-        .args(SSH_OPTIONS)
-        .args(["-o", "ConnectTimeout=5"])
-        .arg(format!("{account}@127.0.0.1"))
-        .arg(command)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
-
-/// The agent and a real sshd in a private mount namespace: `/etc` is a copy (so `useradd`
-/// never touches this machine's accounts, and parallel runs never meet), the binary in a
-/// root-owned 0755 tmpfs as sshd requires of an `AuthorizedKeysCommand`.
-pub(crate) struct Machine {
-    pub(crate) child: std::process::Child,
-}
-
-impl Drop for Machine {
-    fn drop(&mut self) {
-        // The whole group: the shell, sshd, the agent.
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", self.child.id())])
-            .status();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_grants_and_ends_access_over_real_sshd() {
-    use std::os::unix::process::CommandExt;
-
+    use crate::machine::{
+        Machine, SSH_OPTIONS, gpumarket_ssh, key_pair, machine_log, ssh, sshd_runs_here,
+    };
     use crate::{Demo, SHORT_WINDOWS, free_port, http, send_json};
 
-    if not_root() || !Path::new("/usr/sbin/sshd").exists() {
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!(
-                "skipped: needs root (useradd, unshare -m) and /usr/sbin/sshd (scripts/check installs openssh-server)"
-            );
-        }
+    if !sshd_runs_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    // The keys cache beside the state directory is read by `nobody` through this directory.
-    std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
     let demo = Demo::start_with(root, SHORT_WINDOWS).await;
     let api = format!("{}/v1", demo.base);
     let listing = demo.listing_url.rsplit('/').next().unwrap().to_owned();
@@ -836,70 +720,11 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
     let bin = root.join("bin");
     std::fs::create_dir(&bin).unwrap();
     fake_nvidia_smi(&bin, "rtx3060.csv", 0);
-    for name in ["host_key", "renter", "stranger"] {
+    for name in ["renter", "stranger"] {
         key_pair(root, name);
     }
-    let uid_min = 300_000 + (std::process::id() % 1000) * 100;
-    std::fs::write(
-        root.join("agent.toml"),
-        format!(
-            "[agent]\nagent_end_grace_secs = 2\nagent_uid_min = {uid_min}\nagent_uid_max = {}\n\
-             agent_home_base = \"{}\"\n",
-            uid_min + 99,
-            root.join("home").display()
-        ),
-    )
-    .unwrap();
-    std::fs::create_dir(root.join("home")).unwrap();
-    let state = root.join("state");
-    std::fs::write(
-        root.join("sshd_config"),
-        format!(
-            "Port {sshd_port}\nListenAddress 127.0.0.1\nHostKey {host_key}\nPidFile {pid}\n\
-             UsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n\
-             AuthorizedKeysFile none\n\
-             AuthorizedKeysCommand /mnt/gm/gpumarket agent authorized-keys --state-dir {state} %u\n\
-             AuthorizedKeysCommandUser nobody\n",
-            host_key = root.join("host_key").display(),
-            pid = root.join("sshd.pid").display(),
-            state = state.display(),
-        ),
-    )
-    .unwrap();
-    let copy = output("cp", &["-a", "/etc", root.join("etc").to_str().unwrap()]);
-    assert!(copy.status.success(), "{copy:?}");
-    let script = format!(
-        "set -e\n\
-         mount --bind {etc} /etc\n\
-         mkdir -p /mnt/gm /run/sshd\n\
-         mount -t tmpfs -o mode=0755 gm /mnt/gm\n\
-         cp {binary} /mnt/gm/gpumarket && chmod 0755 /mnt/gm/gpumarket\n\
-         /usr/sbin/sshd -D -e -f {config} 2>{root}/sshd.log &\n\
-         PATH={bin}:$PATH exec /mnt/gm/gpumarket --config {root}/agent.toml agent run \
-           --server {base} --listing {listing} --key-file {key} --state-dir {state} 2>{root}/agent.log\n",
-        etc = root.join("etc").display(),
-        binary = env!("CARGO_BIN_EXE_gpumarket"),
-        config = root.join("sshd_config").display(),
-        root = root.display(),
-        bin = bin.display(),
-        base = demo.base,
-        key = key_file.display(),
-        state = state.display(),
-    );
-    let _machine = Machine {
-        child: std::process::Command::new("unshare")
-            .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-            .process_group(0)
-            .spawn()
-            .unwrap(),
-    };
-    let log = || {
-        format!(
-            "--- agent\n{}\n--- sshd\n{}",
-            std::fs::read_to_string(root.join("agent.log")).unwrap_or_default(),
-            std::fs::read_to_string(root.join("sshd.log")).unwrap_or_default()
-        )
-    };
+    let _machine = Machine::with_sshd(root, sshd_port, (&demo.base, &listing), &key_file, &[]);
+    let log = || machine_log(root);
 
     // The agent reports the machine; it matches the claim; the listing is verified.
     let agent_url = format!("{api}/listings/{listing}/agent");
@@ -992,21 +817,13 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
     .await;
     // `gpumarket ssh` logs in as the access says.
     let marker = format!("/tmp/gm-agent-test-{}", std::process::id());
-    let out = crate::gpumarket(root)
-        .args([
-            "ssh",
-            "--server",
-            &demo.base,
-            "--token",
-            &renter,
-            &booking_id,
-            "-i",
-        ])
-        .arg(&renter_key)
-        .args(SSH_OPTIONS)
-        .args(["--", &format!("touch {marker} && id -un")])
-        .output()
-        .unwrap();
+    let out = gpumarket_ssh(
+        root,
+        (&demo.base, &renter),
+        &booking_id,
+        &renter_key,
+        &format!("touch {marker} && id -un"),
+    );
     assert_eq!(
         (
             out.status.code(),
@@ -1146,8 +963,4 @@ async fn the_agent_grants_and_ends_access_over_real_sshd() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-fn not_root() -> bool {
-    output("id", &["-u"]).stdout != b"0\n"
 }

@@ -31,7 +31,7 @@ fn import_busybox(host: &str, tag: &str) {
     std::fs::create_dir(&bin).unwrap();
     std::fs::copy("/bin/busybox", bin.join("busybox")).expect("busybox-static is installed");
     for applet in [
-        "sh", "ls", "cat", "echo", "sleep", "ps", "id", "env", "touch",
+        "sh", "ls", "cat", "echo", "sleep", "ps", "id", "env", "touch", "tty", "tr", "grep",
     ] {
         std::os::unix::fs::symlink("busybox", bin.join(applet)).unwrap();
     }
@@ -74,6 +74,32 @@ fn spec(booking: &str, image: &str, gpus: Vec<String>, marker: &str) -> Containe
         writable_root: false,
         network: "none".into(),
     }
+}
+
+/// The provider's machine: sshd on `sshd_port` and the agent for `listing` (its key in
+/// `key_file`) on the test's dockerd at `host`, once the agent reported it (a booking's SSH
+/// access names an account only on a machine with an agent; `provider` reads it).
+async fn docker_machine(
+    root: &Path,
+    (sshd_port, host): (u16, &str),
+    (base, listing): (&str, &str),
+    (key_file, provider): (&Path, &str),
+) -> crate::machine::Machine {
+    let machine = crate::machine::Machine::with_sshd(
+        root,
+        sshd_port,
+        (base, listing),
+        key_file,
+        &["--docker-host", host],
+    );
+    let agent_url = format!("{base}/v1/listings/{listing}/agent");
+    let client = crate::http();
+    eventually("the machine never reported", async || {
+        let answer = client.get(&agent_url).bearer_auth(provider).send().await;
+        answer.is_ok_and(|a| a.status() == 200)
+    })
+    .await;
+    machine
 }
 
 /// Until `check` holds (every 200 ms, at most 10 s).
@@ -216,16 +242,21 @@ async fn each_booking_s_container_holds_exactly_its_gpus_and_nothing_of_another(
 /// The whole life of a booking's container: a listing offers containers of one image; a
 /// booking asking another is refused (422 naming `container.image`); one asking the offered
 /// image gets, from the machine's agent, a container holding exactly the machine's GPU with
-/// the listing's share of CPU and memory; cancelled, its container and volume are gone within
-/// 10 s.
+/// the listing's share of CPU and memory; its renter enters it over the machine's real sshd
+/// (`gpumarket ssh`, with and without a terminal) and nobody else does; cancelled, the login
+/// is refused and its container and volume are gone within 10 s.
 #[tokio::test]
-async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
-    use crate::agent::{Machine, agent_key, fake_nvidia_smi};
-    use crate::{Demo, SHORT_WINDOWS, http, send_json};
+async fn the_agent_runs_a_booking_s_container_and_its_renter_enters_it_over_ssh() {
+    use crate::agent::{agent_key, fake_nvidia_smi};
+    use crate::machine::{SSH_OPTIONS, gpumarket_ssh, key_pair, machine_log, ssh, sshd_runs_here};
+    use crate::{Demo, SHORT_WINDOWS, free_port, http, send_json};
     use serde_json::json;
     let Some(host) = docker_host() else {
         return;
     };
+    if !sshd_runs_here() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let tag = format!("gm-e2e-{}:busybox", std::process::id());
@@ -236,11 +267,12 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
     let listing = demo.listing_url.rsplit('/').next().unwrap().to_owned();
     let client = http();
     let (provider, key_file) = agent_key(&demo, root).await;
+    let sshd_port = free_port();
     let offered = client
         .patch(&demo.listing_url)
         .bearer_auth(&provider)
         .json(
-            &json!({"access": {"ssh": {"host": "127.0.0.1", "port": 22, "user": "ubuntu"},
+            &json!({"access": {"ssh": {"host": "127.0.0.1", "port": sshd_port, "user": "ubuntu"},
                                "containers": {"images": [tag], "max_cpus_per_gpu": 1.5,
                                               "max_memory_gb_per_gpu": 1}}}),
         )
@@ -255,49 +287,36 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
         "{listed}"
     );
 
-    // The machine: an RTX 3060 as claimed, and the test's dockerd.
+    // The machine: an RTX 3060 as claimed, sshd, and the test's dockerd.
     let bin = root.join("bin");
     std::fs::create_dir(&bin).unwrap();
     fake_nvidia_smi(&bin, "rtx3060.csv", 0);
-    let mut agent = Command::new(env!("CARGO_BIN_EXE_gpumarket"));
-    agent
-        .args([
-            "agent",
-            "run",
-            "--server",
-            &demo.base,
-            "--listing",
-            &listing,
-            "--key-file",
-        ])
-        .arg(&key_file)
-        .arg("--state-dir")
-        .arg(root.join("state"))
-        .args([
-            "--nvml-lib",
-            "/nonexistent/libnvidia-ml.so.1",
-            "--docker-host",
-            &host,
-        ])
-        .env(
-            "PATH",
-            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(root.join("agent.log")).unwrap());
-    let _agent = Machine {
-        child: {
-            use std::os::unix::process::CommandExt;
-            agent.process_group(0).spawn().unwrap()
-        },
-    };
-    let log = || std::fs::read_to_string(root.join("agent.log")).unwrap_or_default();
+    for name in ["renter", "stranger"] {
+        key_pair(root, name);
+    }
+    let _machine = docker_machine(
+        root,
+        (sshd_port, &host),
+        (&demo.base, &listing),
+        (&key_file, &provider),
+    )
+    .await;
+    let log = || machine_log(root);
+    let agent_url = format!("{api}/listings/{listing}/agent");
 
     let renter: Value = send_json(client.post(format!("{api}/auth/register")).json(
         &json!({"email": "renter@example.com", "password": "a long renter password", "name": "R"}),
     ))
     .await;
     let renter = renter["access_token"].as_str().unwrap().to_owned();
+    let added = client
+        .post(format!("{api}/me/ssh-keys"))
+        .bearer_auth(&renter)
+        .json(&json!({"name": "laptop", "public_key": std::fs::read_to_string(root.join("renter.pub")).unwrap()}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(added.status(), 201, "{:?}", added.text().await);
     let starts = chrono::Utc::now() + chrono::Duration::seconds(2);
     let book = |image: &str, key: &str| {
         client
@@ -327,14 +346,18 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
     let booking: Value = booked.json().await.unwrap();
     let booking_id = booking["id"].as_str().unwrap().to_owned();
     assert_eq!(booking["container"]["image"], tag.as_str(), "{booking}");
-    // A container is not reached through the machine's own SSH, which holds every GPU.
+    // The container is entered through the machine's SSH as the booking's entry account; the
+    // engine's own address (the machine's) is not handed out.
     let access: Value = send_json(
         client
             .get(format!("{api}/bookings/{booking_id}/access"))
             .bearer_auth(&renter),
     )
     .await;
-    assert!(access["ssh"].is_null(), "{access}");
+    let account = format!("gm-{}", &booking_id.replace('-', "")[20..]);
+    assert_eq!(access["ssh"]["user"], account.as_str(), "{access}");
+    assert_eq!(access["ssh"]["port"], sshd_port, "{access}");
+    assert!(access["https_url"].is_null(), "{access}");
 
     // At its start the agent runs it on the machine's one GPU, with the listing's share.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -371,7 +394,6 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
     );
 
     // The agent says so in its heartbeat (at once: a change of its containers wakes it).
-    let agent_url = format!("{api}/listings/{listing}/agent");
     eventually("the heartbeat never named the container", async || {
         let presence: Value = send_json(client.get(&agent_url).bearer_auth(&provider)).await;
         presence["presence"]["containers"]
@@ -403,7 +425,85 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
         .unwrap();
     assert_eq!(bad.status(), 422);
 
-    // Cancelled: gone within 10 s, with its volume.
+    // Its renter enters it over SSH: the command runs in the container (its GPU as dockerd
+    // handed it to the container's first process, its host name, its workspace; nothing of the
+    // machine), and its exit code comes back.
+    let hostname = inspected["Config"]["Hostname"].as_str().unwrap().to_owned();
+    let renter_key = root.join("renter");
+    let out = gpumarket_ssh(
+        root,
+        (&demo.base, &renter),
+        &booking_id,
+        &renter_key,
+        "tr '\\0' '\\n' < /proc/1/environ | grep ^NVIDIA_VISIBLE_DEVICES=; cat /etc/hostname; \
+             pwd; echo kept > note; test -e /mnt/gm/gpumarket || echo no-machine-binary; exit 7",
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(7),
+        "{said}{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        log()
+    );
+    for line in [
+        "NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000003060",
+        &hostname,
+        "/workspace",
+        "no-machine-binary",
+    ] {
+        assert!(said.lines().any(|l| l == line), "{line:?} not in {said}");
+    }
+    let (code, kept) = ssh(sshd_port, &renter_key, &account, "cat /workspace/note");
+    assert_eq!((code, kept.trim()), (0, "kept"), "{kept}");
+    // With a terminal: a login shell on the container's terminal, its exit code kept.
+    let mut login = Command::new("ssh")
+        .args([
+            "-tt",
+            "-i",
+            renter_key.to_str().unwrap(),
+            "-p",
+            &sshd_port.to_string(),
+        ])
+        .args(SSH_OPTIONS)
+        .arg(format!("{account}@127.0.0.1"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = login.stdin.take().unwrap();
+        stdin
+            .write_all(b"tty && echo answer=$((6*7))\nexit 3\n")
+            .unwrap();
+    }
+    let out = login.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{said}\n{}", log());
+    assert!(said.contains("answer=42"), "{said}");
+    assert!(
+        said.contains("/dev/pts/"),
+        "no terminal in the container: {said}"
+    );
+    // Another's key does not log in; the machine's own users do not enter through the socket.
+    let (code, said) = ssh(sshd_port, &root.join("stranger"), &account, "true");
+    assert_eq!(code, 255, "another's key logged in: {said}");
+    let out = crate::gpumarket(root)
+        .args(["agent", "enter", "--state-dir"])
+        .arg(root.join("state"))
+        .env("SSH_ORIGINAL_COMMAND", "true")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(255));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("enters no container"),
+        "{out:?}"
+    );
+
+    // Cancelled: the login is refused, the container gone within 10 s, with its volume.
     let cancelled = client
         .post(format!("{api}/bookings/{booking_id}/cancel"))
         .bearer_auth(&renter)
@@ -422,6 +522,8 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
     })
     .await;
     assert!(cancelled_at.elapsed() <= std::time::Duration::from_secs(10));
+    let (code, said) = ssh(sshd_port, &renter_key, &account, "true");
+    assert_eq!(code, 255, "let in after the cancellation: {said}");
     let volumes = Command::new("docker")
         .args(["-H", &host, "volume", "ls", "-q"])
         .output()
@@ -434,16 +536,21 @@ async fn the_agent_runs_a_booking_s_container_and_removes_it_when_cancelled() {
 
 /// The issue's whole case: two renters each book two GPUs of a four-GPU listing over the same
 /// hours, each with the offered image; the machine's agent gives each container two GPUs no
-/// other holds (by inspection, and as its heartbeat says), and both are gone once their
-/// bookings end (here, cancelled).
+/// other holds (by inspection, and as its heartbeat says); each renter reaches its own
+/// container over SSH and sees its two GPUs there, and neither's key enters the other's; both
+/// are gone once their bookings end (here, cancelled).
 #[tokio::test]
 async fn two_renters_on_one_machine_each_get_their_own_gpus() {
-    use crate::agent::{Machine, agent_key};
-    use crate::{Demo, SHORT_WINDOWS, http, send_json};
+    use crate::agent::agent_key;
+    use crate::machine::{key_pair, machine_log, ssh, sshd_runs_here};
+    use crate::{Demo, SHORT_WINDOWS, free_port, http, send_json};
     use serde_json::json;
     let Some(host) = docker_host() else {
         return;
     };
+    if !sshd_runs_here() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let tag = format!("gm-two-{}:busybox", std::process::id());
@@ -455,7 +562,8 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
     let (provider, _) = agent_key(&demo, root).await;
     let listed: Value = send_json(client.get(&demo.listing_url)).await;
     let org = listed["org_id"].as_str().unwrap();
-    // A machine of four RTX 3060s offering containers of one image.
+    // A machine of four RTX 3060s offering containers of one image, reached over SSH.
+    let sshd_port = free_port();
     let created: Value = send_json(
         client
             .post(format!("{api}/listings"))
@@ -466,7 +574,8 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
                              "cpu_model": "AMD EPYC 7B13", "ram_gb": 64},
                 "region": "local", "price": {"amount_per_gpu_hour": 30, "currency": "USD"},
                 "engine": {"base_url": format!("http://{}", demo.engine), "model": "bench"},
-                "access": {"containers": {"images": [tag], "max_cpus_per_gpu": 0.5,
+                "access": {"ssh": {"host": "127.0.0.1", "port": sshd_port, "user": "ubuntu"},
+                           "containers": {"images": [tag], "max_cpus_per_gpu": 0.5,
                                           "max_memory_gb_per_gpu": 1}},
             })),
     )
@@ -510,52 +619,22 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let mut agent = Command::new(env!("CARGO_BIN_EXE_gpumarket"));
-    agent
-        .args([
-            "agent",
-            "run",
-            "--server",
-            &demo.base,
-            "--listing",
-            &listing,
-            "--key-file",
-        ])
-        .arg(&key_file)
-        .arg("--state-dir")
-        .arg(root.join("state"))
-        .args([
-            "--nvml-lib",
-            "/nonexistent/libnvidia-ml.so.1",
-            "--docker-host",
-            &host,
-        ])
-        .env(
-            "PATH",
-            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(root.join("agent.log")).unwrap());
-    let _agent = Machine {
-        child: {
-            use std::os::unix::process::CommandExt;
-            agent.process_group(0).spawn().unwrap()
-        },
-    };
-    let log = || std::fs::read_to_string(root.join("agent.log")).unwrap_or_default();
-    // The machine reports itself first (a booking needs the claim confirmed or unchecked).
-    let agent_url = format!("{api}/listings/{listing}/agent");
-    eventually("the four-GPU machine never reported", async || {
-        client
-            .get(&agent_url)
-            .bearer_auth(&provider)
-            .send()
-            .await
-            .unwrap()
-            .status()
-            == 200
-    })
+    // A container of another listing's agent on the same dockerd, which this agent must leave
+    // alone.
+    let foreign = "0193a1b2-c3d4-7e5f-8a9b-f0f0f0f0f0f0";
+    runtime
+        .ensure(&spec(foreign, &tag, Vec::new(), "foreign"))
+        .await
+        .unwrap();
+    let _machine = docker_machine(
+        root,
+        (sshd_port, &host),
+        (&demo.base, &listing),
+        (&key_file, &provider),
+    )
     .await;
+    let log = || machine_log(root);
+    let agent_url = format!("{api}/listings/{listing}/agent");
 
     let starts = chrono::Utc::now() + chrono::Duration::seconds(2);
     let mut bookings = Vec::new();
@@ -565,6 +644,15 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
         ))
         .await;
         let renter = renter["access_token"].as_str().unwrap().to_owned();
+        let public_key = key_pair(root, who);
+        let added = client
+            .post(format!("{api}/me/ssh-keys"))
+            .bearer_auth(&renter)
+            .json(&json!({"name": who, "public_key": public_key}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(added.status(), 201, "{:?}", added.text().await);
         let booked: Value = send_json(
             client
                 .post(format!("{api}/bookings"))
@@ -620,6 +708,41 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
             json!(gpus)
         );
         assert!(gpus.iter().all(|g| machine_has(g, &root.join("four.csv"))));
+        assert_eq!(
+            inspected["Config"]["Labels"]["dev.gpumarket.listing"],
+            listing.as_str()
+        );
+    }
+    // Each renter reaches its own container and sees its GPUs there; neither enters the other's.
+    for (i, ((renter, id), gpus)) in bookings.iter().zip(&held).enumerate() {
+        let access: Value = send_json(
+            client
+                .get(format!("{api}/bookings/{id}/access"))
+                .bearer_auth(renter),
+        )
+        .await;
+        let account = access["ssh"]["user"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{access}"));
+        let own = root.join(["one", "two"][i]);
+        let (code, said) = ssh(
+            sshd_port,
+            &own,
+            account,
+            "tr '\\0' '\\n' < /proc/1/environ | grep ^NVIDIA_VISIBLE_DEVICES=",
+        );
+        assert_eq!(
+            (code, said.trim()),
+            (
+                0,
+                format!("NVIDIA_VISIBLE_DEVICES={}", gpus.join(",")).as_str()
+            ),
+            "{}",
+            log()
+        );
+        let other = root.join(["two", "one"][i]);
+        let (code, said) = ssh(sshd_port, &other, account, "true");
+        assert_eq!(code, 255, "another renter's key entered: {said}");
     }
 
     // Their ends: both gone, with their volumes.
@@ -639,6 +762,17 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
             .all(|(_, id)| left.iter().all(|c| &c.booking_id != id))
     })
     .await;
+    assert!(
+        runtime
+            .containers()
+            .await
+            .unwrap()
+            .iter()
+            .any(|c| c.booking_id == foreign && c.state == "running"),
+        "the agent touched another listing's container\n{}",
+        log()
+    );
+    runtime.remove(foreign).await.unwrap();
     let _ = Command::new("docker")
         .args(["-H", &host, "rmi", &tag])
         .output();

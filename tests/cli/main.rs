@@ -19,6 +19,7 @@ mod community;
 mod containers;
 mod docs;
 mod engines;
+mod machine;
 mod pages;
 mod real_llamacpp;
 mod real_vllm;

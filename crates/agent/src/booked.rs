@@ -31,6 +31,8 @@ pub(crate) struct LastContainers {
 pub(crate) struct BookedContainers {
     /// dockerd's socket.
     docker_host: String,
+    /// The listing whose containers these are.
+    listing: String,
     /// The container engine, once a booking needed it.
     runtime: Option<crate::containers::Runtime>,
     /// The machine's GPUs by UUID, as its facts last read them.
@@ -40,10 +42,11 @@ pub(crate) struct BookedContainers {
 }
 
 impl BookedContainers {
-    /// Containers run through dockerd at `docker_host`.
-    pub(crate) fn new(docker_host: String) -> Self {
+    /// `listing`'s containers, run through dockerd at `docker_host`.
+    pub(crate) fn new(docker_host: String, listing: String) -> Self {
         Self {
             docker_host,
+            listing,
             ..Default::default()
         }
     }
@@ -53,7 +56,7 @@ impl BookedContainers {
     async fn runtime(&mut self) -> Option<crate::containers::Runtime> {
         if self.runtime.is_none() {
             match crate::containers::Runtime::connect(&self.docker_host).await {
-                Ok(runtime) => self.runtime = Some(runtime),
+                Ok(runtime) => self.runtime = Some(runtime.of_listing(&self.listing)),
                 Err(e) => tracing::error!(error = %e, "no container engine"),
             }
         }

@@ -23,6 +23,9 @@ use futures_util::StreamExt;
 
 /// The label naming the booking a container or volume is for.
 pub const BOOKING_LABEL: &str = "dev.gpumarket.booking";
+/// The label naming the listing whose agent made a container: an agent touches only its own
+/// listing's (a machine may serve several listings, each with an agent, on one dockerd).
+pub const LISTING_LABEL: &str = "dev.gpumarket.listing";
 /// The label naming the GPUs a container holds (comma-separated UUIDs).
 pub const GPUS_LABEL: &str = "dev.gpumarket.gpus";
 /// Where the booking's volume is mounted.
@@ -79,6 +82,27 @@ pub struct BookingContainer {
     pub gpus: Vec<String>,
 }
 
+/// A command started in a container, attached: what it writes, and its input.
+pub struct Attached {
+    pub exec_id: String,
+    pub output: std::pin::Pin<
+        Box<
+            dyn futures_util::Stream<
+                    Item = Result<bollard::container::LogOutput, bollard::errors::Error>,
+                > + Send,
+        >,
+    >,
+    pub input: std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
+}
+
+impl std::fmt::Debug for Attached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attached")
+            .field("exec_id", &self.exec_id)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The name of a booking's container and of its volume: `gm-` and the last 12 hex digits of its
 /// id (a UUIDv7's random tail: unique among a machine's bookings).
 pub fn name_of(booking_id: &str) -> String {
@@ -102,6 +126,8 @@ pub fn assign_gpus(all: &[String], taken: &[Vec<String>], want: usize) -> Option
 #[derive(Debug, Clone)]
 pub struct Runtime {
     docker: Docker,
+    /// The listing whose containers it makes and sees; `None`: every booking container.
+    listing: Option<String>,
 }
 
 impl Runtime {
@@ -118,7 +144,19 @@ impl Runtime {
             .negotiate_version()
             .await
             .map_err(|e| unreachable(e.to_string()))?;
-        Ok(Self { docker })
+        Ok(Self {
+            docker,
+            listing: None,
+        })
+    }
+
+    /// The same engine, making and seeing only `listing`'s containers.
+    #[must_use]
+    pub fn of_listing(self, listing: &str) -> Self {
+        Self {
+            listing: Some(listing.to_owned()),
+            ..self
+        }
     }
 
     /// The booking's container, created and started when it is not there yet (its image
@@ -137,10 +175,13 @@ impl Runtime {
             return Ok(name);
         }
         self.image(&spec.image).await?;
-        let labels = HashMap::from([
+        let mut labels = HashMap::from([
             (BOOKING_LABEL.to_owned(), spec.booking_id.clone()),
             (GPUS_LABEL.to_owned(), spec.gpus.join(",")),
         ]);
+        if let Some(listing) = &self.listing {
+            labels.insert(LISTING_LABEL.to_owned(), listing.clone());
+        }
         let host = HostConfig {
             device_requests: (!spec.gpus.is_empty()).then(|| {
                 vec![DeviceRequest {
@@ -211,14 +252,16 @@ impl Runtime {
         Ok(())
     }
 
-    /// Every booking container on this machine (labelled by an agent), running or not.
+    /// Every booking container on this machine (labelled by an agent; of its listing when it
+    /// has one), running or not.
     pub async fn containers(&self) -> Result<Vec<BookingContainer>, ContainerError> {
+        let mut labels = vec![BOOKING_LABEL.to_owned()];
+        if let Some(listing) = &self.listing {
+            labels.push(format!("{LISTING_LABEL}={listing}"));
+        }
         let options = ListContainersOptions {
             all: true,
-            filters: Some(HashMap::from([(
-                "label".to_owned(),
-                vec![BOOKING_LABEL.to_owned()],
-            )])),
+            filters: Some(HashMap::from([("label".to_owned(), labels)])),
             ..Default::default()
         };
         Ok(self
@@ -329,6 +372,84 @@ impl Runtime {
             .exit_code
             .unwrap_or(-1);
         Ok((code, String::from_utf8_lossy(&text).into_owned()))
+    }
+
+    /// Starts `argv` in the booking's running container (in `/workspace`; on a terminal of
+    /// `rows` × `cols` when `tty`, with `env`), attached both ways.
+    pub async fn attach(
+        &self,
+        booking_id: &str,
+        argv: Vec<String>,
+        (tty, env, (rows, cols)): (bool, Option<String>, (u16, u16)),
+    ) -> Result<Attached, ContainerError> {
+        let created = self
+            .docker
+            .create_exec(
+                &name_of(booking_id),
+                bollard::exec::CreateExecOptions {
+                    cmd: Some(argv),
+                    attach_stdin: Some(true),
+                    attach_stdout: Some(true),
+                    attach_stderr: Some(true),
+                    tty: Some(tty),
+                    env: env.map(|e| vec![e]),
+                    working_dir: Some(WORKSPACE.to_owned()),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        let started = self
+            .docker
+            .start_exec(
+                &created.id,
+                Some(bollard::exec::StartExecOptions {
+                    detach: false,
+                    tty,
+                    output_capacity: None,
+                }),
+            )
+            .await?;
+        let bollard::exec::StartExecResults::Attached { output, input } = started else {
+            return Err(ContainerError::Engine(
+                "the command was not attached".into(),
+            ));
+        };
+        if tty {
+            // Best effort: a terminal of the wrong size still works.
+            let _ = self.resize(&created.id, rows, cols).await;
+        }
+        Ok(Attached {
+            exec_id: created.id,
+            output,
+            input,
+        })
+    }
+
+    /// Gives a login's terminal its new size.
+    pub async fn resize(&self, exec_id: &str, rows: u16, cols: u16) -> Result<(), ContainerError> {
+        if rows == 0 || cols == 0 {
+            return Ok(());
+        }
+        self.docker
+            .resize_exec(
+                exec_id,
+                bollard::exec::ResizeExecOptions {
+                    height: rows,
+                    width: cols,
+                },
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// A finished command's exit code.
+    pub async fn exit_code(&self, exec_id: &str) -> Result<i64, ContainerError> {
+        Ok(self
+            .docker
+            .inspect_exec(exec_id)
+            .await?
+            .exit_code
+            .unwrap_or(-1))
     }
 
     /// What the engine says of the booking's container (its `HostConfig`, `Config`, state),

@@ -27,6 +27,22 @@ pub struct DesiredBooking {
     /// The container to run on the booking's GPUs (absent from servers before containers).
     #[serde(default)]
     pub container: Option<domain::container::KeptContainer>,
+    /// A container booking's entry account: every login to it is forced into the container
+    /// (absent from servers before SSH into containers).
+    #[serde(default)]
+    pub entry_account: Option<String>,
+}
+
+impl DesiredBooking {
+    /// The account the booking's renter logs in as, and whether it enters the container:
+    /// its own account on the whole machine, or its container's entry account.
+    pub fn login(&self) -> Option<(&str, bool)> {
+        match (&self.account, &self.entry_account) {
+            (Some(account), _) => Some((account, false)),
+            (None, Some(entry)) => Some((entry, true)),
+            (None, None) => None,
+        }
+    }
 }
 
 /// A run whose GPU samples the server asks for (only once the run has measured).
@@ -103,14 +119,25 @@ impl Desired {
             if !valid_id(&booking.booking_id) {
                 return Err("a booking id that is not one".into());
             }
-            if let Some(account) = &booking.account {
-                let hex: String = booking.booking_id.chars().filter(|c| *c != '-').collect();
+            let hex: String = booking.booking_id.chars().filter(|c| *c != '-').collect();
+            for account in [&booking.account, &booking.entry_account]
+                .into_iter()
+                .flatten()
+            {
                 if !valid_account(account) || !hex.ends_with(&account[3..]) {
                     return Err(format!(
                         "booking {}: an account that is not its own",
                         booking.booking_id
                     ));
                 }
+            }
+            if booking.entry_account.is_some()
+                && (booking.container.is_none() || booking.account.is_some())
+            {
+                return Err(format!(
+                    "booking {}: an entry account without a container, or beside an account",
+                    booking.booking_id
+                ));
             }
             if let Some(container) = &booking.container {
                 container.check().map_err(|e| {
@@ -168,6 +195,7 @@ mod tests {
                 access_until: DateTime::UNIX_EPOCH,
                 ssh_keys: vec![key.into()],
                 container: None,
+                entry_account: None,
             }],
             telemetry_wanted: Vec::new(),
             logs_wanted: Vec::new(),
@@ -188,5 +216,27 @@ mod tests {
         ] {
             assert!(booking("gm-0c1d2e3f4a5b", bad).check().is_err(), "{bad:?}");
         }
+        // An entry account is its booking's own, and only for a container.
+        let mut entry = booking("gm-0c1d2e3f4a5b", key);
+        let b = &mut entry.bookings[0];
+        (b.account, b.entry_account) = (None, Some("gm-0c1d2e3f4a5b".into()));
+        assert!(
+            entry.check().is_err(),
+            "an entry account without a container"
+        );
+        entry.bookings[0].container = Some(domain::container::KeptContainer {
+            ask: domain::container::BookingContainer {
+                image: "busybox:1".into(),
+                command: None,
+                env: Vec::new(),
+            },
+            nano_cpus: 1_000_000_000,
+            memory_bytes: 1 << 30,
+            writable_root: false,
+        });
+        assert_eq!(entry.check(), Ok(()));
+        assert_eq!(entry.bookings[0].login(), Some(("gm-0c1d2e3f4a5b", true)));
+        entry.bookings[0].entry_account = Some("gm-000000000000".into());
+        assert!(entry.check().is_err(), "another booking's entry account");
     }
 }

@@ -14,9 +14,33 @@ use serde::{Deserialize, Serialize};
 
 use crate::desired::{DesiredBooking, valid_account, valid_public_key};
 
-/// The options every line carries: nothing but a terminal and forwarding to the machine's own
-/// ports.
+/// The options every line of an account on the whole machine carries: nothing but a terminal
+/// and forwarding to the machine's own ports.
 pub const KEY_OPTIONS: &str = r#"restrict,pty,port-forwarding,permitopen="localhost:*""#;
+
+/// The options every line of a container's entry account carries before its forced command:
+/// a terminal, no forwarding of any kind, and nothing run but the command.
+pub const ENTER_OPTIONS: &str = "restrict,pty";
+
+/// The forced command of an entry account's keys: this binary's `agent enter` with the
+/// agent's state directory (where its socket is found). `None` when a path holds anything
+/// but letters, digits and `/._+-`, which could not be quoted safely in an `authorized_keys`
+/// line.
+pub fn enter_command(exe: &Path, state_dir: &Path) -> Option<String> {
+    let safe = |p: &Path| {
+        let text = p.to_str()?;
+        (!text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._+-".contains(&b)))
+        .then_some(text.to_owned())
+    };
+    Some(format!(
+        "{} agent enter --state-dir {}",
+        safe(exe)?,
+        safe(state_dir)?
+    ))
+}
 
 /// The clock file's name (not an account name, so never one's keys).
 const CLOCK: &str = "clock";
@@ -28,6 +52,9 @@ pub struct KeysEntry {
     pub starts_at: DateTime<Utc>,
     pub access_until: DateTime<Utc>,
     pub keys: Vec<String>,
+    /// An entry account's: every login is forced into the booking's container.
+    #[serde(default)]
+    pub enter: bool,
 }
 
 impl KeysEntry {
@@ -37,6 +64,7 @@ impl KeysEntry {
             starts_at: booking.starts_at,
             access_until: booking.access_until,
             keys: booking.ssh_keys.clone(),
+            enter: booking.login().is_some_and(|(_, enter)| enter),
         }
     }
 }
@@ -149,10 +177,21 @@ impl KeysCache {
 
     /// What `AuthorizedKeysCommand` answers for `user` at this machine's `local_now`: the
     /// renter's keys while its booking gives access, each line ending at `access_until` by
-    /// this machine's clock; nothing for anyone else, or at any other time.
-    pub fn authorized_keys(&self, user: &str, local_now: DateTime<Utc>) -> String {
+    /// this machine's clock; nothing for anyone else, or at any other time. An entry
+    /// account's lines force `enter` (from [`enter_command`]; none without one).
+    pub fn authorized_keys(
+        &self,
+        user: &str,
+        local_now: DateTime<Utc>,
+        enter: Option<&str>,
+    ) -> String {
         let Some(entry) = self.get(user) else {
             return String::new();
+        };
+        let options = match (entry.enter, enter) {
+            (false, _) => KEY_OPTIONS.to_owned(),
+            (true, Some(command)) => format!("{ENTER_OPTIONS},command=\"{command}\""),
+            (true, None) => return String::new(),
         };
         let offset = Duration::seconds(self.offset());
         let now = local_now + offset;
@@ -166,7 +205,7 @@ impl KeysCache {
             .filter(|key| valid_public_key(key))
             .map(|key| {
                 format!(
-                    "expiry-time=\"{expiry}\",{KEY_OPTIONS} {key} gpumarket-booking-{}\n",
+                    "expiry-time=\"{expiry}\",{options} {key} gpumarket-booking-{}\n",
                     entry.booking_id
                 )
             })
@@ -195,10 +234,11 @@ mod tests {
             starts_at: at("2026-12-06T10:00:00Z"),
             access_until: at("2026-12-06T11:00:00Z"),
             keys: vec![KEY.into(), "ssh-ed25519 AAAA\nevil".into()],
+            enter: false,
         };
         cache.put("gm-0c1d2e3f4a5b", &entry).unwrap();
         assert_eq!(cache.accounts(), vec!["gm-0c1d2e3f4a5b".to_owned()]);
-        let during = cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:30:00Z"));
+        let during = cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:30:00Z"), None);
         assert_eq!(
             during,
             format!(
@@ -213,24 +253,76 @@ mod tests {
             ("root", "2026-12-06T10:30:00Z"),
             ("../clock", "2026-12-06T10:30:00Z"),
         ] {
-            assert_eq!(cache.authorized_keys(user, at(now)), "", "{user} at {now}");
+            assert_eq!(
+                cache.authorized_keys(user, at(now), None),
+                "",
+                "{user} at {now}"
+            );
         }
         // This machine's clock is 90 s behind the server's: access ends 90 s earlier by it.
         cache.set_offset(90).unwrap();
         assert_eq!(
-            cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:58:30Z")),
+            cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:58:30Z"), None),
             ""
         );
         assert!(
             cache
-                .authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:58:29Z"))
+                .authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:58:29Z"), None)
                 .starts_with("expiry-time=\"20261206105830Z\"")
         );
         cache.remove("gm-0c1d2e3f4a5b").unwrap();
         assert_eq!(
-            cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:30:00Z")),
+            cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:30:00Z"), None),
             ""
         );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_entry_account_s_keys_force_the_container_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("gm-enter-keys-{}", std::process::id()));
+        let cache = KeysCache::new(dir.clone(), None);
+        cache.create().unwrap();
+        let entry = KeysEntry {
+            booking_id: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b".into(),
+            starts_at: at("2026-12-06T10:00:00Z"),
+            access_until: at("2026-12-06T11:00:00Z"),
+            keys: vec![KEY.into()],
+            enter: true,
+        };
+        cache.put("gm-0c1d2e3f4a5b", &entry).unwrap();
+        let command = enter_command(
+            Path::new("/usr/local/bin/gpumarket"),
+            Path::new("/var/lib/gpumarket-agent"),
+        )
+        .unwrap();
+        assert_eq!(
+            cache.authorized_keys(
+                "gm-0c1d2e3f4a5b",
+                at("2026-12-06T10:30:00Z"),
+                Some(&command)
+            ),
+            format!(
+                "expiry-time=\"20261206110000Z\",restrict,pty,command=\"/usr/local/bin/gpumarket agent enter --state-dir /var/lib/gpumarket-agent\" {KEY} gpumarket-booking-0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b\n"
+            )
+        );
+        // Without a command it could force, an entry account lets no one in.
+        assert_eq!(
+            cache.authorized_keys("gm-0c1d2e3f4a5b", at("2026-12-06T10:30:00Z"), None),
+            ""
+        );
+        for (exe, state) in [
+            ("/opt/my bin/gpumarket", "/var/lib/a"),
+            ("/usr/bin/gpumarket", "/var/lib/a\" evil"),
+            ("/usr/bin/gpumarket", "/var/lib/a;rm"),
+            ("", "/var/lib/a"),
+        ] {
+            assert_eq!(
+                enter_command(Path::new(exe), Path::new(state)),
+                None,
+                "{exe} {state}"
+            );
+        }
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::accounts::{AccountState, AgentState, Machine, PROVISION_LEAD_SECS};
 use crate::booked::{BookedContainers, ContainerBeat, LastContainers};
 use crate::desired::{Desired, DesiredBooking};
+use crate::enter::{Entries, Entry};
 use crate::keys::{KeysCache, KeysEntry, keys_dir};
 use crate::telemetry::{SharedRing, Uploads, start_uploads};
 
@@ -118,6 +119,8 @@ struct Agent {
     said: std::collections::HashSet<String>,
     /// The bookings' containers.
     booked: BookedContainers,
+    /// Who may enter which container, shared with the socket's task.
+    entries: Entries,
 }
 
 impl Agent {
@@ -175,10 +178,11 @@ impl Agent {
 
     /// Brings the machine to `desired` at the server's `now`.
     async fn reconcile(&mut self, desired: &Desired, now: DateTime<Utc>) {
+        // Accounts on the whole machine and containers' entry accounts alike.
         let wanted: BTreeMap<&str, &DesiredBooking> = desired
             .bookings
             .iter()
-            .filter_map(|b| Some((b.account.as_deref()?, b)))
+            .filter_map(|b| Some((b.login()?.0, b)))
             .collect();
         for (name, booking) in &wanted {
             if now >= booking.access_until {
@@ -260,6 +264,32 @@ impl Agent {
             })
             .collect();
         *self.reports.lock().unwrap_or_else(|e| e.into_inner()) = reports;
+        self.entries.set(self.entries_now(&wanted, now));
+    }
+
+    /// Who may enter which container: each entry account made, by uid, until its access ends
+    /// by this machine's clock.
+    fn entries_now(
+        &self,
+        wanted: &BTreeMap<&str, &DesiredBooking>,
+        now: DateTime<Utc>,
+    ) -> std::collections::HashMap<u32, Entry> {
+        let offset = now - Utc::now();
+        wanted
+            .iter()
+            .filter(|(_, b)| b.login().is_some_and(|(_, enter)| enter))
+            .filter_map(|(name, b)| {
+                let account = self.state.accounts.get(*name)?;
+                (account.state == AccountState::Ready).then_some(())?;
+                Some((
+                    account.uid?,
+                    Entry {
+                        booking_id: b.booking_id.clone(),
+                        until: b.access_until - offset,
+                    },
+                ))
+            })
+            .collect()
     }
 
     /// `--dry-run`: says once of each container booking whose access began what would run.
@@ -288,7 +318,14 @@ impl Agent {
             booking.booking_id, booking.starts_at, booking.access_until
         ));
         let at = booking.starts_at.max(Utc::now());
-        for line in self.keys.authorized_keys(name, at).lines() {
+        let enter = std::env::current_exe()
+            .ok()
+            .and_then(|exe| crate::keys::enter_command(&exe, &self.options.state_dir));
+        for line in self
+            .keys
+            .authorized_keys(name, at, enter.as_deref())
+            .lines()
+        {
             say(&format!("  authorized-keys {name}: {line}"));
         }
         self.state.accounts.insert(
@@ -458,9 +495,19 @@ pub async fn run(options: Options) -> Result<(), String> {
         state,
         reports: Arc::default(),
         said: Default::default(),
-        booked: BookedContainers::new(options.docker_host.clone()),
+        booked: BookedContainers::new(options.docker_host.clone(), options.listing.clone()),
+        entries: Entries::default(),
         options,
     };
+    if !agent.options.dry_run {
+        let socket = crate::enter::enter_socket(&agent.options.state_dir);
+        let (entries, docker_host) = (agent.entries.clone(), agent.options.docker_host.clone());
+        tokio::spawn(async move {
+            if let Err(e) = crate::enter::serve(socket, entries, docker_host).await {
+                tracing::error!(error = e, "renters cannot enter their containers over SSH");
+            }
+        });
+    }
     let kept: Option<Desired> = std::fs::read(agent.desired_file())
         .ok()
         .and_then(|b| serde_json::from_slice::<Desired>(&b).ok())
@@ -569,6 +616,7 @@ mod tests {
             reports: Arc::default(),
             said: Default::default(),
             booked: BookedContainers::default(),
+            entries: Entries::default(),
         };
         let now = Utc::now();
         let booking = |id: &str, account: Option<&str>| DesiredBooking {
@@ -579,6 +627,7 @@ mod tests {
             access_until: now + chrono::Duration::hours(1),
             ssh_keys: vec!["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBXRL8fJ".into()],
             container: None,
+            entry_account: None,
         };
         let desired = Desired {
             listing_id: "l".into(),
@@ -602,7 +651,7 @@ mod tests {
             "no account for the gateway's booking"
         );
         assert!(
-            keys.authorized_keys("gm-0c1d2e3f4a5b", now)
+            keys.authorized_keys("gm-0c1d2e3f4a5b", now, None)
                 .contains("ssh-ed25519")
         );
         assert_eq!(
@@ -617,7 +666,7 @@ mod tests {
             ..desired
         };
         agent.reconcile(&gone, now).await;
-        assert_eq!(keys.authorized_keys("gm-0c1d2e3f4a5b", now), "");
+        assert_eq!(keys.authorized_keys("gm-0c1d2e3f4a5b", now, None), "");
         assert_eq!(
             agent.state.accounts["gm-0c1d2e3f4a5b"].state,
             AccountState::Removed

@@ -27,11 +27,16 @@ class DesiredBookingView:
             cancelled booking leaves the state).
         booking_id (UUID):
         gpu_count (int):
-        ssh_keys (list[str]): The renter's SSH public keys (`algorithm base64`), for an account only.
+        ssh_keys (list[str]): The renter's SSH public keys (`algorithm base64`), for an account or an entry account
+            only.
         starts_at (datetime.datetime): When access begins.
         account (None | str | Unset): Its Unix account when it rents the whole machine with direct access; `null`: the
             gateway only (bookings that share a machine).
         container (DesiredContainerView | None | Unset):
+        entry_account (None | str | Unset): A container booking's *entry account* (`gm-` + 12 hex) when it has direct
+            access: a
+            Unix account whose every SSH login is forced into the booking's container (`gpumarket
+            agent enter`), never a shell on the machine; `null` otherwise.
     """
 
     access_until: datetime.datetime
@@ -41,6 +46,7 @@ class DesiredBookingView:
     starts_at: datetime.datetime
     account: None | str | Unset = UNSET
     container: DesiredContainerView | None | Unset = UNSET
+    entry_account: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,6 +76,12 @@ class DesiredBookingView:
         else:
             container = self.container
 
+        entry_account: None | str | Unset
+        if isinstance(self.entry_account, Unset):
+            entry_account = UNSET
+        else:
+            entry_account = self.entry_account
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -85,6 +97,8 @@ class DesiredBookingView:
             field_dict["account"] = account
         if container is not UNSET:
             field_dict["container"] = container
+        if entry_account is not UNSET:
+            field_dict["entry_account"] = entry_account
 
         return field_dict
 
@@ -129,6 +143,15 @@ class DesiredBookingView:
 
         container = _parse_container(d.pop("container", UNSET))
 
+        def _parse_entry_account(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        entry_account = _parse_entry_account(d.pop("entry_account", UNSET))
+
         desired_booking_view = cls(
             access_until=access_until,
             booking_id=booking_id,
@@ -137,6 +160,7 @@ class DesiredBookingView:
             starts_at=starts_at,
             account=account,
             container=container,
+            entry_account=entry_account,
         )
 
         desired_booking_view.additional_properties = d

@@ -83,12 +83,21 @@ impl App {
         let listing = self.listing_record(booking.listing_id).await?;
         let token = self.tokens().access.issue(&booking, Utc::now())?;
         let mut listing: crate::market::listings::Listing = listing.try_into()?;
-        if !booking.direct_access || booking.container.is_some() {
-            // Waived, or a container's: only the gateway reaches the engine (a container is
-            // not reached through the machine's own SSH, which holds every GPU).
+        let agent = self.db().listing_agent(booking.listing_id).await?.is_some();
+        if !booking.direct_access {
+            // Waived: only the gateway reaches the engine.
             (listing.ssh, listing.https_url) = (None, None);
+        } else if booking.container.is_some() {
+            // A container is entered over the machine's SSH through its agent, as the
+            // booking's entry account (forced into the container); its engine's own address
+            // is the machine's, not the container's, so it is not handed out.
+            listing.https_url = None;
+            match (&mut listing.ssh, agent) {
+                (Some(ssh), true) => ssh.user = domain::agent::booking_account(booking.id),
+                _ => listing.ssh = None,
+            }
         } else if booking.gpu_count >= listing.gpu_count
-            && self.db().listing_agent(booking.listing_id).await?.is_some()
+            && agent
             && let Some(ssh) = &mut listing.ssh
         {
             // The machine's agent makes the whole-machine booking its own account.

@@ -44,11 +44,16 @@ pub struct DesiredBooking {
     /// The one moment access ends: the booking's end, or a maintenance window's start. A
     /// cancellation removes the booking from the state.
     pub access_until: DateTime<Utc>,
-    /// The renter's SSH public keys (`algorithm base64`), for an account only.
+    /// The renter's SSH public keys (`algorithm base64`), for an account or an entry account
+    /// only.
     pub ssh_keys: Vec<String>,
     /// The container to run on the booking's GPUs (then it gets no account), with the limits
     /// fixed when it was booked.
     pub container: Option<domain::container::KeptContainer>,
+    /// A container booking's entry account when it has direct access: every SSH login to it
+    /// is forced into the container. A field of its own, so an agent from before it (which
+    /// would make `account` a shell on the machine) ignores it.
+    pub entry_account: Option<String>,
 }
 
 /// The whole desired state of a listing's machine.
@@ -149,7 +154,9 @@ impl App {
             let whole = booking.gpu_count >= listing.gpu_count
                 && booking.direct_access
                 && container.is_none();
-            let ssh_keys = match (whole, keys.entry(booking.renter_id)) {
+            // A container booking with direct access is entered over SSH, whatever its share.
+            let entry = booking.direct_access && container.is_some();
+            let ssh_keys = match (whole || entry, keys.entry(booking.renter_id)) {
                 (false, _) => Vec::new(),
                 (true, Entry::Occupied(known)) => known.get().clone(),
                 (true, Entry::Vacant(slot)) => {
@@ -166,6 +173,7 @@ impl App {
                 access_until,
                 ssh_keys,
                 container,
+                entry_account: entry.then(|| booking_account(booking.id)),
             });
         }
         let telemetry_wanted = self.telemetry_wanted(listing_id).await?;

@@ -244,11 +244,16 @@ pub struct DesiredBookingView {
     /// The one moment access ends: the booking's end or a maintenance window's start (a
     /// cancelled booking leaves the state).
     pub access_until: DateTime<Utc>,
-    /// The renter's SSH public keys (`algorithm base64`), for an account only.
+    /// The renter's SSH public keys (`algorithm base64`), for an account or an entry account
+    /// only.
     pub ssh_keys: Vec<String>,
     /// The container to run on the booking's GPUs, with the limits fixed when it was booked
     /// (such a booking gets no account); `null` without one.
     pub container: Option<DesiredContainerView>,
+    /// A container booking's *entry account* (`gm-` + 12 hex) when it has direct access: a
+    /// Unix account whose every SSH login is forced into the booking's container (`gpumarket
+    /// agent enter`), never a shell on the machine; `null` otherwise.
+    pub entry_account: Option<String>,
 }
 
 /// A booking's container as its machine is to run it.
@@ -366,6 +371,7 @@ impl From<DesiredBooking> for DesiredBookingView {
                 memory_bytes: c.memory_bytes,
                 writable_root: c.writable_root,
             }),
+            entry_account: b.entry_account,
         }
     }
 }
