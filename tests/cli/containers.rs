@@ -537,8 +537,9 @@ async fn the_agent_runs_a_booking_s_container_and_its_renter_enters_it_over_ssh(
 /// The whole case: two renters each book two GPUs of a four-GPU listing over the same
 /// hours, each with the offered image; the machine's agent gives each container two GPUs no
 /// other holds (by inspection, and as its heartbeat says); each renter reaches its own
-/// container over SSH and sees its two GPUs there, and neither's key enters the other's; both
-/// are gone once their bookings end (here, cancelled).
+/// container over SSH and sees its two GPUs there, and neither's key enters the other's; the
+/// first's container is gone at its end while the second's runs on, and the second's once it
+/// is cancelled.
 #[tokio::test]
 async fn two_renters_on_one_machine_each_get_their_own_gpus() {
     use crate::agent::agent_key;
@@ -636,9 +637,14 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
     let log = || machine_log(root);
     let agent_url = format!("{api}/listings/{listing}/agent");
 
+    // The first runs to its end a few seconds in; the second for an hour.
     let starts = chrono::Utc::now() + chrono::Duration::seconds(2);
+    let first_ends = starts + chrono::Duration::seconds(15);
     let mut bookings = Vec::new();
-    for who in ["one", "two"] {
+    for (who, ends) in [
+        ("one", first_ends),
+        ("two", starts + chrono::Duration::hours(1)),
+    ] {
         let renter: Value = send_json(client.post(format!("{api}/auth/register")).json(
             &json!({"email": format!("{who}@example.com"), "password": "a long renter password", "name": who}),
         ))
@@ -660,7 +666,7 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
                 .header("Idempotency-Key", who)
                 .json(&json!({
                     "listing_id": listing, "gpu_count": 2,
-                    "starts_at": starts, "ends_at": starts + chrono::Duration::hours(1),
+                    "starts_at": starts, "ends_at": ends,
                     "container": {"image": tag, "command": ["sh", "-c", "exec sleep 600"]},
                 })),
         )
@@ -745,16 +751,40 @@ async fn two_renters_on_one_machine_each_get_their_own_gpus() {
         assert_eq!(code, 255, "another renter's key entered: {said}");
     }
 
-    // Their ends: both gone, with their volumes.
-    for (renter, id) in &bookings {
-        let cancelled = client
-            .post(format!("{api}/bookings/{id}/cancel"))
-            .bearer_auth(renter)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(cancelled.status(), 200);
-    }
+    // The first's end: its container goes at its `access_until` (within the agent's pass and
+    // the stop's grace), the other's stays.
+    assert!(
+        chrono::Utc::now() < first_ends,
+        "the test was too slow to see the first booking before its end"
+    );
+    tokio::time::sleep(
+        (first_ends - chrono::Utc::now())
+            .to_std()
+            .unwrap_or_default(),
+    )
+    .await;
+    eventually("the container outlived its booking's end", async || {
+        let left = runtime.containers().await.unwrap();
+        left.iter().all(|c| c.booking_id != bookings[0].1)
+            && left
+                .iter()
+                .any(|c| c.booking_id == bookings[1].1 && c.state == "running")
+    })
+    .await;
+    let volumes = Command::new("docker")
+        .args(["-H", &host, "volume", "ls", "-q"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&volumes.stdout).contains(&name_of(&bookings[0].1)));
+    // The second's: cancelled, gone too.
+    let (renter, id) = &bookings[1];
+    let cancelled = client
+        .post(format!("{api}/bookings/{id}/cancel"))
+        .bearer_auth(renter)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), 200);
     eventually("a container outlived its booking", async || {
         let left = runtime.containers().await.unwrap();
         bookings
