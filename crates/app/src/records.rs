@@ -142,6 +142,12 @@ pub(crate) fn stored_containers(r: &ListingRecord) -> Option<domain::container::
         .and_then(|json| serde_json::from_str(json).ok())
 }
 
+/// The container a stored booking runs (its `container` column), with its limits (checked
+/// when it was booked; a row that does not parse runs none).
+pub(crate) fn stored_container(json: Option<&str>) -> Option<domain::container::KeptContainer> {
+    json.and_then(|json| serde_json::from_str(json).ok())
+}
+
 impl App {
     /// The listing as stored, for the use cases.
     pub(crate) async fn listing_record(&self, id: Uuid) -> Result<ListingRecord, AppError> {

@@ -14,6 +14,28 @@ use uuid::Uuid;
 use crate::identity::agent_presence::AgentPresence;
 use crate::{App, AppError, Caller};
 
+/// Waits for what an agent was asked (it connects outward only, so its answer arrives as a
+/// stored row): `look` every `every` until it finds the answer or `within` has passed
+/// (`None`).
+pub(crate) async fn await_answer<T, F>(
+    (within, every): (std::time::Duration, std::time::Duration),
+    mut look: impl FnMut() -> F,
+) -> Result<Option<T>, AppError>
+where
+    F: std::future::Future<Output = Result<Option<T>, AppError>>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if let Some(answer) = look().await? {
+            return Ok(Some(answer));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(None);
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
 /// The longest text a machine may send in a field.
 const MAX_TEXT: usize = 128;
 /// The most listings one agent's key is bound to.

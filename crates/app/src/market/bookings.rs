@@ -154,12 +154,7 @@ impl TryFrom<BookingRecord> for Booking {
             plan_id: b.plan_id,
             direct_access: b.direct_access,
             no_guarantee_reason: b.no_guarantee_reason,
-            container: b
-                .container
-                .as_deref()
-                .and_then(|json| {
-                    serde_json::from_str::<domain::container::KeptContainer>(json).ok()
-                })
+            container: crate::records::stored_container(b.container.as_deref())
                 .map(|kept| kept.ask),
             interruptions: Vec::new(),
         })

@@ -89,25 +89,25 @@ impl App {
             .ask_container_logs((booking.id, booking.listing_id), tail as i32, now)
             .await?;
         self.wake_agent(booking.listing_id).await;
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            if let Some(answer) = self.db().container_logs(booking.id).await?
-                && answer.request_id == request
-                && let (Some(text), Some(read_at)) = (answer.text, answer.received_at)
-            {
-                return Ok(ContainerLogs {
-                    booking_id: booking.id,
-                    text,
-                    read_at,
-                });
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(AppError::Unavailable(
-                    "the machine's agent did not answer within 10 s; try again".into(),
-                ));
-            }
-            tokio::time::sleep(LOOK_EVERY).await;
-        }
+        let (db, booking_id) = (self.db(), booking.id);
+        let answered = crate::identity::agents::await_answer((WAIT, LOOK_EVERY), || async move {
+            Ok(db
+                .container_logs(booking_id)
+                .await?
+                .filter(|answer| answer.request_id == request)
+                .and_then(|answer| Some((answer.text?, answer.received_at?))))
+        })
+        .await?;
+        let Some((text, read_at)) = answered else {
+            return Err(AppError::Unavailable(
+                "the machine's agent did not answer within 10 s; try again".into(),
+            ));
+        };
+        Ok(ContainerLogs {
+            booking_id: booking.id,
+            text,
+            read_at,
+        })
     }
 
     /// The logs requests `listing_id`'s agent is to answer (asked within the last minute).

@@ -145,10 +145,7 @@ impl App {
             else {
                 continue;
             };
-            let container: Option<domain::container::KeptContainer> = booking
-                .container
-                .as_deref()
-                .and_then(|json| serde_json::from_str(json).ok());
+            let container = crate::records::stored_container(booking.container.as_deref());
             // A container holds its booking's GPUs; a whole-machine booking without one gets
             // an account.
             let whole = booking.gpu_count >= listing.gpu_count

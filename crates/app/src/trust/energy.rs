@@ -170,20 +170,18 @@ impl App {
 
     /// The run's upload, once it came; `None` after `[agent] telemetry_wait_secs`.
     async fn await_telemetry(&self, run: Uuid) -> Result<Option<Telemetry>, AppError> {
-        let deadline = tokio::time::Instant::now()
-            + Duration::from_secs(self.config().agent.telemetry_wait_secs);
-        loop {
-            let record = self.db().telemetry_of(run).await?;
-            if let Some(samples) = record.and_then(|r| r.samples) {
-                let telemetry = serde_json::from_str(&samples)
-                    .map_err(|e| AppError::Internal(format!("stored samples: {e}")))?;
-                return Ok(Some(telemetry));
+        let within = Duration::from_secs(self.config().agent.telemetry_wait_secs);
+        let db = self.db();
+        crate::identity::agents::await_answer((within, LOOK_EVERY), || async move {
+            let record = db.telemetry_of(run).await?;
+            match record.and_then(|r| r.samples) {
+                Some(samples) => serde_json::from_str(&samples)
+                    .map(Some)
+                    .map_err(|e| AppError::Internal(format!("stored samples: {e}"))),
+                None => Ok(None),
             }
-            if tokio::time::Instant::now() >= deadline {
-                return Ok(None);
-            }
-            tokio::time::sleep(LOOK_EVERY).await;
-        }
+        })
+        .await
     }
 
     /// What each of the listing's GPUs is judged against: the power limit its agent
