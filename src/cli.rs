@@ -63,6 +63,10 @@ enum Command {
     /// delete.
     #[command(display_order = 2)]
     SshKeys(client_cmd::SshKeysArgs),
+    /// Your monthly budget: set, show, remove. A booking or plan that would take this month's
+    /// spending past it is refused.
+    #[command(display_order = 2)]
+    Budget(client_cmd::BudgetArgs),
     /// Your organisation's listings: create, edit, delist, verify (and follow the run).
     #[command(display_order = 3)]
     Listings(client_cmd::ListingsArgs),
@@ -185,6 +189,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Access(args) => Ok(client_cmd::run(client_cmd::renter::access(args))),
         Command::Ssh(args) => Ok(client_cmd::run(client_cmd::renter::ssh(args))),
         Command::SshKeys(args) => Ok(client_cmd::run(client_cmd::ssh_keys::ssh_keys(args))),
+        Command::Budget(args) => Ok(client_cmd::run(client_cmd::budget::budget(args))),
         Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
         Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),
         Command::Reports(args) => Ok(client_cmd::run_with_code(client_cmd::reports::reports(

@@ -47,6 +47,8 @@ fn main() -> ExitCode {
                         | "bookings"
                         | "access"
                         | "ssh"
+                        | "ssh-keys"
+                        | "budget"
                         | "listings"
                         | "earnings"
                         | "reports"

@@ -1142,6 +1142,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's monthly budget and where it stands this month. */
+        get: operations["get_my_budget"];
+        /**
+         * Set the caller's monthly budget (replacing any). A person's session or own API key; an
+         *     organisation's key is refused.
+         */
+        put: operations["put_my_budget"];
+        post?: never;
+        /** Remove the caller's monthly budget. */
+        delete: operations["delete_my_budget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/spend": {
         parameters: {
             query?: never;
@@ -2572,6 +2594,35 @@ export interface components {
             starts_at: string;
             /** @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`. */
             status: string;
+        };
+        /** @description A person's budget and where it stands this calendar month (UTC). */
+        BudgetView: {
+            /**
+             * Format: int64
+             * @description Minor units of `currency` a month.
+             */
+            amount_per_month: number;
+            currency: string;
+            /**
+             * Format: int64
+             * @description What may still be spent this month.
+             */
+            left: number;
+            /** @description The month, `YYYY-MM`, and its bounds. */
+            month: string;
+            /** Format: date-time */
+            month_ends_at: string;
+            /** Format: date-time */
+            month_starts_at: string;
+            /**
+             * Format: int64
+             * @description What this month's bookings cost: money charged this month, bookings holding their GPUs
+             *     for a payment, and bookings where nothing is collected at their price, less what was
+             *     refunded or credited this month (never below 0).
+             */
+            spent: number;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** @description A listing's catalog entries: ids of `GET /v1/hardware` and `GET /v1/models`. */
         CatalogView: {
@@ -4340,6 +4391,7 @@ export interface components {
             detail: string;
             /** @description Present on validation errors: each offending field. */
             errors?: components["schemas"]["FieldError"][];
+            left?: components["schemas"]["MoneyView"] | null;
             price?: components["schemas"]["MoneyView"] | null;
             /** Format: int32 */
             status: number;
@@ -4376,6 +4428,19 @@ export interface components {
              * @description Those of them that carry the verified badge now.
              */
             verified_listings: number;
+        };
+        PutBudgetRequest: {
+            /**
+             * Format: int64
+             * @description The most this month's bookings may cost, in minor units of `currency` (0 to
+             *     1,000,000,000,000; 0: nothing may be booked).
+             */
+            amount_per_month: number;
+            /**
+             * @description An ISO 4217 code we take (`USD`, `EUR`, …). Bookings priced in another currency are
+             *     refused while the budget stands (they cannot be judged against it).
+             */
+            currency: string;
         };
         /** @description Per report, its figure over the first report's. */
         RatiosView: {
@@ -10548,6 +10613,248 @@ export interface operations {
             };
             /** @description `scope_required`: The API key lacks the scope this needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_my_budget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The budget as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_my_budget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutBudgetRequest"];
+            };
+        };
+        responses: {
+            /** @description The budget as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_my_budget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -51,6 +51,7 @@ mod m20261207_000043_preflights;
 mod m20261207_000044_energy;
 mod m20261207_000045_containers;
 mod m20261207_000046_container_reports;
+mod m20261207_000047_budgets;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -106,6 +107,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000044_energy::Migration),
             Box::new(m20261207_000045_containers::Migration),
             Box::new(m20261207_000046_container_reports::Migration),
+            Box::new(m20261207_000047_budgets::Migration),
         ]
     }
 }

@@ -11,6 +11,7 @@
 //! 64 usage (a malformed query included), 67 not signed in, 69 server unreachable, 74 a local
 //! file unreadable or unwritable, 75 `wait` timed out. `reports verify` keeps `verify`'s.
 
+pub mod budget;
 pub mod login;
 pub mod offers;
 mod output;
@@ -25,6 +26,7 @@ use std::process::ExitCode;
 
 use client::{ClientInfo, DRY_RUN, Error, Inner, ResponseValue};
 
+pub use budget::BudgetArgs;
 pub use login::{LoginArgs, LogoutArgs};
 pub use offers::OffersArgs;
 pub use provider::{EarningsArgs, ListingsArgs};

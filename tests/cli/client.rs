@@ -230,6 +230,42 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
     let from = (chrono::Utc::now() + chrono::Duration::hours(2))
         .format("%Y-%m-%dT%H:00:00Z")
         .to_string();
+    // A monthly budget of one cent refuses the booking (exit 1, its code), and shows where it
+    // stands; removed, the booking is made.
+    let set = ok(&cli(
+        dir,
+        &[
+            "budget",
+            "set",
+            "--amount-per-month",
+            "1",
+            "--currency",
+            "usd",
+        ],
+    )
+    .await);
+    assert!(set.contains("0.01 USD a month"), "{set}");
+    let capped = cli(
+        dir,
+        &["book", &listing, "--from", &from, "--hours", "2", "--quiet"],
+    )
+    .await;
+    assert_eq!(capped.status.code(), Some(1), "{}", stderr(&capped));
+    assert!(
+        stderr(&capped).contains("409 budget_exceeded"),
+        "{}",
+        stderr(&capped)
+    );
+    let shown = ok(&cli(dir, &["budget", "show"]).await);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.contains("left") && l.contains("0.01 USD")),
+        "{shown}"
+    );
+    ok(&cli(dir, &["budget", "remove"]).await);
+    let gone = cli(dir, &["budget", "show"]).await;
+    assert_eq!(gone.status.code(), Some(1), "{}", stderr(&gone));
     let book = [
         "book",
         &listing,

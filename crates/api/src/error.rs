@@ -58,6 +58,7 @@ codes! {
     METHOD_NOT_ALLOWED / MethodNotAllowed = ("method_not_allowed", 405, "Method not allowed");
     EMAIL_TAKEN / EmailTaken = ("email_taken", 409, "The email is taken");
     PRICE_CHANGED / PriceChanged = ("price_changed", 409, "The price is not the one expected");
+    BUDGET_EXCEEDED / BudgetExceeded = ("budget_exceeded", 409, "This would exceed the monthly budget");
     LISTING_QUOTA_REACHED / ListingQuotaReached = ("listing_quota_reached", 409, "The organisation holds as many listings as it may");
     ALREADY_MEMBER / AlreadyMember = ("already_member", 409, "Already a member");
     LAST_OWNER / LastOwner = ("last_owner", 409, "The organisation needs an owner");
@@ -247,6 +248,9 @@ pub struct Problem {
     /// Present on `preflight_failed`: every check, the failed ones with what to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checks: Option<Vec<crate::views::PreflightCheckView>>,
+    /// Present on `budget_exceeded`: what is left of the budget this month.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left: Option<crate::views::MoneyView>,
 }
 
 /// An error on its way to becoming a problem+json response.
@@ -266,6 +270,8 @@ pub struct ApiError {
 struct Extra {
     /// The price now (`price_changed`).
     price: Option<app::Money>,
+    /// What is left of the budget this month (`budget_exceeded`).
+    left: Option<app::Money>,
     /// The preflight's checks (`preflight_failed`).
     checks: Option<Vec<app::trust::preflight::Check>>,
 }
@@ -338,6 +344,11 @@ impl ApiError {
                 .as_ref()
                 .and_then(|e| e.price)
                 .map(crate::views::MoneyView::from),
+            left: self
+                .extra
+                .as_ref()
+                .and_then(|e| e.left)
+                .map(crate::views::MoneyView::from),
             checks: self
                 .extra
                 .as_ref()
@@ -385,6 +396,13 @@ impl From<AppError> for ApiError {
             AppError::Validation(v) => Self::field(v.field, v.message),
             AppError::Invalid(fields) => Self::fields(fields),
             AppError::EmailTaken => Self::new(code::EMAIL_TAKEN, err.to_string()),
+            AppError::BudgetExceeded(left) => Self {
+                extra: Some(Box::new(Extra {
+                    left: Some(left),
+                    ..Extra::default()
+                })),
+                ..Self::new(code::BUDGET_EXCEEDED, err.to_string())
+            },
             AppError::PriceChanged(now) => Self {
                 extra: Some(Box::new(Extra {
                     price: Some(now),

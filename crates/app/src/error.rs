@@ -18,6 +18,13 @@ pub enum AppError {
     /// is now.
     #[error("the price is now {} {} (minor units)", .0.minor(), .0.currency().code())]
     PriceChanged(domain::Money),
+    /// It would take this month's spending past the person's budget: what is left of it.
+    #[error(
+        "this would exceed your budget this month: {} {} (minor units) are left",
+        .0.minor(),
+        .0.currency().code()
+    )]
+    BudgetExceeded(domain::Money),
     /// The organisation holds as many listings as it may; says how many.
     #[error("the organisation holds its {0} listings already: delist one first")]
     ListingQuotaReached(u32),

@@ -248,4 +248,15 @@ impl Caller {
             _ => None,
         }
     }
+
+    /// The person behind the caller, for what is a person's own (`what`: "SSH keys are", "a
+    /// budget is"): an organisation's key has none (403).
+    pub(crate) fn person(self, what: &str) -> Result<Self, AppError> {
+        match self.via {
+            Credential::OrgKey { .. } => Err(AppError::Forbidden(format!(
+                "{what} a person's: use your own session or API key"
+            ))),
+            _ => Ok(self),
+        }
+    }
 }

@@ -216,6 +216,8 @@ pub struct RenterOpen {
     /// Those awaiting their payment, each booking of a plan counted, with when each hold
     /// expires.
     pub unpaid: Vec<DateTime<Utc>>,
+    /// Their budget this month, when they set one.
+    pub budget: Option<crate::budget::MonthBudget>,
 }
 
 /// What one renter may hold at once.
@@ -271,6 +273,18 @@ pub enum Refusal {
     /// The price is not the one the renter expected: what it is now (per GPU-hour).
     #[error("the price is not the one expected")]
     PriceChanged { now: crate::Money },
+    /// It would cost more than is left of the renter's budget this month: what is left.
+    #[error("the booking would exceed the renter's budget")]
+    Budget { left: crate::Money },
+}
+
+/// Refuses what costs `cost` when the renter's budget this month, read under their lock, does
+/// not admit it (`crate::budget::MonthBudget::admits`). Without a budget, no check.
+pub fn within_budget(renter: &RenterOpen, cost: crate::Money) -> Result<(), Refusal> {
+    match &renter.budget {
+        Some(month) if !month.admits(cost) => Err(Refusal::Budget { left: month.left() }),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a booking priced at `priced` per GPU-hour when the machine's price, read under its
@@ -598,6 +612,7 @@ mod tests {
         RenterOpen {
             bookings: bookings.to_vec(),
             unpaid: Vec::new(),
+            budget: None,
         }
     }
 
@@ -660,6 +675,7 @@ mod tests {
         let renter = RenterOpen {
             bookings: vec![(t(1), t(2), 1)],
             unpaid: vec![t(1), t(-1)],
+            budget: None,
         };
         assert_eq!(
             within_quota(&renter, (&interval, 2, 2), now, quota),

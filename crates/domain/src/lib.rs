@@ -6,6 +6,7 @@
 pub mod account;
 pub mod agent;
 pub mod booking;
+pub mod budget;
 pub mod container;
 pub mod energy;
 pub mod guarantee;

@@ -43,6 +43,7 @@ pub use market::search::query::{
     After, FreePage, ListingHit, ListingQuery, SharedListing, SortKey,
 };
 pub use money::billing::{BillingRecord, SubscriptionState};
+pub use money::budgets::BudgetRecord;
 pub use money::guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
 pub use money::ledger::{LedgerRecord, NewLedgerEntry};
 pub use money::payments::PayoutAccountRecord;

@@ -24,6 +24,7 @@ pub(crate) async fn emit(
         Audience::Listing(listing) => (None, org_of(conn, listing).await?, None),
         Audience::Org(org) => (None, Some(org), None),
         Audience::Endpoint(endpoint) => (None, None, Some(endpoint)),
+        Audience::User(user) => (Some(user), None, None),
     };
     let data = serde_json::to_string(event)
         .map_err(|e| StoreError::Corrupt(format!("an event's payload: {e}")))?;

@@ -23,6 +23,7 @@ from .booked_plan_view import BookedPlanView
 from .booking_container_view import BookingContainerView
 from .booking_guarantee_view import BookingGuaranteeView
 from .booking_view import BookingView
+from .budget_view import BudgetView
 from .catalog_view import CatalogView
 from .check_view import CheckView
 from .community_run_view import CommunityRunView
@@ -160,6 +161,7 @@ from .price_view import PriceView
 from .problem import Problem
 from .proof_view import ProofView
 from .public_org_view import PublicOrgView
+from .put_budget_request import PutBudgetRequest
 from .ratios_view import RatiosView
 from .readiness import Readiness
 from .refresh_request import RefreshRequest
@@ -228,6 +230,7 @@ __all__ = (
     "BookingGuaranteeView",
     "BookingView",
     "BookPlanRequest",
+    "BudgetView",
     "CatalogView",
     "CheckView",
     "CommunityRunView",
@@ -365,6 +368,7 @@ __all__ = (
     "Problem",
     "ProofView",
     "PublicOrgView",
+    "PutBudgetRequest",
     "RatiosView",
     "Readiness",
     "RefreshRequest",

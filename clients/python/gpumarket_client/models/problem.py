@@ -30,6 +30,7 @@ class Problem:
         checks (list[PreflightCheckView] | None | Unset): Present on `preflight_failed`: every check, the failed ones
             with what to do.
         errors (list[FieldError] | Unset): Present on validation errors: each offending field.
+        left (MoneyView | None | Unset):
         price (MoneyView | None | Unset):
     """
 
@@ -40,6 +41,7 @@ class Problem:
     type_: str
     checks: list[PreflightCheckView] | None | Unset = UNSET
     errors: list[FieldError] | Unset = UNSET
+    left: MoneyView | None | Unset = UNSET
     price: MoneyView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -75,6 +77,14 @@ class Problem:
                 errors_item = errors_item_data.to_dict()
                 errors.append(errors_item)
 
+        left: dict[str, Any] | None | Unset
+        if isinstance(self.left, Unset):
+            left = UNSET
+        elif isinstance(self.left, MoneyView):
+            left = self.left.to_dict()
+        else:
+            left = self.left
+
         price: dict[str, Any] | None | Unset
         if isinstance(self.price, Unset):
             price = UNSET
@@ -98,6 +108,8 @@ class Problem:
             field_dict["checks"] = checks
         if errors is not UNSET:
             field_dict["errors"] = errors
+        if left is not UNSET:
+            field_dict["left"] = left
         if price is not UNSET:
             field_dict["price"] = price
 
@@ -151,6 +163,23 @@ class Problem:
 
                 errors.append(errors_item)
 
+        def _parse_left(data: object) -> MoneyView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                left_type_0 = MoneyView.from_dict(data)
+
+                return left_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(MoneyView | None | Unset, data)
+
+        left = _parse_left(d.pop("left", UNSET))
+
         def _parse_price(data: object) -> MoneyView | None | Unset:
             if data is None:
                 return data
@@ -176,6 +205,7 @@ class Problem:
             type_=type_,
             checks=checks,
             errors=errors,
+            left=left,
             price=price,
         )
 

@@ -4,6 +4,7 @@
 pub mod api_keys;
 pub mod auth;
 pub mod bookings;
+pub mod budget;
 pub mod catalog;
 pub mod gateway;
 pub mod health;
@@ -137,6 +138,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(payments::webhook)
                 .service(payments::earnings)
                 .service(payments::spend)
+                .service(budget::put_budget)
+                .service(budget::get_budget)
+                .service(budget::delete_budget)
                 .service(webhooks::mine::create)
                 .service(webhooks::mine::list)
                 .service(webhooks::mine::remove)

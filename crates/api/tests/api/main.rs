@@ -11,6 +11,7 @@ mod api_keys;
 mod badges;
 mod billing;
 mod bookings;
+mod budgets;
 mod catalog;
 mod email;
 mod engines;

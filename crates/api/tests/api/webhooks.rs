@@ -26,17 +26,17 @@ measured_on_backend!(sqlite = Sqlite; a_verification_is_told_to_its_organisation
 measured_on_backend!(postgres = Postgres; an_endpoint_failing_for_days_is_disabled_and_its_admins_told);
 
 /// Settings for receivers on this machine, retried after a second, looked for often.
-fn quick(config: &mut app::Config) {
+pub(crate) fn quick(config: &mut app::Config) {
     config.webhooks.webhook_allow_private = true;
     config.webhooks.webhook_retry_schedule_secs = vec![1, 1, 1];
     config.webhooks.webhook_poll_ms = 100;
 }
 
 /// Runs the webhook worker of `app` until dropped.
-struct Dispatcher(tokio::sync::watch::Sender<bool>);
+pub(crate) struct Dispatcher(tokio::sync::watch::Sender<bool>);
 
 impl Dispatcher {
-    fn start(app: &TestApp) -> Self {
+    pub(crate) fn start(app: &TestApp) -> Self {
         let (stop, stopped) = tokio::sync::watch::channel(false);
         tokio::spawn(worker::webhooks(app.app.clone(), stopped));
         Self(stop)
@@ -99,7 +99,7 @@ async fn book(app: &TestApp, renter: &Session, listing: &str, key: &str) -> Valu
     res.json().await.unwrap()
 }
 
-async fn deliveries(app: &TestApp, endpoint_path: &str, token: &str) -> Vec<Value> {
+pub(crate) async fn deliveries(app: &TestApp, endpoint_path: &str, token: &str) -> Vec<Value> {
     let page: Value = app
         .get_json(&format!("{endpoint_path}/deliveries"), Some(token))
         .await;
@@ -109,7 +109,7 @@ async fn deliveries(app: &TestApp, endpoint_path: &str, token: &str) -> Vec<Valu
         .clone()
 }
 
-async fn deliveries_retried_until(
+pub(crate) async fn deliveries_retried_until(
     app: &TestApp,
     endpoint_path: &str,
     token: &str,
@@ -831,7 +831,7 @@ async fn a_former_admins_organisation_endpoints_are_disabled(backend: store::Bac
 }
 
 /// A receiver that answers 204 at once: when each path was first reached.
-async fn quick_receiver() -> (
+pub(crate) async fn quick_receiver() -> (
     String,
     std::sync::Arc<std::sync::Mutex<Vec<(String, std::time::Instant)>>>,
 ) {

@@ -7,7 +7,7 @@ use domain::ssh::{MAX_SSH_KEYS, SshPublicKey};
 use store::{SshKeyAdded, SshKeyRecord};
 use uuid::Uuid;
 
-use crate::{App, AppError, Caller, Credential};
+use crate::{App, AppError, Caller};
 
 /// A key an account keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,16 +33,6 @@ impl From<SshKeyRecord> for SshKey {
     }
 }
 
-/// The person behind `caller`: an organisation's key keeps no one's SSH keys.
-fn person(caller: Caller) -> Result<Caller, AppError> {
-    match caller.via {
-        Credential::OrgKey { .. } => Err(AppError::Forbidden(
-            "SSH keys are a person's: use your own session or API key".into(),
-        )),
-        _ => Ok(caller),
-    }
-}
-
 impl App {
     /// Adds a public key to the caller's account: 422 for a key that is not one worth a
     /// machine's trust, 409 `ssh_key_exists` for one it keeps, 409 `ssh_key_limit` past ten.
@@ -52,7 +42,7 @@ impl App {
         name: &str,
         public_key: &str,
     ) -> Result<SshKey, AppError> {
-        let caller = person(caller)?;
+        let caller = caller.person("SSH keys are")?;
         let name = ApiKeyName::parse(name)?;
         let key = SshPublicKey::parse(public_key)?;
         let record = SshKeyRecord {
@@ -80,14 +70,14 @@ impl App {
 
     /// The caller's keys, oldest first.
     pub async fn ssh_keys(&self, caller: Caller) -> Result<Vec<SshKey>, AppError> {
-        let caller = person(caller)?;
+        let caller = caller.person("SSH keys are")?;
         let keys = self.db().ssh_keys_of(caller.user_id.as_uuid()).await?;
         Ok(keys.into_iter().map(SshKey::from).collect())
     }
 
     /// Deletes one of the caller's keys (404 for anyone else's).
     pub async fn delete_ssh_key(&self, caller: Caller, id: Uuid) -> Result<(), AppError> {
-        let caller = person(caller)?;
+        let caller = caller.person("SSH keys are")?;
         if self
             .db()
             .delete_ssh_key(caller.user_id.as_uuid(), id)

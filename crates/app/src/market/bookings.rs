@@ -278,6 +278,7 @@ impl App {
             destination.is_some(),
             now,
         );
+        let cost = crate::stored_money(record.price_amount, &record.currency)?;
         let quota = self.renter_quota();
         // With Stripe it waits for its payment, holding its GPUs.
         let unpaid = u32::from(destination.is_some());
@@ -285,7 +286,8 @@ impl App {
             // Made at the price read before the lock: never at one the listing no longer asks.
             booking::price_as_expected(machine, Some(per_gpu_hour))?;
             booking::admit(machine, &interval, gpus)?;
-            booking::within_quota(&machine.renter_open, (&interval, gpus, unpaid), now, quota)
+            booking::within_quota(&machine.renter_open, (&interval, gpus, unpaid), now, quota)?;
+            booking::within_budget(&machine.renter_open, cost)
         };
         match self.db().book(record, now, rules).await {
             Ok(booking) => {
@@ -301,7 +303,10 @@ impl App {
                     replayed: false,
                 })
             }
-            Err(BookingError::Refused(refusal)) => Err(refusal_error(refusal, now)),
+            Err(BookingError::Refused(refusal)) => {
+                self.note_budget_refusal(renter, &refusal, now).await;
+                Err(refusal_error(refusal, now))
+            }
             Err(BookingError::NoListing) => Err(AppError::NotFound("listing")),
             // A racing request with the same key won; answer as a replay would.
             Err(BookingError::KeyUsed) => {
@@ -526,6 +531,7 @@ pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
             ),
         )
         .into(),
+        Refusal::Budget { left } => AppError::BudgetExceeded(left),
         Refusal::Delisted => AppError::ListingDelisted,
         Refusal::PriceChanged { now } => AppError::PriceChanged(now),
         Refusal::OutsideWindow { from, until } => {

@@ -600,13 +600,19 @@ impl App {
                 currency: plan.price_per_hour.currency().code().to_owned(),
                 created_at: now,
             };
+            let cost = plan
+                .price_per_hour
+                .with_minor(bookings.iter().map(|b| b.price_amount).sum());
             let booked = self
                 .db()
                 .book_plan(
                     record,
                     bookings,
                     now,
-                    |open| booking::within_quota(open, (&interval, gpus, unpaid), now, quota),
+                    |open| {
+                        booking::within_quota(open, (&interval, gpus, unpaid), now, quota)?;
+                        booking::within_budget(open, cost)
+                    },
                     |machine, b| {
                         // A machine whose price changed since the plan was priced is left out
                         // and the plan chosen again: never booked at a stale price.
@@ -634,6 +640,7 @@ impl App {
                         });
                 }
                 Err(PlanError::Refused(refusal)) => {
+                    self.note_budget_refusal(renter, &refusal, now).await;
                     return Err(crate::market::bookings::refusal_error(refusal, now));
                 }
                 Err(PlanError::Store(e)) => return Err(e.into()),

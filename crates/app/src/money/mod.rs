@@ -1,6 +1,8 @@
-//! Money: payments through the payment provider, billing plans, and guarantees' credits.
+//! Money: payments through the payment provider, billing plans, people's budgets, and
+//! guarantees' credits.
 
 pub mod billing;
+pub mod budgets;
 pub mod guarantees;
 pub mod payments;
 

@@ -30,6 +30,8 @@ pub enum Event {
     ListingUp(LivenessChanged),
     ListingMaintenance(MaintenanceAnnounced),
     ReportPublished(ReportPublished),
+    BudgetWarning(BudgetAlerted),
+    BudgetExhausted(BudgetAlerted),
     WebhookTest(WebhookTest),
 }
 
@@ -44,6 +46,8 @@ pub enum Audience {
     Org(Uuid),
     /// One endpoint's (a test event).
     Endpoint(Uuid),
+    /// The person's own.
+    User(Uuid),
 }
 
 impl Event {
@@ -64,6 +68,8 @@ impl Event {
             Self::ListingUp(_) => EventKind::ListingUp,
             Self::ListingMaintenance(_) => EventKind::ListingMaintenance,
             Self::ReportPublished(_) => EventKind::ReportPublished,
+            Self::BudgetWarning(_) => EventKind::BudgetWarning,
+            Self::BudgetExhausted(_) => EventKind::BudgetExhausted,
             Self::WebhookTest(_) => EventKind::WebhookTest,
         }
     }
@@ -86,6 +92,7 @@ impl Event {
             Self::ListingMaintenance(e) => Audience::Listing(e.listing_id),
             Self::ReportPublished(ReportPublished::Run(r)) => Audience::Listing(r.listing_id),
             Self::ReportPublished(ReportPublished::Organisation(r)) => Audience::Org(r.org_id),
+            Self::BudgetWarning(b) | Self::BudgetExhausted(b) => Audience::User(b.user_id),
             Self::WebhookTest(t) => Audience::Endpoint(t.endpoint_id),
         }
     }
@@ -180,6 +187,41 @@ impl Serialize for BookingCancelled {
 impl Serialize for BookingCredited {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         WithAmount::new(&self.booking, "credit_amount", self.credit).serialize(s)
+    }
+}
+
+/// `budget.warning` or `budget.exhausted`: a person's budget this month, as it stood when the
+/// alert was due.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetAlerted {
+    /// Whose endpoints hear of it; not in the payload.
+    pub user_id: Uuid,
+    /// The calendar month (UTC), `YYYY-MM`.
+    pub month: String,
+    pub amount_per_month: Money,
+    /// This month's spending with the booking that made the alert due (a refused one is not
+    /// counted).
+    pub spent: Money,
+}
+
+impl Serialize for BudgetAlerted {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Payload<'a> {
+            month: &'a str,
+            amount_per_month: i64,
+            spent: i64,
+            left: i64,
+            currency: &'static str,
+        }
+        Payload {
+            month: &self.month,
+            amount_per_month: self.amount_per_month.minor(),
+            spent: self.spent.minor(),
+            left: (self.amount_per_month.minor() - self.spent.minor().max(0)).max(0),
+            currency: self.amount_per_month.currency().code(),
+        }
+        .serialize(s)
     }
 }
 

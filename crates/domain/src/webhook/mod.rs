@@ -54,6 +54,8 @@ event_kinds! {
     ListingUp => "listing.up": "A listing's engine answers its liveness probes (again).",
     ListingMaintenance => "listing.maintenance": "A maintenance window was announced for a listing.",
     ReportPublished => "report.published": "A signed report was published (a verification's, a spot check's, or an organisation's report).",
+    BudgetWarning => "budget.warning": "A person's spending this month reached 80 % of their budget (once a month; the person's own endpoints).",
+    BudgetExhausted => "budget.exhausted": "A person's spending this month reached their budget, or a booking was refused for it (once a month; the person's own endpoints).",
     WebhookTest => "webhook.test": "A test event, sent only when asked for (`POST …/{id}/test`); it cannot be subscribed to.",
 }
 
@@ -65,7 +67,7 @@ impl EventKind {
 
     /// Whether an endpoint of a renter (rather than of an organisation) hears of it.
     pub fn reaches_renters(self) -> bool {
-        self.as_str().starts_with("booking.")
+        self.as_str().starts_with("booking.") || self.as_str().starts_with("budget.")
     }
 }
 

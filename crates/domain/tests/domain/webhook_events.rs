@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Utc};
 use domain::webhook::{
-    BookingCancelled, BookingCredited, BookingFacts, Event, EventKind, ListingDemoted,
-    ListingExpired, ListingVerified, MaintenanceAnnounced, OrgReportPublished, ReportPublished,
-    RunEnded, RunReportPublished, WebhookTest,
+    BookingCancelled, BookingCredited, BookingFacts, BudgetAlerted, Event, EventKind,
+    ListingDemoted, ListingExpired, ListingVerified, MaintenanceAnnounced, OrgReportPublished,
+    ReportPublished, RunEnded, RunReportPublished, WebhookTest,
 };
 use domain::{BookingStatus, Currency, Money, RunStatus};
 use uuid::Uuid;
@@ -106,6 +106,18 @@ fn examples(kind: EventKind) -> Vec<Event> {
                 id(4),
             ))),
         ],
+        EventKind::BudgetWarning => vec![Event::BudgetWarning(BudgetAlerted {
+            user_id: id(9),
+            month: "2026-12".to_owned(),
+            amount_per_month: usd(50_000),
+            spent: usd(41_000),
+        })],
+        EventKind::BudgetExhausted => vec![Event::BudgetExhausted(BudgetAlerted {
+            user_id: id(9),
+            month: "2026-12".to_owned(),
+            amount_per_month: usd(50_000),
+            spent: usd(50_000),
+        })],
         EventKind::WebhookTest => vec![Event::WebhookTest(WebhookTest { endpoint_id: id(8) })],
     }
 }

@@ -8,6 +8,8 @@ pub mod booking_guarantees;
 pub mod booking_interruptions;
 pub mod booking_plans;
 pub mod bookings;
+pub mod budget_alerts;
+pub mod budgets;
 pub mod community_cells;
 pub mod community_runs;
 pub mod container_logs;

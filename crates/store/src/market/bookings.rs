@@ -72,7 +72,10 @@ pub(crate) async fn lock_renter(
         .into_tuple()
         .all(conn)
         .await?;
-    let mut open = RenterOpen::default();
+    let mut open = RenterOpen {
+        budget: crate::money::budgets::month_budget(conn, renter, now).await?,
+        ..RenterOpen::default()
+    };
     let mut plans: std::collections::HashMap<Uuid, usize> = Default::default();
     for (starts, ends, gpus, plan, status, hold) in rows {
         if status == booking_status::PENDING_PAYMENT {
@@ -219,8 +222,16 @@ impl Db {
         )
         .await?;
         rules(&machine)?;
-        let id = booking.id;
+        let (id, renter, cost) = (booking.id, booking.renter_id, booking.price_amount);
         insert_booking(&txn, booking, &listing).await?;
+        crate::money::budgets::alert_spending(
+            &txn,
+            renter,
+            machine.renter_open.budget.as_ref(),
+            cost,
+            now,
+        )
+        .await?;
         txn.commit().await?;
         self.booking_by_id(id).await?.ok_or_else(|| {
             BookingError::Store(StoreError::Corrupt(format!("booking {id} vanished")))

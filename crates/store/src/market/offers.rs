@@ -224,7 +224,7 @@ impl Db {
         if !taken.is_empty() {
             return Err(PlanError::Taken(taken));
         }
-        let id = plan.id;
+        let (id, renter) = (plan.id, plan.renter_id);
         booking_plans::Entity::insert(booking_plans::ActiveModel::from(plan).reset_all())
             .exec_without_returning(&txn)
             .await
@@ -232,11 +232,14 @@ impl Db {
                 StoreError::Conflict(_) => PlanError::KeyUsed,
                 other => PlanError::Store(other),
             })?;
+        let cost: i64 = admitted.iter().map(|(b, _)| b.price_amount).sum();
         for (booking, listing) in admitted {
             insert_booking(&txn, booking, &listing)
                 .await
                 .map_err(as_plan_error)?;
         }
+        crate::money::budgets::alert_spending(&txn, renter, renter_open.budget.as_ref(), cost, now)
+            .await?;
         txn.commit().await?;
         Ok(self.bookings_of_plan(id).await?)
     }
