@@ -30,6 +30,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 pub const MAX_FRAME: usize = 1 << 20;
 /// The longest request line (a login's command is at most this long).
 const MAX_REQUEST: usize = 64 * 1024;
+/// How long the agent waits for a login's request line.
+const REQUEST_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Frames from the login.
 pub const DATA: u8 = 0;
@@ -205,9 +207,11 @@ async fn session(
     let Some(entry) = entries.of(uid, Utc::now()) else {
         return refuse(&mut to_login, "this account enters no container now").await;
     };
-    let request = match read_request(&mut from_login).await {
-        Ok(request) => request,
-        Err(e) => return refuse(&mut to_login, &e).await,
+    // The login's side sends its request at once; one that does not is not waited for.
+    let request = match tokio::time::timeout(REQUEST_WAIT, read_request(&mut from_login)).await {
+        Ok(Ok(request)) => request,
+        Ok(Err(e)) => return refuse(&mut to_login, &e).await,
+        Err(_) => return refuse(&mut to_login, "no request within 10 s").await,
     };
     let runtime = match crate::containers::Runtime::connect(docker_host).await {
         Ok(runtime) => runtime,
