@@ -146,7 +146,7 @@ async fn deliveries_are_signed_retried_and_listed(backend: store::Backend) {
     .await;
     let secret = mine["secret"].as_str().unwrap();
     assert!(secret.starts_with("whsec_"), "{mine}");
-    // A person's endpoint hears of their bookings only.
+    // A person's endpoint hears of their bookings and their budget only.
     let events: Vec<&str> = mine["endpoint"]["events"]
         .as_array()
         .unwrap()
@@ -160,7 +160,9 @@ async fn deliveries_are_signed_retried_and_listed(backend: store::Backend) {
             "booking.started",
             "booking.ended",
             "booking.cancelled",
-            "booking.credited"
+            "booking.credited",
+            "budget.warning",
+            "budget.exhausted"
         ]
     );
     receiver.set_secret("renter", secret);

@@ -321,10 +321,13 @@ mod tests {
     }
 
     #[test]
-    fn a_renter_subscribes_to_booking_events_only() {
+    fn a_person_subscribes_to_their_bookings_and_budget_events_only() {
         let mine = subscription(&["*".into()], true).unwrap();
-        assert!(mine.iter().all(|k| k.as_str().starts_with("booking.")));
-        assert_eq!(mine.len(), 5);
+        assert!(
+            mine.iter()
+                .all(|k| k.as_str().starts_with("booking.") || k.as_str().starts_with("budget."))
+        );
+        assert_eq!(mine.len(), 7);
         let err = subscription(&["listing.down".into()], true).unwrap_err();
         assert!(err.message.contains("organisation"), "{err}");
         let twice = subscription(
