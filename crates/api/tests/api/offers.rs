@@ -25,6 +25,7 @@ on_backends!(
     a_plan_is_one_booking_against_the_quota,
     a_plan_not_paid_in_time_is_released_whole,
     a_plan_counts_each_of_its_bookings_against_the_unpaid_hold_quota,
+    a_plan_is_refused_whole_when_it_would_exceed_the_budget,
 );
 
 /// A machine: GPUs, price per GPU-hour (cents), its decode cells at 8K
@@ -743,6 +744,49 @@ async fn a_plan_is_one_booking_against_the_quota(backend: store::Backend) {
     };
     assert_eq!(single("one").await.unwrap().status(), StatusCode::CREATED);
     assert_problem(single("three").await.unwrap(), 429, "rate_limited").await;
+}
+
+/// A plan is judged against the renter's budget as one: refused whole (nothing stored) when
+/// all its bookings together would exceed what is left, and counted whole once made.
+async fn a_plan_is_refused_whole_when_it_would_exceed_the_budget(backend: store::Backend) {
+    let app = TestApp::spawn(backend).await;
+    machines(&app).await;
+    let renter = app.register("renter@example.com").await;
+    let budget = |amount: i64| {
+        app.call(
+            reqwest::Method::PUT,
+            "/v1/me/budget",
+            Some(&renter.access_token),
+            Some(json!({"amount_per_month": amount, "currency": "USD"})),
+        )
+    };
+    assert_eq!(budget(1).await.status(), StatusCode::OK);
+    let body = json!({"model": "m", "context": 8192, "users": 12, "ttft_p99_ms": 2000.0, "itl_p99_ms": 100.0,
+                      "starts_at": at(2), "ends_at": at(3)});
+    let refused = assert_problem(
+        book_plan(&app, Some(&renter), "capped", body.clone()).await,
+        409,
+        "budget_exceeded",
+    )
+    .await;
+    assert_eq!(refused["left"]["amount"], 1, "{refused}");
+    assert_eq!(app.column("booking_plans", "id").await.len(), 0);
+    assert_eq!(app.column("bookings", "id").await.len(), 0);
+    assert_eq!(budget(1_000_000).await.status(), StatusCode::OK);
+    let res = book_plan(&app, Some(&renter), "room", body).await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let plan: Value = res.json().await.unwrap();
+    let cost: i64 = plan["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["price"]["amount"].as_i64().unwrap())
+        .sum();
+    assert!(cost > 1, "{plan}");
+    let standing: Value = app
+        .get_json("/v1/me/budget", Some(&renter.access_token))
+        .await;
+    assert_eq!(standing["spent"], cost, "{standing}");
 }
 
 /// A market taking payments with two one-GPU machines serving 4 users each, and a plan's
