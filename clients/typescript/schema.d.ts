@@ -2594,6 +2594,12 @@ export interface components {
             starts_at: string;
             /** @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`. */
             status: string;
+            /**
+             * Format: int32
+             * @description The seconds without a gateway request after which it ends (cancelled as its renter
+             *     would, with the same refund); `null` when it asked for none.
+             */
+            stop_when_idle_secs?: number | null;
         };
         /** @description A person's budget and where it stands this calendar month (UTC). */
         BudgetView: {
@@ -2779,6 +2785,14 @@ export interface components {
              * @description Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
              */
             starts_at: string;
+            /**
+             * Format: int64
+             * @description End the booking when no gateway request has been made for this many seconds (60 to
+             *     604,800): it is then cancelled as you would cancel it, with the same refund. Only for a
+             *     booking reached through the gateway alone (`direct_access: false`; 422 naming
+             *     `stop_when_idle_secs` otherwise). An open stream is never idle.
+             */
+            stop_when_idle_secs?: number | null;
         };
         CreateListingRequest: {
             access?: components["schemas"]["AccessInput"] | null;
@@ -3917,6 +3931,12 @@ export interface components {
                 starts_at: string;
                 /** @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`. */
                 status: string;
+                /**
+                 * Format: int32
+                 * @description The seconds without a gateway request after which it ends (cancelled as its renter
+                 *     would, with the same refund); `null` when it asked for none.
+                 */
+                stop_when_idle_secs?: number | null;
             }[];
             next_cursor?: string | null;
         };
@@ -6453,7 +6473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `booking_conflict`: The capacity is taken; `listing_delisted`: The listing has been delisted; `outside_availability`: The machine is not available then; `payouts_not_enabled`: The provider cannot take payments yet; `price_changed`: The price is not the one expected; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims */
+            /** @description `booking_conflict`: The capacity is taken; `listing_delisted`: The listing has been delisted; `outside_availability`: The machine is not available then; `payouts_not_enabled`: The provider cannot take payments yet; `price_changed`: The price is not the one expected; `budget_exceeded`: This would exceed the monthly budget; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11481,7 +11501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slo_unmet`: No set of offers meets the objective; `booking_conflict`: The capacity is taken; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims; `payouts_not_enabled`: The provider cannot take payments yet */
+            /** @description `slo_unmet`: No set of offers meets the objective; `booking_conflict`: The capacity is taken; `hardware_mismatch`: The listing's agent reports other hardware than the listing claims; `payouts_not_enabled`: The provider cannot take payments yet; `budget_exceeded`: This would exceed the monthly budget */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -52,6 +52,7 @@ mod m20261207_000044_energy;
 mod m20261207_000045_containers;
 mod m20261207_000046_container_reports;
 mod m20261207_000047_budgets;
+mod m20261207_000048_stop_when_idle;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -108,6 +109,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000045_containers::Migration),
             Box::new(m20261207_000046_container_reports::Migration),
             Box::new(m20261207_000047_budgets::Migration),
+            Box::new(m20261207_000048_stop_when_idle::Migration),
         ]
     }
 }

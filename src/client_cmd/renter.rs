@@ -53,6 +53,10 @@ pub struct BookArgs {
     /// booking carries the listing's performance guarantee (one with direct access has none).
     #[arg(long)]
     no_direct_access: bool,
+    /// End the booking (cancelled, with a cancellation's refund) once no gateway request has
+    /// come for this many seconds (60 to 604800); needs `--no-direct-access`.
+    #[arg(long, value_name = "SECS")]
+    stop_when_idle: Option<i64>,
     /// Run this image (one of the listing's `access.containers.images`) in a container of
     /// the booking's own, holding exactly its GPUs.
     #[arg(long)]
@@ -322,6 +326,7 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
         ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
         direct_access: args.no_direct_access.then_some(false),
         expected_amount_per_gpu_hour: None,
+        stop_when_idle_secs: args.stop_when_idle,
         container: args.image.clone().map(|image| types::BookingContainerView {
             image,
             command: None,

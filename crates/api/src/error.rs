@@ -133,6 +133,8 @@ tuple_codes!(A, B, C, D, E, F, G, H, I, J);
 tuple_codes!(A, B, C, D, E, F, G, H, I, J, K);
 tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L);
 tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+tuple_codes!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
 
 /// A route's problem responses in the OpenAPI document, generated from the table: one
 /// response per status, its description naming each code and its title, and one example

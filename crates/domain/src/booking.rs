@@ -278,6 +278,51 @@ pub enum Refusal {
     Budget { left: crate::Money },
 }
 
+/// The fewest and most seconds a booking may ask to be idle before it ends.
+pub const STOP_WHEN_IDLE_SECS: std::ops::RangeInclusive<i64> = 60..=604_800;
+
+/// A booking's `stop_when_idle_secs`, checked: within [`STOP_WHEN_IDLE_SECS`], and only for a
+/// booking reached through the gateway alone (`direct_access: false`) — idleness is the
+/// gateway's to see, and a renter with the machine's own access could be busy around it.
+pub fn stop_when_idle(
+    secs: Option<i64>,
+    direct_access: bool,
+) -> Result<Option<i32>, ValidationError> {
+    let Some(secs) = secs else {
+        return Ok(None);
+    };
+    if !STOP_WHEN_IDLE_SECS.contains(&secs) {
+        return Err(ValidationError::new(
+            "stop_when_idle_secs",
+            format!(
+                "must be {} to {} seconds",
+                STOP_WHEN_IDLE_SECS.start(),
+                STOP_WHEN_IDLE_SECS.end()
+            ),
+        ));
+    }
+    if direct_access {
+        return Err(ValidationError::new(
+            "stop_when_idle_secs",
+            "only a booking reached through the gateway alone (direct_access: false) can end when idle: the gateway cannot see use of the machine's own access",
+        ));
+    }
+    Ok(i32::try_from(secs).ok())
+}
+
+/// Whether a booking asking to stop after `idle_secs` without a gateway request is idle at
+/// `now`: its access began, and neither its start nor its last request (`last_request`,
+/// finished) is within the last `idle_secs`, with no stream of it open.
+pub fn is_idle(
+    (starts_at, idle_secs): (DateTime<Utc>, i32),
+    last_request: Option<DateTime<Utc>>,
+    open_streams: usize,
+    now: DateTime<Utc>,
+) -> bool {
+    let active_since = last_request.map_or(starts_at, |last| last.max(starts_at));
+    open_streams == 0 && now - active_since >= chrono::Duration::seconds(i64::from(idle_secs))
+}
+
 /// Refuses what costs `cost` when the renter's budget this month, read under their lock, does
 /// not admit it (`crate::budget::MonthBudget::admits`). Without a budget, no check.
 pub fn within_budget(renter: &RenterOpen, cost: crate::Money) -> Result<(), Refusal> {
@@ -614,6 +659,28 @@ mod tests {
             unpaid: Vec::new(),
             budget: None,
         }
+    }
+
+    #[test]
+    fn a_gateway_only_booking_may_end_when_idle_and_an_open_stream_is_never_idle() {
+        assert_eq!(stop_when_idle(None, true), Ok(None));
+        assert_eq!(stop_when_idle(Some(600), false), Ok(Some(600)));
+        for (secs, direct) in [(600, true), (59, false), (604_801, false)] {
+            assert_eq!(
+                stop_when_idle(Some(secs), direct).unwrap_err().field,
+                "stop_when_idle_secs"
+            );
+        }
+        let start = t(0);
+        let at = |minutes: i64| start + chrono::Duration::minutes(minutes);
+        // Idle from its start when nothing was asked; from its last request otherwise.
+        assert!(!is_idle((start, 120), None, 0, at(1)));
+        assert!(is_idle((start, 120), None, 0, at(2)));
+        assert!(!is_idle((start, 120), Some(at(1)), 0, at(2)));
+        assert!(is_idle((start, 120), Some(at(1)), 0, at(3)));
+        // A request before the start (a booking's earlier life) does not move it back.
+        assert!(!is_idle((start, 120), Some(at(-10)), 0, at(1)));
+        assert!(!is_idle((start, 120), None, 1, at(60)), "a stream is open");
     }
 
     #[test]

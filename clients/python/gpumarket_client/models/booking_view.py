@@ -57,6 +57,9 @@ class BookingView:
         plan_id (None | Unset | UUID): The plan it was booked in (`POST /v1/offers/book`), with the plan's other
             bookings.
         refund (MoneyView | None | Unset):
+        stop_when_idle_secs (int | None | Unset): The seconds without a gateway request after which it ends (cancelled
+            as its renter
+            would, with the same refund); `null` when it asked for none.
     """
 
     created_at: datetime.datetime
@@ -78,6 +81,7 @@ class BookingView:
     no_guarantee_reason: None | str | Unset = UNSET
     plan_id: None | Unset | UUID = UNSET
     refund: MoneyView | None | Unset = UNSET
+    stop_when_idle_secs: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,6 +164,12 @@ class BookingView:
         else:
             refund = self.refund
 
+        stop_when_idle_secs: int | None | Unset
+        if isinstance(self.stop_when_idle_secs, Unset):
+            stop_when_idle_secs = UNSET
+        else:
+            stop_when_idle_secs = self.stop_when_idle_secs
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -191,6 +201,8 @@ class BookingView:
             field_dict["plan_id"] = plan_id
         if refund is not UNSET:
             field_dict["refund"] = refund
+        if stop_when_idle_secs is not UNSET:
+            field_dict["stop_when_idle_secs"] = stop_when_idle_secs
 
         return field_dict
 
@@ -328,6 +340,15 @@ class BookingView:
 
         refund = _parse_refund(d.pop("refund", UNSET))
 
+        def _parse_stop_when_idle_secs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        stop_when_idle_secs = _parse_stop_when_idle_secs(d.pop("stop_when_idle_secs", UNSET))
+
         booking_view = cls(
             created_at=created_at,
             direct_access=direct_access,
@@ -348,6 +369,7 @@ class BookingView:
             no_guarantee_reason=no_guarantee_reason,
             plan_id=plan_id,
             refund=refund,
+            stop_when_idle_secs=stop_when_idle_secs,
         )
 
         booking_view.additional_properties = d

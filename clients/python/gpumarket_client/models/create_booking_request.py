@@ -34,6 +34,11 @@ class CreateBookingRequest:
             currency's minor units (as
             its `price.amount_per_gpu_hour` showed it): if the listing asks another now, 409
             `price_changed` with `price`, the price now, and nothing is booked.
+        stop_when_idle_secs (int | None | Unset): End the booking when no gateway request has been made for this many
+            seconds (60 to
+            604,800): it is then cancelled as you would cancel it, with the same refund. Only for a
+            booking reached through the gateway alone (`direct_access: false`; 422 naming
+            `stop_when_idle_secs` otherwise). An open stream is never idle.
     """
 
     ends_at: datetime.datetime
@@ -43,6 +48,7 @@ class CreateBookingRequest:
     container: BookingContainerView | None | Unset = UNSET
     direct_access: bool | None | Unset = UNSET
     expected_amount_per_gpu_hour: int | None | Unset = UNSET
+    stop_when_idle_secs: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
@@ -75,6 +81,12 @@ class CreateBookingRequest:
         else:
             expected_amount_per_gpu_hour = self.expected_amount_per_gpu_hour
 
+        stop_when_idle_secs: int | None | Unset
+        if isinstance(self.stop_when_idle_secs, Unset):
+            stop_when_idle_secs = UNSET
+        else:
+            stop_when_idle_secs = self.stop_when_idle_secs
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -91,6 +103,8 @@ class CreateBookingRequest:
             field_dict["direct_access"] = direct_access
         if expected_amount_per_gpu_hour is not UNSET:
             field_dict["expected_amount_per_gpu_hour"] = expected_amount_per_gpu_hour
+        if stop_when_idle_secs is not UNSET:
+            field_dict["stop_when_idle_secs"] = stop_when_idle_secs
 
         return field_dict
 
@@ -142,6 +156,15 @@ class CreateBookingRequest:
 
         expected_amount_per_gpu_hour = _parse_expected_amount_per_gpu_hour(d.pop("expected_amount_per_gpu_hour", UNSET))
 
+        def _parse_stop_when_idle_secs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        stop_when_idle_secs = _parse_stop_when_idle_secs(d.pop("stop_when_idle_secs", UNSET))
+
         create_booking_request = cls(
             ends_at=ends_at,
             gpu_count=gpu_count,
@@ -150,6 +173,7 @@ class CreateBookingRequest:
             container=container,
             direct_access=direct_access,
             expected_amount_per_gpu_hour=expected_amount_per_gpu_hour,
+            stop_when_idle_secs=stop_when_idle_secs,
         )
 
         return create_booking_request

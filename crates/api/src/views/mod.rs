@@ -671,6 +671,9 @@ pub struct BookingView {
     pub plan_id: Option<Uuid>,
     /// The container it runs on its GPUs, as asked; `null` without one.
     pub container: Option<BookingContainerView>,
+    /// The seconds without a gateway request after which it ends (cancelled as its renter
+    /// would, with the same refund); `null` when it asked for none.
+    pub stop_when_idle_secs: Option<i32>,
     /// What the provider's maintenance windows took of it, oldest first: the booking keeps its
     /// interval, has no access over each (the gateway refuses, the access token is inactive)
     /// and is given back the share of its price each took.
@@ -745,6 +748,7 @@ impl From<app::market::bookings::Booking> for BookingView {
                 .flatten(),
             direct_access: b.direct_access,
             container: b.container.map(BookingContainerView::from),
+            stop_when_idle_secs: b.stop_when_idle_secs,
             interruptions: b
                 .interruptions
                 .into_iter()

@@ -15,6 +15,7 @@ on_both_backends!(
     a_yen_price_has_no_minor_unit,
     a_renter_holds_at_most_their_quota_without_payments,
     the_listing_page_books_its_first_free_hour,
+    a_gateway_only_booking_ends_when_idle,
 );
 
 /// A provider with a 2-GPU machine at 150 cents per GPU-hour, and a renter.
@@ -484,4 +485,100 @@ async fn the_listing_page_books_its_first_free_hour(app: TestApp) {
         "booking_conflict",
     )
     .await;
+}
+
+/// A gateway-only booking that asked to end when idle is cancelled as its renter would cancel
+/// it (the unused share refunded, `booking.cancelled`) once no gateway request came for that
+/// long; a request within it keeps another going; one with direct access cannot ask.
+async fn a_gateway_only_booking_ends_when_idle(app: TestApp) {
+    let (listing, _, renter) = machine(&app).await;
+    let ask = |direct: bool, secs: i64| {
+        let from = Utc::now() + Duration::seconds(2);
+        json!({"listing_id": listing, "gpu_count": 1, "starts_at": from,
+               "ends_at": from + Duration::hours(2), "direct_access": direct,
+               "stop_when_idle_secs": secs})
+    };
+    for (body, why) in [
+        (ask(true, 600), "with direct access"),
+        (ask(false, 30), "under a minute"),
+        (ask(false, 700_000), "over a week"),
+    ] {
+        let problem = assert_problem(
+            book(&app, &renter, Some(why), &body).await,
+            422,
+            "validation_failed",
+        )
+        .await;
+        assert_eq!(
+            problem["errors"][0]["field"], "stop_when_idle_secs",
+            "{why}: {problem}"
+        );
+    }
+    let idle: Value = book(&app, &renter, Some("idle"), &ask(false, 60))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(idle["stop_when_idle_secs"], 60, "{idle}");
+    let busy: Value = book(&app, &renter, Some("busy"), &ask(false, 60))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = |b: &Value| b["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap();
+    // Not yet: neither has been idle for a minute since its start.
+    assert_eq!(
+        app.app
+            .stop_idle_bookings(Utc::now() + Duration::seconds(30))
+            .await
+            .unwrap(),
+        0
+    );
+    // Three minutes on, `busy` had a request finish 30 s before; `idle` none.
+    let later = Utc::now() + Duration::minutes(3);
+    let request = |finished: chrono::DateTime<Utc>| store::GatewayRequestRecord {
+        id: uuid::Uuid::now_v7(),
+        booking_id: id(&busy),
+        endpoint: "/v1/completions".into(),
+        started_at: finished - Duration::seconds(1),
+        finished_at: finished,
+        prompt_tokens: 12,
+        output_tokens: 7,
+        engine_output_tokens: Some(7),
+        ttft_ms: Some(30.0),
+        per_stream_tok_s: Some(50.0),
+        concurrency: 1,
+        outcome: "completed".into(),
+        client_stall_ms: None,
+        comparable: true,
+        chunks: None,
+        last_token_ms: None,
+        engine_load: None,
+        text_bytes: None,
+        max_tokens: Some(16),
+    };
+    app.app
+        .db()
+        .insert_gateway_request(request(later - Duration::seconds(30)))
+        .await
+        .unwrap();
+    assert_eq!(app.app.stop_idle_bookings(later).await.unwrap(), 1);
+    let token = Some(renter.access_token.as_str());
+    let stopped: Value = app
+        .get_json(&format!("/v1/bookings/{}", id(&idle)), token)
+        .await;
+    assert_eq!(stopped["status"], "cancelled", "{stopped}");
+    // Stopped about three minutes into two hours: the unused share back, as a cancellation then.
+    let price = stopped["price"]["amount"].as_i64().unwrap();
+    let refund = stopped["refund"]["amount"].as_i64().unwrap();
+    assert!(
+        refund < price && refund >= price * 117 / 120 - 1,
+        "{stopped}"
+    );
+    let kept: Value = app
+        .get_json(&format!("/v1/bookings/{}", id(&busy)), token)
+        .await;
+    assert_ne!(kept["status"], "cancelled", "{kept}");
+    // Stopped once: a later sweep finds nothing more to do for it.
+    assert_eq!(app.app.stop_idle_bookings(later).await.unwrap(), 0);
 }

@@ -79,6 +79,13 @@ for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], lease * 6) end
 return {1, 0}
 ";
 
+/// How many streams of a booking are open: KEYS the booking's set.
+const OPEN: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {1, redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')}
+";
+
 /// Closes a stream; answers {1, its peak}.
 const RELEASE: &str = r"
 local peak = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '1')
@@ -143,6 +150,47 @@ impl App {
                 Ok(None) => Err(NotAdmitted::Taken),
                 Err(e) => Err(NotAdmitted::Unreachable(e.into())),
             },
+        }
+    }
+
+    /// How many streams `booking` (of `listing`) has open now, wherever they are counted: a
+    /// booking with one open is not idle.
+    pub(crate) async fn open_streams(
+        &self,
+        booking: &store::BookingRecord,
+        listing: &store::ListingRecord,
+    ) -> Result<usize, AppError> {
+        match &self.inner.engines.counter {
+            Counter::Local(slots) => Ok(slots
+                .open
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&booking.id)
+                .copied()
+                .unwrap_or(0)),
+            Counter::Redis => {
+                let redis = self
+                    .redis()
+                    .ok_or_else(|| AppError::Internal("no Redis".into()))?;
+                let machine = crate::engine_origin::engine_key(&listing.engine_base_url);
+                let key = format!(
+                    "{}:gw:{{{machine}}}:booking:{}",
+                    self.config().redis.namespace,
+                    booking.id
+                );
+                let answer: Vec<i64> = redis.eval(OPEN, &[&key], &[]).await?;
+                Ok(answer
+                    .get(1)
+                    .copied()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .unwrap_or(0))
+            }
+            Counter::Postgres => Ok(usize::try_from(
+                self.db()
+                    .open_gateway_streams(booking.id, Utc::now())
+                    .await?,
+            )
+            .unwrap_or(usize::MAX)),
         }
     }
 

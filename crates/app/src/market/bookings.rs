@@ -28,6 +28,9 @@ pub struct BookingRequest<'a> {
     pub expected_amount_per_gpu_hour: Option<i64>,
     /// The container to run on the booked GPUs (the listing must offer its image).
     pub container: Option<domain::container::BookingContainer>,
+    /// Seconds without a gateway request after which the booking is cancelled as its renter
+    /// would cancel it (gateway-only bookings).
+    pub stop_when_idle_secs: Option<i64>,
 }
 
 impl BookingRequest<'_> {
@@ -48,6 +51,9 @@ impl BookingRequest<'_> {
             canonical.push_str("|container=");
             canonical.push_str(&serde_json::to_string(container).unwrap_or_default());
         }
+        if let Some(secs) = self.stop_when_idle_secs {
+            canonical.push_str(&format!("|stop_when_idle_secs={secs}"));
+        }
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }
@@ -66,6 +72,8 @@ pub(crate) struct NewBooking<'a> {
     pub direct_access: bool,
     /// The container it runs, checked against the listing's offer, with its limits.
     pub container: Option<domain::container::KeptContainer>,
+    /// Checked by `domain::booking::stop_when_idle`.
+    pub stop_when_idle_secs: Option<i32>,
 }
 
 /// A booking as `app` hands it out.
@@ -103,6 +111,8 @@ pub struct Booking {
     pub no_guarantee_reason: Option<String>,
     /// The container it runs on its GPUs, when it asked for one.
     pub container: Option<domain::container::BookingContainer>,
+    /// Seconds without a gateway request after which it is cancelled, when it asked.
+    pub stop_when_idle_secs: Option<i32>,
     /// What maintenance windows took of it, oldest first: no access over each, and the
     /// share of the price each took given back.
     pub interruptions: Vec<Interruption>,
@@ -156,6 +166,7 @@ impl TryFrom<BookingRecord> for Booking {
             no_guarantee_reason: b.no_guarantee_reason,
             container: crate::records::stored_container(b.container.as_deref())
                 .map(|kept| kept.ask),
+            stop_when_idle_secs: b.stop_when_idle_secs,
             interruptions: Vec::new(),
         })
     }
@@ -244,6 +255,8 @@ impl App {
             .into());
         }
         let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        let stop_when_idle_secs =
+            booking::stop_when_idle(request.stop_when_idle_secs, request.direct_access)?;
         let container = match &request.container {
             Some(ask) => {
                 let offered = crate::records::stored_containers(&listing);
@@ -274,6 +287,7 @@ impl App {
                 plan: None,
                 direct_access: request.direct_access,
                 container,
+                stop_when_idle_secs,
             },
             destination.is_some(),
             now,
@@ -370,6 +384,7 @@ impl App {
             direct_access: b.direct_access,
             no_guarantee_reason: None,
             container: b.container.and_then(|c| serde_json::to_string(&c).ok()),
+            stop_when_idle_secs: b.stop_when_idle_secs,
         }
     }
 

@@ -62,20 +62,9 @@ impl App {
         if booking.renter_id != caller.user_id.as_uuid() {
             return Err(AppError::NotFound("booking"));
         }
-        let now = Utc::now();
-        let interrupted = self.db().interruptions_of(id).await?;
-        let refund = refund_due(&booking, &interrupted, now)?;
-        let cancelled = if booking.payment_provider.is_some() {
-            // Money moves first; only when Stripe has done its part is the booking cancelled.
-            self.cancel_paid(&booking, refund).await?
-        } else {
-            self.db().cancel_booking(id, refund.minor(), now).await?
-        };
-        if !cancelled {
+        if !self.cancel_as_renter(&booking, Utc::now()).await? {
             return Err(AppError::BookingNotCancellable(booking.status.to_string()));
         }
-        self.forget_gate(id);
-        self.wake_agent(booking.listing_id).await;
         self.one_booking(
             self.db()
                 .booking_by_id(id)
@@ -83,6 +72,30 @@ impl App {
                 .ok_or(AppError::NotFound("booking"))?,
         )
         .await
+    }
+
+    /// Cancels `booking` as its renter would at `now`, with the refund the rule gives (its
+    /// own cancellation, or its idle stop); `false` when it no longer could be cancelled.
+    pub(crate) async fn cancel_as_renter(
+        &self,
+        booking: &BookingRecord,
+        now: DateTime<Utc>,
+    ) -> Result<bool, AppError> {
+        let interrupted = self.db().interruptions_of(booking.id).await?;
+        let refund = refund_due(booking, &interrupted, now)?;
+        let cancelled = if booking.payment_provider.is_some() {
+            // Money moves first; only when Stripe has done its part is the booking cancelled.
+            self.cancel_paid(booking, refund).await?
+        } else {
+            self.db()
+                .cancel_booking(booking.id, refund.minor(), now)
+                .await?
+        };
+        if cancelled {
+            self.forget_gate(booking.id);
+            self.wake_agent(booking.listing_id).await;
+        }
+        Ok(cancelled)
     }
 
     /// Cancels `booking` giving back everything paid, as the marketplace owes when a booking

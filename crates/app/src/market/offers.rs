@@ -578,6 +578,7 @@ impl App {
                         plan: Some(plan_id),
                         direct_access: request.direct_access,
                         container: None,
+                        stop_when_idle_secs: None,
                     },
                     destination.is_some(),
                     now,

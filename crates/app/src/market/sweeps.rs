@@ -1,7 +1,8 @@
 //! The booking sweeper: moves bookings along with the clock, above the use cases it drives
 //! (expiring holds, cancelling in full, giving back what maintenance windows took).
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use domain::booking;
 
 use crate::{App, AppError};
 
@@ -20,6 +21,8 @@ pub struct SweepSummary {
     /// Shares of bookings' prices given back for what maintenance windows took (the booking
     /// was paid since, or the first try had failed).
     pub interruptions_given_back: usize,
+    /// Bookings ended because no gateway request came for their `stop_when_idle_secs`.
+    pub idle_stopped: usize,
 }
 
 impl SweepSummary {
@@ -37,6 +40,7 @@ impl App {
         // failing is not completed at its end, so it is tried again until it is made.
         let maintenance_cancelled = self.cancel_for_maintenance().await?;
         let interruptions_given_back = self.give_back_interruptions().await?;
+        let idle_stopped = self.stop_idle_bookings(Utc::now()).await?;
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
         let plans_released = self.release_broken_plans().await?;
@@ -47,7 +51,47 @@ impl App {
             activated: sweep.activated,
             completed: sweep.completed,
             plans_released,
+            idle_stopped,
         })
+    }
+
+    /// Ends each booking that asked to when idle and is (`domain::booking::is_idle`: no
+    /// gateway request finished within its `stop_when_idle_secs`, none of its streams open),
+    /// cancelled as its renter would, with the same refund. In doubt — the streams cannot be
+    /// counted, or a cancellation fails — it is left for the next sweep. The sweep asks at the
+    /// clock's `now` (a test, later).
+    pub async fn stop_idle_bookings(&self, now: DateTime<Utc>) -> Result<usize, AppError> {
+        let mut stopped = 0;
+        for (booking, last) in self.db().idle_candidates(now).await? {
+            let Some(secs) = booking.stop_when_idle_secs else {
+                continue;
+            };
+            if !booking::is_idle((booking.starts_at, secs), last, 0, now) {
+                continue;
+            }
+            let listing = self.listing_record(booking.listing_id).await?;
+            let open = match self.open_streams(&booking, &listing).await {
+                Ok(open) => open,
+                Err(e) => {
+                    tracing::warn!(booking = %booking.id, error = %e, "its open streams could not be counted; not stopped this sweep");
+                    continue;
+                }
+            };
+            if !booking::is_idle((booking.starts_at, secs), last, open, now) {
+                continue;
+            }
+            match self.cancel_as_renter(&booking, now).await {
+                Ok(true) => {
+                    tracing::info!(booking = %booking.id, idle_secs = secs, "an idle booking ended");
+                    stopped += 1;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(booking = %booking.id, error = %e, "ending an idle booking failed; trying again next sweep");
+                }
+            }
+        }
+        Ok(stopped)
     }
 
     /// Releases what is left of plans one of whose bookings expired unpaid (its hold ran out,

@@ -41,6 +41,9 @@ pub struct Model {
     /// The container it runs (`domain::container::BookingContainer`, JSON); unset for an
     /// account or the gateway only.
     pub container: Option<String>,
+    /// Seconds without a gateway request after which it is cancelled as its renter would
+    /// (gateway-only bookings); unset for none.
+    pub stop_when_idle_secs: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

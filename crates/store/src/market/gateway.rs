@@ -25,6 +25,52 @@ impl Db {
         Ok(())
     }
 
+    /// Bookings that asked to end when idle and give access at `now` (started, not ended, no
+    /// cancellation asked), each with when its last gateway request finished.
+    pub async fn idle_candidates(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(crate::BookingRecord, Option<DateTime<Utc>>)>, StoreError> {
+        use crate::entities::bookings;
+        use crate::status::booking_status;
+        let found = bookings::Entity::find()
+            .filter(bookings::Column::StopWhenIdleSecs.is_not_null())
+            .filter(
+                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
+            )
+            .filter(bookings::Column::StartsAt.lte(now))
+            .filter(bookings::Column::EndsAt.gt(now))
+            .filter(bookings::Column::CancelRequestedAt.is_null())
+            .all(self.conn())
+            .await?;
+        let mut out = Vec::with_capacity(found.len());
+        for booking in found {
+            let last: Option<DateTime<Utc>> = gateway_requests::Entity::find()
+                .select_only()
+                .column(gateway_requests::Column::FinishedAt)
+                .filter(gateway_requests::Column::BookingId.eq(booking.id))
+                .order_by_desc(gateway_requests::Column::FinishedAt)
+                .into_tuple()
+                .one(self.conn())
+                .await?;
+            out.push((booking, last));
+        }
+        Ok(out)
+    }
+
+    /// How many of a booking's streams are open at `now` (their leases not run out).
+    pub async fn open_gateway_streams(
+        &self,
+        booking: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        Ok(gateway_streams::Entity::find()
+            .filter(gateway_streams::Column::BookingId.eq(booking))
+            .filter(gateway_streams::Column::ExpiresAt.gt(now))
+            .count(self.conn())
+            .await?)
+    }
+
     /// A booking's requests that finished from `since` on, in the order they finished, at
     /// most `limit`.
     pub async fn gateway_requests_of(

@@ -371,6 +371,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             direct_access: Set(true),
             no_guarantee_reason: Set(None),
             container: Set(None),
+            stop_when_idle_secs: Set(None),
         }
     });
     SyntheticListing {

@@ -49,6 +49,7 @@ pub(crate) fn booking(
         direct_access: true,
         no_guarantee_reason: None,
         container: None,
+        stop_when_idle_secs: None,
     }
 }
 

@@ -9,9 +9,9 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    BookingConflict, EmailUnverified, HardwareMismatch, IdempotencyKeyReused, InvalidToken,
-    ListingDelisted, NotFound, OutsideAvailability, PaymentProviderError, PayoutsNotEnabled,
-    PriceChanged, Unauthenticated, ValidationFailed,
+    BookingConflict, BudgetExceeded, EmailUnverified, HardwareMismatch, IdempotencyKeyReused,
+    InvalidToken, ListingDelisted, NotFound, OutsideAvailability, PaymentProviderError,
+    PayoutsNotEnabled, PriceChanged, Unauthenticated, ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::BookingView;
@@ -38,6 +38,11 @@ pub struct CreateBookingRequest {
     /// machine's agent starts it at the booking's start and removes it, with its volume, when
     /// access ends.
     pub container: Option<crate::views::BookingContainerView>,
+    /// End the booking when no gateway request has been made for this many seconds (60 to
+    /// 604,800): it is then cancelled as you would cancel it, with the same refund. Only for a
+    /// booking reached through the gateway alone (`direct_access: false`; 422 naming
+    /// `stop_when_idle_secs` otherwise). An open stream is never idle.
+    pub stop_when_idle_secs: Option<i64>,
 }
 
 /// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
@@ -49,7 +54,7 @@ pub struct CreateBookingRequest {
     request_body = CreateBookingRequest,
     responses(
         (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookingView),
-        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, PriceChanged, HardwareMismatch, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, NotFound, BookingConflict, ListingDelisted, OutsideAvailability, PayoutsNotEnabled, PriceChanged, BudgetExceeded, HardwareMismatch, IdempotencyKeyReused, ValidationFailed, PaymentProviderError)>,
     )
 )]
 #[post("/bookings")]
@@ -72,6 +77,7 @@ pub async fn create(
                 direct_access: body.direct_access.unwrap_or(true),
                 expected_amount_per_gpu_hour: body.expected_amount_per_gpu_hour,
                 container: body.container.map(Into::into),
+                stop_when_idle_secs: body.stop_when_idle_secs,
             },
         )
         .await?;

@@ -9,8 +9,8 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    BookingConflict, EmailUnverified, HardwareMismatch, IdempotencyKeyReused, InvalidToken,
-    PaymentProviderError, PayoutsNotEnabled, RateLimited, SloUnmet, Unauthenticated,
+    BookingConflict, BudgetExceeded, EmailUnverified, HardwareMismatch, IdempotencyKeyReused,
+    InvalidToken, PaymentProviderError, PayoutsNotEnabled, RateLimited, SloUnmet, Unauthenticated,
     ValidationFailed,
 };
 use crate::extract::{Auth, Json};
@@ -72,7 +72,7 @@ pub struct BookedPlanView {
     request_body = BookPlanRequest,
     responses(
         (status = 201, description = "Booked (or the same request replayed: `Idempotent-Replayed: true`)", body = BookedPlanView),
-        Problems<(InvalidToken, Unauthenticated, EmailUnverified, SloUnmet, BookingConflict, HardwareMismatch, PayoutsNotEnabled, IdempotencyKeyReused, ValidationFailed, RateLimited, PaymentProviderError)>,
+        Problems<(InvalidToken, Unauthenticated, EmailUnverified, SloUnmet, BookingConflict, HardwareMismatch, PayoutsNotEnabled, BudgetExceeded, IdempotencyKeyReused, ValidationFailed, RateLimited, PaymentProviderError)>,
     )
 )]
 #[post("/offers/book")]

@@ -309,6 +309,7 @@ pub async fn search_hold(
         direct_access: Set(true),
         no_guarantee_reason: Set(None),
         container: Set(None),
+        stop_when_idle_secs: Set(None),
     })
     .exec_without_returning(db.conn())
     .await?;
