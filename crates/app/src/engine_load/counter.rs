@@ -105,10 +105,16 @@ impl App {
         let ns = &self.config().redis.namespace;
         let machine = lease.machine;
         [
-            format!("{ns}:gw:{{{machine}}}:booking:{}", lease.booking_id),
+            self.booking_streams_key(machine, lease.booking_id),
             format!("{ns}:gw:{{{machine}}}:open"),
             format!("{ns}:gw:{{{machine}}}:peaks"),
         ]
+    }
+
+    /// The Redis key of `booking`'s streams open on `machine`.
+    fn booking_streams_key(&self, machine: Uuid, booking: Uuid) -> String {
+        let ns = &self.config().redis.namespace;
+        format!("{ns}:gw:{{{machine}}}:booking:{booking}")
     }
 
     async fn redis_streams(&self, script: &str, lease: &StreamLease) -> Result<Vec<i64>, AppError> {
@@ -173,11 +179,7 @@ impl App {
                     .redis()
                     .ok_or_else(|| AppError::Internal("no Redis".into()))?;
                 let machine = crate::engine_origin::engine_key(&listing.engine_base_url);
-                let key = format!(
-                    "{}:gw:{{{machine}}}:booking:{}",
-                    self.config().redis.namespace,
-                    booking.id
-                );
+                let key = self.booking_streams_key(machine, booking.id);
                 let answer: Vec<i64> = redis.eval(OPEN, &[&key], &[]).await?;
                 Ok(answer
                     .get(1)

@@ -218,7 +218,12 @@ impl Serialize for BudgetAlerted {
             month: &self.month,
             amount_per_month: self.amount_per_month.minor(),
             spent: self.spent.minor(),
-            left: (self.amount_per_month.minor() - self.spent.minor().max(0)).max(0),
+            left: crate::budget::MonthBudget {
+                limit: self.amount_per_month,
+                spent: self.spent.minor(),
+            }
+            .left()
+            .minor(),
             currency: self.amount_per_month.currency().code(),
         }
         .serialize(s)
