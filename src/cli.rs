@@ -67,6 +67,10 @@ enum Command {
     /// spending past it is refused.
     #[command(display_order = 2)]
     Budget(client_cmd::BudgetArgs),
+    /// What a booking would cost and whether it would hold now: what it would displace, why it
+    /// would be refused, the bid that would hold. Nothing is booked.
+    #[command(display_order = 2)]
+    Quote(client_cmd::QuoteArgs),
     /// Your organisation's listings: create, edit, delist, verify (and follow the run).
     #[command(display_order = 3)]
     Listings(client_cmd::ListingsArgs),
@@ -190,6 +194,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ssh(args) => Ok(client_cmd::run(client_cmd::renter::ssh(args))),
         Command::SshKeys(args) => Ok(client_cmd::run(client_cmd::ssh_keys::ssh_keys(args))),
         Command::Budget(args) => Ok(client_cmd::run(client_cmd::budget::budget(args))),
+        Command::Quote(args) => Ok(client_cmd::run(client_cmd::quote::quote(args))),
         Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
         Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),
         Command::Reports(args) => Ok(client_cmd::run_with_code(client_cmd::reports::reports(

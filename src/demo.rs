@@ -65,6 +65,8 @@ pub async fn start(app: App, api: SocketAddr, agent: bool) -> anyhow::Result<()>
                 ram_gb: 32,
                 region: "local",
                 price_per_gpu_hour: 35,
+                // Idle time sold interruptibly from 0.20 an hour.
+                min_bid_per_gpu_hour: Some(20),
                 currency: "USD",
                 engine_base_url: &engine_url,
                 engine_model: "bench",

@@ -1753,6 +1753,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quote a booking request. Public; no side effects. */
+        get: operations["quote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports": {
         parameters: {
             query?: never;
@@ -2543,6 +2560,18 @@ export interface components {
             settled_at?: string | null;
         };
         BookingView: {
+            /**
+             * Format: int64
+             * @description The price per GPU-hour in force, in `price`'s minor units: the listing's when booked on
+             *     demand, the bid for an interruptible booking (raised by `PATCH`); `null` for bookings
+             *     made before it was recorded.
+             */
+            amount_per_gpu_hour?: number | null;
+            /**
+             * Format: int64
+             * @description An interruptible booking's bid per GPU-hour (the one in force); `null` on demand.
+             */
+            bid_per_gpu_hour?: number | null;
             /** Format: date-time */
             cancelled_at?: string | null;
             container?: components["schemas"]["BookingContainerView"] | null;
@@ -2553,6 +2582,7 @@ export interface components {
              *     waived them, or the listing had none when the booking was made (fixed then).
              */
             direct_access: boolean;
+            displacement?: components["schemas"]["DisplacementView"] | null;
             /** Format: date-time */
             ends_at: string;
             /** Format: int32 */
@@ -2574,6 +2604,14 @@ export interface components {
              */
             listing_verification_state: string;
             /**
+             * Format: int64
+             * @description The lowest bid per GPU-hour at which GPUs like this booking's (over what is left of
+             *     its interval, its own not counted) would hold now against the machine's bookings; `null`
+             *     when the listing takes no interruptible bookings, no bid would hold, or the booking is
+             *     over. A renter whose bid is below it would not get these GPUs today.
+             */
+            min_bid_per_gpu_hour_now?: number | null;
+            /**
              * @description Why `guarantee` is `null`: `listing_offers_none`, `listing_not_verified`,
              *     `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
              *     gateway) or `interruptible`; `null` with a guarantee.
@@ -2592,7 +2630,10 @@ export interface components {
             renter_id: string;
             /** Format: date-time */
             starts_at: string;
-            /** @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`. */
+            /**
+             * @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled`, `expired`,
+             *     `interrupting` (displaced after its start: access until `ends_at`) or `interrupted`.
+             */
             status: string;
             /**
              * Format: int32
@@ -2600,6 +2641,8 @@ export interface components {
              *     would, with the same refund); `null` when it asked for none.
              */
             stop_when_idle_secs?: number | null;
+            /** @description `on_demand` or `interruptible`. */
+            tier: string;
         };
         /** @description A person's budget and where it stands this calendar month (UTC). */
         BudgetView: {
@@ -2759,6 +2802,12 @@ export interface components {
             name: string;
         };
         CreateBookingRequest: {
+            /**
+             * Format: int64
+             * @description An interruptible booking's bid per GPU-hour, in the listing's currency's minor units: at
+             *     least its `price.min_bid_per_gpu_hour` (422 naming the field otherwise).
+             */
+            bid_per_gpu_hour?: number | null;
             container?: components["schemas"]["BookingContainerView"] | null;
             /**
              * @description Give the booking the machine's SSH and HTTPS access, where the listing has them
@@ -2793,6 +2842,14 @@ export interface components {
              *     `stop_when_idle_secs` otherwise). An open stream is never idle.
              */
             stop_when_idle_secs?: number | null;
+            /**
+             * @description `on_demand` (the default) or `interruptible`. An interruptible booking is priced at its
+             *     `bid_per_gpu_hour` and holds its GPUs until an on-demand booking or a higher bid needs
+             *     them: displaced after its start, it keeps them for the notice (`[payments]
+             *     interrupt_notice_secs`) and is refunded the rest; before, it ends at once refunded in
+             *     full. It carries no performance guarantee (`no_guarantee_reason: "interruptible"`).
+             */
+            tier?: string | null;
         };
         CreateListingRequest: {
             access?: components["schemas"]["AccessInput"] | null;
@@ -2978,6 +3035,33 @@ export interface components {
             /** @description Changes whenever anything else here does. */
             version: string;
         };
+        /** @description An interruptible booking displaced by an on-demand booking or a higher bid. */
+        DisplacementView: {
+            /** Format: date-time */
+            at: string;
+            /**
+             * Format: date-time
+             * @description The end it was booked for, when it had started: its access then ends at `ends_at`, the
+             *     notice's end.
+             */
+            booked_ends_at?: string | null;
+            /**
+             * @description What it is given back: all of it when it had not started (nothing when it was never
+             *     paid), the part after its access ends otherwise — pro rata, never what maintenance
+             *     windows gave back already.
+             */
+            refund: components["schemas"]["MoneyView"];
+            /**
+             * Format: date-time
+             * @description When the refund was made; `null` while owed.
+             */
+            refunded_at?: string | null;
+        };
+        DisplacesView: {
+            bookings: number;
+            /** Format: int32 */
+            gpus: number;
+        };
         /** @description A registered endpoint (never its secret). */
         EndpointView: {
             /** Format: date-time */
@@ -3126,10 +3210,19 @@ export interface components {
         };
         /** @description A stretch of time with the same number of free GPUs. */
         FreeSegmentView: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description GPUs free for an on-demand booking (which displaces interruptible ones).
+             */
             free_gpus: number;
             /** Format: date-time */
             from: string;
+            /**
+             * Format: int32
+             * @description Of `free_gpus`, those held by interruptible bookings: free for on demand, taken for a
+             *     bid at or below theirs (see `GET /v1/quote`).
+             */
+            interruptible_gpus: number;
             /** Format: date-time */
             to: string;
         };
@@ -3880,6 +3973,18 @@ export interface components {
         /** @description A list page. `next_cursor` is absent on the last page. */
         Page_BookingView: {
             items: {
+                /**
+                 * Format: int64
+                 * @description The price per GPU-hour in force, in `price`'s minor units: the listing's when booked on
+                 *     demand, the bid for an interruptible booking (raised by `PATCH`); `null` for bookings
+                 *     made before it was recorded.
+                 */
+                amount_per_gpu_hour?: number | null;
+                /**
+                 * Format: int64
+                 * @description An interruptible booking's bid per GPU-hour (the one in force); `null` on demand.
+                 */
+                bid_per_gpu_hour?: number | null;
                 /** Format: date-time */
                 cancelled_at?: string | null;
                 container?: components["schemas"]["BookingContainerView"] | null;
@@ -3890,6 +3995,7 @@ export interface components {
                  *     waived them, or the listing had none when the booking was made (fixed then).
                  */
                 direct_access: boolean;
+                displacement?: components["schemas"]["DisplacementView"] | null;
                 /** Format: date-time */
                 ends_at: string;
                 /** Format: int32 */
@@ -3911,6 +4017,14 @@ export interface components {
                  */
                 listing_verification_state: string;
                 /**
+                 * Format: int64
+                 * @description The lowest bid per GPU-hour at which GPUs like this booking's (over what is left of
+                 *     its interval, its own not counted) would hold now against the machine's bookings; `null`
+                 *     when the listing takes no interruptible bookings, no bid would hold, or the booking is
+                 *     over. A renter whose bid is below it would not get these GPUs today.
+                 */
+                min_bid_per_gpu_hour_now?: number | null;
+                /**
                  * @description Why `guarantee` is `null`: `listing_offers_none`, `listing_not_verified`,
                  *     `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
                  *     gateway) or `interruptible`; `null` with a guarantee.
@@ -3929,7 +4043,10 @@ export interface components {
                 renter_id: string;
                 /** Format: date-time */
                 starts_at: string;
-                /** @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`. */
+                /**
+                 * @description `pending_payment`, `confirmed`, `active`, `completed`, `cancelled`, `expired`,
+                 *     `interrupting` (displaced after its start: access until `ends_at`) or `interrupted`.
+                 */
                 status: string;
                 /**
                  * Format: int32
@@ -3937,6 +4054,8 @@ export interface components {
                  *     would, with the same refund); `null` when it asked for none.
                  */
                 stop_when_idle_secs?: number | null;
+                /** @description `on_demand` or `interruptible`. */
+                tier: string;
             }[];
             next_cursor?: string | null;
         };
@@ -4395,12 +4514,24 @@ export interface components {
             /** Format: int64 */
             amount_per_gpu_hour?: number | null;
             currency?: string | null;
+            /**
+             * Format: int64
+             * @description The lowest bid it takes for an interruptible booking; `null` stops taking them
+             *     (bookings made keep their bids).
+             */
+            min_bid_per_gpu_hour?: number | null;
         };
         /** @description A price per GPU-hour in integer minor units (cents) of an ISO 4217 currency. */
         PriceView: {
             /** Format: int64 */
             amount_per_gpu_hour: number;
             currency: string;
+            /**
+             * Format: int64
+             * @description The lowest bid per GPU-hour, in the same minor units, it takes for an interruptible
+             *     booking; `null`: it takes none.
+             */
+            min_bid_per_gpu_hour?: number | null;
         };
         /** @description The body of every error response. */
         Problem: {
@@ -4409,6 +4540,12 @@ export interface components {
             /** @description The stable code; match on this, not on the text. */
             code: string;
             detail: string;
+            /**
+             * Format: date-time
+             * @description Present on a `booking_conflict` that a later start would avoid: the earliest start
+             *     that could hold (a running interruptible booking keeps its GPUs through its notice).
+             */
+            earliest_starts_at?: string | null;
             /** @description Present on validation errors: each offending field. */
             errors?: components["schemas"]["FieldError"][];
             left?: components["schemas"]["MoneyView"] | null;
@@ -4461,6 +4598,42 @@ export interface components {
              *     refused while the budget stands (they cannot be judged against it).
              */
             currency: string;
+        };
+        /** @description What a booking request would cost and do, were it made now. */
+        QuoteView: {
+            /**
+             * Format: int64
+             * @description The price per GPU-hour it would be made at: the listing's, or the bid.
+             */
+            amount_per_gpu_hour: number;
+            /** Format: int64 */
+            bid_per_gpu_hour?: number | null;
+            /** @description The interruptible bookings it would displace now (lowest bids first), and their GPUs. */
+            displaces: components["schemas"]["DisplacesView"];
+            /** Format: date-time */
+            ends_at: string;
+            /** Format: int32 */
+            gpu_count: number;
+            /**
+             * @description Whether it would be made now by the machine's capacity rules (a renter's quota and
+             *     budget are judged when booking). An interruptible request that is outbid does not hold.
+             */
+            holds: boolean;
+            /** Format: uuid */
+            listing_id: string;
+            /**
+             * Format: int64
+             * @description The lowest bid per GPU-hour that would hold now for these GPUs over this interval;
+             *     `null` when the listing takes no interruptible bookings or no bid would hold.
+             */
+            min_bid_per_gpu_hour_now?: number | null;
+            refusal?: components["schemas"]["Problem"] | null;
+            /** Format: date-time */
+            starts_at: string;
+            /** @description `on_demand` or `interruptible`. */
+            tier: string;
+            /** @description What it would cost. */
+            total: components["schemas"]["MoneyView"];
         };
         /** @description Per report, its figure over the first report's. */
         RatiosView: {
@@ -13866,6 +14039,99 @@ export interface operations {
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    quote: {
+        parameters: {
+            query: {
+                listing_id: string;
+                gpu_count: number;
+                /** @description The half-open interval `[starts_at, ends_at)`, RFC 3339. */
+                starts_at: string;
+                ends_at: string;
+                /** @description `on_demand` (default) or `interruptible` (with `bid_per_gpu_hour`). */
+                tier?: string;
+                /** @description The bid per GPU-hour, minor units of the listing's currency (interruptible). */
+                bid_per_gpu_hour?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What it would cost and do now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuoteView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -53,6 +53,7 @@ mod m20261207_000045_containers;
 mod m20261207_000046_container_reports;
 mod m20261207_000047_budgets;
 mod m20261207_000048_stop_when_idle;
+mod m20261207_000049_interruptible;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -110,6 +111,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000046_container_reports::Migration),
             Box::new(m20261207_000047_budgets::Migration),
             Box::new(m20261207_000048_stop_when_idle::Migration),
+            Box::new(m20261207_000049_interruptible::Migration),
         ]
     }
 }

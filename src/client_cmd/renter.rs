@@ -61,6 +61,14 @@ pub struct BookArgs {
     /// the booking's own, holding exactly its GPUs.
     #[arg(long)]
     image: Option<String>,
+    /// Book interruptibly at `--bid`: cheaper, but an on-demand booking or a higher bid may
+    /// displace it (with notice once it has started, refunded for the rest).
+    #[arg(long, requires = "bid")]
+    interruptible: bool,
+    /// The bid per GPU-hour, in minor units of the listing's currency (at least its
+    /// `min_bid_per_gpu_hour`).
+    #[arg(long, requires = "interruptible", value_name = "MINOR_UNITS")]
+    bid: Option<i64>,
     /// The booking attempt's key: the same key and body again return the same booking (a new
     /// one is made up, and reused for this command's own retries, when absent).
     #[arg(long)]
@@ -332,6 +340,8 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
             command: None,
             env: Vec::new(),
         }),
+        tier: args.interruptible.then(|| "interruptible".to_owned()),
+        bid_per_gpu_hour: args.bid,
     };
     let booking = ctx
         .booking_call(&key, "booking", || {
@@ -362,7 +372,27 @@ pub(super) fn booking_fields(ctx: &Ctx, b: &types::BookingView) -> String {
         ("until", b.ends_at.to_rfc3339()),
         ("price", money(b.price.amount, &b.price.currency)),
         ("payment", b.payment.provider.clone()),
+        ("tier", b.tier.clone()),
     ];
+    if let Some(bid) = b.bid_per_gpu_hour {
+        pairs.push((
+            "bid",
+            format!("{} per GPU-hour", money(bid, &b.price.currency)),
+        ));
+    }
+    if let Some(at) = b.min_bid_per_gpu_hour_now {
+        pairs.push((
+            "bid that holds now",
+            format!("{} per GPU-hour", money(at, &b.price.currency)),
+        ));
+    }
+    if let Some(d) = &b.displacement {
+        pairs.push(("displaced at", d.at.to_rfc3339()));
+        pairs.push((
+            "displacement refund",
+            money(d.refund.amount, &d.refund.currency),
+        ));
+    }
     if let Some(refund) = &b.refund {
         pairs.push(("refund", money(refund.amount, &refund.currency)));
     }

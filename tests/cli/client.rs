@@ -363,6 +363,55 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
     .await;
     assert_eq!(never.status.code(), Some(1), "{}", stderr(&never));
 
+    // The demo's machine takes bids from 0.20: quoted, then booked interruptibly at 0.25; an
+    // on-demand quote over it would displace it, an equal bid would not hold.
+    let later = (chrono::Utc::now() + chrono::Duration::hours(50))
+        .format("%Y-%m-%dT%H:00:00Z")
+        .to_string();
+    let interruptible = ["--interruptible", "--bid", "25"];
+    let window = ["--from", later.as_str(), "--hours", "2"];
+    let quoted = ok(&cli(
+        dir,
+        &[&["quote", &listing][..], &window, &interruptible].concat(),
+    )
+    .await);
+    assert!(
+        quoted
+            .lines()
+            .any(|l| l.contains("holds now") && l.contains("yes")),
+        "{quoted}"
+    );
+    assert!(quoted.contains("0.50 USD"), "two hours at 0.25: {quoted}");
+    let bid = ok(&cli(
+        dir,
+        &[&["book", &listing, "--quiet"][..], &window, &interruptible].concat(),
+    )
+    .await)
+    .trim()
+    .to_owned();
+    let shown = ok(&cli(dir, &["bookings", "show", &bid]).await);
+    assert!(
+        shown.contains("interruptible") && shown.contains("0.25 USD per GPU-hour"),
+        "{shown}"
+    );
+    let over = ok(&cli(dir, &[&["quote", &listing][..], &window].concat()).await);
+    assert!(over.contains("1 booking(s), 1 GPU(s)"), "{over}");
+    let outbid = ok(&cli(
+        dir,
+        &[&["quote", &listing][..], &window, &interruptible].concat(),
+    )
+    .await);
+    assert!(
+        outbid
+            .lines()
+            .any(|l| l.contains("holds now") && l.contains("no"))
+            && outbid
+                .lines()
+                .any(|l| l.contains("bid that holds now") && l.contains("0.26 USD")),
+        "{outbid}"
+    );
+    ok(&cli(dir, &["bookings", "cancel", &bid]).await);
+
     // The demo's provider signs in with email and password, into a profile of its own, lists
     // a machine (the demo's engine) and follows its verification to the report.
     let provider = ok(&cli_with(

@@ -253,6 +253,10 @@ pub struct Problem {
     /// Present on `budget_exceeded`: what is left of the budget this month.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left: Option<crate::views::MoneyView>,
+    /// Present on a `booking_conflict` that a later start would avoid: the earliest start
+    /// that could hold (a running interruptible booking keeps its GPUs through its notice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earliest_starts_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// An error on its way to becoming a problem+json response.
@@ -276,6 +280,8 @@ struct Extra {
     left: Option<app::Money>,
     /// The preflight's checks (`preflight_failed`).
     checks: Option<Vec<app::trust::preflight::Check>>,
+    /// The earliest start that could hold (`booking_conflict` through a notice).
+    earliest_starts_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl ApiError {
@@ -351,6 +357,7 @@ impl ApiError {
                 .as_ref()
                 .and_then(|e| e.left)
                 .map(crate::views::MoneyView::from),
+            earliest_starts_at: self.extra.as_ref().and_then(|e| e.earliest_starts_at),
             checks: self
                 .extra
                 .as_ref()
@@ -445,6 +452,13 @@ impl From<AppError> for ApiError {
             AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
             AppError::RunInProgress(_) => Self::new(code::RUN_IN_PROGRESS, err.to_string()),
             AppError::BookingConflict => Self::new(code::BOOKING_CONFLICT, err.to_string()),
+            AppError::NoticeNeeded(earliest) => Self {
+                extra: Some(Box::new(Extra {
+                    earliest_starts_at: Some(earliest),
+                    ..Extra::default()
+                })),
+                ..Self::new(code::BOOKING_CONFLICT, err.to_string())
+            },
             AppError::SloUnmet(why) => Self::new(code::SLO_UNMET, why),
             AppError::BookingNotCancellable(_) => {
                 Self::new(code::BOOKING_NOT_CANCELLABLE, err.to_string())

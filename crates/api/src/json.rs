@@ -213,10 +213,13 @@ mod tests {
                 ram_gb,
             },
         );
-        let price = (any::<i64>(), text()).prop_map(|(amount_per_gpu_hour, currency)| PriceView {
-            amount_per_gpu_hour,
-            currency,
-        });
+        let price = (any::<i64>(), text(), prop::option::of(any::<i64>())).prop_map(
+            |(amount_per_gpu_hour, currency, min_bid_per_gpu_hour)| PriceView {
+                amount_per_gpu_hour,
+                currency,
+                min_bid_per_gpu_hour,
+            },
+        );
         let engine = (
             prop::option::of(text()),
             text(),

@@ -76,6 +76,12 @@ pub enum AppError {
     /// The machine does not have the GPUs free over the interval.
     #[error("the machine does not have that many GPUs free over the whole interval")]
     BookingConflict,
+    /// The GPUs are held by a running interruptible booking through its notice: free from
+    /// the earliest start named.
+    #[error(
+        "the GPUs are held by a running interruptible booking until its notice runs out: the earliest start that could hold is {0}"
+    )]
+    NoticeNeeded(chrono::DateTime<chrono::Utc>),
     /// The machine is in maintenance over part of the interval; says when.
     #[error("the machine is in maintenance {0}")]
     Maintenance(String),

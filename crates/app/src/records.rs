@@ -24,6 +24,8 @@ pub struct Listing {
     pub region: String,
     /// Per GPU-hour.
     pub price: Money,
+    /// The lowest bid per GPU-hour it takes for an interruptible booking (`None`: none).
+    pub min_bid: Option<Money>,
     pub engine_base_url: String,
     pub engine_model: String,
     /// The engine the provider states it runs (`engine.name`), if it states one.
@@ -103,6 +105,7 @@ impl TryFrom<&ListingRecord> for Listing {
             ram_gb: r.ram_gb,
             region: r.region.clone(),
             price,
+            min_bid: r.min_bid_per_gpu_hour.map(|min| price.with_minor(min)),
             engine_base_url: r.engine_base_url.clone(),
             engine_model: r.engine_model.clone(),
             engine_name: r.engine_name.clone(),

@@ -47,6 +47,8 @@ pub struct ListingSpec {
     pub region: String,
     /// Price per GPU-hour.
     pub price: Money,
+    /// The lowest bid per GPU-hour it takes for an interruptible booking (`None`: none).
+    pub min_bid: Option<Money>,
     pub engine_base_url: String,
     pub engine_model: String,
     /// The engine the provider says it runs (`engine.name`, one of [`ENGINE_NAMES`]): a
@@ -97,6 +99,8 @@ pub struct ListingInput<'a> {
     pub ram_gb: i64,
     pub region: &'a str,
     pub price_per_gpu_hour: i64,
+    /// `price.min_bid_per_gpu_hour`: the lowest bid it takes for an interruptible booking.
+    pub min_bid_per_gpu_hour: Option<i64>,
     pub currency: &'a str,
     pub engine_base_url: &'a str,
     pub engine_model: &'a str,
@@ -140,6 +144,14 @@ impl ListingSpec {
                 ),
             ));
         }
+        if let Some(min) = input.min_bid_per_gpu_hour
+            && (min <= 0 || min > input.price_per_gpu_hour)
+        {
+            return Err(ValidationError::new(
+                "price.min_bid_per_gpu_hour",
+                "must be a positive whole number of minor units, at most amount_per_gpu_hour (or null: no interruptible bookings)",
+            ));
+        }
         let base_url = input.engine_base_url.trim().trim_end_matches('/');
         let valid_url = (base_url.starts_with("http://") || base_url.starts_with("https://"))
             && base_url.len() > "https://".len()
@@ -167,6 +179,9 @@ impl ListingSpec {
             ram_gb: within("hardware.ram_gb", input.ram_gb, 1, 1_048_576)?,
             region: bounded_text("region", input.region, 1, 64)?,
             price: Money::new(input.price_per_gpu_hour, currency),
+            min_bid: input
+                .min_bid_per_gpu_hour
+                .map(|min| Money::new(min, currency)),
             engine_base_url: base_url.to_owned(),
             engine_model: bounded_text("engine.model", input.engine_model, 1, 200)?,
             engine_name: input
@@ -336,6 +351,7 @@ mod tests {
             ram_gb: 32,
             region: "eu-central",
             price_per_gpu_hour: 150,
+            min_bid_per_gpu_hour: None,
             currency: "eur",
             engine_base_url: "http://10.0.0.5:8000/",
             engine_model: "bench",

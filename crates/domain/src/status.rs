@@ -152,13 +152,19 @@ life_cycle! {
         Completed => "completed",
         Cancelled => "cancelled",
         Expired => "expired",
+        Interrupting => "interrupting",
+        Interrupted => "interrupted",
     }
     moves {
-        // Paid; or the hold ran out or the payment failed; or the renter cancelled.
-        PendingPayment => [Confirmed, Expired, Cancelled],
-        // Its start came (or its whole interval passed between two sweeps); or cancelled.
-        Confirmed => [Active, Completed, Cancelled],
-        Active => [Completed, Cancelled],
+        // Paid; or the hold ran out or the payment failed; or the renter cancelled; or an
+        // interruptible one was displaced.
+        PendingPayment => [Confirmed, Expired, Cancelled, Interrupted],
+        // Its start came (or its whole interval passed between two sweeps); or cancelled; or
+        // an interruptible one was displaced (with notice once its start has come).
+        Confirmed => [Active, Completed, Cancelled, Interrupting, Interrupted],
+        Active => [Completed, Cancelled, Interrupting],
+        // Displaced after its start: its access ends when the notice runs out.
+        Interrupting => [Interrupted],
     }
 }
 
@@ -178,10 +184,18 @@ impl BookingStatus {
     /// How a booking in this status holds its GPUs.
     pub fn gpu_hold(self) -> GpuHold {
         match self {
-            Self::Confirmed | Self::Active => GpuHold::Always,
+            // An interrupting booking's interval ends when its notice runs out.
+            Self::Confirmed | Self::Active | Self::Interrupting => GpuHold::Always,
             Self::PendingPayment => GpuHold::UntilHoldExpires,
-            Self::Completed | Self::Cancelled | Self::Expired => GpuHold::Never,
+            Self::Completed | Self::Cancelled | Self::Expired | Self::Interrupted => GpuHold::Never,
         }
+    }
+
+    /// Whether a booking in this status gives its renter access over its interval: paid
+    /// (or made where no payment is taken) and not over; an interrupting one until its
+    /// notice runs out (its `ends_at`).
+    pub fn gives_access(self) -> bool {
+        matches!(self, Self::Confirmed | Self::Active | Self::Interrupting)
     }
 
     /// Whether a booking in this status may hold its GPUs (for some hold expiry).

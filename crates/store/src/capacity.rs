@@ -15,7 +15,7 @@ use crate::StoreError;
 use crate::entities::{bookings, listings, maintenance_windows};
 use crate::outbox::{booking_facts, booking_money, emit};
 use crate::status::move_to;
-use domain::booking::Holding;
+use domain::booking::{Holding, Tier};
 use domain::webhook::{BookingCancelled, Event};
 use domain::{BookingStatus, GpuHold};
 
@@ -80,6 +80,8 @@ pub(crate) async fn holding(
             (w, W::EndsAt),
         ])
         .column((l, listings::Column::GpuCount))
+        .expr(Expr::val(domain::booking::Tier::OnDemand.as_str()))
+        .expr(Expr::val(Option::<i64>::None))
         .from(w)
         .inner_join(
             l,
@@ -101,13 +103,15 @@ pub(crate) async fn holding(
             let listing: Uuid = row.try_get_by_index(1)?;
             let span = (row.try_get_by_index(2)?, row.try_get_by_index(3)?);
             let gpus: i32 = row.try_get_by_index(4)?;
-            let window: i32 = row.try_get_by_index(5)?;
+            let tier: String = row.try_get_by_index(5)?;
+            let bid: Option<i64> = row.try_get_by_index(6)?;
+            let window: i32 = row.try_get_by_index(7)?;
             Ok((
                 listing,
                 if window == 1 {
                     Holding::window(id, span, gpus)
                 } else {
-                    Holding::booking(id.into(), span, gpus)
+                    Holding::booking(id.into(), span, gpus).at(Tier::of(&tier, bid))
                 },
             ))
         })
@@ -128,14 +132,24 @@ pub(crate) async fn booked(
         .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, listing, starts, ends, gpus)| {
-            (listing, Holding::booking(id.into(), (starts, ends), gpus))
+        .map(|(id, listing, starts, ends, gpus, tier, bid)| {
+            let holding = Holding::booking(id.into(), (starts, ends), gpus);
+            (listing, holding.at(Tier::of(&tier, bid)))
         })
         .collect())
 }
 
-/// `(id, listing_id, starts_at, ends_at, gpu_count)` of a booking [`booked`] finds.
-type BookedRow = (Uuid, Uuid, DateTime<Utc>, DateTime<Utc>, i32);
+/// `(id, listing_id, starts_at, ends_at, gpu_count, tier, bid_per_gpu_hour)` of a booking
+/// [`booked`] finds.
+type BookedRow = (
+    Uuid,
+    Uuid,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    i32,
+    String,
+    Option<i64>,
+);
 
 /// The [`BookedRow`] columns of the bookings [`booked`] finds.
 fn booked_select(
@@ -151,6 +165,8 @@ fn booked_select(
         .column(bookings::Column::StartsAt)
         .column(bookings::Column::EndsAt)
         .column(bookings::Column::GpuCount)
+        .column(bookings::Column::Tier)
+        .column(bookings::Column::BidPerGpuHour)
         .filter(bookings::Column::ListingId.is_in(listings.iter().copied()))
         .filter(bookings::Column::StartsAt.lt(until))
         .filter(bookings::Column::EndsAt.gt(from))

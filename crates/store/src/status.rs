@@ -105,6 +105,10 @@ pub mod booking_status {
     pub const COMPLETED: &str = BookingStatus::Completed.as_str();
     pub const CANCELLED: &str = BookingStatus::Cancelled.as_str();
     pub const EXPIRED: &str = BookingStatus::Expired.as_str();
+    pub const INTERRUPTING: &str = BookingStatus::Interrupting.as_str();
+    pub const INTERRUPTED: &str = BookingStatus::Interrupted.as_str();
+    /// Those that give access over their interval (`BookingStatus::gives_access`).
+    pub const GIVING_ACCESS: [&str; 3] = [CONFIRMED, ACTIVE, INTERRUPTING];
 }
 
 /// The stored names of `domain::BadgeState` (which owns them; `NULL`: unverified), for

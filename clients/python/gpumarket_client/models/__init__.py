@@ -51,6 +51,8 @@ from .delivery_view import DeliveryView
 from .desired_booking_view import DesiredBookingView
 from .desired_container_view import DesiredContainerView
 from .desired_view import DesiredView
+from .displacement_view import DisplacementView
+from .displaces_view import DisplacesView
 from .endpoint_view import EndpointView
 from .endpoint_with_secret_view import EndpointWithSecretView
 from .energy_estimate_view import EnergyEstimateView
@@ -162,6 +164,7 @@ from .problem import Problem
 from .proof_view import ProofView
 from .public_org_view import PublicOrgView
 from .put_budget_request import PutBudgetRequest
+from .quote_view import QuoteView
 from .ratios_view import RatiosView
 from .readiness import Readiness
 from .refresh_request import RefreshRequest
@@ -258,6 +261,8 @@ __all__ = (
     "DesiredBookingView",
     "DesiredContainerView",
     "DesiredView",
+    "DisplacementView",
+    "DisplacesView",
     "EndpointView",
     "EndpointWithSecretView",
     "EnergyEstimateView",
@@ -369,6 +374,7 @@ __all__ = (
     "ProofView",
     "PublicOrgView",
     "PutBudgetRequest",
+    "QuoteView",
     "RatiosView",
     "Readiness",
     "RefreshRequest",

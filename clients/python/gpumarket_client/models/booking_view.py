@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.booking_container_view import BookingContainerView
     from ..models.booking_guarantee_view import BookingGuaranteeView
+    from ..models.displacement_view import DisplacementView
     from ..models.interruption_view import InterruptionView
     from ..models.money_view import MoneyView
     from ..models.payment_view import PaymentView
@@ -46,10 +47,24 @@ class BookingView:
         price (MoneyView): A money amount in integer minor units.
         renter_id (UUID):
         starts_at (datetime.datetime):
-        status (str): `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
+        status (str): `pending_payment`, `confirmed`, `active`, `completed`, `cancelled`, `expired`,
+            `interrupting` (displaced after its start: access until `ends_at`) or `interrupted`.
+        tier (str): `on_demand` or `interruptible`.
+        amount_per_gpu_hour (int | None | Unset): The price per GPU-hour in force, in `price`'s minor units: the
+            listing's when booked on
+            demand, the bid for an interruptible booking (raised by `PATCH`); `null` for bookings
+            made before it was recorded.
+        bid_per_gpu_hour (int | None | Unset): An interruptible booking's bid per GPU-hour (the one in force); `null` on
+            demand.
         cancelled_at (datetime.datetime | None | Unset):
         container (BookingContainerView | None | Unset):
+        displacement (DisplacementView | None | Unset):
         guarantee (BookingGuaranteeView | None | Unset):
+        min_bid_per_gpu_hour_now (int | None | Unset): The lowest bid per GPU-hour at which GPUs like this booking's
+            (over what is left of
+            its interval, its own not counted) would hold now against the machine's bookings; `null`
+            when the listing takes no interruptible bookings, no bid would hold, or the booking is
+            over. A renter whose bid is below it would not get these GPUs today.
         no_guarantee_reason (None | str | Unset): Why `guarantee` is `null`: `listing_offers_none`,
             `listing_not_verified`,
             `direct_access` (the booking reaches the machine by SSH or an HTTPS URL, around the
@@ -75,9 +90,14 @@ class BookingView:
     renter_id: UUID
     starts_at: datetime.datetime
     status: str
+    tier: str
+    amount_per_gpu_hour: int | None | Unset = UNSET
+    bid_per_gpu_hour: int | None | Unset = UNSET
     cancelled_at: datetime.datetime | None | Unset = UNSET
     container: BookingContainerView | None | Unset = UNSET
+    displacement: DisplacementView | None | Unset = UNSET
     guarantee: BookingGuaranteeView | None | Unset = UNSET
+    min_bid_per_gpu_hour_now: int | None | Unset = UNSET
     no_guarantee_reason: None | str | Unset = UNSET
     plan_id: None | Unset | UUID = UNSET
     refund: MoneyView | None | Unset = UNSET
@@ -87,6 +107,7 @@ class BookingView:
     def to_dict(self) -> dict[str, Any]:
         from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
+        from ..models.displacement_view import DisplacementView  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
 
         created_at = self.created_at.isoformat()
@@ -118,6 +139,20 @@ class BookingView:
 
         status = self.status
 
+        tier = self.tier
+
+        amount_per_gpu_hour: int | None | Unset
+        if isinstance(self.amount_per_gpu_hour, Unset):
+            amount_per_gpu_hour = UNSET
+        else:
+            amount_per_gpu_hour = self.amount_per_gpu_hour
+
+        bid_per_gpu_hour: int | None | Unset
+        if isinstance(self.bid_per_gpu_hour, Unset):
+            bid_per_gpu_hour = UNSET
+        else:
+            bid_per_gpu_hour = self.bid_per_gpu_hour
+
         cancelled_at: None | str | Unset
         if isinstance(self.cancelled_at, Unset):
             cancelled_at = UNSET
@@ -134,6 +169,14 @@ class BookingView:
         else:
             container = self.container
 
+        displacement: dict[str, Any] | None | Unset
+        if isinstance(self.displacement, Unset):
+            displacement = UNSET
+        elif isinstance(self.displacement, DisplacementView):
+            displacement = self.displacement.to_dict()
+        else:
+            displacement = self.displacement
+
         guarantee: dict[str, Any] | None | Unset
         if isinstance(self.guarantee, Unset):
             guarantee = UNSET
@@ -141,6 +184,12 @@ class BookingView:
             guarantee = self.guarantee.to_dict()
         else:
             guarantee = self.guarantee
+
+        min_bid_per_gpu_hour_now: int | None | Unset
+        if isinstance(self.min_bid_per_gpu_hour_now, Unset):
+            min_bid_per_gpu_hour_now = UNSET
+        else:
+            min_bid_per_gpu_hour_now = self.min_bid_per_gpu_hour_now
 
         no_guarantee_reason: None | str | Unset
         if isinstance(self.no_guarantee_reason, Unset):
@@ -187,14 +236,23 @@ class BookingView:
                 "renter_id": renter_id,
                 "starts_at": starts_at,
                 "status": status,
+                "tier": tier,
             }
         )
+        if amount_per_gpu_hour is not UNSET:
+            field_dict["amount_per_gpu_hour"] = amount_per_gpu_hour
+        if bid_per_gpu_hour is not UNSET:
+            field_dict["bid_per_gpu_hour"] = bid_per_gpu_hour
         if cancelled_at is not UNSET:
             field_dict["cancelled_at"] = cancelled_at
         if container is not UNSET:
             field_dict["container"] = container
+        if displacement is not UNSET:
+            field_dict["displacement"] = displacement
         if guarantee is not UNSET:
             field_dict["guarantee"] = guarantee
+        if min_bid_per_gpu_hour_now is not UNSET:
+            field_dict["min_bid_per_gpu_hour_now"] = min_bid_per_gpu_hour_now
         if no_guarantee_reason is not UNSET:
             field_dict["no_guarantee_reason"] = no_guarantee_reason
         if plan_id is not UNSET:
@@ -210,6 +268,7 @@ class BookingView:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
+        from ..models.displacement_view import DisplacementView  # noqa: PLC0415
         from ..models.interruption_view import InterruptionView  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
         from ..models.payment_view import PaymentView  # noqa: PLC0415
@@ -246,6 +305,26 @@ class BookingView:
 
         status = d.pop("status")
 
+        tier = d.pop("tier")
+
+        def _parse_amount_per_gpu_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        amount_per_gpu_hour = _parse_amount_per_gpu_hour(d.pop("amount_per_gpu_hour", UNSET))
+
+        def _parse_bid_per_gpu_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        bid_per_gpu_hour = _parse_bid_per_gpu_hour(d.pop("bid_per_gpu_hour", UNSET))
+
         def _parse_cancelled_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -280,6 +359,23 @@ class BookingView:
 
         container = _parse_container(d.pop("container", UNSET))
 
+        def _parse_displacement(data: object) -> DisplacementView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                displacement_type_0 = DisplacementView.from_dict(data)
+
+                return displacement_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DisplacementView | None | Unset, data)
+
+        displacement = _parse_displacement(d.pop("displacement", UNSET))
+
         def _parse_guarantee(data: object) -> BookingGuaranteeView | None | Unset:
             if data is None:
                 return data
@@ -296,6 +392,15 @@ class BookingView:
             return cast(BookingGuaranteeView | None | Unset, data)
 
         guarantee = _parse_guarantee(d.pop("guarantee", UNSET))
+
+        def _parse_min_bid_per_gpu_hour_now(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        min_bid_per_gpu_hour_now = _parse_min_bid_per_gpu_hour_now(d.pop("min_bid_per_gpu_hour_now", UNSET))
 
         def _parse_no_guarantee_reason(data: object) -> None | str | Unset:
             if data is None:
@@ -363,9 +468,14 @@ class BookingView:
             renter_id=renter_id,
             starts_at=starts_at,
             status=status,
+            tier=tier,
+            amount_per_gpu_hour=amount_per_gpu_hour,
+            bid_per_gpu_hour=bid_per_gpu_hour,
             cancelled_at=cancelled_at,
             container=container,
+            displacement=displacement,
             guarantee=guarantee,
+            min_bid_per_gpu_hour_now=min_bid_per_gpu_hour_now,
             no_guarantee_reason=no_guarantee_reason,
             plan_id=plan_id,
             refund=refund,

@@ -24,6 +24,9 @@ class CreateBookingRequest:
         gpu_count (int):
         listing_id (UUID):
         starts_at (datetime.datetime): Start of the half-open interval `[starts_at, ends_at)`, RFC 3339.
+        bid_per_gpu_hour (int | None | Unset): An interruptible booking's bid per GPU-hour, in the listing's currency's
+            minor units: at
+            least its `price.min_bid_per_gpu_hour` (422 naming the field otherwise).
         container (BookingContainerView | None | Unset):
         direct_access (bool | None | Unset): Give the booking the machine's SSH and HTTPS access, where the listing has
             them
@@ -39,16 +42,24 @@ class CreateBookingRequest:
             604,800): it is then cancelled as you would cancel it, with the same refund. Only for a
             booking reached through the gateway alone (`direct_access: false`; 422 naming
             `stop_when_idle_secs` otherwise). An open stream is never idle.
+        tier (None | str | Unset): `on_demand` (the default) or `interruptible`. An interruptible booking is priced at
+            its
+            `bid_per_gpu_hour` and holds its GPUs until an on-demand booking or a higher bid needs
+            them: displaced after its start, it keeps them for the notice (`[payments]
+            interrupt_notice_secs`) and is refunded the rest; before, it ends at once refunded in
+            full. It carries no performance guarantee (`no_guarantee_reason: "interruptible"`).
     """
 
     ends_at: datetime.datetime
     gpu_count: int
     listing_id: UUID
     starts_at: datetime.datetime
+    bid_per_gpu_hour: int | None | Unset = UNSET
     container: BookingContainerView | None | Unset = UNSET
     direct_access: bool | None | Unset = UNSET
     expected_amount_per_gpu_hour: int | None | Unset = UNSET
     stop_when_idle_secs: int | None | Unset = UNSET
+    tier: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
@@ -60,6 +71,12 @@ class CreateBookingRequest:
         listing_id = str(self.listing_id)
 
         starts_at = self.starts_at.isoformat()
+
+        bid_per_gpu_hour: int | None | Unset
+        if isinstance(self.bid_per_gpu_hour, Unset):
+            bid_per_gpu_hour = UNSET
+        else:
+            bid_per_gpu_hour = self.bid_per_gpu_hour
 
         container: dict[str, Any] | None | Unset
         if isinstance(self.container, Unset):
@@ -87,6 +104,12 @@ class CreateBookingRequest:
         else:
             stop_when_idle_secs = self.stop_when_idle_secs
 
+        tier: None | str | Unset
+        if isinstance(self.tier, Unset):
+            tier = UNSET
+        else:
+            tier = self.tier
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -97,6 +120,8 @@ class CreateBookingRequest:
                 "starts_at": starts_at,
             }
         )
+        if bid_per_gpu_hour is not UNSET:
+            field_dict["bid_per_gpu_hour"] = bid_per_gpu_hour
         if container is not UNSET:
             field_dict["container"] = container
         if direct_access is not UNSET:
@@ -105,6 +130,8 @@ class CreateBookingRequest:
             field_dict["expected_amount_per_gpu_hour"] = expected_amount_per_gpu_hour
         if stop_when_idle_secs is not UNSET:
             field_dict["stop_when_idle_secs"] = stop_when_idle_secs
+        if tier is not UNSET:
+            field_dict["tier"] = tier
 
         return field_dict
 
@@ -120,6 +147,15 @@ class CreateBookingRequest:
         listing_id = UUID(d.pop("listing_id"))
 
         starts_at = datetime.datetime.fromisoformat(d.pop("starts_at"))
+
+        def _parse_bid_per_gpu_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        bid_per_gpu_hour = _parse_bid_per_gpu_hour(d.pop("bid_per_gpu_hour", UNSET))
 
         def _parse_container(data: object) -> BookingContainerView | None | Unset:
             if data is None:
@@ -165,15 +201,26 @@ class CreateBookingRequest:
 
         stop_when_idle_secs = _parse_stop_when_idle_secs(d.pop("stop_when_idle_secs", UNSET))
 
+        def _parse_tier(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        tier = _parse_tier(d.pop("tier", UNSET))
+
         create_booking_request = cls(
             ends_at=ends_at,
             gpu_count=gpu_count,
             listing_id=listing_id,
             starts_at=starts_at,
+            bid_per_gpu_hour=bid_per_gpu_hour,
             container=container,
             direct_access=direct_access,
             expected_amount_per_gpu_hour=expected_amount_per_gpu_hour,
             stop_when_idle_secs=stop_when_idle_secs,
+            tier=tier,
         )
 
         return create_booking_request

@@ -15,13 +15,16 @@ class FreeSegmentView:
     """A stretch of time with the same number of free GPUs.
 
     Attributes:
-        free_gpus (int):
+        free_gpus (int): GPUs free for an on-demand booking (which displaces interruptible ones).
         from_ (datetime.datetime):
+        interruptible_gpus (int): Of `free_gpus`, those held by interruptible bookings: free for on demand, taken for a
+            bid at or below theirs (see `GET /v1/quote`).
         to (datetime.datetime):
     """
 
     free_gpus: int
     from_: datetime.datetime
+    interruptible_gpus: int
     to: datetime.datetime
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -29,6 +32,8 @@ class FreeSegmentView:
         free_gpus = self.free_gpus
 
         from_ = self.from_.isoformat()
+
+        interruptible_gpus = self.interruptible_gpus
 
         to = self.to.isoformat()
 
@@ -38,6 +43,7 @@ class FreeSegmentView:
             {
                 "free_gpus": free_gpus,
                 "from": from_,
+                "interruptible_gpus": interruptible_gpus,
                 "to": to,
             }
         )
@@ -51,11 +57,14 @@ class FreeSegmentView:
 
         from_ = datetime.datetime.fromisoformat(d.pop("from"))
 
+        interruptible_gpus = d.pop("interruptible_gpus")
+
         to = datetime.datetime.fromisoformat(d.pop("to"))
 
         free_segment_view = cls(
             free_gpus=free_gpus,
             from_=from_,
+            interruptible_gpus=interruptible_gpus,
             to=to,
         )
 

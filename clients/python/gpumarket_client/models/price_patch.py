@@ -16,10 +16,14 @@ class PricePatch:
     Attributes:
         amount_per_gpu_hour (int | None | Unset):
         currency (None | str | Unset):
+        min_bid_per_gpu_hour (int | None | Unset): The lowest bid it takes for an interruptible booking; `null` stops
+            taking them
+            (bookings made keep their bids).
     """
 
     amount_per_gpu_hour: int | None | Unset = UNSET
     currency: None | str | Unset = UNSET
+    min_bid_per_gpu_hour: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         amount_per_gpu_hour: int | None | Unset
@@ -34,6 +38,12 @@ class PricePatch:
         else:
             currency = self.currency
 
+        min_bid_per_gpu_hour: int | None | Unset
+        if isinstance(self.min_bid_per_gpu_hour, Unset):
+            min_bid_per_gpu_hour = UNSET
+        else:
+            min_bid_per_gpu_hour = self.min_bid_per_gpu_hour
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
@@ -41,6 +51,8 @@ class PricePatch:
             field_dict["amount_per_gpu_hour"] = amount_per_gpu_hour
         if currency is not UNSET:
             field_dict["currency"] = currency
+        if min_bid_per_gpu_hour is not UNSET:
+            field_dict["min_bid_per_gpu_hour"] = min_bid_per_gpu_hour
 
         return field_dict
 
@@ -66,9 +78,19 @@ class PricePatch:
 
         currency = _parse_currency(d.pop("currency", UNSET))
 
+        def _parse_min_bid_per_gpu_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        min_bid_per_gpu_hour = _parse_min_bid_per_gpu_hour(d.pop("min_bid_per_gpu_hour", UNSET))
+
         price_patch = cls(
             amount_per_gpu_hour=amount_per_gpu_hour,
             currency=currency,
+            min_bid_per_gpu_hour=min_bid_per_gpu_hour,
         )
 
         return price_patch

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="PriceView")
 
@@ -16,16 +18,26 @@ class PriceView:
     Attributes:
         amount_per_gpu_hour (int):
         currency (str):
+        min_bid_per_gpu_hour (int | None | Unset): The lowest bid per GPU-hour, in the same minor units, it takes for an
+            interruptible
+            booking; `null`: it takes none.
     """
 
     amount_per_gpu_hour: int
     currency: str
+    min_bid_per_gpu_hour: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         amount_per_gpu_hour = self.amount_per_gpu_hour
 
         currency = self.currency
+
+        min_bid_per_gpu_hour: int | None | Unset
+        if isinstance(self.min_bid_per_gpu_hour, Unset):
+            min_bid_per_gpu_hour = UNSET
+        else:
+            min_bid_per_gpu_hour = self.min_bid_per_gpu_hour
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -35,6 +47,8 @@ class PriceView:
                 "currency": currency,
             }
         )
+        if min_bid_per_gpu_hour is not UNSET:
+            field_dict["min_bid_per_gpu_hour"] = min_bid_per_gpu_hour
 
         return field_dict
 
@@ -45,9 +59,19 @@ class PriceView:
 
         currency = d.pop("currency")
 
+        def _parse_min_bid_per_gpu_hour(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        min_bid_per_gpu_hour = _parse_min_bid_per_gpu_hour(d.pop("min_bid_per_gpu_hour", UNSET))
+
         price_view = cls(
             amount_per_gpu_hour=amount_per_gpu_hour,
             currency=currency,
+            min_bid_per_gpu_hour=min_bid_per_gpu_hour,
         )
 
         price_view.additional_properties = d

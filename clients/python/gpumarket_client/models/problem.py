@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -29,6 +30,9 @@ class Problem:
         type_ (str): A URI naming the problem type: `urn:gpumarket:problem:<code>`.
         checks (list[PreflightCheckView] | None | Unset): Present on `preflight_failed`: every check, the failed ones
             with what to do.
+        earliest_starts_at (datetime.datetime | None | Unset): Present on a `booking_conflict` that a later start would
+            avoid: the earliest start
+            that could hold (a running interruptible booking keeps its GPUs through its notice).
         errors (list[FieldError] | Unset): Present on validation errors: each offending field.
         left (MoneyView | None | Unset):
         price (MoneyView | None | Unset):
@@ -40,6 +44,7 @@ class Problem:
     title: str
     type_: str
     checks: list[PreflightCheckView] | None | Unset = UNSET
+    earliest_starts_at: datetime.datetime | None | Unset = UNSET
     errors: list[FieldError] | Unset = UNSET
     left: MoneyView | None | Unset = UNSET
     price: MoneyView | None | Unset = UNSET
@@ -69,6 +74,14 @@ class Problem:
 
         else:
             checks = self.checks
+
+        earliest_starts_at: None | str | Unset
+        if isinstance(self.earliest_starts_at, Unset):
+            earliest_starts_at = UNSET
+        elif isinstance(self.earliest_starts_at, datetime.datetime):
+            earliest_starts_at = self.earliest_starts_at.isoformat()
+        else:
+            earliest_starts_at = self.earliest_starts_at
 
         errors: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.errors, Unset):
@@ -106,6 +119,8 @@ class Problem:
         )
         if checks is not UNSET:
             field_dict["checks"] = checks
+        if earliest_starts_at is not UNSET:
+            field_dict["earliest_starts_at"] = earliest_starts_at
         if errors is not UNSET:
             field_dict["errors"] = errors
         if left is not UNSET:
@@ -153,6 +168,23 @@ class Problem:
             return cast(list[PreflightCheckView] | None | Unset, data)
 
         checks = _parse_checks(d.pop("checks", UNSET))
+
+        def _parse_earliest_starts_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                earliest_starts_at_type_0 = datetime.datetime.fromisoformat(data)
+
+                return earliest_starts_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        earliest_starts_at = _parse_earliest_starts_at(d.pop("earliest_starts_at", UNSET))
 
         _errors = d.pop("errors", UNSET)
         errors: list[FieldError] | Unset = UNSET
@@ -204,6 +236,7 @@ class Problem:
             title=title,
             type_=type_,
             checks=checks,
+            earliest_starts_at=earliest_starts_at,
             errors=errors,
             left=left,
             price=price,

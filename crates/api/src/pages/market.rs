@@ -195,7 +195,12 @@ async fn rent(app: &App, id: Uuid, public: &str) -> Result<Rent, AppError> {
     let to = from + Duration::days(RENT_DAYS);
     let availability = app.availability(id.into(), from, to).await?;
     let capacity = availability.listing.gpu_count;
-    let start = first_free_hour(&availability.segments, now);
+    let segments: Vec<_> = availability
+        .segments
+        .iter()
+        .map(|&(start, end, free, _)| (start, end, free))
+        .collect();
+    let start = first_free_hour(&segments, now);
     let (starts_at, ends_at) = match start {
         Some(s) => (s.to_rfc3339(), (s + Duration::hours(1)).to_rfc3339()),
         None => ("…".to_owned(), "…".to_owned()),
@@ -213,7 +218,7 @@ async fn rent(app: &App, id: Uuid, public: &str) -> Result<Rent, AppError> {
          -d '{{\"listing_id\": \"{id}\", \"gpu_count\": 1, \"starts_at\": \"{starts_at}\", \"ends_at\": \"{ends_at}\"}}'"
     );
     Ok(Rent {
-        svg: availability_svg(&availability.segments, from, to, capacity),
+        svg: availability_svg(&segments, from, to, capacity),
         start: start.map(|s| s.to_rfc3339()),
         cli,
         curl,

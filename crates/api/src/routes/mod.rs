@@ -13,6 +13,7 @@ pub mod me;
 pub mod offers;
 pub mod orgs;
 pub mod payments;
+pub mod quote;
 pub mod reports;
 pub mod runs;
 pub mod ssh_keys;
@@ -126,6 +127,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(reports::matrix::svg)
                 .service(reports::signing_keys::signing_keys)
                 .service(reports::leaderboard::leaderboard)
+                .service(quote::quote)
                 .service(bookings::list::list)
                 .service(bookings::create::create)
                 .service(bookings::get::get)

@@ -31,7 +31,8 @@ pub struct BookingView {
     pub id: Uuid,
     pub listing_id: Uuid,
     pub renter_id: Uuid,
-    /// `pending_payment`, `confirmed`, `active`, `completed`, `cancelled` or `expired`.
+    /// `pending_payment`, `confirmed`, `active`, `completed`, `cancelled`, `expired`,
+    /// `interrupting` (displaced after its start: access until `ends_at`) or `interrupted`.
     pub status: String,
     pub gpu_count: i32,
     #[serde(serialize_with = "crate::rfc3339::write")]
@@ -73,6 +74,40 @@ pub struct BookingView {
     /// interval, has no access over each (the gateway refuses, the access token is inactive)
     /// and is given back the share of its price each took.
     pub interruptions: Vec<InterruptionView>,
+    /// `on_demand` or `interruptible`.
+    pub tier: &'static str,
+    /// The price per GPU-hour in force, in `price`'s minor units: the listing's when booked on
+    /// demand, the bid for an interruptible booking (raised by `PATCH`); `null` for bookings
+    /// made before it was recorded.
+    pub amount_per_gpu_hour: Option<i64>,
+    /// An interruptible booking's bid per GPU-hour (the one in force); `null` on demand.
+    pub bid_per_gpu_hour: Option<i64>,
+    /// The lowest bid per GPU-hour at which GPUs like this booking's (over what is left of
+    /// its interval, its own not counted) would hold now against the machine's bookings; `null`
+    /// when the listing takes no interruptible bookings, no bid would hold, or the booking is
+    /// over. A renter whose bid is below it would not get these GPUs today.
+    pub min_bid_per_gpu_hour_now: Option<i64>,
+    /// An interruptible booking displaced (`interrupting`, then `interrupted`): when, and what
+    /// it is given back; `null` otherwise.
+    pub displacement: Option<DisplacementView>,
+}
+
+/// An interruptible booking displaced by an on-demand booking or a higher bid.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DisplacementView {
+    #[serde(serialize_with = "crate::rfc3339::write")]
+    pub at: DateTime<Utc>,
+    /// The end it was booked for, when it had started: its access then ends at `ends_at`, the
+    /// notice's end.
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
+    pub booked_ends_at: Option<DateTime<Utc>>,
+    /// What it is given back: all of it when it had not started (nothing when it was never
+    /// paid), the part after its access ends otherwise — pro rata, never what maintenance
+    /// windows gave back already.
+    pub refund: MoneyView,
+    /// When the refund was made; `null` while owed.
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
+    pub refunded_at: Option<DateTime<Utc>>,
 }
 
 /// The part of a booking a maintenance window took.
@@ -144,6 +179,19 @@ impl From<app::market::bookings::Booking> for BookingView {
             direct_access: b.direct_access,
             container: b.container.map(BookingContainerView::from),
             stop_when_idle_secs: b.stop_when_idle_secs,
+            tier: b.tier.as_str(),
+            amount_per_gpu_hour: b.price_per_gpu_hour.map(|per| per.minor()),
+            bid_per_gpu_hour: match b.tier {
+                domain::booking::Tier::Interruptible { bid } => Some(bid),
+                domain::booking::Tier::OnDemand => None,
+            },
+            min_bid_per_gpu_hour_now: b.min_bid_per_gpu_hour_now,
+            displacement: b.displacement.map(|d| DisplacementView {
+                at: d.at,
+                booked_ends_at: d.booked_ends_at,
+                refund: money(d.refund),
+                refunded_at: d.refunded_at,
+            }),
             interruptions: b
                 .interruptions
                 .into_iter()

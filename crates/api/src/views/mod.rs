@@ -202,6 +202,10 @@ pub struct HardwareView {
 pub struct PriceView {
     pub amount_per_gpu_hour: i64,
     pub currency: String,
+    /// The lowest bid per GPU-hour, in the same minor units, it takes for an interruptible
+    /// booking; `null`: it takes none.
+    #[serde(default)]
+    pub min_bid_per_gpu_hour: Option<i64>,
 }
 
 /// The engine verification measures. `base_url` is shown to the provider's members only;
@@ -450,6 +454,7 @@ impl ListingView {
             price: PriceView {
                 amount_per_gpu_hour: r.price.minor(),
                 currency: r.price.currency().code().to_owned(),
+                min_bid_per_gpu_hour: r.min_bid.map(|min| min.minor()),
             },
             engine: EngineView {
                 base_url: with_endpoint.then_some(r.engine_base_url),

@@ -19,6 +19,7 @@ mod gateway;
 mod guarantees;
 mod hostile;
 mod http;
+mod interruptible;
 mod limits;
 mod marketplace;
 mod offers;

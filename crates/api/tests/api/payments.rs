@@ -1277,10 +1277,13 @@ async fn maintenance_interrupts_paid_bookings_and_gives_back_their_share(backend
     let share = 60_000 * seconds(&taken["from"], &taken["until"])
         / seconds(&running["starts_at"], &running["ends_at"]);
     assert!(share > 40_000, "most of its ten minutes: {after}");
-    assert_eq!(taken["refund"]["amount"], share, "{after}");
+    // Answers show whole seconds; the stored instants have fractions, so the share is known
+    // here to within one second's (100).
+    let given = taken["refund"]["amount"].as_i64().unwrap();
+    assert!((given - share).abs() <= 100, "{given} vs {share}: {after}");
     assert_eq!(
         refund_rows(&m).await.iter().sum::<i64>(),
-        -(150 + 150 + 450 + share)
+        -(150 + 150 + 450 + given)
     );
 
     // The window stands: it cannot be deleted, and its interval cannot be booked.

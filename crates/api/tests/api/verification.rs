@@ -96,7 +96,7 @@ async fn listing_routes_per_role(app: TestApp) {
     );
     assert_eq!(
         listing["price"],
-        json!({"amount_per_gpu_hour": 150, "currency": "EUR"})
+        json!({"amount_per_gpu_hour": 150, "currency": "EUR", "min_bid_per_gpu_hour": null})
     );
     assert_eq!(listing["verified"], false);
 

@@ -161,6 +161,8 @@ async fn deliveries_are_signed_retried_and_listed(backend: store::Backend) {
             "booking.ended",
             "booking.cancelled",
             "booking.credited",
+            "booking.interrupting",
+            "booking.interrupted",
             "budget.warning",
             "budget.exhausted"
         ]

@@ -27,6 +27,9 @@ pub struct PaymentSettings {
     pub platform_fee_bps: u32,
     /// How long a booking waiting for its payment holds its GPUs.
     pub booking_hold_secs: u64,
+    /// The notice an interruptible booking that has started gets when it is displaced (by an
+    /// on-demand booking or a higher bid): its access ends this many seconds later.
+    pub interrupt_notice_secs: u64,
     /// The Stripe Price (`price_…`, a monthly recurring price) of the Pro plan. Unset: no
     /// checkout; every organisation stays on the free plan.
     pub stripe_pro_price_id: Option<String>,
@@ -43,6 +46,7 @@ impl Default for PaymentSettings {
             stripe_webhook_secret: None,
             platform_fee_bps: 1000,
             booking_hold_secs: 15 * 60,
+            interrupt_notice_secs: 120,
             stripe_pro_price_id: None,
             billing_grace_secs: 3 * 24 * 3600,
         }
@@ -74,6 +78,11 @@ impl PaymentSettings {
             self.platform_fee_bps <= 10_000,
             "platform_fee_bps",
             "must be between 0 and 10000",
+        )?;
+        ensure(
+            (1..=86_400).contains(&self.interrupt_notice_secs),
+            "interrupt_notice_secs",
+            "must be between 1 and 86400",
         )?;
         ensure(
             self.booking_hold_secs >= 60,

@@ -10,7 +10,6 @@
 //! maintenance windows (none is active over one).
 
 use chrono::{DateTime, Utc};
-use domain::BookingStatus;
 use store::BookingRecord;
 
 use crate::{App, AppError, Caller, Credential};
@@ -52,12 +51,8 @@ pub struct ActiveToken {
 }
 
 /// Whether a booking gives access at `now`.
-fn grants_access(booking: &BookingRecord, now: DateTime<Utc>) -> bool {
-    matches!(
-        *booking.status,
-        BookingStatus::Confirmed | BookingStatus::Active
-    ) && booking.starts_at <= now
-        && now < booking.ends_at
+pub(crate) fn grants_access(booking: &BookingRecord, now: DateTime<Utc>) -> bool {
+    booking.status.gives_access() && booking.starts_at <= now && now < booking.ends_at
 }
 
 impl App {
@@ -74,10 +69,7 @@ impl App {
                 "only the booking's renter gets access to the machine".into(),
             ));
         }
-        if !matches!(
-            *booking.status,
-            BookingStatus::Confirmed | BookingStatus::Active
-        ) {
+        if !booking.status.gives_access() {
             return Err(AppError::BookingNotActive(booking.status.to_string()));
         }
         let listing = self.listing_record(booking.listing_id).await?;

@@ -4,6 +4,7 @@
 //! same key with another request is refused.
 
 use chrono::{DateTime, Utc};
+use domain::booking::interruptible::{self, Claim};
 use domain::booking::{self, Interval, Refusal};
 use domain::{BadgeState, BookingStatus, ValidationError};
 use sha2::{Digest, Sha256};
@@ -31,6 +32,10 @@ pub struct BookingRequest<'a> {
     /// Seconds without a gateway request after which the booking is cancelled as its renter
     /// would cancel it (gateway-only bookings).
     pub stop_when_idle_secs: Option<i64>,
+    /// `on_demand` (the default) or `interruptible`, with `bid_per_gpu_hour`.
+    pub tier: Option<&'a str>,
+    /// An interruptible booking's bid per GPU-hour, in the listing's currency's minor units.
+    pub bid_per_gpu_hour: Option<i64>,
 }
 
 impl BookingRequest<'_> {
@@ -54,6 +59,12 @@ impl BookingRequest<'_> {
         if let Some(secs) = self.stop_when_idle_secs {
             canonical.push_str(&format!("|stop_when_idle_secs={secs}"));
         }
+        if let Some(tier) = self.tier.filter(|t| *t != "on_demand") {
+            canonical.push_str(&format!("|tier={tier}"));
+        }
+        if let Some(bid) = self.bid_per_gpu_hour {
+            canonical.push_str(&format!("|bid_per_gpu_hour={bid}"));
+        }
         hex::encode(Sha256::digest(canonical.as_bytes()))
     }
 }
@@ -74,6 +85,8 @@ pub(crate) struct NewBooking<'a> {
     pub container: Option<domain::container::KeptContainer>,
     /// Checked by `domain::booking::stop_when_idle`.
     pub stop_when_idle_secs: Option<i32>,
+    /// On demand, or interruptible at its bid (`per_gpu_hour` is then the bid).
+    pub tier: booking::Tier,
 }
 
 /// A booking as `app` hands it out.
@@ -116,6 +129,31 @@ pub struct Booking {
     /// What maintenance windows took of it, oldest first: no access over each, and the
     /// share of the price each took given back.
     pub interruptions: Vec<Interruption>,
+    /// On demand, or interruptible at its bid (minor units per GPU-hour, the bid in force).
+    pub tier: booking::Tier,
+    /// The price per GPU-hour in force: the listing's when booked on demand, the bid;
+    /// `None` for bookings made before it was recorded.
+    pub price_per_gpu_hour: Option<domain::Money>,
+    /// The lowest bid per GPU-hour at which GPUs like its own (over what is left of its
+    /// interval, its own not counted) would hold now; `None` when the listing takes no
+    /// interruptible bookings, no bid would hold, or the booking is over.
+    pub min_bid_per_gpu_hour_now: Option<i64>,
+    /// When it was displaced (interruptible), its access's end and what that gave back.
+    pub displacement: Option<Displacement>,
+}
+
+/// An interruptible booking displaced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Displacement {
+    pub at: DateTime<Utc>,
+    /// The end it was booked for, when it had started and its notice ended its access
+    /// early (its `ends_at` is then the notice's end).
+    pub booked_ends_at: Option<DateTime<Utc>>,
+    /// What it is given back: all of it when it had not started, the part after its access
+    /// ended otherwise (never what maintenance windows gave back already).
+    pub refund: domain::Money,
+    /// When the refund was made; `None` while owed.
+    pub refunded_at: Option<DateTime<Utc>>,
 }
 
 /// The part of a booking a maintenance window took.
@@ -168,6 +206,15 @@ impl TryFrom<BookingRecord> for Booking {
                 .map(|kept| kept.ask),
             stop_when_idle_secs: b.stop_when_idle_secs,
             interruptions: Vec::new(),
+            tier: booking::Tier::of(&b.tier, b.bid_per_gpu_hour),
+            price_per_gpu_hour: b.amount_per_gpu_hour.map(|per| price.with_minor(per)),
+            min_bid_per_gpu_hour_now: None,
+            displacement: b.interrupted_at.map(|at| Displacement {
+                at,
+                booked_ends_at: b.booked_ends_at,
+                refund: price.with_minor(b.refund_amount.unwrap_or(0)),
+                refunded_at: b.interruption_refunded_at,
+            }),
         })
     }
 }
@@ -186,10 +233,27 @@ impl App {
         &self,
         records: Vec<BookingRecord>,
     ) -> Result<Vec<Booking>, AppError> {
-        let mut states: std::collections::HashMap<Uuid, BadgeState> = Default::default();
+        let mut listings: std::collections::HashMap<Uuid, Option<store::ListingRecord>> =
+            Default::default();
         let mut out = Vec::with_capacity(records.len());
+        let now = Utc::now();
         for record in records {
-            let listing = record.listing_id;
+            let listing = match listings.get(&record.listing_id) {
+                Some(found) => found.clone(),
+                None => {
+                    let found = self.db().listing_by_id(record.listing_id).await?;
+                    listings.insert(record.listing_id, found.clone());
+                    found
+                }
+            };
+            let bid_now = match &listing {
+                Some(listing) if record.status.holds_capacity() && record.ends_at > now => {
+                    let span = (record.starts_at, record.ends_at);
+                    self.bid_that_holds(listing, record.gpu_count, span, Some(record.id.into()))
+                        .await?
+                }
+                _ => None,
+            };
             let guarantee = self.booking_guarantee(&record).await?;
             let interruptions = self.db().interruptions_of(record.id).await?;
             let mut booking = Booking::try_from(record)?;
@@ -204,18 +268,11 @@ impl App {
                     refunded_at: i.refunded_at,
                 })
                 .collect();
-            let state = match states.get(&listing) {
-                Some(state) => *state,
-                None => {
-                    let state = match self.db().listing_by_id(listing).await? {
-                        Some(l) => Listing::try_from(l)?.verification_state,
-                        None => BadgeState::Unverified,
-                    };
-                    states.insert(listing, state);
-                    state
-                }
+            booking.min_bid_per_gpu_hour_now = bid_now;
+            booking.listing_verification_state = match &listing {
+                Some(l) => Listing::try_from(l)?.verification_state,
+                None => BadgeState::Unverified,
             };
-            booking.listing_verification_state = state;
             out.push(booking);
         }
         Ok(out)
@@ -265,15 +322,25 @@ impl App {
             }
             None => None,
         };
+        let claim = interruptible::claim(
+            request.tier,
+            request.bid_per_gpu_hour,
+            listing.min_bid_per_gpu_hour,
+        )?;
         // With Stripe, the provider must be able to take the money; the booking then holds
         // its GPUs while the renter pays. Without, it is confirmed at once.
         let destination = self.payment_destination(&listing).await?;
-        let per_gpu_hour = crate::stored_money(listing.price_amount, &listing.currency)?;
-        if request
-            .expected_amount_per_gpu_hour
-            .is_some_and(|expected| expected != per_gpu_hour.minor())
+        let listed = crate::stored_money(listing.price_amount, &listing.currency)?;
+        let (per_gpu_hour, tier) = match claim {
+            Claim::OnDemand => (listed, booking::Tier::OnDemand),
+            Claim::Bid(bid) => (listed.with_minor(bid), booking::Tier::Interruptible { bid }),
+        };
+        if claim == Claim::OnDemand
+            && request
+                .expected_amount_per_gpu_hour
+                .is_some_and(|expected| expected != listed.minor())
         {
-            return Err(AppError::PriceChanged(per_gpu_hour));
+            return Err(AppError::PriceChanged(listed));
         }
         let record = self.new_booking(
             NewBooking {
@@ -288,6 +355,7 @@ impl App {
                 direct_access: request.direct_access,
                 container,
                 stop_when_idle_secs,
+                tier,
             },
             destination.is_some(),
             now,
@@ -296,15 +364,22 @@ impl App {
         let quota = self.renter_quota();
         // With Stripe it waits for its payment, holding its GPUs.
         let unpaid = u32::from(destination.is_some());
+        let notice = self.interrupt_notice();
         let rules = |machine: &booking::Machine| {
-            // Made at the price read before the lock: never at one the listing no longer asks.
-            booking::price_as_expected(machine, Some(per_gpu_hour))?;
-            booking::admit(machine, &interval, gpus)?;
+            if claim == Claim::OnDemand {
+                // Made at the price read before the lock: never at one the listing no longer
+                // asks.
+                booking::price_as_expected(machine, Some(per_gpu_hour))?;
+            }
+            let displaced =
+                interruptible::admit_displacing(machine, &interval, gpus, claim, now, notice)?;
             booking::within_quota(&machine.renter_open, (&interval, gpus, unpaid), now, quota)?;
-            booking::within_budget(&machine.renter_open, cost)
+            booking::within_budget(&machine.renter_open, cost)?;
+            Ok(displaced)
         };
         match self.db().book(record, now, rules).await {
-            Ok(booking) => {
+            Ok((booking, displaced)) => {
+                self.settle_displaced(&displaced).await;
                 let booking = match destination {
                     Some(destination) => self.start_payment(&booking, destination).await?,
                     None => {
@@ -385,6 +460,16 @@ impl App {
             no_guarantee_reason: None,
             container: b.container.and_then(|c| serde_json::to_string(&c).ok()),
             stop_when_idle_secs: b.stop_when_idle_secs,
+            tier: b.tier.as_str().to_owned(),
+            bid_per_gpu_hour: match b.tier {
+                booking::Tier::Interruptible { bid } => Some(bid),
+                booking::Tier::OnDemand => None,
+            },
+            amount_per_gpu_hour: Some(b.per_gpu_hour.minor()),
+            interrupted_at: None,
+            booked_ends_at: None,
+            interruption_refunded_at: None,
+            interruption_refund_id: None,
         }
     }
 
@@ -514,7 +599,7 @@ pub(crate) fn idempotency_key(raw: &str) -> Result<&str, AppError> {
 }
 
 /// What a refusal of capacity or quota tells the renter.
-pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
+pub fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
     match refusal {
         Refusal::Quota {
             kind,
@@ -560,6 +645,18 @@ pub(crate) fn refusal_error(refusal: Refusal, now: DateTime<Utc>) -> AppError {
             ))
         }
         Refusal::Capacity => AppError::BookingConflict,
+        Refusal::NoticeNeeded { earliest } => AppError::NoticeNeeded(earliest),
+        Refusal::NotInterruptible => {
+            ValidationError::new("tier", "the listing takes no interruptible bookings").into()
+        }
+        Refusal::BidTooLow { min } => ValidationError::new(
+            "bid_per_gpu_hour",
+            format!(
+                "must be at least the listing's min_bid_per_gpu_hour ({})",
+                min.minor()
+            ),
+        )
+        .into(),
         Refusal::Maintenance { from, until } => AppError::Maintenance(format!(
             "from {} until {}",
             from.to_rfc3339(),

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use domain::BookingStatus;
 use uuid::Uuid;
 
 use crate::{App, AppError, Caller};
@@ -68,12 +67,8 @@ impl App {
             return Err(AppError::NotFound("container of this booking"));
         }
         let now = Utc::now();
-        let status = *booking.status;
-        let gives_access = matches!(status, BookingStatus::Confirmed | BookingStatus::Active)
-            && booking.starts_at <= now
-            && now < booking.ends_at;
-        if !gives_access {
-            return Err(AppError::BookingNotActive(status.to_string()));
+        if !crate::market::access::grants_access(&booking, now) {
+            return Err(AppError::BookingNotActive(booking.status.to_string()));
         }
         if !self
             .agent_presence(booking.listing_id)

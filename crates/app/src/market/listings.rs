@@ -6,7 +6,7 @@ use std::sync::Arc;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Duration, Utc};
-use domain::booking::{MAX_BOOKING_DAYS, free_segments};
+use domain::booking::{MAX_BOOKING_DAYS, on_demand_segments};
 use domain::{
     ListingId, ListingInput, ListingSpec, ListingStatus, OrgId, Role, SshInput, ValidationError,
 };
@@ -73,6 +73,8 @@ pub struct ListingPatch {
     pub ram_gb: Option<i64>,
     pub region: Option<String>,
     pub price_per_gpu_hour: Option<i64>,
+    /// `Some(None)` stops taking interruptible bookings (those made keep their bids).
+    pub min_bid_per_gpu_hour: Option<Option<i64>>,
     pub currency: Option<String>,
     pub engine_base_url: Option<String>,
     pub engine_model: Option<String>,
@@ -135,8 +137,10 @@ pub struct Availability {
     pub listing: Listing,
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
-    /// `(start, end, free_gpus)`, consecutive, covering `[from, to)`.
-    pub segments: Vec<(DateTime<Utc>, DateTime<Utc>, i32)>,
+    /// `(start, end, free_gpus, interruptible_gpus)`, consecutive, covering `[from, to)`:
+    /// GPUs free for an on-demand booking, of which `interruptible_gpus` are held by
+    /// interruptible bookings it would displace.
+    pub segments: Vec<(DateTime<Utc>, DateTime<Utc>, i32, i32)>,
 }
 
 pub const DEFAULT_PAGE: u64 = 20;
@@ -397,6 +401,7 @@ impl ListingPatch {
             ram_gb: self.ram_gb.unwrap_or(i64::from(r.ram_gb)),
             region: self.region.as_deref().unwrap_or(&r.region),
             price_per_gpu_hour: self.price_per_gpu_hour.unwrap_or(r.price_amount),
+            min_bid_per_gpu_hour: self.min_bid_per_gpu_hour.unwrap_or(r.min_bid_per_gpu_hour),
             currency: self.currency.as_deref().unwrap_or(&r.currency),
             engine_base_url: self
                 .engine_base_url
@@ -630,7 +635,7 @@ impl App {
         } else {
             0
         };
-        let segments = free_segments(
+        let segments = on_demand_segments(
             capacity,
             (listing.available_from, listing.available_until),
             &booked,

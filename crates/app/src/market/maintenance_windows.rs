@@ -12,7 +12,6 @@
 
 use chrono::{DateTime, Utc};
 use domain::{BookingStatus, ListingId};
-use payments::RefundRequest;
 use store::{Interrupted, WindowDeleted, WindowError, WindowRecord};
 use uuid::Uuid;
 
@@ -201,37 +200,11 @@ impl App {
     async fn give_back_interruption(&self, taken: &Interrupted) -> Result<bool, AppError> {
         let (booking, interruption) = (&taken.booking, &taken.interruption);
         let amount = interruption.refund_amount;
-        let (refund_id, rows) = match (
-            &booking.payment_intent_id,
-            booking.payment_provider.is_some(),
-        ) {
-            (Some(intent), true) if amount > 0 => {
-                let provider = self.payment_provider()?;
-                let request = RefundRequest {
-                    payment_intent: intent.clone(),
-                    amount,
-                    booking_id: booking.id.to_string(),
-                    idempotency_key: format!(
-                        "booking-{}-window-{}-refund",
-                        booking.id, interruption.window_id
-                    ),
-                };
-                let done = provider.refund(&request).await.map_err(|e| {
-                    AppError::PaymentProvider(crate::money::payments::provider_failed(
-                        booking.id, &e,
-                    ))
-                })?;
-                let listing = self.listing_record(booking.listing_id).await?;
-                let rows = crate::money::payments::refund_rows(
-                    booking,
-                    listing.org_id,
-                    &done.id,
-                    done.amount,
-                )?;
-                (Some(done.id), rows)
-            }
-            _ => (None, Vec::new()),
-        };
+        let key = format!(
+            "booking-{}-window-{}-refund",
+            booking.id, interruption.window_id
+        );
+        let (refund_id, rows) = self.refund_part(booking, amount, key).await?;
         let given = self
             .db()
             .interruption_refunded(interruption.id, refund_id.as_deref(), &rows, Utc::now())

@@ -7,11 +7,13 @@ pub(crate) mod cancellation;
 pub mod catalogs;
 pub mod container_logs;
 pub mod gateway;
+pub(crate) mod interruptible;
 pub mod listings;
 pub mod machine_access;
 pub mod maintenance_windows;
 pub mod offers;
 pub mod planner;
+pub mod quotes;
 pub mod sweeps;
 
 use crate::{AppError, Config};

@@ -531,6 +531,7 @@ impl App {
             return Ok(found);
         }
         let quota = self.renter_quota();
+        let notice = self.interrupt_notice();
         let mut excluded: Vec<Uuid> = Vec::new();
         for _ in 0..REPLANS {
             let offers = self.all_offers(&checked, &excluded).await?;
@@ -579,6 +580,7 @@ impl App {
                         direct_access: request.direct_access,
                         container: None,
                         stop_when_idle_secs: None,
+                        tier: domain::booking::Tier::OnDemand,
                     },
                     destination.is_some(),
                     now,
@@ -622,12 +624,23 @@ impl App {
                             .find(|o| o.listing.id.as_uuid() == b.listing_id)
                             .map(|o| o.listing.price);
                         booking::price_as_expected(machine, priced)?;
-                        booking::admit(machine, &interval, b.gpu_count)
+                        // On demand: interruptible bookings in the way are displaced.
+                        booking::interruptible::admit_displacing(
+                            machine,
+                            &interval,
+                            b.gpu_count,
+                            booking::interruptible::Claim::OnDemand,
+                            now,
+                            notice,
+                        )
                     },
                 )
                 .await;
             let booked = match booked {
-                Ok(booked) => booked,
+                Ok((booked, displaced)) => {
+                    self.settle_displaced(&displaced).await;
+                    booked
+                }
                 Err(PlanError::Taken(taken)) => {
                     excluded.extend(taken);
                     continue;

@@ -23,6 +23,10 @@ pub struct SweepSummary {
     pub interruptions_given_back: usize,
     /// Bookings ended because no gateway request came for their `stop_when_idle_secs`.
     pub idle_stopped: usize,
+    /// Interrupting bookings whose notice ran out.
+    pub interrupted: u64,
+    /// Displaced bookings' refunds made (the first try had failed).
+    pub displacements_given_back: usize,
 }
 
 impl SweepSummary {
@@ -40,6 +44,7 @@ impl App {
         // failing is not completed at its end, so it is tried again until it is made.
         let maintenance_cancelled = self.cancel_for_maintenance().await?;
         let interruptions_given_back = self.give_back_interruptions().await?;
+        let displacements_given_back = self.give_back_displacements().await?;
         let idle_stopped = self.stop_idle_bookings(Utc::now()).await?;
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
@@ -52,6 +57,8 @@ impl App {
             completed: sweep.completed,
             plans_released,
             idle_stopped,
+            interrupted: sweep.interrupted,
+            displacements_given_back,
         })
     }
 

@@ -6,6 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::{BookingId, BookingStatus, GpuHold, ValidationError};
 
 mod charges;
+pub mod interruptible;
 mod renter;
 
 pub use charges::{Interruption, interruption, price, refund, seconds_not_covered};
@@ -80,12 +81,33 @@ pub enum HeldBy {
     Window(uuid::Uuid),
 }
 
-/// How a booking holds its GPUs against others: every booking is on demand until the market
-/// brings tiers that may be displaced.
+/// How a booking holds its GPUs against others: on demand for its whole interval, or
+/// interruptible at a bid (minor units per GPU-hour) until an on-demand booking or a higher
+/// bid needs them ([`interruptible`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Tier {
     #[default]
     OnDemand,
+    Interruptible {
+        bid: i64,
+    },
+}
+
+impl Tier {
+    /// As stored: `on_demand`, or `interruptible` with its bid.
+    pub fn of(tier: &str, bid: Option<i64>) -> Self {
+        match (tier, bid) {
+            ("interruptible", Some(bid)) => Self::Interruptible { bid },
+            _ => Self::OnDemand,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OnDemand => "on_demand",
+            Self::Interruptible { .. } => "interruptible",
+        }
+    }
 }
 
 /// GPUs held over `[starts_at, ends_at)`: so a capacity decision can name what it decides on.
@@ -108,6 +130,17 @@ impl Holding {
             gpus,
             tier: Tier::OnDemand,
         }
+    }
+
+    /// Whether an on-demand booking may displace it: an interruptible booking's. Search and
+    /// availability count such GPUs as free for on-demand.
+    pub fn displaceable(&self) -> bool {
+        matches!(self.tier, Tier::Interruptible { .. })
+    }
+
+    /// The same holding at `tier`.
+    pub fn at(self, tier: Tier) -> Self {
+        Self { tier, ..self }
     }
 
     /// A maintenance window over a machine of `gpus` GPUs.
@@ -193,6 +226,47 @@ pub fn free_segments(
     segments
 }
 
+/// Free GPUs for an on-demand booking over `[from, to)`, as [`free_segments`] counts them but
+/// with GPUs held interruptibly counted free (an on-demand booking displaces them), each
+/// segment with how many of its free GPUs are so held: `(start, end, free, interruptible)`.
+pub fn on_demand_segments(
+    capacity: i32,
+    window: (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
+    holdings: &[Holding],
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Vec<(DateTime<Utc>, DateTime<Utc>, i32, i32)> {
+    let firm: Vec<Holding> = holdings
+        .iter()
+        .filter(|h| !h.displaceable())
+        .copied()
+        .collect();
+    let free = free_segments(capacity, window, &firm, from, to);
+    let all = free_segments(capacity, window, holdings, from, to);
+    // Both cover `[from, to)`; cut at every edge of either.
+    let mut edges: Vec<DateTime<Utc>> = free.iter().chain(&all).map(|s| s.0).collect();
+    edges.push(to);
+    edges.sort();
+    edges.dedup();
+    let at = |segments: &[(DateTime<Utc>, DateTime<Utc>, i32)], t: DateTime<Utc>| {
+        segments
+            .iter()
+            .find(|s| s.0 <= t && t < s.1)
+            .map_or(0, |s| s.2)
+    };
+    let mut out: Vec<(DateTime<Utc>, DateTime<Utc>, i32, i32)> = Vec::new();
+    for pair in edges.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let (firm_free, all_free) = (at(&free, a), at(&all, a));
+        let segment = (a, b, firm_free, (firm_free - all_free).max(0));
+        match out.last_mut() {
+            Some(last) if (last.2, last.3) == (segment.2, segment.3) => last.1 = b,
+            _ => out.push(segment),
+        }
+    }
+    out
+}
+
 /// A machine as read inside a booking's transaction: what the booking rules decide on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
@@ -211,6 +285,9 @@ pub struct Machine {
     pub maintenance: Vec<(DateTime<Utc>, DateTime<Utc>)>,
     /// Its price per GPU-hour, as read under the lock (`None` where unknown).
     pub price_per_gpu_hour: Option<crate::Money>,
+    /// The lowest bid per GPU-hour it takes for an interruptible booking (`None`: it takes
+    /// none).
+    pub min_bid_per_gpu_hour: Option<crate::Money>,
 }
 
 /// Why a machine cannot take a booking.
@@ -248,6 +325,16 @@ pub enum Refusal {
     /// It would cost more than is left of the renter's budget this month: what is left.
     #[error("the booking would exceed the renter's budget")]
     Budget { left: crate::Money },
+    /// It needs GPUs a started interruptible booking keeps through its notice: it could hold
+    /// from `earliest`.
+    #[error("the GPUs are free only once a running interruptible booking's notice has run out")]
+    NoticeNeeded { earliest: DateTime<Utc> },
+    /// The listing takes no interruptible bookings (any more).
+    #[error("the listing takes no interruptible bookings")]
+    NotInterruptible,
+    /// The bid is below the listing's minimum as read under its lock.
+    #[error("the bid is below the listing's minimum")]
+    BidTooLow { min: crate::Money },
 }
 
 /// The fewest and most seconds a booking may ask to be idle before it ends.
@@ -311,6 +398,17 @@ pub fn price_as_expected(machine: &Machine, priced: Option<crate::Money>) -> Res
 /// interval its bookings and this one need more GPUs than it has. Decided on the machine as
 /// read under the lock that serialises its bookings, so racing requests never overbook.
 pub fn admit(machine: &Machine, interval: &Interval, gpus: i32) -> Result<(), Refusal> {
+    admissible(machine, interval)?;
+    let peak = peak_usage(&machine.holding, interval.starts_at, interval.ends_at);
+    if peak + gpus > machine.capacity {
+        return Err(Refusal::Capacity);
+    }
+    Ok(())
+}
+
+/// The booking rules but capacity: listed, inside the availability window, outside
+/// maintenance.
+fn admissible(machine: &Machine, interval: &Interval) -> Result<(), Refusal> {
     if machine.status != crate::ListingStatus::Active {
         return Err(Refusal::Delisted);
     }
@@ -324,10 +422,6 @@ pub fn admit(machine: &Machine, interval: &Interval, gpus: i32) -> Result<(), Re
         .find(|&&(from, until)| from < interval.ends_at && interval.starts_at < until)
     {
         return Err(Refusal::Maintenance { from, until });
-    }
-    let peak = peak_usage(&machine.holding, interval.starts_at, interval.ends_at);
-    if peak + gpus > machine.capacity {
-        return Err(Refusal::Capacity);
     }
     Ok(())
 }
@@ -403,6 +497,31 @@ mod tests {
     }
 
     #[test]
+    fn gpus_held_at_a_bid_are_free_for_on_demand_and_counted() {
+        let bid = |from, until, gpus| Holding {
+            tier: Tier::Interruptible { bid: 60 },
+            ..held(&[(from, until, gpus)])[0]
+        };
+        // Three GPUs: one on demand over [1, 3), two at a bid over [2, 4).
+        let holdings = [held(&[(t(1), t(3), 1)])[0], bid(t(2), t(4), 2)];
+        assert_eq!(
+            on_demand_segments(3, (None, None), &holdings, t(0), t(5)),
+            vec![
+                (t(0), t(1), 3, 0),
+                (t(1), t(2), 2, 0),
+                (t(2), t(3), 2, 2),
+                (t(3), t(4), 3, 2),
+                (t(4), t(5), 3, 0)
+            ]
+        );
+        assert_eq!(
+            on_demand_segments(3, (Some(t(3)), None), &holdings, t(2), t(4)),
+            vec![(t(2), t(3), 0, 0), (t(3), t(4), 3, 2)],
+            "nothing is free outside the window"
+        );
+    }
+
+    #[test]
     fn the_booking_rules_decide_in_order() {
         use crate::ListingStatus;
         let interval = Interval::new(t(2), t(4), t(0)).unwrap();
@@ -414,6 +533,7 @@ mod tests {
             renter_open: RenterOpen::default(),
             maintenance: vec![(t(4), t(5))],
             price_per_gpu_hour: Some(crate::Money::new(150, crate::Currency::Eur)),
+            min_bid_per_gpu_hour: None,
         };
         let eur = |minor| Some(crate::Money::new(minor, crate::Currency::Eur));
         assert_eq!(price_as_expected(&machine, None), Ok(()));

@@ -21,6 +21,8 @@ pub enum Event {
     BookingEnded(BookingFacts),
     BookingCancelled(BookingCancelled),
     BookingCredited(BookingCredited),
+    BookingInterrupting(BookingInterruption),
+    BookingInterrupted(BookingInterruption),
     VerificationFinished(RunEnded),
     VerificationFailed(RunEnded),
     ListingVerified(ListingVerified),
@@ -59,6 +61,8 @@ impl Event {
             Self::BookingEnded(_) => EventKind::BookingEnded,
             Self::BookingCancelled(_) => EventKind::BookingCancelled,
             Self::BookingCredited(_) => EventKind::BookingCredited,
+            Self::BookingInterrupting(_) => EventKind::BookingInterrupting,
+            Self::BookingInterrupted(_) => EventKind::BookingInterrupted,
             Self::VerificationFinished(_) => EventKind::VerificationFinished,
             Self::VerificationFailed(_) => EventKind::VerificationFailed,
             Self::ListingVerified(_) => EventKind::ListingVerified,
@@ -82,6 +86,7 @@ impl Event {
             }
             Self::BookingCancelled(c) => c.booking.audience(),
             Self::BookingCredited(c) => c.booking.audience(),
+            Self::BookingInterrupting(i) | Self::BookingInterrupted(i) => i.booking.audience(),
             Self::VerificationFinished(r) | Self::VerificationFailed(r) => {
                 Audience::Listing(r.listing_id)
             }
@@ -156,6 +161,32 @@ pub struct BookingCancelled {
 pub struct BookingCredited {
     pub booking: BookingFacts,
     pub credit: Money,
+}
+
+/// `booking.interrupting` or `booking.interrupted`: an interruptible booking displaced, when its
+/// access ends (`ends_at` once displaced; `None` for one that never began) and what it is
+/// given back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookingInterruption {
+    pub booking: BookingFacts,
+    pub access_until: Option<DateTime<Utc>>,
+    pub refund: Money,
+}
+
+impl Serialize for BookingInterruption {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Payload<'a> {
+            #[serde(flatten)]
+            refunded: WithAmount<'a>,
+            access_until: Option<DateTime<Utc>>,
+        }
+        Payload {
+            refunded: WithAmount::new(&self.booking, "refund_amount", self.refund),
+            access_until: self.access_until,
+        }
+        .serialize(s)
+    }
 }
 
 /// A booking's facts with an amount, as `{…, <amount_key>: minor units, currency: "USD"}`.

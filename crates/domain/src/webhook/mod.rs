@@ -45,6 +45,8 @@ event_kinds! {
     BookingEnded => "booking.ended": "A booking's interval ended.",
     BookingCancelled => "booking.cancelled": "A booking was cancelled by its renter (or, before maintenance windows interrupted bookings, by a window with a full refund).",
     BookingCredited => "booking.credited": "A booking's performance guarantee gave money back.",
+    BookingInterrupting => "booking.interrupting": "An interruptible booking that had started was displaced (by an on-demand booking or a higher bid): its access ends at `access_until`, and the part after it is refunded.",
+    BookingInterrupted => "booking.interrupted": "An interruptible booking ended displaced: at once, refunded in full, when it had not started; when its notice ran out otherwise.",
     VerificationFinished => "verification.finished": "A verification run finished with a signed report.",
     VerificationFailed => "verification.failed": "A verification run failed.",
     ListingVerified => "listing.verified": "A listing got a verified badge from a compliant report.",
@@ -327,7 +329,7 @@ mod tests {
             mine.iter()
                 .all(|k| k.as_str().starts_with("booking.") || k.as_str().starts_with("budget."))
         );
-        assert_eq!(mine.len(), 7);
+        assert_eq!(mine.len(), 9);
         let err = subscription(&["listing.down".into()], true).unwrap_err();
         assert!(err.message.contains("organisation"), "{err}");
         let twice = subscription(

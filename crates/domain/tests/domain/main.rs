@@ -68,6 +68,7 @@ proptest! {
                         renter_open: Default::default(),
                         maintenance: vec![],
                         price_per_gpu_hour: None,
+                        min_bid_per_gpu_hour: None,
                     };
                     if admit(&machine, &interval, gpus).is_ok() {
                         let span = (interval.starts_at(), interval.ends_at());

@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Utc};
 use domain::webhook::{
-    BookingCancelled, BookingCredited, BookingFacts, BudgetAlerted, Event, EventKind,
-    ListingDemoted, ListingExpired, ListingVerified, MaintenanceAnnounced, OrgReportPublished,
-    ReportPublished, RunEnded, RunReportPublished, WebhookTest,
+    BookingCancelled, BookingCredited, BookingFacts, BookingInterruption, BudgetAlerted, Event,
+    EventKind, ListingDemoted, ListingExpired, ListingVerified, MaintenanceAnnounced,
+    OrgReportPublished, ReportPublished, RunEnded, RunReportPublished, WebhookTest,
 };
 use domain::{BookingStatus, Currency, Money, RunStatus};
 use uuid::Uuid;
@@ -62,6 +62,23 @@ fn examples(kind: EventKind) -> Vec<Event> {
             booking: booking(BookingStatus::Completed),
             credit: usd(150),
         })],
+        EventKind::BookingInterrupting => {
+            vec![Event::BookingInterrupting(BookingInterruption {
+                booking: BookingFacts {
+                    ends_at: at("2026-12-04T11:02:00Z"),
+                    ..booking(BookingStatus::Interrupting)
+                },
+                access_until: Some(at("2026-12-04T11:02:00Z")),
+                refund: usd(890),
+            })]
+        }
+        EventKind::BookingInterrupted => {
+            vec![Event::BookingInterrupted(BookingInterruption {
+                booking: booking(BookingStatus::Interrupted),
+                access_until: None,
+                refund: usd(1200),
+            })]
+        }
         EventKind::VerificationFinished => {
             vec![Event::run_ended(run("verification", RunStatus::Succeeded))]
         }

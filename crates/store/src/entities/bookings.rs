@@ -44,6 +44,21 @@ pub struct Model {
     /// Seconds without a gateway request after which it is cancelled as its renter would
     /// (gateway-only bookings); unset for none.
     pub stop_when_idle_secs: Option<i32>,
+    /// `on_demand`, or `interruptible` at `bid_per_gpu_hour` (minor units; the bid in force).
+    pub tier: String,
+    pub bid_per_gpu_hour: Option<i64>,
+    /// The price per GPU-hour in force (the listing's on demand, the bid); unset on bookings
+    /// made before it was recorded.
+    pub amount_per_gpu_hour: Option<i64>,
+    /// When an interruptible booking was displaced.
+    pub interrupted_at: Option<DateTimeUtc>,
+    /// The end it was booked for, when displacement after its start moved `ends_at` to the
+    /// end of its notice.
+    pub booked_ends_at: Option<DateTimeUtc>,
+    /// When its displacement's refund (`refund_amount`) was given back, with the payment
+    /// provider's refund.
+    pub interruption_refunded_at: Option<DateTimeUtc>,
+    pub interruption_refund_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

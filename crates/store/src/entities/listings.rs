@@ -62,6 +62,9 @@ pub struct Model {
     /// What it offers to bookings that ask for a container (`domain::container::ContainerAccess`,
     /// JSON); unset when it offers none.
     pub access_containers: Option<String>,
+    /// The lowest bid per GPU-hour it takes for an interruptible booking, minor units; unset
+    /// when it takes none.
+    pub min_bid_per_gpu_hour: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

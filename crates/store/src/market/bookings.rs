@@ -2,7 +2,9 @@
 //! the listing's write lock (an `UPDATE` of its row — a row lock on PostgreSQL, the database
 //! write lock on SQLite), so racing bookings of one machine are decided one after another.
 
+use crate::market::interruptible::DisplacedBooking;
 use chrono::{DateTime, Utc};
+use domain::booking::interruptible::Displaced;
 use domain::booking::{Machine, Refusal, RenterOpen};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
@@ -133,6 +135,10 @@ pub(crate) async fn lock_machine(
         price_per_gpu_hour: domain::Currency::parse("currency", &record.currency)
             .ok()
             .map(|currency| domain::Money::new(record.price_amount, currency)),
+        min_bid_per_gpu_hour: domain::Currency::parse("currency", &record.currency)
+            .ok()
+            .zip(record.min_bid_per_gpu_hour)
+            .map(|(currency, min)| domain::Money::new(min, currency)),
     };
     Ok((record, machine))
 }
@@ -150,8 +156,10 @@ pub(crate) async fn insert_booking(
     booking.direct_access =
         crate::money::guarantees::reaches_directly(listing, booking.direct_access);
     // The listing's guarantee as it stands now is the booking's for good (or why it has none).
-    let guarantee =
-        crate::money::guarantees::guarantee_for((booking.id, booking.direct_access), listing);
+    let guarantee = crate::money::guarantees::guarantee_for(
+        (booking.id, booking.direct_access, &booking.tier),
+        listing,
+    );
     booking.no_guarantee_reason = guarantee.as_ref().err().map(|why| (*why).to_owned());
     let confirmed = (booking.status == BookingStatus::Confirmed).then(|| booking.clone());
     use sea_orm::ActiveModelTrait;
@@ -203,13 +211,15 @@ impl From<sea_orm::DbErr> for BookingError {
 
 impl Db {
     /// Inserts `booking` when, with it, the listing's GPUs are never over-committed at any
-    /// instant (`fits` decides from the overlapping bookings and the listing's GPU count).
+    /// instant: `rules` decide from the machine as read under its lock, and name the
+    /// interruptible bookings it displaces (moved out of the way in the same transaction).
+    /// Answers the booking made and the ids of those it displaced.
     pub async fn book(
         &self,
         booking: BookingRecord,
         now: DateTime<Utc>,
-        rules: impl FnOnce(&Machine) -> Result<(), Refusal>,
-    ) -> Result<BookingRecord, BookingError> {
+        rules: impl FnOnce(&Machine) -> Result<Vec<Displaced>, Refusal>,
+    ) -> Result<(BookingRecord, Vec<DisplacedBooking>), BookingError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
         let renter_open = lock_renter(&txn, booking.renter_id, now).await?;
@@ -221,7 +231,8 @@ impl Db {
             renter_open,
         )
         .await?;
-        rules(&machine)?;
+        let displaced = rules(&machine)?;
+        let displaced = crate::market::interruptible::displace(&txn, &displaced, now).await?;
         let (id, renter, cost) = (booking.id, booking.renter_id, booking.price_amount);
         insert_booking(&txn, booking, &listing).await?;
         crate::money::budgets::alert_spending(
@@ -233,9 +244,10 @@ impl Db {
         )
         .await?;
         txn.commit().await?;
-        self.booking_by_id(id).await?.ok_or_else(|| {
+        let booking = self.booking_by_id(id).await?.ok_or_else(|| {
             BookingError::Store(StoreError::Corrupt(format!("booking {id} vanished")))
-        })
+        })?;
+        Ok((booking, displaced))
     }
 
     pub async fn booking_by_id(&self, id: Uuid) -> Result<Option<BookingRecord>, StoreError> {
@@ -408,9 +420,7 @@ impl Db {
     ) -> Result<Vec<BookingRecord>, StoreError> {
         Ok(bookings::Entity::find()
             .filter(bookings::Column::ListingId.eq(listing))
-            .filter(
-                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
-            )
+            .filter(bookings::Column::Status.is_in(booking_status::GIVING_ACCESS))
             .filter(bookings::Column::StartsAt.lt(until))
             .filter(bookings::Column::EndsAt.gt(from))
             .order_by_asc(bookings::Column::StartsAt)
@@ -430,9 +440,7 @@ impl Db {
             .column(bookings::Column::ListingId)
             .distinct()
             .filter(bookings::Column::RenterId.eq(renter))
-            .filter(
-                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
-            )
+            .filter(bookings::Column::Status.is_in(booking_status::GIVING_ACCESS))
             .filter(bookings::Column::EndsAt.gt(from))
             .into_tuple()
             .all(self.conn())
@@ -533,6 +541,7 @@ impl Db {
             let started = Event::BookingStarted(booking_facts(booking)?);
             emit(&txn, &started, booking.starts_at).await?;
         }
+        sweep.interrupted = crate::market::interruptible::end_interrupting(&txn, now).await?;
         txn.commit().await?;
         sweep.completed = completed.len() as u64;
         sweep.activated = activated.len() as u64;
@@ -546,4 +555,6 @@ pub struct Sweep {
     pub expired: Vec<Uuid>,
     pub activated: u64,
     pub completed: u64,
+    /// Interrupting bookings whose notice ran out.
+    pub interrupted: u64,
 }

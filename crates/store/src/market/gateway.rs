@@ -35,9 +35,7 @@ impl Db {
         use crate::status::booking_status;
         let found = bookings::Entity::find()
             .filter(bookings::Column::StopWhenIdleSecs.is_not_null())
-            .filter(
-                bookings::Column::Status.is_in([booking_status::CONFIRMED, booking_status::ACTIVE]),
-            )
+            .filter(bookings::Column::Status.is_in(booking_status::GIVING_ACCESS))
             .filter(bookings::Column::StartsAt.lte(now))
             .filter(bookings::Column::EndsAt.gt(now))
             .filter(bookings::Column::CancelRequestedAt.is_null())

@@ -25,6 +25,7 @@ fn spec_model(spec: &ListingSpec) -> listings::ActiveModel {
         region: Set(spec.region.clone()),
         price_amount: Set(spec.price.minor()),
         currency: Set(spec.price.currency().code().to_owned()),
+        min_bid_per_gpu_hour: Set(spec.min_bid.map(|min| min.minor())),
         engine_base_url: Set(spec.engine_base_url.clone()),
         engine_model: Set(spec.engine_model.clone()),
         engine_name: Set(spec.engine_name.clone()),

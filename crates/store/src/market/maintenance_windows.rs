@@ -387,13 +387,17 @@ fn interruption_of(
         .parse()
         .map_err(|_| corrupt(&format!("unknown currency {:?}", booking.currency)))?;
     let paid = domain::Money::new(booking.price_amount, currency);
-    // Checked as of its start: a stored booking may have begun.
+    // Checked as of its start: a stored booking may have begun. Its share is of the interval
+    // it was booked (and paid) for; a displaced one's notice ends its access at `ends_at`, and
+    // its displacement gave back the rest.
+    let booked_until = booking.booked_ends_at.unwrap_or(booking.ends_at);
     let interval =
-        domain::booking::Interval::new(booking.starts_at, booking.ends_at, booking.starts_at)
+        domain::booking::Interval::new(booking.starts_at, booked_until, booking.starts_at)
             .map_err(|e| corrupt(&e))?;
+    let window_span = (window.starts_at, Ord::min(window.ends_at, booking.ends_at));
     Ok(
-        domain::booking::interruption(paid, &interval, (window.starts_at, window.ends_at), taken)
-            .map(|i| InterruptionRecord {
+        domain::booking::interruption(paid, &interval, window_span, taken).map(|i| {
+            InterruptionRecord {
                 id: Uuid::now_v7(),
                 booking_id: booking.id,
                 window_id: window.id,
@@ -406,6 +410,7 @@ fn interruption_of(
                 refunded_at: None,
                 refund_id: None,
                 created_at: now,
-            }),
+            }
+        }),
     )
 }

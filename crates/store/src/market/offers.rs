@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use domain::booking::interruptible::Displaced;
 use domain::booking::{Machine, Refusal, RenterOpen};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
@@ -16,6 +17,7 @@ use uuid::Uuid;
 use crate::BookingRecord;
 use crate::entities::{booking_plans, bookings, listing_cells, listing_prefill, listings};
 use crate::market::bookings::{BookingError, insert_booking, lock_machine, lock_renter};
+use crate::market::interruptible::DisplacedBooking;
 use crate::status::listing_status;
 use crate::trust::projection::ProjectedCell;
 use crate::{Db, ListingRecord, StoreError, conflict_as};
@@ -193,16 +195,18 @@ impl Db {
 
     /// Books `plan`'s `bookings` (one per listing, each with `plan_id` set) in one
     /// transaction, all or none. `quota` judges the plan as one booking of all its GPUs
-    /// against the renter's open bookings; `admit` each machine, locked in listing-id order.
-    /// Every listing that refuses is named in [`PlanError::Taken`].
+    /// against the renter's open bookings; `admit` each machine, locked in listing-id order,
+    /// naming the interruptible bookings it displaces (moved out of the way in the same
+    /// transaction). Every listing that refuses is named in [`PlanError::Taken`]. Answers the
+    /// plan's bookings and those displaced.
     pub async fn book_plan(
         &self,
         plan: PlanRecord,
         mut bookings: Vec<BookingRecord>,
         now: DateTime<Utc>,
         quota: impl FnOnce(&RenterOpen) -> Result<(), Refusal>,
-        admit: impl Fn(&Machine, &BookingRecord) -> Result<(), Refusal>,
-    ) -> Result<Vec<BookingRecord>, PlanError> {
+        admit: impl Fn(&Machine, &BookingRecord) -> Result<Vec<Displaced>, Refusal>,
+    ) -> Result<(Vec<BookingRecord>, Vec<DisplacedBooking>), PlanError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
         let renter_open = lock_renter(&txn, plan.renter_id, now).await?;
@@ -210,11 +214,15 @@ impl Db {
         bookings.sort_by_key(|b| b.listing_id);
         let mut taken = Vec::new();
         let mut admitted = Vec::with_capacity(bookings.len());
+        let mut displacing = Vec::new();
         for booking in bookings {
             let span = (booking.starts_at, booking.ends_at);
             match lock_machine(&txn, booking.listing_id, span, now, RenterOpen::default()).await {
                 Ok((listing, machine)) => match admit(&machine, &booking) {
-                    Ok(()) => admitted.push((booking, listing)),
+                    Ok(displaced) => {
+                        displacing.extend(displaced);
+                        admitted.push((booking, listing));
+                    }
                     Err(_) => taken.push(booking.listing_id),
                 },
                 Err(BookingError::NoListing) => taken.push(booking.listing_id),
@@ -232,6 +240,7 @@ impl Db {
                 StoreError::Conflict(_) => PlanError::KeyUsed,
                 other => PlanError::Store(other),
             })?;
+        let displaced = crate::market::interruptible::displace(&txn, &displacing, now).await?;
         let cost: i64 = admitted.iter().map(|(b, _)| b.price_amount).sum();
         for (booking, listing) in admitted {
             insert_booking(&txn, booking, &listing)
@@ -241,7 +250,7 @@ impl Db {
         crate::money::budgets::alert_spending(&txn, renter, renter_open.budget.as_ref(), cost, now)
             .await?;
         txn.commit().await?;
-        Ok(self.bookings_of_plan(id).await?)
+        Ok((self.bookings_of_plan(id).await?, displaced))
     }
 }
 

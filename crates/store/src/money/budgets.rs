@@ -70,6 +70,8 @@ async fn month_spent(
             booking_status::ACTIVE,
             booking_status::COMPLETED,
             booking_status::CANCELLED,
+            booking_status::INTERRUPTING,
+            booking_status::INTERRUPTED,
         ]))
         .into_tuple()
         .all(conn)

@@ -26,7 +26,7 @@ pub mod no_guarantee {
     /// The booking reaches the machine directly (SSH or an HTTPS URL): it can load the
     /// engine around the gateway, which judges only what it sees.
     pub const DIRECT_ACCESS: &str = "direct_access";
-    /// An interruptible booking (none are made yet): its access may end early.
+    /// An interruptible booking: its access may end early, displaced.
     pub const INTERRUPTIBLE: &str = "interruptible";
 }
 
@@ -40,9 +40,12 @@ pub(crate) fn reaches_directly(listing: &crate::ListingRecord, direct_access: bo
 /// verified (so there is a report to hold the delivery to), and the booking does not reach
 /// the machine around the gateway — or why it gets none ([`no_guarantee`]).
 pub(crate) fn guarantee_for(
-    (booking, direct_access): (Uuid, bool),
+    (booking, direct_access, tier): (Uuid, bool, &str),
     listing: &crate::ListingRecord,
 ) -> Result<booking_guarantees::ActiveModel, &'static str> {
+    if tier != domain::booking::Tier::OnDemand.as_str() {
+        return Err(no_guarantee::INTERRUPTIBLE);
+    }
     let min_bp = listing
         .guarantee_min_bp
         .ok_or(no_guarantee::LISTING_OFFERS_NONE)?;

@@ -285,6 +285,7 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
         measured_engine: Set(verified.then(|| "vllm".to_owned())),
         hardware_confirmed: Set(false),
         access_containers: Set(None),
+        min_bid_per_gpu_hour: Set(None),
         status: Set(domain::ListingStatus::Active.into()),
         latest_report_id: Set(verified.then_some(report_id)),
         verified_at: Set(verified.then_some(now)),
@@ -372,6 +373,13 @@ fn synthetic_listing(rng: &mut Rng, org: Uuid, user: Uuid, now: DateTime<Utc>) -
             no_guarantee_reason: Set(None),
             container: Set(None),
             stop_when_idle_secs: Set(None),
+            tier: Set("on_demand".to_owned()),
+            bid_per_gpu_hour: Set(None),
+            amount_per_gpu_hour: Set(None),
+            interrupted_at: Set(None),
+            booked_ends_at: Set(None),
+            interruption_refunded_at: Set(None),
+            interruption_refund_id: Set(None),
         }
     });
     SyntheticListing {

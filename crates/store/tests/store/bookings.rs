@@ -50,6 +50,13 @@ pub(crate) fn booking(
         no_guarantee_reason: None,
         container: None,
         stop_when_idle_secs: None,
+        tier: "on_demand".into(),
+        bid_per_gpu_hour: None,
+        amount_per_gpu_hour: None,
+        interrupted_at: None,
+        booked_ends_at: None,
+        interruption_refunded_at: None,
+        interruption_refund_id: None,
     }
 }
 
@@ -78,7 +85,7 @@ async fn racing_bookings_never_exceed_capacity(backend: Backend) {
             );
             let interval = domain::booking::Interval::new(start, end, now).unwrap();
             db.book(booking, now, |machine| {
-                domain::booking::admit(machine, &interval, 1)
+                domain::booking::admit(machine, &interval, 1).map(|()| Vec::new())
             })
             .await
         })
@@ -110,7 +117,7 @@ async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
     let (_database, db, user, listing) = marketplace(backend).await;
     let now = Utc::now();
     let h = Duration::hours;
-    let fits = |_: &domain::booking::Machine| Ok(());
+    let fits = |_: &domain::booking::Machine| Ok(Vec::new());
     let mut held = booking(
         listing,
         user,
@@ -150,7 +157,7 @@ async fn the_sweeper_moves_bookings_on_time(backend: Backend) {
     );
     let mut ids = Vec::new();
     for b in [held, holding, started, ended, future] {
-        ids.push(db.book(b, now - h(3), fits).await.unwrap().id);
+        ids.push(db.book(b, now - h(3), fits).await.unwrap().0.id);
     }
     let sweep = db.sweep_bookings(now).await.unwrap();
     assert_eq!(sweep.expired, vec![ids[0]]);
@@ -230,7 +237,7 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
     let (_database, db, user, listing) = marketplace(backend).await;
     let now = Utc::now();
     let h = Duration::hours;
-    let fits = |_: &domain::booking::Machine| Ok(());
+    let fits = |_: &domain::booking::Machine| Ok(Vec::new());
     let owed = booking(
         listing,
         user,
@@ -238,7 +245,7 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
         booking_status::ACTIVE,
         (now - h(1), now + h(1)),
     );
-    let owed = db.book(owed, now, fits).await.unwrap().id;
+    let owed = db.book(owed, now, fits).await.unwrap().0.id;
     let before = booking(
         listing,
         user,
@@ -246,7 +253,7 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled(backend: Ba
         booking_status::ACTIVE,
         (now - h(3), now - h(2)),
     );
-    let before = db.book(before, now - h(3), fits).await.unwrap().id;
+    let before = db.book(before, now - h(3), fits).await.unwrap().0.id;
     db.insert_window_as_stored(store::WindowRecord {
         id: Uuid::now_v7(),
         listing_id: listing,
@@ -295,7 +302,7 @@ async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share(backend: B
     let (_database, db, user, listing) = marketplace(backend).await;
     let now = Utc::now();
     let h = Duration::hours;
-    let fits = |_: &domain::booking::Machine| Ok(());
+    let fits = |_: &domain::booking::Machine| Ok(Vec::new());
     let mut four_hours = booking(
         listing,
         user,
@@ -304,7 +311,7 @@ async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share(backend: B
         (now + h(1), now + h(5)),
     );
     four_hours.price_amount = 600;
-    let booked = db.book(four_hours, now, fits).await.unwrap();
+    let booked = db.book(four_hours, now, fits).await.unwrap().0;
     let window = |from, until| store::WindowRecord {
         id: Uuid::now_v7(),
         listing_id: listing,

@@ -40,6 +40,7 @@ pub async fn organisation(
         ram_gb: 1,
         region: "r",
         price_per_gpu_hour: 1,
+        min_bid_per_gpu_hour: None,
         currency: "USD",
         engine_base_url: "http://engine.example",
         engine_model: "m",

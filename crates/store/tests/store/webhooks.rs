@@ -113,7 +113,7 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
         store::booking_status::CONFIRMED,
         (start, start + Duration::hours(1)),
     );
-    db.book(booking, now, |_| Ok(())).await.unwrap();
+    db.book(booking, now, |_| Ok(Vec::new())).await.unwrap();
 
     // Four workers fan out at once: each event's deliveries are made once.
     let fan_outs = (0..4).map(|_| {

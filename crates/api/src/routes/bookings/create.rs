@@ -43,6 +43,15 @@ pub struct CreateBookingRequest {
     /// booking reached through the gateway alone (`direct_access: false`; 422 naming
     /// `stop_when_idle_secs` otherwise). An open stream is never idle.
     pub stop_when_idle_secs: Option<i64>,
+    /// `on_demand` (the default) or `interruptible`. An interruptible booking is priced at its
+    /// `bid_per_gpu_hour` and holds its GPUs until an on-demand booking or a higher bid needs
+    /// them: displaced after its start, it keeps them for the notice (`[payments]
+    /// interrupt_notice_secs`) and is refunded the rest; before, it ends at once refunded in
+    /// full. It carries no performance guarantee (`no_guarantee_reason: "interruptible"`).
+    pub tier: Option<String>,
+    /// An interruptible booking's bid per GPU-hour, in the listing's currency's minor units: at
+    /// least its `price.min_bid_per_gpu_hour` (422 naming the field otherwise).
+    pub bid_per_gpu_hour: Option<i64>,
 }
 
 /// Book GPUs of a listing over an interval. The `Idempotency-Key` header is required: the
@@ -78,6 +87,8 @@ pub async fn create(
                 expected_amount_per_gpu_hour: body.expected_amount_per_gpu_hour,
                 container: body.container.map(Into::into),
                 stop_when_idle_secs: body.stop_when_idle_secs,
+                tier: body.tier.as_deref(),
+                bid_per_gpu_hour: body.bid_per_gpu_hour,
             },
         )
         .await?;

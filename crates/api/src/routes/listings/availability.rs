@@ -24,7 +24,11 @@ pub struct AvailabilityQuery {
 pub struct FreeSegmentView {
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
+    /// GPUs free for an on-demand booking (which displaces interruptible ones).
     pub free_gpus: i32,
+    /// Of `free_gpus`, those held by interruptible bookings: free for on demand, taken for a
+    /// bid at or below theirs (see `GET /v1/quote`).
+    pub interruptible_gpus: i32,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -64,11 +68,14 @@ pub async fn availability(
         segments: found
             .segments
             .into_iter()
-            .map(|(from, to, free_gpus)| FreeSegmentView {
-                from,
-                to,
-                free_gpus,
-            })
+            .map(
+                |(from, to, free_gpus, interruptible_gpus)| FreeSegmentView {
+                    from,
+                    to,
+                    free_gpus,
+                    interruptible_gpus,
+                },
+            )
             .collect(),
     }))
 }

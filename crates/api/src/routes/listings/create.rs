@@ -99,6 +99,7 @@ pub async fn create(
         ram_gb: i64::from(body.hardware.ram_gb),
         region: &body.region,
         price_per_gpu_hour: body.price.amount_per_gpu_hour,
+        min_bid_per_gpu_hour: body.price.min_bid_per_gpu_hour,
         currency: &body.price.currency,
         engine_base_url: &body.engine.base_url,
         engine_model: &body.engine.model,

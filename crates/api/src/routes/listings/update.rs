@@ -36,6 +36,10 @@ pub struct HardwarePatch {
 pub struct PricePatch {
     pub amount_per_gpu_hour: Option<i64>,
     pub currency: Option<String>,
+    /// The lowest bid it takes for an interruptible booking; `null` stops taking them
+    /// (bookings made keep their bids).
+    #[serde(default, deserialize_with = "nullable")]
+    pub min_bid_per_gpu_hour: Option<Option<i64>>,
 }
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -112,6 +116,7 @@ impl From<UpdateListingRequest> for ListingPatch {
             ram_gb: hardware.ram_gb,
             region: body.region,
             price_per_gpu_hour: price.amount_per_gpu_hour,
+            min_bid_per_gpu_hour: price.min_bid_per_gpu_hour,
             currency: price.currency,
             engine_base_url: engine.base_url,
             engine_model: engine.model,

@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Utc};
-use domain::BookingStatus;
 use store::{GatewayRequestRecord, StreamLease};
 use uuid::Uuid;
 
@@ -182,10 +181,7 @@ impl App {
             return Err(AppError::NotFound("booking"));
         }
         let now = Utc::now();
-        if !matches!(
-            *record.status,
-            BookingStatus::Confirmed | BookingStatus::Active
-        ) {
+        if !record.status.gives_access() {
             return Err(AppError::BookingNotActive(record.status.to_string()));
         }
         if now < record.starts_at || record.ends_at <= now {

@@ -151,6 +151,39 @@ impl App {
         }
     }
 
+    /// Refunds `amount` of a paid booking under `idempotency_key` (a retry, or another
+    /// replica, repeats the same request), transfer and fee coming back in proportion:
+    /// the refund's id and its ledger rows. Nothing moves without the payment provider, an
+    /// intent or an amount.
+    pub(crate) async fn refund_part(
+        &self,
+        booking: &BookingRecord,
+        amount: i64,
+        idempotency_key: String,
+    ) -> Result<(Option<String>, Vec<store::NewLedgerEntry>), AppError> {
+        let Some(intent) = booking
+            .payment_intent_id
+            .clone()
+            .filter(|_| booking.payment_provider.is_some() && amount > 0)
+        else {
+            return Ok((None, Vec::new()));
+        };
+        let request = payments::RefundRequest {
+            payment_intent: intent,
+            amount,
+            booking_id: booking.id.to_string(),
+            idempotency_key,
+        };
+        let done = self
+            .payment_provider()?
+            .refund(&request)
+            .await
+            .map_err(|e| AppError::PaymentProvider(provider_failed(booking.id, &e)))?;
+        let listing = self.listing_record(booking.listing_id).await?;
+        let rows = refund_rows(booking, listing.org_id, &done.id, done.amount)?;
+        Ok((Some(done.id), rows))
+    }
+
     /// The platform fee for `amount`.
     pub(crate) fn platform_fee(&self, amount: Money) -> Money {
         amount.share(i64::from(self.config().payments.platform_fee_bps), 10_000)

@@ -166,11 +166,11 @@ impl App {
             self.wake_agent(booking.listing_id).await;
             return Ok(WebhookOutcome::Processed);
         }
-        // Paid after the booking was released (the hold expired, it was cancelled, or the
-        // payment had been reported failed): the money is not ours to keep.
+        // Paid after the booking was released (the hold expired, it was cancelled or
+        // displaced, or the payment had been reported failed): the money is not ours to keep.
         let released = matches!(
             *booking.status,
-            BookingStatus::Expired | BookingStatus::Cancelled
+            BookingStatus::Expired | BookingStatus::Cancelled | BookingStatus::Interrupted
         ) && booking.refund_amount.unwrap_or(0) == 0;
         if released {
             let provider = self.payment_provider()?;

@@ -198,8 +198,10 @@ impl Filling {
                 id: hit.listing.id,
             };
             self.query.after = Some(after);
-            if peak_usage(&held(hit.listing.id), from, until) + self.needed <= hit.listing.gpu_count
-            {
+            // GPUs held interruptibly are free for the on-demand booking search is for.
+            let mut held = held(hit.listing.id);
+            held.retain(|h| !h.displaceable());
+            if peak_usage(&held, from, until) + self.needed <= hit.listing.gpu_count {
                 self.items.push(hit);
                 if self.items.len() as u64 == self.limit {
                     return Some(self.page(Some(after)));

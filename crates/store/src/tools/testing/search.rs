@@ -194,6 +194,7 @@ fn search_listing(
             .flatten()),
         hardware_confirmed: Set(rng.below(3) == 0),
         access_containers: Set(None),
+        min_bid_per_gpu_hour: Set(None),
         status: Set(if active {
             domain::ListingStatus::Active
         } else {
@@ -310,6 +311,13 @@ pub async fn search_hold(
         no_guarantee_reason: Set(None),
         container: Set(None),
         stop_when_idle_secs: Set(None),
+        tier: Set("on_demand".to_owned()),
+        bid_per_gpu_hour: Set(None),
+        amount_per_gpu_hour: Set(None),
+        interrupted_at: Set(None),
+        booked_ends_at: Set(None),
+        interruption_refunded_at: Set(None),
+        interruption_refund_id: Set(None),
     })
     .exec_without_returning(db.conn())
     .await?;

@@ -551,6 +551,8 @@ pub(super) type BookedRow = (
     i32,
     String,
     Option<DateTime<Utc>>,
+    String,
+    Option<i64>,
 );
 
 /// A listing as the index is given it: its record, cells and what holds its GPUs.

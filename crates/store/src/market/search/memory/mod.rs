@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use domain::BookingStatus;
-use domain::booking::Holding;
+use domain::booking::{Holding, Tier};
 use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, Statement,
@@ -287,6 +287,8 @@ impl Db {
             .columns([B::Id, B::ListingId, B::StartsAt, B::EndsAt, B::GpuCount])
             .column(B::Status)
             .column(B::HoldExpiresAt)
+            .column(B::Tier)
+            .column(B::BidPerGpuHour)
             .filter(B::ListingId.is_in(ids()))
             .filter(B::EndsAt.gt(since))
             .filter(
@@ -300,12 +302,12 @@ impl Db {
             .into_tuple()
             .all(self.conn())
             .await?;
-        for (id, listing, starts, ends, gpus, status, expires) in booked {
+        for (id, listing, starts, ends, gpus, status, expires, tier, bid) in booked {
             let status: BookingStatus = status
                 .parse()
                 .map_err(|e| StoreError::Corrupt(format!("booking {id}: {e}")))?;
             let hold = Hold {
-                holding: Holding::booking(id.into(), (starts, ends), gpus),
+                holding: Holding::booking(id.into(), (starts, ends), gpus).at(Tier::of(&tier, bid)),
                 booking: Some((status, expires)),
             };
             held.entry(listing).or_default().push(hold);

@@ -1,0 +1,437 @@
+//! The interruptible tier (issue 59): an on-demand booking displaces the lowest bid (ties: the
+//! latest made), a started one with its notice (`interrupting`, then `interrupted` at the
+//! notice's end, the rest refunded pro rata), an unstarted one at once and in full; a higher
+//! bid displaces a lower one, an equal bid nothing; what a request needs before the notice
+//! runs out is 409 `booking_conflict` naming the earliest start; bad tiers and bids are 422.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+
+use crate::helpers::{Session, TestApp, assert_problem};
+use crate::marketplace::{list, provider};
+use crate::webhooks::{Dispatcher, deliveries_retried_until, quick, quick_receiver};
+
+on_backends!(
+    an_on_demand_booking_displaces_the_lowest_bid_with_notice_and_refund,
+    a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once,
+);
+
+/// Two seconds of notice, webhooks quick.
+fn short_notice(config: &mut app::Config) {
+    quick(config);
+    config.payments.interrupt_notice_secs = 2;
+}
+
+/// A listing of `gpus` GPUs at 2.00 an hour taking bids from 0.50.
+async fn bidding_listing(app: &TestApp, gpus: i64) -> String {
+    let p = provider(app, "provider@example.com").await;
+    list(
+        app,
+        &p,
+        json!({
+            "hardware": {"gpu_model": "L4", "gpu_count": gpus, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+            "price": {"amount_per_gpu_hour": 200, "currency": "USD", "min_bid_per_gpu_hour": 50},
+        }),
+    )
+    .await
+}
+
+/// Books one GPU over `[from, from + 1 h)`, interruptible at `bid` (on demand: `None`).
+async fn book(
+    app: &TestApp,
+    renter: &Session,
+    listing: &str,
+    from: DateTime<Utc>,
+    bid: Option<i64>,
+    key: &str,
+) -> reqwest::Response {
+    let mut body = json!({
+        "listing_id": listing, "gpu_count": 1,
+        "starts_at": from, "ends_at": from + Duration::hours(1),
+    });
+    if let Some(bid) = bid {
+        body["tier"] = json!("interruptible");
+        body["bid_per_gpu_hour"] = json!(bid);
+    }
+    app.client
+        .post(app.url("/v1/bookings"))
+        .bearer_auth(&renter.access_token)
+        .header("Idempotency-Key", key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// `GET /v1/quote` of one GPU over `[from, from + 1 h)`, at `bid` (on demand: `None`).
+async fn quote(app: &TestApp, listing: &str, from: DateTime<Utc>, bid: Option<i64>) -> Value {
+    let mut url = reqwest::Url::parse(&app.url("/v1/quote")).unwrap();
+    url.query_pairs_mut()
+        .append_pair("listing_id", listing)
+        .append_pair("gpu_count", "1")
+        .append_pair("starts_at", &from.to_rfc3339())
+        .append_pair("ends_at", &(from + Duration::hours(1)).to_rfc3339());
+    if let Some(bid) = bid {
+        url.query_pairs_mut()
+            .append_pair("tier", "interruptible")
+            .append_pair("bid_per_gpu_hour", &bid.to_string());
+    }
+    let answer = app.client.get(url).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    answer.json().await.unwrap()
+}
+
+async fn booked(response: reqwest::Response) -> Value {
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    body
+}
+
+async fn booking(app: &TestApp, renter: &Session, id: &Value) -> Value {
+    app.get_json(
+        &format!("/v1/bookings/{}", id.as_str().unwrap()),
+        Some(&renter.access_token),
+    )
+    .await
+}
+
+fn at(value: &Value) -> DateTime<Utc> {
+    value.as_str().unwrap().parse().unwrap()
+}
+
+async fn an_on_demand_booking_displaces_the_lowest_bid_with_notice_and_refund(
+    backend: store::Backend,
+) {
+    let app = TestApp::spawn_with(backend, short_notice).await;
+    let _dispatch = Dispatcher::start(&app);
+    let (receiver, _) = quick_receiver().await;
+    let listing = bidding_listing(&app, 2).await;
+    let (low, high, demand) = (
+        app.register("low@example.com").await,
+        app.register("high@example.com").await,
+        app.register("demand@example.com").await,
+    );
+    let endpoint: Value = app
+        .post(
+            "/v1/webhook-endpoints",
+            Some(&low.access_token),
+            json!({"url": receiver, "events": ["booking.interrupting", "booking.interrupted"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let endpoint = format!(
+        "/v1/webhook-endpoints/{}",
+        endpoint["endpoint"]["id"]
+            .as_str()
+            .unwrap_or_else(|| endpoint["id"].as_str().unwrap())
+    );
+
+    // Bad tiers and bids are refused naming the field; nothing is booked.
+    let now = Utc::now();
+    for (body, field) in [
+        (json!({"tier": "interruptible"}), "bid_per_gpu_hour"),
+        (
+            json!({"tier": "interruptible", "bid_per_gpu_hour": 49}),
+            "bid_per_gpu_hour",
+        ),
+        (json!({"bid_per_gpu_hour": 70}), "bid_per_gpu_hour"),
+        (json!({"tier": "spot", "bid_per_gpu_hour": 70}), "tier"),
+    ] {
+        let mut request = json!({
+            "listing_id": listing, "gpu_count": 1,
+            "starts_at": now + Duration::hours(1), "ends_at": now + Duration::hours(2),
+        });
+        for (k, v) in body.as_object().unwrap() {
+            request[k] = v.clone();
+        }
+        let refused = app
+            .client
+            .post(app.url("/v1/bookings"))
+            .bearer_auth(&low.access_token)
+            .header("Idempotency-Key", format!("bad-{field}-{request}"))
+            .json(&request)
+            .send()
+            .await
+            .unwrap();
+        let problem = assert_problem(refused, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], field, "{problem}");
+    }
+
+    // Both GPUs taken by bids from now: 0.60 (made first) and 0.80, each 1 h.
+    let now = Utc::now();
+    let low_booking = booked(book(&app, &low, &listing, now, Some(60), "low").await).await;
+    let high_booking = booked(book(&app, &high, &listing, now, Some(80), "high").await).await;
+    assert_eq!(
+        (
+            &low_booking["tier"],
+            &low_booking["bid_per_gpu_hour"],
+            &low_booking["amount_per_gpu_hour"],
+            &low_booking["price"]["amount"],
+            &low_booking["no_guarantee_reason"],
+        ),
+        (
+            &json!("interruptible"),
+            &json!(60),
+            &json!(60),
+            &json!(60),
+            &json!("interruptible")
+        ),
+        "{low_booking}"
+    );
+    // GPUs like the low bid's (its own not counted): one is free, so the minimum holds.
+    let shown = booking(&app, &low, &low_booking["id"]).await;
+    assert_eq!(shown["min_bid_per_gpu_hour_now"], 50, "{shown}");
+
+    // On demand from now: the low bid has started, so its GPU is free only after the notice
+    // — as the quote predicts.
+    let predicted = quote(&app, &listing, Utc::now(), None).await;
+    assert_eq!(
+        (&predicted["holds"], &predicted["refusal"]["code"]),
+        (&json!(false), &json!("booking_conflict")),
+        "{predicted}"
+    );
+    assert!(
+        predicted["refusal"]["earliest_starts_at"].is_string(),
+        "{predicted}"
+    );
+    let later = quote(&app, &listing, Utc::now() + Duration::seconds(10), None).await;
+    assert_eq!(
+        (&later["holds"], &later["displaces"], &later["total"]),
+        (
+            &json!(true),
+            &json!({"bookings": 1, "gpus": 1}),
+            &json!({"amount": 200, "currency": "USD"})
+        ),
+        "{later}"
+    );
+    let refused = assert_problem(
+        book(&app, &demand, &listing, Utc::now(), None, "too-soon").await,
+        409,
+        "booking_conflict",
+    )
+    .await;
+    let earliest = at(&refused["earliest_starts_at"]);
+    assert!(
+        earliest > Utc::now() && earliest <= Utc::now() + Duration::seconds(2),
+        "{refused}"
+    );
+    let untouched = booking(&app, &low, &low_booking["id"]).await;
+    assert!(untouched["displacement"].is_null(), "{untouched}");
+
+    // From the notice's end: the lowest bid is displaced with its notice, the higher stays.
+    let displacing_at = Utc::now() + Duration::seconds(10);
+    let on_demand =
+        booked(book(&app, &demand, &listing, displacing_at, None, "demand").await).await;
+    assert_eq!(
+        (
+            &on_demand["tier"],
+            &on_demand["amount_per_gpu_hour"],
+            &on_demand["bid_per_gpu_hour"]
+        ),
+        (&json!("on_demand"), &json!(200), &Value::Null),
+        "{on_demand}"
+    );
+    let displaced = booking(&app, &low, &low_booking["id"]).await;
+    assert_eq!(displaced["status"], "interrupting", "{displaced}");
+    let access_until = at(&displaced["ends_at"]);
+    let booked_until = at(&low_booking["ends_at"]);
+    assert_eq!(
+        at(&displaced["displacement"]["booked_ends_at"]),
+        booked_until
+    );
+    assert!(access_until <= displacing_at, "{displaced}");
+    assert!(
+        access_until > at(&displaced["displacement"]["at"]),
+        "it gets its notice: {displaced}"
+    );
+    // The part after the access ends, pro rata of 0.60 over the hour, rounded down.
+    let starts = at(&low_booking["starts_at"]);
+    let unused = (booked_until - access_until).num_seconds();
+    let whole = (booked_until - starts).num_seconds();
+    assert_eq!(
+        displaced["displacement"]["refund"],
+        json!({"amount": 60 * unused / whole, "currency": "USD"}),
+        "{displaced}"
+    );
+    assert!(
+        displaced["displacement"]["refunded_at"].is_string(),
+        "{displaced}"
+    );
+    let kept = booking(&app, &high, &high_booking["id"]).await;
+    assert!(kept["displacement"].is_null(), "{kept}");
+    assert!(
+        kept["status"] == "confirmed" || kept["status"] == "active",
+        "{kept}"
+    );
+
+    // It still has access until the notice runs out; then the sweep ends it.
+    let told =
+        deliveries_retried_until(&app, &endpoint, &low.access_token, "booking.interrupting").await;
+    assert_eq!(told["status"], "delivered");
+    tokio::time::sleep((access_until - Utc::now()).to_std().unwrap_or_default()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let swept = app.app.sweep_bookings().await.unwrap();
+    assert_eq!(swept.interrupted, 1, "{swept:?}");
+    let ended = booking(&app, &low, &low_booking["id"]).await;
+    assert_eq!(ended["status"], "interrupted", "{ended}");
+    deliveries_retried_until(&app, &endpoint, &low.access_token, "booking.interrupted").await;
+    let access = app
+        .get(
+            &format!(
+                "/v1/bookings/{}/access",
+                low_booking["id"].as_str().unwrap()
+            ),
+            Some(&low.access_token),
+        )
+        .await;
+    assert_eq!(access.status(), 409);
+}
+
+async fn a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once(
+    backend: store::Backend,
+) {
+    let app = TestApp::spawn_with(backend, short_notice).await;
+    let listing = bidding_listing(&app, 1).await;
+    let (first, second, third) = (
+        app.register("first@example.com").await,
+        app.register("second@example.com").await,
+        app.register("third@example.com").await,
+    );
+    let tomorrow = Utc::now() + Duration::days(1);
+    let earlier = booked(book(&app, &first, &listing, tomorrow, Some(60), "a").await).await;
+    // The only GPU is held at 0.60: an equal bid displaces nothing; 0.61 does — as the quotes
+    // predict, naming the bid that would hold.
+    let equal = quote(&app, &listing, tomorrow, Some(60)).await;
+    assert_eq!(
+        (
+            &equal["holds"],
+            &equal["min_bid_per_gpu_hour_now"],
+            &equal["refusal"]["code"]
+        ),
+        (&json!(false), &json!(61), &json!("booking_conflict")),
+        "{equal}"
+    );
+    let higher_quote = quote(&app, &listing, tomorrow, Some(61)).await;
+    assert_eq!(
+        (
+            &higher_quote["holds"],
+            &higher_quote["displaces"],
+            &higher_quote["total"],
+            &higher_quote["tier"],
+            &higher_quote["bid_per_gpu_hour"]
+        ),
+        (
+            &json!(true),
+            &json!({"bookings": 1, "gpus": 1}),
+            &json!({"amount": 61, "currency": "USD"}),
+            &json!("interruptible"),
+            &json!(61)
+        ),
+        "{higher_quote}"
+    );
+    // A quote has no side effect.
+    let shown = booking(&app, &first, &earlier["id"]).await;
+    assert_eq!(shown["status"], "confirmed", "{shown}");
+    assert_problem(
+        book(&app, &second, &listing, tomorrow, Some(60), "equal").await,
+        409,
+        "booking_conflict",
+    )
+    .await;
+    let shown = booking(&app, &second, &earlier["id"]).await;
+    assert!(shown["displacement"].is_null(), "{shown}");
+    let higher = booked(book(&app, &second, &listing, tomorrow, Some(61), "higher").await).await;
+    let gone = booking(&app, &first, &earlier["id"]).await;
+    assert_eq!(
+        gone["status"], "interrupted",
+        "not started: at once: {gone}"
+    );
+    assert_eq!(gone["ends_at"], earlier["ends_at"], "{gone}");
+    assert_eq!(
+        gone["displacement"]["refund"],
+        json!({"amount": 60, "currency": "USD"}),
+        "refunded in full: {gone}"
+    );
+    assert!(gone["displacement"]["booked_ends_at"].is_null(), "{gone}");
+    // What would hold now for GPUs like the displaced one's: one above the 0.61 that holds.
+    let higher_shown = booking(&app, &second, &higher["id"]).await;
+    assert_eq!(
+        higher_shown["min_bid_per_gpu_hour_now"], 50,
+        "its own GPUs: {higher_shown}"
+    );
+    // Availability and search count the GPU held at a bid as free for on demand, and say so.
+    let hour = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    // Inside the booking's hour (whole seconds).
+    let (from, until) = (
+        hour(tomorrow + Duration::seconds(1)),
+        hour(tomorrow + Duration::minutes(59)),
+    );
+    let mut url =
+        reqwest::Url::parse(&app.url(&format!("/v1/listings/{listing}/availability"))).unwrap();
+    url.query_pairs_mut()
+        .append_pair("from", &from)
+        .append_pair("to", &until);
+    let available: Value = app
+        .client
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            &available["segments"][0]["free_gpus"],
+            &available["segments"][0]["interruptible_gpus"]
+        ),
+        (&json!(1), &json!(1)),
+        "{available}"
+    );
+    let mut url = reqwest::Url::parse(&app.url("/v1/listings")).unwrap();
+    url.query_pairs_mut()
+        .append_pair("available_from", &from)
+        .append_pair("available_until", &until)
+        .append_pair("gpu_count", "1");
+    let found: Value = app
+        .client
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        found["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["id"] == json!(listing)),
+        "{found}"
+    );
+    // An on-demand booking displaces the bid in turn.
+    booked(book(&app, &third, &listing, tomorrow, None, "demand").await).await;
+    let gone = booking(&app, &second, &higher["id"]).await;
+    assert_eq!(gone["status"], "interrupted", "{gone}");
+    // Nothing is left to displace: a further request conflicts.
+    assert_problem(
+        book(&app, &first, &listing, tomorrow, Some(500), "outbid").await,
+        409,
+        "booking_conflict",
+    )
+    .await;
+    // A listing that takes no bids refuses an interruptible booking, naming the tier.
+    let p = provider(&app, "other@example.com").await;
+    let fixed = list(&app, &p, json!({})).await;
+    let problem = assert_problem(
+        book(&app, &first, &fixed, tomorrow, Some(500), "fixed").await,
+        422,
+        "validation_failed",
+    )
+    .await;
+    assert_eq!(problem["errors"][0]["field"], "tier", "{problem}");
+}
