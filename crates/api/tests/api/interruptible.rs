@@ -14,6 +14,7 @@ use crate::webhooks::{Dispatcher, deliveries_retried_until, quick, quick_receive
 on_backends!(
     an_on_demand_booking_displaces_the_lowest_bid_with_notice_and_refund,
     a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once,
+    with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger,
 );
 
 /// Two seconds of notice, webhooks quick.
@@ -434,4 +435,122 @@ async fn a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once(
     )
     .await;
     assert_eq!(problem["errors"][0]["field"], "tier", "{problem}");
+}
+
+/// With Stripe: a paid, started bid displaced is refunded the part after its notice — one
+/// refund request under one key, the ledger's refund rows matching it, made once however often
+/// the sweep looks; an unpaid one displaced has its PaymentIntent cancelled and nothing refunded.
+async fn with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger(
+    backend: store::Backend,
+) {
+    use crate::payments::{
+        deliver_signed, enable_payouts_of, event, intent_object, market_configured,
+    };
+    let m = market_configured(backend, |c| c.payments.interrupt_notice_secs = 2).await;
+    enable_payouts_of(&m.app, &m.org, &m.admin).await;
+    let bids = m
+        .app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/v1/listings/{}", m.listing),
+            Some(&m.admin.access_token),
+            Some(json!({"price": {"min_bid_per_gpu_hour": 50}})),
+        )
+        .await;
+    assert_eq!(bids.status(), 200);
+    let other = m.app.register("other@example.com").await;
+    let demand = m.app.register("demand@example.com").await;
+
+    // A bid of 1.00 from now, paid; another of 0.60 tomorrow, left unpaid.
+    let paid =
+        booked(book(&m.app, &m.renter, &m.listing, Utc::now(), Some(100), "paid").await).await;
+    assert_eq!(paid["status"], "pending_payment", "{paid}");
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_bid_paid",
+            "payment_intent.succeeded",
+            intent_object(&paid, "succeeded"),
+        ),
+    )
+    .await;
+    let tomorrow = Utc::now() + Duration::days(1);
+    let unpaid = booked(book(&m.app, &other, &m.listing, tomorrow, Some(60), "unpaid").await).await;
+
+    // On demand tomorrow: the unpaid bid goes at once, its PaymentIntent cancelled.
+    booked(
+        book(
+            &m.app,
+            &demand,
+            &m.listing,
+            tomorrow,
+            None,
+            "demand-tomorrow",
+        )
+        .await,
+    )
+    .await;
+    let gone = booking(&m.app, &other, &unpaid["id"]).await;
+    assert_eq!(gone["status"], "interrupted", "{gone}");
+    assert_eq!(gone["displacement"]["refund"]["amount"], 0, "{gone}");
+    let intent = unpaid["payment"]["payment_intent_id"].as_str().unwrap();
+    assert_eq!(
+        m.stripe
+            .requests_to("POST", &format!("/v1/payment_intents/{intent}/cancel"))
+            .len(),
+        1
+    );
+
+    // On demand from the notice's end: the paid bid is refunded the rest, once.
+    booked(
+        book(
+            &m.app,
+            &demand,
+            &m.listing,
+            Utc::now() + Duration::seconds(10),
+            None,
+            "demand-now",
+        )
+        .await,
+    )
+    .await;
+    let displaced = booking(&m.app, &m.renter, &paid["id"]).await;
+    assert_eq!(displaced["status"], "interrupting", "{displaced}");
+    let refund = displaced["displacement"]["refund"]["amount"]
+        .as_i64()
+        .unwrap();
+    assert!(refund > 90 && refund < 100, "most of the hour: {displaced}");
+    assert!(
+        displaced["displacement"]["refunded_at"].is_string(),
+        "{displaced}"
+    );
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    assert_eq!(refunds.len(), 1, "{refunds:?}");
+    assert_eq!(
+        refunds[0].field("amount"),
+        Some(refund.to_string().as_str())
+    );
+    assert_eq!(
+        refunds[0].idempotency_key.as_deref(),
+        Some(
+            format!(
+                "booking-{}-interruption-refund",
+                paid["id"].as_str().unwrap()
+            )
+            .as_str()
+        )
+    );
+    let sweep = m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(sweep.displacements_given_back, 0, "{sweep:?}");
+    assert_eq!(m.stripe.requests_to("POST", "/v1/refunds").len(), 1);
+    let spend: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    let refunded: i64 = crate::payments::kinds_and_amounts(&spend)
+        .into_iter()
+        .filter(|(kind, _)| kind == "refund")
+        .map(|(_, amount)| amount)
+        .sum();
+    assert_eq!(refunded, -refund, "{spend}");
 }
