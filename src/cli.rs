@@ -71,6 +71,10 @@ enum Command {
     /// would be refused, the bid that would hold. Nothing is booked.
     #[command(display_order = 2)]
     Quote(client_cmd::QuoteArgs),
+    /// The market's price history: each closed hour's or day's listed prices, GPU-hours booked
+    /// and clearing bid.
+    #[command(display_order = 2)]
+    Market(client_cmd::MarketArgs),
     /// Your organisation's listings: create, edit, delist, verify (and follow the run).
     #[command(display_order = 3)]
     Listings(client_cmd::ListingsArgs),
@@ -195,6 +199,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::SshKeys(args) => Ok(client_cmd::run(client_cmd::ssh_keys::ssh_keys(args))),
         Command::Budget(args) => Ok(client_cmd::run(client_cmd::budget::budget(args))),
         Command::Quote(args) => Ok(client_cmd::run(client_cmd::quote::quote(args))),
+        Command::Market(args) => Ok(client_cmd::run(client_cmd::market::market(args))),
         Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
         Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),
         Command::Reports(args) => Ok(client_cmd::run_with_code(client_cmd::reports::reports(

@@ -1125,6 +1125,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/market/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The market's price history of a GPU, by hour or day. Public. */
+        get: operations["market_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -3428,6 +3445,52 @@ export interface components {
              */
             sent_at?: string | null;
         };
+        /** @description One closed bucket. */
+        HistoryPointView: {
+            /**
+             * Format: int64
+             * @description The lowest bid per GPU-hour of an interruptible booking that held GPUs in the bucket
+             *     (a provider's own members' left out); `null` when none did.
+             */
+            clearing_bid_per_gpu_hour?: number | null;
+            /**
+             * Format: double
+             * @description GPU-hours bookings held during the bucket (a provider's own members' left out).
+             */
+            gpu_hours_booked: number;
+            /** Format: int64 */
+            gpus_listed: number;
+            /**
+             * Format: int64
+             * @description Listings that existed during the bucket, and their GPUs.
+             */
+            listings: number;
+            /**
+             * @description Percentiles (nearest rank) of the listed price per GPU-hour, across listings, as
+             *     listed when the bucket was rolled up.
+             */
+            price_per_gpu_hour: components["schemas"]["PriceSpreadView"];
+            /**
+             * Format: double
+             * @description The median of the listings' verified price per million output tokens; `null` when
+             *     none is verified.
+             */
+            price_per_mtok_median?: number | null;
+            /** Format: date-time */
+            start: string;
+        };
+        HistoryView: {
+            bucket: string;
+            currency: string;
+            /** Format: date-time */
+            from: string;
+            /** @description The catalog GPU's id, or `*`. */
+            gpu: string;
+            /** @description Oldest first; a bucket appears once it has closed and been rolled up. */
+            items: components["schemas"]["HistoryPointView"][];
+            /** Format: date-time */
+            until: string;
+        };
         /** @description The part of a booking a maintenance window took. */
         InterruptionView: {
             /**
@@ -4520,6 +4583,16 @@ export interface components {
              *     (bookings made keep their bids).
              */
             min_bid_per_gpu_hour?: number | null;
+        };
+        /** @description The listed price per GPU-hour across listings, minor units. */
+        PriceSpreadView: {
+            currency: string;
+            /** Format: int64 */
+            median: number;
+            /** Format: int64 */
+            p10: number;
+            /** Format: int64 */
+            p90: number;
         };
         /** @description A price per GPU-hour in integer minor units (cents) of an ISO 4217 currency. */
         PriceView: {
@@ -10741,6 +10814,96 @@ export interface operations {
             };
             /** @description `invalid_parameter`: A path or query parameter is malformed */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    market_history: {
+        parameters: {
+            query?: {
+                /** @description A GPU of the catalog, by id, name or alias; every listing when absent (`*`). */
+                gpu?: string;
+                /** @description `hour` or `day` (default). */
+                bucket?: string;
+                /**
+                 * @description Buckets starting in `[from, until)`; by default the last 30 days (48 hours by hour).
+                 *     At most 366 days, or 31 days of hours.
+                 */
+                from?: string;
+                until?: string;
+                /**
+                 * @description The ISO 4217 currency of the prices (default `USD`): listings priced in another are
+                 *     in that currency's rows.
+                 */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed buckets in the range */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -54,6 +54,7 @@ mod m20261207_000046_container_reports;
 mod m20261207_000047_budgets;
 mod m20261207_000048_stop_when_idle;
 mod m20261207_000049_interruptible;
+mod m20261207_000050_market_history;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -112,6 +113,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000047_budgets::Migration),
             Box::new(m20261207_000048_stop_when_idle::Migration),
             Box::new(m20261207_000049_interruptible::Migration),
+            Box::new(m20261207_000050_market_history::Migration),
         ]
     }
 }

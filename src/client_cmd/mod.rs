@@ -13,6 +13,7 @@
 
 pub mod budget;
 pub mod login;
+pub mod market;
 pub mod offers;
 mod output;
 pub mod provider;
@@ -29,6 +30,7 @@ use client::{ClientInfo, DRY_RUN, Error, Inner, ResponseValue};
 
 pub use budget::BudgetArgs;
 pub use login::{LoginArgs, LogoutArgs};
+pub use market::MarketArgs;
 pub use offers::OffersArgs;
 pub use provider::{EarningsArgs, ListingsArgs};
 pub use quote::QuoteArgs;

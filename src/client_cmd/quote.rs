@@ -2,48 +2,33 @@
 //! would cost and whether it would hold right now — what it would displace, why it would be
 //! refused, and the bid that would hold. Nothing is booked.
 
-use chrono::{DateTime, Utc};
-
 use super::output::{fields, money};
+use super::renter::Ask;
 use super::{Auth, Ctx, Failure, Global, uuid};
 
 #[derive(Debug, clap::Args)]
 pub struct QuoteArgs {
     #[command(flatten)]
     global: Global,
-    /// The listing's id.
-    listing: String,
-    /// When the booking would start (RFC 3339).
-    #[arg(long)]
-    from: DateTime<Utc>,
-    /// How many hours it would last.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2160))]
-    hours: u32,
-    /// GPUs of the machine.
-    #[arg(long, default_value_t = 1)]
-    gpus: u32,
-    /// Quote an interruptible booking at `--bid`.
-    #[arg(long, requires = "bid")]
-    interruptible: bool,
-    /// The bid per GPU-hour, in minor units of the listing's currency.
-    #[arg(long, requires = "interruptible", value_name = "MINOR_UNITS")]
-    bid: Option<i64>,
+    #[command(flatten)]
+    ask: Ask,
 }
 
 pub async fn quote(args: QuoteArgs) -> Result<(), Failure> {
-    let listing = uuid("listing", &args.listing)?;
+    let ask = &args.ask;
+    let listing = uuid("listing", &ask.listing)?;
     let ctx = Ctx::new(&args.global, Auth::Optional).await?;
     let mut call = ctx
         .client
         .quote()
         .listing_id(listing)
-        .gpu_count(i64::from(args.gpus))
-        .starts_at(args.from)
-        .ends_at(args.from + chrono::Duration::hours(i64::from(args.hours)));
-    if args.interruptible {
-        call = call.tier("interruptible");
+        .gpu_count(i64::from(ask.gpus))
+        .starts_at(ask.from)
+        .ends_at(ask.ends_at());
+    if let Some(tier) = ask.tier() {
+        call = call.tier(tier);
     }
-    if let Some(bid) = args.bid {
+    if let Some(bid) = ask.bid {
         call = call.bid_per_gpu_hour(bid);
     }
     if let Some(q) = ctx.outcome(call.send().await)? {

@@ -38,17 +38,8 @@ pub struct ShowArgs {
 pub struct BookArgs {
     #[command(flatten)]
     global: Global,
-    /// The listing's id.
-    listing: String,
-    /// When the booking starts (RFC 3339, e.g. 2026-12-04T10:00:00Z).
-    #[arg(long)]
-    from: DateTime<Utc>,
-    /// How many hours it lasts.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2160))]
-    hours: u32,
-    /// GPUs of the machine to book.
-    #[arg(long, default_value_t = 1)]
-    gpus: u32,
+    #[command(flatten)]
+    ask: Ask,
     /// Waive the machine's SSH and HTTPS access: only the gateway reaches the engine, and the
     /// booking carries the listing's performance guarantee (one with direct access has none).
     #[arg(long)]
@@ -61,14 +52,6 @@ pub struct BookArgs {
     /// the booking's own, holding exactly its GPUs.
     #[arg(long)]
     image: Option<String>,
-    /// Book interruptibly at `--bid`: cheaper, but an on-demand booking or a higher bid may
-    /// displace it (with notice once it has started, refunded for the rest).
-    #[arg(long, requires = "bid")]
-    interruptible: bool,
-    /// The bid per GPU-hour, in minor units of the listing's currency (at least its
-    /// `min_bid_per_gpu_hour`).
-    #[arg(long, requires = "interruptible", value_name = "MINOR_UNITS")]
-    bid: Option<i64>,
     /// The booking attempt's key: the same key and body again return the same booking (a new
     /// one is made up, and reused for this command's own retries, when absent).
     #[arg(long)]
@@ -76,6 +59,41 @@ pub struct BookArgs {
     /// Print only the new booking's id.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// What a booking asks for: a listing's GPUs over an interval, on demand or at a bid (`book`
+/// and `quote`).
+#[derive(Debug, clap::Args)]
+pub(super) struct Ask {
+    /// The listing's id.
+    pub listing: String,
+    /// When the booking starts (RFC 3339, e.g. 2026-12-04T10:00:00Z).
+    #[arg(long)]
+    pub from: DateTime<Utc>,
+    /// How many hours it lasts.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2160))]
+    pub hours: u32,
+    /// GPUs of the machine.
+    #[arg(long, default_value_t = 1)]
+    pub gpus: u32,
+    /// Interruptibly at `--bid`: cheaper, but an on-demand booking or a higher bid may
+    /// displace it (with notice once it has started, refunded for the rest).
+    #[arg(long, requires = "bid")]
+    pub interruptible: bool,
+    /// The bid per GPU-hour, in minor units of the listing's currency (at least its
+    /// `min_bid_per_gpu_hour`).
+    #[arg(long, requires = "interruptible", value_name = "MINOR_UNITS")]
+    pub bid: Option<i64>,
+}
+
+impl Ask {
+    pub fn ends_at(&self) -> DateTime<Utc> {
+        self.from + chrono::Duration::hours(i64::from(self.hours))
+    }
+
+    pub fn tier(&self) -> Option<String> {
+        self.interruptible.then(|| "interruptible".to_owned())
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -321,7 +339,7 @@ pub async fn show(args: ShowArgs) -> Result<(), Failure> {
 /// `book LISTING --from T --hours H`: one booking, under an idempotency key that this
 /// command's retries reuse (a lost answer never books twice).
 pub async fn book(args: BookArgs) -> Result<(), Failure> {
-    let listing = uuid("listing", &args.listing)?;
+    let listing = uuid("listing", &args.ask.listing)?;
     let ctx = Ctx::new(&args.global, Auth::Required).await?;
     let key = args
         .idempotency_key
@@ -329,9 +347,9 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let body = types::CreateBookingRequest {
         listing_id: listing,
-        gpu_count: i64::from(args.gpus),
-        starts_at: args.from,
-        ends_at: args.from + chrono::Duration::hours(i64::from(args.hours)),
+        gpu_count: i64::from(args.ask.gpus),
+        starts_at: args.ask.from,
+        ends_at: args.ask.ends_at(),
         direct_access: args.no_direct_access.then_some(false),
         expected_amount_per_gpu_hour: None,
         stop_when_idle_secs: args.stop_when_idle,
@@ -340,8 +358,8 @@ pub async fn book(args: BookArgs) -> Result<(), Failure> {
             command: None,
             env: Vec::new(),
         }),
-        tier: args.interruptible.then(|| "interruptible".to_owned()),
-        bid_per_gpu_hour: args.bid,
+        tier: args.ask.tier(),
+        bid_per_gpu_hour: args.ask.bid,
     };
     let booking = ctx
         .booking_call(&key, "booking", || {

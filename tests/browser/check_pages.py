@@ -368,6 +368,40 @@ def main():
         shown = page.eval_on_selector_all("#list tbody tr", "rows => rows.map(r => r.dataset.id)")
         check(shown == [i["id"] for i in site.json("/v1/listings?sort=tok_s")["items"]],
               "/marketplace: the form's search is the API's")
+        # The market's history: the table and the chart are the history API's, bucket for
+        # bucket (the test wrote three closed days of it).
+        site.open("/market/history")
+        history = site.json("/v1/market/history")["items"]
+        rows = page.eval_on_selector_all(
+            "#history tbody tr",
+            "rows => rows.map(r => [r.dataset.start, Object.fromEntries([...r.querySelectorAll('td[data-field]')]"
+            ".map(c => [c.dataset.field, JSON.parse(c.dataset.value)]))])",
+        )
+        want = [
+            [i["start"], {
+                "listings": i["listings"], "gpus_listed": i["gpus_listed"],
+                "gpu_hours_booked": i["gpu_hours_booked"],
+                "p10": i["price_per_gpu_hour"]["p10"], "median": i["price_per_gpu_hour"]["median"],
+                "p90": i["price_per_gpu_hour"]["p90"],
+                "clearing_bid_per_gpu_hour": i["clearing_bid_per_gpu_hour"],
+                "price_per_mtok_median": i["price_per_mtok_median"],
+            }]
+            for i in history
+        ]
+        check(len(history) >= 3 and len(rows) == len(want)
+              and all(norm(a[0]) == norm(b[0]) and a[1] == b[1] for a, b in zip(rows, want)),
+              f"/market/history: the table is the API's {rows[:1]} {want[:1]}")
+        points = page.eval_on_selector_all(
+            "#history-chart circle.point",
+            "cs => cs.map(c => [c.dataset.start, Number(c.dataset.p10), Number(c.dataset.median), Number(c.dataset.p90)])",
+        )
+        check(len(points) == len(history) and all(
+            norm(p[0]) == norm(i["start"]) and p[1:] == [i["price_per_gpu_hour"][k] for k in ("p10", "median", "p90")]
+            for p, i in zip(points, history)), f"/market/history: the chart's points are the API's {points[:1]}")
+        bids = page.eval_on_selector_all(
+            "#history-chart rect.clearing", "rs => rs.map(r => Number(r.dataset.clearingBid))")
+        check(bids == [i["clearing_bid_per_gpu_hour"] for i in history if i["clearing_bid_per_gpu_hour"] is not None]
+              and bids, f"/market/history: the chart's clearing bids are the API's {bids}")
         # The organisation's signed report: its listings, its signature, nothing private.
         path = f"/orgs/{FACTS['org_id']}"
         site.open(path)

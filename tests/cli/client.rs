@@ -411,6 +411,16 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
         "{outbid}"
     );
     ok(&cli(dir, &["bookings", "cancel", &bid]).await);
+    // The market's history: no closed hour with the demo's listings in it yet (unless the
+    // hour turned since it started); an unknown GPU is the server's 422.
+    let history = ok(&cli(dir, &["market", "history", "--bucket", "hour"]).await);
+    assert!(
+        history.contains("no closed bucket") || history.contains("clearing bid"),
+        "{history}"
+    );
+    let unknown = cli(dir, &["market", "history", "--gpu", "no-such-gpu"]).await;
+    assert_eq!(unknown.status.code(), Some(1), "{}", stderr(&unknown));
+    assert!(stderr(&unknown).contains("422"), "{}", stderr(&unknown));
 
     // The demo's provider signs in with email and password, into a profile of its own, lists
     // a machine (the demo's engine) and follows its verification to the report.

@@ -196,6 +196,7 @@ async fn results_site_pages_render_in_chromium() {
     let pro = billing(org_id.clone(), token.to_owned()).await;
     assert_eq!(pro["plan"], "pro", "{pro}");
     let private_report = private_report_of(&demo, token, listing_id).await;
+    market_history_of(dir.path()).await;
 
     let facts = dir.path().join("facts.json");
     let chromium =
@@ -251,6 +252,36 @@ async fn results_site_pages_render_in_chromium() {
 }
 
 /// A private quick verification of the demo machine (its organisation is Pro): its report's id.
+/// Three closed days of the market's history, 20 to 18 days back (beyond what the demo's own
+/// sweeper rolls up), written into the demo's database as its sweeper writes them.
+async fn market_history_of(dir: &std::path::Path) {
+    let url = format!("sqlite://{}?mode=rw", dir.join("gpumarket.db").display());
+    let db = store::Db::connect(&url).await.unwrap();
+    let today = domain::market::Bucket::Day.start_of(chrono::Utc::now());
+    for (back, median, bid) in [(20, 30, Some(12)), (19, 35, None), (18, 33, Some(15))] {
+        let start = today - chrono::Duration::days(back);
+        let row = store::HistoryRecord {
+            bucket: "day".into(),
+            gpu: "*".into(),
+            currency: "USD".into(),
+            starts_at: start,
+            listings: 3,
+            gpus_listed: 5,
+            gpu_hours_booked: 12.5,
+            price_p10: median - 5,
+            price_median: median,
+            price_p90: median + 10,
+            clearing_bid: bid,
+            price_per_mtok_median: Some(0.25),
+        };
+        let written = db
+            .write_history("day", start, vec![row], chrono::Utc::now())
+            .await
+            .unwrap();
+        assert!(written);
+    }
+}
+
 async fn private_report_of(demo: &Demo, token: &str, listing: &str) -> String {
     let http = crate::http();
     let asked = http

@@ -13,6 +13,7 @@ pub mod guarantee;
 pub mod ids;
 pub mod ledger;
 pub mod listing;
+pub mod market;
 pub mod money;
 pub mod org;
 pub mod preflight;

@@ -87,6 +87,8 @@ from .hardware_patch import HardwarePatch
 from .hardware_view import HardwareView
 from .health import Health
 from .heartbeat_view import HeartbeatView
+from .history_point_view import HistoryPointView
+from .history_view import HistoryView
 from .interruption_view import InterruptionView
 from .interruptions_view import InterruptionsView
 from .introspect_request import IntrospectRequest
@@ -159,6 +161,7 @@ from .preflight_check_view import PreflightCheckView
 from .preflight_view import PreflightView
 from .presence_view import PresenceView
 from .price_patch import PricePatch
+from .price_spread_view import PriceSpreadView
 from .price_view import PriceView
 from .problem import Problem
 from .proof_view import ProofView
@@ -297,6 +300,8 @@ __all__ = (
     "HardwareView",
     "Health",
     "HeartbeatView",
+    "HistoryPointView",
+    "HistoryView",
     "InterruptionsView",
     "InterruptionView",
     "IntrospectionView",
@@ -369,6 +374,7 @@ __all__ = (
     "PreflightView",
     "PresenceView",
     "PricePatch",
+    "PriceSpreadView",
     "PriceView",
     "Problem",
     "ProofView",

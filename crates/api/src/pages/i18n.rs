@@ -154,6 +154,16 @@ labels! {
     rent_curl: "With curl", "使用 curl";
     rent_text: "Sign in, then book an interval the strip shows free; the example starts at the first free hour.", "登入後預訂上方顯示為可用的時段；範例從第一個可用的整點開始。";
     no_free_time: "No GPU is free in the next 14 days.", "未來 14 天沒有可用的 GPU。";
+    history_title: "Market price history", "市場價格歷史";
+    history_text: "The market's closed hours and days as GET /v1/market/history answers them: the listed price per GPU-hour across listings (p10, median, p90, in minor units), GPU-hours booked, and the clearing bid — the lowest interruptible bid that held. A provider's own members' bookings are left out.", "市場已結束的各小時與各日，內容與 GET /v1/market/history 相同：各刊登的每 GPU 小時標價（p10、中位數、p90，最小貨幣單位）、已預訂的 GPU 小時數，以及結清出價——成功保有 GPU 的最低可中斷出價。供應商自家成員的預訂不計入。";
+    history_caption: "Time runs left to right; the line is the median price, the band p10 to p90, the marks the clearing bid.", "時間由左至右；線為中位數價格，色帶為 p10 至 p90，標記為結清出價。";
+    no_history: "No closed bucket in this range yet.", "此範圍內尚無已結束的時段。";
+    bucket: "Bucket", "時段";
+    bucket_start: "Start (UTC)", "開始（UTC）";
+    gpus_listed: "GPUs listed", "刊登的 GPU";
+    gpu_hours_booked: "GPU-hours booked", "已預訂 GPU 小時";
+    median: "Median", "中位數";
+    clearing_bid: "Clearing bid", "結清出價";
     pro_title: "Plans", "方案";
     pro_text: "What each plan allows, as the server enforces it.", "各方案允許的內容，即伺服器實際執行的限制。";
     rate_scale: "Rate limits", "速率限制";

@@ -10,6 +10,7 @@ mod catalog;
 mod compare;
 mod email_link;
 mod format;
+mod history;
 mod i18n;
 mod index;
 mod lists;
@@ -85,6 +86,7 @@ fn pages() -> Vec<Page> {
         Page::get("/calculator", Some(Reads), calculator::calculator_page),
         Page::get("/planner", Some(Search), planner::planner_page),
         Page::get("/compare", Some(Reads), compare::compare_page),
+        Page::get("/market/history", Some(Search), history::history_page),
         Page::get("/confirm-email", Some(Reads), email_link::email_link_page),
         Page::post(
             "/confirm-email",

@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod gateway;
 pub mod health;
 pub mod listings;
+pub mod market;
 pub mod me;
 pub mod offers;
 pub mod orgs;
@@ -128,6 +129,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(reports::signing_keys::signing_keys)
                 .service(reports::leaderboard::leaderboard)
                 .service(quote::quote)
+                .service(market::history)
                 .service(bookings::list::list)
                 .service(bookings::create::create)
                 .service(bookings::get::get)

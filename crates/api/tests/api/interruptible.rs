@@ -15,6 +15,7 @@ on_backends!(
     an_on_demand_booking_displaces_the_lowest_bid_with_notice_and_refund,
     a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once,
     with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger,
+    the_history_shows_the_clearing_bid_and_leaves_a_provider_s_own_bookings_out,
 );
 
 /// Two seconds of notice, webhooks quick.
@@ -553,4 +554,143 @@ async fn with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger(
         .map(|(_, amount)| amount)
         .sum();
     assert_eq!(refunded, -refund, "{spend}");
+}
+
+/// The market's history: once the hour has closed the sweeper rolls it up — listings and
+/// prices of the L4s and of every listing, GPU-hours booked, and the clearing bid (the lowest
+/// that held), a provider's own member's bid left out; rolled up once, never recomputed.
+async fn the_history_shows_the_clearing_bid_and_leaves_a_provider_s_own_bookings_out(
+    backend: store::Backend,
+) {
+    let app = TestApp::spawn_with(backend, short_notice).await;
+    let p = provider(&app, "provider@example.com").await;
+    let l4 = |gpus: i64, price: i64| {
+        json!({
+            "hardware": {"gpu_model": "L4", "gpu_count": gpus, "vram_gb": 24, "cpu_model": "x", "ram_gb": 64},
+            "price": {"amount_per_gpu_hour": price, "currency": "USD", "min_bid_per_gpu_hour": 50},
+        })
+    };
+    let cheap = list(&app, &p, l4(2, 200)).await;
+    let dear = list(&app, &p, l4(1, 300)).await;
+    let other = list(
+        &app,
+        &p,
+        json!({"hardware": {"gpu_model": "H100", "gpu_count": 1, "vram_gb": 80, "cpu_model": "x", "ram_gb": 64},
+               "price": {"amount_per_gpu_hour": 900, "currency": "USD"}}),
+    )
+    .await;
+    let renter = app.register("renter@example.com").await;
+    // Within this hour: a bid of 0.60 and an on-demand booking by the renter, and a bid of
+    // 0.55 by the provider's own member on their own machine.
+    let now = Utc::now();
+    let hour = domain::market::Bucket::Hour.start_of(now);
+    let end = hour + Duration::hours(1);
+    let minutes = |n| Duration::minutes(n);
+    let book_for = async |who: &Session, listing: &str, bid: Option<i64>, key: &str| {
+        // The later one starts after the others.
+        let from = if key == "later" {
+            now + minutes(6)
+        } else {
+            now
+        };
+        let mut body = json!({
+            "listing_id": listing, "gpu_count": 1,
+            "starts_at": from, "ends_at": from + minutes(5),
+        });
+        if let Some(bid) = bid {
+            body["tier"] = json!("interruptible");
+            body["bid_per_gpu_hour"] = json!(bid);
+        }
+        let made = app
+            .client
+            .post(app.url("/v1/bookings"))
+            .bearer_auth(&who.access_token)
+            .header("Idempotency-Key", key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        booked(made).await
+    };
+    let bid = book_for(&renter, &cheap, Some(60), "bid").await;
+    let on_demand = book_for(&renter, &dear, None, "on-demand").await;
+    book_for(&p.member, &cheap, Some(55), "own").await;
+    book_for(&renter, &other, None, "h100").await;
+    let held = |b: &Value| {
+        let (from, until) = (at(&b["starts_at"]).max(hour), at(&b["ends_at"]).min(end));
+        (until - from).num_seconds().max(0) as f64 / 3600.0
+    };
+    let l4_hours = held(&bid) + held(&on_demand);
+
+    // Not closed yet: nothing. Closed (the sweeper an hour on): rolled up, newest first.
+    let history = |gpu: &'static str| {
+        let app = &app;
+        async move {
+            let mut url = reqwest::Url::parse(&app.url("/v1/market/history")).unwrap();
+            url.query_pairs_mut()
+                .append_pair("bucket", "hour")
+                .append_pair("gpu", gpu)
+                .append_pair("from", &hour.to_rfc3339())
+                .append_pair("until", &end.to_rfc3339());
+            let answer = app.client.get(url).send().await.unwrap();
+            let status = answer.status();
+            let body: Value = answer.json().await.unwrap();
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    assert_eq!(history("L4").await["items"], json!([]));
+    let rolled = app.app.roll_up_market(end + minutes(1)).await.unwrap();
+    assert_eq!(rolled, 4, "the closed hour and three before it");
+    let shown = history("L4").await;
+    assert_eq!(shown["gpu"], "l4-24gb", "{shown}");
+    let item = &shown["items"][0];
+    assert_eq!(at(&item["start"]), hour, "{shown}");
+    assert_eq!(
+        (
+            &item["listings"],
+            &item["gpus_listed"],
+            &item["price_per_gpu_hour"],
+            &item["clearing_bid_per_gpu_hour"]
+        ),
+        (
+            &json!(2),
+            &json!(3),
+            &json!({"p10": 200, "median": 200, "p90": 300, "currency": "USD"}),
+            &json!(60)
+        ),
+        "the own member's 0.55 is left out: {shown}"
+    );
+    let booked_hours = item["gpu_hours_booked"].as_f64().unwrap();
+    assert!(
+        (booked_hours - l4_hours).abs() < 0.001,
+        "{booked_hours} vs {l4_hours}"
+    );
+    let all = history("*").await;
+    assert_eq!(
+        (
+            &all["items"][0]["listings"],
+            &all["items"][0]["price_per_gpu_hour"]["p90"]
+        ),
+        (&json!(3), &json!(900)),
+        "{all}"
+    );
+
+    // Final once written: a later booking and another sweep change nothing.
+    book_for(&renter, &dear, Some(70), "later").await;
+    // (The next sweep goes on with older buckets, never this one.)
+    app.app.roll_up_market(end + minutes(1)).await.unwrap();
+    assert_eq!(history("L4").await, shown);
+
+    // Bad input names the field.
+    for (query, field) in [("gpu=no-such-gpu", "gpu"), ("bucket=week", "bucket")] {
+        let answer = app
+            .client
+            .get(app.url(&format!("/v1/market/history?{query}")))
+            .send()
+            .await
+            .unwrap();
+        let problem = assert_problem(answer, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], field, "{problem}");
+    }
 }

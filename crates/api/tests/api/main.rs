@@ -21,6 +21,7 @@ mod hostile;
 mod http;
 mod interruptible;
 mod limits;
+mod market_money;
 mod marketplace;
 mod offers;
 mod orgs;

@@ -301,17 +301,7 @@ impl App {
         let interval = Interval::new(request.starts_at, request.ends_at, now)?;
         let listing = self.listing_record(request.listing_id.as_uuid()).await?;
         self.require_hardware_as_claimed(&listing, false).await?;
-        if request.gpu_count < 1 || request.gpu_count > i64::from(listing.gpu_count) {
-            return Err(ValidationError::new(
-                "gpu_count",
-                format!(
-                    "must be between 1 and the machine's {} GPUs",
-                    listing.gpu_count
-                ),
-            )
-            .into());
-        }
-        let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        let gpus = gpus_of(&listing, request.gpu_count)?;
         let stop_when_idle_secs =
             booking::stop_when_idle(request.stop_when_idle_secs, request.direct_access)?;
         let container = match &request.container {
@@ -583,6 +573,21 @@ impl App {
         }
         Ok(found)
     }
+}
+
+/// `gpu_count` GPUs of `listing`, checked: 1 to the machine's GPUs.
+pub(crate) fn gpus_of(listing: &store::ListingRecord, gpu_count: i64) -> Result<i32, AppError> {
+    if gpu_count < 1 || gpu_count > i64::from(listing.gpu_count) {
+        return Err(ValidationError::new(
+            "gpu_count",
+            format!(
+                "must be between 1 and the machine's {} GPUs",
+                listing.gpu_count
+            ),
+        )
+        .into());
+    }
+    Ok(i32::try_from(gpu_count).unwrap_or(i32::MAX))
 }
 
 /// An `Idempotency-Key` as sent, trimmed: 1 to 255 printable characters.

@@ -7,6 +7,7 @@ pub(crate) mod cancellation;
 pub mod catalogs;
 pub mod container_logs;
 pub mod gateway;
+pub mod history;
 pub(crate) mod interruptible;
 pub mod listings;
 pub mod machine_access;

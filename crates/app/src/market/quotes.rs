@@ -5,9 +5,9 @@
 //! judged: they are the booking's to refuse.
 
 use chrono::{DateTime, Utc};
+use domain::Money;
 use domain::booking::interruptible::{self, Claim};
 use domain::booking::{self, HeldBy, Interval, Refusal, Tier};
-use domain::{Money, ValidationError};
 
 use crate::{App, AppError};
 
@@ -50,17 +50,7 @@ impl App {
         let now = Utc::now();
         let interval = Interval::new(request.starts_at, request.ends_at, now)?;
         let listing = self.listing_record(request.listing_id.as_uuid()).await?;
-        if request.gpu_count < 1 || request.gpu_count > i64::from(listing.gpu_count) {
-            return Err(ValidationError::new(
-                "gpu_count",
-                format!(
-                    "must be between 1 and the machine's {} GPUs",
-                    listing.gpu_count
-                ),
-            )
-            .into());
-        }
-        let gpus = i32::try_from(request.gpu_count).unwrap_or(i32::MAX);
+        let gpus = crate::market::bookings::gpus_of(&listing, request.gpu_count)?;
         let claim = interruptible::claim(
             request.tier,
             request.bid_per_gpu_hour,

@@ -27,6 +27,8 @@ pub struct SweepSummary {
     pub interrupted: u64,
     /// Displaced bookings' refunds made (the first try had failed).
     pub displacements_given_back: usize,
+    /// Closed buckets of the market's history rolled up.
+    pub history_buckets: usize,
 }
 
 impl SweepSummary {
@@ -49,6 +51,7 @@ impl App {
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
         let plans_released = self.release_broken_plans().await?;
+        let history_buckets = self.roll_up_market(Utc::now()).await?;
         Ok(SweepSummary {
             maintenance_cancelled,
             interruptions_given_back,
@@ -59,6 +62,7 @@ impl App {
             idle_stopped,
             interrupted: sweep.interrupted,
             displacements_given_back,
+            history_buckets,
         })
     }
 

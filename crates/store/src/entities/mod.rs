@@ -29,6 +29,8 @@ pub mod log_hashes;
 pub mod log_state;
 pub mod login_networks;
 pub mod maintenance_windows;
+pub mod market_history;
+pub mod market_history_buckets;
 pub mod memberships;
 pub mod org_billing;
 pub mod org_reports;

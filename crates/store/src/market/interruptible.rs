@@ -8,14 +8,14 @@
 //! has run out ([`end_interrupting`]).
 
 use chrono::{DateTime, Utc};
+use domain::BookingStatus;
 use domain::booking::interruptible::Displaced;
 use domain::webhook::{BookingInterruption, Event};
-use domain::{BookingStatus, LedgerKind};
-use sea_orm::sea_query::{Expr, Query};
+use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-use crate::entities::{booking_interruptions, bookings, ledger_entries};
+use crate::entities::{booking_interruptions, bookings};
 use crate::money::ledger::{NewLedgerEntry, insert_ledger};
 use crate::outbox::{booking_facts, booking_money, emit};
 use crate::status::{booking_status, move_to};
@@ -154,11 +154,7 @@ impl Db {
         &self,
         limit: u64,
     ) -> Result<Vec<BookingRecord>, StoreError> {
-        let charged = Query::select()
-            .column(ledger_entries::Column::BookingId)
-            .from(ledger_entries::Entity)
-            .and_where(ledger_entries::Column::Kind.eq(LedgerKind::Charge.as_str()))
-            .to_owned();
+        let charged = crate::market::maintenance_windows::charged_bookings();
         Ok(bookings::Entity::find()
             .filter(bookings::Column::InterruptedAt.is_not_null())
             .filter(bookings::Column::InterruptionRefundedAt.is_null())

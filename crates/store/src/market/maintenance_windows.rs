@@ -68,6 +68,15 @@ pub enum WindowDeleted {
     NotFound,
 }
 
+/// The ids of bookings a charge is recorded for (paid through the payment provider).
+pub(crate) fn charged_bookings() -> sea_orm::sea_query::SelectStatement {
+    Query::select()
+        .column(ledger_entries::Column::BookingId)
+        .from(ledger_entries::Entity)
+        .and_where(Expr::col(ledger_entries::Column::Kind).eq(domain::LedgerKind::Charge.as_str()))
+        .to_owned()
+}
+
 /// Whether a `bookings` row is one a maintenance window cancels: the window cancels what it
 /// overlaps, overlaps the booking, and was announced after the booking was made. Until such a
 /// booking is cancelled (with a full refund), the sweep finds it again
@@ -198,13 +207,7 @@ impl Db {
     /// is never owed: nothing was taken.
     pub async fn owed_interruptions(&self, limit: u64) -> Result<Vec<Interrupted>, StoreError> {
         use booking_interruptions::Column as I;
-        let charged = Query::select()
-            .column(ledger_entries::Column::BookingId)
-            .from(ledger_entries::Entity)
-            .and_where(
-                Expr::col(ledger_entries::Column::Kind).eq(domain::LedgerKind::Charge.as_str()),
-            )
-            .to_owned();
+        let charged = charged_bookings();
         let paid = Query::select()
             .column(bookings::Column::Id)
             .from(bookings::Entity)

@@ -4,6 +4,7 @@
 pub(crate) mod bookings;
 pub(crate) mod container_logs;
 pub(crate) mod gateway;
+pub(crate) mod history;
 pub(crate) mod interruptible;
 pub(crate) mod listings;
 pub(crate) mod maintenance_windows;
