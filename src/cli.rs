@@ -71,6 +71,9 @@ enum Command {
     /// would be refused, the bid that would hold. Nothing is booked.
     #[command(display_order = 2)]
     Quote(client_cmd::QuoteArgs),
+    /// Raise your interruptible booking's bid per GPU-hour (never lower it).
+    #[command(display_order = 2)]
+    Bid(client_cmd::BidArgs),
     /// The market's price history: each closed hour's or day's listed prices, GPU-hours booked
     /// and clearing bid.
     #[command(display_order = 2)]
@@ -199,6 +202,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::SshKeys(args) => Ok(client_cmd::run(client_cmd::ssh_keys::ssh_keys(args))),
         Command::Budget(args) => Ok(client_cmd::run(client_cmd::budget::budget(args))),
         Command::Quote(args) => Ok(client_cmd::run(client_cmd::quote::quote(args))),
+        Command::Bid(args) => Ok(client_cmd::run(client_cmd::renter::bid(args))),
         Command::Market(args) => Ok(client_cmd::run(client_cmd::market::market(args))),
         Command::Listings(args) => Ok(client_cmd::run(client_cmd::provider::listings(args))),
         Command::Earnings(args) => Ok(client_cmd::run(client_cmd::provider::earnings(args))),

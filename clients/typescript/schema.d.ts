@@ -342,7 +342,14 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Raise your interruptible booking's bid: the whole booking is repriced at it (the
+         *     difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
+         *     booking or a bid above it displaces it. Where the provider takes no payments it holds at
+         *     once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
+         *     over answers 409 `booking_not_active`.
+         */
+        patch: operations["raise_bid"];
         trace?: never;
     };
     "/v1/bookings/{id}/access": {
@@ -4708,6 +4715,14 @@ export interface components {
             /** @description What it would cost. */
             total: components["schemas"]["MoneyView"];
         };
+        RaiseBidRequest: {
+            /**
+             * Format: int64
+             * @description The new bid per GPU-hour, minor units: above the one in force (a bid is never lowered),
+             *     at most 100,000,000.
+             */
+            bid_per_gpu_hour: number;
+        };
         /** @description Per report, its figure over the first report's. */
         RatiosView: {
             per_request_tok_s: (number | null)[];
@@ -6834,6 +6849,123 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    raise_bid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The booking's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RaiseBidRequest"];
+            };
+        };
+        responses: {
+            /** @description Raised */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookingView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `booking_not_active`: The booking gives no access now; `budget_exceeded`: This would exceed the monthly budget */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,7 +34,7 @@ pub use market::MarketArgs;
 pub use offers::OffersArgs;
 pub use provider::{EarningsArgs, ListingsArgs};
 pub use quote::QuoteArgs;
-pub use renter::{AccessArgs, BookArgs, BookingsArgs, SearchArgs, ShowArgs, SshArgs};
+pub use renter::{AccessArgs, BidArgs, BookArgs, BookingsArgs, SearchArgs, ShowArgs, SshArgs};
 pub use reports::{LeaderboardArgs, ReportsArgs, RunsArgs};
 pub use ssh_keys::SshKeysArgs;
 

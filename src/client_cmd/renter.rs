@@ -665,3 +665,27 @@ mod tests {
         assert!(progress("cancelled").is_none());
     }
 }
+
+/// `bid BOOKING AMOUNT`: raise an interruptible booking's bid per GPU-hour (minor units).
+#[derive(Debug, clap::Args)]
+pub struct BidArgs {
+    #[command(flatten)]
+    global: Global,
+    /// The booking's id.
+    booking: String,
+    /// The new bid per GPU-hour, in minor units of the booking's currency: above the one in
+    /// force (a bid is never lowered).
+    amount: i64,
+}
+
+pub async fn bid(args: BidArgs) -> Result<(), Failure> {
+    let booking = uuid("booking", &args.booking)?;
+    let ctx = Ctx::new(&args.global, Auth::Required).await?;
+    let body = types::RaiseBidRequest {
+        bid_per_gpu_hour: args.amount,
+    };
+    if let Some(b) = ctx.outcome(ctx.client.raise_bid().id(booking).body(body).send().await)? {
+        ctx.say(&booking_fields(&ctx, &b))?;
+    }
+    ctx.finish()
+}

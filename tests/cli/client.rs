@@ -410,6 +410,12 @@ async fn the_command_line_rents_lists_and_verifies_against_the_demo() {
                 .any(|l| l.contains("bid that holds now") && l.contains("0.26 USD")),
         "{outbid}"
     );
+    // Raised to 0.30 (never lowered): the booking holds at it.
+    let raised = ok(&cli(dir, &["bid", &bid, "30"]).await);
+    assert!(raised.contains("0.30 USD per GPU-hour"), "{raised}");
+    let lower = cli(dir, &["bid", &bid, "20"]).await;
+    assert_eq!(lower.status.code(), Some(1), "{}", stderr(&lower));
+    assert!(stderr(&lower).contains("422"), "{}", stderr(&lower));
     ok(&cli(dir, &["bookings", "cancel", &bid]).await);
     // The market's history: no closed hour with the demo's listings in it yet (unless the
     // hour turned since it started); an unknown GPU is the server's 422.

@@ -35,7 +35,7 @@ pub use market::bookings::{BookingError, CancelClaim, Sweep};
 pub use market::container_logs::ContainerLogsRecord;
 pub use market::gateway::{GatewayRequestRecord, StreamLease};
 pub use market::history::{BucketInputs, HistoryRecord};
-pub use market::interruptible::DisplacedBooking;
+pub use market::interruptible::{DisplacedBooking, RaiseError};
 pub use market::maintenance_windows::{
     Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError,
 };

@@ -168,6 +168,7 @@ from .proof_view import ProofView
 from .public_org_view import PublicOrgView
 from .put_budget_request import PutBudgetRequest
 from .quote_view import QuoteView
+from .raise_bid_request import RaiseBidRequest
 from .ratios_view import RatiosView
 from .readiness import Readiness
 from .refresh_request import RefreshRequest
@@ -381,6 +382,7 @@ __all__ = (
     "PublicOrgView",
     "PutBudgetRequest",
     "QuoteView",
+    "RaiseBidRequest",
     "RatiosView",
     "Readiness",
     "RefreshRequest",

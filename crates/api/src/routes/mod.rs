@@ -134,6 +134,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(bookings::create::create)
                 .service(bookings::get::get)
                 .service(bookings::cancel::cancel)
+                .service(bookings::bid::raise)
                 .service(bookings::access::access)
                 .service(bookings::access::introspect)
                 .service(bookings::usage::usage)

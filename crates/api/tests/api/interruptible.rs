@@ -16,6 +16,7 @@ on_backends!(
     a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once,
     with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger,
     the_history_shows_the_clearing_bid_and_leaves_a_provider_s_own_bookings_out,
+    a_bid_is_raised_never_lowered_and_the_budget_judges_the_difference,
 );
 
 /// Two seconds of notice, webhooks quick.
@@ -693,4 +694,94 @@ async fn the_history_shows_the_clearing_bid_and_leaves_a_provider_s_own_bookings
         let problem = assert_problem(answer, 422, "validation_failed").await;
         assert_eq!(problem["errors"][0]["field"], field, "{problem}");
     }
+}
+
+/// `PATCH /v1/bookings/{id}`: a bid raised holds against what would have displaced it, is
+/// never lowered, costs the difference (which the budget judges), and is the renter's alone.
+async fn a_bid_is_raised_never_lowered_and_the_budget_judges_the_difference(
+    backend: store::Backend,
+) {
+    let app = TestApp::spawn_with(backend, short_notice).await;
+    let listing = bidding_listing(&app, 1).await;
+    let (mine, other, demand) = (
+        app.register("mine@example.com").await,
+        app.register("other@example.com").await,
+        app.register("demand@example.com").await,
+    );
+    let tomorrow = Utc::now() + Duration::days(1);
+    let held = booked(book(&app, &mine, &listing, tomorrow, Some(60), "mine").await).await;
+    let path = format!("/v1/bookings/{}", held["id"].as_str().unwrap());
+    let raise = |who: Option<&Session>, bid: i64| {
+        let (app, path) = (&app, &path);
+        let token = who.map(|s| s.access_token.clone());
+        async move {
+            app.call(
+                reqwest::Method::PATCH,
+                path,
+                token.as_deref(),
+                Some(json!({"bid_per_gpu_hour": bid})),
+            )
+            .await
+        }
+    };
+    // Only its renter; never lower.
+    assert_eq!(raise(None, 80).await.status(), 401);
+    assert_eq!(raise(Some(&other), 80).await.status(), 404);
+    let lower = assert_problem(raise(Some(&mine), 60).await, 422, "validation_failed").await;
+    assert_eq!(lower["errors"][0]["field"], "bid_per_gpu_hour", "{lower}");
+    // Raised to 0.80: repriced, and a bid of 0.70 no longer displaces it.
+    let raised = raise(Some(&mine), 80).await;
+    assert_eq!(raised.status(), 200);
+    let raised: Value = raised.json().await.unwrap();
+    assert_eq!(
+        (
+            &raised["bid_per_gpu_hour"],
+            &raised["amount_per_gpu_hour"],
+            &raised["price"]["amount"]
+        ),
+        (&json!(80), &json!(80), &json!(80)),
+        "{raised}"
+    );
+    assert_problem(
+        book(&app, &other, &listing, tomorrow, Some(70), "outbid").await,
+        409,
+        "booking_conflict",
+    )
+    .await;
+    assert_eq!(
+        quote(&app, &listing, tomorrow, Some(70)).await["min_bid_per_gpu_hour_now"],
+        81
+    );
+    // The budget judges the difference: 1.00 a month, 0.80 spent; to 1.50 would cost 0.70 more.
+    let budget = app
+        .call(
+            reqwest::Method::PUT,
+            "/v1/me/budget",
+            Some(&mine.access_token),
+            Some(json!({"amount_per_month": 100, "currency": "USD"})),
+        )
+        .await;
+    assert_eq!(budget.status(), 200);
+    let refused = assert_problem(raise(Some(&mine), 150).await, 409, "budget_exceeded").await;
+    assert_eq!(refused["left"]["amount"], 20, "{refused}");
+    assert_eq!(
+        booking(&app, &mine, &held["id"]).await["bid_per_gpu_hour"],
+        80
+    );
+    // An on-demand booking has no bid; a displaced one can no longer be raised.
+    let fixed = booked(book(&app, &demand, &listing, tomorrow, None, "demand").await).await;
+    assert_eq!(
+        booking(&app, &mine, &held["id"]).await["status"],
+        "interrupted"
+    );
+    assert_problem(raise(Some(&mine), 90).await, 409, "booking_not_active").await;
+    let on_demand = app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/v1/bookings/{}", fixed["id"].as_str().unwrap()),
+            Some(&demand.access_token),
+            Some(json!({"bid_per_gpu_hour": 500})),
+        )
+        .await;
+    assert_problem(on_demand, 422, "validation_failed").await;
 }

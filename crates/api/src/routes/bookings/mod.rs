@@ -1,6 +1,7 @@
 //! Bookings: capacity that is never over-committed, idempotent requests, cancellation.
 
 pub mod access;
+pub mod bid;
 pub mod cancel;
 pub mod create;
 pub mod get;
