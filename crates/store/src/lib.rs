@@ -31,11 +31,12 @@ pub use identity::agents::{AgentHeartbeatRecord, ListingAgentRecord};
 pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use identity::ssh_keys::{SshKeyAdded, SshKeyRecord};
+pub use market::bids::RaiseError;
 pub use market::bookings::{BookingError, CancelClaim, Sweep};
 pub use market::container_logs::ContainerLogsRecord;
 pub use market::gateway::{GatewayRequestRecord, StreamLease};
 pub use market::history::{BucketInputs, HistoryRecord};
-pub use market::interruptible::{DisplacedBooking, RaiseError};
+pub use market::interruptible::DisplacedBooking;
 pub use market::maintenance_windows::{
     Interrupted, InterruptionFigures, InterruptionRecord, WindowDeleted, WindowError,
 };

@@ -2,6 +2,7 @@
 //! windows, access, and the inference gateway.
 
 pub mod access;
+pub(crate) mod bids;
 pub mod bookings;
 pub(crate) mod cancellation;
 pub mod catalogs;

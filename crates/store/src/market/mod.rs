@@ -1,6 +1,7 @@
 //! The market: listings, search, offers, bookings and their cancellation, maintenance
 //! windows, access, and the inference gateway.
 
+pub(crate) mod bids;
 pub(crate) mod bookings;
 pub(crate) mod container_logs;
 pub(crate) mod gateway;
