@@ -2585,6 +2585,12 @@ export interface components {
         };
         BookingView: {
             /**
+             * Format: date-time
+             * @description When its access ends: `ends_at`, which for an interruptible booking displaced after its
+             *     start is its notice's end (`displacement.booked_ends_at` keeps the end it was booked for).
+             */
+            access_until: string;
+            /**
              * Format: int64
              * @description The price per GPU-hour in force, in `price`'s minor units: the listing's when booked on
              *     demand, the bid for an interruptible booking (raised by `PATCH`); `null` for bookings
@@ -4043,6 +4049,12 @@ export interface components {
         /** @description A list page. `next_cursor` is absent on the last page. */
         Page_BookingView: {
             items: {
+                /**
+                 * Format: date-time
+                 * @description When its access ends: `ends_at`, which for an interruptible booking displaced after its
+                 *     start is its notice's end (`displacement.booked_ends_at` keeps the end it was booked for).
+                 */
+                access_until: string;
                 /**
                  * Format: int64
                  * @description The price per GPU-hour in force, in `price`'s minor units: the listing's when booked on

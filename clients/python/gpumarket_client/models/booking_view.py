@@ -26,6 +26,9 @@ T = TypeVar("T", bound="BookingView")
 class BookingView:
     """
     Attributes:
+        access_until (datetime.datetime): When its access ends: `ends_at`, which for an interruptible booking displaced
+            after its
+            start is its notice's end (`displacement.booked_ends_at` keeps the end it was booked for).
         created_at (datetime.datetime):
         direct_access (bool): Whether the booking is given the machine's SSH and HTTPS access: `false` when it
             waived them, or the listing had none when the booking was made (fixed then).
@@ -77,6 +80,7 @@ class BookingView:
             would, with the same refund); `null` when it asked for none.
     """
 
+    access_until: datetime.datetime
     created_at: datetime.datetime
     direct_access: bool
     ends_at: datetime.datetime
@@ -109,6 +113,8 @@ class BookingView:
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
         from ..models.displacement_view import DisplacementView  # noqa: PLC0415
         from ..models.money_view import MoneyView  # noqa: PLC0415
+
+        access_until = self.access_until.isoformat()
 
         created_at = self.created_at.isoformat()
 
@@ -223,6 +229,7 @@ class BookingView:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "access_until": access_until,
                 "created_at": created_at,
                 "direct_access": direct_access,
                 "ends_at": ends_at,
@@ -274,6 +281,8 @@ class BookingView:
         from ..models.payment_view import PaymentView  # noqa: PLC0415
 
         d = dict(src_dict)
+        access_until = datetime.datetime.fromisoformat(d.pop("access_until"))
+
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
         direct_access = d.pop("direct_access")
@@ -455,6 +464,7 @@ class BookingView:
         stop_when_idle_secs = _parse_stop_when_idle_secs(d.pop("stop_when_idle_secs", UNSET))
 
         booking_view = cls(
+            access_until=access_until,
             created_at=created_at,
             direct_access=direct_access,
             ends_at=ends_at,

@@ -39,6 +39,10 @@ pub struct BookingView {
     pub starts_at: DateTime<Utc>,
     #[serde(serialize_with = "crate::rfc3339::write")]
     pub ends_at: DateTime<Utc>,
+    /// When its access ends: `ends_at`, which for an interruptible booking displaced after its
+    /// start is its notice's end (`displacement.booked_ends_at` keeps the end it was booked for).
+    #[serde(serialize_with = "crate::rfc3339::write")]
+    pub access_until: DateTime<Utc>,
     /// Fixed at booking time from the listing's price.
     pub price: MoneyView,
     pub payment: PaymentView,
@@ -156,6 +160,7 @@ impl From<app::market::bookings::Booking> for BookingView {
             gpu_count: b.gpu_count,
             starts_at: b.starts_at,
             ends_at: b.ends_at,
+            access_until: b.ends_at,
             price: money(b.price),
             payment: PaymentView {
                 provider: b.payment_provider.unwrap_or_else(|| "none".to_owned()),

@@ -239,7 +239,11 @@ async fn an_on_demand_booking_displaces_the_lowest_bid_with_notice_and_refund(
     );
     let displaced = booking(&app, &low, &low_booking["id"]).await;
     assert_eq!(displaced["status"], "interrupting", "{displaced}");
-    let access_until = at(&displaced["ends_at"]);
+    let access_until = at(&displaced["access_until"]);
+    assert_eq!(
+        displaced["access_until"], displaced["ends_at"],
+        "{displaced}"
+    );
     let booked_until = at(&low_booking["ends_at"]);
     assert_eq!(
         at(&displaced["displacement"]["booked_ends_at"]),

@@ -98,15 +98,13 @@ impl App {
     ) -> Result<Option<i64>, AppError> {
         let now = Utc::now();
         let from = from.max(now);
-        let Some(min) = listing.min_bid_per_gpu_hour else {
+        // A listing that takes no bids: nothing to read.
+        if listing.min_bid_per_gpu_hour.is_none() {
             return Ok(None);
-        };
+        }
         let Ok(interval) = Interval::new(from, until, now) else {
             return Ok(None);
         };
-        if min <= 0 {
-            return Ok(None);
-        }
         let machine = self.machine_now(listing, &interval, now).await?;
         Ok(interruptible::bid_that_holds(
             &machine,

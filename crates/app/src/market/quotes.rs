@@ -92,9 +92,9 @@ impl App {
             refusal,
             displaces_bookings,
             displaces_gpus,
-            min_bid_per_gpu_hour_now: machine.min_bid_per_gpu_hour.and_then(|_| {
-                interruptible::bid_that_holds(&machine, &interval, gpus, now, notice, None)
-            }),
+            min_bid_per_gpu_hour_now: interruptible::bid_that_holds(
+                &machine, &interval, gpus, now, notice, None,
+            ),
         })
     }
 }
