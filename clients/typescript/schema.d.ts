@@ -344,10 +344,13 @@ export interface paths {
         head?: never;
         /**
          * Raise your interruptible booking's bid: the whole booking is repriced at it (the
-         *     difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
-         *     booking or a bid above it displaces it. Where the provider takes no payments it holds at
-         *     once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
-         *     over answers 409 `booking_not_active`.
+         *     difference judged by your budget: 409 `budget_exceeded`), and from then on only an
+         *     on-demand booking or a bid above it displaces it. Where the provider takes no payments it
+         *     holds at once. A booking paid through Stripe is charged the difference: the answer's
+         *     `bid_raise.payment` carries the PaymentIntent (with its `client_secret`), the old bid holds
+         *     until Stripe reports it paid, and a raise paid once it could no longer hold is refunded in
+         *     full. A new raise replaces one still waiting for its payment. A booking displaced, over or
+         *     (with Stripe) not paid yet answers 409 `booking_not_active`.
          */
         patch: operations["raise_bid"];
         trace?: never;
@@ -2452,6 +2455,33 @@ export interface components {
             /** Format: date-time */
             until?: string | null;
         };
+        /**
+         * @description A raise of a paid interruptible booking's bid, charged for the difference as a
+         *     PaymentIntent of its own. Until it is paid the old bid holds; paid, it is in force (the
+         *     booking's `price`, `payment.amount` and `payment.platform_fee` then include it, and refunds
+         *     come from its PaymentIntent first).
+         */
+        BidRaiseView: {
+            /**
+             * Format: int64
+             * @description The bid asked for, minor units per GPU-hour.
+             */
+            bid_per_gpu_hour: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            hold_expires_at: string;
+            /** Format: date-time */
+            paid_at?: string | null;
+            /** @description The charge for the difference: `client_secret` shown while it waits for its payment. */
+            payment: components["schemas"]["PaymentView"];
+            /**
+             * @description `pending_payment`, `paid` (in force), `expired` (not paid before `hold_expires_at`),
+             *     `cancelled` (a later raise replaced it), `failed` or `refunded` (paid once it could no
+             *     longer hold: given back in full).
+             */
+            status: string;
+        };
         /** @description Where to send the person: a Stripe-hosted page. */
         BillingUrlView: {
             url: string;
@@ -2602,6 +2632,7 @@ export interface components {
              * @description An interruptible booking's bid per GPU-hour (the one in force); `null` on demand.
              */
             bid_per_gpu_hour?: number | null;
+            bid_raise?: components["schemas"]["BidRaiseView"] | null;
             /** Format: date-time */
             cancelled_at?: string | null;
             container?: components["schemas"]["BookingContainerView"] | null;
@@ -4067,6 +4098,7 @@ export interface components {
                  * @description An interruptible booking's bid per GPU-hour (the one in force); `null` on demand.
                  */
                 bid_per_gpu_hour?: number | null;
+                bid_raise?: components["schemas"]["BidRaiseView"] | null;
                 /** Format: date-time */
                 cancelled_at?: string | null;
                 container?: components["schemas"]["BookingContainerView"] | null;
@@ -6996,6 +7028,15 @@ export interface operations {
             };
             /** @description `internal`: Internal server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payment_provider_error`: The payment provider failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

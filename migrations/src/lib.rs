@@ -55,6 +55,7 @@ mod m20261207_000047_budgets;
 mod m20261207_000048_stop_when_idle;
 mod m20261207_000049_interruptible;
 mod m20261207_000050_market_history;
+mod m20261207_000051_bid_raises;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -114,6 +115,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000048_stop_when_idle::Migration),
             Box::new(m20261207_000049_interruptible::Migration),
             Box::new(m20261207_000050_market_history::Migration),
+            Box::new(m20261207_000051_bid_raises::Migration),
         ]
     }
 }

@@ -404,6 +404,21 @@ pub(super) fn booking_fields(ctx: &Ctx, b: &types::BookingView) -> String {
             format!("{} per GPU-hour", money(at, &b.price.currency)),
         ));
     }
+    if let Some(r) = &b.bid_raise {
+        pairs.push((
+            "bid raise",
+            format!(
+                "to {} per GPU-hour: {} (charge {})",
+                money(r.bid_per_gpu_hour, &b.price.currency),
+                ctx.style.state(&r.status),
+                money(r.payment.amount, &r.payment.currency)
+            ),
+        ));
+        if let (Some(intent), true) = (&r.payment.payment_intent_id, r.status == "pending_payment")
+        {
+            pairs.push(("raise payment", intent.clone()));
+        }
+    }
     if let Some(d) = &b.displacement {
         pairs.push(("displaced at", d.at.to_rfc3339()));
         pairs.push((

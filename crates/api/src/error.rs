@@ -489,7 +489,9 @@ impl From<AppError> for ApiError {
             AppError::OutsideAvailability(_) => {
                 Self::new(code::OUTSIDE_AVAILABILITY, err.to_string())
             }
-            AppError::BookingNotActive(_) => Self::new(code::BOOKING_NOT_ACTIVE, err.to_string()),
+            AppError::BookingNotActive(_) | AppError::BidNotRaisable(_) => {
+                Self::new(code::BOOKING_NOT_ACTIVE, err.to_string())
+            }
             AppError::EngineFailed(_) => Self::new(code::ENGINE_UNAVAILABLE, err.to_string()),
             AppError::IdempotencyKeyReused => {
                 Self::new(code::IDEMPOTENCY_KEY_REUSED, err.to_string())

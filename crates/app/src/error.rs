@@ -119,6 +119,10 @@ pub enum AppError {
     /// its status.
     #[error("the booking is {0}, so it gives no access")]
     BookingNotActive(String),
+    /// The booking's bid cannot be raised as it stands (displaced, over, unpaid, or a raise
+    /// being paid); says why. Answered as `booking_not_active`.
+    #[error("{0}")]
+    BidNotRaisable(String),
     /// The booking's engine did not answer as its dialect does; says what it lacked (no
     /// detail of the engine's own is echoed).
     #[error("the machine's engine did not answer: {0}")]

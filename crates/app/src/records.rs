@@ -164,3 +164,13 @@ impl App {
         Listing::try_from(self.listing_record(id.as_uuid()).await?)
     }
 }
+
+/// The catalog's GPU a listing is of: the one it names (`catalog_gpu`), else the one its
+/// `gpu_model` is called; `None` when the catalog has neither (or cannot be read).
+pub(crate) fn catalog_gpu_of(r: &ListingRecord) -> Option<&'static catalog::Gpu> {
+    let catalog = catalog::Catalog::get().ok()?;
+    match r.catalog_gpu.as_deref() {
+        Some(id) => catalog.gpu(id),
+        None => catalog.gpu_named(&r.gpu_model),
+    }
+}

@@ -114,6 +114,31 @@ pub fn refund_rows(paid: Money, fee: Money, refunded: Money) -> [(LedgerKind, Mo
     ]
 }
 
+/// How much of one PaymentIntent a refund may still take: what it charged less what refunds
+/// already decided took of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refundable {
+    pub intent: String,
+    pub charged: i64,
+    pub refunded: i64,
+}
+
+/// Splits a refund of `amount` across a booking's PaymentIntents, oldest first in `intents`
+/// (the booking's own, then each paid bid raise): the latest paid is refunded first, each at
+/// most what it has left. `None` when they have less left than `amount` together.
+pub fn split_refund(amount: i64, intents: &[Refundable]) -> Option<Vec<(String, i64)>> {
+    let mut owed = amount.max(0);
+    let mut parts = Vec::new();
+    for intent in intents.iter().rev() {
+        let part = owed.min((intent.charged - intent.refunded).max(0));
+        if part > 0 {
+            parts.push((intent.intent.clone(), part));
+            owed -= part;
+        }
+    }
+    (owed == 0).then_some(parts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +164,35 @@ mod tests {
         // Rounded down, never more back than was paid out.
         let odd = refund_rows(usd(7), usd(1), usd(1));
         assert_eq!((odd[1].1.minor(), odd[2].1.minor()), (0, 0));
+    }
+
+    #[test]
+    fn a_refund_takes_the_latest_payment_first_and_never_more_than_it_left() {
+        let of = |intent: &str, charged, refunded| Refundable {
+            intent: intent.to_owned(),
+            charged,
+            refunded,
+        };
+        let intents = [of("pi_booking", 1_000, 0), of("pi_raise", 300, 100)];
+        assert_eq!(
+            split_refund(150, &intents),
+            Some(vec![("pi_raise".to_owned(), 150)])
+        );
+        assert_eq!(
+            split_refund(700, &intents),
+            Some(vec![
+                ("pi_raise".to_owned(), 200),
+                ("pi_booking".to_owned(), 500)
+            ])
+        );
+        assert_eq!(
+            split_refund(1_200, &intents),
+            Some(vec![
+                ("pi_raise".to_owned(), 200),
+                ("pi_booking".to_owned(), 1_000)
+            ])
+        );
+        assert_eq!(split_refund(1_201, &intents), None);
+        assert_eq!(split_refund(0, &intents), Some(vec![]));
     }
 }

@@ -52,6 +52,8 @@ pub struct IntentFacts {
     pub intent: String,
     /// `metadata[booking_id]`, as we set it when creating the intent.
     pub booking_id: Option<String>,
+    /// `metadata[bid_raise_id]`: the intent charges a raise of the booking's bid.
+    pub bid_raise_id: Option<String>,
     pub amount: Option<i64>,
     /// Lower case, as Stripe writes it (`usd`).
     pub currency: Option<String>,
@@ -123,6 +125,7 @@ fn intent_facts(intent: stripe_shared::PaymentIntent) -> IntentFacts {
     IntentFacts {
         intent: intent.id.as_str().to_owned(),
         booking_id: intent.metadata.get("booking_id").cloned(),
+        bid_raise_id: intent.metadata.get("bid_raise_id").cloned(),
         amount: Some(intent.amount),
         currency: Some(intent.currency.to_string()),
         application_fee_amount: intent.application_fee_amount,

@@ -36,6 +36,8 @@ pub struct Charge {
     pub fee: i64,
     pub destination: String,
     pub booking_id: String,
+    /// Set for the charge of a raise of the booking's bid (`metadata[bid_raise_id]`).
+    pub bid_raise_id: Option<String>,
     pub idempotency_key: String,
 }
 
@@ -310,10 +312,16 @@ impl PaymentProvider for StripeProvider {
                 charge.destination.as_str(),
             ))
             .automatic_payment_methods(CreatePaymentIntentAutomaticPaymentMethods::new(true))
-            .metadata(HashMap::from([(
-                "booking_id".to_owned(),
-                charge.booking_id.clone(),
-            )]))
+            .metadata(
+                std::iter::once(("booking_id".to_owned(), charge.booking_id.clone()))
+                    .chain(
+                        charge
+                            .bid_raise_id
+                            .clone()
+                            .map(|raise| ("bid_raise_id".to_owned(), raise)),
+                    )
+                    .collect::<HashMap<_, _>>(),
+            )
             .customize()
             .request_strategy(strategy(&charge.idempotency_key)?)
             .send(&self.client)

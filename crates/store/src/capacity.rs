@@ -165,7 +165,15 @@ fn booked_select(
         .column(bookings::Column::StartsAt)
         .column(bookings::Column::EndsAt)
         .column(bookings::Column::GpuCount)
-        .column(bookings::Column::Tier)
+        // A booking whose cancellation is under way gives way to nothing: its refund is fixed,
+        // and a displacement would refund it a second time.
+        .expr(
+            Expr::case(
+                bookings::Column::CancelRequestedAt.is_not_null(),
+                Tier::OnDemand.as_str(),
+            )
+            .finally(Expr::col(bookings::Column::Tier)),
+        )
         .column(bookings::Column::BidPerGpuHour)
         .filter(bookings::Column::ListingId.is_in(listings.iter().copied()))
         .filter(bookings::Column::StartsAt.lt(until))

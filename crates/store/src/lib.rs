@@ -31,7 +31,7 @@ pub use identity::agents::{AgentHeartbeatRecord, ListingAgentRecord};
 pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
 pub use identity::ssh_keys::{SshKeyAdded, SshKeyRecord};
-pub use market::bids::RaiseError;
+pub use market::bids::{BidRaiseRecord, NewBidRaise, RaiseError, RaisePaid};
 pub use market::bookings::{BookingError, CancelClaim, Sweep};
 pub use market::container_logs::ContainerLogsRecord;
 pub use market::gateway::{GatewayRequestRecord, StreamLease};
@@ -54,7 +54,7 @@ pub use operations::webhooks::{
     AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
     WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,
 };
-pub use status::{Stored, badge_state, booking_status, listing_status, run_status};
+pub use status::{Stored, badge_state, booking_status, listing_status, raise_status, run_status};
 pub use trust::catalog_cells::{CatalogCellQuery, CatalogCellRecord};
 pub use trust::community_runs::{
     CommunityCellRecord, CommunityRunQuery, CommunityRunRecord, Submitted,

@@ -111,6 +111,23 @@ pub mod booking_status {
     pub const GIVING_ACCESS: [&str; 3] = [CONFIRMED, ACTIVE, INTERRUPTING];
 }
 
+/// The stored names of a bid raise's statuses.
+pub mod raise_status {
+    /// Charged, waiting for its payment: the old bid holds until then.
+    pub const PENDING_PAYMENT: &str = "pending_payment";
+    /// Paid and in force.
+    pub const PAID: &str = "paid";
+    /// Not paid before its hold expired; its PaymentIntent cancelled.
+    pub const EXPIRED: &str = "expired";
+    /// Replaced by a later raise before it was paid; its PaymentIntent cancelled.
+    pub const CANCELLED: &str = "cancelled";
+    /// Its PaymentIntent could not be made, or its payment failed.
+    pub const FAILED: &str = "failed";
+    /// Paid once it could no longer hold (the booking displaced, cancelled or over, or its
+    /// price changed meanwhile): refunded in full.
+    pub const REFUNDED: &str = "refunded";
+}
+
 /// The stored names of `domain::BadgeState` (which owns them; `NULL`: unverified), for
 /// queries.
 pub mod badge_state {

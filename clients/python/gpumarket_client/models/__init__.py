@@ -16,6 +16,7 @@ from .attempt_view import AttemptView
 from .availability_patch import AvailabilityPatch
 from .availability_view import AvailabilityView
 from .availability_window_view import AvailabilityWindowView
+from .bid_raise_view import BidRaiseView
 from .billing_url_view import BillingUrlView
 from .billing_view import BillingView
 from .book_plan_request import BookPlanRequest
@@ -230,6 +231,7 @@ __all__ = (
     "AvailabilityPatch",
     "AvailabilityView",
     "AvailabilityWindowView",
+    "BidRaiseView",
     "BillingUrlView",
     "BillingView",
     "BookedPlanView",

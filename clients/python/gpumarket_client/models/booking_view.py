@@ -11,6 +11,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.bid_raise_view import BidRaiseView
     from ..models.booking_container_view import BookingContainerView
     from ..models.booking_guarantee_view import BookingGuaranteeView
     from ..models.displacement_view import DisplacementView
@@ -59,6 +60,7 @@ class BookingView:
             made before it was recorded.
         bid_per_gpu_hour (int | None | Unset): An interruptible booking's bid per GPU-hour (the one in force); `null` on
             demand.
+        bid_raise (BidRaiseView | None | Unset):
         cancelled_at (datetime.datetime | None | Unset):
         container (BookingContainerView | None | Unset):
         displacement (DisplacementView | None | Unset):
@@ -97,6 +99,7 @@ class BookingView:
     tier: str
     amount_per_gpu_hour: int | None | Unset = UNSET
     bid_per_gpu_hour: int | None | Unset = UNSET
+    bid_raise: BidRaiseView | None | Unset = UNSET
     cancelled_at: datetime.datetime | None | Unset = UNSET
     container: BookingContainerView | None | Unset = UNSET
     displacement: DisplacementView | None | Unset = UNSET
@@ -109,6 +112,7 @@ class BookingView:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.bid_raise_view import BidRaiseView  # noqa: PLC0415
         from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
         from ..models.displacement_view import DisplacementView  # noqa: PLC0415
@@ -158,6 +162,14 @@ class BookingView:
             bid_per_gpu_hour = UNSET
         else:
             bid_per_gpu_hour = self.bid_per_gpu_hour
+
+        bid_raise: dict[str, Any] | None | Unset
+        if isinstance(self.bid_raise, Unset):
+            bid_raise = UNSET
+        elif isinstance(self.bid_raise, BidRaiseView):
+            bid_raise = self.bid_raise.to_dict()
+        else:
+            bid_raise = self.bid_raise
 
         cancelled_at: None | str | Unset
         if isinstance(self.cancelled_at, Unset):
@@ -250,6 +262,8 @@ class BookingView:
             field_dict["amount_per_gpu_hour"] = amount_per_gpu_hour
         if bid_per_gpu_hour is not UNSET:
             field_dict["bid_per_gpu_hour"] = bid_per_gpu_hour
+        if bid_raise is not UNSET:
+            field_dict["bid_raise"] = bid_raise
         if cancelled_at is not UNSET:
             field_dict["cancelled_at"] = cancelled_at
         if container is not UNSET:
@@ -273,6 +287,7 @@ class BookingView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.bid_raise_view import BidRaiseView  # noqa: PLC0415
         from ..models.booking_container_view import BookingContainerView  # noqa: PLC0415
         from ..models.booking_guarantee_view import BookingGuaranteeView  # noqa: PLC0415
         from ..models.displacement_view import DisplacementView  # noqa: PLC0415
@@ -333,6 +348,23 @@ class BookingView:
             return cast(int | None | Unset, data)
 
         bid_per_gpu_hour = _parse_bid_per_gpu_hour(d.pop("bid_per_gpu_hour", UNSET))
+
+        def _parse_bid_raise(data: object) -> BidRaiseView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                bid_raise_type_0 = BidRaiseView.from_dict(data)
+
+                return bid_raise_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BidRaiseView | None | Unset, data)
+
+        bid_raise = _parse_bid_raise(d.pop("bid_raise", UNSET))
 
         def _parse_cancelled_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -481,6 +513,7 @@ class BookingView:
             tier=tier,
             amount_per_gpu_hour=amount_per_gpu_hour,
             bid_per_gpu_hour=bid_per_gpu_hour,
+            bid_raise=bid_raise,
             cancelled_at=cancelled_at,
             container=container,
             displacement=displacement,

@@ -94,6 +94,32 @@ pub struct BookingView {
     /// An interruptible booking displaced (`interrupting`, then `interrupted`): when, and what
     /// it is given back; `null` otherwise.
     pub displacement: Option<DisplacementView>,
+    /// Its latest bid raise charged through Stripe (`PATCH` with payments on), whatever became
+    /// of it; `null` when none was. The bid in force is `bid_per_gpu_hour`: a raise holds from
+    /// its payment's webhook.
+    pub bid_raise: Option<BidRaiseView>,
+}
+
+/// A raise of a paid interruptible booking's bid, charged for the difference as a
+/// PaymentIntent of its own. Until it is paid the old bid holds; paid, it is in force (the
+/// booking's `price`, `payment.amount` and `payment.platform_fee` then include it, and refunds
+/// come from its PaymentIntent first).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BidRaiseView {
+    /// The bid asked for, minor units per GPU-hour.
+    pub bid_per_gpu_hour: i64,
+    /// `pending_payment`, `paid` (in force), `expired` (not paid before `hold_expires_at`),
+    /// `cancelled` (a later raise replaced it), `failed` or `refunded` (paid once it could no
+    /// longer hold: given back in full).
+    pub status: String,
+    /// The charge for the difference: `client_secret` shown while it waits for its payment.
+    pub payment: PaymentView,
+    #[serde(serialize_with = "crate::rfc3339::write")]
+    pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::rfc3339::write")]
+    pub hold_expires_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::rfc3339::write_option")]
+    pub paid_at: Option<DateTime<Utc>>,
 }
 
 /// An interruptible booking displaced by an on-demand booking or a higher bid.
@@ -191,6 +217,22 @@ impl From<app::market::bookings::Booking> for BookingView {
                 domain::booking::Tier::OnDemand => None,
             },
             min_bid_per_gpu_hour_now: b.min_bid_per_gpu_hour_now,
+            bid_raise: b.bid_raise.map(|r| BidRaiseView {
+                bid_per_gpu_hour: r.bid_per_gpu_hour,
+                status: r.status,
+                payment: PaymentView {
+                    provider: "stripe".to_owned(),
+                    payment_intent_id: r.payment_intent_id,
+                    client_secret: r.client_secret,
+                    amount: r.amount.minor(),
+                    currency: r.amount.currency().code().to_owned(),
+                    platform_fee: Some(r.platform_fee.minor()),
+                    error: r.error,
+                },
+                created_at: r.created_at,
+                hold_expires_at: r.hold_expires_at,
+                paid_at: r.paid_at,
+            }),
             displacement: b.displacement.map(|d| DisplacementView {
                 at: d.at,
                 booked_ends_at: d.booked_ends_at,

@@ -17,6 +17,7 @@ on_backends!(
     with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger,
     the_history_shows_the_clearing_bid_and_leaves_a_provider_s_own_bookings_out,
     a_bid_is_raised_never_lowered_and_the_budget_judges_the_difference,
+    with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_intents,
 );
 
 /// Two seconds of notice, webhooks quick.
@@ -101,6 +102,43 @@ async fn booking(app: &TestApp, renter: &Session, id: &Value) -> Value {
 
 fn at(value: &Value) -> DateTime<Utc> {
     value.as_str().unwrap().parse().unwrap()
+}
+
+/// `demand` books the market's listing on demand from ten seconds on, displacing the renter's
+/// started `bid` with notice: the bid as it is then (`interrupting`), and its refund.
+async fn displace_from_soon(
+    m: &crate::payments::Market,
+    demand: &Session,
+    bid: &Value,
+    key: &str,
+) -> (Value, i64) {
+    let from = Utc::now() + Duration::seconds(10);
+    booked(book(&m.app, demand, &m.listing, from, None, key).await).await;
+    let displaced = booking(&m.app, &m.renter, &bid["id"]).await;
+    assert_eq!(displaced["status"], "interrupting", "{displaced}");
+    let refund = displaced["displacement"]["refund"]["amount"]
+        .as_i64()
+        .unwrap();
+    (displaced, refund)
+}
+
+/// A market through Stripe's wire format (payouts enabled, two seconds of notice) whose 1.50 an
+/// hour listing takes bids from 0.50.
+async fn stripe_bidding_market(backend: store::Backend) -> crate::payments::Market {
+    use crate::payments::{enable_payouts_of, market_configured};
+    let m = market_configured(backend, |c| c.payments.interrupt_notice_secs = 2).await;
+    enable_payouts_of(&m.app, &m.org, &m.admin).await;
+    let bids = m
+        .app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/v1/listings/{}", m.listing),
+            Some(&m.admin.access_token),
+            Some(json!({"price": {"min_bid_per_gpu_hour": 50}})),
+        )
+        .await;
+    assert_eq!(bids.status(), 200);
+    m
 }
 
 async fn an_on_demand_booking_displaces_the_lowest_bid_with_notice_and_refund(
@@ -449,21 +487,8 @@ async fn a_higher_bid_displaces_a_lower_one_and_an_unstarted_one_goes_at_once(
 async fn with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger(
     backend: store::Backend,
 ) {
-    use crate::payments::{
-        deliver_signed, enable_payouts_of, event, intent_object, market_configured,
-    };
-    let m = market_configured(backend, |c| c.payments.interrupt_notice_secs = 2).await;
-    enable_payouts_of(&m.app, &m.org, &m.admin).await;
-    let bids = m
-        .app
-        .call(
-            reqwest::Method::PATCH,
-            &format!("/v1/listings/{}", m.listing),
-            Some(&m.admin.access_token),
-            Some(json!({"price": {"min_bid_per_gpu_hour": 50}})),
-        )
-        .await;
-    assert_eq!(bids.status(), 200);
+    use crate::payments::{deliver_signed, event, intent_object};
+    let m = stripe_bidding_market(backend).await;
     let other = m.app.register("other@example.com").await;
     let demand = m.app.register("demand@example.com").await;
 
@@ -508,23 +533,7 @@ async fn with_stripe_a_displaced_booking_is_refunded_once_through_the_ledger(
     );
 
     // On demand from the notice's end: the paid bid is refunded the rest, once.
-    booked(
-        book(
-            &m.app,
-            &demand,
-            &m.listing,
-            Utc::now() + Duration::seconds(10),
-            None,
-            "demand-now",
-        )
-        .await,
-    )
-    .await;
-    let displaced = booking(&m.app, &m.renter, &paid["id"]).await;
-    assert_eq!(displaced["status"], "interrupting", "{displaced}");
-    let refund = displaced["displacement"]["refund"]["amount"]
-        .as_i64()
-        .unwrap();
+    let (displaced, refund) = displace_from_soon(&m, &demand, &paid, "demand-now").await;
     assert!(refund > 90 && refund < 100, "most of the hour: {displaced}");
     assert!(
         displaced["displacement"]["refunded_at"].is_string(),
@@ -788,4 +797,288 @@ async fn a_bid_is_raised_never_lowered_and_the_budget_judges_the_difference(
         )
         .await;
     assert_problem(on_demand, 422, "validation_failed").await;
+}
+
+/// With Stripe, `PATCH` charges the difference as a PaymentIntent of its own: the old bid
+/// holds until Stripe reports it paid (a later raise replaces one still unpaid, its intent
+/// cancelled), then the booking is repriced with the raise's charge in the ledger; a refund is
+/// split across the booking's intents, the raise's first, none above what it charged; a raise
+/// paid once its booking was cancelled is refunded in full.
+async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_intents(
+    backend: store::Backend,
+) {
+    use crate::payments::{deliver_signed, event, intent_object, raise_intent};
+    let m = stripe_bidding_market(backend).await;
+    let demand = m.app.register("demand@example.com").await;
+    let held =
+        booked(book(&m.app, &m.renter, &m.listing, Utc::now(), Some(60), "held").await).await;
+    let path = format!("/v1/bookings/{}", held["id"].as_str().unwrap());
+    let raise = |bid: i64| {
+        let (app, path, token) = (&m.app, &path, m.renter.access_token.clone());
+        async move {
+            app.call(
+                reqwest::Method::PATCH,
+                path,
+                Some(&token),
+                Some(json!({"bid_per_gpu_hour": bid})),
+            )
+            .await
+        }
+    };
+    // Not paid yet: nothing to raise.
+    assert_problem(raise(90).await, 409, "booking_not_active").await;
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_held_paid",
+            "payment_intent.succeeded",
+            intent_object(&held, "succeeded"),
+        ),
+    )
+    .await;
+
+    // A budget counts a raise waiting for its payment, as it counts a held booking.
+    let budget = m
+        .app
+        .call(
+            reqwest::Method::PUT,
+            "/v1/me/budget",
+            Some(&m.renter.access_token),
+            Some(json!({"amount_per_month": 100_000, "currency": "USD"})),
+        )
+        .await;
+    assert_eq!(budget.status(), 200);
+    let spent = || async {
+        let budget: Value = m
+            .app
+            .get_json("/v1/me/budget", Some(&m.renter.access_token))
+            .await;
+        budget["spent"].clone()
+    };
+    assert_eq!(spent().await, 60);
+    // Raised to 0.90, then to 1.00 before paying: the first raise's intent is cancelled.
+    let first: Value = raise(90).await.json().await.unwrap();
+    assert_eq!(first["bid_raise"]["status"], "pending_payment", "{first}");
+    let first_intent = first["bid_raise"]["payment"]["payment_intent_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second = raise(100).await;
+    assert_eq!(second.status(), 200);
+    let second: Value = second.json().await.unwrap();
+    assert_eq!(
+        (
+            &second["bid_per_gpu_hour"],
+            &second["price"]["amount"],
+            &second["bid_raise"]["bid_per_gpu_hour"],
+            &second["bid_raise"]["status"],
+            &second["bid_raise"]["payment"]["amount"],
+            &second["bid_raise"]["payment"]["platform_fee"],
+        ),
+        (
+            &json!(60),
+            &json!(60),
+            &json!(100),
+            &json!("pending_payment"),
+            &json!(40),
+            &json!(4)
+        ),
+        "the old bid holds until the raise is paid: {second}"
+    );
+    assert_eq!(
+        spent().await,
+        100,
+        "the booking and the raise waiting, not the one replaced"
+    );
+    assert!(
+        second["bid_raise"]["payment"]["client_secret"].is_string(),
+        "{second}"
+    );
+    assert_eq!(
+        m.stripe
+            .requests_to(
+                "POST",
+                &format!("/v1/payment_intents/{first_intent}/cancel")
+            )
+            .len(),
+        1
+    );
+    let charged = m.stripe.requests_to("POST", "/v1/payment_intents");
+    let charge = charged.last().unwrap();
+    assert_eq!(
+        (
+            charge.field("amount"),
+            charge.field("application_fee_amount")
+        ),
+        (Some("40"), Some("4"))
+    );
+    // The first raise's intent paid anyway (it was cancelled): given back whole, changing nothing.
+    let stale = raise_intent(&first, "succeeded");
+    deliver_signed(
+        &m.app,
+        &event("evt_first_raise_paid", "payment_intent.succeeded", stale),
+    )
+    .await;
+    let now = booking(&m.app, &m.renter, &held["id"]).await;
+    assert_eq!(now["bid_per_gpu_hour"], 60, "{now}");
+
+    // Paid, told twice at once under two event ids: it holds once, and is not given back.
+    let told = |id: &str| {
+        event(
+            id,
+            "payment_intent.succeeded",
+            raise_intent(&second, "succeeded"),
+        )
+    };
+    let (once, twice) = (told("evt_raise_paid"), told("evt_raise_paid_again"));
+    futures_util::future::join(
+        deliver_signed(&m.app, &once),
+        deliver_signed(&m.app, &twice),
+    )
+    .await;
+    let now = booking(&m.app, &m.renter, &held["id"]).await;
+    assert_eq!(
+        (
+            &now["bid_per_gpu_hour"],
+            &now["amount_per_gpu_hour"],
+            &now["price"]["amount"],
+            &now["payment"]["platform_fee"],
+            &now["bid_raise"]["status"],
+        ),
+        (
+            &json!(100),
+            &json!(100),
+            &json!(100),
+            &json!(10),
+            &json!("paid")
+        ),
+        "{now}"
+    );
+    assert!(
+        now["bid_raise"]["payment"]["client_secret"].is_null(),
+        "{now}"
+    );
+    // A bid of 0.95 no longer displaces it.
+    assert_problem(
+        book(
+            &m.app,
+            &demand,
+            &m.listing,
+            Utc::now() + Duration::seconds(10),
+            Some(95),
+            "outbid",
+        )
+        .await,
+        409,
+        "booking_conflict",
+    )
+    .await;
+
+    // Displaced by an on-demand booking: the refund comes from the raise first, then the rest.
+    let (displaced, refund) = displace_from_soon(&m, &demand, &held, "demand").await;
+    assert!(
+        refund > 90 && refund < 100,
+        "most of the hour at 1.00: {displaced}"
+    );
+    let raise_intent_id = second["bid_raise"]["payment"]["payment_intent_id"]
+        .as_str()
+        .unwrap();
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    let of = |intent: &str| {
+        refunds
+            .iter()
+            .filter(|r| r.field("payment_intent") == Some(intent))
+            .map(|r| r.field("amount").unwrap().parse::<i64>().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let own = held["payment"]["payment_intent_id"].as_str().unwrap();
+    assert_eq!(of(raise_intent_id), vec![40], "{refunds:?}");
+    assert_eq!(of(own), vec![refund - 40], "{refunds:?}");
+    assert_eq!(
+        of(&first_intent).len(),
+        1,
+        "the stale raise given back: {refunds:?}"
+    );
+    let ledger: Value = m
+        .app
+        .get_json("/v1/me/spend", Some(&m.renter.access_token))
+        .await;
+    let sum = |kind: &str| -> i64 {
+        crate::payments::kinds_and_amounts(&ledger)
+            .into_iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, a)| a)
+            .sum()
+    };
+    assert_eq!(sum("charge"), 60 + 40 + 30, "{ledger}");
+    assert_eq!(sum("refund"), -(refund + 30), "{ledger}");
+    // The sweep makes no refund twice.
+    m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(
+        m.stripe.requests_to("POST", "/v1/refunds").len(),
+        refunds.len()
+    );
+
+    // A raise paid after its booking was cancelled is given back in full.
+    let later = Utc::now() + Duration::days(1);
+    let other = booked(book(&m.app, &m.renter, &m.listing, later, Some(60), "later").await).await;
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_later_paid",
+            "payment_intent.succeeded",
+            intent_object(&other, "succeeded"),
+        ),
+    )
+    .await;
+    let pending: Value = m
+        .app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/v1/bookings/{}", other["id"].as_str().unwrap()),
+            Some(&m.renter.access_token),
+            Some(json!({"bid_per_gpu_hour": 70})),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let cancelled = m
+        .app
+        .post(
+            &format!("/v1/bookings/{}/cancel", other["id"].as_str().unwrap()),
+            Some(&m.renter.access_token),
+            json!({}),
+        )
+        .await;
+    assert!(cancelled.status().is_success(), "{}", cancelled.status());
+    deliver_signed(
+        &m.app,
+        &event(
+            "evt_late_raise",
+            "payment_intent.succeeded",
+            raise_intent(&pending, "succeeded"),
+        ),
+    )
+    .await;
+    let gone = booking(&m.app, &m.renter, &other["id"]).await;
+    assert_eq!(
+        (
+            &gone["status"],
+            &gone["price"]["amount"],
+            &gone["bid_raise"]["status"]
+        ),
+        (&json!("cancelled"), &json!(60), &json!("refunded")),
+        "{gone}"
+    );
+    let late = pending["bid_raise"]["payment"]["payment_intent_id"]
+        .as_str()
+        .unwrap();
+    let refunds = m.stripe.requests_to("POST", "/v1/refunds");
+    let whole: Vec<_> = refunds
+        .iter()
+        .filter(|r| r.field("payment_intent") == Some(late))
+        .map(|r| r.field("amount"))
+        .collect();
+    assert_eq!(whole, vec![Some("10")], "{refunds:?}");
 }

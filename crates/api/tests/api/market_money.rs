@@ -1,7 +1,8 @@
 //! Money stays exact in the market (issue 59): rounds of racing requests — on-demand and
 //! interruptible bookings at random bids (some started, some gateway-only asking to end when
-//! idle), each paid through Stripe's webhook, cancellations, idle stops and sweeps — and after
-//! every round: the machine is never over capacity at any instant; every booking's charge is
+//! idle), each paid through Stripe's webhook, bid raises (most paid at once, refunds then split
+//! across the booking's PaymentIntents), cancellations, idle stops and sweeps, then every
+//! booking cancelled at once — and after every round: the machine is never over capacity at any instant; every booking's charge is
 //! one whole charge in the ledger and its refunds never exceed it (and equal what its
 //! cancellation or displacement recorded, once made); every displaced booking that had started
 //! kept its access for the whole notice, and every other one had not started; no 5xx.
@@ -10,7 +11,9 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use crate::helpers::Session;
-use crate::payments::{deliver_signed, enable_payouts_of, event, intent_object, market_configured};
+use crate::payments::{
+    deliver_signed, enable_payouts_of, event, intent_object, market_configured, raise_intent,
+};
 
 on_backends!(money_stays_exact_while_bids_bookings_cancellations_and_sweeps_race);
 
@@ -88,13 +91,35 @@ async fn money_stays_exact_while_bids_bookings_cancellations_and_sweeps_race(
             .0,
         200
     );
+    // A bid from an hour on, raised and paid for: what the rounds do to it is refunded from
+    // the raise's PaymentIntent first.
+    let (status, raised) = run(
+        &m.app,
+        &renters,
+        &listing,
+        &book(2, Some(60), 3600, 1, "first_raised"),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (who, id) = raised.unwrap();
+    let raise = Op::Raise {
+        who,
+        id: id.clone(),
+        bid: 90,
+        pay: true,
+        key: "first_raise".to_owned(),
+    };
+    assert_eq!(run(&m.app, &renters, &listing, &raise).await.0, 200);
+    made.push((who, id));
     check(&m.app, &listing, 0, seed).await;
+    // Interruptible bookings, whose bids the rounds raise.
+    let mut bidding: Vec<(usize, String)> = vec![made[0].clone(), made[2].clone()];
     let mut key = 0;
     for round in 0..8 {
         let mut ops = Vec::new();
         for _ in 0..12 {
             key += 1;
-            let op = match rng.below(10) {
+            let op = match rng.below(12) {
                 0..=5 => {
                     let who = rng.below(renters.len() as u64) as usize;
                     let bid =
@@ -122,7 +147,21 @@ async fn money_stays_exact_while_bids_bookings_cancellations_and_sweeps_race(
                     let (who, id) = made[rng.below(made.len() as u64) as usize].clone();
                     Op::Cancel { who, id }
                 }
-                8 => Op::StopIdle,
+                8..=9 if !bidding.is_empty() => {
+                    // One of the latest: most earlier ones have given way by now.
+                    let latest = bidding.len().min(4);
+                    let pick = bidding.len() - 1 - rng.below(latest as u64) as usize;
+                    let (who, id) = bidding[pick].clone();
+                    let bid = [60, 80, 100, 130, 160][rng.below(5) as usize];
+                    Op::Raise {
+                        who,
+                        id,
+                        bid,
+                        pay: rng.below(4) != 0,
+                        key: format!("raise_{key}"),
+                    }
+                }
+                10 => Op::StopIdle,
                 _ => Op::Sweep,
             };
             ops.push(op);
@@ -131,14 +170,33 @@ async fn money_stays_exact_while_bids_bookings_cancellations_and_sweeps_race(
             ops.iter().map(|op| run(&m.app, &renters, &listing, op)),
         )
         .await;
-        for outcome in outcomes {
-            let (status, booked) = outcome;
+        for (op, (status, booked)) in ops.iter().zip(outcomes) {
             assert!(status < 500, "round {round} (seed {seed}): {status}");
+            if let (Op::Book { bid: Some(_), .. }, Some(booked)) = (op, &booked) {
+                bidding.push(booked.clone());
+            }
             made.extend(booked);
         }
         m.app.app.sweep_bookings().await.unwrap();
         check(&m.app, &listing, round, seed).await;
     }
+    // Last, every booking cancelled at once (those still holding are refunded, raised ones
+    // from the raise's PaymentIntent first).
+    let last = made
+        .iter()
+        .map(|(who, id)| Op::Cancel {
+            who: *who,
+            id: id.clone(),
+        })
+        .collect::<Vec<_>>();
+    for (status, _) in
+        futures_util::future::join_all(last.iter().map(|op| run(&m.app, &renters, &listing, op)))
+            .await
+    {
+        assert!(status < 500, "the last round (seed {seed}): {status}");
+    }
+    m.app.app.sweep_bookings().await.unwrap();
+    check(&m.app, &listing, 8, seed).await;
     assert!(made.len() > 5, "the rounds made bookings: {}", made.len());
     // The rounds did what they are for: bookings displaced (after their start too), cancelled
     // and stopped when idle.
@@ -154,13 +212,30 @@ async fn money_stays_exact_while_bids_bookings_cancellations_and_sweeps_race(
     let displaced = count(&|b| b.interrupted_at.is_some());
     let noticed = count(&|b| b.booked_ends_at.is_some());
     let cancelled = count(&|b| *b.status == domain::BookingStatus::Cancelled);
+    // Raises paid, and of the bookings raised those refunded since (from more than one
+    // PaymentIntent where the refund was more than the raise).
+    let (mut raised, mut raised_refunded) = (0, 0);
+    for b in &all {
+        let db = m.app.app.db();
+        let paid = db
+            .bid_raises_of(b.id)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|r| r.status == store::raise_status::PAID)
+            .count();
+        raised += paid;
+        if paid > 0 && b.refund_amount.unwrap_or(0) > 0 {
+            raised_refunded += 1;
+        }
+    }
     println!(
-        "seed {seed}: {} bookings, {displaced} displaced ({noticed} with notice), {cancelled} cancelled",
+        "seed {seed}: {} bookings, {displaced} displaced ({noticed} with notice), {cancelled} cancelled, {raised} raises paid ({raised_refunded} raised bookings refunded)",
         all.len()
     );
     assert!(
-        displaced > 0 && noticed > 0 && cancelled > 0,
-        "seed {seed}: {displaced} {noticed} {cancelled}"
+        displaced > 0 && noticed > 0 && cancelled > 0 && raised > 0 && raised_refunded > 0,
+        "seed {seed}: {displaced} {noticed} {cancelled} {raised} {raised_refunded}"
     );
 }
 
@@ -179,6 +254,14 @@ enum Op {
     Cancel {
         who: usize,
         id: String,
+    },
+    /// Raises a booking's bid, paying for it at once unless `pay` is false.
+    Raise {
+        who: usize,
+        id: String,
+        bid: i64,
+        pay: bool,
+        key: String,
     },
     StopIdle,
     Sweep,
@@ -247,6 +330,31 @@ async fn run(
                 .await;
             (answer.status().as_u16(), None)
         }
+        Op::Raise {
+            who,
+            id,
+            bid,
+            pay,
+            key,
+        } => {
+            let answer = app
+                .call(
+                    reqwest::Method::PATCH,
+                    &format!("/v1/bookings/{id}"),
+                    Some(&renters[*who].access_token),
+                    Some(json!({"bid_per_gpu_hour": bid})),
+                )
+                .await;
+            let status = answer.status().as_u16();
+            if status != 200 || !pay {
+                return (status, None);
+            }
+            let raised: Value = answer.json().await.unwrap();
+            let intent = raise_intent(&raised, "succeeded");
+            let paid = event(&format!("evt_{key}"), "payment_intent.succeeded", intent);
+            deliver_signed(app, &paid).await;
+            (status, None)
+        }
         Op::StopIdle => {
             // As the sweeper would two hours on: every gateway-only booking asking to is idle.
             app.app
@@ -290,11 +398,30 @@ async fn check(app: &crate::helpers::TestApp, listing: &str, round: usize, seed:
                 .map(|r| r.amount)
                 .sum()
         };
-        let (charged, refunded) = (sum("charge"), -sum("refund"));
+        // A bid raise paid once it could no longer hold is charged and refunded whole.
+        let raises = db.bid_raises_of(b.id).await.unwrap();
+        let late: i64 = raises
+            .iter()
+            .filter(|r| r.status == store::raise_status::REFUNDED)
+            .map(|r| r.amount)
+            .sum();
+        let (charged, refunded) = (sum("charge") - late, -sum("refund") - late);
+        let told = || {
+            let raises: Vec<_> = raises
+                .iter()
+                .map(|r| (&r.status, r.amount, r.price_amount, &r.payment_intent_id))
+                .collect();
+            let rows: Vec<_> = rows
+                .iter()
+                .map(|r| (&r.kind, r.amount, &r.stripe_object_id))
+                .collect();
+            format!("{:?} {raises:?} {rows:?}", *b.status)
+        };
         assert!(
             charged == 0 || charged == b.price_amount,
-            "{what}: charged {charged} of {}",
-            b.price_amount
+            "{what}: charged {charged} of {}: {}",
+            b.price_amount,
+            told()
         );
         assert!(
             refunded >= 0 && refunded <= charged,
@@ -305,6 +432,14 @@ async fn check(app: &crate::helpers::TestApp, listing: &str, round: usize, seed:
             recorded <= b.price_amount,
             "{what}: refund {recorded} above its price"
         );
+        // After the sweep every displaced, paid booking has been given back what it is owed
+        // (a refund the payment provider refused — more than an intent has left — stays owed).
+        if b.interrupted_at.is_some() && charged > 0 && recorded > 0 {
+            assert!(
+                b.interruption_refunded_at.is_some(),
+                "{what}: its displacement refund of {recorded} is still owed"
+            );
+        }
         let made = match *b.status {
             domain::BookingStatus::Cancelled => charged > 0,
             domain::BookingStatus::Interrupting | domain::BookingStatus::Interrupted => {

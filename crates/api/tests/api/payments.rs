@@ -229,6 +229,17 @@ pub(crate) fn intent_object(booking: &Value, status: &str) -> Value {
     })
 }
 
+/// The PaymentIntent of `booking`'s latest bid raise as Stripe's webhook carries it.
+pub(crate) fn raise_intent(booking: &Value, status: &str) -> Value {
+    let raise = &booking["bid_raise"];
+    json!({
+        "id": raise["payment"]["payment_intent_id"], "object": "payment_intent",
+        "amount": raise["payment"]["amount"], "currency": "usd", "status": status,
+        "application_fee_amount": raise["payment"]["platform_fee"],
+        "metadata": {"booking_id": booking["id"]},
+    })
+}
+
 async fn booking(m: &Market, id: &Value) -> Value {
     m.app
         .get_json(

@@ -1,16 +1,23 @@
 //! Raising an interruptible booking's bid (`PATCH /v1/bookings/{id}`): never lowered, the whole
-//! booking repriced at it, decided by the store under the renter's and the listing's locks.
+//! booking repriced at it, decided by the store under the renter's and the listing's locks —
+//! at once where nothing is collected; through the payment provider as a charge for the
+//! difference that holds from its payment webhook.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use domain::Money;
 use domain::booking::{self, Interval, interruptible};
+use store::{BookingRecord, raise_status};
+use uuid::Uuid;
 
+use crate::money::payments::provider_failed;
 use crate::{App, AppError};
 
 impl App {
     /// Raises the caller's interruptible booking's bid to `bid` (never lowers it): the whole
     /// booking repriced at it, the difference judged by the renter's budget, from now on
     /// displaced only by an on-demand booking or a bid above it. Where nothing is collected it
-    /// holds at once; a booking paid through the payment provider cannot be raised yet.
+    /// holds at once; a booking paid through the payment provider is charged the difference
+    /// (`bid_raise.payment`) and the raise holds from its payment, the old bid until then.
     pub async fn raise_bid(
         &self,
         caller: crate::Caller,
@@ -37,39 +44,156 @@ impl App {
                 interruptible::MAX_BID
             )));
         }
-        if booking.payment_provider.is_some() {
-            return Err(field(
-                "raising the bid of a booking paid through the payment provider is not available yet; book again at the higher bid".to_owned(),
-            ));
-        }
         let per_gpu_hour = crate::stored_money(bid, &booking.currency)?;
         let interval = Interval::new(booking.starts_at, booking.ends_at, booking.starts_at)
             .map_err(|e| AppError::Internal(format!("stored booking {}: {e}", booking.id)))?;
         let price = booking::price(per_gpu_hour, booking.gpu_count, &interval);
         let cost = price.with_minor(price.minor() - booking.price_amount);
         let now = Utc::now();
+        if booking.payment_provider.is_some() {
+            self.charge_raise(&booking, (bid, price), cost, now).await?;
+            let booking = self
+                .db()
+                .booking_by_id(booking.id)
+                .await?
+                .ok_or(AppError::NotFound("booking"))?;
+            return self.one_booking(booking).await;
+        }
         let raised = self
             .db()
             .raise_bid(&booking, (bid, price.minor()), now, |open| {
                 booking::within_budget(open, cost)
             })
             .await;
-        let raised = match raised {
-            Ok(raised) => raised,
-            Err(store::RaiseError::Stale(now)) => {
-                return Err(AppError::BookingNotActive(format!(
-                    "{}: only a booking holding its GPUs at a lower bid can be raised",
-                    *now.status
-                )));
-            }
+        let raised = self.raised(&booking, raised, now).await?;
+        tracing::info!(booking = %booking.id, from = held, to = bid, "a bid was raised");
+        self.one_booking(raised).await
+    }
+
+    /// What a raise the store refused answers.
+    async fn raised<T>(
+        &self,
+        booking: &BookingRecord,
+        outcome: Result<T, store::RaiseError>,
+        now: DateTime<Utc>,
+    ) -> Result<T, AppError> {
+        match outcome {
+            Ok(done) => Ok(done),
+            Err(store::RaiseError::Stale(current)) => Err(AppError::BidNotRaisable(format!(
+                "the booking is {}: only a booking holding its GPUs at a lower bid (paid, where it is paid for, and not being cancelled or raised meanwhile) can be raised",
+                *current.status
+            ))),
             Err(store::RaiseError::Refused(refusal)) => {
                 self.note_budget_refusal(booking.renter_id, &refusal, now)
                     .await;
-                return Err(crate::market::bookings::refusal_error(refusal, now));
+                Err(crate::market::bookings::refusal_error(refusal, now))
             }
-            Err(store::RaiseError::Store(e)) => return Err(e.into()),
+            Err(store::RaiseError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// Charges a raise of a paid booking's bid as a PaymentIntent of its own for the
+    /// difference (`cost`, a share of it the platform's fee), after cancelling a raise of it
+    /// still waiting for its payment (refused while that one is being paid). The raise holds
+    /// from its payment's webhook; a PaymentIntent that cannot be made ends it, told.
+    async fn charge_raise(
+        &self,
+        booking: &BookingRecord,
+        (bid, price): (i64, Money),
+        cost: Money,
+        now: DateTime<Utc>,
+    ) -> Result<(), AppError> {
+        let provider = self.payment_provider()?.clone();
+        if let Some(waiting) = self
+            .db()
+            .latest_raise_of(booking.id)
+            .await?
+            .filter(|r| r.status == raise_status::PENDING_PAYMENT)
+        {
+            self.cancel_raise(&waiting, raise_status::CANCELLED).await?;
+        }
+        let listing = self.listing_record(booking.listing_id).await?;
+        let destination = self
+            .payment_destination(&listing)
+            .await?
+            .ok_or(AppError::PaymentsNotConfigured)?;
+        let hold = self.config().payments.booking_hold_secs as i64;
+        let ask = store::NewBidRaise {
+            id: Uuid::now_v7(),
+            bid,
+            price: price.minor(),
+            platform_fee: self.platform_fee(cost).minor(),
+            hold_expires_at: now + chrono::Duration::seconds(hold),
         };
-        tracing::info!(booking = %booking.id, from = held, to = bid, "a bid was raised");
-        self.one_booking(raised).await
+        let asked = self
+            .db()
+            .ask_raise(booking, &ask, now, |open| {
+                booking::within_budget(open, cost)
+            })
+            .await;
+        let raise = self.raised(booking, asked, now).await?;
+        let charge = payments::Charge {
+            amount: raise.amount,
+            currency: raise.currency.clone(),
+            fee: raise.platform_fee_amount,
+            destination,
+            booking_id: booking.id.to_string(),
+            bid_raise_id: Some(raise.id.to_string()),
+            idempotency_key: format!("bid-raise-{}-payment-intent", raise.id),
+        };
+        match provider.create_intent(&charge).await {
+            Ok(intent) => {
+                self.db()
+                    .attach_raise_intent(raise.id, &intent.id, intent.client_secret.as_deref())
+                    .await?;
+                tracing::info!(booking = %booking.id, raise = %raise.id, to = bid, "a bid raise was charged; it holds once paid");
+                Ok(())
+            }
+            Err(e) => {
+                let why = provider_failed(booking.id, &e);
+                self.db()
+                    .end_raise(raise.id, raise_status::FAILED, Some(&why))
+                    .await?;
+                Err(AppError::PaymentProvider(format!(
+                    "{why}; the bid was not raised"
+                )))
+            }
+        }
+    }
+
+    /// Ends a raise waiting for its payment as `status` with its PaymentIntent cancelled; a
+    /// PaymentIntent that cannot be cancelled (it is being paid) leaves it to its webhook.
+    pub(crate) async fn cancel_raise(
+        &self,
+        raise: &store::BidRaiseRecord,
+        status: &'static str,
+    ) -> Result<(), AppError> {
+        if let Some(intent) = &raise.payment_intent_id {
+            let key = format!("bid-raise-{}-cancel", raise.id);
+            if let Err(e) = self.payment_provider()?.cancel_intent(intent, &key).await {
+                tracing::warn!(raise = %raise.id, error = %e, "cancelling a bid raise's PaymentIntent failed");
+                return Err(AppError::BidNotRaisable(format!(
+                    "an earlier raise of this booking's bid (to {}) could not be withdrawn: it may be being paid; try again once it is",
+                    raise.bid_per_gpu_hour
+                )));
+            }
+        }
+        self.db().end_raise(raise.id, status, None).await?;
+        Ok(())
+    }
+
+    /// Ends raises not paid before their hold expired (the sweeper's): their PaymentIntents
+    /// cancelled so they can no longer be paid. One that cannot be is tried again next sweep.
+    pub(crate) async fn expire_raises(&self, now: DateTime<Utc>) -> Result<usize, AppError> {
+        let mut expired = 0;
+        for raise in self.db().expired_raises(now).await? {
+            match self.cancel_raise(&raise, raise_status::EXPIRED).await {
+                Ok(()) => expired += 1,
+                Err(e) => {
+                    tracing::warn!(raise = %raise.id, error = %e, "expiring a bid raise failed; trying again next sweep");
+                }
+            }
+        }
+        Ok(expired)
     }
 }

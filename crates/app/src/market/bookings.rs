@@ -140,6 +140,47 @@ pub struct Booking {
     pub min_bid_per_gpu_hour_now: Option<i64>,
     /// When it was displaced (interruptible), its access's end and what that gave back.
     pub displacement: Option<Displacement>,
+    /// Its latest bid raise charged through the payment provider, whatever became of it.
+    pub bid_raise: Option<BidRaise>,
+}
+
+/// A raise of a paid interruptible booking's bid, charged for the difference: the old bid
+/// holds until it is paid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BidRaise {
+    pub bid_per_gpu_hour: i64,
+    /// `pending_payment`, `paid` (in force), `expired`, `cancelled`, `failed` or `refunded`.
+    pub status: String,
+    pub amount: domain::Money,
+    pub platform_fee: domain::Money,
+    pub payment_intent_id: Option<String>,
+    /// For the renter to pay with, while it waits for its payment.
+    pub client_secret: Option<String>,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    /// When it was paid (and held, unless `refunded`).
+    pub paid_at: Option<DateTime<Utc>>,
+    /// Until when it waits for its payment.
+    pub hold_expires_at: DateTime<Utc>,
+}
+
+impl BidRaise {
+    fn of(raise: store::BidRaiseRecord) -> Result<Self, AppError> {
+        let amount = crate::stored_money(raise.amount, &raise.currency)?;
+        let waiting = raise.status == store::raise_status::PENDING_PAYMENT;
+        Ok(Self {
+            bid_per_gpu_hour: raise.bid_per_gpu_hour,
+            amount,
+            platform_fee: amount.with_minor(raise.platform_fee_amount),
+            payment_intent_id: raise.payment_intent_id,
+            client_secret: raise.client_secret.filter(|_| waiting),
+            error: raise.payment_error,
+            created_at: raise.created_at,
+            paid_at: raise.paid_at,
+            hold_expires_at: raise.hold_expires_at,
+            status: raise.status,
+        })
+    }
 }
 
 /// An interruptible booking displaced.
@@ -215,6 +256,7 @@ impl TryFrom<BookingRecord> for Booking {
                 refund: price.with_minor(b.refund_amount.unwrap_or(0)),
                 refunded_at: b.interruption_refunded_at,
             }),
+            bid_raise: None,
         })
     }
 }
@@ -256,6 +298,12 @@ impl App {
             };
             let guarantee = self.booking_guarantee(&record).await?;
             let interruptions = self.db().interruptions_of(record.id).await?;
+            let bid_raise = match record.bid_per_gpu_hour {
+                Some(_) if record.payment_provider.is_some() => {
+                    self.db().latest_raise_of(record.id).await?
+                }
+                _ => None,
+            };
             let mut booking = Booking::try_from(record)?;
             booking.guarantee = guarantee;
             booking.interruptions = interruptions
@@ -269,6 +317,7 @@ impl App {
                 })
                 .collect();
             booking.min_bid_per_gpu_hour_now = bid_now;
+            booking.bid_raise = bid_raise.map(BidRaise::of).transpose()?;
             booking.listing_verification_state = match &listing {
                 Some(l) => Listing::try_from(l)?.verification_state,
                 None => BadgeState::Unverified,

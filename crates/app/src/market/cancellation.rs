@@ -9,11 +9,11 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use domain::booking::{self, Interval};
 use domain::{BookingStatus, Money};
-use payments::{PaymentProvider, RefundRequest};
+use payments::PaymentProvider;
 use store::BookingRecord;
 
 use crate::market::bookings::Booking;
-use crate::money::payments::{provider_failed, refund_rows};
+use crate::money::payments::provider_failed;
 use crate::{App, AppError, Caller};
 
 /// What cancelling `booking` at `now` refunds, or why it cannot be cancelled: a booking whose
@@ -204,7 +204,6 @@ impl App {
                 "paid while being cancelled; cancel again to be refunded".to_owned(),
             ));
         }
-        let listing = self.listing_record(booking.listing_id).await?;
         let now = Utc::now();
         let Some(intent) = booking.payment_intent_id.clone() else {
             // The PaymentIntent was never created: nothing was or can be paid.
@@ -221,45 +220,18 @@ impl App {
             }
             return Ok(self.db().cancel_booking(booking.id, 0, now).await?);
         }
-        let mut rows = Vec::new();
-        if refund > 0 {
-            let request = RefundRequest {
-                payment_intent: intent,
-                amount: refund,
-                booking_id: booking.id.to_string(),
-                // One key per cancellation: a retry or a concurrent cancel can only ever
-                // repeat this same request.
-                idempotency_key: format!("booking-{}-cancel-refund", booking.id),
-            };
-            // A resumed cancellation first looks whether the earlier attempt's refund went
-            // through (its answer was lost): then nothing is asked of Stripe twice.
-            let earlier = if resumed {
-                provider
-                    .refunds_of(&request.payment_intent)
-                    .await
-                    .map_err(|e| AppError::PaymentProvider(provider_failed(booking.id, &e)))?
-                    .into_iter()
-                    .find(|r| {
-                        r.booking_id.as_deref() == Some(request.booking_id.as_str())
-                            && r.amount == refund
-                            && !matches!(r.status.as_deref(), Some("failed" | "canceled"))
-                    })
-            } else {
-                None
-            };
-            let made = match earlier {
-                Some(found) => Ok(found),
-                None => provider.refund(&request).await,
-            };
-            match made {
-                Ok(done) => rows = refund_rows(booking, listing.org_id, &done.id, done.amount)?,
-                Err(e) => {
-                    let why = provider_failed(booking.id, &e);
-                    self.db().payment_failed(booking.id, &why, false).await?;
-                    return Err(AppError::PaymentProvider(why));
-                }
+        // One key per cancellation: a retry or a concurrent cancel can only ever repeat the
+        // same requests; a resumed cancellation first looks whether the earlier attempt's
+        // refunds went through (their answers were lost).
+        let key = format!("booking-{}-cancel-refund", booking.id);
+        let rows = match self.refund_split(booking, refund, &key, resumed).await {
+            Ok((_, rows)) => rows,
+            Err(AppError::PaymentProvider(why)) => {
+                self.db().payment_failed(booking.id, &why, false).await?;
+                return Err(AppError::PaymentProvider(why));
             }
-        }
+            Err(e) => return Err(e),
+        };
         Ok(self
             .db()
             .cancel_booking_with_ledger(booking.id, refund, &rows, now)

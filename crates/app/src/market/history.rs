@@ -52,17 +52,6 @@ pub struct HistoryQuery {
     pub until: Option<DateTime<Utc>>,
 }
 
-/// A listing's catalog GPU: the one it names, else the one its GPU model names.
-fn catalog_gpu(listing: &store::ListingRecord) -> Option<String> {
-    let catalog = catalog::Catalog::get().ok()?;
-    listing
-        .catalog_gpu
-        .as_deref()
-        .and_then(|id| catalog.gpu(id))
-        .or_else(|| catalog.gpu_named(&listing.gpu_model))
-        .map(|gpu| gpu.id.clone())
-}
-
 impl App {
     /// Rolls up closed buckets not rolled up yet (at most a few per sweep, newest first), as
     /// of `now`. Returns how many.
@@ -104,7 +93,7 @@ impl App {
             listed.push(Listed {
                 listing: l.id,
                 org: l.org_id,
-                gpu: catalog_gpu(l),
+                gpu: crate::records::catalog_gpu_of(l).map(|gpu| gpu.id.clone()),
                 gpus: l.gpu_count,
                 price,
                 price_per_mtok: l.headline_price_per_mtok,

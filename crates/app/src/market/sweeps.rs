@@ -29,6 +29,8 @@ pub struct SweepSummary {
     pub displacements_given_back: usize,
     /// Closed buckets of the market's history rolled up.
     pub history_buckets: usize,
+    /// Bid raises not paid before their hold expired.
+    pub raises_expired: usize,
 }
 
 impl SweepSummary {
@@ -51,6 +53,10 @@ impl App {
         let sweep = self.db().sweep_bookings(Utc::now()).await?;
         self.release_expired(&sweep.expired).await;
         let plans_released = self.release_broken_plans().await?;
+        let raises_expired = match self.payments() {
+            Some(_) => self.expire_raises(Utc::now()).await?,
+            None => 0,
+        };
         let history_buckets = self.roll_up_market(Utc::now()).await?;
         Ok(SweepSummary {
             maintenance_cancelled,
@@ -63,6 +69,7 @@ impl App {
             interrupted: sweep.interrupted,
             displacements_given_back,
             history_buckets,
+            raises_expired,
         })
     }
 

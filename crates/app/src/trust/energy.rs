@@ -190,13 +190,7 @@ impl App {
         &self,
         listing: &ListingRecord,
     ) -> Result<impl Fn(&str) -> PowerBounds + use<>, AppError> {
-        let board_power_w = catalog::Catalog::get().ok().and_then(|catalogs| {
-            let gpu = match listing.catalog_gpu.as_deref() {
-                Some(id) => catalogs.gpu(id),
-                None => catalogs.gpu_named(&listing.gpu_model),
-            };
-            gpu.map(|g| g.board_power_w)
-        });
+        let board_power_w = crate::records::catalog_gpu_of(listing).map(|g| g.board_power_w);
         let limits: Vec<(String, Option<f64>)> = self
             .agent_state(listing)
             .await?

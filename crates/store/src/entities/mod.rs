@@ -3,6 +3,7 @@
 pub mod agent_heartbeats;
 pub mod api_key_listings;
 pub mod api_keys;
+pub mod bid_raises;
 pub mod booking_credits;
 pub mod booking_guarantees;
 pub mod booking_interruptions;
@@ -38,6 +39,7 @@ pub mod orgs;
 pub mod payout_accounts;
 pub mod preflights;
 pub mod refresh_tokens;
+pub mod refund_parts;
 pub mod report_cells;
 pub mod report_shares;
 pub mod reports;

@@ -299,6 +299,17 @@ impl Db {
         claim_for: chrono::Duration,
     ) -> Result<CancelClaim, StoreError> {
         let txn = self.write().await?;
+        // Under the listing's lock, so that no capacity decision displacing this booking
+        // (which would refund it too) runs on either side of the claim.
+        let listing: Option<Uuid> = bookings::Entity::find_by_id(id)
+            .select_only()
+            .column(bookings::Column::ListingId)
+            .into_tuple()
+            .one(&txn)
+            .await?;
+        if let Some(listing) = listing {
+            crate::capacity::lock_listing(&txn, listing).await?;
+        }
         let fresh = bookings::Entity::update_many()
             .col_expr(bookings::Column::CancelRequestedAt, Expr::value(now))
             .col_expr(bookings::Column::RefundAmount, Expr::value(refund))

@@ -13,7 +13,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::entities::{bookings, budget_alerts, budgets, ledger_entries};
+use crate::entities::{bid_raises, bookings, budget_alerts, budgets, ledger_entries};
 use crate::outbox::emit;
 use crate::status::booking_status;
 use crate::{Db, StoreError};
@@ -23,7 +23,8 @@ pub type BudgetRecord = budgets::Model;
 
 /// What this month's bookings of `user` cost in `currency` at `now` (minor units, never below
 /// zero): money charged this month less what was refunded or credited this month; the price of
-/// each booking holding its GPUs for a payment not made yet; and, for bookings made this month
+/// each booking holding its GPUs for a payment not made yet and of each bid raise waiting for
+/// its payment; and, for bookings made this month
 /// where the provider takes no payments (nothing is collected, the price is owed), their price
 /// less what their cancellation gave back.
 async fn month_spent(
@@ -57,6 +58,17 @@ async fn month_spent(
         .into_tuple()
         .all(conn)
         .await?;
+    // Bid raises waiting for their payment count as held bookings do.
+    let raising: Vec<i64> = bid_raises::Entity::find()
+        .select_only()
+        .column(bid_raises::Column::Amount)
+        .filter(bid_raises::Column::RenterId.eq(user))
+        .filter(bid_raises::Column::Currency.eq(currency))
+        .filter(bid_raises::Column::Status.eq(crate::status::raise_status::PENDING_PAYMENT))
+        .filter(bid_raises::Column::HoldExpiresAt.gt(now))
+        .into_tuple()
+        .all(conn)
+        .await?;
     let owed: Vec<(i64, Option<i64>)> = bookings::Entity::find()
         .select_only()
         .column(bookings::Column::PriceAmount)
@@ -78,6 +90,7 @@ async fn month_spent(
         .await?;
     let spent = moved.iter().sum::<i64>()
         + held.iter().sum::<i64>()
+        + raising.iter().sum::<i64>()
         + owed
             .iter()
             .map(|(price, refund)| price - refund.unwrap_or(0))

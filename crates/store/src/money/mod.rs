@@ -5,3 +5,4 @@ pub(crate) mod budgets;
 pub(crate) mod guarantees;
 pub(crate) mod ledger;
 pub(crate) mod payments;
+pub(crate) mod refunds;

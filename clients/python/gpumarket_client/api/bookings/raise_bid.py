@@ -91,6 +91,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_500
 
+    if response.status_code == 502:
+        response_502 = Problem.from_dict(response.json())
+
+        return response_502
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -115,10 +120,13 @@ def sync_detailed(
     body: RaiseBidRequest,
 ) -> Response[BookingView | Problem]:
     """Raise your interruptible booking's bid: the whole booking is repriced at it (the
-    difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
-    booking or a bid above it displaces it. Where the provider takes no payments it holds at
-    once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
-    over answers 409 `booking_not_active`.
+    difference judged by your budget: 409 `budget_exceeded`), and from then on only an
+    on-demand booking or a bid above it displaces it. Where the provider takes no payments it
+    holds at once. A booking paid through Stripe is charged the difference: the answer's
+    `bid_raise.payment` carries the PaymentIntent (with its `client_secret`), the old bid holds
+    until Stripe reports it paid, and a raise paid once it could no longer hold is refunded in
+    full. A new raise replaces one still waiting for its payment. A booking displaced, over or
+    (with Stripe) not paid yet answers 409 `booking_not_active`.
 
     Args:
         id (UUID):
@@ -151,10 +159,13 @@ def sync(
     body: RaiseBidRequest,
 ) -> BookingView | Problem | None:
     """Raise your interruptible booking's bid: the whole booking is repriced at it (the
-    difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
-    booking or a bid above it displaces it. Where the provider takes no payments it holds at
-    once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
-    over answers 409 `booking_not_active`.
+    difference judged by your budget: 409 `budget_exceeded`), and from then on only an
+    on-demand booking or a bid above it displaces it. Where the provider takes no payments it
+    holds at once. A booking paid through Stripe is charged the difference: the answer's
+    `bid_raise.payment` carries the PaymentIntent (with its `client_secret`), the old bid holds
+    until Stripe reports it paid, and a raise paid once it could no longer hold is refunded in
+    full. A new raise replaces one still waiting for its payment. A booking displaced, over or
+    (with Stripe) not paid yet answers 409 `booking_not_active`.
 
     Args:
         id (UUID):
@@ -182,10 +193,13 @@ async def asyncio_detailed(
     body: RaiseBidRequest,
 ) -> Response[BookingView | Problem]:
     """Raise your interruptible booking's bid: the whole booking is repriced at it (the
-    difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
-    booking or a bid above it displaces it. Where the provider takes no payments it holds at
-    once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
-    over answers 409 `booking_not_active`.
+    difference judged by your budget: 409 `budget_exceeded`), and from then on only an
+    on-demand booking or a bid above it displaces it. Where the provider takes no payments it
+    holds at once. A booking paid through Stripe is charged the difference: the answer's
+    `bid_raise.payment` carries the PaymentIntent (with its `client_secret`), the old bid holds
+    until Stripe reports it paid, and a raise paid once it could no longer hold is refunded in
+    full. A new raise replaces one still waiting for its payment. A booking displaced, over or
+    (with Stripe) not paid yet answers 409 `booking_not_active`.
 
     Args:
         id (UUID):
@@ -216,10 +230,13 @@ async def asyncio(
     body: RaiseBidRequest,
 ) -> BookingView | Problem | None:
     """Raise your interruptible booking's bid: the whole booking is repriced at it (the
-    difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
-    booking or a bid above it displaces it. Where the provider takes no payments it holds at
-    once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
-    over answers 409 `booking_not_active`.
+    difference judged by your budget: 409 `budget_exceeded`), and from then on only an
+    on-demand booking or a bid above it displaces it. Where the provider takes no payments it
+    holds at once. A booking paid through Stripe is charged the difference: the answer's
+    `bid_raise.payment` carries the PaymentIntent (with its `client_secret`), the old bid holds
+    until Stripe reports it paid, and a raise paid once it could no longer hold is refunded in
+    full. A new raise replaces one still waiting for its payment. A booking displaced, over or
+    (with Stripe) not paid yet answers 409 `booking_not_active`.
 
     Args:
         id (UUID):

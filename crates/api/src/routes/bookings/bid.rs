@@ -10,7 +10,8 @@ use uuid::Uuid;
 use crate::error::ApiError;
 use crate::error::Problems;
 use crate::error::problem::{
-    BookingNotActive, BudgetExceeded, InvalidToken, NotFound, Unauthenticated, ValidationFailed,
+    BookingNotActive, BudgetExceeded, InvalidToken, NotFound, PaymentProviderError,
+    Unauthenticated, ValidationFailed,
 };
 use crate::extract::{Auth, Json};
 use crate::views::BookingView;
@@ -24,10 +25,13 @@ pub struct RaiseBidRequest {
 }
 
 /// Raise your interruptible booking's bid: the whole booking is repriced at it (the
-/// difference judged by your budget: 409 `budget_exceeded`), and from now on only an on-demand
-/// booking or a bid above it displaces it. Where the provider takes no payments it holds at
-/// once; a booking paid through Stripe cannot be raised yet (422). A booking displaced or
-/// over answers 409 `booking_not_active`.
+/// difference judged by your budget: 409 `budget_exceeded`), and from then on only an
+/// on-demand booking or a bid above it displaces it. Where the provider takes no payments it
+/// holds at once. A booking paid through Stripe is charged the difference: the answer's
+/// `bid_raise.payment` carries the PaymentIntent (with its `client_secret`), the old bid holds
+/// until Stripe reports it paid, and a raise paid once it could no longer hold is refunded in
+/// full. A new raise replaces one still waiting for its payment. A booking displaced, over or
+/// (with Stripe) not paid yet answers 409 `booking_not_active`.
 #[utoipa::path(extensions(("x-rate-class" = json!("writes"))), operation_id = "raise_bid",
     tag = "bookings",
     security(("bearer" = [])),
@@ -35,7 +39,7 @@ pub struct RaiseBidRequest {
     request_body = RaiseBidRequest,
     responses(
         (status = 200, description = "Raised", body = BookingView),
-        Problems<(InvalidToken, Unauthenticated, NotFound, BookingNotActive, BudgetExceeded, ValidationFailed)>,
+        Problems<(InvalidToken, Unauthenticated, NotFound, BookingNotActive, BudgetExceeded, ValidationFailed, PaymentProviderError)>,
     )
 )]
 #[patch("/bookings/{id}")]

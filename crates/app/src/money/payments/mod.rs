@@ -10,6 +10,7 @@
 
 mod ledger;
 mod onboarding;
+mod raises;
 mod statements;
 mod stripe_events;
 
@@ -84,6 +85,7 @@ impl App {
             fee: booking.platform_fee_amount.unwrap_or_default(),
             destination,
             booking_id: booking.id.to_string(),
+            bid_raise_id: None,
             idempotency_key: format!("booking-{}-payment-intent", booking.id),
         };
         match provider.create_intent(&charge).await {
@@ -152,36 +154,76 @@ impl App {
     }
 
     /// Refunds `amount` of a paid booking under `idempotency_key` (a retry, or another
-    /// replica, repeats the same request), transfer and fee coming back in proportion:
-    /// the refund's id and its ledger rows. Nothing moves without the payment provider, an
-    /// intent or an amount.
+    /// replica, repeats the same requests), transfer and fee coming back in proportion: the
+    /// refunds' ids (comma-separated) and their ledger rows. A booking paid by several
+    /// PaymentIntents (bid raises) is refunded from the latest paid first, split once
+    /// (`store::Db::refund_parts`), each part under its own key (the booking's own intent under
+    /// `idempotency_key`). With `resumed`, a part whose earlier request's answer was lost is
+    /// looked up first, so nothing is asked of the payment provider twice. Nothing moves
+    /// without the payment provider, an intent or an amount.
     pub(crate) async fn refund_part(
         &self,
         booking: &BookingRecord,
         amount: i64,
         idempotency_key: String,
     ) -> Result<(Option<String>, Vec<store::NewLedgerEntry>), AppError> {
-        let Some(intent) = booking
-            .payment_intent_id
-            .clone()
-            .filter(|_| booking.payment_provider.is_some() && amount > 0)
-        else {
-            return Ok((None, Vec::new()));
-        };
-        let request = payments::RefundRequest {
-            payment_intent: intent,
-            amount,
-            booking_id: booking.id.to_string(),
-            idempotency_key,
-        };
-        let done = self
-            .payment_provider()?
-            .refund(&request)
+        self.refund_split(booking, amount, &idempotency_key, false)
             .await
-            .map_err(|e| AppError::PaymentProvider(provider_failed(booking.id, &e)))?;
+    }
+
+    pub(crate) async fn refund_split(
+        &self,
+        booking: &BookingRecord,
+        amount: i64,
+        idempotency_key: &str,
+        resumed: bool,
+    ) -> Result<(Option<String>, Vec<store::NewLedgerEntry>), AppError> {
+        if booking.payment_provider.is_none() || booking.payment_intent_id.is_none() || amount <= 0
+        {
+            return Ok((None, Vec::new()));
+        }
+        let provider = self.payment_provider()?;
+        let parts = self
+            .db()
+            .refund_parts(booking.id, idempotency_key, amount, Utc::now())
+            .await?;
         let listing = self.listing_record(booking.listing_id).await?;
-        let rows = refund_rows(booking, listing.org_id, &done.id, done.amount)?;
-        Ok((Some(done.id), rows))
+        let failed =
+            |e: &payments::PaymentError| AppError::PaymentProvider(provider_failed(booking.id, e));
+        let (mut ids, mut rows) = (Vec::new(), Vec::new());
+        for (intent, part) in parts {
+            let key = match booking.payment_intent_id.as_deref() {
+                Some(own) if own == intent => idempotency_key.to_owned(),
+                _ => format!("{idempotency_key}-{intent}"),
+            };
+            let request = payments::RefundRequest {
+                payment_intent: intent,
+                amount: part,
+                booking_id: booking.id.to_string(),
+                idempotency_key: key,
+            };
+            let earlier = if resumed {
+                provider
+                    .refunds_of(&request.payment_intent)
+                    .await
+                    .map_err(|e| failed(&e))?
+                    .into_iter()
+                    .find(|r| {
+                        r.booking_id.as_deref() == Some(request.booking_id.as_str())
+                            && r.amount == part
+                            && !matches!(r.status.as_deref(), Some("failed" | "canceled"))
+                    })
+            } else {
+                None
+            };
+            let done = match earlier {
+                Some(found) => found,
+                None => provider.refund(&request).await.map_err(|e| failed(&e))?,
+            };
+            rows.extend(refund_rows(booking, listing.org_id, &done.id, done.amount)?);
+            ids.push(done.id);
+        }
+        Ok((Some(ids.join(",")).filter(|ids| !ids.is_empty()), rows))
     }
 
     /// The platform fee for `amount`.

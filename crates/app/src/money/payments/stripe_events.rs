@@ -103,7 +103,60 @@ impl App {
         }
     }
 
+    /// The bid raise an intent charges for, by its id or (when the webhook outran the answer
+    /// to the create call) its metadata.
+    async fn raise_of_intent(
+        &self,
+        intent: &IntentFacts,
+    ) -> Result<Option<store::BidRaiseRecord>, AppError> {
+        if let Some(found) = self.db().bid_raise_by_intent(&intent.intent).await? {
+            return Ok(Some(found));
+        }
+        match intent
+            .bid_raise_id
+            .as_deref()
+            .and_then(|id| id.parse::<Uuid>().ok())
+        {
+            Some(id) => Ok(self
+                .db()
+                .bid_raise(id)
+                .await?
+                .filter(|r| r.payment_intent_id.is_none())),
+            None => Ok(None),
+        }
+    }
+
+    /// A bid raise's payment: acted on when it is the raise's intent, amount and currency.
+    async fn raise_intent_succeeded(
+        &self,
+        raise: &store::BidRaiseRecord,
+        facts: &IntentFacts,
+    ) -> Result<WebhookOutcome, AppError> {
+        let matches = raise
+            .payment_intent_id
+            .as_deref()
+            .is_none_or(|id| id == facts.intent)
+            && facts.amount.is_none_or(|paid| paid == raise.amount)
+            && facts
+                .currency
+                .as_deref()
+                .is_none_or(|c| c.eq_ignore_ascii_case(&raise.currency));
+        if !matches {
+            tracing::warn!(raise = %raise.id, intent = %facts.intent, "a payment that does not match its bid raise was ignored");
+            return Ok(WebhookOutcome::Ignored);
+        }
+        let fee = facts
+            .application_fee_amount
+            .unwrap_or(raise.platform_fee_amount);
+        self.raise_paid(raise, &facts.intent, (raise.amount, fee))
+            .await?;
+        Ok(WebhookOutcome::Processed)
+    }
+
     async fn intent_succeeded(&self, facts: &IntentFacts) -> Result<WebhookOutcome, AppError> {
+        if let Some(raise) = self.raise_of_intent(facts).await? {
+            return self.raise_intent_succeeded(&raise, facts).await;
+        }
         let Some(booking) = self.booking_of_intent(facts).await? else {
             tracing::warn!(intent = %facts.intent, "payment for no known booking");
             return Ok(WebhookOutcome::Ignored);
@@ -198,6 +251,23 @@ impl App {
     }
 
     async fn intent_failed(&self, facts: &IntentFacts) -> Result<WebhookOutcome, AppError> {
+        if let Some(raise) = self.raise_of_intent(facts).await? {
+            let reason = facts.failure.as_deref().unwrap_or("the payment failed");
+            let why = format!("payment failed: {reason}");
+            if self
+                .db()
+                .end_raise(raise.id, store::raise_status::FAILED, Some(&why))
+                .await?
+                && let Some(provider) = self.payments()
+                && facts.status.as_deref() != Some("canceled")
+                && let Err(e) = provider
+                    .cancel_intent(&facts.intent, &format!("bid-raise-{}-cancel", raise.id))
+                    .await
+            {
+                tracing::warn!(raise = %raise.id, error = %e, "cancelling a failed bid raise's PaymentIntent failed");
+            }
+            return Ok(WebhookOutcome::Processed);
+        }
         let Some(booking) = self.booking_of_intent(facts).await? else {
             return Ok(WebhookOutcome::Ignored);
         };
@@ -221,7 +291,15 @@ impl App {
         let Some(intent) = facts.intent.as_deref() else {
             return Ok(WebhookOutcome::Ignored);
         };
-        let Some(booking) = self.db().booking_by_intent(intent).await? else {
+        let booking = match self.db().booking_by_intent(intent).await? {
+            Some(booking) => Some(booking),
+            // A bid raise's charge: its refunds are the booking's.
+            None => match self.db().bid_raise_by_intent(intent).await? {
+                Some(raise) => self.db().booking_by_id(raise.booking_id).await?,
+                None => None,
+            },
+        };
+        let Some(booking) = booking else {
             return Ok(WebhookOutcome::Ignored);
         };
         let listing = self.listing_record(booking.listing_id).await?;
