@@ -803,7 +803,7 @@ async fn a_bid_is_raised_never_lowered_and_the_budget_judges_the_difference(
 /// holds until Stripe reports it paid (a later raise replaces one still unpaid, its intent
 /// cancelled), then the booking is repriced with the raise's charge in the ledger; a refund is
 /// split across the booking's intents, the raise's first, none above what it charged; a raise
-/// paid once its booking was cancelled is refunded in full.
+/// waiting when its booking is cancelled is withdrawn, and refunded in full if paid all the same.
 async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_intents(
     backend: store::Backend,
 ) {
@@ -1052,6 +1052,19 @@ async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_int
         )
         .await;
     assert!(cancelled.status().is_success(), "{}", cancelled.status());
+    // Its raise waiting for payment is withdrawn with it: the PaymentIntent cancelled.
+    let late = pending["bid_raise"]["payment"]["payment_intent_id"]
+        .as_str()
+        .unwrap();
+    let withdrawn = booking(&m.app, &m.renter, &other["id"]).await;
+    assert_eq!(withdrawn["bid_raise"]["status"], "cancelled", "{withdrawn}");
+    assert_eq!(
+        m.stripe
+            .requests_to("POST", &format!("/v1/payment_intents/{late}/cancel"))
+            .len(),
+        1
+    );
+    // Paid all the same (as a payment racing the cancel would be): given back whole.
     deliver_signed(
         &m.app,
         &event(
@@ -1071,9 +1084,6 @@ async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_int
         (&json!("cancelled"), &json!(60), &json!("refunded")),
         "{gone}"
     );
-    let late = pending["bid_raise"]["payment"]["payment_intent_id"]
-        .as_str()
-        .unwrap();
     let refunds = m.stripe.requests_to("POST", "/v1/refunds");
     let whole: Vec<_> = refunds
         .iter()

@@ -161,27 +161,6 @@ impl App {
         }
     }
 
-    /// Ends a raise waiting for its payment as `status` with its PaymentIntent cancelled; a
-    /// PaymentIntent that cannot be cancelled (it is being paid) leaves it to its webhook.
-    pub(crate) async fn cancel_raise(
-        &self,
-        raise: &store::BidRaiseRecord,
-        status: &'static str,
-    ) -> Result<(), AppError> {
-        if let Some(intent) = &raise.payment_intent_id {
-            let key = format!("bid-raise-{}-cancel", raise.id);
-            if let Err(e) = self.payment_provider()?.cancel_intent(intent, &key).await {
-                tracing::warn!(raise = %raise.id, error = %e, "cancelling a bid raise's PaymentIntent failed");
-                return Err(AppError::BidNotRaisable(format!(
-                    "an earlier raise of this booking's bid (to {}) could not be withdrawn: it may be being paid; try again once it is",
-                    raise.bid_per_gpu_hour
-                )));
-            }
-        }
-        self.db().end_raise(raise.id, status, None).await?;
-        Ok(())
-    }
-
     /// Ends raises not paid before their hold expired (the sweeper's): their PaymentIntents
     /// cancelled so they can no longer be paid. One that cannot be is tried again next sweep.
     pub(crate) async fn expire_raises(&self, now: DateTime<Utc>) -> Result<usize, AppError> {

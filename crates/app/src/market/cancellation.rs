@@ -177,8 +177,10 @@ impl App {
         let outcome = self
             .carry_out_cancellation(provider, booking, refund, resumed)
             .await;
-        if outcome.is_err() {
-            self.db().release_cancellation(booking.id).await?;
+        match outcome {
+            Err(_) => self.db().release_cancellation(booking.id).await?,
+            Ok(true) => self.withdraw_raise(booking.id).await,
+            Ok(false) => {}
         }
         outcome
     }

@@ -39,6 +39,7 @@ impl App {
                 woken.push(booking.listing_id);
                 self.wake_agent(booking.listing_id).await;
             }
+            self.withdraw_raise(d.id).await;
             if d.unpaid {
                 self.release_expired(&[d.id]).await;
             } else if let Err(e) = self.give_back_displacement(&booking).await {
