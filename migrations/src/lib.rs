@@ -56,6 +56,7 @@ mod m20261207_000048_stop_when_idle;
 mod m20261207_000049_interruptible;
 mod m20261207_000050_market_history;
 mod m20261207_000051_bid_raises;
+mod m20261207_000052_refund_part_ids;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -116,6 +117,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000049_interruptible::Migration),
             Box::new(m20261207_000050_market_history::Migration),
             Box::new(m20261207_000051_bid_raises::Migration),
+            Box::new(m20261207_000052_refund_part_ids::Migration),
         ]
     }
 }

@@ -39,6 +39,24 @@ pub(crate) async fn lock_listing(
     Ok(locked.rows_affected == 1)
 }
 
+/// Takes the write lock of `booking`'s listing (see [`lock_listing`]), for a change of the
+/// booking that a capacity decision must not run on either side of; nothing for no booking.
+pub(crate) async fn lock_listing_of(
+    conn: &impl ConnectionTrait,
+    booking: Uuid,
+) -> Result<(), StoreError> {
+    let listing: Option<Uuid> = bookings::Entity::find_by_id(booking)
+        .select_only()
+        .column(bookings::Column::ListingId)
+        .into_tuple()
+        .one(conn)
+        .await?;
+    if let Some(listing) = listing {
+        lock_listing(conn, listing).await?;
+    }
+    Ok(())
+}
+
 /// The stored names of the booking statuses that hold GPUs as `hold` says.
 pub(crate) fn statuses_holding(hold: GpuHold) -> Vec<&'static str> {
     BookingStatus::ALL

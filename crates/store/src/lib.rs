@@ -50,6 +50,7 @@ pub use money::budgets::BudgetRecord;
 pub use money::guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
 pub use money::ledger::{LedgerRecord, NewLedgerEntry};
 pub use money::payments::PayoutAccountRecord;
+pub use money::refunds::RefundPart;
 pub use operations::webhooks::{
     AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
     WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,

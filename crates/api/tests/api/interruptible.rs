@@ -894,6 +894,29 @@ async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_int
         second["bid_raise"]["payment"]["client_secret"].is_string(),
         "{second}"
     );
+    // The provider sees the raise, never what pays for it.
+    let seen: Value = m.app.get_json(&path, Some(&m.admin.access_token)).await;
+    assert_eq!(seen["bid_raise"]["status"], "pending_payment", "{seen}");
+    assert!(
+        seen["bid_raise"]["payment"]["client_secret"].is_null(),
+        "{seen}"
+    );
+    let listed: Value = m
+        .app
+        .get_json(
+            &format!("/v1/listings/{}/bookings", m.listing),
+            Some(&m.admin.access_token),
+        )
+        .await;
+    assert!(
+        listed["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["bid_raise"].is_null()
+                || b["bid_raise"]["payment"]["client_secret"].is_null()),
+        "{listed}"
+    );
     assert_eq!(
         m.stripe
             .requests_to(
@@ -974,12 +997,23 @@ async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_int
     )
     .await;
 
-    // Displaced by an on-demand booking: the refund comes from the raise first, then the rest.
+    // Displaced by an on-demand booking: the refund comes from the raise first, then the rest
+    // — which Stripe refuses the first time: the sweep makes it, asking nothing of the raise's
+    // part again.
+    m.stripe
+        .delay_next("/v1/refunds", std::time::Duration::from_millis(1));
+    m.stripe.fail_next("/v1/refunds", 500, "try again");
     let (displaced, refund) = displace_from_soon(&m, &demand, &held, "demand").await;
     assert!(
         refund > 90 && refund < 100,
         "most of the hour at 1.00: {displaced}"
     );
+    assert!(
+        displaced["displacement"]["refunded_at"].is_null(),
+        "{displaced}"
+    );
+    let sweep = m.app.app.sweep_bookings().await.unwrap();
+    assert_eq!(sweep.displacements_given_back, 1, "{sweep:?}");
     let raise_intent_id = second["bid_raise"]["payment"]["payment_intent_id"]
         .as_str()
         .unwrap();
@@ -993,7 +1027,11 @@ async fn with_stripe_a_raise_holds_from_its_payment_and_refunds_split_across_int
     };
     let own = held["payment"]["payment_intent_id"].as_str().unwrap();
     assert_eq!(of(raise_intent_id), vec![40], "{refunds:?}");
-    assert_eq!(of(own), vec![refund - 40], "{refunds:?}");
+    assert_eq!(
+        of(own),
+        vec![refund - 40, refund - 40],
+        "refused, then made: {refunds:?}"
+    );
     assert_eq!(
         of(&first_intent).len(),
         1,

@@ -49,6 +49,11 @@ impl App {
             .map_err(|e| AppError::Internal(format!("stored booking {}: {e}", booking.id)))?;
         let price = booking::price(per_gpu_hour, booking.gpu_count, &interval);
         let cost = price.with_minor(price.minor() - booking.price_amount);
+        if cost.minor() <= 0 {
+            return Err(field(format!(
+                "{bid} per GPU-hour costs nothing more over the booking's interval: raise it further"
+            )));
+        }
         let now = Utc::now();
         if booking.payment_provider.is_some() {
             self.charge_raise(&booking, (bid, price), cost, now).await?;
@@ -143,9 +148,18 @@ impl App {
         };
         match provider.create_intent(&charge).await {
             Ok(intent) => {
-                self.db()
+                let attached = self
+                    .db()
                     .attach_raise_intent(raise.id, &intent.id, intent.client_secret.as_deref())
                     .await?;
+                if !attached {
+                    // Replaced or withdrawn while its intent was being made: nothing may pay it.
+                    let key = format!("bid-raise-{}-cancel", raise.id);
+                    if let Err(e) = provider.cancel_intent(&intent.id, &key).await {
+                        tracing::warn!(raise = %raise.id, error = %e, "cancelling the intent of a raise ended meanwhile failed; paid, it is refunded whole");
+                    }
+                    return Ok(());
+                }
                 tracing::info!(booking = %booking.id, raise = %raise.id, to = bid, "a bid raise was charged; it holds once paid");
                 Ok(())
             }

@@ -164,6 +164,17 @@ pub struct BidRaise {
     pub hold_expires_at: DateTime<Utc>,
 }
 
+impl Booking {
+    /// Hides what pays for it (the booking's and its bid raise's `client_secret`): the
+    /// renter's alone, never the provider's.
+    pub(crate) fn hide_payment_secrets(&mut self) {
+        self.client_secret = None;
+        if let Some(raise) = &mut self.bid_raise {
+            raise.client_secret = None;
+        }
+    }
+}
+
 impl BidRaise {
     fn of(raise: store::BidRaiseRecord) -> Result<Self, AppError> {
         let amount = crate::stored_money(raise.amount, &raise.currency)?;
@@ -553,8 +564,7 @@ impl App {
             .one_booking(self.booking_record(caller, id.as_uuid()).await?)
             .await?;
         if booking.renter_id != caller.user_id {
-            // The payment's secret is the renter's alone, not the provider's.
-            booking.client_secret = None;
+            booking.hide_payment_secrets();
         }
         Ok(booking)
     }
@@ -617,8 +627,7 @@ impl App {
             )
             .await?;
         for booking in &mut found {
-            // The payment's secret is the renter's alone, not the provider's.
-            booking.client_secret = None;
+            booking.hide_payment_secrets();
         }
         Ok(found)
     }

@@ -154,9 +154,19 @@ impl App {
         let refund = loop {
             match self
                 .db()
-                .claim_cancellation(booking.id, refund.minor(), Utc::now(), claim_for)
+                .claim_cancellation(
+                    booking.id,
+                    (refund.minor(), booking.price_amount),
+                    Utc::now(),
+                    claim_for,
+                )
                 .await?
             {
+                store::CancelClaim::Repriced => {
+                    return Err(AppError::BookingNotCancellable(
+                        "its price changed while it was being cancelled (a bid raise was paid): cancel again to be refunded on it".to_owned(),
+                    ));
+                }
                 store::CancelClaim::Claimed { refund, resumed } => break (refund, resumed),
                 store::CancelClaim::Finished => {
                     // A concurrent cancel carried it out (or the booking ended meanwhile).

@@ -11,6 +11,8 @@ pub struct Model {
     pub payment_intent_id: String,
     pub booking_id: Uuid,
     pub amount: i64,
+    /// The payment provider's refund, once made.
+    pub refund_id: Option<String>,
     pub created_at: DateTimeUtc,
 }
 

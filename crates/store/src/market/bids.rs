@@ -200,20 +200,22 @@ impl Db {
         Ok(record)
     }
 
-    /// Attaches the PaymentIntent made for a raise.
+    /// Attaches the PaymentIntent made for a raise still waiting for it; `false` when the
+    /// raise ended meanwhile (replaced, withdrawn): its intent is then the caller's to cancel.
     pub async fn attach_raise_intent(
         &self,
         raise: Uuid,
         intent: &str,
         client_secret: Option<&str>,
-    ) -> Result<(), StoreError> {
-        bid_raises::Entity::update_many()
+    ) -> Result<bool, StoreError> {
+        let attached = bid_raises::Entity::update_many()
             .col_expr(bid_raises::Column::PaymentIntentId, Expr::value(intent))
             .col_expr(bid_raises::Column::ClientSecret, Expr::value(client_secret))
             .filter(bid_raises::Column::Id.eq(raise))
+            .filter(bid_raises::Column::Status.eq(raise_status::PENDING_PAYMENT))
             .exec(self.conn())
             .await?;
-        Ok(())
+        Ok(attached.rows_affected == 1)
     }
 
     /// Ends a raise still waiting for its payment as `status` (`expired`, `cancelled` or
@@ -301,6 +303,9 @@ impl Db {
             .one(&txn)
             .await?
             .ok_or_else(vanished)?;
+        // Under the listing's lock (so no capacity decision displaces the booking at its old
+        // bid on either side of the raise), then the booking's, as every decision takes them.
+        crate::capacity::lock_listing_of(&txn, of).await?;
         let booking = locked_booking(&txn, of).await?;
         // Read again under the booking's lock: a delivery racing this one (the same intent
         // under two event ids) decided before it, and what it decided stands.

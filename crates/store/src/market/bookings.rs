@@ -33,6 +33,9 @@ pub enum CancelClaim {
     InProgress,
     /// The booking is no longer cancellable (cancelled, expired, completed) or gone.
     Finished,
+    /// Its price changed (a bid raise was paid) since the refund was worked out: nothing
+    /// recorded; work it out again.
+    Repriced,
 }
 
 /// Takes the renter's lock and reads their bookings that hold capacity and have not ended:
@@ -287,34 +290,28 @@ impl Db {
     }
 
     /// Records a cancellation before any money moves, or finds the one recorded: the first
-    /// call fixes `refund`; every call gets the recorded refund back, and the right to carry
+    /// call fixes `refund` (worked out on the price `priced_at`, which must still be the
+    /// booking's); every call gets the recorded refund back, and the right to carry
     /// the cancellation out (talk to the payment provider) when nobody holds it — for
     /// `claim_for`, or until [`Db::release_cancellation`]. Concurrent and retried cancels so
     /// share one amount and one provider request at a time.
     pub async fn claim_cancellation(
         &self,
         id: Uuid,
-        refund: i64,
+        (refund, priced_at): (i64, i64),
         now: DateTime<Utc>,
         claim_for: chrono::Duration,
     ) -> Result<CancelClaim, StoreError> {
         let txn = self.write().await?;
         // Under the listing's lock, so that no capacity decision displacing this booking
         // (which would refund it too) runs on either side of the claim.
-        let listing: Option<Uuid> = bookings::Entity::find_by_id(id)
-            .select_only()
-            .column(bookings::Column::ListingId)
-            .into_tuple()
-            .one(&txn)
-            .await?;
-        if let Some(listing) = listing {
-            crate::capacity::lock_listing(&txn, listing).await?;
-        }
+        crate::capacity::lock_listing_of(&txn, id).await?;
         let fresh = bookings::Entity::update_many()
             .col_expr(bookings::Column::CancelRequestedAt, Expr::value(now))
             .col_expr(bookings::Column::RefundAmount, Expr::value(refund))
             .filter(bookings::Column::Id.eq(id))
             .filter(bookings::Column::CancelRequestedAt.is_null())
+            .filter(bookings::Column::PriceAmount.eq(priced_at))
             .filter(may_become(
                 bookings::Column::Status,
                 BookingStatus::Cancelled,
@@ -348,6 +345,13 @@ impl Db {
         let Some(booking) = booking else {
             return Ok(CancelClaim::Finished);
         };
+        if !claimed
+            && booking.cancel_requested_at.is_none()
+            && booking.price_amount != priced_at
+            && booking.status.can_become(BookingStatus::Cancelled)
+        {
+            return Ok(CancelClaim::Repriced);
+        }
         Ok(match (claimed, booking.refund_amount) {
             (true, Some(refund)) => CancelClaim::Claimed {
                 refund,

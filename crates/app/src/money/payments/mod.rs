@@ -191,39 +191,61 @@ impl App {
         let failed =
             |e: &payments::PaymentError| AppError::PaymentProvider(provider_failed(booking.id, e));
         let (mut ids, mut rows) = (Vec::new(), Vec::new());
-        for (intent, part) in parts {
-            let key = match booking.payment_intent_id.as_deref() {
-                Some(own) if own == intent => idempotency_key.to_owned(),
-                _ => format!("{idempotency_key}-{intent}"),
+        for part in parts {
+            let (id, amount) = match part.refund_id {
+                // Made before (its answer recorded): nothing is asked again.
+                Some(id) => (id, part.amount),
+                None => {
+                    let done = self
+                        .refund_one_part(provider, booking, idempotency_key, &part, resumed)
+                        .await
+                        .map_err(|e| failed(&e))?;
+                    self.db()
+                        .refund_part_made(idempotency_key, &part.intent, &done.id)
+                        .await?;
+                    (done.id, done.amount)
+                }
             };
-            let request = payments::RefundRequest {
-                payment_intent: intent,
-                amount: part,
-                booking_id: booking.id.to_string(),
-                idempotency_key: key,
-            };
-            let earlier = if resumed {
-                provider
-                    .refunds_of(&request.payment_intent)
-                    .await
-                    .map_err(|e| failed(&e))?
-                    .into_iter()
-                    .find(|r| {
-                        r.booking_id.as_deref() == Some(request.booking_id.as_str())
-                            && r.amount == part
-                            && !matches!(r.status.as_deref(), Some("failed" | "canceled"))
-                    })
-            } else {
-                None
-            };
-            let done = match earlier {
-                Some(found) => found,
-                None => provider.refund(&request).await.map_err(|e| failed(&e))?,
-            };
-            rows.extend(refund_rows(booking, listing.org_id, &done.id, done.amount)?);
-            ids.push(done.id);
+            rows.extend(refund_rows(booking, listing.org_id, &id, amount)?);
+            ids.push(id);
         }
         Ok((Some(ids.join(",")).filter(|ids| !ids.is_empty()), rows))
+    }
+
+    /// Asks the payment provider for one part of refund `key`: the booking's own
+    /// PaymentIntent under `key` itself, a raise's under `key` followed by its intent. With
+    /// `resumed`, the intent's refunds are looked at first (an earlier answer was lost).
+    async fn refund_one_part(
+        &self,
+        provider: &Arc<dyn PaymentProvider>,
+        booking: &BookingRecord,
+        key: &str,
+        part: &store::RefundPart,
+        resumed: bool,
+    ) -> Result<payments::Refund, payments::PaymentError> {
+        let request = payments::RefundRequest {
+            payment_intent: part.intent.clone(),
+            amount: part.amount,
+            booking_id: booking.id.to_string(),
+            idempotency_key: match booking.payment_intent_id.as_deref() {
+                Some(own) if own == part.intent => key.to_owned(),
+                _ => format!("{key}-{}", part.intent),
+            },
+        };
+        if resumed
+            && let Some(found) = provider
+                .refunds_of(&request.payment_intent)
+                .await?
+                .into_iter()
+                .find(|r| {
+                    r.booking_id.as_deref() == Some(request.booking_id.as_str())
+                        && r.amount == part.amount
+                        && !matches!(r.status.as_deref(), Some("failed" | "canceled"))
+                })
+        {
+            return Ok(found);
+        }
+        provider.refund(&request).await
     }
 
     /// The platform fee for `amount`.

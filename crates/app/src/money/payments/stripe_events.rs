@@ -142,7 +142,16 @@ impl App {
                 .as_deref()
                 .is_none_or(|c| c.eq_ignore_ascii_case(&raise.currency));
         if !matches {
+            // Confirms nothing; the raise ends with why, so it neither holds a budget nor
+            // blocks a later raise.
             tracing::warn!(raise = %raise.id, intent = %facts.intent, "a payment that does not match its bid raise was ignored");
+            self.db()
+                .end_raise(
+                    raise.id,
+                    store::raise_status::FAILED,
+                    Some("payment not matching the raise's intent, amount or currency"),
+                )
+                .await?;
             return Ok(WebhookOutcome::Ignored);
         }
         let fee = facts
