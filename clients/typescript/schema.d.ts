@@ -2684,7 +2684,10 @@ export interface components {
              * @description The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
              */
             plan_id?: string | null;
-            /** @description Fixed at booking time from the listing's price. */
+            /**
+             * @description Fixed at booking time from the listing's price (or the bid); a bid raise, once it
+             *     holds, reprices it at the new bid.
+             */
             price: components["schemas"]["MoneyView"];
             refund?: components["schemas"]["MoneyView"] | null;
             /** Format: uuid */
@@ -4150,7 +4153,10 @@ export interface components {
                  * @description The plan it was booked in (`POST /v1/offers/book`), with the plan's other bookings.
                  */
                 plan_id?: string | null;
-                /** @description Fixed at booking time from the listing's price. */
+                /**
+                 * @description Fixed at booking time from the listing's price (or the bid); a bid raise, once it
+                 *     holds, reprices it at the new bid.
+                 */
                 price: components["schemas"]["MoneyView"];
                 refund?: components["schemas"]["MoneyView"] | null;
                 /** Format: uuid */

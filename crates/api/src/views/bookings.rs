@@ -43,7 +43,8 @@ pub struct BookingView {
     /// start is its notice's end (`displacement.booked_ends_at` keeps the end it was booked for).
     #[serde(serialize_with = "crate::rfc3339::write")]
     pub access_until: DateTime<Utc>,
-    /// Fixed at booking time from the listing's price.
+    /// Fixed at booking time from the listing's price (or the bid); a bid raise, once it
+    /// holds, reprices it at the new bid.
     pub price: MoneyView,
     pub payment: PaymentView,
     /// The refund due after a cancellation (all before the start, the unused share after).

@@ -99,7 +99,8 @@ pub struct Booking {
     pub gpu_count: i32,
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
-    /// Fixed at booking time from the listing's price.
+    /// Fixed at booking time from the listing's price (or the bid); repriced by a bid raise
+    /// once it holds.
     pub price: domain::Money,
     /// `stripe`, or `None` when payments are not taken.
     pub payment_provider: Option<String>,

@@ -236,7 +236,7 @@ impl App {
         // same requests; a resumed cancellation first looks whether the earlier attempt's
         // refunds went through (their answers were lost).
         let key = format!("booking-{}-cancel-refund", booking.id);
-        let rows = match self.refund_split(booking, refund, &key, resumed).await {
+        let rows = match self.refund_part(booking, refund, &key, resumed).await {
             Ok((_, rows)) => rows,
             Err(AppError::PaymentProvider(why)) => {
                 self.db().payment_failed(booking.id, &why, false).await?;

@@ -76,7 +76,7 @@ impl App {
         }
         let amount = booking.refund_amount.unwrap_or(0);
         let key = format!("booking-{}-interruption-refund", booking.id);
-        let (refund_id, rows) = self.refund_part(booking, amount, key).await?;
+        let (refund_id, rows) = self.refund_part(booking, amount, &key, false).await?;
         let given = self
             .db()
             .displacement_refunded(booking.id, refund_id.as_deref(), &rows, Utc::now())

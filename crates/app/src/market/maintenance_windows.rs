@@ -204,7 +204,7 @@ impl App {
             "booking-{}-window-{}-refund",
             booking.id, interruption.window_id
         );
-        let (refund_id, rows) = self.refund_part(booking, amount, key).await?;
+        let (refund_id, rows) = self.refund_part(booking, amount, &key, false).await?;
         let given = self
             .db()
             .interruption_refunded(interruption.id, refund_id.as_deref(), &rows, Utc::now())

@@ -165,16 +165,6 @@ impl App {
         &self,
         booking: &BookingRecord,
         amount: i64,
-        idempotency_key: String,
-    ) -> Result<(Option<String>, Vec<store::NewLedgerEntry>), AppError> {
-        self.refund_split(booking, amount, &idempotency_key, false)
-            .await
-    }
-
-    pub(crate) async fn refund_split(
-        &self,
-        booking: &BookingRecord,
-        amount: i64,
         idempotency_key: &str,
         resumed: bool,
     ) -> Result<(Option<String>, Vec<store::NewLedgerEntry>), AppError> {
@@ -210,6 +200,27 @@ impl App {
             ids.push(id);
         }
         Ok((Some(ids.join(",")).filter(|ids| !ids.is_empty()), rows))
+    }
+
+    /// Refunds the whole of `amount` paid through `intent` for `booking` under `key`: money
+    /// that came after what it paid for could no longer be had (a late payment).
+    pub(crate) async fn refund_whole(
+        &self,
+        booking: Uuid,
+        intent: &str,
+        amount: i64,
+        key: String,
+    ) -> Result<payments::Refund, AppError> {
+        let request = payments::RefundRequest {
+            payment_intent: intent.to_owned(),
+            amount,
+            booking_id: booking.to_string(),
+            idempotency_key: key,
+        };
+        self.payment_provider()?
+            .refund(&request)
+            .await
+            .map_err(|e| AppError::PaymentProvider(provider_failed(booking, &e)))
     }
 
     /// Asks the payment provider for one part of refund `key`: the booking's own

@@ -5,7 +5,7 @@
 
 use chrono::Utc;
 
-use super::ledger::{ledger_rows, provider_failed};
+use super::ledger::ledger_rows;
 use crate::{App, AppError};
 
 impl App {
@@ -43,17 +43,8 @@ impl App {
             store::RaisePaid::Done => return Ok(()),
             store::RaisePaid::Late(late) => late,
         };
-        let request = payments::RefundRequest {
-            payment_intent: intent.to_owned(),
-            amount,
-            booking_id: booking.id.to_string(),
-            idempotency_key: format!("bid-raise-{}-late-payment-refund", late.id),
-        };
-        let refund = self
-            .payment_provider()?
-            .refund(&request)
-            .await
-            .map_err(|e| AppError::PaymentProvider(provider_failed(booking.id, &e)))?;
+        let key = format!("bid-raise-{}-late-payment-refund", late.id);
+        let refund = self.refund_whole(booking.id, intent, amount, key).await?;
         let mut rows = ledger_rows(&booking, listing.org_id, intent, charged);
         rows.extend(ledger_rows(
             &booking,

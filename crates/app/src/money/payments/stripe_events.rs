@@ -5,13 +5,12 @@
 use chrono::Utc;
 use domain::ledger::charge_rows;
 use domain::{BookingStatus, LedgerKind};
-use payments::RefundRequest;
 use payments::events::{ChargeFacts, IntentFacts, PaymentEvent};
 use secrecy::ExposeSecret;
 use store::BookingRecord;
 use uuid::Uuid;
 
-use super::ledger::{ledger_rows, paid_and_fee, provider_failed, refund_rows};
+use super::ledger::{ledger_rows, paid_and_fee, refund_rows};
 use crate::{App, AppError};
 
 /// What a webhook delivery did.
@@ -235,17 +234,8 @@ impl App {
             BookingStatus::Expired | BookingStatus::Cancelled | BookingStatus::Interrupted
         ) && booking.refund_amount.unwrap_or(0) == 0;
         if released {
-            let provider = self.payment_provider()?;
-            let request = RefundRequest {
-                payment_intent: intent,
-                amount,
-                booking_id: booking.id.to_string(),
-                idempotency_key: format!("booking-{}-late-payment-refund", booking.id),
-            };
-            let refund = provider
-                .refund(&request)
-                .await
-                .map_err(|e| AppError::PaymentProvider(provider_failed(booking.id, &e)))?;
+            let key = format!("booking-{}-late-payment-refund", booking.id);
+            let refund = self.refund_whole(booking.id, &intent, amount, key).await?;
             let mut rows = rows;
             rows.extend(refund_rows(
                 &booking,
