@@ -29,6 +29,7 @@ pub async fn start(app: App, api: SocketAddr, agent: bool) -> anyhow::Result<()>
         Ok((user, _)) => Caller {
             user_id: user.id,
             via: Credential::AccessToken { session: None },
+            network: None,
         },
         // A demo database from an earlier start: the demo provider signs in again.
         Err(app::AppError::EmailTaken) => {

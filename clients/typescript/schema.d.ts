@@ -1163,7 +1163,13 @@ export interface paths {
         get: operations["get_me"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase the caller's account (a signed-in session only): sessions end and keys are revoked,
+         *     personal data is erased; bookings and the ledger keep the account's id only. 409
+         *     `last_owner` while the caller is an organisation's only owner, 409 `bookings_not_ended`
+         *     while a booking of theirs has not ended.
+         */
+        delete: operations["delete_me"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1186,6 +1192,23 @@ export interface paths {
         post?: never;
         /** Remove the caller's monthly budget. */
         delete: operations["delete_my_budget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everything held about the caller, as JSON (a session or the person's own API key). */
+        get: operations["export_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1419,6 +1442,26 @@ export interface paths {
         post?: never;
         /** Revoke an organisation key: it stops working at once. */
         delete: operations["revoke_org_api_key"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation's audit trail, newest first (admins): each change written with the change
+         *     itself, kept a year.
+         */
+        get: operations["org_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2420,6 +2463,40 @@ export interface components {
              * @description The receiver's HTTP status; null when no answer came.
              */
             status_code?: number | null;
+        };
+        /** @description Who made a change. */
+        AuditActorView: {
+            /** @description Their name now: `erased account` once their account is erased. */
+            name?: string | null;
+            /**
+             * @description The network the change came from (an IPv4 address, an IPv6 address's prefix); null
+             *     once their account is erased.
+             */
+            network?: string | null;
+            /** Format: uuid */
+            user_id: string;
+            /** @description With what: `session`, `api_key` (their own) or `org_key` (a key they made). */
+            via: string;
+        };
+        /** @description One change of the organisation's. */
+        AuditEntryView: {
+            /**
+             * @description `listing.created`, `listing.updated` (with `changed`, and the price `from` and `to`),
+             *     `listing.delisted`, `api_key.created`, `api_key.revoked`, `member.invited`,
+             *     `member.joined`, `member.role_changed` (`from`, `to`), `member.removed`,
+             *     `webhook_endpoint.created`, `webhook_endpoint.deleted`,
+             *     `webhook_endpoint.secret_rotated`, `webhook_endpoint.enabled`,
+             *     `maintenance_window.created`, `maintenance_window.deleted`.
+             */
+            action: string;
+            actor: components["schemas"]["AuditActorView"];
+            /** Format: date-time */
+            at: string;
+            details: Record<string, never>;
+            /** Format: uuid */
+            id: string;
+            /** @description What it changed: a listing's, key's, member's, endpoint's or window's id. */
+            target_id?: string | null;
         };
         AvailabilityPatch: {
             /**
@@ -4081,6 +4158,29 @@ export interface components {
             next_cursor?: string | null;
         };
         /** @description A list page. `next_cursor` is absent on the last page. */
+        Page_AuditEntryView: {
+            items: {
+                /**
+                 * @description `listing.created`, `listing.updated` (with `changed`, and the price `from` and `to`),
+                 *     `listing.delisted`, `api_key.created`, `api_key.revoked`, `member.invited`,
+                 *     `member.joined`, `member.role_changed` (`from`, `to`), `member.removed`,
+                 *     `webhook_endpoint.created`, `webhook_endpoint.deleted`,
+                 *     `webhook_endpoint.secret_rotated`, `webhook_endpoint.enabled`,
+                 *     `maintenance_window.created`, `maintenance_window.deleted`.
+                 */
+                action: string;
+                actor: components["schemas"]["AuditActorView"];
+                /** Format: date-time */
+                at: string;
+                details: Record<string, never>;
+                /** Format: uuid */
+                id: string;
+                /** @description What it changed: a listing's, key's, member's, endpoint's or window's id. */
+                target_id?: string | null;
+            }[];
+            next_cursor?: string | null;
+        };
+        /** @description A list page. `next_cursor` is absent on the last page. */
         Page_BookingView: {
             items: {
                 /**
@@ -4430,6 +4530,22 @@ export interface components {
             payouts_enabled: boolean;
             /** @description Stripe's onboarding page for this account (a fresh link on every onboarding call). */
             url?: string | null;
+        };
+        /** @description Everything held about a person. */
+        PersonExport: {
+            /** Format: date-time */
+            exported_at: string;
+            /**
+             * @description Each table that names a person (`users`, `memberships`, `api_keys`, `ssh_keys`,
+             *     `refresh_tokens` — the sessions —, `login_networks`, `email_tokens`, `invitations`,
+             *     `bookings`, `bid_raises`, `booking_plans`, `ledger_entries` — the payments —,
+             *     `budgets`, `budget_alerts`, `webhook_endpoints`, `webhook_events`,
+             *     `maintenance_windows`, `report_shares`, `verification_runs`, `community_runs`, `org_audit`) with the person's
+             *     rows, every column but digests of secrets and payment secrets.
+             */
+            tables: Record<string, never>;
+            /** Format: uuid */
+            user_id: string;
         };
         /** @description What a plan allows. */
         PlanLimitsView: {
@@ -11187,6 +11303,78 @@ export interface operations {
             };
         };
     };
+    delete_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `last_owner`: The organisation needs an owner; `bookings_not_ended`: Bookings of the account have not ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_my_budget: {
         parameters: {
             query?: never;
@@ -11402,6 +11590,71 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    export_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's data */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonExport"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12645,6 +12898,115 @@ export interface operations {
             };
             /** @description `not_found`: Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    org_audit: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string | null;
+                /** @description Page size, 1–100 (default 20). */
+                limit?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description The organisation's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the trail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_AuditEntryView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed; `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_token`: The credential is not valid; `unauthenticated`: Authentication is required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed; `scope_required`: The API key lacks the scope this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: The request is not valid */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -57,6 +57,8 @@ mod m20261207_000049_interruptible;
 mod m20261207_000050_market_history;
 mod m20261207_000051_bid_raises;
 mod m20261207_000052_refund_part_ids;
+mod m20261207_000053_people;
+mod m20261207_000054_org_audit;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -118,6 +120,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000050_market_history::Migration),
             Box::new(m20261207_000051_bid_raises::Migration),
             Box::new(m20261207_000052_refund_part_ids::Migration),
+            Box::new(m20261207_000053_people::Migration),
+            Box::new(m20261207_000054_org_audit::Migration),
         ]
     }
 }

@@ -62,6 +62,7 @@ codes! {
     LISTING_QUOTA_REACHED / ListingQuotaReached = ("listing_quota_reached", 409, "The organisation holds as many listings as it may");
     ALREADY_MEMBER / AlreadyMember = ("already_member", 409, "Already a member");
     LAST_OWNER / LastOwner = ("last_owner", 409, "The organisation needs an owner");
+    BOOKINGS_NOT_ENDED / BookingsNotEnded = ("bookings_not_ended", 409, "Bookings of the account have not ended");
     RUN_FINISHED / RunFinished = ("run_finished", 409, "The run has already finished");
     RUN_IN_PROGRESS / RunInProgress = ("run_in_progress", 409, "Another run of the listing is under way");
     BOOKING_CONFLICT / BookingConflict = ("booking_conflict", 409, "The capacity is taken");
@@ -449,6 +450,8 @@ impl From<AppError> for ApiError {
             AppError::NotFound(_) => Self::new(code::NOT_FOUND, err.to_string()),
             AppError::AlreadyMember => Self::new(code::ALREADY_MEMBER, err.to_string()),
             AppError::LastOwner => Self::new(code::LAST_OWNER, err.to_string()),
+            AppError::SoleOwner(why) => Self::new(code::LAST_OWNER, why),
+            AppError::BookingsNotEnded(why) => Self::new(code::BOOKINGS_NOT_ENDED, why),
             AppError::RunFinished(_) => Self::new(code::RUN_FINISHED, err.to_string()),
             AppError::RunInProgress(_) => Self::new(code::RUN_IN_PROGRESS, err.to_string()),
             AppError::BookingConflict => Self::new(code::BOOKING_CONFLICT, err.to_string()),

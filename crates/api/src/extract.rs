@@ -224,11 +224,13 @@ impl FromRequest for Auth {
         let app = req.app_data::<web::Data<App>>().cloned();
         let bearer = bearer_token(req);
         let scope = required_scope(req);
+        let network = client_network(req);
         Box::pin(async move {
             let app =
                 app.ok_or_else(|| ApiError::from(AppError::Internal("no app data".into())))?;
             let bearer = bearer?;
-            let caller = app.authenticate(&bearer).await?;
+            let mut caller = app.authenticate(&bearer).await?;
+            caller.network = Some(network);
             if let Some(granted) = caller.key_scopes() {
                 match scope {
                     Some(needed) if granted.contains(needed) => {}

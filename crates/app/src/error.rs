@@ -69,6 +69,12 @@ pub enum AppError {
     AlreadyMember,
     #[error("the organisation's last owner keeps that role; appoint another owner first")]
     LastOwner,
+    /// The person is the only owner of an organisation (their account cannot go); says which.
+    #[error("{0}")]
+    SoleOwner(String),
+    /// Bookings of the person have not ended (their account cannot go yet); says how many.
+    #[error("{0}")]
+    BookingsNotEnded(String),
     /// No set of offers meets the service-level objective for the users asked for; says
     /// what the offers serve.
     #[error("{0}")]

@@ -193,6 +193,9 @@ pub(crate) fn stored_money(minor: i64, code: &str) -> Result<domain::Money, AppE
 pub struct Caller {
     pub user_id: UserId,
     pub via: Credential,
+    /// The network the request came from (see `ClientNetwork`), when it came over HTTP: what
+    /// an organisation's audit trail records beside the change.
+    pub network: Option<ipnet::IpNet>,
 }
 
 /// Which kind of credential proved the caller.

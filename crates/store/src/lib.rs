@@ -28,8 +28,10 @@ pub use identity::accounts::{
     ApiKeyRecord, EmailTokenRecord, NewApiKey, NewRefreshToken, RefreshTokenRecord, UserRecord,
 };
 pub use identity::agents::{AgentHeartbeatRecord, ListingAgentRecord};
+pub use identity::audit::{Audit, AuditRecord, MEMBER_INVITED as AUDIT_MEMBER_INVITED};
 pub use identity::invitations::{Accepted, InvitationRecord, NewInvitation};
 pub use identity::orgs::{MemberRecord, OrgRecord, PublicOrgRecord};
+pub use identity::people::{ERASED_NAME, Erasure, PERSON_TABLES, PersonRows, erased_email};
 pub use identity::ssh_keys::{SshKeyAdded, SshKeyRecord};
 pub use market::bids::{BidRaiseRecord, NewBidRaise, RaiseError, RaisePaid};
 pub use market::bookings::{BookingError, CancelClaim, Sweep};

@@ -39,6 +39,13 @@ impl<S: LifeCycle> From<Stored<S>> for Value {
     }
 }
 
+/// Written as its stored name (a person's export of their records).
+impl<S: LifeCycle> serde::Serialize for Stored<S> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.serialize_str(self.0.name())
+    }
+}
+
 impl<S: LifeCycle> TryGetable for Stored<S> {
     fn try_get_by<I: ColIdx>(res: &QueryResult, idx: I) -> Result<Self, TryGetError> {
         let name = String::try_get_by(res, idx)?;

@@ -188,6 +188,9 @@ pub async fn webhooks(app: App, mut shutdown: watch::Receiver<bool>) {
             if let Err(e) = app.prune_webhooks().await {
                 tracing::warn!(error = %e, "pruning old webhook events failed");
             }
+            if let Err(e) = app.prune_audit().await {
+                tracing::warn!(error = %e, "pruning the audit trails' old rows failed");
+            }
             pruned = Some(std::time::Instant::now());
         }
         if *shutdown.borrow() {

@@ -13,6 +13,9 @@ from .aligned_cell_view import AlignedCellView
 from .announced_view import AnnouncedView
 from .api_key_view import ApiKeyView
 from .attempt_view import AttemptView
+from .audit_actor_view import AuditActorView
+from .audit_entry_view import AuditEntryView
+from .audit_entry_view_details import AuditEntryViewDetails
 from .availability_patch import AvailabilityPatch
 from .availability_view import AvailabilityView
 from .availability_window_view import AvailabilityWindowView
@@ -124,6 +127,9 @@ from .org_details_view import OrgDetailsView
 from .org_view import OrgView
 from .page_api_key_view import PageApiKeyView
 from .page_api_key_view_items_item import PageApiKeyViewItemsItem
+from .page_audit_entry_view import PageAuditEntryView
+from .page_audit_entry_view_items_item import PageAuditEntryViewItemsItem
+from .page_audit_entry_view_items_item_details import PageAuditEntryViewItemsItemDetails
 from .page_booking_view import PageBookingView
 from .page_booking_view_items_item import PageBookingViewItemsItem
 from .page_community_run_view import PageCommunityRunView
@@ -151,6 +157,8 @@ from .page_ssh_key_view_items_item import PageSshKeyViewItemsItem
 from .password_request import PasswordRequest
 from .payment_view import PaymentView
 from .payouts_view import PayoutsView
+from .person_export import PersonExport
+from .person_export_tables import PersonExportTables
 from .plan_limits_view import PlanLimitsView
 from .plan_view import PlanView
 from .planner_gpu_model_view import PlannerGpuModelView
@@ -228,6 +236,9 @@ __all__ = (
     "AnnouncedView",
     "ApiKeyView",
     "AttemptView",
+    "AuditActorView",
+    "AuditEntryView",
+    "AuditEntryViewDetails",
     "AvailabilityPatch",
     "AvailabilityView",
     "AvailabilityWindowView",
@@ -339,6 +350,9 @@ __all__ = (
     "OrgView",
     "PageApiKeyView",
     "PageApiKeyViewItemsItem",
+    "PageAuditEntryView",
+    "PageAuditEntryViewItemsItem",
+    "PageAuditEntryViewItemsItemDetails",
     "PageBookingView",
     "PageBookingViewItemsItem",
     "PageCommunityRunView",
@@ -366,6 +380,8 @@ __all__ = (
     "PasswordRequest",
     "PaymentView",
     "PayoutsView",
+    "PersonExport",
+    "PersonExportTables",
     "PlanLimitsView",
     "PlannerGpuModelView",
     "PlannerGpuView",

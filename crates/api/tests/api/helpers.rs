@@ -355,6 +355,14 @@ pub async fn join(app: &TestApp, org: &str, inviter: &str, who: &Session, email:
     assert_eq!(res.status(), StatusCode::OK, "{email} accepting");
 }
 
+/// Asserts an answer's status, showing its body when it differs; returns the body.
+pub async fn json_of(res: reqwest::Response, status: u16) -> Value {
+    let got = res.status().as_u16();
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(got, status, "{body}");
+    body
+}
+
 /// Asserts a problem+json answer with `status` and `code`; returns the body.
 pub async fn assert_problem(res: Response, status: u16, code: &str) -> Value {
     assert_eq!(res.status().as_u16(), status, "status");

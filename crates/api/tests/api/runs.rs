@@ -50,7 +50,12 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
     assert_eq!(res.status(), 201);
     let run: Value = res.json().await.unwrap();
     assert_eq!(run["label"], "community");
-    assert_eq!(run["submitter"]["handle"], "alice");
+    // A pseudonym, never the submitter's name: a signed receipt outlives an erased account.
+    let handle = run["submitter"]["handle"].as_str().unwrap().to_owned();
+    assert!(
+        handle.starts_with("member-") && handle.len() == 19 && !handle.contains("alice"),
+        "{handle}"
+    );
     assert!(
         run["report"]["engine"]["base_url"].is_null(),
         "no engine address is stored"
@@ -65,7 +70,10 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
     let digest = hex::encode(sha2::Sha256::digest(attest::canonical_json(&run["report"])));
     assert_eq!(statement["subject"][0]["digest"]["sha256"], digest);
     assert_eq!(run["report_sha256"], digest);
-    assert_eq!(statement["predicate"]["submitter"]["handle"], "alice");
+    assert_eq!(
+        statement["predicate"]["submitter"]["handle"],
+        handle.as_str()
+    );
     let id = run["id"].as_str().unwrap().to_owned();
 
     // Listed by model and hardware, and beside the calculator's prediction.
@@ -135,7 +143,7 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
     // Rows are per GPU, model and engine: the same figures measured on llama.cpp are a row
     // of their own; a report naming an engine the standard does not know is shown without
     // one (its name is never echoed).
-    let mut others = Vec::new();
+    let (mut others, mut handles) = (Vec::new(), Vec::new());
     for engine in ["llamacpp", "my-engine\u{7}"] {
         let mut renamed = report.clone();
         renamed["engine"]["name"] = json!(engine);
@@ -145,7 +153,10 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
         assert_eq!(res.status(), 201, "{engine}");
         let run: Value = res.json().await.unwrap();
         others.push(run["id"].as_str().unwrap().to_owned());
+        handles.push(run["submitter"]["handle"].as_str().unwrap().to_owned());
     }
+    assert_eq!(handles[0], handles[1], "one person, one pseudonym");
+    assert_ne!(handles[0], handle, "another person, another pseudonym");
     let community: Value = app.get_json("/v1/leaderboard?source=community", None).await;
     let engines: Vec<&Value> = community["items"]
         .as_array()
@@ -282,6 +293,29 @@ async fn community_runs_are_checked_signed_listed_and_withdrawn(app: TestApp) {
     assert!(listed["items"].as_array().unwrap().is_empty());
     let board: Value = app.get_json("/v1/leaderboard?source=community", None).await;
     assert!(board["items"].as_array().unwrap().is_empty(), "{board}");
+
+    // Erasing her account withdraws the runs she still has; their receipts keep the
+    // pseudonym they were signed with.
+    let res = app
+        .post("/v1/runs", Some(&alice.access_token), body(&report))
+        .await;
+    assert_eq!(res.status(), 201);
+    let run: Value = res.json().await.unwrap();
+    assert_eq!(run["submitter"]["handle"], handle.as_str());
+    let path = format!("/v1/runs/{}", run["id"].as_str().unwrap());
+    assert_eq!(app.get(&path, None).await.status(), 200);
+    let res = app
+        .call(
+            reqwest::Method::DELETE,
+            "/v1/me",
+            Some(&alice.access_token),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), 204);
+    assert_problem(app.get(&path, None).await, 404, "not_found").await;
+    let listed: Value = app.get_json("/v1/runs", None).await;
+    assert!(listed["items"].as_array().unwrap().is_empty(), "{listed}");
 }
 
 /// Every string of a submitted report is clipped like an engine's, a report too large is

@@ -578,6 +578,7 @@ async fn internal_receivers_need_webhook_allow_private(backend: store::Backend) 
     let caller = app::Caller {
         user_id: user.user_id.parse::<uuid::Uuid>().unwrap().into(),
         via: app::Credential::AccessToken { session: None },
+        network: None,
     };
     let created = allowing
         .create_webhook_endpoint(caller, None, &receiver.url("hook"), &["*".to_owned()])

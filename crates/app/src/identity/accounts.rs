@@ -395,6 +395,7 @@ impl App {
             return Ok(Caller {
                 user_id: key.user_id,
                 via,
+                network: None,
             });
         }
         let (user_id, session) = self.tokens().verify(bearer)?;
@@ -404,6 +405,7 @@ impl App {
         Ok(Caller {
             user_id,
             via: Credential::AccessToken { session },
+            network: None,
         })
     }
 
@@ -412,6 +414,7 @@ impl App {
         self.db()
             .user_by_id(caller.user_id)
             .await?
+            .filter(|user| user.deleted_at.is_none())
             .map(User::from)
             // A valid token for a deleted account proves nothing.
             .ok_or(AppError::InvalidToken("the account no longer exists"))
@@ -444,18 +447,34 @@ impl App {
         // A key outlives sessions: an account that has not confirmed its address makes none.
         self.require_verified_email(caller).await?;
         let secret = checksummed_secret(API_KEY_PREFIX)?;
+        let id = ApiKeyId::new();
+        let audit = org.as_ref().map(|(org, scopes)| {
+            caller.audit(
+                *org,
+                crate::identity::audit::action::KEY_CREATED,
+                id.as_uuid(),
+                serde_json::json!({
+                    "name": name.as_str(),
+                    "scopes": scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+                    "listing_ids": listing_ids,
+                }),
+            )
+        });
         let record = self
             .db()
-            .insert_api_key(NewApiKey {
-                id: ApiKeyId::new(),
-                user_id: caller.user_id,
-                name,
-                prefix: secret.chars().take(SHOWN_KEY_CHARS).collect(),
-                key_hash: digest(&secret),
-                created_at: Utc::now(),
-                org: org.map(|(org, scopes)| (org, KeyScope::to_stored(&scopes))),
-                listing_ids: listing_ids.clone(),
-            })
+            .insert_api_key(
+                NewApiKey {
+                    id,
+                    user_id: caller.user_id,
+                    name,
+                    prefix: secret.chars().take(SHOWN_KEY_CHARS).collect(),
+                    key_hash: digest(&secret),
+                    created_at: Utc::now(),
+                    org: org.map(|(org, scopes)| (org, KeyScope::to_stored(&scopes))),
+                    listing_ids: listing_ids.clone(),
+                },
+                audit.as_ref(),
+            )
             .await?;
         Ok(CreatedApiKey {
             key: record.into(),
@@ -501,7 +520,17 @@ impl App {
         id: ApiKeyId,
     ) -> Result<(), AppError> {
         self.require_role(caller, org, Role::Admin).await?;
-        if self.db().revoke_org_key(org, id, Utc::now()).await? {
+        let audit = caller.audit(
+            org,
+            crate::identity::audit::action::KEY_REVOKED,
+            id.as_uuid(),
+            serde_json::json!({}),
+        );
+        if self
+            .db()
+            .revoke_org_key(org, id, Utc::now(), Some(&audit))
+            .await?
+        {
             Ok(())
         } else {
             Err(AppError::NotFound("api key"))

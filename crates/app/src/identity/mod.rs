@@ -3,11 +3,13 @@
 pub mod accounts;
 pub mod agent_presence;
 pub mod agents;
+pub mod audit;
 pub(crate) mod credentials;
 pub(crate) mod email;
 pub(crate) mod login_backoff;
 pub(crate) mod mailer;
 pub mod orgs;
+pub mod people;
 pub(crate) mod sessions;
 pub mod ssh_keys;
 pub mod tokens;

@@ -1,10 +1,15 @@
 //! Organisations, their members, and the one place that decides whether a caller may act
 //! for an organisation ([`App::require_role`]).
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use chrono::{DateTime, Utc};
 use domain::{Email, OrgId, OrgName, Role, UserId};
+use serde_json::json;
 use store::MemberRecord;
 
+use crate::identity::audit::{self, action};
 use crate::{App, AppError, Caller, Credential};
 
 #[derive(Debug, Clone)]
@@ -223,17 +228,26 @@ impl App {
         let now = Utc::now();
         let ttl = chrono::Duration::seconds(self.config().accounts.invitation_ttl_secs as i64);
         let id = uuid::Uuid::now_v7();
+        let audit = caller.audit(
+            org,
+            action::MEMBER_INVITED,
+            id,
+            json!({"email": email.as_str(), "role": role.as_str()}),
+        );
         self.db()
-            .insert_invitation(store::NewInvitation {
-                id,
-                org,
-                email: email.as_str().to_owned(),
-                role,
-                token_hash: crate::secrets::digest(&token),
-                invited_by: caller.user_id,
-                created_at: now,
-                expires_at: now + ttl,
-            })
+            .insert_invitation(
+                store::NewInvitation {
+                    id,
+                    org,
+                    email: email.as_str().to_owned(),
+                    role,
+                    token_hash: crate::secrets::digest(&token),
+                    invited_by: caller.user_id,
+                    created_at: now,
+                    expires_at: now + ttl,
+                },
+                Some(&audit),
+            )
             .await?;
         let base = self.config().server.public_url.trim_end_matches('/');
         Ok(Invitation {
@@ -272,9 +286,15 @@ impl App {
             .parse()
             .map_err(|_| AppError::Internal(format!("stored invitation {}", invitation.id)))?;
         let now = Utc::now();
+        let audit = caller.audit(
+            OrgId::from_uuid(invitation.org_id),
+            action::MEMBER_JOINED,
+            user.id.as_uuid(),
+            json!({"role": role.as_str(), "invitation_id": invitation.id}),
+        );
         match self
             .db()
-            .accept_invitation(&invitation, user.id, role, now)
+            .accept_invitation(&invitation, user.id, role, now, Some(&audit))
             .await?
         {
             store::Accepted::Joined => Ok(Member {
@@ -309,7 +329,13 @@ impl App {
                 "only an owner may appoint or demote an owner; you are {caller_role}"
             )));
         }
-        if !self.db().set_role(org, member, role).await? {
+        let audit = caller.audit(
+            org,
+            action::MEMBER_ROLE_CHANGED,
+            member.as_uuid(),
+            json!({"from": current.as_str(), "to": role.as_str()}),
+        );
+        if !self.db().set_role(org, member, role, Some(&audit)).await? {
             return Err(AppError::LastOwner);
         }
         if !role.satisfies(Role::Admin) {
@@ -363,7 +389,13 @@ impl App {
                 "only an owner may remove an owner; you are {caller_role}"
             )));
         }
-        if !self.db().remove_member(org, member).await? {
+        let audit = caller.audit(
+            org,
+            action::MEMBER_REMOVED,
+            member.as_uuid(),
+            json!({"role": role.as_str(), "left": leaving}),
+        );
+        if !self.db().remove_member(org, member, Some(&audit)).await? {
             return Err(AppError::LastOwner);
         }
         // Keys, share links and webhook endpoints a former member made for the organisation
@@ -382,5 +414,52 @@ impl App {
             )
             .await?;
         Ok(())
+    }
+
+    /// An organisation's trail, newest first (admins), after the row `before` when given.
+    pub async fn org_audit(
+        &self,
+        caller: Caller,
+        org: OrgId,
+        before: Option<uuid::Uuid>,
+        limit: u64,
+    ) -> Result<Vec<audit::AuditItem>, AppError> {
+        self.require_role(caller, org, Role::Admin).await?;
+        let rows = self.db().org_audit(org.as_uuid(), before, limit).await?;
+        let mut names: HashMap<uuid::Uuid, Option<String>> = HashMap::new();
+        for row in &rows {
+            if let Entry::Vacant(slot) = names.entry(row.actor_id) {
+                slot.insert(
+                    self.db()
+                        .user_by_id(row.actor_id.into())
+                        .await?
+                        .map(|u| u.name),
+                );
+            }
+        }
+        rows.into_iter()
+            .map(|row| {
+                Ok(audit::AuditItem {
+                    id: row.id,
+                    at: row.at,
+                    actor_id: row.actor_id.into(),
+                    actor_name: names.get(&row.actor_id).cloned().flatten(),
+                    via: row.via,
+                    network: row.network,
+                    action: row.action,
+                    target_id: row.target_id,
+                    details: serde_json::from_str(&row.details)
+                        .map_err(|e| AppError::Internal(format!("an audit row's details: {e}")))?,
+                })
+            })
+            .collect()
+    }
+
+    /// Deletes the trail's rows older than a year; how many.
+    pub async fn prune_audit(&self) -> Result<u64, AppError> {
+        Ok(self
+            .db()
+            .prune_audit(Utc::now() - chrono::Duration::days(audit::KEPT_FOR_DAYS))
+            .await?)
     }
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use store::{After, ListingHit, ListingQuery, ListingRecord, SharedListing, SortKey};
 use uuid::Uuid;
 
+use crate::identity::audit::action;
 use crate::{App, AppError, Caller};
 
 pub use crate::records::{Listing, VerificationCost};
@@ -483,6 +484,68 @@ fn changes_what_was_measured(record: &ListingRecord, spec: &ListingSpec) -> bool
         || record.catalog_model != spec.catalog_model
 }
 
+/// What an edit changes, for the organisation's audit trail: the parts changed, and the price
+/// from and to when it changed (never the engine's key).
+fn edit_details(before: &ListingRecord, spec: &ListingSpec) -> serde_json::Value {
+    let price = |amount: i64, currency: &str| serde_json::json!({"amount_per_gpu_hour": amount, "currency": currency});
+    let new_price = (spec.price.minor(), spec.price.currency().code());
+    let parts = [
+        ("title", before.title != spec.title),
+        (
+            "hardware",
+            before.gpu_model != spec.gpu_model
+                || before.gpu_count != spec.gpu_count
+                || before.vram_gb != spec.vram_gb
+                || before.cpu_model != spec.cpu_model
+                || before.ram_gb != spec.ram_gb,
+        ),
+        ("region", before.region != spec.region),
+        (
+            "price",
+            (before.price_amount, before.currency.as_str()) != new_price,
+        ),
+        (
+            "min_bid",
+            before.min_bid_per_gpu_hour != spec.min_bid.map(|min| min.minor()),
+        ),
+        (
+            "engine",
+            before.engine_base_url != spec.engine_base_url
+                || before.engine_model != spec.engine_model
+                || before.engine_name != spec.engine_name,
+        ),
+        (
+            "availability",
+            before.available_from != spec.available_from
+                || before.available_until != spec.available_until,
+        ),
+        (
+            "access",
+            before.access_ssh_host != spec.ssh.as_ref().map(|s| s.host.clone())
+                || before.access_ssh_port != spec.ssh.as_ref().map(|s| s.port)
+                || before.access_ssh_user != spec.ssh.as_ref().map(|s| s.user.clone())
+                || before.access_https_url != spec.https_url,
+        ),
+        (
+            "catalog",
+            before.catalog_gpu != spec.catalog_gpu || before.catalog_model != spec.catalog_model,
+        ),
+        (
+            "guarantee",
+            before.guarantee_min_bp != spec.guarantee_min_bp,
+        ),
+    ];
+    let changed: Vec<&str> = parts.iter().filter(|(_, c)| *c).map(|(n, _)| *n).collect();
+    let mut details = serde_json::json!({ "changed": changed });
+    if changed.contains(&"price") {
+        details["price"] = serde_json::json!({
+            "from": price(before.price_amount, &before.currency),
+            "to": price(new_price.0, new_price.1),
+        });
+    }
+    details
+}
+
 impl App {
     pub async fn create_listing(
         &self,
@@ -503,9 +566,23 @@ impl App {
             .map(|key| self.seal_engine_key(id, &key))
             .transpose()?;
         let quota = self.config().limits.max_listings_per_org;
+        let audit = caller.audit(
+            org,
+            action::LISTING_CREATED,
+            id,
+            serde_json::json!({
+                "title": spec.title,
+                "gpu_model": spec.gpu_model,
+                "gpu_count": spec.gpu_count,
+                "price": {
+                    "amount_per_gpu_hour": spec.price.minor(),
+                    "currency": spec.price.currency().code(),
+                },
+            }),
+        );
         let record = self
             .db()
-            .insert_listing_within(id, org, &spec, Utc::now(), u64::from(quota))
+            .insert_listing_within(id, org, &spec, Utc::now(), u64::from(quota), Some(&audit))
             .await?
             .ok_or(AppError::ListingQuotaReached(quota))?;
         Listing::try_from(record)
@@ -550,9 +627,15 @@ impl App {
             .map(|key| self.seal_engine_key(id, &key))
             .transpose()?;
         let unverify = changes_what_was_measured(&listing, &spec);
+        let audit = caller.audit(
+            OrgId::from_uuid(listing.org_id),
+            action::LISTING_UPDATED,
+            id,
+            edit_details(&listing, &spec),
+        );
         let mut record = self
             .db()
-            .update_listing(id, &spec, unverify, Utc::now())
+            .update_listing(id, &spec, unverify, Utc::now(), Some(&audit))
             .await?
             .ok_or(AppError::ListingDelisted)?;
         if unverify {
@@ -578,8 +661,16 @@ impl App {
     /// Bookings already made stand. Delisting twice is not an error.
     pub async fn delist_listing(&self, caller: Caller, id: ListingId) -> Result<(), AppError> {
         let id = id.as_uuid();
-        self.own_listing(caller, id).await?;
-        self.db().delist_listing(id, Utc::now()).await?;
+        let listing = self.own_listing(caller, id).await?;
+        let audit = caller.audit(
+            OrgId::from_uuid(listing.org_id),
+            action::LISTING_DELISTED,
+            id,
+            serde_json::json!({}),
+        );
+        self.db()
+            .delist_listing(id, Utc::now(), Some(&audit))
+            .await?;
         Ok(())
     }
 

@@ -11,10 +11,11 @@
 //! provider fails is made by the next sweep.
 
 use chrono::{DateTime, Utc};
-use domain::{BookingStatus, ListingId};
+use domain::{BookingStatus, ListingId, OrgId};
 use store::{Interrupted, WindowDeleted, WindowError, WindowRecord};
 use uuid::Uuid;
 
+use crate::identity::audit::action;
 use crate::windows::MaintenanceWindow;
 use crate::{App, AppError, Caller};
 
@@ -66,7 +67,18 @@ impl App {
             cancelled_bookings: 0,
             interrupted_bookings: 0,
         };
-        let (window, interrupted) = match self.db().add_maintenance_window(record, now).await {
+        // Its details (the interval, what it interrupted) are filled in with the window.
+        let audit = caller.audit(
+            OrgId::from_uuid(listing.org_id),
+            action::WINDOW_CREATED,
+            record.id,
+            serde_json::json!({}),
+        );
+        let (window, interrupted) = match self
+            .db()
+            .add_maintenance_window(record, now, Some(&audit))
+            .await
+        {
             Ok(added) => added,
             Err(WindowError::NoListing) => return Err(AppError::NotFound("listing")),
             Err(WindowError::Overlaps(ids)) => {
@@ -140,9 +152,15 @@ impl App {
         window: Uuid,
     ) -> Result<(), AppError> {
         let listing = self.own_listing(caller, id.as_uuid()).await?;
+        let audit = caller.audit(
+            OrgId::from_uuid(listing.org_id),
+            action::WINDOW_DELETED,
+            window,
+            serde_json::json!({"listing_id": listing.id}),
+        );
         match self
             .db()
-            .delete_maintenance_window(listing.id, window, Utc::now())
+            .delete_maintenance_window(listing.id, window, Utc::now(), Some(&audit))
             .await?
         {
             WindowDeleted::Deleted => {

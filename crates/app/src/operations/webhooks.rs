@@ -20,9 +20,11 @@ use chrono::{DateTime, Duration, Utc};
 use domain::webhook;
 use domain::{OrgId, Role, ValidationError};
 use secrecy::ExposeSecret;
+use serde_json::{Value, json};
 use store::{AttemptOutcome, DeliveryClaim, WebhookEndpointRecord, WebhookOwner};
 use uuid::Uuid;
 
+use crate::identity::audit::action;
 use crate::sealed::Place;
 use crate::{App, AppError, Caller, Credential};
 
@@ -280,9 +282,16 @@ impl App {
             timeout_streak: 0,
         };
         let most = self.config().webhooks.webhook_endpoints_per_owner;
+        let audit = org_audit(
+            caller,
+            org,
+            action::ENDPOINT_CREATED,
+            id,
+            json!({"url": record.url, "events": record.events}),
+        );
         if !self
             .db()
-            .insert_webhook_endpoint(record.clone(), u64::from(most))
+            .insert_webhook_endpoint(record.clone(), u64::from(most), audit.as_ref())
             .await?
         {
             return Err(AppError::WebhookConflict(format!(
@@ -319,7 +328,12 @@ impl App {
         id: Uuid,
     ) -> Result<(), AppError> {
         let owner = self.webhook_owner(caller, org).await?;
-        if !self.db().delete_webhook_endpoint(owner, id).await? {
+        let audit = org_audit(caller, org, action::ENDPOINT_DELETED, id, json!({}));
+        if !self
+            .db()
+            .delete_webhook_endpoint(owner, id, audit.as_ref())
+            .await?
+        {
             return Err(AppError::NotFound("webhook endpoint"));
         }
         Ok(())
@@ -350,6 +364,7 @@ impl App {
                     &sealer.seal(Place::WebhookPreviousSecret(id), old.expose_secret())?,
                 ),
                 until,
+                org_audit(caller, org, action::ENDPOINT_SECRET_ROTATED, id, json!({})).as_ref(),
             )
             .await?;
         if !rotated {
@@ -375,7 +390,16 @@ impl App {
         let owner = self.webhook_owner(caller, org).await?;
         let record = self.owned_endpoint(owner, id).await?;
         if !record.enabled {
-            self.db().enable_webhook_endpoint(id).await?;
+            let audit = org_audit(
+                caller,
+                org,
+                action::ENDPOINT_ENABLED,
+                id,
+                json!({"by_test": true}),
+            );
+            self.db()
+                .enable_webhook_endpoint(id, audit.as_ref())
+                .await?;
         }
         let now = Utc::now();
         Ok(self.db().emit_test_event(id, now).await?)
@@ -390,7 +414,10 @@ impl App {
     ) -> Result<Endpoint, AppError> {
         let owner = self.webhook_owner(caller, org).await?;
         self.owned_endpoint(owner, id).await?;
-        self.db().enable_webhook_endpoint(id).await?;
+        let audit = org_audit(caller, org, action::ENDPOINT_ENABLED, id, json!({}));
+        self.db()
+            .enable_webhook_endpoint(id, audit.as_ref())
+            .await?;
         Ok(self.owned_endpoint(owner, id).await?.into())
     }
 
@@ -675,6 +702,17 @@ fn send_error(e: &reqwest::Error) -> String {
     } else {
         "the exchange failed before a complete answer".into()
     }
+}
+
+/// The audit trail's row of a change to an organisation's endpoint (none for a person's own).
+fn org_audit(
+    caller: Caller,
+    org: Option<OrgId>,
+    what: &'static str,
+    id: Uuid,
+    details: Value,
+) -> Option<store::Audit> {
+    org.map(|org| caller.audit(org, what, id, details))
 }
 
 #[cfg(test)]

@@ -179,10 +179,10 @@ impl App {
                 ))
             })
             .collect();
-        let user = self
-            .db()
+        self.db()
             .user_by_id(caller.user_id)
             .await?
+            .filter(|user| user.deleted_at.is_none())
             .ok_or(AppError::Unauthenticated)?;
         let mut stored =
             serde_json::to_value(&report).map_err(|e| AppError::Internal(e.to_string()))?;
@@ -206,6 +206,14 @@ impl App {
             .take(200)
             .collect();
         let report_sha256 = crate::trust::reports::sha256_hex(&attest::canonical_json(&stored));
+        // A pseudonym, not the person's name: a signed receipt cannot be changed when its
+        // submitter's account is erased.
+        let handle = self
+            .db()
+            .community_handle(caller.user_id, || {
+                format!("member-{}", &Uuid::new_v4().simple().to_string()[..12])
+            })
+            .await?;
         let (id, now) = (Uuid::now_v7(), Utc::now());
         let statement = attest::statement(
             &format!("gpumarket:run:{id}"),
@@ -214,7 +222,7 @@ impl App {
             json!({
                 "run_id": id,
                 "label": "community",
-                "submitter": {"handle": user.name},
+                "submitter": {"handle": handle},
                 "submitted_at": now.to_rfc3339(),
                 "report_sha256": report_sha256,
                 "catalog": {"gpu": catalog_gpu, "model": catalog_model},
@@ -227,7 +235,7 @@ impl App {
         let record = CommunityRunRecord {
             id,
             submitter_id: caller.user_id.as_uuid(),
-            submitter_handle: user.name,
+            submitter_handle: handle,
             catalog_gpu,
             catalog_model,
             model: model.clone(),

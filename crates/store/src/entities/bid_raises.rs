@@ -3,7 +3,7 @@ use sea_orm::entity::prelude::*;
 /// A raise of an interruptible booking's bid charged as a PaymentIntent of its own for the
 /// difference: `pending_payment` until its payment webhook, then `paid` (in force); `expired`,
 /// `cancelled`, `failed` or `refunded` (paid after it could no longer hold) otherwise.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "bid_raises")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

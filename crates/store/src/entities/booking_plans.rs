@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// Bookings made together, all or none, under one idempotency key of their renter.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "booking_plans")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

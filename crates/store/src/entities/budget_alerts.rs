@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A budget alert sent for a month: each kind once a month a person.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "budget_alerts")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A person's monthly budget (issue 59).
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "budgets")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// One money movement. Rows are only ever inserted.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "ledger_entries")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// An interval its provider takes a machine out of service.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "maintenance_windows")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

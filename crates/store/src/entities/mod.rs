@@ -33,6 +33,7 @@ pub mod maintenance_windows;
 pub mod market_history;
 pub mod market_history_buckets;
 pub mod memberships;
+pub mod org_audit;
 pub mod org_billing;
 pub mod org_reports;
 pub mod orgs;

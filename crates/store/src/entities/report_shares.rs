@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A share link of a private report: the SHA-256 of its token, never the token.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "report_shares")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

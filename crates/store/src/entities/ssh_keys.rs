@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// A renter's SSH public key, kept without its comment.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "ssh_keys")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// Where a user or an organisation is told of events.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "webhook_endpoints")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

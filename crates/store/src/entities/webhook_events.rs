@@ -1,7 +1,7 @@
 use sea_orm::entity::prelude::*;
 
 /// The outbox: an event, written in the transaction of the change it tells of.
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, serde::Serialize)]
 #[sea_orm(table_name = "webhook_events")]
 pub struct Model {
     /// Also the deliveries' `webhook-id`: stable across attempts.

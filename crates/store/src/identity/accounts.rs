@@ -25,6 +25,8 @@ pub struct UserRecord {
     pub email_verified_at: Option<DateTime<Utc>>,
     /// Signed up while addresses had to be confirmed.
     pub confirmation_required: bool,
+    /// When the account was erased on its person's request.
+    pub deleted_at: Option<DateTime<Utc>>,
 }
 
 impl UserRecord {
@@ -45,6 +47,7 @@ impl From<users::Model> for UserRecord {
             created_at: m.created_at,
             email_verified_at: m.email_verified_at,
             confirmation_required: m.confirmation_required,
+            deleted_at: m.deleted_at,
         }
     }
 }
@@ -150,6 +153,8 @@ impl Db {
             created_at: Set(created_at),
             email_verified_at: Set(None),
             confirmation_required: Set(confirmation_required),
+            deleted_at: Set(None),
+            handle: Set(None),
         };
         users::Entity::insert(model)
             .exec_without_returning(self.conn())
@@ -432,7 +437,11 @@ impl Db {
         Ok(result.rows_affected)
     }
 
-    pub async fn insert_api_key(&self, key: NewApiKey) -> Result<ApiKeyRecord, StoreError> {
+    pub async fn insert_api_key(
+        &self,
+        key: NewApiKey,
+        audit: Option<&crate::Audit>,
+    ) -> Result<ApiKeyRecord, StoreError> {
         let id = key.id;
         let model = api_keys::ActiveModel {
             id: Set(key.id.as_uuid()),
@@ -461,6 +470,7 @@ impl Db {
             .exec_without_returning(&txn)
             .await?;
         }
+        crate::identity::audit::record(&txn, audit).await?;
         txn.commit().await?;
         api_keys::Entity::find_by_id(id.as_uuid())
             .one(self.conn())
@@ -540,16 +550,23 @@ impl Db {
         org: domain::OrgId,
         id: ApiKeyId,
         now: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
     ) -> Result<bool, StoreError> {
-        let revoked = self
-            .revoke_keys(
-                Condition::all()
-                    .add(api_keys::Column::Id.eq(id.as_uuid()))
-                    .add(api_keys::Column::OrgId.eq(org.as_uuid())),
-                now,
-            )
-            .await?;
-        Ok(revoked == 1)
+        let txn = self.write().await?;
+        let revoked = api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::RevokedAt, Expr::value(now))
+            .filter(api_keys::Column::Id.eq(id.as_uuid()))
+            .filter(api_keys::Column::OrgId.eq(org.as_uuid()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .exec(&txn)
+            .await?
+            .rows_affected
+            == 1;
+        if revoked {
+            crate::identity::audit::record(&txn, audit).await?;
+        }
+        txn.commit().await?;
+        Ok(revoked)
     }
 
     /// The user's own keys (not organisations') that are not revoked, newest first.

@@ -52,7 +52,12 @@ fn another_owner_remains(org: Uuid, user: Uuid) -> sea_orm::sea_query::SimpleExp
 }
 
 impl Db {
-    pub async fn insert_invitation(&self, new: NewInvitation) -> Result<(), StoreError> {
+    pub async fn insert_invitation(
+        &self,
+        new: NewInvitation,
+        audit: Option<&crate::Audit>,
+    ) -> Result<(), StoreError> {
+        let txn = self.write().await?;
         invitations::Entity::insert(invitations::ActiveModel {
             id: Set(new.id),
             org_id: Set(new.org.as_uuid()),
@@ -65,8 +70,10 @@ impl Db {
             accepted_at: Set(None),
             accepted_by: Set(None),
         })
-        .exec_without_returning(self.conn())
+        .exec_without_returning(&txn)
         .await?;
+        crate::identity::audit::record(&txn, audit).await?;
+        txn.commit().await?;
         Ok(())
     }
 
@@ -87,6 +94,7 @@ impl Db {
         user: UserId,
         role: Role,
         now: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
     ) -> Result<Accepted, StoreError> {
         let txn = self.write().await?;
         let used = invitations::Entity::update_many()
@@ -111,6 +119,7 @@ impl Db {
         .map_err(conflict_as("member"));
         match joined {
             Ok(_) => {
+                crate::identity::audit::record(&txn, audit).await?;
                 txn.commit().await?;
                 Ok(Accepted::Joined)
             }
@@ -121,7 +130,13 @@ impl Db {
 
     /// Changes a member's role; `Ok(false)` when that would leave the organisation without
     /// an owner (or there is no such member).
-    pub async fn set_role(&self, org: OrgId, user: UserId, role: Role) -> Result<bool, StoreError> {
+    pub async fn set_role(
+        &self,
+        org: OrgId,
+        user: UserId,
+        role: Role,
+        audit: Option<&crate::Audit>,
+    ) -> Result<bool, StoreError> {
         let txn = self.write().await?;
         lock_org(&txn, org.as_uuid()).await?;
         let mut update = memberships::Entity::update_many()
@@ -132,13 +147,21 @@ impl Db {
             update = update.filter(another_owner_remains(org.as_uuid(), user.as_uuid()));
         }
         let changed = update.exec(&txn).await?.rows_affected == 1;
+        if changed {
+            crate::identity::audit::record(&txn, audit).await?;
+        }
         txn.commit().await?;
         Ok(changed)
     }
 
     /// Removes a member; `Ok(false)` when that would leave the organisation without an owner
     /// (or there is no such member).
-    pub async fn remove_member(&self, org: OrgId, user: UserId) -> Result<bool, StoreError> {
+    pub async fn remove_member(
+        &self,
+        org: OrgId,
+        user: UserId,
+        audit: Option<&crate::Audit>,
+    ) -> Result<bool, StoreError> {
         let txn = self.write().await?;
         lock_org(&txn, org.as_uuid()).await?;
         let removed = memberships::Entity::delete_many()
@@ -147,6 +170,9 @@ impl Db {
             .filter(another_owner_remains(org.as_uuid(), user.as_uuid()))
             .exec(&txn)
             .await?;
+        if removed.rows_affected == 1 {
+            crate::identity::audit::record(&txn, audit).await?;
+        }
         txn.commit().await?;
         Ok(removed.rows_affected == 1)
     }

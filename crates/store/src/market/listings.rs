@@ -58,7 +58,7 @@ impl Db {
         spec: &ListingSpec,
         now: DateTime<Utc>,
     ) -> Result<ListingRecord, StoreError> {
-        self.insert_listing_within(id, org, spec, now, u64::MAX)
+        self.insert_listing_within(id, org, spec, now, u64::MAX, None)
             .await?
             .ok_or_else(|| StoreError::Corrupt("no room under an unbounded quota".into()))
     }
@@ -73,6 +73,7 @@ impl Db {
         spec: &ListingSpec,
         now: DateTime<Utc>,
         quota: u64,
+        audit: Option<&crate::Audit>,
     ) -> Result<Option<ListingRecord>, StoreError> {
         use sea_orm::{PaginatorTrait, QuerySelect};
         let _search = self.search_touch();
@@ -109,6 +110,7 @@ impl Db {
         listings::Entity::insert(model)
             .exec_without_returning(&txn)
             .await?;
+        crate::identity::audit::record(&txn, audit).await?;
         txn.commit().await?;
         self.listing_by_id(id)
             .await?
@@ -138,6 +140,7 @@ impl Db {
         spec: &ListingSpec,
         unverify: bool,
         now: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
     ) -> Result<Option<ListingRecord>, StoreError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
@@ -168,13 +171,19 @@ impl Db {
             .await?;
         }
         refresh_prices(&txn, id).await?;
+        crate::identity::audit::record(&txn, audit).await?;
         txn.commit().await?;
         self.listing_by_id(id).await
     }
 
     /// Takes a listing off the market: it can no longer be found or booked; its bookings
     /// and reports stay. `false` when it was not active.
-    pub async fn delist_listing(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
+    pub async fn delist_listing(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
+    ) -> Result<bool, StoreError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
         crate::trust::projection::clear(&txn, id).await?;
@@ -188,6 +197,9 @@ impl Db {
         .filter(listings::Column::Id.eq(id))
         .exec(&txn)
         .await?;
+        if result.rows_affected == 1 {
+            crate::identity::audit::record(&txn, audit).await?;
+        }
         txn.commit().await?;
         Ok(result.rows_affected == 1)
     }

@@ -108,6 +108,7 @@ impl Db {
         &self,
         mut window: WindowRecord,
         now: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
     ) -> Result<(WindowRecord, Vec<Interrupted>), WindowError> {
         let _search = self.search_touch();
         let txn = self.write().await?;
@@ -173,6 +174,15 @@ impl Db {
             cancelled_bookings: window.cancelled_bookings,
         });
         crate::outbox::emit(&txn, &event, now).await?;
+        if let Some(audit) = audit {
+            let details = serde_json::json!({
+                "listing_id": window.listing_id,
+                "starts_at": window.starts_at,
+                "ends_at": window.ends_at,
+                "interrupted_bookings": window.interrupted_bookings,
+            });
+            crate::identity::audit::record(&txn, Some(&audit.on(window.id, details))).await?;
+        }
         txn.commit().await?;
         Ok((window, interrupted))
     }
@@ -331,20 +341,25 @@ impl Db {
         listing: Uuid,
         id: Uuid,
         now: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
     ) -> Result<WindowDeleted, StoreError> {
         let _search = self.search_touch();
         use maintenance_windows::Column as W;
+        let txn = self.write().await?;
         let deleted = maintenance_windows::Entity::delete_many()
             .filter(W::Id.eq(id))
             .filter(W::ListingId.eq(listing))
             .filter(W::CancelledBookings.eq(0))
             .filter(W::InterruptedBookings.eq(0))
             .filter(W::StartsAt.gt(now))
-            .exec(self.conn())
+            .exec(&txn)
             .await?;
         if deleted.rows_affected == 1 {
+            crate::identity::audit::record(&txn, audit).await?;
+            txn.commit().await?;
             return Ok(WindowDeleted::Deleted);
         }
+        txn.commit().await?;
         let found = maintenance_windows::Entity::find_by_id(id)
             .filter(W::ListingId.eq(listing))
             .one(self.conn())

@@ -134,6 +134,7 @@ impl Db {
         &self,
         endpoint: WebhookEndpointRecord,
         most: u64,
+        audit: Option<&crate::Audit>,
     ) -> Result<bool, StoreError> {
         use sea_orm::{ActiveModelTrait, PaginatorTrait};
         let owner = match (endpoint.owner_org_id, endpoint.owner_user_id) {
@@ -170,6 +171,7 @@ impl Db {
         )
         .exec_without_returning(&txn)
         .await?;
+        crate::identity::audit::record(&txn, audit).await?;
         txn.commit().await?;
         Ok(true)
     }
@@ -203,6 +205,7 @@ impl Db {
         &self,
         owner: WebhookOwner,
         id: Uuid,
+        audit: Option<&crate::Audit>,
     ) -> Result<bool, StoreError> {
         let txn = self.write().await?;
         let mine = webhook_endpoints::Entity::find_by_id(id)
@@ -217,6 +220,7 @@ impl Db {
             webhook_endpoints::Entity::delete_by_id(id)
                 .exec(&txn)
                 .await?;
+            crate::identity::audit::record(&txn, audit).await?;
         }
         txn.commit().await?;
         Ok(mine)
@@ -231,7 +235,9 @@ impl Db {
         current: &str,
         (sealed, old): (&str, &str),
         until: DateTime<Utc>,
+        audit: Option<&crate::Audit>,
     ) -> Result<bool, StoreError> {
+        let txn = self.write().await?;
         let result = webhook_endpoints::Entity::update_many()
             .col_expr(webhook_endpoints::Column::Secret, Expr::value(sealed))
             .col_expr(webhook_endpoints::Column::PreviousSecret, Expr::value(old))
@@ -241,8 +247,12 @@ impl Db {
             )
             .filter(webhook_endpoints::Column::Id.eq(id))
             .filter(webhook_endpoints::Column::Secret.eq(current))
-            .exec(self.conn())
+            .exec(&txn)
             .await?;
+        if result.rows_affected == 1 {
+            crate::identity::audit::record(&txn, audit).await?;
+        }
+        txn.commit().await?;
         Ok(result.rows_affected == 1)
     }
 
@@ -268,7 +278,12 @@ impl Db {
     }
 
     /// Enables an endpoint again: its pending deliveries resume, its failures are forgotten.
-    pub async fn enable_webhook_endpoint(&self, id: Uuid) -> Result<(), StoreError> {
+    pub async fn enable_webhook_endpoint(
+        &self,
+        id: Uuid,
+        audit: Option<&crate::Audit>,
+    ) -> Result<(), StoreError> {
+        let txn = self.write().await?;
         webhook_endpoints::Entity::update_many()
             .col_expr(webhook_endpoints::Column::Enabled, Expr::value(true))
             .col_expr(
@@ -284,8 +299,10 @@ impl Db {
                 Expr::value(Option::<String>::None),
             )
             .filter(webhook_endpoints::Column::Id.eq(id))
-            .exec(self.conn())
+            .exec(&txn)
             .await?;
+        crate::identity::audit::record(&txn, audit).await?;
+        txn.commit().await?;
         Ok(())
     }
 

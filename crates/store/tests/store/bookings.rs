@@ -325,7 +325,7 @@ async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share(backend: B
         interrupted_bookings: 0,
     };
     let (first, interrupted) = db
-        .add_maintenance_window(window(now + h(2), now + h(3)), now)
+        .add_maintenance_window(window(now + h(2), now + h(3)), now, None)
         .await
         .unwrap();
     assert_eq!(
@@ -361,7 +361,11 @@ async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share(backend: B
 
     // Hours 2.5 to 6: only hours 3 to 5 are new to the booking.
     let (_, again) = db
-        .add_maintenance_window(window(now + h(2) + Duration::minutes(30), now + h(6)), now)
+        .add_maintenance_window(
+            window(now + h(2) + Duration::minutes(30), now + h(6)),
+            now,
+            None,
+        )
         .await
         .unwrap();
     assert_eq!(again[0].interruption.seconds, 2 * 3600);
@@ -376,7 +380,7 @@ async fn a_window_interrupts_what_it_overlaps_and_owes_each_its_share(backend: B
     assert!((figures.gpu_hours - 3.5).abs() < 1e-9, "{figures:?}");
 
     assert_eq!(
-        db.delete_maintenance_window(listing, first.id, now)
+        db.delete_maintenance_window(listing, first.id, now, None)
             .await
             .unwrap(),
         store::WindowDeleted::TookBookings

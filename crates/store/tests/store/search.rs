@@ -387,12 +387,14 @@ async fn memory_answers_free_searches_as_the_database(backend: Backend) {
         cancelled_bookings: 0,
         interrupted_bookings: 0,
     };
-    db.add_maintenance_window(window(first), now).await.unwrap();
+    db.add_maintenance_window(window(first), now, None)
+        .await
+        .unwrap();
     if backend == Backend::Sqlite {
         let free = free_ids(&slow, &later, now).await;
         assert!(free.contains(&first), "not answered from memory");
     }
-    slow.add_maintenance_window(window(second), now)
+    slow.add_maintenance_window(window(second), now, None)
         .await
         .unwrap();
     let free = free_ids(&slow, &later, now).await;

@@ -97,7 +97,11 @@ async fn events_fan_out_and_are_claimed_once(backend: Backend) {
     let other_org_user = endpoint(Some(user.as_uuid()), None, "booking.confirmed", true);
     let renters = endpoint(Some(renter.as_uuid()), None, "booking.confirmed", true);
     for e in [&hears_up, &hears_all, &disabled, &other_org_user, &renters] {
-        assert!(db.insert_webhook_endpoint(e.clone(), 3).await.unwrap());
+        assert!(
+            db.insert_webhook_endpoint(e.clone(), 3, None)
+                .await
+                .unwrap()
+        );
     }
     let now = Utc::now();
     let judging = (Duration::seconds(900), Duration::hours(24));
@@ -233,7 +237,11 @@ async fn sends_in_flight_are_budgeted_and_timeouts_shorten(backend: Backend) {
     let stuck = endpoint(Some(user.as_uuid()), None, "booking.confirmed", true);
     let fine = endpoint(Some(other.as_uuid()), None, "booking.confirmed", true);
     for e in [&stuck, &fine] {
-        assert!(db.insert_webhook_endpoint(e.clone(), 3).await.unwrap());
+        assert!(
+            db.insert_webhook_endpoint(e.clone(), 3, None)
+                .await
+                .unwrap()
+        );
     }
     let kind = domain::webhook::EventKind::BookingConfirmed;
     db.emit_events(kind, (Some(user.as_uuid()), None), 10)

@@ -161,9 +161,9 @@ async fn owners_racing_to_step_down_leave_one(backend: Backend) {
                 let db = Arc::clone(&db);
                 async move {
                     if i % 2 == 0 {
-                        db.set_role(org, user, Role::Member).await.unwrap()
+                        db.set_role(org, user, Role::Member, None).await.unwrap()
                     } else {
-                        db.remove_member(org, user).await.unwrap()
+                        db.remove_member(org, user, None).await.unwrap()
                     }
                 }
             };

@@ -1,6 +1,7 @@
 //! Organisations, their members (by invitation), their API keys and their plan.
 
 pub mod api_keys;
+pub mod audit;
 pub mod billing;
 pub mod create;
 pub mod directory;
