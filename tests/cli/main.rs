@@ -14,6 +14,7 @@ use store::{Backend, Db};
 
 mod agent;
 mod architecture;
+mod backup;
 mod client;
 mod community;
 mod containers;
@@ -1455,6 +1456,8 @@ async fn the_demo_verified_its_listing(demo: Demo, dir: &Path) {
     // lines of Python, and by the monitor, which also catches a leaf changed behind its back.
     let report_id = listing["verification"]["report_id"].as_str().unwrap();
     let org_id = listing["org_id"].as_str().unwrap();
+    // Backed up first: the log checks then change a leaf behind the log's back.
+    backup::backup_checks(dir, &demo.base).await;
     log_checks(dir, &demo.base, report_id, org_id).await;
     uptime_checks(dir, &demo.base, listing["id"].as_str().unwrap()).await;
     drop(demo);

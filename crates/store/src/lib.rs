@@ -53,6 +53,7 @@ pub use money::guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
 pub use money::ledger::{LedgerRecord, NewLedgerEntry};
 pub use money::payments::PayoutAccountRecord;
 pub use money::refunds::RefundPart;
+pub use operations::backup::LedgerSum;
 pub use operations::webhooks::{
     AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
     WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,

@@ -284,6 +284,12 @@ async fn the_audit_trail_records_each_change_with_its_actor_and_network(backend:
         !json!(rows).to_string().contains("whsec_"),
         "no secret in the trail"
     );
+    assert_eq!(
+        by("webhook_endpoint.created")[0]["details"]["origin"],
+        "http://127.0.0.1:9",
+        "where it sends, not the path that may carry a receiver's secret"
+    );
+    assert!(!json!(rows).to_string().contains("/hook"));
 
     // Bob erases his account: his rows keep his account's id, not his network or address.
     assert_eq!(

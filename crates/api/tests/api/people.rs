@@ -7,7 +7,7 @@
 use chrono::{Duration, Utc};
 use reqwest::Method;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Statement};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::helpers::{PASSWORD, TestApp, assert_problem, join, json_of};
 

@@ -454,7 +454,6 @@ impl App {
                 crate::identity::audit::action::KEY_CREATED,
                 id.as_uuid(),
                 serde_json::json!({
-                    "name": name.as_str(),
                     "scopes": scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
                     "listing_ids": listing_ids,
                 }),

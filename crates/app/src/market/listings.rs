@@ -524,7 +524,12 @@ fn edit_details(before: &ListingRecord, spec: &ListingSpec) -> serde_json::Value
             before.access_ssh_host != spec.ssh.as_ref().map(|s| s.host.clone())
                 || before.access_ssh_port != spec.ssh.as_ref().map(|s| s.port)
                 || before.access_ssh_user != spec.ssh.as_ref().map(|s| s.user.clone())
-                || before.access_https_url != spec.https_url,
+                || before.access_https_url != spec.https_url
+                || before.access_containers
+                    != spec
+                        .containers
+                        .as_ref()
+                        .and_then(|c| serde_json::to_string(c).ok()),
         ),
         (
             "catalog",

@@ -1,5 +1,6 @@
-//! Operations: health, database administration, and outbound webhooks.
+//! Operations: health, database administration and backups, and outbound webhooks.
 
+pub mod backup;
 pub mod database;
 pub mod health;
 pub mod webhooks;

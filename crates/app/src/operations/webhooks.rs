@@ -287,7 +287,8 @@ impl App {
             org,
             action::ENDPOINT_CREATED,
             id,
-            json!({"url": record.url, "events": record.events}),
+            // Where it sends, not its whole URL: a path often carries a receiver's secret.
+            json!({"origin": origin_of(&record.url), "events": record.events}),
         );
         if !self
             .db()
@@ -413,8 +414,10 @@ impl App {
         id: Uuid,
     ) -> Result<Endpoint, AppError> {
         let owner = self.webhook_owner(caller, org).await?;
-        self.owned_endpoint(owner, id).await?;
-        let audit = org_audit(caller, org, action::ENDPOINT_ENABLED, id, json!({}));
+        let record = self.owned_endpoint(owner, id).await?;
+        // Enabling an enabled endpoint changes nothing the trail records.
+        let audit = org_audit(caller, org, action::ENDPOINT_ENABLED, id, json!({}))
+            .filter(|_| !record.enabled);
         self.db()
             .enable_webhook_endpoint(id, audit.as_ref())
             .await?;
@@ -702,6 +705,14 @@ fn send_error(e: &reqwest::Error) -> String {
     } else {
         "the exchange failed before a complete answer".into()
     }
+}
+
+/// `scheme://host[:port]` of a URL.
+fn origin_of(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    url[after_scheme..]
+        .find('/')
+        .map_or(url, |end| &url[..after_scheme + end])
 }
 
 /// The audit trail's row of a change to an organisation's endpoint (none for a person's own).

@@ -6,15 +6,17 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use domain::{Role, UserId};
 use sea_orm::prelude::Expr;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::entities::{
     api_keys, bid_raises, booking_plans, bookings, budget_alerts, budgets, community_runs,
-    email_tokens, invitations, ledger_entries, login_networks, maintenance_windows, memberships,
-    org_audit, orgs, refresh_tokens, report_shares, runs, ssh_keys, users, webhook_endpoints,
-    webhook_events,
+    container_logs, email_tokens, invitations, ledger_entries, login_networks, maintenance_windows,
+    memberships, org_audit, orgs, refresh_tokens, report_shares, runs, ssh_keys, users,
+    webhook_endpoints, webhook_events,
 };
 use crate::identity::orgs::lock_org;
 use crate::status::booking_status;
@@ -303,6 +305,8 @@ impl Db {
             .column(memberships::Column::OrgId)
             .filter(memberships::Column::UserId.eq(id))
             .filter(memberships::Column::Role.eq(Role::Owner.as_str()))
+            // Locked in one order, so two erasures never wait on each other.
+            .order_by_asc(memberships::Column::OrgId)
             .into_tuple()
             .all(&txn)
             .await?;
@@ -332,11 +336,9 @@ impl Db {
                             .add(bookings::Column::Status.is_in(booking_status::GIVING_ACCESS))
                             .add(bookings::Column::EndsAt.gt(now)),
                     )
-                    .add(
-                        Condition::all()
-                            .add(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT))
-                            .add(bookings::Column::HoldExpiresAt.gt(now)),
-                    ),
+                    // Awaiting payment, even past its hold until the sweep expires it: a
+                    // payment arriving late would still confirm it.
+                    .add(bookings::Column::Status.eq(booking_status::PENDING_PAYMENT)),
             )
             .count(&txn)
             .await?;
@@ -446,6 +448,19 @@ impl Db {
             .filter(community_runs::Column::WithdrawnAt.is_null())
             .exec(&txn)
             .await?;
+        // What their containers printed is theirs.
+        container_logs::Entity::delete_many()
+            .filter(
+                container_logs::Column::BookingId.in_subquery(
+                    sea_orm::sea_query::Query::select()
+                        .column(bookings::Column::Id)
+                        .from(bookings::Entity)
+                        .and_where(bookings::Column::RenterId.eq(id))
+                        .to_owned(),
+                ),
+            )
+            .exec(&txn)
+            .await?;
         // Payment secrets of their bookings are of no use to anyone now.
         bookings::Entity::update_many()
             .col_expr(
@@ -471,6 +486,10 @@ impl Db {
             // No password opens it (not a hash any password matches).
             .col_expr(users::Column::PasswordHash, Expr::value("erased"))
             .col_expr(users::Column::DeletedAt, Expr::value(now))
+            .col_expr(
+                users::Column::EmailVerifiedAt,
+                Expr::value(Option::<DateTime<Utc>>::None),
+            )
             .filter(users::Column::Id.eq(id))
             .exec(&txn)
             .await?;

@@ -1,0 +1,132 @@
+//! `gpumarket backup` on the demo's SQLite database while it serves writes: the copy passes
+//! every check (reports' signatures, the log's root against its last checkpoint, earlier
+//! checkpoints' consistency, the ledger), and a copy with a report's payload or a log hash
+//! changed behind its back fails its check, naming what broke.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::{gpumarket, run, stderr};
+
+/// Changes `file` (a SQLite database) with Python's sqlite3 (`c`, the connection).
+fn tamper(file: &Path, python: &str) {
+    let python_bin = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let script = format!(
+        "import sqlite3, json\nc = sqlite3.connect({:?})\n{python}\nc.commit()\n",
+        file.display().to_string()
+    );
+    let output = run(Command::new(python_bin).args(["-c", &script]));
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+/// Checks `file`: the exit code and what it printed.
+fn check(dir: &Path, file: &Path) -> (i32, String) {
+    let output = run(gpumarket(dir).args(["backup", "--check"]).arg(file));
+    (
+        output.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            stderr(&output)
+        ),
+    )
+}
+
+/// Backs the demo (serving at `base` from `dir`) up while accounts register, and checks the
+/// copy, then copies with planted violations.
+pub async fn backup_checks(dir: &Path, base: &str) {
+    let copies = tempfile::tempdir().unwrap();
+    let backup = copies.path().join("backup.db");
+    // Accounts register while the copy is taken (the demo's prober and uptime statements
+    // write too); past the sign-up rate limit, a 429 is the server serving all the same.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writes = {
+        let (base, stop) = (base.to_owned(), stop.clone());
+        tokio::spawn(async move {
+            let client = crate::http();
+            let mut registered = 0;
+            for i in 0.. {
+                if stop.load(std::sync::atomic::Ordering::SeqCst) && registered > 0 {
+                    return registered;
+                }
+                let res = client
+                    .post(format!("{base}/v1/auth/register"))
+                    .json(&serde_json::json!({
+                        "email": format!("backup-{i}@example.com"),
+                        "password": "correct horse battery",
+                        "name": "Backup",
+                    }))
+                    .send()
+                    .await
+                    .unwrap();
+                match res.status().as_u16() {
+                    201 => registered += 1,
+                    429 => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                    other => panic!("registering during the backup: {other}"),
+                }
+            }
+            registered
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let dir_owned = dir.to_owned();
+    let out = backup.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        run(gpumarket(&dir_owned).args(["backup", "--out"]).arg(&out))
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !writes.is_finished(),
+        "the backup was taken while writes went on"
+    );
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(writes.await.unwrap() > 0);
+    // A backup is written to a new file only.
+    let again = run(gpumarket(dir).args(["backup", "--out"]).arg(&backup));
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+
+    let (code, said) = check(dir, &backup);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("every check holds"), "{said}");
+    let reports: usize = said
+        .split(": ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(reports >= 1, "the demo's report is in the copy: {said}");
+
+    // A report's payload changed: its signature no longer holds.
+    let changed = copies.path().join("changed-report.db");
+    std::fs::copy(&backup, &changed).unwrap();
+    tamper(
+        &changed,
+        "(i, e), *_ = c.execute('SELECT id, envelope FROM reports').fetchall()\n\
+         e = json.loads(e)\n\
+         p = e['payload']\n\
+         e['payload'] = p[:-8] + ('A' if p[-8] != 'A' else 'B') + p[-7:]\n\
+         c.execute('UPDATE reports SET envelope = ? WHERE id = ?', (json.dumps(e), i))",
+    );
+    let (code, said) = check(dir, &changed);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("problem: report"), "{said}");
+    assert!(said.contains("signature does not verify"), "{said}");
+
+    // The log's first leaf changed: replayed, the leaves no longer give the checkpoints'
+    // roots.
+    let changed = copies.path().join("changed-log.db");
+    std::fs::copy(&backup, &changed).unwrap();
+    tamper(
+        &changed,
+        "c.execute('UPDATE log_entries SET leaf = zeroblob(8) WHERE idx = 0')",
+    );
+    let (code, said) = check(dir, &changed);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("replayed do not give checkpoint"), "{said}");
+
+    // What is not a database is a usage error, not a verdict.
+    let (code, said) = check(dir, &copies.path().join("missing.db"));
+    assert_eq!(code, 2, "{said}");
+}
