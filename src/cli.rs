@@ -142,6 +142,17 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         check: Option<std::path::PathBuf>,
     },
+    /// Restore a SQLite backup as the database (GPUMARKET_DATABASE_URL, a file that does not
+    /// exist yet), once it passes `backup --check`'s checks and its canary opens with the
+    /// secrets key (--secrets-key-file, else the configured one). Exit codes: 0 restored, 1 a
+    /// check failed (nothing written), 2 usage or I/O error.
+    Restore {
+        /// The backup.
+        file: std::path::PathBuf,
+        /// The key the backup's secrets were sealed with.
+        #[arg(long, value_name = "FILE")]
+        secrets_key_file: Option<std::path::PathBuf>,
+    },
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
     Migrate {
         /// Apply nothing: wait up to this many seconds until every migration this binary
@@ -278,6 +289,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.server.log_format);
             runtime()?.block_on(backup(config, out, check))
+        }
+        Command::Restore {
+            file,
+            secrets_key_file,
+        } => {
+            let config = settings::load(cli.config.as_deref())?;
+            telemetry::init(config.server.log_format);
+            runtime()?.block_on(restore(config, file, secrets_key_file))
         }
         Command::Migrate { wait } => {
             let config = settings::load(cli.config.as_deref())?;
@@ -488,13 +507,19 @@ async fn backup(
     let Some(file) = check else {
         return Ok(ExitCode::from(2));
     };
-    let checked = match backup::check_backup(&file).await {
+    let key = config.keys.secrets_key_file.clone();
+    let checked = match backup::check_backup(&file, key.as_deref()).await {
         Ok(checked) => checked,
         Err(e) => {
             eprintln!("backup --check: {e}");
             return Ok(ExitCode::from(2));
         }
     };
+    Ok(print_checked(&file, &checked))
+}
+
+/// What a check read and found; exit 0 when every check holds, else 1.
+fn print_checked(file: &std::path::Path, checked: &app::operations::backup::Checked) -> ExitCode {
     println!(
         "{}: {} reports, a log of {} leaves with {} checkpoints, {} bookings' ledgers",
         file.display(),
@@ -506,12 +531,39 @@ async fn backup(
     for problem in &checked.problems {
         println!("problem: {problem}");
     }
-    Ok(if checked.problems.is_empty() {
+    if checked.problems.is_empty() {
         println!("every check holds");
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    }
+}
+
+/// `restore FILE [--secrets-key-file F]`.
+#[allow(clippy::print_stderr)]
+async fn restore(
+    config: app::Config,
+    file: std::path::PathBuf,
+    key: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let key = key.or_else(|| config.keys.secrets_key_file.clone());
+    match app::operations::backup::restore_sqlite(&file, config.database_url(), key.as_deref())
+        .await
+    {
+        Ok(checked) => {
+            let code = print_checked(&file, &checked);
+            if checked.problems.is_empty() {
+                println!("restored into {}", config.database_url());
+            } else {
+                println!("nothing restored");
+            }
+            Ok(code)
+        }
+        Err(e) => {
+            eprintln!("restore: {e}");
+            Ok(ExitCode::from(2))
+        }
+    }
 }
 
 /// `migrate --wait`: polls until nothing this binary knows is unapplied, or the deadline.

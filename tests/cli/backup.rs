@@ -1,7 +1,8 @@
 //! `gpumarket backup` on the demo's SQLite database while it serves writes: the copy passes
-//! every check (reports' signatures, the log's root against its last checkpoint, earlier
-//! checkpoints' consistency, the ledger), and a copy with a report's payload or a log hash
-//! changed behind its back fails its check, naming what broke.
+//! every check (reports' signatures, the log's leaves against every checkpoint, the ledger,
+//! the secrets key's canary), and a copy with a report's payload or a leaf changed behind its
+//! back fails its check, naming what broke. `gpumarket restore` restores only a copy that
+//! passes, with the key that sealed it, into a new database.
 
 use std::path::Path;
 use std::process::Command;
@@ -125,6 +126,52 @@ pub async fn backup_checks(dir: &Path, base: &str) {
     let (code, said) = check(dir, &changed);
     assert_eq!(code, 1, "{said}");
     assert!(said.contains("replayed do not give checkpoint"), "{said}");
+
+    // Restored into a new database, with the key its secrets were sealed with (the tests'):
+    // the checks run first; the restored database checks out as the backup did.
+    let restored = copies.path().join("restored");
+    std::fs::create_dir(&restored).unwrap();
+    let url = format!("sqlite://{}/gpumarket.db?mode=rwc", restored.display());
+    let restore = |file: &Path, key: Option<&Path>| {
+        let mut command = gpumarket(dir);
+        command
+            .env("GPUMARKET_DATABASE_URL", &url)
+            .arg("restore")
+            .arg(file);
+        if let Some(key) = key {
+            command.arg("--secrets-key-file").arg(key);
+        }
+        let output = run(&mut command);
+        (
+            output.status.code().unwrap_or(-1),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                stderr(&output)
+            ),
+        )
+    };
+    // A key that did not seal it is refused at once, and nothing is written.
+    let wrong_key = copies.path().join("wrong.key");
+    std::fs::write(&wrong_key, format!("{}\n", "ab".repeat(32))).unwrap();
+    let (code, said) = restore(&backup, Some(&wrong_key));
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("does not open the backup's canary"), "{said}");
+    assert!(!restored.join("gpumarket.db").exists());
+    // A copy that fails its checks is not restored.
+    let (code, said) = restore(&changed, None);
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("nothing restored"), "{said}");
+    assert!(!restored.join("gpumarket.db").exists());
+    let (code, said) = restore(&backup, None);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("restored into"), "{said}");
+    let (code, said) = check(dir, &restored.join("gpumarket.db"));
+    assert_eq!(code, 0, "{said}");
+    // Only into a new database.
+    let (code, said) = restore(&backup, None);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("exists"), "{said}");
 
     // What is not a database is a usage error, not a verdict.
     let (code, said) = check(dir, &copies.path().join("missing.db"));

@@ -507,6 +507,9 @@ impl From<AppError> for ApiError {
                 what,
                 retry_after_secs,
             } => Self::rate_limited(what, retry_after_secs),
+            AppError::Store(_) if err.account_erased() => {
+                Self::new(code::INVALID_TOKEN, err.to_string())
+            }
             AppError::Config(_)
             | AppError::Store(_)
             | AppError::Queue(_)

@@ -185,3 +185,11 @@ pub enum AppError {
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+impl AppError {
+    /// Whether the account acting was erased while the request waited (a 401 for it, like
+    /// any credential of an erased account).
+    pub fn account_erased(&self) -> bool {
+        matches!(self, Self::Store(StoreError::AccountErased))
+    }
+}

@@ -71,6 +71,7 @@ impl App {
             db.migrate().await?;
         }
         let sealer = sealed::SecretsKey::resolve(&config)?;
+        sealed::keep_canary(&db, &sealer).await?;
         let tokens = identity::tokens::TokenKeys::resolve(&db, &config, &sealer).await?;
         let signer = trust::signing_key::resolve(&db, &config, &sealer).await?;
         let redis = match config.redis_url() {

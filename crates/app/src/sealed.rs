@@ -75,6 +75,13 @@ impl SecretsKey {
         Ok(Self(LessSafeKey::new(key)))
     }
 
+    /// The key in `path` (a `secrets_key_file`).
+    pub fn from_file(path: &Path) -> Result<Self, AppError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| AppError::Config(format!("{}: {e}", path.display())))?;
+        Self::from_hex(&text, &path.display().to_string())
+    }
+
     /// The configured key; on SQLite without one, a key generated beside the database (with
     /// a warning: back it up with the database); on PostgreSQL, where every replica must
     /// share it, none is an error.
@@ -162,6 +169,31 @@ impl SecretsKey {
             .map(SecretString::from)
             .map_err(|_| wrong())
     }
+}
+
+/// The name of the canary: a known text sealed with the key, so that a key can be told to be
+/// the database's at once (at start, and when a backup is restored) rather than when a
+/// secret fails to open later.
+pub const CANARY: &str = "canary";
+const CANARY_TEXT: &str = "gpumarket: this database's secrets are sealed with this key";
+
+/// Stores the canary sealed with `sealer` when there is none; an error when the stored one
+/// does not open with it (the key is not the database's).
+pub(crate) async fn keep_canary(db: &Db, sealer: &SecretsKey) -> Result<(), AppError> {
+    let opened = generated_secret(db, sealer, CANARY, CANARY_TEXT).await?;
+    if opened.expose_secret() == CANARY_TEXT {
+        Ok(())
+    } else {
+        Err(AppError::Config("the canary holds another text".into()))
+    }
+}
+
+/// Whether the canary stored in `db` opens with `key`: `None` when `db` has none.
+pub async fn canary_opens(db: &Db, key: &SecretsKey) -> Result<Option<bool>, AppError> {
+    Ok(db.server_secret(CANARY).await?.map(|stored| {
+        key.open(Place::ServerSecret(CANARY), &stored)
+            .is_ok_and(|text| text.expose_secret() == CANARY_TEXT)
+    }))
 }
 
 /// A secret the server makes for itself, shared by every replica: the one stored under `name`

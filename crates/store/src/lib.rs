@@ -91,6 +91,10 @@ pub enum StoreError {
     /// A unique value is taken; names the value (`email`, `member`, ...).
     #[error("{0} already exists")]
     Conflict(&'static str),
+    /// The account acting was erased meanwhile (its erasure committed while the request
+    /// waited for its lock).
+    #[error("the account no longer exists")]
+    AccountErased,
     /// A row holds something this version cannot read (e.g. an unknown role).
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),

@@ -48,17 +48,72 @@ pub async fn backup_sqlite(database_url: &str, out: &Path) -> Result<(), AppErro
 }
 
 /// Checks the backup `file` (a SQLite file) on a scratch copy, migrated to this release: the
-/// backup itself is never written.
-pub async fn check_backup(file: &Path) -> Result<Checked, AppError> {
+/// backup itself is never written. With `key` (a `secrets_key_file`), also that its canary
+/// opens with it.
+pub async fn check_backup(file: &Path, key: Option<&Path>) -> Result<Checked, AppError> {
+    let key = key.map(crate::sealed::SecretsKey::from_file).transpose()?;
     let scratch = tempfile::tempdir().map_err(|e| AppError::Internal(e.to_string()))?;
     let copy = scratch.path().join("check.db");
     std::fs::copy(file, &copy)
         .map_err(|e| AppError::Config(format!("reading {}: {e}", file.display())))?;
     let db = Db::connect(&format!("sqlite://{}?mode=rw", copy.display())).await?;
     db.migrate().await?;
-    let checked = check_database(&db).await;
+    let mut checked = check_database(&db).await;
+    if let (Ok(checked), Some(key)) = (&mut checked, key) {
+        match crate::sealed::canary_opens(&db, &key).await? {
+            Some(true) => {}
+            Some(false) => checked.problems.push(
+                "the secrets key does not open the backup's canary: it is not the key its \
+                 secrets were sealed with"
+                    .into(),
+            ),
+            None => checked.problems.push(
+                "the backup has no canary (made before canaries): the key cannot be checked".into(),
+            ),
+        }
+    }
     db.close().await?;
     checked
+}
+
+/// The file a `sqlite:` URL names.
+fn sqlite_file(database_url: &str) -> Option<&str> {
+    database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))
+        .map(|rest| rest.split('?').next().unwrap_or_default())
+        .filter(|file| !file.is_empty() && !file.starts_with(':'))
+}
+
+/// Restores the SQLite backup `file` as the database at `database_url` (a file that does not
+/// exist yet), once it passes [`check_backup`] with `key`: what it found when it does not
+/// (nothing is written then), or the checks it passed.
+pub async fn restore_sqlite(
+    file: &Path,
+    database_url: &str,
+    key: Option<&Path>,
+) -> Result<Checked, AppError> {
+    let target = sqlite_file(database_url).ok_or_else(|| {
+        AppError::Config(
+            "restore writes a SQLite database file; restore PostgreSQL with psql or \
+             pg_restore (the book's Backups)"
+                .into(),
+        )
+    })?;
+    if Path::new(target).exists() {
+        return Err(AppError::Config(format!(
+            "{target} exists: a backup is restored into a new database only"
+        )));
+    }
+    let checked = check_backup(file, key).await?;
+    if !checked.problems.is_empty() {
+        return Ok(checked);
+    }
+    std::fs::copy(file, target).map_err(|e| AppError::Config(format!("writing {target}: {e}")))?;
+    let db = Db::connect(database_url).await?;
+    db.migrate().await?;
+    db.close().await?;
+    Ok(checked)
 }
 
 /// Runs every check on `db`.

@@ -9,6 +9,14 @@ use crate::entities::{listings, server_secrets};
 use crate::{Db, StoreError};
 
 impl Db {
+    /// The secret stored under `name`, if any.
+    pub async fn server_secret(&self, name: &str) -> Result<Option<String>, StoreError> {
+        Ok(server_secrets::Entity::find_by_id(name.to_owned())
+            .one(self.conn())
+            .await?
+            .map(|m| m.value))
+    }
+
     /// Returns the secret stored under `name`, storing `candidate` first when there is none.
     /// Racing callers all get the one value that won.
     pub async fn secret_or_insert(

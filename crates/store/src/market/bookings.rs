@@ -49,11 +49,16 @@ pub(crate) async fn lock_renter(
     renter: Uuid,
     now: DateTime<Utc>,
 ) -> Result<RenterOpen, StoreError> {
-    users::Entity::update_many()
+    let locked = users::Entity::update_many()
         .col_expr(users::Column::Email, Expr::col(users::Column::Email))
         .filter(users::Column::Id.eq(renter))
+        .filter(users::Column::DeletedAt.is_null())
         .exec(conn)
         .await?;
+    if locked.rows_affected == 0 {
+        // Erased while this request waited (or never there): it books nothing.
+        return Err(StoreError::AccountErased);
+    }
     // (starts_at, ends_at, GPUs, plan, status, hold's expiry)
     type Open = (
         DateTime<Utc>,

@@ -411,3 +411,52 @@ async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled_on_sqlite()
 async fn a_booking_maintenance_owes_stays_open_until_it_is_cancelled_on_postgres() {
     a_booking_maintenance_owes_stays_open_until_it_is_cancelled(Backend::Postgres).await;
 }
+
+/// A request that waited on its renter's lock while the renter's account was erased books
+/// nothing: the lock is taken only on an account that still exists.
+async fn an_erased_renter_books_nothing(backend: Backend) {
+    let (_database, db, _, listing_id) = marketplace(backend).await;
+    let now = Utc::now();
+    let renter = crate::new_user(&db, "renter@example.com").await;
+    assert!(matches!(
+        db.erase_person(renter, now).await.unwrap(),
+        store::Erasure::Erased { .. }
+    ));
+    let (start, end) = (now + Duration::hours(1), now + Duration::hours(2));
+    let interval = domain::booking::Interval::new(start, end, now).unwrap();
+    let made = db
+        .book(
+            booking(
+                listing_id,
+                renter,
+                "k",
+                booking_status::CONFIRMED,
+                (start, end),
+            ),
+            now,
+            |machine| domain::booking::admit(machine, &interval, 1).map(|()| Vec::new()),
+        )
+        .await;
+    assert!(
+        matches!(
+            made,
+            Err(BookingError::Store(store::StoreError::AccountErased))
+        ),
+        "{made:?}"
+    );
+    assert_eq!(
+        db.erase_person(renter, now).await.unwrap(),
+        store::Erasure::Unknown,
+        "erased once"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erased_renter_books_nothing_on_sqlite() {
+    an_erased_renter_books_nothing(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erased_renter_books_nothing_on_postgres() {
+    an_erased_renter_books_nothing(Backend::Postgres).await;
+}
