@@ -74,12 +74,23 @@ async fn send_json(request: reqwest::RequestBuilder) -> Value {
     request.send().await.unwrap().json().await.unwrap()
 }
 
+/// A port free now, below the kernel's ephemeral range (32768–60999): a port the kernel hands
+/// out (port 0) is also what it gives the suite's own outgoing connections, so a server told to
+/// listen on one a moment later could find it taken by a client's socket.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seed = std::process::id()
+        ^ std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+    for _ in 0..1000 {
+        let step = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let port = 20_000 + (seed.wrapping_add(step.wrapping_mul(7919)) % 12_000) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port between 20000 and 32000")
 }
 
 /// A running `gpumarket serve`, stopped with SIGTERM when dropped.
