@@ -2,18 +2,16 @@
 //! erasure of their account (what is kept, and why, is in the book's "People's data").
 
 use chrono::Utc;
-use serde_json::{Value, json};
-use store::Erasure;
+use store::{Erasure, PersonRows};
 
 use crate::{App, AppError, Caller, Credential};
 
 impl App {
-    /// Everything held about the caller, as JSON: each table that names a person with the
-    /// caller's rows (secrets' digests and payment secrets left out).
-    pub async fn export_person(&self, caller: Caller) -> Result<Value, AppError> {
+    /// Everything held about the caller: each table that names a person with the caller's
+    /// rows (secrets' digests and payment secrets left out).
+    pub async fn export_person(&self, caller: Caller) -> Result<PersonRows, AppError> {
         let caller = caller.person("an account's data is")?;
-        let rows = self
-            .db()
+        self.db()
             .person_rows(caller.user_id)
             .await?
             .filter(|rows| {
@@ -21,12 +19,7 @@ impl App {
                     .and_then(|users| users.first())
                     .is_some_and(|user| user["deleted_at"].is_null())
             })
-            .ok_or(AppError::InvalidToken("the account no longer exists"))?;
-        Ok(json!({
-            "user_id": caller.user_id,
-            "exported_at": Utc::now(),
-            "tables": rows,
-        }))
+            .ok_or(AppError::InvalidToken("the account no longer exists"))
     }
 
     /// Erases the caller's account (a signed-in session only: not an API key): 409

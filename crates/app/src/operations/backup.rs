@@ -119,18 +119,7 @@ pub async fn restore_sqlite(
 /// Runs every check on `db`.
 pub async fn check_database(db: &Db) -> Result<Checked, AppError> {
     let mut checked = Checked::default();
-    let keys: Vec<attest::PublishedKey> = db
-        .signing_keys()
-        .await?
-        .into_iter()
-        .map(|k| attest::PublishedKey {
-            key_id: k.key_id,
-            algorithm: "ed25519".to_owned(),
-            public_key: k.public_key,
-            created_at: k.created_at.to_rfc3339(),
-            retired_at: k.retired_at.map(|t| t.to_rfc3339()),
-        })
-        .collect();
+    let keys = crate::trust::reports::published_keys(db).await?;
     for (id, envelope) in db.report_envelopes().await? {
         checked.reports += 1;
         let verified = serde_json::from_str::<attest::Envelope>(&envelope)

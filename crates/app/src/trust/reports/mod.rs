@@ -479,20 +479,24 @@ impl App {
 
     /// Every published key, active and retired.
     pub async fn signing_keys(&self) -> Result<Vec<PublishedKey>, AppError> {
-        Ok(self
-            .db()
-            .signing_keys()
-            .await?
-            .into_iter()
-            .map(|k| PublishedKey {
-                key_id: k.key_id,
-                algorithm: "ed25519".to_owned(),
-                public_key: k.public_key,
-                created_at: k.created_at.to_rfc3339(),
-                retired_at: k.retired_at.map(|t| t.to_rfc3339()),
-            })
-            .collect())
+        published_keys(self.db()).await
     }
+}
+
+/// Every signing key `db` holds, as published (active and retired).
+pub async fn published_keys(db: &store::Db) -> Result<Vec<PublishedKey>, AppError> {
+    Ok(db
+        .signing_keys()
+        .await?
+        .into_iter()
+        .map(|k| PublishedKey {
+            key_id: k.key_id,
+            algorithm: "ed25519".to_owned(),
+            public_key: k.public_key,
+            created_at: k.created_at.to_rfc3339(),
+            retired_at: k.retired_at.map(|t| t.to_rfc3339()),
+        })
+        .collect())
 }
 
 /// A report kind filter: `verification` or `spot_check`.
