@@ -124,11 +124,13 @@ enum Command {
     /// Watch a server's transparency log: check each new checkpoint extends the last one
     /// seen, replay the new entries, verify their signatures and recompute the root.
     LogMonitor(transparency_monitor::LogMonitorArgs),
-    /// Back the database up: with --out FILE, an online, consistent copy of the SQLite
-    /// database while it serves (PostgreSQL: pg_dump, see the book); with --check FILE, check
-    /// a copy on a scratch database — every report's signature, the transparency log's root
-    /// against its last signed checkpoint and every earlier checkpoint's consistency with it,
-    /// the ledger's balance. Exit codes: 0 holds, 1 a check failed, 2 usage or I/O error.
+    /// Back the database up: with --out FILE, an online, consistent copy while it serves
+    /// (SQLite: VACUUM INTO; PostgreSQL: pg_dump --format=custom, one snapshot); with --check
+    /// FILE, check a copy (a SQLite file or a pg_dump file, loaded into a scratch database on
+    /// the configured PostgreSQL server and dropped after) — every report's signature, the
+    /// transparency log's root against its last signed checkpoint and every earlier
+    /// checkpoint's consistency with it, the ledger's balance. Exit codes: 0 holds, 1 a check
+    /// failed, 2 usage or I/O error.
     Backup {
         /// Write the copy to this new file.
         #[arg(
@@ -142,16 +144,26 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         check: Option<std::path::PathBuf>,
     },
-    /// Restore a SQLite backup as the database (GPUMARKET_DATABASE_URL, a file that does not
-    /// exist yet), once it passes `backup --check`'s checks and its canary opens with the
-    /// secrets key (--secrets-key-file, else the configured one). Exit codes: 0 restored, 1 a
-    /// check failed (nothing written), 2 usage or I/O error.
+    /// Restore a backup as the database (GPUMARKET_DATABASE_URL: a SQLite file that does not
+    /// exist yet, or an empty PostgreSQL database for a pg_dump file), once it passes `backup
+    /// --check`'s checks and its canary opens with the secrets key (--secrets-key-file, else
+    /// the configured one). With --checkpoint, the log must be the one that checkpoint signed:
+    /// a smaller log is restored with signing held until --accept-rollback. Exit codes: 0
+    /// restored, 1 a check failed (nothing written), 2 usage or I/O error.
     Restore {
         /// The backup.
         file: std::path::PathBuf,
         /// The key the backup's secrets were sealed with.
         #[arg(long, value_name = "FILE")]
         secrets_key_file: Option<std::path::PathBuf>,
+        /// The newest checkpoint the log published (the text of GET /v1/log/checkpoint): the
+        /// restored log never forks from it.
+        #[arg(long, value_name = "FILE")]
+        checkpoint: Option<std::path::PathBuf>,
+        /// Go on from a log smaller than --checkpoint: the server logs a signed rollback
+        /// statement at its next start and signs again.
+        #[arg(long, requires = "checkpoint")]
+        accept_rollback: bool,
     },
     /// Apply pending database migrations to GPUMARKET_DATABASE_URL and exit.
     Migrate {
@@ -293,10 +305,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Restore {
             file,
             secrets_key_file,
+            checkpoint,
+            accept_rollback,
         } => {
             let config = settings::load(cli.config.as_deref())?;
             telemetry::init(config.server.log_format);
-            runtime()?.block_on(restore(config, file, secrets_key_file))
+            let key = secrets_key_file.or_else(|| config.keys.secrets_key_file.clone());
+            let options = app::operations::backup::RestoreOptions {
+                key: key.as_deref(),
+                checkpoint: checkpoint.as_deref(),
+                accept_rollback,
+            };
+            runtime()?.block_on(restore(&config, &file, &options))
         }
         Command::Migrate { wait } => {
             let config = settings::load(cli.config.as_deref())?;
@@ -497,7 +517,7 @@ async fn backup(
 ) -> anyhow::Result<ExitCode> {
     use app::operations::backup;
     if let Some(out) = out {
-        if let Err(e) = backup::backup_sqlite(config.database_url(), &out).await {
+        if let Err(e) = backup::backup(config.database_url(), &out).await {
             eprintln!("backup: {e}");
             return Ok(ExitCode::from(2));
         }
@@ -508,7 +528,7 @@ async fn backup(
         return Ok(ExitCode::from(2));
     };
     let key = config.keys.secrets_key_file.clone();
-    let checked = match backup::check_backup(&file, key.as_deref()).await {
+    let checked = match backup::check_backup(&file, key.as_deref(), config.database_url()).await {
         Ok(checked) => checked,
         Err(e) => {
             eprintln!("backup --check: {e}");
@@ -539,23 +559,34 @@ fn print_checked(file: &std::path::Path, checked: &app::operations::backup::Chec
     }
 }
 
-/// `restore FILE [--secrets-key-file F]`.
+/// `restore FILE [--secrets-key-file F] [--checkpoint F [--accept-rollback]]`.
 #[allow(clippy::print_stderr)]
 async fn restore(
-    config: app::Config,
-    file: std::path::PathBuf,
-    key: Option<std::path::PathBuf>,
+    config: &app::Config,
+    file: &std::path::Path,
+    options: &app::operations::backup::RestoreOptions<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let key = key.or_else(|| config.keys.secrets_key_file.clone());
-    match app::operations::backup::restore_sqlite(&file, config.database_url(), key.as_deref())
-        .await
-    {
+    match app::operations::backup::restore(file, config.database_url(), options).await {
         Ok(checked) => {
-            let code = print_checked(&file, &checked);
-            if checked.problems.is_empty() {
-                println!("restored into {}", config.database_url());
-            } else {
+            let code = print_checked(file, &checked);
+            if !checked.problems.is_empty() {
                 println!("nothing restored");
+                return Ok(code);
+            }
+            println!("restored into the configured database (GPUMARKET_DATABASE_URL)");
+            match &checked.rollback {
+                Some(rollback) if rollback.accepted => println!(
+                    "the restored log holds {} leaves, behind the published checkpoint's {}: \
+                     the next server to start logs a signed rollback statement",
+                    rollback.restored, rollback.published
+                ),
+                Some(rollback) => println!(
+                    "signing is held: the restored log holds {} leaves, behind the published \
+                     checkpoint's {}; the server signs nothing until the rollback is accepted \
+                     (restore again with --accept-rollback)",
+                    rollback.restored, rollback.published
+                ),
+                None => {}
             }
             Ok(code)
         }

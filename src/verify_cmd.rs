@@ -13,7 +13,7 @@ use attest::{Envelope, PublishedKey};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
-use tlog::{Checkpoint, NoteVerifier};
+use tlog::Checkpoint;
 
 /// The keys a local server publishes, when `--keys` is not given.
 pub const DEFAULT_KEYS: &str = "http://127.0.0.1:8080/v1/signing-keys";
@@ -318,17 +318,8 @@ async fn consistency(
 /// Opens a signed checkpoint with the note keys of the published signing keys (named by
 /// the checkpoint's origin).
 pub(crate) fn open_checkpoint(note: &str, keys: &[PublishedKey]) -> Result<Checkpoint, Refusal> {
-    let origin = note.split('\n').next().unwrap_or_default();
-    let verifiers: Vec<NoteVerifier> = keys
-        .iter()
-        .filter_map(|k| {
-            let public: [u8; 32] = STANDARD.decode(&k.public_key).ok()?.try_into().ok()?;
-            NoteVerifier::new(origin, public).ok()
-        })
-        .collect();
-    let text = tlog::open_note(note, &verifiers)
-        .map_err(|e| Refusal::Signature(format!("the checkpoint: {e}")))?;
-    Checkpoint::parse(text).map_err(|e| Refusal::Signature(e.to_string()))
+    app::trust::transparency::open_checkpoint(note, keys)
+        .map_err(|e| Refusal::Signature(format!("the checkpoint: {e}")))
 }
 
 /// Base64 hashes of a proof, or `None` when any is not one.

@@ -1114,6 +1114,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/log/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the log stands, and whether it signs. Public. */
+        get: operations["get_log_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/log/verifier-key": {
         parameters: {
             query?: never;
@@ -3839,8 +3856,9 @@ export interface components {
             index: number;
             /**
              * @description `verification`, `spot_check`, `organisation` (an organisation report),
-             *     `community_receipt` (the receipt of a community run) or `uptime` (a listing's signed
-             *     uptime statement over one period).
+             *     `community_receipt` (the receipt of a community run), `uptime` (a listing's signed
+             *     uptime statement over one period) or `log_rollback` (the signed statement that the log
+             *     was restored behind a checkpoint it had published, and goes on from the restored tree).
              */
             kind: string;
             /**
@@ -3865,6 +3883,28 @@ export interface components {
              * @description The index of its leaf (0-based).
              */
             leaf_index: number;
+        };
+        LogStatusView: {
+            /**
+             * Format: int64
+             * @description The latest signed checkpoint's size (`null` before the first).
+             */
+            checkpoint_size?: number | null;
+            /**
+             * Format: int64
+             * @description While `held`: the size of the published checkpoint the restored log is behind.
+             */
+            held_behind?: number | null;
+            /**
+             * @description `active`, or `held`: the log was restored behind a checkpoint it had published, and
+             *     nothing is signed (reports, statements, checkpoints) until the rollback is accepted.
+             */
+            signing: string;
+            /**
+             * Format: int64
+             * @description The log's leaves.
+             */
+            size: number;
         };
         LoginRequest: {
             email: string;
@@ -11074,6 +11114,53 @@ export interface operations {
             };
             /** @description `validation_failed`: The request is not valid */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`: Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_log_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogStatusView"];
+                };
+            };
+            /** @description `invalid_parameter`: A path or query parameter is malformed */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

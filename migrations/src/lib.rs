@@ -59,6 +59,7 @@ mod m20261207_000051_bid_raises;
 mod m20261207_000052_refund_part_ids;
 mod m20261207_000053_people;
 mod m20261207_000054_org_audit;
+mod m20261208_000055_log_floor;
 
 /// Every migration, oldest first.
 #[derive(Debug)]
@@ -122,6 +123,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000052_refund_part_ids::Migration),
             Box::new(m20261207_000053_people::Migration),
             Box::new(m20261207_000054_org_audit::Migration),
+            Box::new(m20261208_000055_log_floor::Migration),
         ]
     }
 }

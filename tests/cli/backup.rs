@@ -98,6 +98,12 @@ pub async fn backup_checks(dir: &Path, base: &str) {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(reports >= 1, "the demo's report is in the copy: {said}");
+    let backed_up: u64 = said
+        .split("a log of ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no log size: {said}"));
 
     // A report's payload changed: its signature no longer holds.
     let changed = copies.path().join("changed-report.db");
@@ -132,16 +138,12 @@ pub async fn backup_checks(dir: &Path, base: &str) {
     let restored = copies.path().join("restored");
     std::fs::create_dir(&restored).unwrap();
     let url = format!("sqlite://{}/gpumarket.db?mode=rwc", restored.display());
-    let restore = |file: &Path, key: Option<&Path>| {
-        let mut command = gpumarket(dir);
-        command
-            .env("GPUMARKET_DATABASE_URL", &url)
+    let restore_into = |url: &str, file: &Path, args: &[&std::ffi::OsStr]| {
+        let output = run(gpumarket(dir)
+            .env("GPUMARKET_DATABASE_URL", url)
             .arg("restore")
-            .arg(file);
-        if let Some(key) = key {
-            command.arg("--secrets-key-file").arg(key);
-        }
-        let output = run(&mut command);
+            .arg(file)
+            .args(args));
         (
             output.status.code().unwrap_or(-1),
             format!(
@@ -150,6 +152,10 @@ pub async fn backup_checks(dir: &Path, base: &str) {
                 stderr(&output)
             ),
         )
+    };
+    let restore = |file: &Path, key: Option<&Path>| match key {
+        Some(key) => restore_into(&url, file, &["--secrets-key-file".as_ref(), key.as_ref()]),
+        None => restore_into(&url, file, &[]),
     };
     // A key that did not seal it is refused at once, and nothing is written.
     let wrong_key = copies.path().join("wrong.key");
@@ -172,6 +178,42 @@ pub async fn backup_checks(dir: &Path, base: &str) {
     let (code, said) = restore(&backup, None);
     assert_eq!(code, 2, "{said}");
     assert!(said.contains("exists"), "{said}");
+
+    // The demo's log went on (its uptime statements) and published a newer checkpoint:
+    // restored behind it, signing is held (the API test shows the server signs nothing).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let published = loop {
+        let note = crate::http_get(format!("{base}/v1/log/checkpoint"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let size: u64 = note.lines().nth(1).and_then(|n| n.parse().ok()).unwrap();
+        if size > backed_up {
+            break note;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no checkpoint past the backup's {backed_up} leaves: {note}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    let checkpoint = copies.path().join("checkpoint.txt");
+    std::fs::write(&checkpoint, &published).unwrap();
+    let behind = copies.path().join("behind.db");
+    let behind_url = format!("sqlite://{}?mode=rwc", behind.display());
+    let (code, said) = restore_into(
+        &behind_url,
+        &backup,
+        &["--checkpoint".as_ref(), checkpoint.as_ref()],
+    );
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("signing is held"), "{said}");
+    // Accepting a rollback names the checkpoint it is behind.
+    let (code, said) = restore_into(&url, &backup, &["--accept-rollback".as_ref()]);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("--checkpoint"), "{said}");
 
     // What is not a database is a usage error, not a verdict.
     let (code, said) = check(dir, &copies.path().join("missing.db"));

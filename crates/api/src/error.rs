@@ -94,6 +94,7 @@ codes! {
     VALIDATION_FAILED / ValidationFailed = ("validation_failed", 422, "The request is not valid");
     INTERNAL / Internal = ("internal", 500, "Internal server error");
     NOT_READY / NotReady = ("not_ready", 503, "A dependency is unavailable");
+    SIGNING_HELD / SigningHeld = ("signing_held", 503, "The log was restored behind a checkpoint it had published: nothing is signed until the rollback is accepted");
 }
 
 /// A code of the table, as a type ([`problem`]).
@@ -509,6 +510,9 @@ impl From<AppError> for ApiError {
             } => Self::rate_limited(what, retry_after_secs),
             AppError::Store(_) if err.account_erased() => {
                 Self::new(code::INVALID_TOKEN, err.to_string())
+            }
+            AppError::Store(_) if err.signing_held() => {
+                Self::new(code::SIGNING_HELD, err.to_string())
             }
             AppError::Config(_)
             | AppError::Store(_)

@@ -192,4 +192,9 @@ impl AppError {
     pub fn account_erased(&self) -> bool {
         matches!(self, Self::Store(StoreError::AccountErased))
     }
+
+    /// Whether signing is held (the log was restored behind a checkpoint it had published).
+    pub fn signing_held(&self) -> bool {
+        matches!(self, Self::Store(StoreError::SigningHeld { .. }))
+    }
 }

@@ -111,6 +111,7 @@ impl App {
         };
         app.follow_ended_sessions().await?;
         app.seal_stored().await?;
+        app.settle_rollback().await?;
         Ok(app)
     }
 

@@ -53,7 +53,7 @@ pub use money::guarantees::{CreditRecord, GuaranteeRecord, no_guarantee};
 pub use money::ledger::{LedgerRecord, NewLedgerEntry};
 pub use money::payments::PayoutAccountRecord;
 pub use money::refunds::RefundPart;
-pub use operations::backup::LedgerSum;
+pub use operations::backup::{LedgerSum, ScratchDatabase};
 pub use operations::webhooks::{
     AttemptOutcome, ClaimBudget, DeliveryClaim, DeliveryRecord, WebhookAttemptRecord,
     WebhookEndpointRecord, WebhookEventRecord, WebhookOwner,
@@ -72,7 +72,7 @@ pub use trust::projection::{Badge, CheckRecord, ProjectedCell, check_kind};
 pub use trust::runs::{MeasuredClaim, RunRecord};
 pub use trust::shares::{ShareKey, ShareRecord, visibility};
 pub use trust::telemetry::{TelemetryPut, TelemetryRecord};
-pub use trust::transparency::{CheckpointRecord, LogEntryRecord, NewLeaf};
+pub use trust::transparency::{CheckpointRecord, LogEntryRecord, LogFloor, NewLeaf};
 pub use trust::verification::{
     CellFigures, CellRecord, EventRecord, NewReport, OverDailyQuota, PublicReportQuery,
     RUN_FINISHED, ReportRecord, SigningKeyRecord,
@@ -95,6 +95,14 @@ pub enum StoreError {
     /// waited for its lock).
     #[error("the account no longer exists")]
     AccountErased,
+    /// The log was restored behind a checkpoint it had published: nothing is appended (or
+    /// signed) while it is smaller, until the rollback is accepted.
+    #[error(
+        "signing is held: the log was restored with {size} leaves, behind the {floor} of the \
+         checkpoint it had published; nothing is signed until the rollback is accepted \
+         (gpumarket restore --accept-rollback)"
+    )]
+    SigningHeld { size: u64, floor: u64 },
     /// A row holds something this version cannot read (e.g. an unknown role).
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),

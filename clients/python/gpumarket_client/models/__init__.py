@@ -107,6 +107,7 @@ from .liveness_state_view import LivenessStateView
 from .liveness_view import LivenessView
 from .log_entry_view import LogEntryView
 from .log_position_view import LogPositionView
+from .log_status_view import LogStatusView
 from .login_request import LoginRequest
 from .logout_request import LogoutRequest
 from .logs_wanted_view import LogsWantedView
@@ -332,6 +333,7 @@ __all__ = (
     "LoginRequest",
     "LogoutRequest",
     "LogPositionView",
+    "LogStatusView",
     "LogsWantedView",
     "MaintenanceWindowView",
     "MatchView",

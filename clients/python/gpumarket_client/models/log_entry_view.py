@@ -18,8 +18,9 @@ class LogEntryView:
     Attributes:
         index (int):
         kind (str): `verification`, `spot_check`, `organisation` (an organisation report),
-            `community_receipt` (the receipt of a community run) or `uptime` (a listing's signed
-            uptime statement over one period).
+            `community_receipt` (the receipt of a community run), `uptime` (a listing's signed
+            uptime statement over one period) or `log_rollback` (the signed statement that the log
+            was restored behind a checkpoint it had published, and goes on from the restored tree).
         leaf (str): Standard base64 of the leaf's bytes: the report's DSSE envelope as RFC 8785 canonical
             JSON; for a `private` entry, the SHA-256 of that.
         private (bool): The leaf is a digest: the envelope itself is not public.

@@ -112,6 +112,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
                 .service(transparency::verifier_key::verifier_key)
                 .service(transparency::consistency::consistency)
                 .service(transparency::entries::entries)
+                .service(transparency::status::status)
                 .service(catalog::hardware::list)
                 .service(catalog::hardware::get)
                 .service(catalog::models::list)

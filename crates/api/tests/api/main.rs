@@ -9,6 +9,7 @@ mod accounts;
 mod agents;
 mod api_keys;
 mod audit;
+mod backups;
 mod badges;
 mod billing;
 mod bookings;

@@ -46,7 +46,8 @@ pub struct LogEntry {
     pub index: u64,
     /// The logged report (a listing's report, an organisation report, a community run).
     pub report_id: Uuid,
-    /// `verification`, `spot_check`, `organisation` or `community_receipt`.
+    /// `verification`, `spot_check`, `organisation`, `community_receipt`, `uptime` or
+    /// `log_rollback`.
     pub kind: String,
     /// The leaf's bytes: a canonical envelope, or its SHA-256 when `private`.
     pub leaf: Vec<u8>,
@@ -63,6 +64,26 @@ impl From<LogEntryRecord> for LogEntry {
             private: r.private,
         }
     }
+}
+
+/// The predicate type of a rollback statement.
+pub const ROLLBACK_PREDICATE: &str = "https://gpumarket.dev/log-rollback/v1";
+/// The kind of a rollback statement's leaf.
+pub const ROLLBACK_KIND: &str = "log_rollback";
+const ROLLBACK_RULE: &str = "the log was restored from a backup behind a checkpoint it had \
+    published; the leaves from `withdrawn_leaves.from` to `withdrawn_leaves.to` of that \
+    checkpoint are lost, and the log goes on from the restored tree with this statement as its \
+    next leaf: proofs against checkpoints of more than `restored.size` leaves signed before it \
+    no longer hold";
+
+/// Where the log stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogStatus {
+    pub size: u64,
+    pub checkpoint_size: Option<u64>,
+    /// Restored behind a published checkpoint of this many leaves: nothing is signed until
+    /// the rollback is accepted.
+    pub held_behind: Option<u64>,
 }
 
 /// A signed checkpoint.
@@ -98,6 +119,21 @@ pub fn default_origin(public_url: &str) -> String {
         })
         .unwrap_or_else(|| "localhost".to_owned());
     format!("{host}/log")
+}
+
+/// A checkpoint's signed note opened with the note key of one of the published `keys` (named
+/// by the checkpoint's origin).
+pub fn open_checkpoint(note: &str, keys: &[attest::PublishedKey]) -> Result<Checkpoint, String> {
+    let origin = note.split('\n').next().unwrap_or_default();
+    let verifiers: Vec<NoteVerifier> = keys
+        .iter()
+        .filter_map(|k| {
+            let public: [u8; 32] = STANDARD.decode(&k.public_key).ok()?.try_into().ok()?;
+            NoteVerifier::new(origin, public).ok()
+        })
+        .collect();
+    let body = tlog::open_note(note, &verifiers).map_err(|e| e.to_string())?;
+    Checkpoint::parse(body).map_err(|e| e.to_string())
 }
 
 fn encode(hashes: &[tlog::Hash]) -> Vec<String> {
@@ -145,6 +181,13 @@ impl App {
                 return Ok(latest.into());
             }
         }
+        if let Some(floor) = self.db().log_floor().await? {
+            return Err(store::StoreError::SigningHeld {
+                size,
+                floor: floor.size,
+            }
+            .into());
+        }
         let root = self.db().over_log_hashes(|h| tlog::root(size, h)).await?;
         let body = Checkpoint {
             origin: self.log_origin(),
@@ -167,6 +210,83 @@ impl App {
         stored
             .map(Into::into)
             .ok_or_else(|| AppError::Internal("a checkpoint vanished after insert".into()))
+    }
+
+    /// Where the log stands: its size, its latest checkpoint's, and whether it signs.
+    pub async fn log_status(&self) -> Result<LogStatus, AppError> {
+        let size = self.db().log_size().await?;
+        let checkpoint_size = self.db().latest_checkpoint().await?.map(|c| c.size);
+        let floor = self.db().log_floor().await?;
+        Ok(LogStatus {
+            size,
+            checkpoint_size,
+            held_behind: floor.map(|f| f.size),
+        })
+    }
+
+    /// A rollback accepted at a restore (`gpumarket restore --accept-rollback`): signs the
+    /// statement that the log was restored behind a checkpoint it had published, appends it
+    /// as a leaf and signs again (one server does, however many start at once). Its index.
+    pub async fn settle_rollback(&self) -> Result<Option<u64>, AppError> {
+        let Some(floor) = self.db().log_floor().await? else {
+            return Ok(None);
+        };
+        if !floor.accepted {
+            tracing::error!(
+                floor = floor.size,
+                "signing is held: the log was restored behind a checkpoint it had published; \
+                 restore with --accept-rollback to go on from the restored log"
+            );
+            return Ok(None);
+        }
+        let size = self.db().log_size().await?;
+        let root = self.db().over_log_hashes(|h| tlog::root(size, h)).await?;
+        let now = Utc::now();
+        let origin = self.log_origin();
+        let predicate = serde_json::json!({
+            "origin": origin,
+            "published": {
+                "size": floor.size,
+                "root": STANDARD.encode(floor.root),
+                "checkpoint": floor.note,
+            },
+            "restored": {"size": size, "root": STANDARD.encode(root)},
+            "withdrawn_leaves": {"from": size, "to": floor.size},
+            "accepted_at": now.to_rfc3339(),
+            "rule": ROLLBACK_RULE,
+        });
+        let digest = crate::trust::reports::sha256_hex(&attest::canonical_json(&predicate));
+        let statement = attest::statement(
+            &format!("gpumarket:log:{origin}:rollback:{}", floor.size),
+            &digest,
+            ROLLBACK_PREDICATE,
+            predicate,
+        );
+        let envelope = serde_json::to_value(attest::sign_statement(self.signer(), &statement))
+            .map_err(|e| AppError::Internal(e.to_string()))?;
+        let (leaf, _) = attest::log_leaf(&envelope);
+        let index = self
+            .db()
+            .settle_log_floor(
+                &floor,
+                store::NewLeaf {
+                    report_id: Uuid::now_v7(),
+                    kind: ROLLBACK_KIND.to_owned(),
+                    leaf,
+                    private: false,
+                    created_at: now,
+                },
+            )
+            .await?;
+        if let Some(index) = index {
+            tracing::warn!(
+                index,
+                restored = size,
+                published = floor.size,
+                "the log's rollback is logged, signed; signing goes on from the restored log"
+            );
+        }
+        Ok(index)
     }
 
     /// The latest checkpoint (the first is made on demand).

@@ -1,5 +1,6 @@
-//! Backups: an online, consistent copy of a SQLite database, and what checking a copy reads
-//! (every report's envelope, every checkpoint, the ledger's sums per booking).
+//! Backups: an online, consistent copy of a SQLite database, a scratch PostgreSQL database to
+//! restore a dump into, and what checking a copy reads (every report's envelope, every
+//! checkpoint, the ledger's sums per booking).
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, QueryOrder, QuerySelect, Statement};
@@ -17,7 +18,87 @@ pub struct LedgerSum {
     pub amount: i64,
 }
 
+/// A database created on a PostgreSQL server for one check, dropped by [`Self::drop`].
+#[derive(Debug)]
+pub struct ScratchDatabase {
+    server_url: String,
+    name: String,
+    url: String,
+}
+
+impl ScratchDatabase {
+    /// Creates an empty database with a name of its own on the server `server_url` names.
+    pub async fn create(server_url: &str) -> Result<Self, StoreError> {
+        let name = format!("gpumarket_check_{}", Uuid::new_v4().simple());
+        pg_execute(server_url, &format!("CREATE DATABASE {name}")).await?;
+        Ok(Self {
+            url: replace_database(server_url, &name),
+            server_url: server_url.to_owned(),
+            name,
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Drops the database (connections still open to it are ended).
+    pub async fn drop(self) -> Result<(), StoreError> {
+        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        pg_execute(&self.server_url, &sql).await
+    }
+}
+
+/// Runs one statement on its own connection to `url`.
+async fn pg_execute(url: &str, sql: &str) -> Result<(), StoreError> {
+    use sea_orm::sqlx::{AssertSqlSafe, Connection, PgConnection};
+    let custom =
+        |e: sea_orm::sqlx::Error| StoreError::Database(sea_orm::DbErr::Custom(e.to_string()));
+    let mut conn = PgConnection::connect(url).await.map_err(custom)?;
+    sea_orm::sqlx::query(AssertSqlSafe(sql.to_owned()))
+        .execute(&mut conn)
+        .await
+        .map_err(custom)?;
+    conn.close().await.map_err(custom)
+}
+
+/// `url` (a PostgreSQL URL) naming the database `name` instead.
+pub fn replace_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let base = match base.rfind('/') {
+        Some(slash) if slash > "postgres://".len() => &base[..slash],
+        _ => base,
+    };
+    match query {
+        Some(query) => format!("{base}/{name}?{query}"),
+        None => format!("{base}/{name}"),
+    }
+}
+
 impl Db {
+    /// Whether the database holds no table yet (a restore's target).
+    pub async fn holds_no_table(&self) -> Result<bool, StoreError> {
+        let sql = match self.backend() {
+            Backend::Sqlite => "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'",
+            Backend::Postgres => {
+                "SELECT COUNT(*) AS n FROM information_schema.tables \
+                 WHERE table_schema = current_schema()"
+            }
+        };
+        let row = self
+            .conn()
+            .query_one_raw(Statement::from_string(
+                self.conn().get_database_backend(),
+                sql,
+            ))
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("COUNT(*) returned no row".into()))?;
+        Ok(row.try_get::<i64>("", "n")? == 0)
+    }
+
     /// Writes a consistent copy of this SQLite database to `path` (which must not exist)
     /// while it serves: one read transaction's view (`VACUUM INTO`), writers never wait.
     pub async fn vacuum_into(&self, path: &str) -> Result<(), StoreError> {

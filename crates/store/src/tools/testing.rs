@@ -14,6 +14,7 @@ use std::time::Duration;
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::{AssertSqlSafe, Connection, PgConnection, Row};
 
+use crate::operations::backup::replace_database;
 use crate::{Backend, Db, StoreError};
 
 mod search;
@@ -156,21 +157,6 @@ async fn admin_connection(admin_url: &str) -> Result<PgConnection, StoreError> {
             "PostgreSQL at {admin_url} did not answer within 10 s. Start it with \
              `docker compose up -d postgres redis`, or point TEST_POSTGRES_URL at one"
         )))),
-    }
-}
-
-fn replace_database(url: &str, name: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (url, None),
-    };
-    let base = match base.rfind('/') {
-        Some(slash) if slash > "postgres://".len() => &base[..slash],
-        _ => base,
-    };
-    match query {
-        Some(query) => format!("{base}/{name}?{query}"),
-        None => format!("{base}/{name}"),
     }
 }
 

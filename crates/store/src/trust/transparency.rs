@@ -9,13 +9,15 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Statement, sea_query::OnConflict,
+    ActiveValue::Set,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Statement,
+    sea_query::{Expr, OnConflict},
 };
 use tlog::{Hash, Hashes, NodeId};
 use uuid::Uuid;
 
-use crate::entities::{log_checkpoints, log_entries, log_hashes};
+use crate::entities::{log_checkpoints, log_entries, log_hashes, log_state};
 use crate::{Db, StoreError};
 
 /// A leaf to append, in the transaction that stores what it logs.
@@ -80,6 +82,18 @@ impl TryFrom<log_checkpoints::Model> for CheckpointRecord {
     }
 }
 
+/// The newest checkpoint a log had published, recorded by a restore whose log is smaller:
+/// appends are refused while it is set; `accepted` once the rollback is (the next server to
+/// start logs a signed rollback statement and clears it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFloor {
+    pub size: u64,
+    pub root: Hash,
+    /// The published checkpoint's signed note.
+    pub note: String,
+    pub accepted: bool,
+}
+
 fn to_hash(bytes: Vec<u8>) -> Result<Hash, StoreError> {
     bytes
         .try_into()
@@ -88,13 +102,24 @@ fn to_hash(bytes: Vec<u8>) -> Result<Hash, StoreError> {
 
 /// Appends `leaf` on `conn`, which must be a transaction; its index.
 pub(crate) async fn append<C: ConnectionTrait>(conn: &C, leaf: NewLeaf) -> Result<u64, StoreError> {
+    // A restored log behind its published checkpoint takes no leaf (it would fork).
     let row = conn
         .query_one_raw(Statement::from_string(
             conn.get_database_backend(),
-            "UPDATE log_state SET size = size + 1 WHERE id = 1 RETURNING size",
+            "UPDATE log_state SET size = size + 1 WHERE id = 1 AND floor_size IS NULL \
+             RETURNING size",
         ))
-        .await?
-        .ok_or_else(|| StoreError::Corrupt("the log has no state row".into()))?;
+        .await?;
+    let Some(row) = row else {
+        let state = log_state::Entity::find_by_id(1)
+            .one(conn)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("the log has no state row".into()))?;
+        return Err(StoreError::SigningHeld {
+            size: state.size as u64,
+            floor: state.floor_size.unwrap_or_default() as u64,
+        });
+    };
     let size: i64 = row.try_get("", "size")?;
     let index = (size - 1) as u64;
     let hash = tlog::leaf_hash(&leaf.leaf);
@@ -276,14 +301,85 @@ impl Db {
         Ok(())
     }
 
+    /// The floor a restore set, while set.
+    pub async fn log_floor(&self) -> Result<Option<LogFloor>, StoreError> {
+        let state = log_state::Entity::find_by_id(1)
+            .one(self.conn())
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("the log has no state row".into()))?;
+        match (state.floor_size, state.floor_root, state.floor_note) {
+            (Some(size), Some(root), Some(note)) => Ok(Some(LogFloor {
+                size: size as u64,
+                root: to_hash(root)?,
+                note,
+                accepted: state.floor_accepted,
+            })),
+            _ => Ok(None),
+        }
+    }
+
+    /// Sets the floor (a restore, before any server serves the database).
+    pub async fn set_log_floor(&self, floor: &LogFloor) -> Result<(), StoreError> {
+        log_state::Entity::update_many()
+            .col_expr(log_state::Column::FloorSize, Expr::value(floor.size as i64))
+            .col_expr(
+                log_state::Column::FloorRoot,
+                Expr::value(floor.root.to_vec()),
+            )
+            .col_expr(
+                log_state::Column::FloorNote,
+                Expr::value(floor.note.clone()),
+            )
+            .col_expr(
+                log_state::Column::FloorAccepted,
+                Expr::value(floor.accepted),
+            )
+            .filter(log_state::Column::Id.eq(1))
+            .exec(self.conn())
+            .await?;
+        Ok(())
+    }
+
+    /// Clears an accepted `floor` and appends `statement` (the signed rollback statement) in
+    /// one transaction: its index, or `None` when another server settled it first.
+    pub async fn settle_log_floor(
+        &self,
+        floor: &LogFloor,
+        statement: NewLeaf,
+    ) -> Result<Option<u64>, StoreError> {
+        let txn = self.write().await?;
+        let cleared = log_state::Entity::update_many()
+            .col_expr(
+                log_state::Column::FloorSize,
+                Expr::value(Option::<i64>::None),
+            )
+            .col_expr(
+                log_state::Column::FloorRoot,
+                Expr::value(Option::<Vec<u8>>::None),
+            )
+            .col_expr(
+                log_state::Column::FloorNote,
+                Expr::value(Option::<String>::None),
+            )
+            .col_expr(log_state::Column::FloorAccepted, Expr::value(false))
+            .filter(log_state::Column::Id.eq(1))
+            .filter(log_state::Column::FloorAccepted.eq(true))
+            .filter(log_state::Column::FloorSize.eq(floor.size as i64))
+            .exec(&txn)
+            .await?;
+        if cleared.rows_affected != 1 {
+            return Ok(None);
+        }
+        let index = append(&txn, statement).await?;
+        txn.commit().await?;
+        Ok(Some(index))
+    }
+
     /// Test support: overwrites a stored leaf's bytes (what a dishonest operator would do).
     #[cfg(feature = "testing")]
     pub async fn tamper_with_log_leaf(&self, index: u64, leaf: Vec<u8>) -> Result<(), StoreError> {
         log_entries::Entity::update_many()
-            .col_expr(
-                log_entries::Column::Leaf,
-                sea_orm::prelude::Expr::value(leaf),
-            )
+            .col_expr(log_entries::Column::Leaf, Expr::value(leaf))
             .filter(log_entries::Column::Idx.eq(index as i64))
             .exec(self.conn())
             .await?;

@@ -30,8 +30,9 @@ pub struct LogEntryView {
     /// nothing more).
     pub report_id: Option<Uuid>,
     /// `verification`, `spot_check`, `organisation` (an organisation report),
-    /// `community_receipt` (the receipt of a community run) or `uptime` (a listing's signed
-    /// uptime statement over one period).
+    /// `community_receipt` (the receipt of a community run), `uptime` (a listing's signed
+    /// uptime statement over one period) or `log_rollback` (the signed statement that the log
+    /// was restored behind a checkpoint it had published, and goes on from the restored tree).
     pub kind: String,
     /// The leaf is a digest: the envelope itself is not public.
     pub private: bool,

@@ -5,4 +5,5 @@
 pub mod checkpoint;
 pub mod consistency;
 pub mod entries;
+pub mod status;
 pub mod verifier_key;
