@@ -1,7 +1,8 @@
-//! Two `gpumarket serve` processes sharing PostgreSQL and Redis count a booking's gateway
+//! Two `gpumarket serve` processes sharing a PostgreSQL and a Redis of the test's own count a booking's gateway
 //! streams once: a booking with a share of two streams opens one through each, and a third
 //! is refused by either; each stream is recorded at the load of both; a session ended on one
-//! is refused by the other within a second; with Redis gone, no stream is admitted uncounted;
+//! is refused by the other within a second; with Redis killed while streams are open, no
+//! stream is admitted uncounted and the open ones end cleanly, each recorded once;
 //! a listing edited through one is found with its new price through the other (search from
 //! memory, kept current by the change feed) within a second.
 
@@ -9,16 +10,16 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use store::tools::testing::{TestDatabase, decode_cell, verified_report};
-use store::{Backend, Db};
+use store::Db;
+use store::tools::testing::{decode_cell, verified_report};
 
-use crate::{Server, Sim, free_port, gpumarket, http};
+use crate::{Server, Sim, free_port, http};
 
 /// A Redis server of this test's own, so that it can be stopped.
-struct OwnRedis(Child);
+pub(crate) struct OwnRedis(Child);
 
 impl OwnRedis {
-    fn start(port: u16) -> Self {
+    pub(crate) fn start(port: u16) -> Self {
         let child = Command::new("redis-server")
             .args([
                 "--port",
@@ -67,27 +68,15 @@ async fn code_of(res: reqwest::Response) -> (u16, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_api_processes_count_a_bookings_streams_once() {
-    let database = TestDatabase::new(Backend::Postgres).await.unwrap();
+    let database = crate::faults::OwnPostgres::start();
     let redis_port = free_port();
     let redis = OwnRedis::start(redis_port);
     // A slow engine: some 6 tokens a second, so a stream lasts seconds.
     let engine = Sim::start("tiny", 0.05).await;
     let dir = tempfile::tempdir().unwrap();
     let replica = || {
-        let mut command: Command = gpumarket(dir.path());
-        command
-            .env("GPUMARKET_DATABASE_URL", database.url())
-            .env(
-                "GPUMARKET_REDIS_URL",
-                format!("redis://127.0.0.1:{redis_port}"),
-            )
-            .env("GPUMARKET_WORKER_IN_PROCESS", "false")
-            .env("GPUMARKET_ENGINE_ALLOW_PRIVATE", "true")
-            .env("GPUMARKET_RATE_LIMITS", "false")
-            .env(
-                "GPUMARKET_JWT_SECRET",
-                "cli-test-secret-cli-test-secret-0123456",
-            );
+        let mut command = crate::faults::distributed(dir.path(), &database.url(), redis_port);
+        command.env("GPUMARKET_RATE_LIMITS", "false");
         command
     };
     let (mut a, mut b) = (Server::start(replica()), Server::start(replica()));
@@ -122,7 +111,7 @@ async fn two_api_processes_count_a_bookings_streams_once() {
     }))
     .await;
     // Its report ran two streams at once: a booking of the machine gets a share of two.
-    let db = Db::connect(database.url()).await.unwrap();
+    let db = Db::connect(&database.url()).await.unwrap();
     let cells = vec![decode_cell(0, 1, 6.0), decode_cell(0, 2, 12.0)];
     verified_report(&db, listing["id"].as_str().unwrap().parse().unwrap(), cells)
         .await
@@ -245,12 +234,58 @@ async fn two_api_processes_count_a_bookings_streams_once() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
-    // Redis gone: neither process admits a stream it cannot count.
+    // Redis killed while a stream is open through each: neither process admits a stream it
+    // cannot count, the open ones end cleanly, and each stream is recorded once.
+    let mut open = Vec::new();
+    for server in [&a, &b] {
+        let mut res = stream(&server.base, &booking, &renter).await;
+        assert_eq!(res.status(), 200);
+        let first = res.chunk().await.unwrap().unwrap();
+        open.push((res, String::from_utf8_lossy(&first).into_owned()));
+    }
     drop(redis);
     for server in [&a, &b] {
         let res = stream(&server.base, &booking, &renter).await;
         assert_eq!(res.headers()["retry-after"], "1");
         assert_eq!(code_of(res).await, (503, "not_ready".to_owned()));
     }
+    for (mut res, mut text) in open {
+        while let Some(chunk) = res.chunk().await.unwrap() {
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        assert!(text.trim_end().ends_with("data: [DONE]"), "{text}");
+    }
+    assert_eq!(recorded_once(&db, id, starts, 4).await, 4);
+    // Planted: a stream recorded twice is seen.
+    let mut twice = db
+        .gateway_requests_of(id, starts - chrono::Duration::hours(1), 1)
+        .await
+        .unwrap()
+        .remove(0);
+    twice.id = uuid::Uuid::now_v7();
+    db.insert_gateway_request(twice).await.unwrap();
+    assert_eq!(recorded_once(&db, id, starts, 4).await, 5);
     drop(engine);
+}
+
+/// The streams recorded for the booking, once `expected` are (or 10 s passed), and again a
+/// second later: a stream recorded twice shows as more.
+async fn recorded_once(
+    db: &Db,
+    booking: uuid::Uuid,
+    starts: chrono::DateTime<chrono::Utc>,
+    expected: usize,
+) -> usize {
+    let count = || async {
+        db.gateway_requests_of(booking, starts - chrono::Duration::hours(1), 100)
+            .await
+            .unwrap()
+            .len()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while count().await < expected && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    count().await
 }

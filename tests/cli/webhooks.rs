@@ -12,7 +12,7 @@ use store::tools::testing::TestDatabase;
 use crate::{Server, gpumarket, http};
 
 #[path = "../webhooks/receiver.rs"]
-mod receiver;
+pub(crate) mod receiver;
 use receiver::Receiver;
 
 async fn post(base: &str, path: &str, token: Option<&str>, body: Value) -> Value {

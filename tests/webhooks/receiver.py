@@ -11,14 +11,18 @@ registered, and again after a rotation, when the old secret still verifies as du
 overlap); before that file exists the receiver answers 503. Each request appends one JSON
 line to LOG: the path, `webhook-id`, whether it verified, the answer given and the payload.
 With `--fail-first N` the first N attempts of each `webhook-id` at each path are answered
-500.
+500. With `--delay-first-ms MS` the first attempt of each `webhook-id` at each path is held
+MS milliseconds (a line `{"path", "id", "arrived": true}` is logged when it arrives); if the
+sender is gone by then, its line says `"answered": "cut"` and no answer is sent.
 """
 
 import argparse
 import json
 import os
+import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
@@ -27,6 +31,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("secrets")
 parser.add_argument("log")
 parser.add_argument("--fail-first", type=int, default=0)
+parser.add_argument("--delay-first-ms", type=int, default=0)
 args = parser.parse_args()
 
 lock = threading.Lock()
@@ -65,9 +70,17 @@ class Handler(BaseHTTPRequestHandler):
                 status = 500
             else:
                 status = 200
+        if status == 200 and args.delay_first_ms and attempt == 1:
+            with lock, open(args.log, "a") as log:
+                log.write(json.dumps({"path": name, "id": record["id"], "arrived": True}) + "\n")
+            time.sleep(args.delay_first_ms / 1000)
+            if sender_gone(self.connection):
+                status = "cut"
         record["answered"] = status
         with lock, open(args.log, "a") as log:
             log.write(json.dumps(record) + "\n")
+        if status == "cut":
+            return
         answer = b"ok" if status == 200 else b"not now"
         self.send_response(status)
         self.send_header("content-length", str(len(answer)))
@@ -76,6 +89,19 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *_):
         pass
+
+
+def sender_gone(connection):
+    """Whether the sender closed the connection (it reads as ended, not as would-block)."""
+    connection.setblocking(False)
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        connection.setblocking(True)
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -18,6 +18,11 @@ pub struct Receiver {
 impl Receiver {
     /// Starts a receiver that answers the first `fail_first` attempts of each event 500.
     pub fn start(fail_first: u32) -> Self {
+        Self::start_with(&["--fail-first", &fail_first.to_string()])
+    }
+
+    /// Starts a receiver with these options (`receiver.py`'s).
+    pub fn start_with(options: &[&str]) -> Self {
         let python = std::env::var("GPUMARKET_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .ancestors()
@@ -29,7 +34,7 @@ impl Receiver {
             .arg(script)
             .arg(dir.path())
             .arg(dir.path().join("log.jsonl"))
-            .args(["--fail-first", &fail_first.to_string()])
+            .args(options)
             .stdout(Stdio::piped())
             .spawn()
             .expect("a Python interpreter (GPUMARKET_TEST_PYTHON)");

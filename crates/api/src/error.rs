@@ -511,6 +511,17 @@ impl From<AppError> for ApiError {
             AppError::Store(_) if err.account_erased() => {
                 Self::new(code::INVALID_TOKEN, err.to_string())
             }
+            AppError::Store(_) if err.database_unavailable() => {
+                tracing::warn!(error = %err, "the database could not be reached");
+                Self {
+                    retry_after: Some(1),
+                    ..Self::new(
+                        code::NOT_READY,
+                        "the database cannot be reached just now; try again (with the same \
+                         Idempotency-Key, a retry never books twice)",
+                    )
+                }
+            }
             AppError::Store(_) if err.signing_held() => {
                 Self::new(code::SIGNING_HELD, err.to_string())
             }

@@ -193,6 +193,11 @@ impl AppError {
         matches!(self, Self::Store(StoreError::AccountErased))
     }
 
+    /// Whether the database could not be reached (a 503 the client may retry).
+    pub fn database_unavailable(&self) -> bool {
+        matches!(self, Self::Store(e) if e.is_unavailable())
+    }
+
     /// Whether signing is held (the log was restored behind a checkpoint it had published).
     pub fn signing_held(&self) -> bool {
         matches!(self, Self::Store(StoreError::SigningHeld { .. }))

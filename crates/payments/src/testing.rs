@@ -60,6 +60,8 @@ struct State {
     refunds: Vec<Value>,
     /// Path prefix → failures to inject, first first.
     failures: Vec<(String, VecDeque<Failure>)>,
+    /// Path prefix → (requests to it so far, the slow answer's delay): half of them fail.
+    flaky: Vec<(String, u64, Duration)>,
     intents: HashMap<String, Value>,
     customers: HashMap<String, Value>,
     checkout_sessions: HashMap<String, Value>,
@@ -137,6 +139,19 @@ impl FakeStripe {
     /// The next request whose path starts with `prefix` gets `status` and a Stripe error.
     pub fn fail_next(&self, prefix: &str, status: u16, message: &str) {
         self.queue(prefix, Failure::Status(status, message.to_owned()));
+    }
+
+    /// From now on, of every four requests whose path starts with `prefix`: the first is
+    /// answered 500 (nothing done), the third is done and answered only after 1.5 s (past a
+    /// caller's timeout of a second: done, the answer lost), the others are answered after
+    /// `slow`. Half fail; none is quick.
+    pub fn fail_half(&self, prefix: &str, slow: Duration) {
+        lock(&self.state).flaky.push((prefix.to_owned(), 0, slow));
+    }
+
+    /// Every refund made, oldest first.
+    pub fn refunds(&self) -> Vec<Value> {
+        lock(&self.state).refunds.clone()
     }
 
     /// The next request whose path starts with `prefix` is answered only after `delay`.
@@ -299,6 +314,7 @@ async fn handle(
             .iter_mut()
             .find(|(prefix, queue)| recorded.path.starts_with(prefix.as_str()) && !queue.is_empty())
             .and_then(|(_, queue)| queue.pop_front())
+            .or_else(|| flaky_failure(&mut state.flaky, &recorded.path))
     };
     // As Stripe does: a second request with a key whose first is still being answered is
     // refused with 409, not answered twice.
@@ -339,6 +355,22 @@ async fn handle(
     HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .content_type("application/json")
         .body(answer.to_string())
+}
+
+/// What [`FakeStripe::fail_half`] does to a request to `path`.
+fn flaky_failure(flaky: &mut [(String, u64, Duration)], path: &str) -> Option<Failure> {
+    let (_, count, slow) = flaky
+        .iter_mut()
+        .find(|(prefix, ..)| path.starts_with(prefix.as_str()))?;
+    *count += 1;
+    Some(match *count % 4 {
+        1 => Failure::Status(
+            500,
+            "An error occurred with our connection to Stripe.".into(),
+        ),
+        3 => Failure::Delay(Duration::from_millis(1500)),
+        _ => Failure::Delay(*slow),
+    })
 }
 
 fn answer(request: &Recorded, state: &Mutex<State>) -> (u16, Value) {

@@ -110,6 +110,40 @@ pub enum StoreError {
     Database(#[from] DbErr),
 }
 
+impl StoreError {
+    /// Whether the database could not be reached (down, restarting, its connections ended, the
+    /// pool exhausted): nothing this error ends was decided by it, and the request may be
+    /// tried again (a commit whose answer was lost may have landed: an idempotency key tells).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            Self::Database(DbErr::ConnectionAcquire(_)) => true,
+            Self::Database(DbErr::Conn(e) | DbErr::Exec(e) | DbErr::Query(e)) => {
+                unreachable_database(e)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn unreachable_database(e: &sea_orm::RuntimeErr) -> bool {
+    use sea_orm::sqlx::Error;
+    let sea_orm::RuntimeErr::SqlxError(e) = e else {
+        return false;
+    };
+    match e.as_ref() {
+        Error::Io(_) | Error::PoolTimedOut | Error::PoolClosed | Error::WorkerCrashed => true,
+        // PostgreSQL's connection exceptions (08…) and operator intervention (57P01 admin
+        // shutdown, 57P02 crash shutdown, 57P03 cannot connect now).
+        Error::Database(db) => db
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        _ => false,
+    }
+}
+
+/// The advisory lock migrations on PostgreSQL are applied under.
+const MIGRATION_LOCK: i64 = 0x6770_6d69_6772;
+
 /// Which database engine is behind a [`Db`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -158,8 +192,18 @@ impl Db {
 
     /// Applies every pending migration. Safe to call on every start.
     pub async fn migrate(&self) -> Result<(), StoreError> {
-        Migrator::up(&self.conn, None).await?;
-        Ok(())
+        if self.backend() == Backend::Sqlite {
+            Migrator::up(&self.conn, None).await?;
+            return Ok(());
+        }
+        // Replicas starting together on PostgreSQL migrate one at a time: the others wait
+        // on this lock, held by a transaction of its own, and then find nothing to apply.
+        let lock = self.conn.begin().await?;
+        lock.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
+            .await?;
+        let migrated = Migrator::up(&self.conn, None).await;
+        lock.commit().await?;
+        Ok(migrated?)
     }
 
     /// Names of the migrations applied so far, oldest first.

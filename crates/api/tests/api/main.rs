@@ -33,6 +33,7 @@ mod preflight;
 mod runs;
 mod secrets;
 mod ssh_keys;
+mod stripe_faults;
 mod tokens;
 mod transparency;
 mod uptime;

@@ -44,7 +44,7 @@ async fn market(backend: Backend) -> Market {
 }
 
 /// A market whose calls to Stripe time out after `stripe_timeout_ms`.
-async fn market_with(backend: Backend, stripe_timeout_ms: u64) -> Market {
+pub(crate) async fn market_with(backend: Backend, stripe_timeout_ms: u64) -> Market {
     market_configured(backend, |c| {
         c.payments.stripe_timeout_ms = stripe_timeout_ms
     })
@@ -174,7 +174,7 @@ pub(crate) async fn deliver_signed(app: &TestApp, payload: &str) -> Value {
     body
 }
 
-async fn enable_payouts(m: &Market) -> String {
+pub(crate) async fn enable_payouts(m: &Market) -> String {
     enable_payouts_of(&m.app, &m.org, &m.admin).await
 }
 
@@ -871,7 +871,7 @@ async fn failed_payments_and_expired_holds_release_the_gpus(backend: Backend) {
 
 /// A paid booking of a listing at $3,600 an hour (a dollar a second), starting in a second
 /// and lasting ten minutes: once started, its refund changes every second.
-async fn paid_booking_starting_now(m: &Market) -> Value {
+pub(crate) async fn paid_booking_starting_now(m: &Market) -> Value {
     let listing: Value = m
         .app
         .post(
