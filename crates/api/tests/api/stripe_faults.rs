@@ -1,7 +1,7 @@
 //! Stripe failing half its calls and answering the rest slowly (some only after the caller
-//! gave up: done at Stripe, the answer lost) while paid bookings are cancelled at once, each
-//! cancel retried until it is answered: refunds, with their transfer reversals, converge
-//! exactly once.
+//! gave up: done at Stripe, the answer lost) while paid bookings are cancelled at once through
+//! two API replicas (each its own pools and memory, one database), each cancel retried until
+//! it is answered: refunds, with their transfer reversals, converge exactly once.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -65,13 +65,26 @@ async fn refunds_converge_once_while_stripe_fails_half_its_calls(backend: Backen
     tokio::time::sleep(Duration::from_millis(2500)).await; // they have started
     m.stripe
         .fail_half("/v1/refunds", Duration::from_millis(300));
+    // A second replica: the same configuration, its own application.
+    let second = app::App::build(m.app.app.config().clone(), false)
+        .await
+        .unwrap();
+    let server = api::Application::build(second, 1).unwrap();
+    let bases = [m.app.url(""), format!("http://{}", server.local_addr())];
+    tokio::spawn(server.run());
 
-    let cancels = booked.iter().map(|b| {
+    let cancels = booked.iter().enumerate().map(|(i, b)| {
         let path = format!("/v1/bookings/{}/cancel", b["id"].as_str().unwrap());
-        let (app, token) = (&m.app, m.renter.access_token.clone());
+        let (client, token, bases) = (&m.app.client, m.renter.access_token.clone(), &bases);
         async move {
-            for _ in 0..40 {
-                let res = app.call(Method::POST, &path, Some(&token), None).await;
+            // Each retry through the other replica.
+            for attempt in 0..40 {
+                let res = client
+                    .request(Method::POST, format!("{}{path}", bases[(i + attempt) % 2]))
+                    .bearer_auth(&token)
+                    .send()
+                    .await
+                    .unwrap();
                 match res.status().as_u16() {
                     200 => return res.json::<Value>().await.unwrap(),
                     // Stripe failed or was slow: nothing changed; asked again.

@@ -147,17 +147,28 @@ async fn run_tool(mut command: std::process::Command, tool: &str) -> Result<(), 
     )))
 }
 
-/// Loads the pg_dump `file` into the (empty) database at `url`.
+/// Loads the pg_dump `file` into the (empty) database at `url`, in one transaction: a load that
+/// fails leaves the database as empty as it was.
 async fn load_dump(file: &Path, format: Format, url: &str) -> Result<(), AppError> {
     let (mut command, tool) = match format {
         Format::PgCustom => {
             let mut command = std::process::Command::new("pg_restore");
-            command.args(["--no-owner", "--no-privileges", "--exit-on-error"]);
+            command.args([
+                "--no-owner",
+                "--no-privileges",
+                "--exit-on-error",
+                "--single-transaction",
+            ]);
             (command, "pg_restore")
         }
         _ => {
             let mut command = std::process::Command::new("psql");
-            command.args(["--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1"]);
+            command.args([
+                "--no-psqlrc",
+                "--quiet",
+                "--set=ON_ERROR_STOP=1",
+                "--single-transaction",
+            ]);
             (command, "psql")
         }
     };
